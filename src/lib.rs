@@ -1,0 +1,3 @@
+//! flate: an offline compiler and validator for Flux GitOps repositories.
+
+pub mod yaml;

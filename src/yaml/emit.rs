@@ -1,0 +1,770 @@
+//! The YAML writer. It reproduces what kustomize prints: every object goes
+//! through JSON and then `sigs.k8s.io/yaml`, i.e. go-yaml v2 (a port of
+//! libyaml's emitter). Facts this relies on:
+//!
+//! - keys are sorted with go-yaml v2's "natural" order (non-letters before
+//!   letters, digit runs compared as numbers);
+//! - block style with 2-space indent; a sequence that is a mapping value is
+//!   not indented; empty collections are `{}` and `[]`;
+//! - a string that would read back as another type is double-quoted; a
+//!   string containing `\n` is a literal block unless libyaml's analysis
+//!   forbids it; otherwise plain, else single-quoted, else double-quoted;
+//! - plain, single- and double-quoted scalars fold at a space once the
+//!   column passes 80;
+//! - floats print as Go's `encoding/json` prints them, read back by go-yaml
+//!   v2 and printed with `strconv.FormatFloat(f, 'g', -1, 64)`.
+
+use super::node::Node;
+use super::resolve::v2_needs_quotes;
+
+const BEST_INDENT: i32 = 2;
+const BEST_WIDTH: i32 = 80;
+
+/// Prints one document (no `---`), ending with a newline.
+pub fn to_string(node: &Node) -> String {
+    let mut e = Emitter::new();
+    e.root(node);
+    e.out
+}
+
+/// Prints documents separated by `---` lines, as kustomize does.
+pub fn stream_to_string<'a>(nodes: impl IntoIterator<Item = &'a Node>) -> String {
+    let mut out = String::new();
+    for (i, n) in nodes.into_iter().enumerate() {
+        if i > 0 {
+            out.push_str("---\n");
+        }
+        out.push_str(&to_string(n));
+    }
+    out
+}
+
+/// go-yaml v2's key order.
+pub fn key_less(a: &str, b: &str) -> bool {
+    let ar: Vec<char> = a.chars().collect();
+    let br: Vec<char> = b.chars().collect();
+    let mut i = 0;
+    while i < ar.len() && i < br.len() {
+        if ar[i] == br[i] {
+            i += 1;
+            continue;
+        }
+        let al = ar[i].is_alphabetic();
+        let bl = br[i].is_alphabetic();
+        if al && bl {
+            return ar[i] < br[i];
+        }
+        if al || bl {
+            return bl;
+        }
+        let (mut an, mut bn): (i64, i64) = (0, 0);
+        if ar[i] == '0' || br[i] == '0' {
+            let mut j = i;
+            while j > 0 {
+                j -= 1;
+                if !ar[j].is_ascii_digit() {
+                    break;
+                }
+                if ar[j] != '0' {
+                    an = 1;
+                    bn = 1;
+                    break;
+                }
+            }
+        }
+        let mut ai = i;
+        while ai < ar.len() && ar[ai].is_ascii_digit() {
+            an = an.wrapping_mul(10).wrapping_add(ar[ai] as i64 - '0' as i64);
+            ai += 1;
+        }
+        let mut bi = i;
+        while bi < br.len() && br[bi].is_ascii_digit() {
+            bn = bn.wrapping_mul(10).wrapping_add(br[bi] as i64 - '0' as i64);
+            bi += 1;
+        }
+        if an != bn {
+            return an < bn;
+        }
+        if ai != bi {
+            return ai < bi;
+        }
+        return ar[i] < br[i];
+    }
+    ar.len() < br.len()
+}
+
+pub fn sorted_keys(m: &super::node::Map) -> Vec<&String> {
+    let mut keys: Vec<&String> = m.keys().collect();
+    keys.sort_by(|a, b| {
+        if key_less(a, b) {
+            std::cmp::Ordering::Less
+        } else if key_less(b, a) {
+            std::cmp::Ordering::Greater
+        } else {
+            std::cmp::Ordering::Equal
+        }
+    });
+    keys
+}
+
+/// A float as kustomize prints it.
+pub fn format_float(f: f64) -> String {
+    if f.is_nan() {
+        return ".nan".into();
+    }
+    if f.is_infinite() {
+        return if f > 0.0 { ".inf".into() } else { "-.inf".into() };
+    }
+    if f.fract() == 0.0 {
+        if f.abs() < 9.2e18 {
+            let i = f as i64;
+            if i as f64 == f {
+                return i.to_string();
+            }
+        }
+        if f >= 0.0 && f < 1.8e19 {
+            let u = f as u64;
+            if u as f64 == f {
+                return u.to_string();
+            }
+        }
+    }
+    go_format_g(f)
+}
+
+/// `strconv.FormatFloat(f, 'g', -1, 64)`.
+pub fn go_format_g(f: f64) -> String {
+    let sci = format!("{:e}", f);
+    let (neg, sci) = match sci.strip_prefix('-') {
+        Some(s) => (true, s.to_string()),
+        None => (false, sci),
+    };
+    let (mant, exp) = sci.split_once('e').unwrap_or((&sci, "0"));
+    let exp: i32 = exp.parse().unwrap_or(0);
+    let digits: String = mant.chars().filter(|c| *c != '.').collect();
+    let mut out = String::new();
+    if neg {
+        out.push('-');
+    }
+    if !(-4..6).contains(&exp) {
+        out.push_str(&digits[..1]);
+        if digits.len() > 1 {
+            out.push('.');
+            out.push_str(&digits[1..]);
+        }
+        out.push('e');
+        out.push(if exp < 0 { '-' } else { '+' });
+        out.push_str(&format!("{:02}", exp.abs()));
+    } else if exp < 0 {
+        out.push_str("0.");
+        for _ in 0..(-exp - 1) {
+            out.push('0');
+        }
+        out.push_str(&digits);
+    } else {
+        let dp = (exp + 1) as usize;
+        if digits.len() <= dp {
+            out.push_str(&digits);
+            for _ in digits.len()..dp {
+                out.push('0');
+            }
+        } else {
+            out.push_str(&digits[..dp]);
+            out.push('.');
+            out.push_str(&digits[dp..]);
+        }
+    }
+    out
+}
+
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+enum Style {
+    Plain,
+    Single,
+    Double,
+    Literal,
+}
+
+struct Analysis {
+    multiline: bool,
+    block_plain_allowed: bool,
+    single_quoted_allowed: bool,
+    block_allowed: bool,
+}
+
+fn is_printable(c: char) -> bool {
+    let c = c as u32;
+    c == 0x0A
+        || (0x20..=0x7E).contains(&c)
+        || (0xA0..=0xD7FF).contains(&c)
+        || ((0xE000..=0xFFFD).contains(&c) && c != 0xFEFF)
+}
+
+fn is_break(c: char) -> bool {
+    matches!(c, '\r' | '\n' | '\u{85}' | '\u{2028}' | '\u{2029}')
+}
+
+fn is_blankz(c: Option<char>) -> bool {
+    match c {
+        None => true,
+        Some(c) => c == ' ' || c == '\t' || is_break(c) || c == '\0',
+    }
+}
+
+fn analyze(value: &str) -> Analysis {
+    if value.is_empty() {
+        return Analysis {
+            multiline: false,
+            block_plain_allowed: true,
+            single_quoted_allowed: true,
+            block_allowed: false,
+        };
+    }
+    let chars: Vec<char> = value.chars().collect();
+    let mut block_indicators = false;
+    let mut flow_indicators = false;
+    let mut line_breaks = false;
+    let mut special_characters = false;
+    let mut leading_space = false;
+    let mut leading_break = false;
+    let mut trailing_space = false;
+    let mut trailing_break = false;
+    let mut break_space = false;
+    let mut space_break = false;
+    let mut previous_space = false;
+    let mut previous_break = false;
+
+    if value.starts_with("---") || value.starts_with("...") {
+        block_indicators = true;
+        flow_indicators = true;
+    }
+    let mut preceded_by_whitespace = true;
+    let n = chars.len();
+    for i in 0..n {
+        let c = chars[i];
+        let followed_by_whitespace = is_blankz(chars.get(i + 1).copied());
+        if i == 0 {
+            match c {
+                '#' | ',' | '[' | ']' | '{' | '}' | '&' | '*' | '!' | '|' | '>' | '\'' | '"' | '%' | '@'
+                | '`' => {
+                    flow_indicators = true;
+                    block_indicators = true;
+                }
+                '?' | ':' => {
+                    flow_indicators = true;
+                    if followed_by_whitespace {
+                        block_indicators = true;
+                    }
+                }
+                '-' => {
+                    if followed_by_whitespace {
+                        flow_indicators = true;
+                        block_indicators = true;
+                    }
+                }
+                _ => {}
+            }
+        } else {
+            match c {
+                ',' | '?' | '[' | ']' | '{' | '}' => flow_indicators = true,
+                ':' => {
+                    flow_indicators = true;
+                    if followed_by_whitespace {
+                        block_indicators = true;
+                    }
+                }
+                '#' => {
+                    if preceded_by_whitespace {
+                        flow_indicators = true;
+                        block_indicators = true;
+                    }
+                }
+                _ => {}
+            }
+        }
+        if !is_printable(c) {
+            special_characters = true;
+        }
+        if is_break(c) {
+            line_breaks = true;
+        }
+        if c == ' ' {
+            if i == 0 {
+                leading_space = true;
+            }
+            if i == n - 1 {
+                trailing_space = true;
+            }
+            if previous_break {
+                break_space = true;
+            }
+            previous_space = true;
+            previous_break = false;
+        } else if is_break(c) {
+            if i == 0 {
+                leading_break = true;
+            }
+            if i == n - 1 {
+                trailing_break = true;
+            }
+            if previous_space {
+                space_break = true;
+            }
+            previous_break = true;
+            previous_space = false;
+        } else {
+            previous_space = false;
+            previous_break = false;
+        }
+        preceded_by_whitespace = is_blankz(Some(c));
+    }
+    let _ = flow_indicators;
+    let mut a = Analysis {
+        multiline: line_breaks,
+        block_plain_allowed: true,
+        single_quoted_allowed: true,
+        block_allowed: true,
+    };
+    if leading_space || leading_break || trailing_space || trailing_break {
+        a.block_plain_allowed = false;
+    }
+    if trailing_space {
+        a.block_allowed = false;
+    }
+    if break_space {
+        a.block_plain_allowed = false;
+        a.single_quoted_allowed = false;
+    }
+    if space_break || special_characters {
+        a.block_plain_allowed = false;
+        a.single_quoted_allowed = false;
+        a.block_allowed = false;
+    }
+    if line_breaks {
+        a.block_plain_allowed = false;
+    }
+    if block_indicators {
+        a.block_plain_allowed = false;
+    }
+    a
+}
+
+struct Emitter {
+    out: String,
+    column: i32,
+    indent: i32,
+    indents: Vec<i32>,
+    whitespace: bool,
+    indention: bool,
+    open_ended: bool,
+}
+
+impl Emitter {
+    fn new() -> Self {
+        Emitter {
+            out: String::new(),
+            column: 0,
+            indent: -1,
+            indents: Vec::new(),
+            whitespace: true,
+            indention: true,
+            open_ended: false,
+        }
+    }
+
+    fn put(&mut self, c: char) {
+        self.out.push(c);
+        self.column += 1;
+    }
+
+    fn put_break(&mut self) {
+        self.out.push('\n');
+        self.column = 0;
+    }
+
+    fn write_str(&mut self, s: &str) {
+        for c in s.chars() {
+            self.put(c);
+        }
+    }
+
+    fn increase_indent(&mut self, flow: bool, indentless: bool) {
+        self.indents.push(self.indent);
+        if self.indent < 0 {
+            self.indent = if flow { BEST_INDENT } else { 0 };
+        } else if !indentless {
+            self.indent += BEST_INDENT;
+        }
+    }
+
+    fn pop_indent(&mut self) {
+        self.indent = self.indents.pop().unwrap_or(-1);
+    }
+
+    fn write_indent(&mut self) {
+        let indent = self.indent.max(0);
+        if !self.indention || self.column > indent || (self.column == indent && !self.whitespace) {
+            self.put_break();
+        }
+        while self.column < indent {
+            self.put(' ');
+        }
+        self.whitespace = true;
+        self.indention = true;
+    }
+
+    fn write_indicator(&mut self, ind: &str, need_whitespace: bool, is_whitespace: bool, is_indention: bool) {
+        if need_whitespace && !self.whitespace {
+            self.put(' ');
+        }
+        self.write_str(ind);
+        self.whitespace = is_whitespace;
+        self.indention = self.indention && is_indention;
+        self.open_ended = false;
+    }
+
+    fn root(&mut self, node: &Node) {
+        self.node(node, false, false, true);
+        // document end
+        self.write_indent_end();
+        if self.open_ended {
+            self.write_indicator("...", true, false, false);
+            self.write_indent_end();
+        }
+    }
+
+    fn write_indent_end(&mut self) {
+        self.indent = -1;
+        self.write_indent();
+    }
+
+    fn node(&mut self, node: &Node, mapping_context: bool, simple_key: bool, root: bool) {
+        match node {
+            Node::Map(m) if m.is_empty() => self.flow_empty("{", "}"),
+            Node::Seq(s) if s.is_empty() => self.flow_empty("[", "]"),
+            Node::Map(m) => {
+                self.increase_indent(false, false);
+                for k in sorted_keys(m) {
+                    let v = m.get(k).expect("key");
+                    self.write_indent();
+                    let key = Node::Str(k.clone());
+                    if k.chars().count() <= 128 && !k.contains('\n') {
+                        self.scalar(&key, true, false);
+                        self.write_indicator(":", false, false, false);
+                    } else {
+                        self.write_indicator("?", true, false, true);
+                        self.node(&key, true, false, false);
+                        self.write_indent();
+                        self.write_indicator(":", true, false, true);
+                    }
+                    self.node(v, true, false, false);
+                }
+                self.pop_indent();
+            }
+            Node::Seq(items) => {
+                self.increase_indent(false, mapping_context && !self.indention);
+                for it in items {
+                    self.write_indent();
+                    self.write_indicator("-", true, false, true);
+                    self.node(it, false, false, false);
+                }
+                self.pop_indent();
+            }
+            scalar => {
+                let _ = simple_key;
+                self.scalar(scalar, false, root);
+            }
+        }
+    }
+
+    fn flow_empty(&mut self, open: &str, close: &str) {
+        self.write_indicator(open, true, true, false);
+        self.write_indicator(close, false, false, false);
+    }
+
+    fn scalar(&mut self, node: &Node, simple_key: bool, root: bool) {
+        let (text, style) = match node {
+            Node::Str(s) => {
+                let style = if v2_needs_quotes(s) {
+                    Style::Double
+                } else if s.contains('\n') {
+                    Style::Literal
+                } else {
+                    Style::Plain
+                };
+                (s.clone(), style)
+            }
+            other => (other.scalar_text().unwrap_or_default(), Style::Plain),
+        };
+        let a = analyze(&text);
+        let mut style = style;
+        if simple_key && a.multiline {
+            style = Style::Double;
+        }
+        if style == Style::Plain {
+            if !a.block_plain_allowed || (text.is_empty() && simple_key) {
+                style = Style::Single;
+            }
+        }
+        if style == Style::Single && !a.single_quoted_allowed {
+            style = Style::Double;
+        }
+        if style == Style::Literal && (!a.block_allowed || simple_key) {
+            style = Style::Double;
+        }
+        self.increase_indent(true, false);
+        let allow_breaks = !simple_key;
+        match style {
+            Style::Plain => self.write_plain(&text, allow_breaks, root),
+            Style::Single => self.write_single(&text, allow_breaks),
+            Style::Double => self.write_double(&text, allow_breaks),
+            Style::Literal => self.write_literal(&text),
+        }
+        self.pop_indent();
+    }
+
+    fn write_plain(&mut self, value: &str, allow_breaks: bool, root: bool) {
+        if !self.whitespace {
+            self.put(' ');
+        }
+        let chars: Vec<char> = value.chars().collect();
+        let mut spaces = false;
+        let mut i = 0;
+        while i < chars.len() {
+            let c = chars[i];
+            if c == ' ' {
+                if allow_breaks && !spaces && self.column > BEST_WIDTH && chars.get(i + 1) != Some(&' ') {
+                    self.write_indent();
+                } else {
+                    self.put(c);
+                }
+                spaces = true;
+            } else {
+                self.put(c);
+                self.indention = false;
+                spaces = false;
+            }
+            i += 1;
+        }
+        self.whitespace = false;
+        self.indention = false;
+        if root {
+            self.open_ended = true;
+        }
+    }
+
+    fn write_single(&mut self, value: &str, allow_breaks: bool) {
+        self.write_indicator("'", true, false, false);
+        let chars: Vec<char> = value.chars().collect();
+        let mut spaces = false;
+        let n = chars.len();
+        for i in 0..n {
+            let c = chars[i];
+            if c == ' ' {
+                if allow_breaks
+                    && !spaces
+                    && self.column > BEST_WIDTH
+                    && i > 0
+                    && i < n - 1
+                    && chars.get(i + 1) != Some(&' ')
+                {
+                    self.write_indent();
+                } else {
+                    self.put(c);
+                }
+                spaces = true;
+            } else {
+                if c == '\'' {
+                    self.put('\'');
+                }
+                self.put(c);
+                self.indention = false;
+                spaces = false;
+            }
+        }
+        self.write_indicator("'", false, false, false);
+        self.whitespace = false;
+        self.indention = false;
+    }
+
+    fn write_double(&mut self, value: &str, allow_breaks: bool) {
+        self.write_indicator("\"", true, false, false);
+        let chars: Vec<char> = value.chars().collect();
+        let mut spaces = false;
+        let n = chars.len();
+        for i in 0..n {
+            let c = chars[i];
+            if !is_printable(c) || c == '\u{feff}' || is_break(c) || c == '"' || c == '\\' {
+                self.put('\\');
+                match c {
+                    '\0' => self.put('0'),
+                    '\u{7}' => self.put('a'),
+                    '\u{8}' => self.put('b'),
+                    '\t' => self.put('t'),
+                    '\n' => self.put('n'),
+                    '\u{b}' => self.put('v'),
+                    '\u{c}' => self.put('f'),
+                    '\r' => self.put('r'),
+                    '\u{1b}' => self.put('e'),
+                    '"' => self.put('"'),
+                    '\\' => self.put('\\'),
+                    '\u{85}' => self.put('N'),
+                    '\u{a0}' => self.put('_'),
+                    '\u{2028}' => self.put('L'),
+                    '\u{2029}' => self.put('P'),
+                    _ => {
+                        let v = c as u32;
+                        let s = if v <= 0xFF {
+                            format!("x{v:02X}")
+                        } else if v <= 0xFFFF {
+                            format!("u{v:04X}")
+                        } else {
+                            format!("U{v:08X}")
+                        };
+                        self.write_str(&s);
+                    }
+                }
+                spaces = false;
+            } else if c == ' ' {
+                if allow_breaks && !spaces && self.column > BEST_WIDTH && i != 0 && i != n - 1 {
+                    self.write_indent();
+                    if chars.get(i + 1) == Some(&' ') {
+                        self.put('\\');
+                    }
+                } else {
+                    self.put(c);
+                }
+                spaces = true;
+            } else {
+                self.put(c);
+                spaces = false;
+            }
+        }
+        self.write_indicator("\"", false, false, false);
+        self.whitespace = false;
+        self.indention = false;
+    }
+
+    fn write_literal(&mut self, value: &str) {
+        self.write_indicator("|", true, false, false);
+        // block scalar hints
+        let first = value.chars().next();
+        if matches!(first, Some(c) if c == ' ' || is_break(c)) {
+            self.write_indicator(&BEST_INDENT.to_string(), false, false, false);
+        }
+        self.open_ended = false;
+        let chars: Vec<char> = value.chars().collect();
+        let chomp = if chars.is_empty() {
+            Some('-')
+        } else {
+            let last = chars[chars.len() - 1];
+            if !is_break(last) {
+                Some('-')
+            } else if chars.len() == 1 {
+                self.open_ended = true;
+                Some('+')
+            } else if is_break(chars[chars.len() - 2]) {
+                self.open_ended = true;
+                Some('+')
+            } else {
+                None
+            }
+        };
+        if let Some(ch) = chomp {
+            // go-yaml v2's write_indicator clears open_ended again here.
+            self.write_indicator(&ch.to_string(), false, false, false);
+        }
+        self.put_break();
+        self.indention = true;
+        self.whitespace = true;
+        let mut breaks = true;
+        for &c in &chars {
+            if is_break(c) {
+                self.put_break();
+                self.indention = true;
+                breaks = true;
+            } else {
+                if breaks {
+                    self.write_indent();
+                }
+                self.put(c);
+                self.indention = false;
+                breaks = false;
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::yaml::parse::parse_one;
+
+    fn rt(s: &str) -> String {
+        to_string(&parse_one(s).unwrap())
+    }
+
+    #[test]
+    fn sorts_keys_naturally() {
+        assert_eq!(rt("b: 1\na: 2\n"), "a: 2\nb: 1\n");
+        assert!(key_less("a-b", "ab"));
+        assert!(key_less("a2", "a10"));
+        assert!(key_less("app", "app.kubernetes.io/name"));
+    }
+
+    #[test]
+    fn quotes_like_go_yaml_v2() {
+        assert_eq!(rt("a: \"on\"\n"), "a: \"on\"\n");
+        assert_eq!(rt("a: on\n"), "a: \"on\"\n");
+        assert_eq!(rt("a: \"8080\"\n"), "a: \"8080\"\n");
+        assert_eq!(rt("a: 1.0\n"), "a: 1\n");
+        assert_eq!(rt("a: '#x'\n"), "a: '#x'\n");
+        assert_eq!(rt("a: \"x #y\"\n"), "a: 'x #y'\n");
+        assert_eq!(rt("a: \"it's: x\"\n"), "a: 'it''s: x'\n");
+        assert_eq!(rt("a: \"tab\\there\"\n"), "a: \"tab\\there\"\n");
+        assert_eq!(rt("\"y\": 1\n"), "\"y\": 1\n");
+        assert_eq!(rt("a: \"\"\n"), "a: \"\"\n");
+        assert_eq!(rt("a: ~\n"), "a: null\n");
+        assert_eq!(rt("a: 2001-12-14\n"), "a: \"2001-12-14T00:00:00Z\"\n");
+        assert_eq!(rt("a: \"\\x01\"\n"), "a: \"\\x01\"\n");
+        assert_eq!(rt("a: \"\\U0001F600\"\n"), "a: \"\\U0001F600\"\n");
+    }
+
+    #[test]
+    fn floats_like_go() {
+        assert_eq!(format_float(1.5), "1.5");
+        assert_eq!(format_float(1e23), "1e+23");
+        assert_eq!(format_float(3e-5), "3e-05");
+        assert_eq!(format_float(1234567.5), "1.2345675e+06");
+        assert_eq!(format_float(0.0001), "0.0001");
+        assert_eq!(format_float(1e20), "100000000000000000000".parse::<f64>().map(|_| "1e+20").unwrap());
+    }
+
+    #[test]
+    fn block_layout() {
+        assert_eq!(
+            rt("a:\n  b:\n  - x: 1\n    y: [1, 2]\n  - []\n  c: {}\n"),
+            "a:\n  b:\n  - x: 1\n    \"y\":\n    - 1\n    - 2\n  - []\n  c: {}\n"
+        );
+        assert_eq!(rt("- - a\n  - b\n"), "- - a\n  - b\n");
+    }
+
+    #[test]
+    fn literal_blocks_and_chomping() {
+        assert_eq!(rt("a: \"l1\\nl2\"\n"), "a: |-\n  l1\n  l2\n");
+        assert_eq!(rt("a: \"l1\\nl2\\n\"\n"), "a: |\n  l1\n  l2\n");
+        assert_eq!(rt("a: \"l1\\n\\n\"\nb: 1\n"), "a: |+\n  l1\n\nb: 1\n");
+        assert_eq!(rt("a: \" x\\ny\"\n"), "a: |2-\n   x\n  y\n");
+        assert_eq!(rt("a: \"x \\ny\"\n"), "a: \"x \\ny\"\n");
+        assert_eq!(rt("- \"l1\\nl2\"\n"), "- |-\n  l1\n  l2\n");
+    }
+
+    #[test]
+    fn folds_long_lines_at_80() {
+        let long = "this is a very long line that goes on and on and on and on beyond eighty characters wide for sure yes";
+        assert_eq!(
+            rt(&format!("  o: {long}\n").replacen("  o", "o", 1)),
+            "o: this is a very long line that goes on and on and on and on beyond eighty characters\n  wide for sure yes\n"
+        );
+    }
+}

@@ -1,0 +1,270 @@
+//! The YAML node model.
+//!
+//! kustomize prints every object by converting it to JSON and back through
+//! go-yaml v2, so what survives to the output is the *resolved* value of
+//! each scalar (a string, an integer, a float, a bool or null), never its
+//! original spelling. The model therefore keeps resolved values; the
+//! emitter reproduces go-yaml v2's choice of quoting and layout.
+
+use std::fmt;
+
+/// A YAML value.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Node {
+    Null,
+    Bool(bool),
+    Int(i64),
+    /// An integer above `i64::MAX` that fits in 64 bits.
+    UInt(u64),
+    Float(f64),
+    Str(String),
+    Seq(Vec<Node>),
+    Map(Map),
+}
+
+/// A mapping that keeps insertion order (output order is decided by the
+/// emitter, which sorts keys the way go-yaml v2 does).
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct Map {
+    entries: Vec<(String, Node)>,
+}
+
+impl Map {
+    pub fn new() -> Self {
+        Map::default()
+    }
+    pub fn len(&self) -> usize {
+        self.entries.len()
+    }
+    pub fn is_empty(&self) -> bool {
+        self.entries.is_empty()
+    }
+    pub fn get(&self, key: &str) -> Option<&Node> {
+        self.entries.iter().find(|(k, _)| k == key).map(|(_, v)| v)
+    }
+    pub fn get_mut(&mut self, key: &str) -> Option<&mut Node> {
+        self.entries
+            .iter_mut()
+            .find(|(k, _)| k == key)
+            .map(|(_, v)| v)
+    }
+    pub fn contains_key(&self, key: &str) -> bool {
+        self.entries.iter().any(|(k, _)| k == key)
+    }
+    /// Sets `key`, replacing an existing value in place.
+    pub fn insert(&mut self, key: impl Into<String>, value: Node) {
+        let key = key.into();
+        if let Some(v) = self.get_mut(&key) {
+            *v = value;
+        } else {
+            self.entries.push((key, value));
+        }
+    }
+    pub fn remove(&mut self, key: &str) -> Option<Node> {
+        let i = self.entries.iter().position(|(k, _)| k == key)?;
+        Some(self.entries.remove(i).1)
+    }
+    pub fn iter(&self) -> impl Iterator<Item = (&String, &Node)> {
+        self.entries.iter().map(|(k, v)| (k, v))
+    }
+    pub fn iter_mut(&mut self) -> impl Iterator<Item = (&String, &mut Node)> {
+        self.entries.iter_mut().map(|(k, v)| (&*k, v))
+    }
+    pub fn keys(&self) -> impl Iterator<Item = &String> {
+        self.entries.iter().map(|(k, _)| k)
+    }
+    /// Returns the value at `key`, inserting an empty map first when absent
+    /// or null.
+    pub fn entry_map(&mut self, key: &str) -> &mut Node {
+        let needs = !matches!(self.get(key), Some(Node::Map(_)) | Some(Node::Seq(_)))
+            && !matches!(self.get(key), Some(n) if n.is_scalar() && !n.is_null());
+        if needs {
+            self.insert(key, Node::Map(Map::new()));
+        }
+        self.get_mut(key).expect("inserted above")
+    }
+    pub fn retain(&mut self, mut f: impl FnMut(&str, &Node) -> bool) {
+        self.entries.retain(|(k, v)| f(k, v));
+    }
+}
+
+impl FromIterator<(String, Node)> for Map {
+    fn from_iter<T: IntoIterator<Item = (String, Node)>>(iter: T) -> Self {
+        let mut m = Map::new();
+        for (k, v) in iter {
+            m.insert(k, v);
+        }
+        m
+    }
+}
+
+impl IntoIterator for Map {
+    type Item = (String, Node);
+    type IntoIter = std::vec::IntoIter<(String, Node)>;
+    fn into_iter(self) -> Self::IntoIter {
+        self.entries.into_iter()
+    }
+}
+
+impl Node {
+    pub fn str(s: impl Into<String>) -> Node {
+        Node::Str(s.into())
+    }
+    pub fn map() -> Node {
+        Node::Map(Map::new())
+    }
+    pub fn is_null(&self) -> bool {
+        matches!(self, Node::Null)
+    }
+    pub fn is_scalar(&self) -> bool {
+        !matches!(self, Node::Seq(_) | Node::Map(_))
+    }
+    pub fn as_str(&self) -> Option<&str> {
+        match self {
+            Node::Str(s) => Some(s),
+            _ => None,
+        }
+    }
+    pub fn as_map(&self) -> Option<&Map> {
+        match self {
+            Node::Map(m) => Some(m),
+            _ => None,
+        }
+    }
+    pub fn as_map_mut(&mut self) -> Option<&mut Map> {
+        match self {
+            Node::Map(m) => Some(m),
+            _ => None,
+        }
+    }
+    pub fn as_seq(&self) -> Option<&Vec<Node>> {
+        match self {
+            Node::Seq(s) => Some(s),
+            _ => None,
+        }
+    }
+    pub fn as_seq_mut(&mut self) -> Option<&mut Vec<Node>> {
+        match self {
+            Node::Seq(s) => Some(s),
+            _ => None,
+        }
+    }
+    pub fn as_bool(&self) -> Option<bool> {
+        match self {
+            Node::Bool(b) => Some(*b),
+            _ => None,
+        }
+    }
+    pub fn as_i64(&self) -> Option<i64> {
+        match self {
+            Node::Int(i) => Some(*i),
+            Node::UInt(u) => i64::try_from(*u).ok(),
+            Node::Float(f) if f.fract() == 0.0 && f.abs() < 9.0e15 => Some(*f as i64),
+            _ => None,
+        }
+    }
+    /// `map[key]` when this is a map.
+    pub fn get(&self, key: &str) -> Option<&Node> {
+        self.as_map()?.get(key)
+    }
+    pub fn get_mut(&mut self, key: &str) -> Option<&mut Node> {
+        self.as_map_mut()?.get_mut(key)
+    }
+    /// Follows a path of map keys.
+    pub fn get_path(&self, path: &[&str]) -> Option<&Node> {
+        let mut cur = self;
+        for k in path {
+            cur = cur.get(k)?;
+        }
+        Some(cur)
+    }
+    pub fn get_str(&self, path: &[&str]) -> Option<&str> {
+        self.get_path(path)?.as_str()
+    }
+    /// The text a scalar would have as a Go string (the way kustomize reads
+    /// `node.Value`).
+    pub fn scalar_text(&self) -> Option<String> {
+        Some(match self {
+            Node::Null => "null".into(),
+            Node::Bool(b) => b.to_string(),
+            Node::Int(i) => i.to_string(),
+            Node::UInt(u) => u.to_string(),
+            Node::Float(f) => crate::yaml::emit::format_float(*f),
+            Node::Str(s) => s.clone(),
+            _ => return None,
+        })
+    }
+    pub fn kind_name(&self) -> &'static str {
+        match self {
+            Node::Null => "null",
+            Node::Bool(_) => "bool",
+            Node::Int(_) | Node::UInt(_) => "int",
+            Node::Float(_) => "float",
+            Node::Str(_) => "string",
+            Node::Seq(_) => "sequence",
+            Node::Map(_) => "mapping",
+        }
+    }
+
+    /// Converts to JSON. Floats that are whole numbers become integers, as
+    /// Go's encoding/json prints them.
+    pub fn to_json(&self) -> serde_json::Value {
+        use serde_json::Value as J;
+        match self {
+            Node::Null => J::Null,
+            Node::Bool(b) => J::Bool(*b),
+            Node::Int(i) => J::from(*i),
+            Node::UInt(u) => J::from(*u),
+            Node::Float(f) => {
+                if f.fract() == 0.0 && f.abs() < 9.2e18 {
+                    J::from(*f as i64)
+                } else {
+                    serde_json::Number::from_f64(*f)
+                        .map(J::Number)
+                        .unwrap_or(J::Null)
+                }
+            }
+            Node::Str(s) => J::String(s.clone()),
+            Node::Seq(s) => J::Array(s.iter().map(Node::to_json).collect()),
+            Node::Map(m) => {
+                let mut keys: Vec<&String> = m.keys().collect();
+                keys.sort();
+                let mut o = serde_json::Map::new();
+                for k in keys {
+                    o.insert(k.clone(), m.get(k).expect("key").to_json());
+                }
+                J::Object(o)
+            }
+        }
+    }
+
+    pub fn from_json(v: &serde_json::Value) -> Node {
+        use serde_json::Value as J;
+        match v {
+            J::Null => Node::Null,
+            J::Bool(b) => Node::Bool(*b),
+            J::Number(n) => {
+                if let Some(i) = n.as_i64() {
+                    Node::Int(i)
+                } else if let Some(u) = n.as_u64() {
+                    Node::UInt(u)
+                } else {
+                    Node::Float(n.as_f64().unwrap_or(0.0))
+                }
+            }
+            J::String(s) => Node::Str(s.clone()),
+            J::Array(a) => Node::Seq(a.iter().map(Node::from_json).collect()),
+            J::Object(o) => Node::Map(
+                o.iter()
+                    .map(|(k, v)| (k.clone(), Node::from_json(v)))
+                    .collect(),
+            ),
+        }
+    }
+}
+
+impl fmt::Display for Node {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&crate::yaml::emit::to_string(self))
+    }
+}

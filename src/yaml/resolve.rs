@@ -1,0 +1,379 @@
+//! Scalar resolution: which plain scalars are strings and which are numbers,
+//! bools, null or timestamps.
+//!
+//! Two rule sets matter. kustomize reads resources with go-yaml v3 (YAML 1.2
+//! core schema plus Go's integer syntax; `on`/`yes` are strings), while the
+//! output writer and `sigs.k8s.io/yaml` (used by Flux after substitution and
+//! by kustomize for JSON patches) use go-yaml v2 (YAML 1.1: `on`, `yes`, `y`
+//! are bools). Both try timestamps for plain scalars that start with four
+//! digits and a dash.
+
+use super::node::Node;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Schema {
+    /// go-yaml v3
+    V3,
+    /// go-yaml v2
+    V2,
+}
+
+/// Resolves the text of a plain (unquoted, untagged) scalar.
+pub fn resolve_plain(s: &str, schema: Schema) -> Node {
+    match s {
+        "" | "~" | "null" | "Null" | "NULL" => return Node::Null,
+        "true" | "True" | "TRUE" => return Node::Bool(true),
+        "false" | "False" | "FALSE" => return Node::Bool(false),
+        ".nan" | ".NaN" | ".NAN" => return Node::Float(f64::NAN),
+        ".inf" | ".Inf" | ".INF" | "+.inf" | "+.Inf" | "+.INF" => return Node::Float(f64::INFINITY),
+        "-.inf" | "-.Inf" | "-.INF" => return Node::Float(f64::NEG_INFINITY),
+        _ => {}
+    }
+    if schema == Schema::V2 {
+        match s {
+            "y" | "Y" | "yes" | "Yes" | "YES" | "on" | "On" | "ON" => return Node::Bool(true),
+            "n" | "N" | "no" | "No" | "NO" | "off" | "Off" | "OFF" => return Node::Bool(false),
+            _ => {}
+        }
+    }
+    let first = s.as_bytes()[0];
+    match first {
+        b'.' => {
+            if let Some(f) = go_parse_float(s) {
+                return Node::Float(f);
+            }
+        }
+        b'0'..=b'9' | b'+' | b'-' => {
+            if let Some(ts) = parse_timestamp(s) {
+                return Node::Str(ts);
+            }
+            let plain: String = s.chars().filter(|&c| c != '_').collect();
+            if let Some(n) = go_parse_int(&plain) {
+                return n;
+            }
+            if is_yaml_float(&plain) {
+                if let Some(f) = go_parse_float(&plain) {
+                    return Node::Float(f);
+                }
+            }
+            if let Some(rest) = plain.strip_prefix("0b") {
+                if let Ok(i) = i64::from_str_radix(rest, 2) {
+                    return Node::Int(i);
+                }
+            } else if let Some(rest) = plain.strip_prefix("-0b") {
+                if let Ok(i) = i64::from_str_radix(rest, 2) {
+                    return Node::Int(-i);
+                }
+            }
+            if schema == Schema::V3 {
+                if let Some(rest) = plain.strip_prefix("0o") {
+                    if let Ok(i) = i64::from_str_radix(rest, 8) {
+                        return Node::Int(i);
+                    }
+                }
+            }
+        }
+        _ => {}
+    }
+    Node::Str(s.to_string())
+}
+
+/// True when a string, written plain, would be read back by go-yaml v2 as
+/// something other than that string (so the writer must quote it).
+pub fn v2_needs_quotes(s: &str) -> bool {
+    !matches!(resolve_plain(s, Schema::V2), Node::Str(ref t) if t == s && parse_timestamp(s).is_none())
+        || is_base60_float(s)
+}
+
+/// `^[-+]?(\.[0-9]+|[0-9]+(\.[0-9]*)?)([eE][-+]?[0-9]+)?$`
+fn is_yaml_float(s: &str) -> bool {
+    let b = s.as_bytes();
+    let mut i = 0;
+    if i < b.len() && (b[i] == b'-' || b[i] == b'+') {
+        i += 1;
+    }
+    let digits = |i: &mut usize| {
+        let st = *i;
+        while *i < b.len() && b[*i].is_ascii_digit() {
+            *i += 1;
+        }
+        *i - st
+    };
+    if i < b.len() && b[i] == b'.' {
+        i += 1;
+        if digits(&mut i) == 0 {
+            return false;
+        }
+    } else {
+        if digits(&mut i) == 0 {
+            return false;
+        }
+        if i < b.len() && b[i] == b'.' {
+            i += 1;
+            digits(&mut i);
+        }
+    }
+    if i < b.len() && (b[i] == b'e' || b[i] == b'E') {
+        i += 1;
+        if i < b.len() && (b[i] == b'-' || b[i] == b'+') {
+            i += 1;
+        }
+        if digits(&mut i) == 0 {
+            return false;
+        }
+    }
+    i == b.len()
+}
+
+/// `^[-+]?[0-9][0-9_]*(?::[0-5]?[0-9])+(?:\.[0-9_]*)?$`
+fn is_base60_float(s: &str) -> bool {
+    let b = s.as_bytes();
+    let mut i = 0;
+    if i < b.len() && (b[i] == b'-' || b[i] == b'+') {
+        i += 1;
+    }
+    if i >= b.len() || !b[i].is_ascii_digit() {
+        return false;
+    }
+    while i < b.len() && (b[i].is_ascii_digit() || b[i] == b'_') {
+        i += 1;
+    }
+    let mut groups = 0;
+    while i < b.len() && b[i] == b':' {
+        i += 1;
+        let st = i;
+        while i < b.len() && b[i].is_ascii_digit() && i - st < 2 {
+            i += 1;
+        }
+        let n = i - st;
+        if n == 0 || (n == 2 && b[st] > b'5') {
+            return false;
+        }
+        groups += 1;
+    }
+    if groups == 0 {
+        return false;
+    }
+    if i < b.len() && b[i] == b'.' {
+        i += 1;
+        while i < b.len() && (b[i].is_ascii_digit() || b[i] == b'_') {
+            i += 1;
+        }
+    }
+    i == b.len()
+}
+
+/// Go's `strconv.ParseInt(s, 0, 64)`, then `ParseUint`.
+fn go_parse_int(s: &str) -> Option<Node> {
+    let (neg, body) = match s.as_bytes().first()? {
+        b'-' => (true, &s[1..]),
+        b'+' => (false, &s[1..]),
+        _ => (false, s),
+    };
+    if body.is_empty() {
+        return None;
+    }
+    let (radix, digits) = if let Some(r) = body.strip_prefix("0x").or_else(|| body.strip_prefix("0X")) {
+        (16, r)
+    } else if let Some(r) = body.strip_prefix("0o").or_else(|| body.strip_prefix("0O")) {
+        (8, r)
+    } else if let Some(r) = body.strip_prefix("0b").or_else(|| body.strip_prefix("0B")) {
+        (2, r)
+    } else if body.len() > 1 && body.starts_with('0') {
+        (8, &body[1..])
+    } else {
+        (10, body)
+    };
+    if digits.is_empty() || !digits.chars().all(|c| c.is_digit(radix)) {
+        return None;
+    }
+    let mag = u128::from_str_radix(digits, radix).ok()?;
+    if neg {
+        if mag <= (i64::MAX as u128) + 1 {
+            return Some(Node::Int((-(mag as i128)) as i64));
+        }
+        return None;
+    }
+    if mag <= i64::MAX as u128 {
+        Some(Node::Int(mag as i64))
+    } else if mag <= u64::MAX as u128 {
+        Some(Node::UInt(mag as u64))
+    } else {
+        None
+    }
+}
+
+/// Go's `strconv.ParseFloat(s, 64)` for decimal input (no hex, no inf).
+fn go_parse_float(s: &str) -> Option<f64> {
+    let body = s.trim_start_matches(['+', '-']);
+    if body.is_empty()
+        || !body
+            .bytes()
+            .all(|c| c.is_ascii_digit() || matches!(c, b'.' | b'e' | b'E' | b'+' | b'-'))
+    {
+        return None;
+    }
+    let f: f64 = s.parse().ok()?;
+    if f.is_infinite() { None } else { Some(f) }
+}
+
+/// go-yaml's timestamp formats: `2006-1-2T15:4:5.999999999Z07:00`,
+/// `2006-1-2t15:4:5.999999999Z07:00`, `2006-1-2 15:4:5.999999999`,
+/// `2006-1-2`. Returns the value as Go's JSON encoding prints a
+/// `time.Time` (RFC 3339 with nanoseconds trimmed).
+pub fn parse_timestamp(s: &str) -> Option<String> {
+    let b = s.as_bytes();
+    let mut i = 0;
+    while i < b.len() && b[i].is_ascii_digit() {
+        i += 1;
+    }
+    if i != 4 || i == b.len() || b[i] != b'-' {
+        return None;
+    }
+    let mut p = Cursor { b, i: 0 };
+    let year = p.num(4, 4)?;
+    p.lit(b'-')?;
+    let month = p.num(1, 2)?;
+    p.lit(b'-')?;
+    let day = p.num(1, 2)?;
+    if !(1..=12).contains(&month) || day < 1 || day > days_in_month(year, month) {
+        return None;
+    }
+    let date = format!("{year:04}-{month:02}-{day:02}");
+    if p.i == b.len() {
+        return Some(format!("{date}T00:00:00Z"));
+    }
+    let sep = b[p.i];
+    if sep != b'T' && sep != b't' && sep != b' ' {
+        return None;
+    }
+    p.i += 1;
+    let hour = p.num(1, 2)?;
+    p.lit(b':')?;
+    let min = p.num(1, 2)?;
+    p.lit(b':')?;
+    let sec = p.num(1, 2)?;
+    if hour > 23 || min > 59 || sec > 59 {
+        return None;
+    }
+    let mut frac = String::new();
+    if p.i < b.len() && b[p.i] == b'.' {
+        p.i += 1;
+        let st = p.i;
+        while p.i < b.len() && b[p.i].is_ascii_digit() {
+            p.i += 1;
+        }
+        if p.i == st || p.i - st > 9 {
+            return None;
+        }
+        frac = s[st..p.i].trim_end_matches('0').to_string();
+    }
+    let zone = if p.i == b.len() {
+        if sep == b' ' {
+            "Z".to_string()
+        } else {
+            return None;
+        }
+    } else if sep == b' ' {
+        return None;
+    } else if b[p.i] == b'Z' && p.i + 1 == b.len() {
+        "Z".to_string()
+    } else if b[p.i] == b'+' || b[p.i] == b'-' {
+        let rest = &s[p.i..];
+        let rb = rest.as_bytes();
+        if rb.len() != 6 || rb[3] != b':' {
+            return None;
+        }
+        let hh: u32 = rest[1..3].parse().ok()?;
+        let mm: u32 = rest[4..6].parse().ok()?;
+        if hh > 23 || mm > 59 {
+            return None;
+        }
+        if hh == 0 && mm == 0 {
+            "Z".to_string()
+        } else {
+            rest.to_string()
+        }
+    } else {
+        return None;
+    };
+    let frac = if frac.is_empty() {
+        String::new()
+    } else {
+        format!(".{frac}")
+    };
+    Some(format!("{date}T{hour:02}:{min:02}:{sec:02}{frac}{zone}"))
+}
+
+fn days_in_month(y: u32, m: u32) -> u32 {
+    match m {
+        2 if (y % 4 == 0 && y % 100 != 0) || y % 400 == 0 => 29,
+        2 => 28,
+        4 | 6 | 9 | 11 => 30,
+        _ => 31,
+    }
+}
+
+struct Cursor<'a> {
+    b: &'a [u8],
+    i: usize,
+}
+
+impl Cursor<'_> {
+    fn num(&mut self, min: usize, max: usize) -> Option<u32> {
+        let st = self.i;
+        while self.i < self.b.len() && self.b[self.i].is_ascii_digit() && self.i - st < max {
+            self.i += 1;
+        }
+        if self.i - st < min {
+            return None;
+        }
+        std::str::from_utf8(&self.b[st..self.i]).ok()?.parse().ok()
+    }
+    fn lit(&mut self, c: u8) -> Option<()> {
+        if self.i < self.b.len() && self.b[self.i] == c {
+            self.i += 1;
+            Some(())
+        } else {
+            None
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn v3_rules() {
+        assert_eq!(resolve_plain("on", Schema::V3), Node::str("on"));
+        assert_eq!(resolve_plain("on", Schema::V2), Node::Bool(true));
+        assert_eq!(resolve_plain("017", Schema::V3), Node::Int(15));
+        assert_eq!(resolve_plain("0o17", Schema::V3), Node::Int(15));
+        assert_eq!(resolve_plain("1_000", Schema::V3), Node::Int(1000));
+        assert_eq!(resolve_plain("0x1F", Schema::V3), Node::Int(31));
+        assert_eq!(resolve_plain("1e3", Schema::V3), Node::Float(1000.0));
+        assert_eq!(resolve_plain(".5", Schema::V3), Node::Float(0.5));
+        assert_eq!(resolve_plain("08", Schema::V3), Node::Float(8.0));
+        assert_eq!(
+            resolve_plain("12345678901234567890", Schema::V3),
+            Node::UInt(12345678901234567890)
+        );
+        assert_eq!(
+            resolve_plain("2001-12-14", Schema::V3),
+            Node::str("2001-12-14T00:00:00Z")
+        );
+        assert_eq!(resolve_plain("1.2.3", Schema::V3), Node::str("1.2.3"));
+        assert_eq!(resolve_plain("-", Schema::V3), Node::str("-"));
+    }
+
+    #[test]
+    fn quoting_decisions() {
+        for s in ["on", "y", "n", "1", "1.0", "1e3", "0777", "1_000", "null", "", "~", "1:20", "2001-12-14T00:00:00Z"] {
+            assert!(v2_needs_quotes(s), "{s}");
+        }
+        for s in ["hello", "1.2.3", "a-b", "v1", "-", "yesno"] {
+            assert!(!v2_needs_quotes(s), "{s}");
+        }
+    }
+}
