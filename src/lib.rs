@@ -1,3 +1,9 @@
 //! flate: an offline compiler and validator for Flux GitOps repositories.
+//!
+//! The embeddable API: [`kustomize::build_dir`] builds one kustomization
+//! directory exactly as `kustomize build` (v5.5.0) prints it.
 
+pub mod fs;
+pub mod kustomize;
+pub mod resource;
 pub mod yaml;

@@ -113,7 +113,11 @@ pub fn format_float(f: f64) -> String {
         return ".nan".into();
     }
     if f.is_infinite() {
-        return if f > 0.0 { ".inf".into() } else { "-.inf".into() };
+        return if f > 0.0 {
+            ".inf".into()
+        } else {
+            "-.inf".into()
+        };
     }
     if f.fract() == 0.0 {
         if f.abs() < 9.2e18 {
@@ -245,8 +249,8 @@ fn analyze(value: &str) -> Analysis {
         let followed_by_whitespace = is_blankz(chars.get(i + 1).copied());
         if i == 0 {
             match c {
-                '#' | ',' | '[' | ']' | '{' | '}' | '&' | '*' | '!' | '|' | '>' | '\'' | '"' | '%' | '@'
-                | '`' => {
+                '#' | ',' | '[' | ']' | '{' | '}' | '&' | '*' | '!' | '|' | '>' | '\'' | '"'
+                | '%' | '@' | '`' => {
                     flow_indicators = true;
                     block_indicators = true;
                 }
@@ -413,7 +417,13 @@ impl Emitter {
         self.indention = true;
     }
 
-    fn write_indicator(&mut self, ind: &str, need_whitespace: bool, is_whitespace: bool, is_indention: bool) {
+    fn write_indicator(
+        &mut self,
+        ind: &str,
+        need_whitespace: bool,
+        is_whitespace: bool,
+        is_indention: bool,
+    ) {
         if need_whitespace && !self.whitespace {
             self.put(' ');
         }
@@ -533,7 +543,11 @@ impl Emitter {
         while i < chars.len() {
             let c = chars[i];
             if c == ' ' {
-                if allow_breaks && !spaces && self.column > BEST_WIDTH && chars.get(i + 1) != Some(&' ') {
+                if allow_breaks
+                    && !spaces
+                    && self.column > BEST_WIDTH
+                    && chars.get(i + 1) != Some(&' ')
+                {
                     self.write_indent();
                 } else {
                     self.put(c);
@@ -737,7 +751,13 @@ mod tests {
         assert_eq!(format_float(3e-5), "3e-05");
         assert_eq!(format_float(1234567.5), "1.2345675e+06");
         assert_eq!(format_float(0.0001), "0.0001");
-        assert_eq!(format_float(1e20), "100000000000000000000".parse::<f64>().map(|_| "1e+20").unwrap());
+        assert_eq!(
+            format_float(1e20),
+            "100000000000000000000"
+                .parse::<f64>()
+                .map(|_| "1e+20")
+                .unwrap()
+        );
     }
 
     #[test]

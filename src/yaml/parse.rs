@@ -21,7 +21,11 @@ pub struct ParseError {
 
 impl std::fmt::Display for ParseError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "line {}, column {}: {}", self.line, self.col, self.message)
+        write!(
+            f,
+            "line {}, column {}: {}",
+            self.line, self.col, self.message
+        )
     }
 }
 
@@ -183,7 +187,8 @@ impl Builder<'_> {
                         break;
                     }
                     let key_line = mark.line();
-                    let is_merge = matches!(&ev, Event::Scalar(t, TScalarStyle::Plain, _, None) if t == "<<");
+                    let is_merge =
+                        matches!(&ev, Event::Scalar(t, TScalarStyle::Plain, _, None) if t == "<<");
                     let key = self.node(ev, key_line)?;
                     let (ev, mark) = self.next()?;
                     let value = self.node(ev, mark.line())?;
@@ -206,7 +211,9 @@ impl Builder<'_> {
                         return Err(ParseError {
                             line: key_line,
                             col: 1,
-                            message: format!("mapping key \"{key}\" already defined at line {prev}"),
+                            message: format!(
+                                "mapping key \"{key}\" already defined at line {prev}"
+                            ),
                         });
                     }
                     lines.insert(key.clone(), key_line);
@@ -235,7 +242,8 @@ impl Builder<'_> {
                             return Err(ParseError {
                                 line,
                                 col: 1,
-                                message: "map merge requires map or sequence of maps as the value".into(),
+                                message: "map merge requires map or sequence of maps as the value"
+                                    .into(),
                             });
                         }
                     };
@@ -259,7 +267,13 @@ impl Builder<'_> {
         }
     }
 
-    fn scalar(&self, text: String, style: TScalarStyle, tag: Option<&Tag>, line: usize) -> Result<Node, ParseError> {
+    fn scalar(
+        &self,
+        text: String,
+        style: TScalarStyle,
+        tag: Option<&Tag>,
+        line: usize,
+    ) -> Result<Node, ParseError> {
         if let Some(t) = tag {
             if let Some(core) = is_core_tag(t) {
                 let bad = |what: &str| ParseError {
@@ -319,10 +333,17 @@ mod tests {
 
     #[test]
     fn alias_bomb_is_refused() {
-        let mut s = String::from("a: &a [\"lol\",\"lol\",\"lol\",\"lol\",\"lol\",\"lol\",\"lol\",\"lol\",\"lol\"]\n");
+        let mut s = String::from(
+            "a: &a [\"lol\",\"lol\",\"lol\",\"lol\",\"lol\",\"lol\",\"lol\",\"lol\",\"lol\"]\n",
+        );
         let names = ["a", "b", "c", "d", "e", "f", "g", "h", "i"];
         for w in names.windows(2) {
-            s.push_str(&format!("{}: &{} [*{p},*{p},*{p},*{p},*{p},*{p},*{p},*{p},*{p}]\n", w[1], w[1], p = w[0]));
+            s.push_str(&format!(
+                "{}: &{} [*{p},*{p},*{p},*{p},*{p},*{p},*{p},*{p},*{p}]\n",
+                w[1],
+                w[1],
+                p = w[0]
+            ));
         }
         let err = parse_stream(&s).unwrap_err();
         assert!(err.message.contains("excessive aliasing"), "{err}");

@@ -25,7 +25,9 @@ pub fn resolve_plain(s: &str, schema: Schema) -> Node {
         "true" | "True" | "TRUE" => return Node::Bool(true),
         "false" | "False" | "FALSE" => return Node::Bool(false),
         ".nan" | ".NaN" | ".NAN" => return Node::Float(f64::NAN),
-        ".inf" | ".Inf" | ".INF" | "+.inf" | "+.Inf" | "+.INF" => return Node::Float(f64::INFINITY),
+        ".inf" | ".Inf" | ".INF" | "+.inf" | "+.Inf" | "+.INF" => {
+            return Node::Float(f64::INFINITY);
+        }
         "-.inf" | "-.Inf" | "-.INF" => return Node::Float(f64::NEG_INFINITY),
         _ => {}
     }
@@ -173,17 +175,18 @@ fn go_parse_int(s: &str) -> Option<Node> {
     if body.is_empty() {
         return None;
     }
-    let (radix, digits) = if let Some(r) = body.strip_prefix("0x").or_else(|| body.strip_prefix("0X")) {
-        (16, r)
-    } else if let Some(r) = body.strip_prefix("0o").or_else(|| body.strip_prefix("0O")) {
-        (8, r)
-    } else if let Some(r) = body.strip_prefix("0b").or_else(|| body.strip_prefix("0B")) {
-        (2, r)
-    } else if body.len() > 1 && body.starts_with('0') {
-        (8, &body[1..])
-    } else {
-        (10, body)
-    };
+    let (radix, digits) =
+        if let Some(r) = body.strip_prefix("0x").or_else(|| body.strip_prefix("0X")) {
+            (16, r)
+        } else if let Some(r) = body.strip_prefix("0o").or_else(|| body.strip_prefix("0O")) {
+            (8, r)
+        } else if let Some(r) = body.strip_prefix("0b").or_else(|| body.strip_prefix("0B")) {
+            (2, r)
+        } else if body.len() > 1 && body.starts_with('0') {
+            (8, &body[1..])
+        } else {
+            (10, body)
+        };
     if digits.is_empty() || !digits.chars().all(|c| c.is_digit(radix)) {
         return None;
     }
@@ -369,7 +372,21 @@ mod tests {
 
     #[test]
     fn quoting_decisions() {
-        for s in ["on", "y", "n", "1", "1.0", "1e3", "0777", "1_000", "null", "", "~", "1:20", "2001-12-14T00:00:00Z"] {
+        for s in [
+            "on",
+            "y",
+            "n",
+            "1",
+            "1.0",
+            "1e3",
+            "0777",
+            "1_000",
+            "null",
+            "",
+            "~",
+            "1:20",
+            "2001-12-14T00:00:00Z",
+        ] {
             assert!(v2_needs_quotes(s), "{s}");
         }
         for s in ["hello", "1.2.3", "a-b", "v1", "-", "yesno"] {

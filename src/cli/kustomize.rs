@@ -1,0 +1,35 @@
+//! `flate kustomize build DIR`
+
+use std::io::Write;
+use std::path::PathBuf;
+
+use super::Restrictor;
+use flate::kustomize::{BuildOptions, LoadRestrictor};
+
+pub fn build(dir: Option<PathBuf>, restrictor: Restrictor) -> i32 {
+    let dir = dir.unwrap_or_else(|| PathBuf::from("."));
+    let opts = BuildOptions {
+        load_restrictor: match restrictor {
+            Restrictor::RootOnly => LoadRestrictor::RootOnly,
+            Restrictor::None => LoadRestrictor::None,
+        },
+        boundary: None,
+    };
+    match flate::kustomize::build_dir(&dir, &opts) {
+        Ok(out) => {
+            let mut stdout = std::io::stdout().lock();
+            if stdout
+                .write_all(out.as_bytes())
+                .and_then(|_| stdout.flush())
+                .is_err()
+            {
+                return 2;
+            }
+            0
+        }
+        Err(e) => {
+            eprintln!("error: {e}");
+            2
+        }
+    }
+}

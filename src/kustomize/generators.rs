@@ -1,0 +1,527 @@
+//! `configMapGenerator`, `secretGenerator` and the content-hash name suffix.
+//!
+//! The hash is kustomize's (api/hasher): the SHA-256 of the Go JSON encoding
+//! of `{kind, name, data[, binaryData]}` (Secrets: `{data, kind, name,
+//! [stringData,] type}`), hex, first 10 characters with `0 1 3 a e` mapped
+//! to `g h k m t`.
+
+use std::path::Path;
+
+use base64::Engine;
+use sha2::{Digest, Sha256};
+
+use crate::resource::{Behavior, Origin, ResMap, Resource};
+use crate::yaml::{Map, Node};
+
+use super::Error;
+use super::build::Loader;
+use super::kustfile::{Kustomization, node_str_map};
+
+#[derive(Default, Clone)]
+struct Options {
+    labels: Vec<(String, String)>,
+    annotations: Vec<(String, String)>,
+    disable_hash: Option<bool>,
+    immutable: Option<bool>,
+}
+
+fn read_options(n: Option<&Node>) -> Result<Options, String> {
+    let Some(n) = n.filter(|n| !n.is_null()) else {
+        return Ok(Options::default());
+    };
+    Ok(Options {
+        labels: node_str_map(n.get("labels"))?,
+        annotations: node_str_map(n.get("annotations"))?,
+        disable_hash: n.get("disableNameSuffixHash").and_then(Node::as_bool),
+        immutable: n.get("immutable").and_then(Node::as_bool),
+    })
+}
+
+/// kustomize's MergeGlobalOptionsIntoLocal: local labels/annotations win,
+/// the global disableNameSuffixHash/immutable apply when set.
+fn merge_options(local: Options, global: &Options) -> Options {
+    let mut labels = global.labels.clone();
+    for (k, v) in local.labels {
+        labels.retain(|(x, _)| *x != k);
+        labels.push((k, v));
+    }
+    let mut annotations = global.annotations.clone();
+    for (k, v) in local.annotations {
+        annotations.retain(|(x, _)| *x != k);
+        annotations.push((k, v));
+    }
+    Options {
+        labels,
+        annotations,
+        disable_hash: if global.disable_hash == Some(true) {
+            Some(true)
+        } else {
+            local.disable_hash
+        },
+        immutable: if global.immutable == Some(true) {
+            Some(true)
+        } else {
+            local.immutable
+        },
+    }
+}
+
+fn remove_quotes(s: &str) -> &str {
+    let b = s.as_bytes();
+    if b.len() < 2 || b[0] != b[b.len() - 1] {
+        return s;
+    }
+    if b[0] == b'"' || b[0] == b'\'' {
+        return &s[1..s.len() - 1];
+    }
+    s
+}
+
+fn is_valid_key(k: &str) -> bool {
+    !k.is_empty()
+        && k.len() <= 253
+        && k.chars()
+            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.'))
+}
+
+enum Value {
+    Text(String),
+    Binary(Vec<u8>),
+}
+
+fn add_kv(
+    data: &mut Vec<(String, Value)>,
+    key: String,
+    v: Value,
+    what: &str,
+) -> Result<(), String> {
+    if !is_valid_key(&key) {
+        return Err(format!(
+            "{what}: \"{key}\" is not a valid key name: a valid config key must consist of alphanumeric characters, '-', '_' or '.'"
+        ));
+    }
+    if data.iter().any(|(k, _)| *k == key) {
+        return Err(format!(
+            "{what}: cannot add key \"{key}\", another key by that name already exists"
+        ));
+    }
+    data.push((key, v));
+    Ok(())
+}
+
+fn parse_env_file(text: &str, file: &str, data: &mut Vec<(String, Value)>) -> Result<(), String> {
+    let text = text.strip_prefix('\u{feff}').unwrap_or(text);
+    for (i, line) in text.lines().enumerate() {
+        let line = line.trim_start();
+        if line.is_empty() || line.starts_with('#') {
+            continue;
+        }
+        let (key, value) = match line.split_once('=') {
+            Some((k, v)) => (k.to_string(), v.to_string()),
+            None => {
+                let k = line.trim_end().to_string();
+                match std::env::var(&k) {
+                    Ok(v) => (k, v),
+                    Err(_) => continue,
+                }
+            }
+        };
+        if key.contains(char::is_whitespace) || key.is_empty() {
+            return Err(format!(
+                "env file '{file}' line {}: invalid key '{key}'",
+                i + 1
+            ));
+        }
+        add_kv(data, key, Value::Text(value), &format!("env file '{file}'"))?;
+    }
+    Ok(())
+}
+
+fn generate_one(
+    k: &Kustomization,
+    ldr: &Loader,
+    item: &Node,
+    is_secret: bool,
+    global: &Options,
+) -> Result<Resource, Error> {
+    let field = if is_secret {
+        "secretGenerator"
+    } else {
+        "configMapGenerator"
+    };
+    let s = |key: &str| {
+        item.get(key)
+            .and_then(Node::scalar_text)
+            .unwrap_or_default()
+    };
+    let name = s("name");
+    if name.is_empty() {
+        return Err(k.err(format!("{field}: every generator needs a 'name'")));
+    }
+    let what = format!("{field} '{name}'");
+    let list = |key: &str| -> Result<Vec<String>, Error> {
+        match item.get(key) {
+            None | Some(Node::Null) => Ok(Vec::new()),
+            Some(Node::Seq(v)) => Ok(v.iter().filter_map(Node::scalar_text).collect()),
+            Some(Node::Str(s)) => Ok(vec![s.clone()]),
+            _ => Err(k.err(format!("{what}: '{key}' must be a list"))),
+        }
+    };
+    let mut data: Vec<(String, Value)> = Vec::new();
+    let mut envs = list("envs")?;
+    let env = s("env");
+    if !env.is_empty() {
+        envs.push(env);
+    }
+    for e in &envs {
+        let (_, text) = ldr.load(e)?;
+        parse_env_file(&text, e, &mut data).map_err(|m| k.err(m))?;
+    }
+    for lit in list("literals")? {
+        if lit.starts_with('=') {
+            return Err(k.err(format!(
+                "{what}: invalid literal source {lit}, expected key=value"
+            )));
+        }
+        let (key, value) = lit.split_once('=').ok_or_else(|| {
+            k.err(format!(
+                "{what}: invalid literal source {lit}, expected key=value"
+            ))
+        })?;
+        add_kv(
+            &mut data,
+            key.to_string(),
+            Value::Text(remove_quotes(value).to_string()),
+            &what,
+        )
+        .map_err(|m| k.err(m))?;
+    }
+    for f in list("files")? {
+        let (key, path) = match f.split_once('=') {
+            Some((key, path)) => {
+                if key.is_empty() || path.is_empty() {
+                    return Err(k.err(format!("{what}: key or file path is missing in '{f}'")));
+                }
+                (key.to_string(), path.to_string())
+            }
+            None => (
+                Path::new(&f)
+                    .file_name()
+                    .map(|n| n.to_string_lossy().into_owned())
+                    .unwrap_or_default(),
+                f.clone(),
+            ),
+        };
+        let full = ldr.resolve(&path);
+        if ldr.fs.is_dir(&full) {
+            return Err(k.err(format!("{what}: '{path}' is a directory; list files")));
+        }
+        ldr.load(&path).or_else(|e| {
+            // binary files are not valid UTF-8; read them raw
+            if ldr.fs.is_file(&full) {
+                Ok((full.clone(), String::new()))
+            } else {
+                Err(e)
+            }
+        })?;
+        let bytes = ldr
+            .fs
+            .read(&full)
+            .map_err(|e| Error::at(&full, e.to_string()))?;
+        let v = match String::from_utf8(bytes) {
+            Ok(t) => Value::Text(t),
+            Err(e) => Value::Binary(e.into_bytes()),
+        };
+        add_kv(&mut data, key, v, &what).map_err(|m| k.err(m))?;
+    }
+    let opts = merge_options(
+        read_options(item.get("options")).map_err(|m| k.err(m))?,
+        global,
+    );
+    let mut md = Map::new();
+    md.insert("name", Node::str(name.clone()));
+    let ns = s("namespace");
+    if !ns.is_empty() {
+        md.insert("namespace", Node::str(ns));
+    }
+    if !opts.labels.is_empty() {
+        md.insert(
+            "labels",
+            Node::Map(
+                opts.labels
+                    .iter()
+                    .map(|(a, b)| (a.clone(), Node::str(b.clone())))
+                    .collect(),
+            ),
+        );
+    }
+    if !opts.annotations.is_empty() {
+        md.insert(
+            "annotations",
+            Node::Map(
+                opts.annotations
+                    .iter()
+                    .map(|(a, b)| (a.clone(), Node::str(b.clone())))
+                    .collect(),
+            ),
+        );
+    }
+    let mut obj = Map::new();
+    obj.insert("apiVersion", Node::str("v1"));
+    obj.insert(
+        "kind",
+        Node::str(if is_secret { "Secret" } else { "ConfigMap" }),
+    );
+    obj.insert("metadata", Node::Map(md));
+    let b64 = base64::engine::general_purpose::STANDARD;
+    let mut text_data = Map::new();
+    let mut bin_data = Map::new();
+    for (key, v) in data {
+        match (v, is_secret) {
+            (Value::Text(t), false) => text_data.insert(key, Node::Str(t)),
+            (Value::Binary(b), false) => bin_data.insert(key, Node::Str(b64.encode(b))),
+            (Value::Text(t), true) => text_data.insert(key, Node::Str(b64.encode(t.as_bytes()))),
+            (Value::Binary(b), true) => text_data.insert(key, Node::Str(b64.encode(b))),
+        }
+    }
+    if !text_data.is_empty() {
+        obj.insert("data", Node::Map(text_data));
+    }
+    if !bin_data.is_empty() {
+        obj.insert("binaryData", Node::Map(bin_data));
+    }
+    if is_secret {
+        let t = s("type");
+        obj.insert(
+            "type",
+            Node::str(if t.is_empty() {
+                "Opaque".to_string()
+            } else {
+                t
+            }),
+        );
+    }
+    if opts.immutable == Some(true) {
+        obj.insert("immutable", Node::Bool(true));
+    }
+    let mut r = Resource::new(
+        Node::Map(obj),
+        Origin {
+            file: Some(std::sync::Arc::new(k.file.clone())),
+            line: 0,
+        },
+    );
+    r.needs_hash = opts.disable_hash != Some(true);
+    r.behavior = Some(match s("behavior").as_str() {
+        "" | "create" => Behavior::Create,
+        "merge" => Behavior::Merge,
+        "replace" => Behavior::Replace,
+        other => {
+            return Err(k.err(format!(
+                "{what}: unknown behavior '{other}' (create, merge or replace)"
+            )));
+        }
+    });
+    Ok(r)
+}
+
+fn merge_str_maps(old: Option<&Node>, new: Option<&Node>) -> Option<Node> {
+    let mut out = Map::new();
+    for n in [old, new].into_iter().flatten() {
+        if let Node::Map(m) = n {
+            for (k, v) in m.iter() {
+                out.insert(k.clone(), v.clone());
+            }
+        }
+    }
+    if out.is_empty() {
+        None
+    } else {
+        Some(Node::Map(out))
+    }
+}
+
+fn set_meta(r: &mut Resource, key: &str, v: Option<Node>) {
+    let md = r.map_mut().entry_map("metadata").as_map_mut().expect("map");
+    match v {
+        Some(v) => md.insert(key, v),
+        None => {
+            md.remove(key);
+        }
+    }
+}
+
+/// Adds `res` to `m` following its behavior (kustomize's
+/// appendReplaceOrMerge).
+fn absorb(k: &Kustomization, m: &mut ResMap, mut res: Resource) -> Result<(), Error> {
+    let id = res.cur_id();
+    let matches: Vec<usize> = m
+        .iter()
+        .enumerate()
+        .filter(|(_, r)| r.cur_id().equals(&id) || r.prev_ids.iter().any(|p| p.equals(&id)))
+        .map(|(i, _)| i)
+        .collect();
+    let behavior = res.behavior.unwrap_or_default();
+    match matches.len() {
+        0 => match behavior {
+            Behavior::Create => m.append(res).map_err(|e| k.err(e)),
+            _ => Err(k.err(format!("id {id} does not exist; cannot merge or replace"))),
+        },
+        1 => {
+            let old = m.resources[matches[0]].clone();
+            match behavior {
+                Behavior::Create => {
+                    return Err(k.err(format!("id {id} exists; behavior must be merge or replace")));
+                }
+                Behavior::Replace | Behavior::Merge => {
+                    for key in ["labels", "annotations"] {
+                        let merged = merge_str_maps(
+                            old.obj.get_path(&["metadata", key]),
+                            res.obj.get_path(&["metadata", key]),
+                        );
+                        set_meta(&mut res, key, merged);
+                    }
+                    res.set_name(old.name());
+                    if old.namespace().is_empty() {
+                        set_meta(&mut res, "namespace", None);
+                    } else {
+                        res.set_namespace(old.namespace());
+                    }
+                    res.prev_ids = old.prev_ids.clone();
+                    res.prefixes = old.prefixes.clone();
+                    res.suffixes = old.suffixes.clone();
+                    if behavior == Behavior::Merge {
+                        for key in ["data", "binaryData"] {
+                            let merged = merge_str_maps(old.obj.get(key), res.obj.get(key));
+                            match merged {
+                                Some(v) => res.map_mut().insert(key, v),
+                                None => {
+                                    res.map_mut().remove(key);
+                                }
+                            }
+                        }
+                        res.origin = old.origin.clone();
+                    }
+                }
+            }
+            m.resources[matches[0]] = res;
+            Ok(())
+        }
+        _ => Err(k.err(format!(
+            "found multiple objects that could accept merge of {id}"
+        ))),
+    }
+}
+
+/// Runs the generators of a kustomization, absorbing their output into `m`.
+pub fn run(k: &Kustomization, ldr: &Loader, m: &mut ResMap) -> Result<(), Error> {
+    let global = read_options(k.get("generatorOptions"))
+        .map_err(|e| k.err(format!("generatorOptions: {e}")))?;
+    for (field, is_secret) in [("configMapGenerator", false), ("secretGenerator", true)] {
+        for item in k.list(field)? {
+            let r = generate_one(k, ldr, &item, is_secret, &global)?;
+            absorb(k, m, r)?;
+        }
+    }
+    Ok(())
+}
+
+/// Go's `encoding/json` string encoding (with HTML escaping).
+pub fn go_json_string(s: &str, out: &mut String) {
+    out.push('"');
+    for c in s.chars() {
+        match c {
+            '"' => out.push_str("\\\""),
+            '\\' => out.push_str("\\\\"),
+            '\n' => out.push_str("\\n"),
+            '\r' => out.push_str("\\r"),
+            '\t' => out.push_str("\\t"),
+            '<' | '>' | '&' | '\u{2028}' | '\u{2029}' => {
+                out.push_str(&format!("\\u{:04x}", c as u32))
+            }
+            c if (c as u32) < 0x20 => out.push_str(&format!("\\u{:04x}", c as u32)),
+            c => out.push(c),
+        }
+    }
+    out.push('"');
+}
+
+/// Go's `json.Marshal` of a generic value (keys sorted by bytes).
+pub fn go_json(n: &Node, out: &mut String) {
+    match n {
+        Node::Map(m) => {
+            let mut keys: Vec<&String> = m.keys().collect();
+            keys.sort();
+            out.push('{');
+            for (i, k) in keys.iter().enumerate() {
+                if i > 0 {
+                    out.push(',');
+                }
+                go_json_string(k, out);
+                out.push(':');
+                go_json(m.get(k).expect("key"), out);
+            }
+            out.push('}');
+        }
+        Node::Seq(s) => {
+            out.push('[');
+            for (i, x) in s.iter().enumerate() {
+                if i > 0 {
+                    out.push(',');
+                }
+                go_json(x, out);
+            }
+            out.push(']');
+        }
+        Node::Str(s) => go_json_string(s, out),
+        Node::Null => out.push_str("null"),
+        other => out.push_str(&other.scalar_text().unwrap_or_default()),
+    }
+}
+
+/// kustomize's content hash of a ConfigMap or Secret.
+pub fn hash_of(r: &Resource) -> String {
+    let mut m = Map::new();
+    let get = |k: &str| -> Node { r.obj.get(k).cloned().unwrap_or(Node::str("")) };
+    m.insert("name", Node::str(r.name()));
+    m.insert("data", get("data"));
+    if r.kind() == "Secret" {
+        m.insert("kind", Node::str("Secret"));
+        m.insert("type", get("type"));
+        if let Some(sd @ Node::Map(_)) = r.obj.get("stringData") {
+            m.insert("stringData", sd.clone());
+        }
+    } else {
+        m.insert("kind", Node::str("ConfigMap"));
+        if let Some(bd @ Node::Map(_)) = r.obj.get("binaryData") {
+            m.insert("binaryData", bd.clone());
+        }
+    }
+    let mut enc = String::new();
+    go_json(&Node::Map(m), &mut enc);
+    let digest = Sha256::digest(enc.as_bytes());
+    let hex: String = digest.iter().take(5).map(|b| format!("{b:02x}")).collect();
+    hex.chars()
+        .map(|c| match c {
+            '0' => 'g',
+            '1' => 'h',
+            '3' => 'k',
+            'a' => 'm',
+            'e' => 't',
+            c => c,
+        })
+        .collect()
+}
+
+/// Appends the content hash to the names of generated objects.
+pub fn add_hashes(m: &mut ResMap) -> Result<(), Error> {
+    for r in m.iter_mut() {
+        if r.needs_hash {
+            let h = hash_of(r);
+            r.store_previous_id();
+            let name = format!("{}-{}", r.name(), h);
+            r.set_name(&name);
+        }
+    }
+    Ok(())
+}

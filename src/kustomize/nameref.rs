@@ -1,0 +1,265 @@
+//! Name references: after prefixes, suffixes and hashes renamed objects,
+//! every field that refers to them by name (kustomize's nameReference
+//! table) gets the new name. Candidate selection follows kustomize's
+//! `api/filters/nameref`: previous names, the referral kind, roleRef kinds,
+//! namespaces, then prefixes/suffixes to break ties.
+
+use std::collections::HashSet;
+
+use crate::resource::{Gvk, ResId, ResMap, Resource};
+use crate::yaml::Node;
+
+use super::Error;
+use super::fieldspec::{self, split_path};
+use super::fieldspecs::{FieldSpec, NAME_REFERENCE};
+
+fn has_field(node: &Node, path: &[String]) -> bool {
+    if path.is_empty() {
+        return true;
+    }
+    match node {
+        Node::Map(m) => {
+            let key = path[0].trim_end_matches("[]");
+            m.get(key).is_some_and(|v| has_field(v, &path[1..]))
+        }
+        Node::Seq(s) => s.iter().any(|x| has_field(x, path)),
+        _ => false,
+    }
+}
+
+fn could_reference(referrer: &Resource, target: &Resource) -> bool {
+    let rid = referrer.cur_id();
+    if rid.gvk.is_cluster_scoped() {
+        return true;
+    }
+    let tid = target.cur_id();
+    if tid.gvk.is_cluster_scoped() || tid.effective_namespace() == rid.effective_namespace() {
+        return true;
+    }
+    if referrer.kind() == "RoleBinding" {
+        if let Some(Node::Seq(subjects)) = referrer.obj.get("subjects") {
+            return subjects.iter().any(|s| {
+                s.get_str(&["kind"]) == Some("ServiceAccount")
+                    && s.get_str(&["namespace"]) == Some(target.namespace())
+            });
+        }
+    }
+    false
+}
+
+struct Ctx<'a> {
+    all: &'a [Resource],
+    candidates: Vec<usize>,
+    referrer: &'a Resource,
+    target: Gvk,
+    fs: &'a FieldSpec,
+}
+
+impl Ctx<'_> {
+    fn select(
+        &self,
+        old_name: &str,
+        cands: &[usize],
+        by_ns: bool,
+    ) -> Result<Option<usize>, String> {
+        let all = self.all;
+        let mut c: Vec<usize> = cands
+            .iter()
+            .copied()
+            .filter(|&i| all[i].prev_ids.iter().any(|id| id.name == old_name))
+            .filter(|&i| {
+                all[i].prev_ids.iter().any(|id| {
+                    id.gvk.is_selected_by(
+                        &self.target.group,
+                        &self.target.version,
+                        &self.target.kind,
+                    )
+                })
+            })
+            .collect();
+        if self.fs.path.ends_with("roleRef/name") {
+            let g = self.referrer.obj.get_str(&["roleRef", "apiGroup"]);
+            let k = self.referrer.obj.get_str(&["roleRef", "kind"]);
+            if let (Some(g), Some(k)) = (g, k) {
+                c.retain(|&i| {
+                    all[i]
+                        .prev_ids
+                        .iter()
+                        .any(|id| id.gvk.is_selected_by(g, "", k))
+                });
+            }
+        }
+        let rid = self.referrer.cur_id();
+        if !rid.gvk.is_cluster_scoped() {
+            c.retain(|&i| {
+                let t = all[i].cur_id();
+                t.gvk.is_cluster_scoped()
+                    || all[i].kind() == "ServiceAccount"
+                    || t.effective_namespace() == rid.effective_namespace()
+            });
+        }
+        if c.len() == 1 {
+            return Ok(Some(c[0]));
+        }
+        c.retain(|&i| all[i].prefixes_suffixes_equal(self.referrer, true));
+        if c.len() > 1 {
+            c.retain(|&i| all[i].prefixes_suffixes_equal(self.referrer, false));
+        }
+        match c.len() {
+            0 => Ok(None),
+            1 => Ok(Some(c[0])),
+            _ => {
+                let first = &all[c[0]];
+                let same = c.iter().all(|&i| {
+                    all[i].name() == first.name()
+                        && (!by_ns || all[i].namespace() == first.namespace())
+                });
+                if same {
+                    Ok(Some(c[0]))
+                } else {
+                    let ids: Vec<String> = c.iter().map(|&i| all[i].cur_id().to_string()).collect();
+                    Err(format!(
+                        "found multiple possible referrals: {}",
+                        ids.join(", ")
+                    ))
+                }
+            }
+        }
+    }
+
+    fn set(&self, node: &mut Node) -> Result<(), String> {
+        match node {
+            Node::Null => Ok(()),
+            Node::Str(_) => self.set_scalar(node),
+            Node::Map(_) => self.set_mapping(node),
+            Node::Seq(items) => {
+                for it in items.iter_mut() {
+                    match it {
+                        Node::Map(_) => self.set_mapping(it)?,
+                        Node::Str(_) => self.set_scalar(it)?,
+                        _ => {}
+                    }
+                }
+                Ok(())
+            }
+            _ => Ok(()),
+        }
+    }
+
+    fn set_scalar(&self, node: &mut Node) -> Result<(), String> {
+        let Some(old) = node.as_str().map(str::to_string) else {
+            return Ok(());
+        };
+        if let Some(i) = self.select(&old, &self.candidates, false)? {
+            let new = self.all[i].name();
+            if new != old {
+                *node = Node::str(new);
+            }
+        }
+        Ok(())
+    }
+
+    fn set_mapping(&self, node: &mut Node) -> Result<(), String> {
+        let Some(old) = node.get_str(&["name"]).map(str::to_string) else {
+            return Err("path config error; no 'name' field in node".into());
+        };
+        let cands: Vec<usize> = match node.get_str(&["namespace"]) {
+            None => self.candidates.clone(),
+            Some(ns) => {
+                let by_org: Vec<usize> = self
+                    .candidates
+                    .iter()
+                    .copied()
+                    .filter(|&i| {
+                        self.all[i].org_id().namespace == ns
+                            || (self.all[i].prev_ids.is_empty() && self.all[i].namespace() == ns)
+                    })
+                    .collect();
+                if !by_org.is_empty() {
+                    by_org
+                } else {
+                    self.candidates
+                        .iter()
+                        .copied()
+                        .filter(|&i| self.all[i].namespace() == ns)
+                        .collect()
+                }
+            }
+        };
+        let Some(i) = self.select(&old, &cands, true)? else {
+            return Ok(());
+        };
+        let r = &self.all[i];
+        if r.name() == old && r.namespace().is_empty() {
+            return Ok(());
+        }
+        let m = node.as_map_mut().expect("map");
+        m.insert("name", Node::str(r.name()));
+        if !r.namespace().is_empty() {
+            m.insert("namespace", Node::str(r.namespace()));
+        }
+        Ok(())
+    }
+}
+
+/// Rewrites references to renamed objects.
+pub fn fix(m: &mut ResMap) -> Result<(), Error> {
+    // Only resources that were renamed can be referral targets.
+    if m.iter().all(|r| r.prev_ids.is_empty()) {
+        return Ok(());
+    }
+    let snapshot: Vec<Resource> = m.resources.clone();
+    let org_ids: Vec<ResId> = snapshot.iter().map(Resource::org_id).collect();
+    let mut done: HashSet<(usize, usize, usize)> = HashSet::new();
+    for (bi, back) in NAME_REFERENCE.iter().enumerate() {
+        let target = Gvk {
+            group: back.group.into(),
+            version: back.version.into(),
+            kind: back.kind.into(),
+        };
+        for (fi, fs) in back.referrers.iter().enumerate() {
+            let path = split_path(fs.path);
+            for ri in 0..snapshot.len() {
+                if !org_ids[ri]
+                    .gvk
+                    .is_selected_by(fs.group, fs.version, fs.kind)
+                {
+                    continue;
+                }
+                if !has_field(&m.resources[ri].obj, &path) || !done.insert((bi, fi, ri)) {
+                    continue;
+                }
+                let referrer = snapshot[ri].clone();
+                let candidates: Vec<usize> = (0..snapshot.len())
+                    .filter(|&i| could_reference(&referrer, &snapshot[i]))
+                    .collect();
+                let ctx = Ctx {
+                    all: &snapshot,
+                    candidates,
+                    referrer: &referrer,
+                    target: target.clone(),
+                    fs,
+                };
+                let gvk = m.resources[ri].gvk();
+                let spec = FieldSpec {
+                    group: "",
+                    version: "",
+                    kind: "",
+                    path: fs.path,
+                    create: false,
+                };
+                fieldspec::apply(&mut m.resources[ri].obj, &gvk, &spec, None, &mut |n| {
+                    ctx.set(n)
+                })
+                .map_err(|e| {
+                    e.context(format!(
+                        "updating name reference in '{}' field of '{}'",
+                        fs.path,
+                        referrer.cur_id()
+                    ))
+                })?;
+            }
+        }
+    }
+    Ok(())
+}

@@ -1,0 +1,289 @@
+//! Resources (a Kubernetes object plus where it came from and what kustomize
+//! did to its name) and ordered resource maps.
+
+use std::fmt;
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use crate::yaml::{Map, Node};
+
+/// Group, version and kind.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Default)]
+pub struct Gvk {
+    pub group: String,
+    pub version: String,
+    pub kind: String,
+}
+
+impl Gvk {
+    pub fn from_api_version(api_version: &str, kind: &str) -> Gvk {
+        let (group, version) = match api_version.rsplit_once('/') {
+            Some((g, v)) => (g.to_string(), v.to_string()),
+            None => (String::new(), api_version.to_string()),
+        };
+        Gvk {
+            group,
+            version,
+            kind: kind.to_string(),
+        }
+    }
+    pub fn api_version(&self) -> String {
+        if self.group.is_empty() {
+            self.version.clone()
+        } else {
+            format!("{}/{}", self.group, self.version)
+        }
+    }
+    /// `selector` selects `self`: empty selector fields are wildcards.
+    pub fn is_selected_by(&self, group: &str, version: &str, kind: &str) -> bool {
+        (group.is_empty() || group == self.group)
+            && (version.is_empty() || version == self.version)
+            && (kind.is_empty() || kind == self.kind)
+    }
+    /// Whether kustomize treats this kind as cluster-scoped.
+    pub fn is_cluster_scoped(&self) -> bool {
+        crate::kustomize::openapi::is_cluster_scoped(&self.group, &self.version, &self.kind)
+            .unwrap_or(false)
+    }
+    /// kustomize's `Gvk.String()`: `Kind.version.group` with placeholders.
+    pub fn kustomize_string(&self) -> String {
+        let or = |s: &str, d: &str| {
+            if s.is_empty() {
+                d.to_string()
+            } else {
+                s.to_string()
+            }
+        };
+        format!(
+            "{}.{}.{}",
+            or(&self.kind, "[noKind]"),
+            or(&self.version, "[noVer]"),
+            or(&self.group, "[noGrp]")
+        )
+    }
+}
+
+/// A resource's identity.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Default)]
+pub struct ResId {
+    pub gvk: Gvk,
+    pub name: String,
+    pub namespace: String,
+}
+
+impl ResId {
+    /// The namespace used for identity comparisons (`default` for an empty
+    /// namespace of a namespaced kind).
+    pub fn effective_namespace(&self) -> String {
+        if self.gvk.is_cluster_scoped() {
+            "_non_namespaceable_".into()
+        } else if self.namespace.is_empty() {
+            "default".into()
+        } else {
+            self.namespace.clone()
+        }
+    }
+    pub fn equals(&self, o: &ResId) -> bool {
+        self.gvk == o.gvk
+            && self.name == o.name
+            && self.effective_namespace() == o.effective_namespace()
+    }
+}
+
+impl fmt::Display for ResId {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let ns = if self.namespace.is_empty() {
+            "[noNs]"
+        } else {
+            &self.namespace
+        };
+        let nm = if self.name.is_empty() {
+            "[noName]"
+        } else {
+            &self.name
+        };
+        write!(f, "{}/{}.{}", self.gvk.kustomize_string(), nm, ns)
+    }
+}
+
+/// Where a resource was read from.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct Origin {
+    pub file: Option<Arc<PathBuf>>,
+    pub line: usize,
+}
+
+impl fmt::Display for Origin {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match &self.file {
+            Some(p) if self.line > 0 => write!(f, "{}:{}", p.display(), self.line),
+            Some(p) => write!(f, "{}", p.display()),
+            None => f.write_str("<generated>"),
+        }
+    }
+}
+
+/// How a generated ConfigMap/Secret combines with an existing one.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Behavior {
+    #[default]
+    Create,
+    Merge,
+    Replace,
+}
+
+/// One object and the build bookkeeping kustomize keeps in internal
+/// annotations.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Resource {
+    pub obj: Node,
+    pub origin: Origin,
+    /// Ids the resource had before each rename (kustomize's previousNames).
+    pub prev_ids: Vec<ResId>,
+    pub prefixes: Vec<String>,
+    pub suffixes: Vec<String>,
+    pub needs_hash: bool,
+    pub behavior: Option<Behavior>,
+}
+
+impl Resource {
+    pub fn new(obj: Node, origin: Origin) -> Resource {
+        Resource {
+            obj,
+            origin,
+            prev_ids: Vec::new(),
+            prefixes: Vec::new(),
+            suffixes: Vec::new(),
+            needs_hash: false,
+            behavior: None,
+        }
+    }
+    pub fn map(&self) -> &Map {
+        self.obj.as_map().expect("resource objects are maps")
+    }
+    pub fn map_mut(&mut self) -> &mut Map {
+        self.obj.as_map_mut().expect("resource objects are maps")
+    }
+    pub fn api_version(&self) -> &str {
+        self.obj.get_str(&["apiVersion"]).unwrap_or("")
+    }
+    pub fn kind(&self) -> &str {
+        self.obj.get_str(&["kind"]).unwrap_or("")
+    }
+    pub fn name(&self) -> &str {
+        self.obj.get_str(&["metadata", "name"]).unwrap_or("")
+    }
+    pub fn namespace(&self) -> &str {
+        self.obj.get_str(&["metadata", "namespace"]).unwrap_or("")
+    }
+    pub fn gvk(&self) -> Gvk {
+        Gvk::from_api_version(self.api_version(), self.kind())
+    }
+    pub fn cur_id(&self) -> ResId {
+        ResId {
+            gvk: self.gvk(),
+            name: self.name().to_string(),
+            namespace: self.namespace().to_string(),
+        }
+    }
+    pub fn org_id(&self) -> ResId {
+        self.prev_ids
+            .first()
+            .cloned()
+            .unwrap_or_else(|| self.cur_id())
+    }
+    fn metadata_mut(&mut self) -> &mut Map {
+        self.map_mut()
+            .entry_map("metadata")
+            .as_map_mut()
+            .expect("metadata is a map")
+    }
+    /// Records the current id as a previous one (before a rename).
+    pub fn store_previous_id(&mut self) {
+        let id = self.cur_id();
+        let ns = id.effective_namespace();
+        self.prev_ids.push(ResId {
+            namespace: ns,
+            ..id
+        });
+    }
+    pub fn set_name(&mut self, name: &str) {
+        self.metadata_mut().insert("name", Node::str(name));
+    }
+    pub fn set_namespace(&mut self, ns: &str) {
+        self.metadata_mut().insert("namespace", Node::str(ns));
+    }
+    pub fn labels(&self) -> Option<&Map> {
+        self.obj.get_path(&["metadata", "labels"])?.as_map()
+    }
+    pub fn annotations(&self) -> Option<&Map> {
+        self.obj.get_path(&["metadata", "annotations"])?.as_map()
+    }
+    pub fn label(&self, key: &str) -> Option<&str> {
+        self.labels()?.get(key)?.as_str()
+    }
+    pub fn annotation(&self, key: &str) -> Option<&str> {
+        self.annotations()?.get(key)?.as_str()
+    }
+    /// Whether the resource carries the `config.kubernetes.io/local-config`
+    /// annotation (dropped from build output).
+    pub fn is_local_config(&self) -> bool {
+        self.annotation("config.kubernetes.io/local-config") == Some("true")
+    }
+    pub fn prefixes_suffixes_equal(&self, o: &Resource, allow_empty: bool) -> bool {
+        if allow_empty {
+            let pe = self.prefixes.is_empty() || o.prefixes.is_empty();
+            let se = self.suffixes.is_empty() || o.suffixes.is_empty();
+            (pe || same_ending(&self.prefixes, &o.prefixes))
+                && (se || same_ending(&self.suffixes, &o.suffixes))
+        } else {
+            same_ending(&self.prefixes, &o.prefixes) && same_ending(&self.suffixes, &o.suffixes)
+        }
+    }
+}
+
+fn same_ending(a: &[String], b: &[String]) -> bool {
+    let (short, long) = if a.len() <= b.len() { (a, b) } else { (b, a) };
+    long[long.len() - short.len()..] == *short
+}
+
+/// Resources in order.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct ResMap {
+    pub resources: Vec<Resource>,
+}
+
+impl ResMap {
+    pub fn new() -> Self {
+        ResMap::default()
+    }
+    pub fn len(&self) -> usize {
+        self.resources.len()
+    }
+    pub fn is_empty(&self) -> bool {
+        self.resources.is_empty()
+    }
+    pub fn iter(&self) -> std::slice::Iter<'_, Resource> {
+        self.resources.iter()
+    }
+    pub fn iter_mut(&mut self) -> std::slice::IterMut<'_, Resource> {
+        self.resources.iter_mut()
+    }
+    /// Appends, refusing a resource whose id is already present.
+    pub fn append(&mut self, r: Resource) -> Result<(), String> {
+        let id = r.cur_id();
+        if self.resources.iter().any(|x| x.cur_id().equals(&id)) {
+            return Err(format!(
+                "may not add resource with an already registered id: {id}"
+            ));
+        }
+        self.resources.push(r);
+        Ok(())
+    }
+    pub fn append_all(&mut self, other: ResMap) -> Result<(), String> {
+        for r in other.resources {
+            self.append(r)?;
+        }
+        Ok(())
+    }
+}
