@@ -57,8 +57,14 @@ impl Loader<'_> {
         Ok(())
     }
 
-    /// Reads a file named relative to the root, enforcing the restrictor.
-    pub fn load(&self, rel: &str) -> Result<(PathBuf, String), Error> {
+    /// Reads a file as bytes, enforcing the restrictor.
+    pub fn load_bytes(&self, rel: &str) -> Result<(PathBuf, Vec<u8>), Error> {
+        let p = self.check(rel)?;
+        let b = self.fs.read(&p).map_err(|e| Error::at(&p, e.to_string()))?;
+        Ok((p, b))
+    }
+
+    fn check(&self, rel: &str) -> Result<PathBuf, Error> {
         if is_remote(rel) {
             return Err(Error::at(
                 &self.file,
@@ -83,6 +89,12 @@ impl Loader<'_> {
                 format!("'{}' does not exist or is not a file", p.display()),
             ));
         }
+        Ok(p)
+    }
+
+    /// Reads a file named relative to the root, enforcing the restrictor.
+    pub fn load(&self, rel: &str) -> Result<(PathBuf, String), Error> {
+        let p = self.check(rel)?;
         let text = self
             .fs
             .read_to_string(&p)
@@ -150,6 +162,15 @@ fn push_object(
     if kind.is_empty() {
         return Err(err("missing Resource metadata: 'kind' is required".into()));
     }
+    if m.get("metadata")
+        .and_then(|md| md.get("name"))
+        .and_then(Node::as_str)
+        .is_none_or(str::is_empty)
+    {
+        return Err(err(format!(
+            "missing metadata.name in object of kind '{kind}'"
+        )));
+    }
     if m.get("apiVersion")
         .and_then(Node::as_str)
         .is_none_or(str::is_empty)
@@ -181,6 +202,18 @@ impl<'a> Kustomizer<'a> {
     pub fn build_kustomization(&self, k: &Kustomization) -> Result<ResMap, Error> {
         let mut stack = vec![k.dir().to_path_buf()];
         let mut m = self.accumulate(k, ResMap::new(), &mut stack)?;
+        for r in m.iter() {
+            if let Some(bad) = non_finite(&r.obj) {
+                return Err(Error {
+                    file: r.origin.file.as_deref().cloned(),
+                    line: Some(r.origin.line),
+                    message: format!(
+                        "json: unsupported value: {bad} in {} (quote it)",
+                        r.cur_id()
+                    ),
+                });
+            }
+        }
         super::generators::add_hashes(&mut m)?;
         super::nameref::fix(&mut m)?;
         m.resources.retain(|r| !r.is_local_config());
@@ -317,6 +350,15 @@ impl<'a> Kustomizer<'a> {
         super::transformers::images(k, m)?;
         super::replacements::apply(k, ldr, m)?;
         Ok(())
+    }
+}
+
+fn non_finite(n: &Node) -> Option<String> {
+    match n {
+        Node::Float(f) if !f.is_finite() => Some(crate::yaml::emit::format_float(*f)),
+        Node::Map(m) => m.iter().find_map(|(_, v)| non_finite(v)),
+        Node::Seq(s) => s.iter().find_map(non_finite),
+        _ => None,
     }
 }
 

@@ -95,6 +95,14 @@ fn add_kv(
     v: Value,
     what: &str,
 ) -> Result<(), String> {
+    if !matches!(
+        crate::yaml::resolve::resolve_plain(&key, crate::yaml::resolve::Schema::V3),
+        Node::Str(_)
+    ) {
+        return Err(format!(
+            "{what}: key \"{key}\" would be read back as a non-string map key"
+        ));
+    }
     if !is_valid_key(&key) {
         return Err(format!(
             "{what}: \"{key}\" is not a valid key name: a valid config key must consist of alphanumeric characters, '-', '_' or '.'"
@@ -126,13 +134,18 @@ fn parse_env_file(text: &str, file: &str, data: &mut Vec<(String, Value)>) -> Re
                 }
             }
         };
-        if key.contains(char::is_whitespace) || key.is_empty() {
+        if key.is_empty() {
             return Err(format!(
                 "env file '{file}' line {}: invalid key '{key}'",
                 i + 1
             ));
         }
-        add_kv(data, key, Value::Text(value), &format!("env file '{file}'"))?;
+        if data.iter().any(|(k, _)| *k == key) {
+            return Err(format!(
+                "env file '{file}': cannot add key \"{key}\", another key by that name already exists"
+            ));
+        }
+        data.push((key, Value::Text(value)));
     }
     Ok(())
 }
@@ -216,18 +229,7 @@ fn generate_one(
         if ldr.fs.is_dir(&full) {
             return Err(k.err(format!("{what}: '{path}' is a directory; list files")));
         }
-        ldr.load(&path).or_else(|e| {
-            // binary files are not valid UTF-8; read them raw
-            if ldr.fs.is_file(&full) {
-                Ok((full.clone(), String::new()))
-            } else {
-                Err(e)
-            }
-        })?;
-        let bytes = ldr
-            .fs
-            .read(&full)
-            .map_err(|e| Error::at(&full, e.to_string()))?;
+        let (_, bytes) = ldr.load_bytes(&path)?;
         let v = match String::from_utf8(bytes) {
             Ok(t) => Value::Text(t),
             Err(e) => Value::Binary(e.into_bytes()),
@@ -280,8 +282,12 @@ fn generate_one(
         match (v, is_secret) {
             (Value::Text(t), false) => text_data.insert(key, Node::Str(t)),
             (Value::Binary(b), false) => bin_data.insert(key, Node::Str(b64.encode(b))),
-            (Value::Text(t), true) => text_data.insert(key, Node::Str(b64.encode(t.as_bytes()))),
-            (Value::Binary(b), true) => text_data.insert(key, Node::Str(b64.encode(b))),
+            (Value::Text(t), true) => {
+                text_data.insert(key, Node::Str(wrap_base64(&b64.encode(t.as_bytes()))))
+            }
+            (Value::Binary(b), true) => {
+                text_data.insert(key, Node::Str(wrap_base64(&b64.encode(b))))
+            }
         }
     }
     if !text_data.is_empty() {
@@ -323,6 +329,21 @@ fn generate_one(
         }
     });
     Ok(r)
+}
+
+/// kyaml breaks base64 Secret values into 70-character lines, each ending
+/// in a newline, once the encoding is 70 characters or longer.
+fn wrap_base64(enc: &str) -> String {
+    const LINE: usize = 70;
+    if enc.len() < LINE {
+        return enc.to_string();
+    }
+    let mut out = String::with_capacity(enc.len() + enc.len() / LINE + 1);
+    for chunk in enc.as_bytes().chunks(LINE) {
+        out.push_str(std::str::from_utf8(chunk).expect("base64 is ASCII"));
+        out.push('\n');
+    }
+    out
 }
 
 fn merge_str_maps(old: Option<&Node>, new: Option<&Node>) -> Option<Node> {
@@ -483,7 +504,9 @@ pub fn go_json(n: &Node, out: &mut String) {
 pub fn hash_of(r: &Resource) -> String {
     let mut m = Map::new();
     let get = |k: &str| -> Node { r.obj.get(k).cloned().unwrap_or(Node::str("")) };
-    m.insert("name", Node::str(r.name()));
+    // kustomize looks the name up with `yaml.Lookup("metadata/name")`,
+    // which finds no field of that literal name: the name hashes as "".
+    m.insert("name", Node::str(""));
     m.insert("data", get("data"));
     if r.kind() == "Secret" {
         m.insert("kind", Node::str("Secret"));

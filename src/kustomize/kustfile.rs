@@ -103,9 +103,26 @@ impl Kustomization {
     }
 
     pub fn parse(file: &Path, text: &str) -> Result<Kustomization, Error> {
-        let node = crate::yaml::parse_one(text).map_err(|e| Error::yaml(file, &e))?;
+        // kustomize reads its own file with sigs.k8s.io/yaml (YAML 1.1).
+        let node = crate::yaml::parse::parse_stream_with(text, crate::yaml::resolve::Schema::V2)
+            .map_err(|e| Error::yaml(file, &e))?
+            .into_iter()
+            .next()
+            .map(|d| d.node)
+            .unwrap_or(Node::Null);
         let raw = match node {
-            Node::Map(m) => m,
+            // Go's encoding/json matches field names case-insensitively.
+            Node::Map(m) => m
+                .into_iter()
+                .map(|(k, v)| {
+                    let canon = KNOWN_FIELDS
+                        .iter()
+                        .find(|f| f.eq_ignore_ascii_case(&k))
+                        .map(|f| f.to_string())
+                        .unwrap_or(k);
+                    (canon, v)
+                })
+                .collect(),
             Node::Null => Map::new(),
             other => {
                 return Err(Error::at(
@@ -126,6 +143,12 @@ impl Kustomization {
                     ),
                 ));
             }
+        }
+        if raw.keys().all(|k| k == "apiVersion" || k == "kind") {
+            return Err(Error::at(
+                file,
+                "kustomization file is empty: it lists nothing to build",
+            ));
         }
         let kind = raw
             .get("kind")

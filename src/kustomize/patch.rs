@@ -343,13 +343,9 @@ fn merge_value(
                 }
                 *d = out;
             } else {
-                let mut out = Vec::new();
-                for x in p {
-                    if let Some(v) = fresh(x, ctx, None)? {
-                        out.push(v);
-                    }
-                }
-                *d = out;
+                // A replaced list takes the patch's elements as written
+                // (directives inside them are not interpreted).
+                *d = p.clone();
             }
             Ok(Merged::Keep)
         }

@@ -332,7 +332,25 @@ fn apply_one(m: &mut ResMap, rep: &Node) -> Result<(), String> {
                 let path = split_field_path(p);
                 let found = visit(&mut r.obj, &path, create, &mut |n| {
                     if delim.is_empty() {
-                        *n = value.clone();
+                        // A scalar target keeps its own type: kyaml copies
+                        // the source's text into the target node.
+                        *n = match (&*n, &value) {
+                            (Node::Str(_), v) if v.is_scalar() && !v.is_null() => {
+                                Node::Str(v.scalar_text().unwrap_or_default())
+                            }
+                            (t, v)
+                                if t.is_scalar()
+                                    && !t.is_null()
+                                    && v.is_scalar()
+                                    && !v.is_null() =>
+                            {
+                                crate::yaml::resolve::resolve_plain(
+                                    &v.scalar_text().unwrap_or_default(),
+                                    crate::yaml::resolve::Schema::V3,
+                                )
+                            }
+                            _ => value.clone(),
+                        };
                         return Ok(());
                     }
                     let cur = n.scalar_text().unwrap_or_default();

@@ -374,7 +374,10 @@ pub fn images(k: &Kustomization, m: &mut ResMap) -> Result<(), Error> {
         };
         let name = s("name");
         let rule = ImageRule {
-            matcher: regex::Regex::new(&format!("^{name}(@sha256)?(:[a-zA-Z0-9_.{{}}-]*)?$")).ok(),
+            matcher: regex::Regex::new(&format!(
+                "^{name}(:[a-zA-Z0-9_.{{}}-]*)?(@sha256:[a-zA-Z0-9_.{{}}-]*)?$"
+            ))
+            .ok(),
             new_name: s("newName"),
             new_tag: s("newTag"),
             digest: s("digest"),

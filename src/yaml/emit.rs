@@ -608,6 +608,10 @@ impl Emitter {
         let n = chars.len();
         for i in 0..n {
             let c = chars[i];
+            if c == '\u{85}' {
+                // kustomize's output drops NEL (observed with kubectl 1.32).
+                continue;
+            }
             if !is_printable(c) || c == '\u{feff}' || is_break(c) || c == '"' || c == '\\' {
                 self.put('\\');
                 match c {

@@ -49,6 +49,20 @@ pub fn parse_stream(text: &str) -> Result<Vec<Document>, ParseError> {
 
 pub fn parse_stream_with(text: &str, schema: Schema) -> Result<Vec<Document>, ParseError> {
     let text = text.strip_prefix('\u{feff}').unwrap_or(text);
+    if let Some((i, c)) = text
+        .char_indices()
+        .find(|&(_, c)| (c < ' ' && c != '\t' && c != '\n' && c != '\r') || c == '\u{7f}')
+    {
+        let line = text[..i].matches('\n').count() + 1;
+        return Err(ParseError {
+            line,
+            col: 1,
+            message: format!(
+                "control characters are not allowed (found U+{:04X})",
+                c as u32
+            ),
+        });
+    }
     let mut b = Builder {
         parser: Parser::new_from_str(text),
         schema,
@@ -205,7 +219,17 @@ impl Builder<'_> {
                                 message: "complex mapping keys are not supported".into(),
                             });
                         }
-                        other => other.scalar_text().unwrap_or_default(),
+                        other => {
+                            return Err(ParseError {
+                                line: key_line,
+                                col: 1,
+                                message: format!(
+                                    "non-string map key {} ({}): quote it",
+                                    other.scalar_text().unwrap_or_default(),
+                                    other.kind_name()
+                                ),
+                            });
+                        }
                     };
                     if let Some(prev) = lines.get(&key) {
                         return Err(ParseError {
