@@ -3,6 +3,7 @@
 //! The embeddable API: [`kustomize::build_dir`] builds one kustomization
 //! directory exactly as `kustomize build` (v5.5.0) prints it.
 
+pub mod flux;
 pub mod fs;
 pub mod kustomize;
 pub mod resource;
