@@ -40,8 +40,14 @@ fn cases() -> Vec<Case> {
     dirs.sort();
     for d in dirs {
         let name = d.file_name().unwrap().to_string_lossy().into_owned();
-        let sub = std::fs::read_to_string(d.join("dir")).map(|s| s.trim().to_string()).unwrap_or_default();
-        let build_dir = if sub.is_empty() { d.join("in") } else { d.join("in").join(sub) };
+        let sub = std::fs::read_to_string(d.join("dir"))
+            .map(|s| s.trim().to_string())
+            .unwrap_or_default();
+        let build_dir = if sub.is_empty() {
+            d.join("in")
+        } else {
+            d.join("in").join(sub)
+        };
         let flags: Vec<String> = std::fs::read_to_string(d.join("flags"))
             .map(|s| s.split_whitespace().map(str::to_string).collect())
             .unwrap_or_default();
@@ -86,21 +92,32 @@ fn fixtures_match_recorded_kustomize_output() {
                 "{}: {}",
                 c.name,
                 match (&c.expected, &got) {
-                    _ if known(&c.name) => "listed in KNOWN_DIFFERENCES but now matches; remove it".to_string(),
+                    _ if known(&c.name) =>
+                        "listed in KNOWN_DIFFERENCES but now matches; remove it".to_string(),
                     (Some(_), Ok(_)) => "output differs from expected.yaml".to_string(),
                     (Some(_), Err(e)) => format!("failed: {e}"),
-                    (None, Ok(_)) => "kustomize fails on this input but flate succeeded".to_string(),
+                    (None, Ok(_)) =>
+                        "kustomize fails on this input but flate succeeded".to_string(),
                     (None, Err(_)) => unreachable!(),
                 }
             ));
         }
     }
-    assert!(failures.is_empty(), "{} of {} cases:\n{}", failures.len(), cases.len(), failures.join("\n"));
+    assert!(
+        failures.is_empty(),
+        "{} of {} cases:\n{}",
+        failures.len(),
+        cases.len(),
+        failures.join("\n")
+    );
 }
 
 #[test]
 fn errors_name_a_file() {
-    for c in cases().iter().filter(|c| c.expected.is_none() && !known(&c.name)) {
+    for c in cases()
+        .iter()
+        .filter(|c| c.expected.is_none() && !known(&c.name))
+    {
         let e = build_dir(&c.build_dir, &c.opts).unwrap_err();
         let shown = e.to_string();
         assert!(
@@ -114,7 +131,12 @@ fn errors_name_a_file() {
 /// Runs `kubectl kustomize` live on every case and compares.
 #[test]
 fn differential_against_live_kubectl() {
-    if Command::new("kubectl").arg("version").arg("--client").output().is_err() {
+    if Command::new("kubectl")
+        .arg("version")
+        .arg("--client")
+        .output()
+        .is_err()
+    {
         eprintln!("SKIPPED: kubectl is not on PATH; the differential test did not run");
         return;
     }
@@ -128,15 +150,25 @@ fn differential_against_live_kubectl() {
             continue;
         }
         let mut cmd = Command::new("timeout");
-        cmd.arg("20").arg("kubectl").arg("kustomize").arg(&c.build_dir).args(&c.flags);
+        cmd.arg("20")
+            .arg("kubectl")
+            .arg("kustomize")
+            .arg(&c.build_dir)
+            .args(&c.flags);
         let out = cmd.output().expect("run kubectl");
         ran += 1;
-        let theirs = out.status.success().then(|| String::from_utf8_lossy(&out.stdout).into_owned());
+        let theirs = out
+            .status
+            .success()
+            .then(|| String::from_utf8_lossy(&out.stdout).into_owned());
         let ours = build_dir(&c.build_dir, &c.opts).ok();
         if theirs != ours {
             diffs.push(c.name.clone());
         }
     }
     eprintln!("differential: {ran} cases run against live kubectl");
-    assert!(diffs.is_empty(), "flate and live kubectl differ on: {diffs:?}");
+    assert!(
+        diffs.is_empty(),
+        "flate and live kubectl differ on: {diffs:?}"
+    );
 }

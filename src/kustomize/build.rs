@@ -42,17 +42,17 @@ impl Loader<'_> {
     }
 
     fn check_boundary(&self, p: &Path) -> Result<(), Error> {
-        if let Some(b) = &self.opts.boundary {
-            if !p.starts_with(b) {
-                return Err(Error::at(
-                    &self.file,
-                    format!(
-                        "path '{}' is outside the source root '{}'",
-                        p.display(),
-                        b.display()
-                    ),
-                ));
-            }
+        if let Some(b) = &self.opts.boundary
+            && !p.starts_with(b)
+        {
+            return Err(Error::at(
+                &self.file,
+                format!(
+                    "path '{}' is outside the source root '{}'",
+                    p.display(),
+                    b.display()
+                ),
+            ));
         }
         Ok(())
     }
@@ -222,13 +222,13 @@ impl<'a> Kustomizer<'a> {
     }
 
     fn load_dir(&self, dir: &Path, stack: &[PathBuf]) -> Result<Kustomization, Error> {
-        if let Some(b) = &self.opts.boundary {
-            if !dir.starts_with(b) {
-                return Err(Error::at(
-                    dir,
-                    format!("directory is outside the source root '{}'", b.display()),
-                ));
-            }
+        if let Some(b) = &self.opts.boundary
+            && !dir.starts_with(b)
+        {
+            return Err(Error::at(
+                dir,
+                format!("directory is outside the source root '{}'", b.display()),
+            ));
         }
         if !self.fs.is_dir(dir) {
             return Err(Error::at(

@@ -26,13 +26,13 @@ pub fn split_path(path: &str) -> Vec<String> {
         &raw[..]
     };
     for p in raw {
-        if let Some(last) = parts.last_mut() {
-            if last.ends_with('\\') {
-                last.pop();
-                last.push('/');
-                last.push_str(p);
-                continue;
-            }
+        if let Some(last) = parts.last_mut()
+            && last.ends_with('\\')
+        {
+            last.pop();
+            last.push('/');
+            last.push_str(p);
+            continue;
         }
         parts.push(p.to_string());
     }

@@ -36,13 +36,13 @@ fn could_reference(referrer: &Resource, target: &Resource) -> bool {
     if tid.gvk.is_cluster_scoped() || tid.effective_namespace() == rid.effective_namespace() {
         return true;
     }
-    if referrer.kind() == "RoleBinding" {
-        if let Some(Node::Seq(subjects)) = referrer.obj.get("subjects") {
-            return subjects.iter().any(|s| {
-                s.get_str(&["kind"]) == Some("ServiceAccount")
-                    && s.get_str(&["namespace"]) == Some(target.namespace())
-            });
-        }
+    if referrer.kind() == "RoleBinding"
+        && let Some(Node::Seq(subjects)) = referrer.obj.get("subjects")
+    {
+        return subjects.iter().any(|s| {
+            s.get_str(&["kind"]) == Some("ServiceAccount")
+                && s.get_str(&["namespace"]) == Some(target.namespace())
+        });
     }
     false
 }

@@ -375,14 +375,11 @@ fn merge_value(
 fn keys_match(a: &Node, b: &Node, keys: &[&str]) -> bool {
     let mut any = false;
     for k in keys {
-        match (a.get(k), b.get(k)) {
-            (Some(x), Some(y)) => {
-                if x != y {
-                    return false;
-                }
-                any = true;
+        if let (Some(x), Some(y)) = (a.get(k), b.get(k)) {
+            if x != y {
+                return false;
             }
-            _ => {}
+            any = true;
         }
     }
     any
@@ -432,10 +429,8 @@ fn merge_keyed_list(
             if let Merged::Keep = merge_value(&mut d, p, ctx, None, &[])? {
                 out.push(d);
             }
-        } else if !is_delete {
-            if let Some(v) = fresh(p, ctx, None)? {
-                out.push(v);
-            }
+        } else if !is_delete && let Some(v) = fresh(p, ctx, None)? {
+            out.push(v);
         }
     }
     for (i, d) in dest.iter().enumerate() {

@@ -16,13 +16,13 @@ use super::kustfile::Kustomization;
 pub fn split_field_path(path: &str) -> Vec<String> {
     let mut raw: Vec<String> = Vec::new();
     for p in path.split('.') {
-        if let Some(last) = raw.last_mut() {
-            if last.ends_with('\\') {
-                last.pop();
-                last.push('.');
-                last.push_str(p);
-                continue;
-            }
+        if let Some(last) = raw.last_mut()
+            && last.ends_with('\\')
+        {
+            last.pop();
+            last.push('.');
+            last.push_str(p);
+            continue;
         }
         raw.push(p.to_string());
     }

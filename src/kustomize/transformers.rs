@@ -33,14 +33,12 @@ pub fn namespace(k: &Kustomization, m: &mut ResMap) -> Result<(), Error> {
             r.set_namespace(&ns);
         }
         let is_rb = gvk.kind == "RoleBinding" || gvk.kind == "ClusterRoleBinding";
-        if is_rb {
-            if let Some(Node::Seq(subjects)) = r.obj.get_mut("subjects") {
-                for s in subjects.iter_mut() {
-                    if let Node::Map(sm) = s {
-                        if sm.get("name").and_then(Node::as_str) == Some("default") {
-                            sm.insert("namespace", Node::str(ns.clone()));
-                        }
-                    }
+        if is_rb && let Some(Node::Seq(subjects)) = r.obj.get_mut("subjects") {
+            for s in subjects.iter_mut() {
+                if let Node::Map(sm) = s
+                    && sm.get("name").and_then(Node::as_str) == Some("default")
+                {
+                    sm.insert("namespace", Node::str(ns.clone()));
                 }
             }
         }
@@ -341,14 +339,14 @@ fn update_images(node: &mut Node, rule: &ImageRule) {
     match node {
         Node::Map(m) => {
             for (k, v) in m.iter_mut() {
-                if k == "containers" || k == "initContainers" {
-                    if let Node::Seq(items) = v {
-                        for c in items.iter_mut() {
-                            if let Some(Node::Str(img)) = c.get_mut("image") {
-                                if let Some(new) = rule.apply(img) {
-                                    *img = new;
-                                }
-                            }
+                if (k == "containers" || k == "initContainers")
+                    && let Node::Seq(items) = v
+                {
+                    for c in items.iter_mut() {
+                        if let Some(Node::Str(img)) = c.get_mut("image")
+                            && let Some(new) = rule.apply(img)
+                        {
+                            *img = new;
                         }
                     }
                 }

@@ -126,7 +126,7 @@ pub fn format_float(f: f64) -> String {
                 return i.to_string();
             }
         }
-        if f >= 0.0 && f < 1.8e19 {
+        if (0.0..1.8e19).contains(&f) {
             let u = f as u64;
             if u as f64 == f {
                 return u.to_string();
@@ -260,11 +260,9 @@ fn analyze(value: &str) -> Analysis {
                         block_indicators = true;
                     }
                 }
-                '-' => {
-                    if followed_by_whitespace {
-                        flow_indicators = true;
-                        block_indicators = true;
-                    }
+                '-' if followed_by_whitespace => {
+                    flow_indicators = true;
+                    block_indicators = true;
                 }
                 _ => {}
             }
@@ -277,11 +275,9 @@ fn analyze(value: &str) -> Analysis {
                         block_indicators = true;
                     }
                 }
-                '#' => {
-                    if preceded_by_whitespace {
-                        flow_indicators = true;
-                        block_indicators = true;
-                    }
+                '#' if preceded_by_whitespace => {
+                    flow_indicators = true;
+                    block_indicators = true;
                 }
                 _ => {}
             }
@@ -511,10 +507,8 @@ impl Emitter {
         if simple_key && a.multiline {
             style = Style::Double;
         }
-        if style == Style::Plain {
-            if !a.block_plain_allowed || (text.is_empty() && simple_key) {
-                style = Style::Single;
-            }
+        if style == Style::Plain && (!a.block_plain_allowed || (text.is_empty() && simple_key)) {
+            style = Style::Single;
         }
         if style == Style::Single && !a.single_quoted_allowed {
             style = Style::Double;
@@ -678,10 +672,7 @@ impl Emitter {
             let last = chars[chars.len() - 1];
             if !is_break(last) {
                 Some('-')
-            } else if chars.len() == 1 {
-                self.open_ended = true;
-                Some('+')
-            } else if is_break(chars[chars.len() - 2]) {
+            } else if chars.len() == 1 || is_break(chars[chars.len() - 2]) {
                 self.open_ended = true;
                 Some('+')
             } else {

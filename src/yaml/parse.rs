@@ -298,36 +298,36 @@ impl Builder<'_> {
         tag: Option<&Tag>,
         line: usize,
     ) -> Result<Node, ParseError> {
-        if let Some(t) = tag {
-            if let Some(core) = is_core_tag(t) {
-                let bad = |what: &str| ParseError {
-                    line,
-                    col: 1,
-                    message: format!("cannot decode {text:?} as !!{what}"),
-                };
-                return match core {
-                    "str" | "binary" => Ok(Node::Str(text)),
-                    "null" => Ok(Node::Null),
-                    "bool" => match resolve_plain(&text, self.schema) {
-                        n @ Node::Bool(_) => Ok(n),
-                        _ => Err(bad("bool")),
-                    },
-                    "int" => match resolve_plain(&text, self.schema) {
-                        n @ (Node::Int(_) | Node::UInt(_)) => Ok(n),
-                        _ => Err(bad("int")),
-                    },
-                    "float" => match resolve_plain(&text, self.schema) {
-                        n @ Node::Float(_) => Ok(n),
-                        Node::Int(i) => Ok(Node::Float(i as f64)),
-                        _ => Err(bad("float")),
-                    },
-                    "timestamp" => Ok(resolve_plain(&text, self.schema)),
-                    _ => Ok(Node::Str(text)),
-                };
-            }
-            // An application tag (`!Ref x`): quoted stays a string, plain
-            // resolves as usual.
+        if let Some(t) = tag
+            && let Some(core) = is_core_tag(t)
+        {
+            let bad = |what: &str| ParseError {
+                line,
+                col: 1,
+                message: format!("cannot decode {text:?} as !!{what}"),
+            };
+            return match core {
+                "str" | "binary" => Ok(Node::Str(text)),
+                "null" => Ok(Node::Null),
+                "bool" => match resolve_plain(&text, self.schema) {
+                    n @ Node::Bool(_) => Ok(n),
+                    _ => Err(bad("bool")),
+                },
+                "int" => match resolve_plain(&text, self.schema) {
+                    n @ (Node::Int(_) | Node::UInt(_)) => Ok(n),
+                    _ => Err(bad("int")),
+                },
+                "float" => match resolve_plain(&text, self.schema) {
+                    n @ Node::Float(_) => Ok(n),
+                    Node::Int(i) => Ok(Node::Float(i as f64)),
+                    _ => Err(bad("float")),
+                },
+                "timestamp" => Ok(resolve_plain(&text, self.schema)),
+                _ => Ok(Node::Str(text)),
+            };
         }
+        // An application tag (`!Ref x`): quoted stays a string, plain
+        // resolves as usual.
         Ok(match style {
             TScalarStyle::Plain => resolve_plain(&text, self.schema),
             _ => Node::Str(text),

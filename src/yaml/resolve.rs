@@ -53,26 +53,25 @@ pub fn resolve_plain(s: &str, schema: Schema) -> Node {
             if let Some(n) = go_parse_int(&plain) {
                 return n;
             }
-            if is_yaml_float(&plain) {
-                if let Some(f) = go_parse_float(&plain) {
-                    return Node::Float(f);
-                }
+            if is_yaml_float(&plain)
+                && let Some(f) = go_parse_float(&plain)
+            {
+                return Node::Float(f);
             }
             if let Some(rest) = plain.strip_prefix("0b") {
                 if let Ok(i) = i64::from_str_radix(rest, 2) {
                     return Node::Int(i);
                 }
-            } else if let Some(rest) = plain.strip_prefix("-0b") {
-                if let Ok(i) = i64::from_str_radix(rest, 2) {
-                    return Node::Int(-i);
-                }
+            } else if let Some(rest) = plain.strip_prefix("-0b")
+                && let Ok(i) = i64::from_str_radix(rest, 2)
+            {
+                return Node::Int(-i);
             }
-            if schema == Schema::V3 {
-                if let Some(rest) = plain.strip_prefix("0o") {
-                    if let Ok(i) = i64::from_str_radix(rest, 8) {
-                        return Node::Int(i);
-                    }
-                }
+            if schema == Schema::V3
+                && let Some(rest) = plain.strip_prefix("0o")
+                && let Ok(i) = i64::from_str_radix(rest, 8)
+            {
+                return Node::Int(i);
             }
         }
         _ => {}
@@ -310,7 +309,7 @@ pub fn parse_timestamp(s: &str) -> Option<String> {
 
 fn days_in_month(y: u32, m: u32) -> u32 {
     match m {
-        2 if (y % 4 == 0 && y % 100 != 0) || y % 400 == 0 => 29,
+        2 if (y.is_multiple_of(4) && !y.is_multiple_of(100)) || y.is_multiple_of(400) => 29,
         2 => 28,
         4 | 6 | 9 | 11 => 30,
         _ => 31,

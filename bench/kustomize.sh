@@ -1,0 +1,28 @@
+#!/usr/bin/env bash
+# Renders realistic overlays with flate and with `kubectl kustomize` in the
+# same run and reports the time per directory and the ratio.
+# Usage: bench/kustomize.sh [ROUNDS]   (default 5)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+rounds=${1:-5}
+cargo build --release --quiet
+flate=./target/release/flate
+command -v kubectl >/dev/null || { echo "kubectl is not on PATH: nothing to compare with"; exit 2; }
+# Every kustomization directory of the example tree except the Component.
+mapfile -t dirs < <(find kubernetes -name kustomization.yaml -printf '%h\n' | grep -v components | sort)
+now() { date +%s%N; }
+run_all() { # $1 = command prefix
+  for d in "${dirs[@]}"; do $1 "$d" >/dev/null; done
+}
+t_flate=0; t_kubectl=0
+for _ in $(seq "$rounds"); do
+  s=$(now); run_all "$flate kustomize build"; e=$(now); t_flate=$((t_flate + e - s))
+  s=$(now); run_all "kubectl kustomize"; e=$(now); t_kubectl=$((t_kubectl + e - s))
+done
+n=$(( ${#dirs[@]} * rounds ))
+awk -v f="$t_flate" -v k="$t_kubectl" -v n="$n" -v d="${#dirs[@]}" -v r="$rounds" 'BEGIN {
+  printf "directories: %d, rounds: %d (process start included for both)\n", d, r
+  printf "flate:   %8.2f ms per directory\n", f / n / 1e6
+  printf "kubectl: %8.2f ms per directory\n", k / n / 1e6
+  printf "ratio:   %8.1fx\n", k / f
+}'
