@@ -1,10 +1,12 @@
 //! flate: an offline compiler and validator for Flux GitOps repositories.
 //!
 //! The embeddable API: [`kustomize::build_dir`] builds one kustomization
-//! directory exactly as `kustomize build` (v5.5.0) prints it.
+//! directory exactly as `kustomize build` (v5.5.0) prints it;
+//! [`flux::render`] renders a whole cluster the way Flux would.
 
 pub mod flux;
 pub mod fs;
 pub mod kustomize;
+pub mod output;
 pub mod resource;
 pub mod yaml;

@@ -4,7 +4,11 @@ use std::path::PathBuf;
 
 use clap::{Parser, Subcommand, ValueEnum};
 
+pub mod build;
+pub mod common;
+pub mod get;
 pub mod kustomize;
+pub mod test;
 
 #[derive(Parser, Debug)]
 #[command(
@@ -19,6 +23,15 @@ pub struct Cli {
 
 #[derive(Subcommand, Debug)]
 pub enum Command {
+    /// Render every object Flux would apply to an environment.
+    ///
+    /// `flate build ENV` renders kubernetes/clusters/ENV; `flate build hr ENV
+    /// [NAME]` prints HelmReleases with their effective values and chart.
+    Build(build::BuildArgs),
+    /// List Kustomizations, HelmReleases or sources of an environment.
+    Get(get::GetArgs),
+    /// One PASS/FAIL/SKIPPED line per Kustomization and HelmRelease.
+    Test(test::TestArgs),
     /// kustomize-compatible commands
     Kustomize {
         #[command(subcommand)]
@@ -49,6 +62,9 @@ pub enum Restrictor {
 /// Exit codes: 0 ok, 1 findings, 2 could not run.
 pub fn run(cli: Cli) -> i32 {
     match cli.command {
+        Command::Build(a) => build::run(a),
+        Command::Get(a) => get::run(a),
+        Command::Test(a) => test::run(a),
         Command::Kustomize {
             command:
                 KustomizeCommand::Build {

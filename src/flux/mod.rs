@@ -1,4 +1,11 @@
-//! The Flux layer. So far: Flux's post-build variable substitution grammar
-//! (fluxcd/pkg/envsubst), ported with its tests.
+//! The Flux layer: render a whole cluster the way kustomize-controller and
+//! helm-controller would, offline.
 
 pub mod envsubst;
+pub mod generator;
+pub mod helm;
+pub mod model;
+pub mod render;
+pub mod varsub;
+
+pub use render::{KsReport, RenderOptions, Rendered, Status, render};

@@ -1,0 +1,78 @@
+//! Arguments shared by the verbs that render an environment.
+
+use std::path::{Path, PathBuf};
+
+use clap::Args;
+
+use flate::flux::{RenderOptions, Rendered};
+use flate::fs::{RealFs, absolute};
+
+#[derive(Args, Debug, Clone, Default)]
+pub struct EnvArgs {
+    /// Repository root (default: the git top level of the working directory,
+    /// else the working directory).
+    #[arg(long, global = true)]
+    pub repo: Option<PathBuf>,
+    /// Entry directory relative to the repository, instead of
+    /// kubernetes/clusters/ENV (e.g. kubernetes/flux/cluster).
+    #[arg(long, global = true)]
+    pub path: Option<String>,
+    /// Fail on variables that are not set (Flux's StrictPostBuildSubstitutions).
+    #[arg(long, global = true)]
+    pub strict_substitute: bool,
+    /// A YAML file of objects that exist before the render, such as the
+    /// bootstrap-settings ConfigMap (repeatable).
+    #[arg(long, global = true)]
+    pub settings: Vec<PathBuf>,
+}
+
+/// The repository root: --repo, else the enclosing git work tree, else cwd.
+pub fn repo_root(repo: &Option<PathBuf>) -> PathBuf {
+    if let Some(r) = repo {
+        return absolute(r);
+    }
+    let cwd = absolute(Path::new("."));
+    let mut cur: Option<&Path> = Some(&cwd);
+    while let Some(d) = cur {
+        if d.join(".git").exists() {
+            return d.to_path_buf();
+        }
+        cur = d.parent();
+    }
+    cwd
+}
+
+/// Renders environment `env` (exit code 2 and a message when it cannot).
+pub fn render(env: &str, a: &EnvArgs) -> Result<Rendered, i32> {
+    let repo = repo_root(&a.repo);
+    let entry = a
+        .path
+        .clone()
+        .unwrap_or_else(|| format!("kubernetes/clusters/{env}"));
+    let mut preexisting = Vec::new();
+    for f in &a.settings {
+        let text = match std::fs::read_to_string(f) {
+            Ok(t) => t,
+            Err(e) => {
+                eprintln!("error: --settings {}: {e}", f.display());
+                return Err(2);
+            }
+        };
+        match flate::kustomize::build::resources_from_text(&absolute(f), &text) {
+            Ok(rs) => preexisting.extend(rs),
+            Err(e) => {
+                eprintln!("error: --settings: {e}");
+                return Err(2);
+            }
+        }
+    }
+    let opts = RenderOptions {
+        strict_substitute: a.strict_substitute,
+        preexisting,
+    };
+    flate::flux::render(&RealFs, &repo, &entry, env, &opts).map_err(|e| {
+        eprintln!("error: {e}");
+        eprintln!("hint: ENV names kubernetes/clusters/ENV under the repository root; use --repo or --path");
+        2
+    })
+}

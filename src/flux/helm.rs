@@ -1,0 +1,256 @@
+//! HelmReleases: chart source resolution and effective values, in Flux's
+//! merge order (helm-controller: each `valuesFrom` entry in order, merged
+//! deeply, `targetPath` entries set at their path; `spec.values` last and
+//! winning). Charts are never templated: that needs the chart, which is not
+//! available offline.
+
+use base64::Engine;
+
+use crate::resource::Resource;
+use crate::yaml::{Map, Node};
+
+use super::model::{HELM_GROUP, key};
+use super::render::{KsReport, Status};
+
+#[derive(Debug, Clone, Default)]
+pub struct ChartInfo {
+    /// Source kind: OCIRepository, HelmRepository, GitRepository, Bucket, HelmChart.
+    pub kind: String,
+    pub name: String,
+    pub namespace: String,
+    pub url: String,
+    pub tag: String,
+    pub digest: String,
+    pub semver: String,
+    /// Chart name (HelmRepository / GitRepository charts).
+    pub chart: String,
+    pub version: String,
+}
+
+#[derive(Debug, Clone)]
+pub struct HelmReleaseReport {
+    pub name: String,
+    pub namespace: String,
+    pub kustomization: String,
+    pub chart: ChartInfo,
+    pub ok: bool,
+    pub message: String,
+    pub values: Node,
+    pub object: Resource,
+}
+
+fn find<'a>(all: &[&'a Resource], kind: &str, ns: &str, name: &str) -> Option<&'a Resource> {
+    all.iter()
+        .copied()
+        .find(|r| r.kind() == kind && r.name() == name && r.namespace() == ns)
+}
+
+fn s(n: &Node, path: &[&str]) -> String {
+    n.get_path(path)
+        .and_then(Node::scalar_text)
+        .unwrap_or_default()
+}
+
+/// Deep merge: maps merge key by key, anything else is replaced.
+pub fn merge_values(base: &mut Node, over: &Node) {
+    match (base, over) {
+        (Node::Map(b), Node::Map(o)) => {
+            for (k, v) in o.iter() {
+                match b.get_mut(k) {
+                    Some(bv) if matches!(bv, Node::Map(_)) && matches!(v, Node::Map(_)) => {
+                        merge_values(bv, v)
+                    }
+                    _ => b.insert(k.clone(), v.clone()),
+                }
+            }
+        }
+        (b, o) => *b = o.clone(),
+    }
+}
+
+fn set_path(root: &mut Node, path: &str, value: Node) {
+    let parts: Vec<&str> = path.split('.').collect();
+    let mut cur = root;
+    for (i, p) in parts.iter().enumerate() {
+        if !matches!(cur, Node::Map(_)) {
+            *cur = Node::map();
+        }
+        let m = cur.as_map_mut().expect("map");
+        if i == parts.len() - 1 {
+            m.insert(*p, value);
+            return;
+        }
+        if !matches!(m.get(p), Some(Node::Map(_))) {
+            m.insert(*p, Node::map());
+        }
+        cur = m.get_mut(p).expect("inserted");
+    }
+}
+
+fn resolve_chart(hr: &Resource, ns: &str, all: &[&Resource]) -> Result<ChartInfo, String> {
+    let spec = hr.obj.get("spec").cloned().unwrap_or(Node::Null);
+    if let Some(cr) = spec.get("chartRef").filter(|n| !n.is_null()) {
+        let kind = s(cr, &["kind"]);
+        let name = s(cr, &["name"]);
+        let cns = Some(s(cr, &["namespace"]))
+            .filter(|x| !x.is_empty())
+            .unwrap_or(ns.to_string());
+        let src = find(all, &kind, &cns, &name).ok_or_else(|| {
+            format!(
+                "chart source {kind}/{cns}/{name} (spec.chartRef) is not among the rendered objects"
+            )
+        })?;
+        let mut info = ChartInfo {
+            kind: kind.clone(),
+            name,
+            namespace: cns.clone(),
+            ..Default::default()
+        };
+        if kind == "HelmChart" {
+            info.chart = s(&src.obj, &["spec", "chart"]);
+            info.version = s(&src.obj, &["spec", "version"]);
+            let sref = src
+                .obj
+                .get_path(&["spec", "sourceRef"])
+                .cloned()
+                .unwrap_or(Node::Null);
+            if let Some(repo) = find(all, &s(&sref, &["kind"]), &cns, &s(&sref, &["name"])) {
+                info.url = s(&repo.obj, &["spec", "url"]);
+            }
+        } else {
+            info.url = s(&src.obj, &["spec", "url"]);
+            info.tag = s(&src.obj, &["spec", "ref", "tag"]);
+            info.digest = s(&src.obj, &["spec", "ref", "digest"]);
+            info.semver = s(&src.obj, &["spec", "ref", "semver"]);
+        }
+        return Ok(info);
+    }
+    let cs = spec
+        .get_path(&["chart", "spec"])
+        .cloned()
+        .ok_or("neither spec.chartRef nor spec.chart is set")?;
+    let sref = cs.get("sourceRef").cloned().unwrap_or(Node::Null);
+    let kind = s(&sref, &["kind"]);
+    let name = s(&sref, &["name"]);
+    let sns = Some(s(&sref, &["namespace"]))
+        .filter(|x| !x.is_empty())
+        .unwrap_or(ns.to_string());
+    let src = find(all, &kind, &sns, &name)
+        .ok_or_else(|| format!("chart source {kind}/{sns}/{name} (spec.chart.spec.sourceRef) is not among the rendered objects"))?;
+    Ok(ChartInfo {
+        kind,
+        name,
+        namespace: sns,
+        url: s(&src.obj, &["spec", "url"]),
+        chart: s(&cs, &["chart"]),
+        version: s(&cs, &["version"]),
+        ..Default::default()
+    })
+}
+
+fn resolve_values(hr: &Resource, ns: &str, all: &[&Resource]) -> Result<Node, String> {
+    let mut values = Node::map();
+    let b64 = base64::engine::general_purpose::STANDARD;
+    if let Some(Node::Seq(vf)) = hr.obj.get_path(&["spec", "valuesFrom"]) {
+        for v in vf {
+            let kind = s(v, &["kind"]);
+            let name = s(v, &["name"]);
+            let vkey = Some(s(v, &["valuesKey"]))
+                .filter(|x| !x.is_empty())
+                .unwrap_or("values.yaml".into());
+            let optional = v.get("optional").and_then(Node::as_bool).unwrap_or(false);
+            let target = s(v, &["targetPath"]);
+            let Some(obj) = find(all, &kind, ns, &name) else {
+                if optional {
+                    continue;
+                }
+                return Err(format!(
+                    "valuesFrom {kind}/{ns}/{name} is not among the rendered objects"
+                ));
+            };
+            let text = match (
+                kind.as_str(),
+                obj.obj.get_path(&["data", &vkey]),
+                obj.obj.get_path(&["stringData", &vkey]),
+            ) {
+                ("Secret", Some(d), _) => {
+                    let clean: String = d
+                        .scalar_text()
+                        .unwrap_or_default()
+                        .chars()
+                        .filter(|c| !c.is_whitespace())
+                        .collect();
+                    let bytes = b64
+                        .decode(clean.as_bytes())
+                        .map_err(|e| format!("Secret/{name}: data.{vkey}: {e}"))?;
+                    Some(String::from_utf8_lossy(&bytes).into_owned())
+                }
+                ("Secret", None, Some(sd)) => sd.scalar_text(),
+                (_, Some(d), _) => d.scalar_text(),
+                _ => None,
+            };
+            let Some(text) = text else {
+                if optional {
+                    continue;
+                }
+                return Err(format!("valuesFrom {kind}/{ns}/{name} has no key '{vkey}'"));
+            };
+            if target.is_empty() {
+                let parsed = crate::yaml::parse_one(&text)
+                    .map_err(|e| format!("valuesFrom {kind}/{name} key {vkey}: {e}"))?;
+                if !parsed.is_null() {
+                    merge_values(&mut values, &parsed);
+                }
+            } else {
+                set_path(&mut values, &target, Node::Str(text));
+            }
+        }
+    }
+    if let Some(v @ Node::Map(_)) = hr.obj.get_path(&["spec", "values"]) {
+        merge_values(&mut values, v);
+    }
+    Ok(values)
+}
+
+/// Resolves every HelmRelease of the rendered Kustomizations.
+pub fn resolve_all(reports: &[KsReport]) -> Vec<HelmReleaseReport> {
+    let all: Vec<&Resource> = reports.iter().flat_map(|k| k.objects.iter()).collect();
+    let mut out = Vec::new();
+    for k in reports.iter().filter(|k| k.status == Status::Rendered) {
+        for r in &k.objects {
+            let g = r.gvk();
+            if g.group != HELM_GROUP || g.kind != "HelmRelease" {
+                continue;
+            }
+            let ns = if r.namespace().is_empty() {
+                "default"
+            } else {
+                r.namespace()
+            };
+            let chart = resolve_chart(r, ns, &all);
+            let values = resolve_values(r, ns, &all);
+            let mut msgs = Vec::new();
+            if let Err(e) = &chart {
+                msgs.push(e.clone());
+            }
+            if let Err(e) = &values {
+                msgs.push(e.clone());
+            }
+            let ok = msgs.is_empty();
+            if ok {
+                msgs.push("chart not templated: charts are not fetched offline".into());
+            }
+            out.push(HelmReleaseReport {
+                name: r.name().to_string(),
+                namespace: ns.to_string(),
+                kustomization: key(&k.namespace, &k.name),
+                chart: chart.unwrap_or_default(),
+                ok,
+                message: msgs.join("; "),
+                values: values.unwrap_or(Node::Map(Map::new())),
+                object: r.clone(),
+            });
+        }
+    }
+    out
+}

@@ -1,0 +1,447 @@
+//! Rendering a whole cluster the way Flux would: the entry directory as the
+//! root Kustomization `flux-system/flux-system`, then every Flux
+//! Kustomization found in rendered output, wave after wave (independent
+//! ones in parallel), each once, in discovery order.
+
+use std::collections::{HashMap, HashSet};
+use std::path::{Path, PathBuf};
+
+use base64::Engine;
+use rayon::prelude::*;
+
+use crate::fs::FileSystem;
+use crate::kustomize::{BuildOptions, Error, Kustomizer, LoadRestrictor};
+use crate::resource::{Origin, Resource};
+use crate::yaml::{Map, Node};
+
+use super::envsubst::is_valid_var_name;
+use super::generator::kustomization_for;
+use super::helm::{self, HelmReleaseReport};
+use super::model::{self, FluxKustomization, SourceRef, is_flux_kustomization};
+use super::varsub;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Status {
+    Rendered,
+    Skipped,
+    Failed,
+}
+
+impl Status {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Status::Rendered => "rendered",
+            Status::Skipped => "skipped",
+            Status::Failed => "failed",
+        }
+    }
+}
+
+/// The outcome for one Flux Kustomization.
+#[derive(Debug, Clone)]
+pub struct KsReport {
+    pub name: String,
+    pub namespace: String,
+    pub path: String,
+    pub source: SourceRef,
+    pub status: Status,
+    pub message: String,
+    pub depends_on: Vec<String>,
+    pub objects: Vec<Resource>,
+    pub warnings: Vec<String>,
+    /// Where the Kustomization object itself was defined.
+    pub origin: Origin,
+    /// `namespace/name` of the Kustomization that produced it.
+    pub parent: Option<String>,
+}
+
+impl KsReport {
+    pub fn key(&self) -> String {
+        model::key(&self.namespace, &self.name)
+    }
+}
+
+/// A rendered cluster.
+#[derive(Debug, Clone)]
+pub struct Rendered {
+    pub cluster: String,
+    pub root: String,
+    pub kustomizations: Vec<KsReport>,
+    pub helmreleases: Vec<HelmReleaseReport>,
+}
+
+impl Rendered {
+    pub fn failed(&self) -> bool {
+        self.kustomizations
+            .iter()
+            .any(|k| k.status == Status::Failed)
+    }
+    pub fn all_objects(&self) -> impl Iterator<Item = (&KsReport, &Resource)> {
+        self.kustomizations
+            .iter()
+            .flat_map(|k| k.objects.iter().map(move |o| (k, o)))
+    }
+}
+
+#[derive(Debug, Clone, Default)]
+pub struct RenderOptions {
+    /// Fail on unset variables (Flux's StrictPostBuildSubstitutions).
+    pub strict_substitute: bool,
+    /// Objects that exist in the cluster before anything renders (for
+    /// instance the `bootstrap-settings` ConfigMap given with --settings).
+    pub preexisting: Vec<Resource>,
+}
+
+fn is_repo_source(s: &SourceRef) -> bool {
+    s.kind == "GitRepository" && s.name == "flux-system" && s.namespace == "flux-system"
+}
+
+fn root_kustomization(entry: &str) -> FluxKustomization {
+    let mut spec = Map::new();
+    spec.insert("path", Node::str(entry));
+    let mut src = Map::new();
+    src.insert("kind", Node::str("GitRepository"));
+    src.insert("name", Node::str("flux-system"));
+    spec.insert("sourceRef", Node::Map(src));
+    let mut md = Map::new();
+    md.insert("name", Node::str("flux-system"));
+    md.insert("namespace", Node::str("flux-system"));
+    let mut obj = Map::new();
+    obj.insert("apiVersion", Node::str("kustomize.toolkit.fluxcd.io/v1"));
+    obj.insert("kind", Node::str("Kustomization"));
+    obj.insert("metadata", Node::Map(md));
+    obj.insert("spec", Node::Map(spec));
+    FluxKustomization::from_resource(&Resource::new(Node::Map(obj), Origin::default()))
+}
+
+fn find<'a>(objs: &'a [Resource], kind: &str, namespace: &str, name: &str) -> Option<&'a Resource> {
+    objs.iter().find(|r| {
+        r.kind() == kind
+            && r.name() == name
+            && (r.namespace() == namespace || (r.namespace().is_empty() && namespace == "default"))
+    })
+}
+
+/// The object that creates Secret `name` in `namespace` at runtime, if any.
+fn runtime_producer(objs: &[Resource], namespace: &str, name: &str) -> Option<String> {
+    objs.iter().find_map(|r| {
+        if r.namespace() != namespace {
+            return None;
+        }
+        let target = match r.kind() {
+            "ExternalSecret" => r
+                .obj
+                .get_str(&["spec", "target", "name"])
+                .unwrap_or(r.name()),
+            "SealedSecret" => r
+                .obj
+                .get_str(&["spec", "template", "metadata", "name"])
+                .unwrap_or(r.name()),
+            _ => return None,
+        };
+        (target == name).then(|| format!("{} {}/{}", r.kind(), r.namespace(), r.name()))
+    })
+}
+
+fn strip_newlines(s: &str) -> String {
+    s.replace('\n', "")
+}
+
+/// Variables of `ks`, or why they cannot be had.
+fn load_vars(
+    ks: &FluxKustomization,
+    known: &[Resource],
+    warnings: &mut Vec<String>,
+) -> Result<Vec<(String, String)>, String> {
+    let mut vars: Vec<(String, String)> = Vec::new();
+    let b64 = base64::engine::general_purpose::STANDARD;
+    for sf in &ks.substitute_from {
+        let Some(obj) = find(known, &sf.kind, &ks.namespace, &sf.name) else {
+            if sf.optional {
+                warnings.push(format!(
+                    "optional substituteFrom {}/{} is absent offline (not rendered in namespace {})",
+                    sf.kind, sf.name, ks.namespace
+                ));
+                continue;
+            }
+            if let Some(p) = runtime_producer(known, &ks.namespace, &sf.name) {
+                warnings.push(format!(
+                    "substituteFrom {}/{} is produced at runtime by {p}: absent offline, rendered without its variables",
+                    sf.kind, sf.name
+                ));
+                continue;
+            }
+            return Err(format!(
+                "substitute from '{}/{}' error: not found in namespace '{}' among the objects rendered before this Kustomization",
+                sf.kind, sf.name, ks.namespace
+            ));
+        };
+        let mut set = |k: &str, v: String| {
+            vars.retain(|(x, _)| x != k);
+            vars.push((k.to_string(), strip_newlines(&v)));
+        };
+        if let Some(Node::Map(m)) = obj.obj.get("data") {
+            for (k, v) in m.iter() {
+                let s = v.scalar_text().unwrap_or_default();
+                if sf.kind == "Secret" {
+                    let clean: String = s.chars().filter(|c| !c.is_whitespace()).collect();
+                    let bytes = b64.decode(clean.as_bytes()).map_err(|e| {
+                        format!("Secret/{}: data.{k} is not valid base64: {e}", sf.name)
+                    })?;
+                    set(k, String::from_utf8_lossy(&bytes).into_owned());
+                } else {
+                    set(k, s);
+                }
+            }
+        }
+        if let (true, Some(Node::Map(m))) = (sf.kind == "Secret", obj.obj.get("stringData")) {
+            for (k, v) in m.iter() {
+                set(k, v.scalar_text().unwrap_or_default());
+            }
+        }
+    }
+    for (k, v) in &ks.substitute {
+        vars.retain(|(x, _)| x != k);
+        vars.push((k.clone(), strip_newlines(v)));
+    }
+    if let Some((bad, _)) = vars.iter().find(|(k, _)| !is_valid_var_name(k)) {
+        return Err(format!(
+            "'{bad}' var name is invalid, must match '^[_[:alpha:]][_[:alpha:][:digit:]]*$'"
+        ));
+    }
+    Ok(vars)
+}
+
+fn fail(mut r: KsReport, msg: impl Into<String>) -> KsReport {
+    r.status = Status::Failed;
+    r.message = msg.into();
+    r.objects.clear();
+    r
+}
+
+fn render_one(
+    fs: &dyn FileSystem,
+    repo: &Path,
+    ks: &FluxKustomization,
+    known: &[Resource],
+    opts: &RenderOptions,
+    parent: Option<String>,
+) -> (KsReport, Vec<FluxKustomization>) {
+    let mut report = KsReport {
+        name: ks.name.clone(),
+        namespace: ks.namespace.clone(),
+        path: ks.path.trim_start_matches("./").to_string(),
+        source: ks.source.clone(),
+        status: Status::Rendered,
+        message: String::new(),
+        depends_on: ks.depends_on.clone(),
+        objects: Vec::new(),
+        warnings: Vec::new(),
+        origin: ks.origin.clone(),
+        parent,
+    };
+    if ks.suspend {
+        report.status = Status::Skipped;
+        report.message = "suspended (spec.suspend: true)".into();
+        return (report, Vec::new());
+    }
+    if !is_repo_source(&ks.source) {
+        report.status = Status::Skipped;
+        let url = find(
+            known,
+            &ks.source.kind,
+            &ks.source.namespace,
+            &ks.source.name,
+        )
+        .and_then(|s| s.obj.get_str(&["spec", "url"]).map(str::to_string));
+        report.message = match url {
+            Some(u) => format!("external source {} ({u}): not fetched offline", ks.source),
+            None => format!(
+                "external source {} (not found among rendered objects): not fetched offline",
+                ks.source
+            ),
+        };
+        return (report, Vec::new());
+    }
+    let built = kustomization_for(fs, repo, ks).and_then(|k| {
+        let kz = Kustomizer::new(
+            fs,
+            BuildOptions {
+                load_restrictor: LoadRestrictor::None,
+                boundary: Some(repo.to_path_buf()),
+            },
+        );
+        kz.build_kustomization(&k)
+    });
+    let m = match built {
+        Ok(m) => m,
+        Err(e) => {
+            let msg = show_error(repo, &e);
+            return (fail(report, msg), Vec::new());
+        }
+    };
+    report.objects = m.resources;
+    if ks.has_post_build {
+        let vars = match load_vars(ks, known, &mut report.warnings) {
+            Ok(v) => v,
+            Err(e) => return (fail(report, e), Vec::new()),
+        };
+        if !vars.is_empty() {
+            let mut unset: Vec<String> = Vec::new();
+            for r in report.objects.iter_mut() {
+                if varsub::is_disabled(r) {
+                    continue;
+                }
+                let id = r.cur_id();
+                match varsub::substitute(r, &vars, opts.strict_substitute) {
+                    Ok(out) => {
+                        for u in out.unset {
+                            if !unset.contains(&u) {
+                                unset.push(u);
+                            }
+                        }
+                        for (path, before, after) in out.retyped {
+                            report.warnings.push(format!(
+                                "substitution changed the type of {}/{} {}{path} from {before} to {after}",
+                                id.gvk.kind, id.name, ""
+                            ));
+                        }
+                    }
+                    Err(e) => {
+                        let msg = format!("{} {}: {e}", id.gvk.kind, id.name);
+                        return (fail(report, msg), Vec::new());
+                    }
+                }
+            }
+            for u in unset {
+                report.warnings.push(format!(
+                    "variable ${{{u}}} is not set: substituted with an empty string"
+                ));
+            }
+        }
+    }
+    let children = report
+        .objects
+        .iter()
+        .filter(|r| is_flux_kustomization(r))
+        .map(FluxKustomization::from_resource)
+        .collect();
+    (report, children)
+}
+
+/// An error message with paths relative to the repository.
+pub fn show_error(repo: &Path, e: &Error) -> String {
+    let rel = |p: &Path| {
+        p.strip_prefix(repo)
+            .map(Path::to_path_buf)
+            .unwrap_or_else(|_| p.to_path_buf())
+    };
+    let msg = e.message.replace(&format!("{}/", repo.display()), "");
+    match (&e.file, e.line) {
+        (Some(f), Some(l)) => format!("{}:{l}: {msg}", rel(f).display()),
+        (Some(f), None) => format!("{}: {msg}", rel(f).display()),
+        _ => msg,
+    }
+}
+
+fn check_depends_on(reports: &mut [KsReport]) {
+    let keys: HashSet<String> = reports.iter().map(KsReport::key).collect();
+    let graph: HashMap<String, Vec<String>> = reports
+        .iter()
+        .map(|r| (r.key(), r.depends_on.clone()))
+        .collect();
+    for r in reports.iter_mut() {
+        if r.status == Status::Failed {
+            continue;
+        }
+        if let Some(missing) = r.depends_on.iter().find(|d| !keys.contains(*d)) {
+            let msg = format!("dependsOn target '{missing}' does not exist in this cluster");
+            *r = fail(r.clone(), msg);
+            continue;
+        }
+        if let Some(cycle) = find_cycle(&r.key(), &graph) {
+            let msg = format!("dependsOn cycle: {}", cycle.join(" -> "));
+            *r = fail(r.clone(), msg);
+        }
+    }
+}
+
+/// A dependsOn chain from `start` back to itself, if any.
+fn find_cycle(start: &str, graph: &HashMap<String, Vec<String>>) -> Option<Vec<String>> {
+    fn dfs(
+        cur: &str,
+        start: &str,
+        graph: &HashMap<String, Vec<String>>,
+        path: &mut Vec<String>,
+        seen: &mut HashSet<String>,
+    ) -> bool {
+        for next in graph.get(cur).map(Vec::as_slice).unwrap_or(&[]) {
+            if next == start {
+                path.push(next.clone());
+                return true;
+            }
+            if seen.insert(next.clone()) {
+                path.push(next.clone());
+                if dfs(next, start, graph, path, seen) {
+                    return true;
+                }
+                path.pop();
+            }
+        }
+        false
+    }
+    let mut path = vec![start.to_string()];
+    let mut seen = HashSet::new();
+    dfs(start, start, graph, &mut path, &mut seen).then_some(path)
+}
+
+/// Renders the cluster whose entry directory is `entry` (relative to `repo`).
+pub fn render(
+    fs: &dyn FileSystem,
+    repo: &Path,
+    entry: &str,
+    cluster: &str,
+    opts: &RenderOptions,
+) -> Result<Rendered, Error> {
+    let repo: PathBuf = repo.to_path_buf();
+    let entry_dir = crate::fs::normalize(&repo, Path::new(entry));
+    if !fs.is_dir(&entry_dir) {
+        return Err(Error::at(
+            &entry_dir,
+            format!(
+                "the entry directory '{entry}' does not exist in {}",
+                repo.display()
+            ),
+        ));
+    }
+    let root = root_kustomization(entry);
+    let mut seen: HashSet<String> = HashSet::from([root.key()]);
+    let mut reports: Vec<KsReport> = Vec::new();
+    let mut known: Vec<Resource> = opts.preexisting.clone();
+    let mut wave: Vec<(FluxKustomization, Option<String>)> = vec![(root, None)];
+    while !wave.is_empty() {
+        let results: Vec<(KsReport, Vec<FluxKustomization>)> = wave
+            .par_iter()
+            .map(|(ks, parent)| render_one(fs, &repo, ks, &known, opts, parent.clone()))
+            .collect();
+        let mut next = Vec::new();
+        for (report, children) in results {
+            for c in children {
+                if seen.insert(c.key()) {
+                    next.push((c, Some(report.key())));
+                }
+            }
+            known.extend(report.objects.iter().cloned());
+            reports.push(report);
+        }
+        wave = next;
+    }
+    check_depends_on(&mut reports);
+    let helmreleases = helm::resolve_all(&reports);
+    Ok(Rendered {
+        cluster: cluster.to_string(),
+        root: entry.to_string(),
+        kustomizations: reports,
+        helmreleases,
+    })
+}
