@@ -47,18 +47,36 @@ fn print(s: &str) -> i32 {
     0
 }
 
-fn report_failures(r: &Rendered) -> i32 {
-    let mut code = 0;
+/// Prints warnings (identical ones once, with the Kustomizations they
+/// concern) and failures; returns 1 when a Kustomization failed.
+pub fn report_failures(r: &Rendered) -> i32 {
+    let mut grouped: Vec<(String, Vec<String>)> = Vec::new();
     for k in &r.kustomizations {
         for w in &k.warnings {
-            eprintln!("warning: Kustomization {}: {w}", k.key());
+            match grouped.iter_mut().find(|(m, _)| m == w) {
+                Some((_, ks)) => ks.push(k.key()),
+                None => grouped.push((w.clone(), vec![k.key()])),
+            }
         }
+    }
+    for (w, ks) in grouped {
+        if ks.len() == 1 {
+            eprintln!("warning: Kustomization {}: {w}", ks[0]);
+        } else {
+            eprintln!(
+                "warning: {w} ({} Kustomizations: {})",
+                ks.len(),
+                ks.join(", ")
+            );
+        }
+    }
+    let mut code = 0;
+    for k in &r.kustomizations {
         if k.status == Status::Failed {
-            let origin = k.origin.to_string();
             eprintln!(
                 "error: Kustomization {} ({}) failed: {}",
                 k.key(),
-                origin,
+                k.origin,
                 k.message
             );
             code = 1;

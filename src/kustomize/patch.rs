@@ -764,7 +764,15 @@ fn apply_body(
             for i in select(m, sel)? {
                 let r = &mut m.resources[i];
                 r.store_previous_id();
-                apply_json6902(&mut r.obj, ops)?;
+                if let Err(e) = apply_json6902(&mut r.obj, ops) {
+                    let mut msg = format!("{} {} (defined at {}): {e}", r.kind(), r.name(), r.origin);
+                    if e.contains("/patches/-") {
+                        msg.push_str(
+                            "; the target has no list to append to: seed `patches: []` in its spec",
+                        );
+                    }
+                    return Err(msg);
+                }
             }
             Ok(())
         }

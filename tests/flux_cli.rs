@@ -1,0 +1,347 @@
+//! End-to-end tests of `flate build`, `get` and `test` on the example tree
+//! in kubernetes/ and on broken copies of it.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+fn repo() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+fn flate(args: &[&str], repo: &Path) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_flate"))
+        .args(args)
+        .arg("--repo")
+        .arg(repo)
+        .output()
+        .expect("run flate")
+}
+
+fn stdout(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stdout).into_owned()
+}
+
+fn stderr(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stderr).into_owned()
+}
+
+fn copy_dir(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).unwrap();
+    for e in std::fs::read_dir(from).unwrap() {
+        let e = e.unwrap();
+        let p = e.path();
+        let t = to.join(e.file_name());
+        if p.is_dir() {
+            copy_dir(&p, &t);
+        } else {
+            std::fs::copy(&p, &t).unwrap();
+        }
+    }
+}
+
+/// A scratch copy of the example tree.
+fn scratch(name: &str) -> PathBuf {
+    let d = std::env::temp_dir().join(format!("flate-test-{}-{name}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&d);
+    copy_dir(&repo().join("kubernetes"), &d.join("kubernetes"));
+    d
+}
+
+fn edit(path: &Path, from: &str, to: &str) {
+    let s = std::fs::read_to_string(path).unwrap();
+    assert!(
+        s.contains(from),
+        "{} does not contain {from:?}",
+        path.display()
+    );
+    std::fs::write(path, s.replacen(from, to, 1)).unwrap();
+}
+
+#[test]
+fn example_tree_renders_and_tests_green_in_both_environments() {
+    for env in ["staging", "production"] {
+        let o = flate(&["test", "all", env], &repo());
+        let out = stdout(&o);
+        assert!(o.status.success(), "{env}: {out}\n{}", stderr(&o));
+        assert!(out.contains(" 0 failed"), "{env}: {out}");
+        assert!(
+            out.contains("SKIPPED Kustomization flux-system/grafana-dashboards: external source OCIRepository"),
+            "{env}: the OCI-sourced Kustomization must be skipped: {out}"
+        );
+        assert!(
+            out.contains("PASS HelmRelease observability/victoria-metrics-operator"),
+            "{out}"
+        );
+    }
+}
+
+#[test]
+fn build_yaml_groups_by_kustomization_and_substitutes() {
+    let o = flate(&["build", "production"], &repo());
+    assert!(o.status.success(), "{}", stderr(&o));
+    let out = stdout(&o);
+    assert!(out.starts_with(
+        "# Source: Kustomization flux-system/flux-system (kubernetes/clusters/production)\n"
+    ));
+    assert!(out.contains(
+        "# Source: Kustomization flux-system/cluster-apps (kubernetes/apps/production)\n"
+    ));
+    // cluster-settings values reached the apps; no CLUSTER_ variable is left.
+    assert!(
+        !out.contains("${CLUSTER_"),
+        "unsubstituted CLUSTER_ variable"
+    );
+    assert!(out.contains("futostat.us"));
+    // BOOTSTRAP_ variables are reported, since bootstrap-settings is not in git.
+    assert!(
+        stderr(&o).contains("variable ${BOOTSTRAP_MESH_DOMAIN} is not set"),
+        "{}",
+        stderr(&o)
+    );
+}
+
+#[test]
+fn build_json_follows_the_contract() {
+    let o = flate(&["build", "production", "-o", "json"], &repo());
+    assert!(o.status.success(), "{}", stderr(&o));
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).expect("json");
+    assert_eq!(v["cluster"], "production");
+    assert_eq!(v["root"], "kubernetes/clusters/production");
+    let ks = v["kustomizations"].as_array().unwrap();
+    assert_eq!(ks[0]["name"], "flux-system");
+    assert_eq!(ks[1]["name"], "cluster-apps");
+    assert_eq!(ks[1]["path"], "kubernetes/apps/production");
+    assert_eq!(ks[1]["source"], "GitRepository/flux-system/flux-system");
+    for k in ks {
+        for key in [
+            "name",
+            "namespace",
+            "path",
+            "source",
+            "status",
+            "message",
+            "dependsOn",
+            "objects",
+        ] {
+            assert!(k.get(key).is_some(), "missing {key} in {k}");
+        }
+    }
+    let vm = ks.iter().find(|k| k["name"] == "victoria-metrics").unwrap();
+    assert_eq!(vm["status"], "rendered");
+    assert!(
+        vm["dependsOn"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|d| d == "flux-system/victoria-metrics-operator")
+    );
+    let hr = v["helmreleases"].as_array().unwrap();
+    let cm = hr.iter().find(|h| h["name"] == "cert-manager").unwrap();
+    assert_eq!(cm["chart"]["kind"], "OCIRepository");
+    assert_eq!(cm["kustomization"], "flux-system/cert-manager");
+    assert!(
+        cm["chart"]["digest"]
+            .as_str()
+            .unwrap()
+            .starts_with("sha256:")
+    );
+    assert_eq!(cm["status"], "ok");
+}
+
+#[test]
+fn production_pin_carries_tag_and_digest() {
+    let o = flate(&["get", "sources", "production", "-o", "json"], &repo());
+    assert!(o.status.success());
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    // The production pin patch rides the child Kustomization's spec.patches;
+    // the rendered OCIRepository carries both tag and digest.
+    let oci = v
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|s| s["kind"] == "OCIRepository" && s["name"] == "cert-manager")
+        .unwrap();
+    assert!(!oci["ref"].as_str().unwrap().is_empty());
+    assert!(oci["digest"].as_str().unwrap().starts_with("sha256:"));
+}
+
+#[test]
+fn missing_patches_seed_fails_loudly_naming_ks_yaml() {
+    let r = scratch("seed");
+    edit(
+        &r.join("kubernetes/apps/base/spegel/ks.yaml"),
+        "patches: []",
+        "",
+    );
+    for env in ["staging", "production"] {
+        let o = flate(&["test", "ks", env], &r);
+        assert_eq!(o.status.code(), Some(1), "{env}");
+        let out = stdout(&o);
+        assert!(
+            out.contains("FAIL Kustomization flux-system/cluster-apps"),
+            "{env}: {out}"
+        );
+        assert!(
+            out.contains("kubernetes/apps/base/spegel/ks.yaml"),
+            "{env}: {out}"
+        );
+        assert!(out.contains("patches: []"), "{env}: {out}");
+    }
+    let _ = std::fs::remove_dir_all(&r);
+}
+
+#[test]
+fn missing_depends_on_target_fails_that_kustomization_only() {
+    let r = scratch("dep");
+    edit(
+        &r.join("kubernetes/apps/base/spegel/ks.yaml"),
+        "name: prometheus-operator-crds",
+        "name: no-such-app",
+    );
+    let o = flate(&["test", "ks", "staging"], &r);
+    assert_eq!(o.status.code(), Some(1));
+    let out = stdout(&o);
+    assert!(
+        out.contains("FAIL Kustomization flux-system/spegel: dependsOn target 'flux-system/no-such-app' does not exist"),
+        "{out}"
+    );
+    assert!(
+        out.contains("PASS Kustomization flux-system/openebs"),
+        "others still render: {out}"
+    );
+    let _ = std::fs::remove_dir_all(&r);
+}
+
+#[test]
+fn strict_substitute_fails_on_unset_variables() {
+    let o = flate(
+        &["test", "ks", "production", "--strict-substitute"],
+        &repo(),
+    );
+    assert_eq!(o.status.code(), Some(1));
+    let out = stdout(&o);
+    assert!(
+        out.contains("FAIL Kustomization flux-system/multus"),
+        "{out}"
+    );
+    assert!(out.contains("BOOTSTRAP_EGRESS"), "{out}");
+}
+
+#[test]
+fn settings_file_feeds_bootstrap_variables() {
+    let dir = std::env::temp_dir().join(format!("flate-settings-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let f = dir.join("bootstrap-settings.yaml");
+    std::fs::write(
+        &f,
+        "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: bootstrap-settings\n  namespace: flux-system\ndata:\n  BOOTSTRAP_EGRESS_CIDR: 10.69.2.0/24\n  BOOTSTRAP_EGRESS_GATEWAY: 10.69.2.1\n",
+    )
+    .unwrap();
+    let o = flate(
+        &[
+            "build",
+            "production",
+            "--ks",
+            "multus",
+            "--settings",
+            f.to_str().unwrap(),
+        ],
+        &repo(),
+    );
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(stdout(&o).contains("10.69.2.0/24"));
+    assert!(
+        !stderr(&o).contains("BOOTSTRAP_EGRESS_CIDR} is not set"),
+        "{}",
+        stderr(&o)
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn secrets_are_redacted_unless_asked() {
+    let r = scratch("secret");
+    std::fs::write(
+        r.join("kubernetes/clusters/staging/secret.yaml"),
+        "apiVersion: v1\nkind: Secret\nmetadata:\n  name: demo\n  namespace: flux-system\nstringData:\n  token: hunter2\ndata:\n  key: aHVudGVyMg==\n",
+    )
+    .unwrap();
+    edit(
+        &r.join("kubernetes/clusters/staging/kustomization.yaml"),
+        "resources:\n",
+        "resources:\n  - secret.yaml\n",
+    );
+    for fmt in ["yaml", "json"] {
+        let o = flate(&["build", "staging", "-o", fmt], &r);
+        assert!(o.status.success(), "{}", stderr(&o));
+        let out = stdout(&o);
+        assert!(
+            !out.contains("hunter2") && !out.contains("aHVudGVyMg=="),
+            "{fmt} leaks a secret"
+        );
+        assert!(
+            out.contains("token") && out.contains(flate::output::REDACTED),
+            "{fmt} keeps the keys"
+        );
+    }
+    let o = flate(&["build", "staging", "--show-secrets"], &r);
+    assert!(stdout(&o).contains("hunter2"));
+    let _ = std::fs::remove_dir_all(&r);
+}
+
+#[test]
+fn out_dir_is_written_atomically_and_survives_a_failed_run() {
+    let r = scratch("outdir");
+    let out = r.join("out");
+    let o = flate(
+        &["build", "staging", "--out-dir", out.to_str().unwrap()],
+        &r,
+    );
+    assert!(o.status.success(), "{}", stderr(&o));
+    let apps = out.join("flux-system__cluster-apps.yaml");
+    let before = std::fs::read_to_string(&apps).unwrap();
+    assert!(before.contains("kind: Kustomization"));
+    assert!(out.join("flux-system__spegel.yaml").exists());
+    // Break cluster-apps: its file and its children's files stay as they were.
+    edit(
+        &r.join("kubernetes/apps/base/spegel/ks.yaml"),
+        "patches: []",
+        "",
+    );
+    let o = flate(
+        &["build", "staging", "--out-dir", out.to_str().unwrap()],
+        &r,
+    );
+    assert_eq!(o.status.code(), Some(1));
+    assert_eq!(std::fs::read_to_string(&apps).unwrap(), before);
+    assert!(out.join("flux-system__spegel.yaml").exists());
+    let leftovers: Vec<_> = std::fs::read_dir(&out)
+        .unwrap()
+        .filter_map(|e| e.ok())
+        .filter(|e| e.file_name().to_string_lossy().contains(".tmp-"))
+        .collect();
+    assert!(leftovers.is_empty(), "temporary files left behind");
+    let _ = std::fs::remove_dir_all(&r);
+}
+
+#[test]
+fn unknown_environment_is_exit_2_with_a_hint() {
+    let o = flate(&["build", "nowhere"], &repo());
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        stderr(&o).contains("kubernetes/clusters/nowhere"),
+        "{}",
+        stderr(&o)
+    );
+}
+
+#[test]
+fn build_hr_prints_effective_values_and_chart() {
+    let o = flate(&["build", "hr", "production", "cert-manager"], &repo());
+    assert!(o.status.success(), "{}", stderr(&o));
+    let out = stdout(&o);
+    assert!(out.contains("kind: HelmRelease"));
+    assert!(out.contains("flate.dev/chart: oci://"), "{out}");
+    // The cluster-apps default patch was applied before values were resolved.
+    assert!(out.contains("CreateReplace"), "{out}");
+}
