@@ -6,6 +6,7 @@
 
 pub mod flux;
 pub mod fs;
+pub mod git;
 pub mod kustomize;
 pub mod output;
 pub mod resource;
