@@ -765,7 +765,8 @@ fn apply_body(
                 let r = &mut m.resources[i];
                 r.store_previous_id();
                 if let Err(e) = apply_json6902(&mut r.obj, ops) {
-                    let mut msg = format!("{} {} (defined at {}): {e}", r.kind(), r.name(), r.origin);
+                    let mut msg =
+                        format!("{} {} (defined at {}): {e}", r.kind(), r.name(), r.origin);
                     if e.contains("/patches/-") {
                         msg.push_str(
                             "; the target has no list to append to: seed `patches: []` in its spec",
