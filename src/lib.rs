@@ -10,4 +10,5 @@ pub mod git;
 pub mod kustomize;
 pub mod output;
 pub mod resource;
+pub mod talos;
 pub mod yaml;

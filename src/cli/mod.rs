@@ -8,6 +8,7 @@ pub mod build;
 pub mod common;
 pub mod get;
 pub mod kustomize;
+pub mod talos;
 pub mod test;
 
 #[derive(Parser, Debug)]
@@ -32,6 +33,12 @@ pub enum Command {
     Get(get::GetArgs),
     /// One PASS/FAIL/SKIPPED line per Kustomization and HelmRelease.
     Test(test::TestArgs),
+    /// Talos machine configs, host firewall, IPLB and bootstrap-settings
+    /// from kubernetes/clusters/ENV/talos.yaml.
+    Talos {
+        #[command(subcommand)]
+        command: talos::TalosCommand,
+    },
     /// kustomize-compatible commands
     Kustomize {
         #[command(subcommand)]
@@ -72,5 +79,6 @@ pub fn run(cli: Cli) -> i32 {
                     load_restrictor,
                 },
         } => kustomize::build(dir, load_restrictor),
+        Command::Talos { command } => talos::run(command),
     }
 }
