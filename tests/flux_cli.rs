@@ -92,12 +92,24 @@ fn build_yaml_groups_by_kustomization_and_substitutes() {
         "unsubstituted CLUSTER_ variable"
     );
     assert!(out.contains("futostat.us"));
-    // BOOTSTRAP_ variables are reported, since bootstrap-settings is not in git.
+    // bootstrap-settings is derived from clusters/production/talos.yaml.
     assert!(
-        stderr(&o).contains("variable ${BOOTSTRAP_MESH_DOMAIN} is not set"),
-        "{}",
-        stderr(&o)
+        !out.contains("${BOOTSTRAP_"),
+        "unsubstituted BOOTSTRAP_ variable"
     );
+    assert!(!stderr(&o).contains("is not set"), "{}", stderr(&o));
+}
+
+#[test]
+fn without_talos_settings_bootstrap_variables_are_reported_unset() {
+    let o = flate(&["build", "production", "--no-talos-settings"], &repo());
+    assert!(o.status.success(), "{}", stderr(&o));
+    let err = stderr(&o);
+    assert!(
+        err.contains("variable ${BOOTSTRAP_MESH_DOMAIN} is not set"),
+        "{err}"
+    );
+    assert!(err.contains("optional substituteFrom ConfigMap/bootstrap-settings is absent offline"));
 }
 
 #[test]
@@ -215,7 +227,13 @@ fn missing_depends_on_target_fails_that_kustomization_only() {
 #[test]
 fn strict_substitute_fails_on_unset_variables() {
     let o = flate(
-        &["test", "ks", "production", "--strict-substitute"],
+        &[
+            "test",
+            "ks",
+            "production",
+            "--strict-substitute",
+            "--no-talos-settings",
+        ],
         &repo(),
     );
     assert_eq!(o.status.code(), Some(1));
@@ -243,6 +261,7 @@ fn settings_file_feeds_bootstrap_variables() {
             "production",
             "--ks",
             "multus",
+            "--no-talos-settings",
             "--settings",
             f.to_str().unwrap(),
         ],

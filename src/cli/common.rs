@@ -24,6 +24,11 @@ pub struct EnvArgs {
     /// bootstrap-settings ConfigMap (repeatable).
     #[arg(long, global = true)]
     pub settings: Vec<PathBuf>,
+    /// Do not derive the bootstrap-settings ConfigMap from
+    /// kubernetes/clusters/ENV/talos.yaml (it is used when present and no
+    /// --settings is given).
+    #[arg(long, global = true)]
+    pub no_talos_settings: bool,
 }
 
 /// The repository root: --repo, else the enclosing git work tree, else cwd.
@@ -62,6 +67,26 @@ pub fn render(env: &str, a: &EnvArgs) -> Result<Rendered, i32> {
             Ok(rs) => preexisting.extend(rs),
             Err(e) => {
                 eprintln!("error: --settings: {e}");
+                return Err(2);
+            }
+        }
+    }
+    if a.settings.is_empty() && !a.no_talos_settings && a.path.is_none() {
+        match flate::talos::bootstrap_settings_for(&repo, env) {
+            Ok(Some(node)) => {
+                let file = repo.join(format!("kubernetes/clusters/{env}/talos.yaml"));
+                preexisting.push(flate::resource::Resource::new(
+                    node,
+                    flate::resource::Origin {
+                        file: Some(std::sync::Arc::new(file)),
+                        line: 0,
+                    },
+                ));
+            }
+            Ok(None) => {}
+            Err(e) => {
+                eprintln!("error: {e}");
+                eprintln!("hint: fix the Talos spec, or pass --no-talos-settings");
                 return Err(2);
             }
         }
