@@ -98,7 +98,7 @@ pub fn kustomization_for(
             }
         }
     };
-    apply_spec(&mut k, ks)?;
+    apply_spec(fs, &mut k, ks)?;
     Ok(k)
 }
 
@@ -114,7 +114,11 @@ fn push_list(raw: &mut Map, field: &str, items: Vec<Node>) {
     raw.insert(field, Node::Seq(cur));
 }
 
-fn apply_spec(k: &mut Kustomization, ks: &FluxKustomization) -> Result<(), Error> {
+fn apply_spec(
+    fs: &dyn FileSystem,
+    k: &mut Kustomization,
+    ks: &FluxKustomization,
+) -> Result<(), Error> {
     let raw = &mut k.raw;
     for (flux, kfield) in [
         ("targetNamespace", "namespace"),
@@ -157,6 +161,19 @@ fn apply_spec(k: &mut Kustomization, ks: &FluxKustomization) -> Result<(), Error
             }
         })
         .collect::<Result<_, _>>()?;
+    let ignore_missing = ks
+        .spec("ignoreMissingComponents")
+        .and_then(Node::as_bool)
+        .unwrap_or(false);
+    let dir = k.file.parent().map(Path::to_path_buf).unwrap_or_default();
+    let comps: Vec<Node> = comps
+        .into_iter()
+        .filter(|c| {
+            !ignore_missing
+                || c.as_str()
+                    .is_some_and(|c| fs.is_dir(&normalize(&dir, Path::new(c))))
+        })
+        .collect();
     push_list(raw, "components", comps);
     let psm: Vec<Node> = seq("patchesStrategicMerge")
         .iter()

@@ -6,6 +6,7 @@ pub mod generator;
 pub mod helm;
 pub mod model;
 pub mod render;
+pub mod source;
 pub mod varsub;
 
 pub use render::{KsReport, RenderOptions, Rendered, Status, render};

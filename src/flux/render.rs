@@ -53,6 +53,30 @@ pub struct KsReport {
     pub origin: Origin,
     /// `namespace/name` of the Kustomization that produced it.
     pub parent: Option<String>,
+    /// Variables left unset by post-build substitution, with the object
+    /// that used each (the same facts as the "is not set" warnings).
+    pub unset_vars: Vec<UnsetVar>,
+    /// `substituteFrom` entries that were absent offline and skipped.
+    pub absent_sources: Vec<AbsentSource>,
+}
+
+/// A `${VAR}` substituted with an empty string, and where it was used.
+#[derive(Debug, Clone)]
+pub struct UnsetVar {
+    pub name: String,
+    pub object: crate::resource::ResId,
+    pub origin: Origin,
+}
+
+/// A `substituteFrom` source that was not available offline.
+#[derive(Debug, Clone)]
+pub struct AbsentSource {
+    pub kind: String,
+    pub name: String,
+    /// `optional: true` and not rendered.
+    pub optional: bool,
+    /// The object that creates it at runtime (ExternalSecret, SealedSecret).
+    pub produced_by: Option<String>,
 }
 
 impl KsReport {
@@ -152,12 +176,19 @@ fn load_vars(
     ks: &FluxKustomization,
     known: &[Resource],
     warnings: &mut Vec<String>,
+    absent: &mut Vec<AbsentSource>,
 ) -> Result<Vec<(String, String)>, String> {
     let mut vars: Vec<(String, String)> = Vec::new();
     let b64 = base64::engine::general_purpose::STANDARD;
     for sf in &ks.substitute_from {
         let Some(obj) = find(known, &sf.kind, &ks.namespace, &sf.name) else {
             if sf.optional {
+                absent.push(AbsentSource {
+                    kind: sf.kind.clone(),
+                    name: sf.name.clone(),
+                    optional: true,
+                    produced_by: None,
+                });
                 warnings.push(format!(
                     "optional substituteFrom {}/{} is absent offline (not rendered in namespace {})",
                     sf.kind, sf.name, ks.namespace
@@ -165,6 +196,12 @@ fn load_vars(
                 continue;
             }
             if let Some(p) = runtime_producer(known, &ks.namespace, &sf.name) {
+                absent.push(AbsentSource {
+                    kind: sf.kind.clone(),
+                    name: sf.name.clone(),
+                    optional: false,
+                    produced_by: Some(p.clone()),
+                });
                 warnings.push(format!(
                     "substituteFrom {}/{} is produced at runtime by {p}: absent offline, rendered without its variables",
                     sf.kind, sf.name
@@ -239,6 +276,8 @@ fn render_one(
         warnings: Vec::new(),
         origin: ks.origin.clone(),
         parent,
+        unset_vars: Vec::new(),
+        absent_sources: Vec::new(),
     };
     if ks.suspend {
         report.status = Status::Skipped;
@@ -282,10 +321,23 @@ fn render_one(
     };
     report.objects = m.resources;
     if ks.has_post_build {
-        let vars = match load_vars(ks, known, &mut report.warnings) {
+        let vars = match load_vars(ks, known, &mut report.warnings, &mut report.absent_sources) {
             Ok(v) => v,
             Err(e) => return (fail(report, e), Vec::new()),
         };
+        report.message = report
+            .absent_sources
+            .iter()
+            .filter_map(|a| {
+                a.produced_by.as_ref().map(|p| {
+                    format!(
+                        "substituteFrom {}/{} absent offline (produced at runtime by {p})",
+                        a.kind, a.name
+                    )
+                })
+            })
+            .collect::<Vec<_>>()
+            .join("; ");
         if !vars.is_empty() {
             let mut unset: Vec<String> = Vec::new();
             for r in report.objects.iter_mut() {
@@ -296,6 +348,11 @@ fn render_one(
                 match varsub::substitute(r, &vars, opts.strict_substitute) {
                     Ok(out) => {
                         for u in out.unset {
+                            report.unset_vars.push(UnsetVar {
+                                name: u.clone(),
+                                object: id.clone(),
+                                origin: r.origin.clone(),
+                            });
                             if !unset.contains(&u) {
                                 unset.push(u);
                             }
@@ -351,7 +408,7 @@ fn check_depends_on(reports: &mut [KsReport]) {
         .map(|r| (r.key(), r.depends_on.clone()))
         .collect();
     for r in reports.iter_mut() {
-        if r.status == Status::Failed {
+        if r.status != Status::Rendered {
             continue;
         }
         if let Some(missing) = r.depends_on.iter().find(|d| !keys.contains(*d)) {
@@ -404,6 +461,11 @@ pub fn render(
     opts: &RenderOptions,
 ) -> Result<Rendered, Error> {
     let repo: PathBuf = repo.to_path_buf();
+    let artifact = super::source::ArtifactFs {
+        inner: fs,
+        root: repo.clone(),
+    };
+    let fs: &dyn FileSystem = &artifact;
     let entry_dir = crate::fs::normalize(&repo, Path::new(entry));
     if !fs.is_dir(&entry_dir) {
         return Err(Error::at(

@@ -764,7 +764,25 @@ fn apply_body(
             for i in select(m, sel)? {
                 let r = &mut m.resources[i];
                 r.store_previous_id();
-                if let Err(e) = apply_json6902(&mut r.obj, ops) {
+                // kustomize's internal annotations are present on every
+                // object while patches run, so `/metadata/annotations/...`
+                // always has a map to land in (an empty one is dropped on
+                // output).
+                if let Some(md) = r.map_mut().entry_map("metadata").as_map_mut()
+                    && !md.contains_key("annotations")
+                {
+                    md.insert("annotations", Node::map());
+                }
+                let result = apply_json6902(&mut r.obj, ops);
+                if let Some(Node::Map(md)) = r.obj.get_mut("metadata")
+                    && md
+                        .get("annotations")
+                        .and_then(Node::as_map)
+                        .is_some_and(Map::is_empty)
+                {
+                    md.remove("annotations");
+                }
+                if let Err(e) = result {
                     let mut msg =
                         format!("{} {} (defined at {}): {e}", r.kind(), r.name(), r.origin);
                     if e.contains("/patches/-") {

@@ -47,7 +47,13 @@ pub fn resolve_plain(s: &str, schema: Schema) -> Node {
         }
         b'0'..=b'9' | b'+' | b'-' => {
             if let Some(ts) = parse_timestamp(s) {
-                return Node::Str(ts);
+                // go-yaml v3 decodes a timestamp into a time (printed as
+                // RFC 3339); v2 keeps the text when decoding into interface{}.
+                return Node::Str(if schema == Schema::V3 {
+                    ts
+                } else {
+                    s.to_string()
+                });
             }
             let plain: String = s.chars().filter(|&c| c != '_').collect();
             if let Some(n) = go_parse_int(&plain) {
