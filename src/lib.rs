@@ -4,6 +4,8 @@
 //! directory exactly as `kustomize build` (v5.5.0) prints it;
 //! [`flux::render`] renders a whole cluster the way Flux would.
 
+pub mod check;
+pub mod diff;
 pub mod flux;
 pub mod fs;
 pub mod git;

@@ -123,6 +123,24 @@ impl fmt::Display for Origin {
     }
 }
 
+/// One step of a path into an object.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub enum PathElem {
+    Key(String),
+    Index(usize),
+}
+
+/// Scalar fields that are one shared node in kustomize: a label or
+/// annotation transformer adds a key to every map of an object with the same
+/// value node (`filtersutil.SetEntry`), so a later in-place change of any of
+/// them (a patch, another transformer) shows in all of them.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Link {
+    /// Each member is a map path plus the key.
+    pub members: Vec<Vec<PathElem>>,
+    pub value: Node,
+}
+
 /// How a generated ConfigMap/Secret combines with an existing one.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum Behavior {
@@ -144,6 +162,8 @@ pub struct Resource {
     pub suffixes: Vec<String>,
     pub needs_hash: bool,
     pub behavior: Option<Behavior>,
+    /// Fields that share one node (see `Link`).
+    pub links: Vec<Link>,
 }
 
 impl Resource {
@@ -156,6 +176,7 @@ impl Resource {
             suffixes: Vec::new(),
             needs_hash: false,
             behavior: None,
+            links: Vec::new(),
         }
     }
     pub fn map(&self) -> &Map {
@@ -198,6 +219,16 @@ impl Resource {
             .as_map_mut()
             .expect("metadata is a map")
     }
+    /// kustomize keeps previous names, namespaces and kinds in three
+    /// comma-separated annotations; a comma inside one of them makes the
+    /// lists disagree, and reading them back fails.
+    pub fn prev_ids_consistent(&self) -> bool {
+        let count = |f: &dyn Fn(&ResId) -> usize| -> usize { self.prev_ids.iter().map(f).sum() };
+        let n = count(&|id| id.name.matches(',').count() + 1);
+        let ns = count(&|id| id.namespace.matches(',').count() + 1);
+        let k = count(&|id| id.gvk.kind.matches(',').count() + 1);
+        n == ns && ns == k
+    }
     /// Records the current id as a previous one (before a rename).
     pub fn store_previous_id(&mut self) {
         let id = self.cur_id();
@@ -208,10 +239,10 @@ impl Resource {
         });
     }
     pub fn set_name(&mut self, name: &str) {
-        self.metadata_mut().insert("name", Node::str(name));
+        set_untagged(self.metadata_mut(), "name", name);
     }
     pub fn set_namespace(&mut self, ns: &str) {
-        self.metadata_mut().insert("namespace", Node::str(ns));
+        set_untagged(self.metadata_mut(), "namespace", ns);
     }
     pub fn labels(&self) -> Option<&Map> {
         self.obj.get_path(&["metadata", "labels"])?.as_map()
@@ -225,10 +256,20 @@ impl Resource {
     pub fn annotation(&self, key: &str) -> Option<&str> {
         self.annotations()?.get(key)?.as_str()
     }
+    /// The source text of an annotation's value, the way kustomize reads
+    /// annotations (`map[string]string` of each node's text: `1.0` stays
+    /// `1.0`, a collection reads as an empty string).
+    pub fn annotation_text(&self, key: &str) -> Option<String> {
+        let a = self.annotations()?;
+        a.get(key)?;
+        Some(a.scalar_source_text(key).unwrap_or_default())
+    }
     /// Whether the resource carries the `config.kubernetes.io/local-config`
-    /// annotation (dropped from build output).
+    /// annotation (dropped from build output): kustomize keeps the object
+    /// only when the annotation is absent or its text is exactly `false`.
     pub fn is_local_config(&self) -> bool {
-        self.annotation("config.kubernetes.io/local-config") == Some("true")
+        self.annotation_text("config.kubernetes.io/local-config")
+            .is_some_and(|v| v != "false")
     }
     pub fn prefixes_suffixes_equal(&self, o: &Resource, allow_empty: bool) -> bool {
         if allow_empty {
@@ -239,6 +280,76 @@ impl Resource {
         } else {
             same_ending(&self.prefixes, &o.prefixes) && same_ending(&self.suffixes, &o.suffixes)
         }
+    }
+}
+
+/// kyaml's `SetName`/`SetNamespace`: an untagged scalar that keeps the
+/// field's style (a new field holding a text YAML 1.1 reads as another type
+/// is quoted).
+pub fn set_untagged(m: &mut Map, key: &str, value: &str) {
+    let quoted = if m.contains_key(key) {
+        m.is_quoted(key)
+    } else {
+        crate::yaml::resolve::is_yaml11_non_string(value)
+    };
+    m.insert(key, Node::str(value));
+    m.set_quoted(key, quoted);
+    m.set_tagless(key, true);
+}
+
+fn node_at<'a>(n: &'a Node, path: &[PathElem]) -> Option<&'a Node> {
+    let mut cur = n;
+    for p in path {
+        cur = match (p, cur) {
+            (PathElem::Key(k), Node::Map(m)) => m.get(k)?,
+            (PathElem::Index(i), Node::Seq(s)) => s.get(*i)?,
+            _ => return None,
+        };
+    }
+    Some(cur)
+}
+
+fn node_at_mut<'a>(n: &'a mut Node, path: &[PathElem]) -> Option<&'a mut Node> {
+    let mut cur = n;
+    for p in path {
+        cur = match (p, cur) {
+            (PathElem::Key(k), Node::Map(m)) => m.get_mut(k)?,
+            (PathElem::Index(i), Node::Seq(s)) => s.get_mut(*i)?,
+            _ => return None,
+        };
+    }
+    Some(cur)
+}
+
+impl Resource {
+    /// Brings shared fields (see `Link`) back in step after a change: when
+    /// a member changed, all members take its value. Members that are gone
+    /// leave the link.
+    pub fn sync_links(&mut self) {
+        if self.links.is_empty() {
+            return;
+        }
+        let mut links = std::mem::take(&mut self.links);
+        for link in links.iter_mut() {
+            link.members
+                .retain(|p| node_at(&self.obj, p).is_some_and(Node::is_scalar));
+            let changed = link
+                .members
+                .iter()
+                .filter_map(|p| node_at(&self.obj, p))
+                .find(|v| **v != link.value)
+                .cloned();
+            if let Some(v) = changed {
+                for p in &link.members {
+                    if let Some(n) = node_at_mut(&mut self.obj, p) {
+                        *n = v.clone();
+                    }
+                }
+                link.value = v;
+            }
+        }
+        links.retain(|l| l.members.len() > 1);
+        self.links = links;
     }
 }
 
@@ -272,7 +383,12 @@ impl ResMap {
     /// Appends, refusing a resource whose id is already present.
     pub fn append(&mut self, r: Resource) -> Result<(), String> {
         let id = r.cur_id();
-        if self.resources.iter().any(|x| x.cur_id().equals(&id)) {
+        // Compare names and kinds without building ids: this runs for every
+        // accumulated object.
+        let (name, kind, api) = (r.name(), r.kind(), r.api_version());
+        if self.resources.iter().any(|x| {
+            x.name() == name && x.kind() == kind && x.api_version() == api && x.cur_id().equals(&id)
+        }) {
             return Err(format!(
                 "may not add resource with an already registered id: {id}"
             ));

@@ -10,16 +10,7 @@ use flate::kustomize::{BuildOptions, LoadRestrictor, build_dir};
 
 /// Cases where flate is known to differ from kustomize, with the reason.
 /// The tests check that these still differ, so a fix shows up here.
-const KNOWN_DIFFERENCES: &[(&str, &str)] = &[
-    (
-        "049-smp-ports-merge-key",
-        "kyaml drops a container-port patch element whose protocol is set when the original has none; flate merges it",
-    ),
-    (
-        "140-error-scalar-del-control-char",
-        "kustomize refuses to print an escaped U+007F; flate prints it escaped",
-    ),
-];
+const KNOWN_DIFFERENCES: &[(&str, &str)] = &[];
 
 struct Case {
     name: String,

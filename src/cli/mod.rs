@@ -5,9 +5,13 @@ use std::path::PathBuf;
 use clap::{Parser, Subcommand, ValueEnum};
 
 pub mod build;
+pub mod check;
 pub mod common;
+pub mod diff;
 pub mod get;
 pub mod kustomize;
+pub mod pins;
+pub mod schemas;
 pub mod talos;
 pub mod test;
 
@@ -33,6 +37,22 @@ pub enum Command {
     Get(get::GetArgs),
     /// One PASS/FAIL/SKIPPED line per Kustomization and HelmRelease.
     Test(test::TestArgs),
+    /// What a change does to the rendered clusters: a diff of every object
+    /// against a base revision or another checkout.
+    Diff(diff::DiffArgs),
+    /// Validate every environment: JSON Schemas and lints (pre-commit, CI).
+    ///
+    /// Exit code 1 when there is an error finding, 2 when flate could not
+    /// run.
+    Check(check::CheckArgs),
+    /// Chart and image pins (tag, digest) per environment; with --base,
+    /// fail on a tag that moved without its digest (Renovate, CI).
+    Pins(pins::PinsArgs),
+    /// JSON Schemas: import CustomResourceDefinitions.
+    Schemas {
+        #[command(subcommand)]
+        command: schemas::SchemasCommand,
+    },
     /// Talos machine configs, host firewall, IPLB and bootstrap-settings
     /// from kubernetes/clusters/ENV/talos.yaml.
     Talos {
@@ -72,6 +92,10 @@ pub fn run(cli: Cli) -> i32 {
         Command::Build(a) => build::run(a),
         Command::Get(a) => get::run(a),
         Command::Test(a) => test::run(a),
+        Command::Check(a) => check::run(a),
+        Command::Pins(a) => pins::run(a),
+        Command::Schemas { command } => schemas::run(command),
+        Command::Diff(a) => diff::run(a),
         Command::Kustomize {
             command:
                 KustomizeCommand::Build {

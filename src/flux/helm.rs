@@ -39,10 +39,11 @@ pub struct HelmReleaseReport {
     pub object: Resource,
 }
 
-fn find<'a>(all: &[&'a Resource], kind: &str, ns: &str, name: &str) -> Option<&'a Resource> {
-    all.iter()
-        .copied()
-        .find(|r| r.kind() == kind && r.name() == name && r.namespace() == ns)
+/// Rendered objects indexed by (kind, namespace, name).
+type Index<'a> = std::collections::HashMap<(&'a str, &'a str, &'a str), &'a Resource>;
+
+fn find<'a>(all: &Index<'a>, kind: &str, ns: &str, name: &str) -> Option<&'a Resource> {
+    all.get(&(kind, ns, name)).copied()
 }
 
 fn s(n: &Node, path: &[&str]) -> String {
@@ -87,7 +88,7 @@ fn set_path(root: &mut Node, path: &str, value: Node) {
     }
 }
 
-fn resolve_chart(hr: &Resource, ns: &str, all: &[&Resource]) -> Result<ChartInfo, String> {
+fn resolve_chart(hr: &Resource, ns: &str, all: &Index<'_>) -> Result<ChartInfo, String> {
     let spec = hr.obj.get("spec").cloned().unwrap_or(Node::Null);
     if let Some(cr) = spec.get("chartRef").filter(|n| !n.is_null()) {
         let kind = s(cr, &["kind"]);
@@ -148,7 +149,7 @@ fn resolve_chart(hr: &Resource, ns: &str, all: &[&Resource]) -> Result<ChartInfo
     })
 }
 
-fn resolve_values(hr: &Resource, ns: &str, all: &[&Resource]) -> Result<Node, String> {
+fn resolve_values(hr: &Resource, ns: &str, all: &Index<'_>) -> Result<Node, String> {
     let mut values = Node::map();
     let b64 = base64::engine::general_purpose::STANDARD;
     if let Some(Node::Seq(vf)) = hr.obj.get_path(&["spec", "valuesFrom"]) {
@@ -214,7 +215,10 @@ fn resolve_values(hr: &Resource, ns: &str, all: &[&Resource]) -> Result<Node, St
 
 /// Resolves every HelmRelease of the rendered Kustomizations.
 pub fn resolve_all(reports: &[KsReport]) -> Vec<HelmReleaseReport> {
-    let all: Vec<&Resource> = reports.iter().flat_map(|k| k.objects.iter()).collect();
+    let mut all: Index<'_> = Index::new();
+    for r in reports.iter().flat_map(|k| k.objects.iter()) {
+        all.entry((r.kind(), r.namespace(), r.name())).or_insert(r);
+    }
     let mut out = Vec::new();
     for k in reports.iter().filter(|k| k.status == Status::Rendered) {
         for r in &k.objects {

@@ -30,6 +30,13 @@ pub fn substitute(
     strict: bool,
 ) -> Result<Outcome, String> {
     let text = crate::yaml::to_string(&r.obj);
+    if !text.contains('$') {
+        // Nothing to substitute (and no `$$` to unescape).
+        return Ok(Outcome {
+            unset: Vec::new(),
+            retyped: Vec::new(),
+        });
+    }
     let lookup = |name: &str| -> Option<String> {
         vars.iter()
             .rev()

@@ -118,14 +118,52 @@ pub fn resources_from_text(file: &Path, text: &str) -> Result<Vec<Resource>, Err
     let docs = crate::yaml::parse_stream(text).map_err(|e| Error::yaml(file, &e))?;
     let fileref = Arc::new(file.to_path_buf());
     let mut out = Vec::new();
+    // kyaml's reader unwraps a `List` or `ResourceList` that is the file's
+    // only document (as its reader splits documents: on lines starting
+    // with `---` after the first line) and keeps its items as they are;
+    // other `*List` objects are inlined through JSON.
+    let single = byte_reader_documents(text) == 1 && docs.len() == 1;
     for d in docs {
         let origin = Origin {
             file: Some(fileref.clone()),
             line: d.line,
         };
+        if single
+            && let Node::Map(m) = &d.node
+            && matches!(
+                m.get("kind").and_then(Node::as_str),
+                Some("List" | "ResourceList")
+            )
+            && (m.contains_key("items") || m.contains_key("functionConfig"))
+        {
+            if let Some(Node::Seq(items)) = m.get("items") {
+                for it in items.clone() {
+                    push_object(file, d.line, it, &origin, &mut out)?;
+                }
+            }
+            continue;
+        }
         push_object(file, d.line, d.node, &origin, &mut out)?;
     }
     Ok(out)
+}
+
+/// How many documents kyaml's `ByteReader` splits a text into.
+fn byte_reader_documents(text: &str) -> usize {
+    let text = text.replace("\r\n", "\n");
+    let mut n = 1;
+    let mut rest = text.as_str();
+    while let Some(i) = rest.find("\n---") {
+        let after = &rest[i + 1..];
+        match after.find('\n') {
+            Some(j) => {
+                n += 1;
+                rest = &after[j + 1..];
+            }
+            None => break,
+        }
+    }
+    n
 }
 
 fn push_object(
@@ -152,10 +190,27 @@ fn push_object(
         .unwrap_or("")
         .to_string();
     if kind.ends_with("List") && m.get("items").is_some() {
-        if let Some(Node::Seq(items)) = m.get("items") {
-            for it in items.clone() {
-                push_object(file, line, it, origin, out)?;
+        match m.get("items") {
+            Some(Node::Seq(items)) => {
+                // kustomize inlines a list's items through JSON
+                // (`convertObjectSliceToNodeSlice`).
+                for it in items.clone() {
+                    let mut it = it;
+                    if let Some(bad) = non_finite(&it) {
+                        return Err(err(format!("json: unsupported value: {bad}")));
+                    }
+                    json_reparse(&mut it);
+                    push_object(file, line, it, origin, out)?;
+                }
             }
+            Some(Node::Null) => {}
+            Some(other) => {
+                return Err(err(format!(
+                    "expected array in {kind}/items, but found {}",
+                    other.kind_name()
+                )));
+            }
+            None => {}
         }
         return Ok(());
     }
@@ -202,6 +257,49 @@ impl<'a> Kustomizer<'a> {
     pub fn build_kustomization(&self, k: &Kustomization) -> Result<ResMap, Error> {
         let mut stack = vec![k.dir().to_path_buf()];
         let mut m = self.accumulate(k, ResMap::new(), &mut stack)?;
+        if let Some(r) = m.iter().find(|r| !r.prev_ids_consistent()) {
+            return Err(k.err(format!(
+                "number of previous names, number of previous namespaces, number of previous kinds not equal (a name with a comma: {})",
+                r.cur_id()
+            )));
+        }
+        super::generators::add_hashes(&mut m)?;
+        super::nameref::fix(&mut m)?;
+        // DropLocalNodes validates every object's metadata first.
+        for r in m.iter() {
+            if r.kind().is_empty() {
+                return Err(k.err(format!("missing kind in object {}", r.cur_id())));
+            }
+            if !r.kind().ends_with("List") && r.name().is_empty() {
+                return Err(k.err(format!("missing metadata.name in object {}", r.cur_id())));
+            }
+        }
+        m.resources.retain(|r| !r.is_local_config());
+        // IgnoreLocal rebuilds the map with Append (kustomize panics here).
+        unique_ids(&m).map_err(|e| k.err(e))?;
+        super::sort::sort(k, &mut m)?;
+        for r in m.resources.iter_mut() {
+            resolve_tagless(&mut r.obj);
+            finalize_annotations(r)?;
+            apply_print_breaks(&mut r.obj);
+        }
+        // kustomize prints JSON through go-yaml v2, whose reader refuses
+        // characters Go's JSON encoder leaves unescaped: DEL, the C1 controls
+        // other than NEL, U+FFFE and U+FFFF.
+        for r in m.iter() {
+            if let Some(c) = unprintable(&r.obj) {
+                return Err(Error {
+                    file: r.origin.file.as_deref().cloned(),
+                    line: Some(r.origin.line),
+                    message: format!(
+                        "yaml: control characters are not allowed (U+{:04X} in {})",
+                        c as u32,
+                        r.cur_id()
+                    ),
+                });
+            }
+        }
+        // The output goes through JSON, which has no NaN or infinity.
         for r in m.iter() {
             if let Some(bad) = non_finite(&r.obj) {
                 return Err(Error {
@@ -214,10 +312,6 @@ impl<'a> Kustomizer<'a> {
                 });
             }
         }
-        super::generators::add_hashes(&mut m)?;
-        super::nameref::fix(&mut m)?;
-        m.resources.retain(|r| !r.is_local_config());
-        super::sort::sort(k, &mut m)?;
         Ok(m)
     }
 
@@ -290,6 +384,14 @@ impl<'a> Kustomizer<'a> {
             stack.push(dir);
             ra = self.accumulate(&ck, ra, stack)?;
             stack.pop();
+            // kustomize moves the result into a fresh accumulator
+            // (MergeAccumulator), which refuses duplicate ids.
+            unique_ids(&ra).map_err(|m| {
+                k.err(format!(
+                    "accumulating components: recursed merging from path '{}': {m}",
+                    ck.dir().display()
+                ))
+            })?;
         }
         self.transform(k, &ldr, &mut ra)?;
         Ok(ra)
@@ -339,21 +441,201 @@ impl<'a> Kustomizer<'a> {
     }
 
     fn transform(&self, k: &Kustomization, ldr: &Loader, m: &mut ResMap) -> Result<(), Error> {
+        // After each transformer, fields kustomize shares between maps (see
+        // `resource::Link`) take the value any of them was changed to.
+        let sync = |m: &mut ResMap| m.iter_mut().for_each(Resource::sync_links);
         super::patch::patches_strategic_merge(k, ldr, m)?;
+        sync(m);
         super::patch::patches(k, ldr, m)?;
+        sync(m);
         super::transformers::namespace(k, m)?;
+        sync(m);
         super::transformers::prefix_suffix(k, m)?;
+        sync(m);
         super::transformers::labels(k, m)?;
+        sync(m);
         super::transformers::annotations(k, m)?;
+        sync(m);
         super::patch::patches_json6902(k, ldr, m)?;
+        sync(m);
         super::transformers::replicas(k, m)?;
+        sync(m);
         super::transformers::images(k, m)?;
+        sync(m);
         super::replacements::apply(k, ldr, m)?;
+        sync(m);
         Ok(())
     }
 }
 
-fn non_finite(n: &Node) -> Option<String> {
+/// kustomize's last step (`RemoveBuildAnnotations`) reads every object's
+/// annotations as strings and writes them back (kyaml `SetAnnotations`): the
+/// values become strings of their source text, an empty or non-map
+/// `annotations` field disappears, and the keys are written as untagged
+/// plain scalars. The output is then read back by go-yaml v3, so a key that
+/// v3 reads as a number, bool or null makes the build fail.
+fn finalize_annotations(r: &mut Resource) -> Result<(), Error> {
+    let id = r.cur_id();
+    let origin = r.origin.clone();
+    let Some(Node::Map(md)) = r.obj.get_mut("metadata") else {
+        return Ok(());
+    };
+    let Some(ann) = md.get("annotations") else {
+        return Ok(());
+    };
+    let strings: crate::yaml::Map = match ann {
+        Node::Map(a) => a
+            .keys()
+            .map(|k| {
+                (
+                    k.clone(),
+                    Node::Str(a.scalar_source_text(k).unwrap_or_default()),
+                )
+            })
+            .collect(),
+        _ => crate::yaml::Map::new(),
+    };
+    if strings.is_empty() {
+        md.remove("annotations");
+        return Ok(());
+    }
+    for k in strings.keys() {
+        let v3 = crate::yaml::resolve::resolve_plain(k, crate::yaml::resolve::Schema::V3);
+        if !k.is_empty() && !matches!(v3, Node::Str(_)) {
+            return Err(Error {
+                file: origin.file.as_deref().cloned(),
+                line: Some(origin.line),
+                message: format!(
+                    "json: unsupported type: map[interface {{}}]interface {{}}: annotation key '{k}' of {id} is read back as a {} (kustomize writes annotation keys unquoted)",
+                    v3.kind_name()
+                ),
+            });
+        }
+    }
+    md.insert("annotations", Node::Map(strings));
+    Ok(())
+}
+
+/// Untagged scalars (see `Map::is_tagless`) are read as YAML when kyaml
+/// prints or decodes an object: `9090` becomes a number. A quoted one stays
+/// a string.
+pub fn resolve_tagless(n: &mut Node) {
+    match n {
+        Node::Seq(items) => items.iter_mut().for_each(resolve_tagless),
+        Node::Map(m) => {
+            let keys: Vec<String> = m
+                .keys()
+                .filter(|k| m.is_tagless(k) && !m.is_quoted(k))
+                .cloned()
+                .collect();
+            for k in keys {
+                if let Some(Node::Str(t)) = m.get(&k) {
+                    let t = t.clone();
+                    let v =
+                        crate::yaml::resolve::resolve_plain(&t, crate::yaml::resolve::Schema::V3);
+                    let differs = crate::yaml::node_text(&v) != t;
+                    m.insert(k.clone(), v);
+                    if differs {
+                        m.set_raw(&k, t);
+                    }
+                }
+            }
+            for (_, v) in m.iter_mut() {
+                resolve_tagless(v);
+            }
+        }
+        _ => {}
+    }
+}
+
+fn unprintable(n: &Node) -> Option<char> {
+    let bad = |s: &str| {
+        s.chars().find(|&c| {
+            let c = c as u32;
+            c == 0x7F || ((0x80..=0x9F).contains(&c) && c != 0x85) || c == 0xFFFE || c == 0xFFFF
+        })
+    };
+    match n {
+        Node::Str(s) => bad(s),
+        Node::Seq(items) => items.iter().find_map(unprintable),
+        // A NEL in a key is a line break in a flow key: go-yaml v2 fails too.
+        Node::Map(m) => m.iter().find_map(|(k, v)| {
+            bad(k)
+                .or_else(|| k.chars().find(|&c| c == '\u{85}'))
+                .or_else(|| unprintable(v))
+        }),
+        _ => None,
+    }
+}
+
+/// The line breaks go-yaml v3 adds to some block scalars when kustomize
+/// prints an object and reads it back (see `Map::print_breaks`).
+pub fn apply_print_breaks(n: &mut Node) {
+    match n {
+        Node::Seq(items) => items.iter_mut().for_each(apply_print_breaks),
+        Node::Map(m) => {
+            let keys: Vec<String> = m
+                .keys()
+                .filter(|k| m.print_breaks(k) > 0)
+                .cloned()
+                .collect();
+            for k in keys {
+                let extra = m.print_breaks(&k);
+                let quoted = m.is_quoted(&k);
+                if let Some(Node::Str(s)) = m.get(&k) {
+                    let mut s = s.clone();
+                    if s.ends_with("\n\n") {
+                        s.extend(std::iter::repeat_n('\n', usize::from(extra)));
+                    }
+                    m.insert(k.clone(), Node::Str(s));
+                    m.set_quoted(&k, quoted);
+                }
+            }
+            for (_, v) in m.iter_mut() {
+                apply_print_breaks(v);
+            }
+        }
+        _ => {}
+    }
+}
+
+/// `resWrangler.Append` over a whole map: no two objects may share an id.
+fn unique_ids(m: &ResMap) -> Result<(), String> {
+    for (i, r) in m.iter().enumerate() {
+        let id = r.cur_id();
+        if m.resources[..i].iter().any(|x| x.cur_id().equals(&id)) {
+            return Err(format!(
+                "may not add resource with an already registered id: {id}"
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// A node written as JSON and read back: scalars lose the text they were
+/// written with, and every string is now a quoted scalar.
+fn json_reparse(n: &mut Node) {
+    match n {
+        Node::Seq(items) => items.iter_mut().for_each(json_reparse),
+        Node::Map(m) => {
+            m.clear_source_texts();
+            let strings: Vec<String> = m
+                .iter()
+                .filter(|(_, v)| matches!(v, Node::Str(_)))
+                .map(|(k, _)| k.clone())
+                .collect();
+            for k in strings {
+                m.set_quoted(&k, true);
+            }
+            for (_, v) in m.iter_mut() {
+                json_reparse(v);
+            }
+        }
+        _ => {}
+    }
+}
+
+pub(crate) fn non_finite(n: &Node) -> Option<String> {
     match n {
         Node::Float(f) if !f.is_finite() => Some(crate::yaml::emit::format_float(*f)),
         Node::Map(m) => m.iter().find_map(|(_, v)| non_finite(v)),

@@ -3,7 +3,7 @@
 //! visited element by element, missing fields are created only when the
 //! spec says so, and nulls end the walk.
 
-use crate::resource::Gvk;
+use crate::resource::{Gvk, PathElem};
 use crate::yaml::{Map, Node};
 
 use super::Error;
@@ -43,6 +43,9 @@ pub fn gvk_matches(fs: &FieldSpec, gvk: &Gvk) -> bool {
     gvk.is_selected_by(fs.group, fs.version, fs.kind)
 }
 
+/// A setter that is also told where the field is.
+pub type SetAt<'a> = dyn FnMut(&[PathElem], &mut Node) -> Result<(), String> + 'a;
+
 /// Applies `set` to every field `fs` designates in `obj`.
 pub fn apply(
     obj: &mut Node,
@@ -51,12 +54,24 @@ pub fn apply(
     create: Option<CreateKind>,
     set: &mut dyn FnMut(&mut Node) -> Result<(), String>,
 ) -> Result<(), Error> {
+    apply_at(obj, gvk, fs, create, &mut |_, n| set(n))
+}
+
+/// Like `apply`, also passing the location of each field.
+pub fn apply_at(
+    obj: &mut Node,
+    gvk: &Gvk,
+    fs: &FieldSpec,
+    create: Option<CreateKind>,
+    set: &mut SetAt,
+) -> Result<(), Error> {
     if !gvk_matches(fs, gvk) {
         return Ok(());
     }
     let path = split_path(fs.path);
     let create = if fs.create { create } else { None };
-    walk(obj, &path, create, set).map_err(|m| {
+    let mut at = Vec::new();
+    walk(obj, &path, create, &mut at, set).map_err(|m| {
         Error::msg(format!(
             "considering field '{}' of object {}: {m}",
             fs.path, gvk.kind
@@ -68,20 +83,24 @@ fn walk(
     node: &mut Node,
     path: &[String],
     create: Option<CreateKind>,
-    set: &mut dyn FnMut(&mut Node) -> Result<(), String>,
+    at: &mut Vec<PathElem>,
+    set: &mut SetAt,
 ) -> Result<(), String> {
     if path.is_empty() {
-        return set(node);
+        return set(at, node);
     }
     match node {
         Node::Null => Ok(()),
         Node::Seq(items) => {
-            for it in items.iter_mut() {
-                walk(it, path, create, set)?;
+            for (i, it) in items.iter_mut().enumerate() {
+                at.push(PathElem::Index(i));
+                let r = walk(it, path, create, at, set);
+                at.pop();
+                r?;
             }
             Ok(())
         }
-        Node::Map(m) => walk_map(m, path, create, set),
+        Node::Map(m) => walk_map(m, path, create, at, set),
         _ => Err("expected sequence or mapping node".into()),
     }
 }
@@ -90,14 +109,22 @@ fn walk_map(
     m: &mut Map,
     path: &[String],
     create: Option<CreateKind>,
-    set: &mut dyn FnMut(&mut Node) -> Result<(), String>,
+    at: &mut Vec<PathElem>,
+    set: &mut SetAt,
 ) -> Result<(), String> {
     let (name, is_seq) = match path[0].strip_suffix("[]") {
         Some(n) => (n, true),
         None => (path[0].as_str(), false),
     };
+    // kyaml's Lookup trims a path element and skips an empty one.
+    let name = name.trim();
     if name.is_empty() {
-        return Err("cannot set or create an empty field name".into());
+        let mut node = Node::Map(std::mem::take(m));
+        let r = walk(&mut node, &path[1..], create, at, set);
+        if let Node::Map(back) = node {
+            *m = back;
+        }
+        return r;
     }
     let kind = if create.is_none() || is_seq {
         None
@@ -121,7 +148,10 @@ fn walk_map(
             None => return Ok(()),
         }
     }
-    walk(field, &path[1..], create, set)
+    at.push(PathElem::Key(name.to_string()));
+    let r = walk(field, &path[1..], create, at, set);
+    at.pop();
+    r
 }
 
 /// Sets each `(key, value)` pair in a map node (creating it when needed).
@@ -133,9 +163,35 @@ pub fn set_entries(node: &mut Node, pairs: &[(String, String)]) -> Result<(), St
         return Err(format!("expected a mapping, found a {}", node.kind_name()));
     };
     for (k, v) in pairs {
+        let existed = m.contains_key(k);
+        if !existed {
+            untagged_key_ok(k)?;
+        }
+        // kyaml's FieldSetter: an existing field keeps its style, a new
+        // string that YAML 1.1 reads as another type is written quoted.
+        let quoted = if existed {
+            m.is_quoted(k)
+        } else {
+            crate::yaml::resolve::is_yaml11_non_string(v)
+        };
         m.insert(k.clone(), Node::Str(v.clone()));
+        m.set_quoted(k, quoted);
     }
     Ok(())
+}
+
+/// kyaml writes a key it adds to a map as an untagged plain scalar, and the
+/// output is read back by go-yaml v3: a key such as `1`, `true` or `null`
+/// then becomes a non-string map key and the build fails.
+pub fn untagged_key_ok(k: &str) -> Result<(), String> {
+    match crate::yaml::resolve::resolve_plain(k, crate::yaml::resolve::Schema::V3) {
+        Node::Str(_) => Ok(()),
+        _ if k.is_empty() => Ok(()),
+        other => Err(format!(
+            "json: unsupported type: map[interface {{}}]interface {{}}: the key '{k}' kustomize adds is read back as a {}",
+            other.kind_name()
+        )),
+    }
 }
 
 #[cfg(test)]

@@ -240,6 +240,9 @@ fn generate_one(
         read_options(item.get("options")).map_err(|m| k.err(m))?,
         global,
     );
+    for (key, _) in &opts.labels {
+        super::fieldspec::untagged_key_ok(key).map_err(|m| k.err(format!("{what}: {m}")))?;
+    }
     let mut md = Map::new();
     md.insert("name", Node::str(name.clone()));
     let ns = s("namespace");
@@ -318,15 +321,12 @@ fn generate_one(
         },
     );
     r.needs_hash = opts.disable_hash != Some(true);
+    // kustomize reads any other behavior as "unspecified", which acts like
+    // create.
     r.behavior = Some(match s("behavior").as_str() {
-        "" | "create" => Behavior::Create,
         "merge" => Behavior::Merge,
         "replace" => Behavior::Replace,
-        other => {
-            return Err(k.err(format!(
-                "{what}: unknown behavior '{other}' (create, merge or replace)"
-            )));
-        }
+        _ => Behavior::Create,
     });
     Ok(r)
 }
@@ -346,12 +346,24 @@ fn wrap_base64(enc: &str) -> String {
     out
 }
 
-fn merge_str_maps(old: Option<&Node>, new: Option<&Node>) -> Option<Node> {
+/// kustomize merges labels, annotations and data maps as
+/// `map[string]string` (`GetLabels`, `GetDataMap`, ...): each value becomes
+/// the string of its text (a collection or null reads as ""), the new map
+/// wins, and keys are written back untagged; a multi-line value is written
+/// as a block scalar.
+fn merge_str_maps(old: Option<&Node>, new: Option<&Node>, null_empty: bool) -> Option<Node> {
     let mut out = Map::new();
     for n in [old, new].into_iter().flatten() {
         if let Node::Map(m) = n {
             for (k, v) in m.iter() {
-                out.insert(k.clone(), v.clone());
+                let text = match v {
+                    // GetDataMap reads a null as "", GetLabels keeps its text.
+                    Node::Null if null_empty => String::new(),
+                    _ => m.scalar_source_text(k).unwrap_or_default(),
+                };
+                let quoted = text.contains('\n');
+                out.insert(k.clone(), Node::Str(text));
+                out.set_quoted(k, quoted);
             }
         }
     }
@@ -360,6 +372,16 @@ fn merge_str_maps(old: Option<&Node>, new: Option<&Node>) -> Option<Node> {
     } else {
         Some(Node::Map(out))
     }
+}
+
+/// Keys written back by kyaml are untagged (see `untagged_key_ok`).
+fn check_keys(k: &Kustomization, m: Option<&Node>) -> Result<(), Error> {
+    if let Some(Node::Map(m)) = m {
+        for key in m.keys() {
+            super::fieldspec::untagged_key_ok(key).map_err(|e| k.err(e))?;
+        }
+    }
+    Ok(())
 }
 
 fn set_meta(r: &mut Resource, key: &str, v: Option<Node>) {
@@ -399,7 +421,9 @@ fn absorb(k: &Kustomization, m: &mut ResMap, mut res: Resource) -> Result<(), Er
                         let merged = merge_str_maps(
                             old.obj.get_path(&["metadata", key]),
                             res.obj.get_path(&["metadata", key]),
+                            false,
                         );
+                        check_keys(k, merged.as_ref())?;
                         set_meta(&mut res, key, merged);
                     }
                     res.set_name(old.name());
@@ -409,11 +433,16 @@ fn absorb(k: &Kustomization, m: &mut ResMap, mut res: Resource) -> Result<(), Er
                         res.set_namespace(old.namespace());
                     }
                     res.prev_ids = old.prev_ids.clone();
+                    // Build annotations come from the old object
+                    // (`mergeStringMapsWithBuildAnnotations`), and the hash
+                    // flag survives only if the new one has it too.
+                    res.needs_hash = res.needs_hash && old.needs_hash;
                     res.prefixes = old.prefixes.clone();
                     res.suffixes = old.suffixes.clone();
                     if behavior == Behavior::Merge {
                         for key in ["data", "binaryData"] {
-                            let merged = merge_str_maps(old.obj.get(key), res.obj.get(key));
+                            let merged = merge_str_maps(old.obj.get(key), res.obj.get(key), true);
+                            check_keys(k, merged.as_ref())?;
                             match merged {
                                 Some(v) => res.map_mut().insert(key, v),
                                 None => {
@@ -496,8 +525,59 @@ pub fn go_json(n: &Node, out: &mut String) {
         }
         Node::Str(s) => go_json_string(s, out),
         Node::Null => out.push_str("null"),
+        // The hasher reads the data back into `interface{}`: every number is
+        // a float64 by the time it is encoded again.
+        Node::Int(i) => out.push_str(&go_json_float(*i as f64)),
+        Node::UInt(u) => out.push_str(&go_json_float(*u as f64)),
+        Node::Float(f) => out.push_str(&go_json_float(*f)),
         other => out.push_str(&other.scalar_text().unwrap_or_default()),
     }
+}
+
+/// Go's encoding/json float64: the shortest decimal that reads back as
+/// `f`, in 'f' notation unless |f| < 1e-6 or >= 1e21 (then 'e', with
+/// `e-07` shortened to `e-7`).
+pub fn go_json_float(f: f64) -> String {
+    let abs = f.abs();
+    if abs != 0.0 && !(1e-6..1e21).contains(&abs) {
+        let g = format!("{f:e}");
+        let (mant, exp) = g.split_once('e').unwrap_or((&g, "0"));
+        let exp: i32 = exp.parse().unwrap_or(0);
+        let sign = if exp < 0 { '-' } else { '+' };
+        return format!("{mant}e{sign}{:02}", exp.abs())
+            .replace("e-0", "e-")
+            .replace("e+0", "e+");
+    }
+    if f == 0.0 {
+        return if f.is_sign_negative() {
+            "-0".into()
+        } else {
+            "0".into()
+        };
+    }
+    // Shortest round-trip digits, written out without an exponent.
+    let g = format!("{:e}", abs);
+    let (mant, exp) = g.split_once('e').unwrap_or((&g, "0"));
+    let exp: i32 = exp.parse().unwrap_or(0);
+    let digits: String = mant.chars().filter(|c| *c != '.').collect();
+    let dp = exp + 1; // position of the decimal point in `digits`
+    let mut s = String::new();
+    if f < 0.0 {
+        s.push('-');
+    }
+    if dp <= 0 {
+        s.push_str("0.");
+        s.push_str(&"0".repeat((-dp) as usize));
+        s.push_str(&digits);
+    } else if dp as usize >= digits.len() {
+        s.push_str(&digits);
+        s.push_str(&"0".repeat(dp as usize - digits.len()));
+    } else {
+        s.push_str(&digits[..dp as usize]);
+        s.push('.');
+        s.push_str(&digits[dp as usize..]);
+    }
+    s
 }
 
 /// kustomize's content hash of a ConfigMap or Secret.
@@ -507,7 +587,11 @@ pub fn hash_of(r: &Resource) -> String {
     // kustomize looks the name up with `yaml.Lookup("metadata/name")`,
     // which finds no field of that literal name: the name hashes as "".
     m.insert("name", Node::str(""));
-    m.insert("data", get("data"));
+    // The hasher reads the data through JSON (`MarshalJSON`).
+    let mut data = get("data");
+    super::build::resolve_tagless(&mut data);
+    super::build::apply_print_breaks(&mut data);
+    m.insert("data", data);
     if r.kind() == "Secret" {
         m.insert("kind", Node::str("Secret"));
         m.insert("type", get("type"));
@@ -547,4 +631,21 @@ pub fn add_hashes(m: &mut ResMap) -> Result<(), Error> {
         }
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::go_json_float;
+
+    #[test]
+    fn floats_like_go_json() {
+        assert_eq!(go_json_float(1.8446744073709552e19), "18446744073709552000");
+        assert_eq!(go_json_float(1.5), "1.5");
+        assert_eq!(go_json_float(16.0), "16");
+        assert_eq!(go_json_float(1e21), "1e+21");
+        assert_eq!(go_json_float(1e-7), "1e-7");
+        assert_eq!(go_json_float(0.000001), "0.000001");
+        assert_eq!(go_json_float(-2.5e-10), "-2.5e-10");
+        assert_eq!(go_json_float(123456789.125), "123456789.125");
+    }
 }

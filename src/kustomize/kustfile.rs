@@ -48,6 +48,371 @@ const KNOWN_FIELDS: &[&str] = &[
     "buildMetadata",
 ];
 
+/// The Go type a kustomization field is decoded into. kustomize reads its
+/// file with `sigs.k8s.io/yaml.UnmarshalStrict` (YAML 1.1, then JSON into
+/// the typed `types.Kustomization`): a value of the wrong JSON type or an
+/// unknown field anywhere fails the build; null is accepted everywhere;
+/// field names match case-insensitively.
+#[derive(Clone, Copy)]
+enum T {
+    Str,
+    Bool,
+    Int,
+    Any,
+    StrList,
+    StrMap,
+    BoolMap,
+    List(&'static T),
+    Struct(&'static str, &'static [(&'static str, T)]),
+}
+
+const GVK_FIELDS: [(&str, T); 3] = [("group", T::Str), ("version", T::Str), ("kind", T::Str)];
+static SELECTOR: T = T::Struct(
+    "Selector",
+    &[
+        GVK_FIELDS[0],
+        GVK_FIELDS[1],
+        GVK_FIELDS[2],
+        ("name", T::Str),
+        ("namespace", T::Str),
+        ("annotationSelector", T::Str),
+        ("labelSelector", T::Str),
+    ],
+);
+static FIELD_OPTIONS: T = T::Struct(
+    "FieldOptions",
+    &[
+        ("delimiter", T::Str),
+        ("index", T::Int),
+        ("encoding", T::Str),
+        ("create", T::Bool),
+    ],
+);
+static FIELD_SPEC: T = T::Struct(
+    "FieldSpec",
+    &[
+        GVK_FIELDS[0],
+        GVK_FIELDS[1],
+        GVK_FIELDS[2],
+        ("path", T::Str),
+        ("create", T::Bool),
+    ],
+);
+static GENERATOR_OPTIONS: T = T::Struct(
+    "GeneratorOptions",
+    &[
+        ("labels", T::StrMap),
+        ("annotations", T::StrMap),
+        ("disableNameSuffixHash", T::Bool),
+        ("immutable", T::Bool),
+    ],
+);
+const GENERATOR_ARGS: [(&str, T); 8] = [
+    ("namespace", T::Str),
+    ("name", T::Str),
+    ("behavior", T::Str),
+    ("literals", T::StrList),
+    ("files", T::StrList),
+    ("envs", T::StrList),
+    ("env", T::Str),
+    ("options", GENERATOR_OPTIONS),
+];
+static CONFIGMAP_ARGS: T = T::Struct("ConfigMapArgs", &GENERATOR_ARGS);
+static SECRET_ARGS: T = T::Struct(
+    "SecretArgs",
+    &[
+        GENERATOR_ARGS[0],
+        GENERATOR_ARGS[1],
+        GENERATOR_ARGS[2],
+        GENERATOR_ARGS[3],
+        GENERATOR_ARGS[4],
+        GENERATOR_ARGS[5],
+        GENERATOR_ARGS[6],
+        GENERATOR_ARGS[7],
+        ("type", T::Str),
+    ],
+);
+static PATCH: T = T::Struct(
+    "Patch",
+    &[
+        ("path", T::Str),
+        ("patch", T::Str),
+        ("target", SELECTOR),
+        ("options", T::BoolMap),
+    ],
+);
+static IMAGE: T = T::Struct(
+    "Image",
+    &[
+        ("name", T::Str),
+        ("newName", T::Str),
+        ("tagSuffix", T::Str),
+        ("newTag", T::Str),
+        ("digest", T::Str),
+    ],
+);
+static REPLICA: T = T::Struct("Replica", &[("name", T::Str), ("count", T::Int)]);
+static TARGET_SELECTOR: T = T::Struct(
+    "TargetSelector",
+    &[
+        ("select", SELECTOR),
+        ("reject", T::List(&SELECTOR)),
+        ("fieldPaths", T::StrList),
+        ("options", FIELD_OPTIONS),
+    ],
+);
+static REPLACEMENT_FIELD: T = T::Struct(
+    "ReplacementField",
+    &[
+        (
+            "source",
+            T::Struct(
+                "SourceSelector",
+                &[
+                    GVK_FIELDS[0],
+                    GVK_FIELDS[1],
+                    GVK_FIELDS[2],
+                    ("name", T::Str),
+                    ("namespace", T::Str),
+                    ("fieldPath", T::Str),
+                    ("options", FIELD_OPTIONS),
+                ],
+            ),
+        ),
+        ("targets", T::List(&TARGET_SELECTOR)),
+        ("path", T::Str),
+    ],
+);
+static LABEL: T = T::Struct(
+    "Label",
+    &[
+        ("pairs", T::StrMap),
+        ("includeSelectors", T::Bool),
+        ("includeTemplates", T::Bool),
+        ("fields", T::List(&FIELD_SPEC)),
+    ],
+);
+static VAR: T = T::Struct(
+    "Var",
+    &[
+        ("name", T::Str),
+        (
+            "objref",
+            T::Struct(
+                "Target",
+                &[
+                    ("apiVersion", T::Str),
+                    GVK_FIELDS[0],
+                    GVK_FIELDS[1],
+                    GVK_FIELDS[2],
+                    ("name", T::Str),
+                    ("namespace", T::Str),
+                ],
+            ),
+        ),
+        (
+            "fieldref",
+            T::Struct("FieldSelector", &[("fieldPath", T::Str)]),
+        ),
+    ],
+);
+static KUSTOMIZATION: &[(&str, T)] = &[
+    ("apiVersion", T::Str),
+    ("kind", T::Str),
+    (
+        "metadata",
+        T::Struct(
+            "ObjectMeta",
+            &[
+                ("name", T::Str),
+                ("namespace", T::Str),
+                ("labels", T::StrMap),
+                ("annotations", T::StrMap),
+            ],
+        ),
+    ),
+    ("openapi", T::StrMap),
+    ("namePrefix", T::Str),
+    ("nameSuffix", T::Str),
+    ("namespace", T::Str),
+    ("commonLabels", T::StrMap),
+    ("labels", T::List(&LABEL)),
+    ("commonAnnotations", T::StrMap),
+    ("patchesStrategicMerge", T::StrList),
+    ("patchesJson6902", T::List(&PATCH)),
+    ("patches", T::List(&PATCH)),
+    ("images", T::List(&IMAGE)),
+    ("imageTags", T::List(&IMAGE)),
+    ("replacements", T::List(&REPLACEMENT_FIELD)),
+    ("replicas", T::List(&REPLICA)),
+    ("vars", T::List(&VAR)),
+    (
+        "sortOptions",
+        T::Struct(
+            "SortOptions",
+            &[
+                ("order", T::Str),
+                (
+                    "legacySortOptions",
+                    T::Struct(
+                        "LegacySortOptions",
+                        &[("orderFirst", T::StrList), ("orderLast", T::StrList)],
+                    ),
+                ),
+            ],
+        ),
+    ),
+    ("resources", T::StrList),
+    ("components", T::StrList),
+    ("crds", T::StrList),
+    ("bases", T::StrList),
+    ("configMapGenerator", T::List(&CONFIGMAP_ARGS)),
+    ("secretGenerator", T::List(&SECRET_ARGS)),
+    ("helmGlobals", T::Any),
+    ("helmCharts", T::Any),
+    ("helmChartInflationGenerator", T::Any),
+    ("generatorOptions", GENERATOR_OPTIONS),
+    ("configurations", T::StrList),
+    ("generators", T::StrList),
+    ("transformers", T::StrList),
+    ("validators", T::StrList),
+    ("buildMetadata", T::StrList),
+];
+
+fn json_type(n: &Node) -> &'static str {
+    match n {
+        Node::Null => "null",
+        Node::Bool(_) => "bool",
+        Node::Int(_) | Node::UInt(_) | Node::Float(_) => "number",
+        Node::Str(_) => "string",
+        Node::Seq(_) => "array",
+        Node::Map(_) => "object",
+    }
+}
+
+fn check_value(n: &mut Node, t: &T, owner: &str, path: &str) -> Result<(), String> {
+    let jt = json_type(n);
+    let bad = |go: &str| {
+        Err(format!(
+            "cannot unmarshal {jt} into Go struct field {owner}.{path} of type {go}"
+        ))
+    };
+    match (t, n) {
+        (_, Node::Null) | (T::Any, _) => Ok(()),
+        (T::Str, Node::Str(_)) | (T::Bool, Node::Bool(_)) => Ok(()),
+        (T::Str, _) => bad("string"),
+        (T::Bool, _) => bad("bool"),
+        (T::Int, Node::Int(_)) => Ok(()),
+        (T::Int, Node::UInt(u)) if i64::try_from(*u).is_ok() => Ok(()),
+        (T::Int, Node::Float(f)) if f.fract() == 0.0 && f.abs() < 9.2e18 => Ok(()),
+        (T::Int, _) => bad("int64"),
+        (T::StrList, Node::Seq(items)) => {
+            for it in items.iter() {
+                if !matches!(it, Node::Str(_) | Node::Null) {
+                    return Err(format!(
+                        "cannot unmarshal {} into Go struct field {owner}.{path} of type string",
+                        json_type(it)
+                    ));
+                }
+            }
+            Ok(())
+        }
+        (T::StrList, _) => bad("[]string"),
+        (T::StrMap, Node::Map(m)) => {
+            for (_, v) in m.iter() {
+                if !matches!(v, Node::Str(_) | Node::Null) {
+                    return Err(format!(
+                        "cannot unmarshal {} into Go struct field {owner}.{path} of type string",
+                        json_type(v)
+                    ));
+                }
+            }
+            Ok(())
+        }
+        (T::StrMap, _) => bad("map[string]string"),
+        (T::BoolMap, Node::Map(m)) => {
+            for (_, v) in m.iter() {
+                if !matches!(v, Node::Bool(_) | Node::Null) {
+                    return Err(format!(
+                        "cannot unmarshal {} into Go struct field {owner}.{path} of type bool",
+                        json_type(v)
+                    ));
+                }
+            }
+            Ok(())
+        }
+        (T::BoolMap, _) => bad("map[string]bool"),
+        (T::List(inner), Node::Seq(items)) => {
+            for it in items.iter_mut() {
+                check_value(it, inner, owner, path)?;
+            }
+            Ok(())
+        }
+        (T::List(_), _) => bad("array"),
+        (T::Struct(name, fields), Node::Map(m)) => check_struct(m, name, fields, path),
+        (T::Struct(name, _), _) => bad(&format!("types.{name}")),
+    }
+}
+
+/// kustomize hands each builtin plugin its configuration as YAML made from
+/// JSON (`sigs.k8s.io/yaml`), and go-yaml v2 folds a raw NEL (U+0085) in a
+/// quoted scalar like a line break: every string of the kustomization goes
+/// through that folding before it is used.
+fn fold_nels(m: &mut Map) {
+    if !m.iter().any(|(k, v)| k.contains('\u{85}') || has_nel(v)) {
+        return;
+    }
+    let mut out = Map::new();
+    for (k, mut v) in std::mem::take(m) {
+        fold_node(&mut v);
+        out.insert(crate::yaml::emit::fold_nel(&k).into_owned(), v);
+    }
+    *m = out;
+}
+
+fn has_nel(n: &Node) -> bool {
+    match n {
+        Node::Str(s) => s.contains('\u{85}'),
+        Node::Seq(items) => items.iter().any(has_nel),
+        Node::Map(m) => m.iter().any(|(k, v)| k.contains('\u{85}') || has_nel(v)),
+        _ => false,
+    }
+}
+
+fn fold_node(n: &mut Node) {
+    match n {
+        Node::Str(s) if s.contains('\u{85}') => {
+            *s = crate::yaml::emit::fold_nel(s).into_owned();
+        }
+        Node::Seq(items) => items.iter_mut().for_each(fold_node),
+        Node::Map(m) => fold_nels(m),
+        _ => {}
+    }
+}
+
+/// Checks a struct's fields and renames them to their canonical spelling.
+fn check_struct(m: &mut Map, name: &str, fields: &[(&str, T)], path: &str) -> Result<(), String> {
+    let mut out = Map::new();
+    for (k, mut v) in std::mem::take(m) {
+        let field = fields
+            .iter()
+            .find(|(f, _)| *f == k)
+            .or_else(|| fields.iter().find(|(f, _)| f.eq_ignore_ascii_case(&k)));
+        let Some((fname, t)) = field else {
+            return Err(format!("unknown field \"{k}\""));
+        };
+        let sub = if path.is_empty() {
+            fname.to_string()
+        } else {
+            format!("{path}.{fname}")
+        };
+        check_value(&mut v, t, name, &sub)?;
+        out.insert(*fname, v);
+    }
+    *m = out;
+    Ok(())
+}
+
 /// A parsed kustomization (or Component).
 #[derive(Debug, Clone, Default)]
 pub struct Kustomization {
@@ -144,6 +509,10 @@ impl Kustomization {
                 ));
             }
         }
+        let mut raw = raw;
+        fold_nels(&mut raw);
+        check_struct(&mut raw, "Kustomization", KUSTOMIZATION, "")
+            .map_err(|m| Error::at(file, format!("invalid Kustomization: json: {m}")))?;
         if raw.keys().all(|k| k == "apiVersion" || k == "kind") {
             return Err(Error::at(
                 file,

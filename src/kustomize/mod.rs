@@ -16,6 +16,7 @@ pub mod nameref;
 pub mod openapi;
 pub mod patch;
 pub mod replacements;
+pub mod smp;
 pub mod sort;
 pub mod transformers;
 

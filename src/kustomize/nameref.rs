@@ -48,6 +48,8 @@ fn could_reference(referrer: &Resource, target: &Resource) -> bool {
 }
 
 struct Ctx<'a> {
+    /// Set when `set_scalar` rewrote the field it was given.
+    changed: std::cell::Cell<bool>,
     all: &'a [Resource],
     candidates: Vec<usize>,
     referrer: &'a Resource,
@@ -154,6 +156,7 @@ impl Ctx<'_> {
             let new = self.all[i].name();
             if new != old {
                 *node = Node::str(new);
+                self.changed.set(true);
             }
         }
         Ok(())
@@ -193,10 +196,11 @@ impl Ctx<'_> {
         if r.name() == old && r.namespace().is_empty() {
             return Ok(());
         }
+        // kyaml writes untagged scalars (FieldSetter with StringValue).
         let m = node.as_map_mut().expect("map");
-        m.insert("name", Node::str(r.name()));
+        crate::resource::set_untagged(m, "name", r.name());
         if !r.namespace().is_empty() {
-            m.insert("namespace", Node::str(r.namespace()));
+            crate::resource::set_untagged(m, "namespace", r.namespace());
         }
         Ok(())
     }
@@ -234,6 +238,7 @@ pub fn fix(m: &mut ResMap) -> Result<(), Error> {
                     .filter(|&i| could_reference(&referrer, &snapshot[i]))
                     .collect();
                 let ctx = Ctx {
+                    changed: std::cell::Cell::new(false),
                     all: &snapshot,
                     candidates,
                     referrer: &referrer,
@@ -248,8 +253,14 @@ pub fn fix(m: &mut ResMap) -> Result<(), Error> {
                     path: fs.path,
                     create: false,
                 };
-                fieldspec::apply(&mut m.resources[ri].obj, &gvk, &spec, None, &mut |n| {
-                    ctx.set(n)
+                let mut rewritten: Vec<Vec<crate::resource::PathElem>> = Vec::new();
+                fieldspec::apply_at(&mut m.resources[ri].obj, &gvk, &spec, None, &mut |at, n| {
+                    ctx.changed.set(false);
+                    ctx.set(n)?;
+                    if ctx.changed.get() {
+                        rewritten.push(at.to_vec());
+                    }
+                    Ok(())
                 })
                 .map_err(|e| {
                     e.context(format!(
@@ -258,8 +269,34 @@ pub fn fix(m: &mut ResMap) -> Result<(), Error> {
                         referrer.cur_id()
                     ))
                 })?;
+                // A rewritten name is an untagged scalar (kyaml's FieldSetter
+                // with a StringValue), keeping the field's style.
+                for at in rewritten {
+                    let Some((crate::resource::PathElem::Key(k), parent)) = at.split_last() else {
+                        continue;
+                    };
+                    if let Some(Node::Map(pm)) = node_at_mut(&mut m.resources[ri].obj, parent)
+                        && let Some(Node::Str(v)) = pm.get(k)
+                    {
+                        let v = v.clone();
+                        crate::resource::set_untagged(pm, k, &v);
+                    }
+                }
             }
         }
     }
     Ok(())
+}
+
+fn node_at_mut<'a>(n: &'a mut Node, path: &[crate::resource::PathElem]) -> Option<&'a mut Node> {
+    use crate::resource::PathElem;
+    let mut cur = n;
+    for p in path {
+        cur = match (p, cur) {
+            (PathElem::Key(k), Node::Map(m)) => m.get_mut(k)?,
+            (PathElem::Index(i), Node::Seq(s)) => s.get_mut(*i)?,
+            _ => return None,
+        };
+    }
+    Some(cur)
 }

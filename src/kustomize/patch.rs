@@ -10,7 +10,6 @@ use crate::yaml::{Map, Node};
 use super::Error;
 use super::build::Loader;
 use super::kustfile::Kustomization;
-use super::openapi::{self, Ty};
 
 // ---------------------------------------------------------------- selection
 
@@ -45,9 +44,19 @@ fn anchored(s: &str) -> Result<Option<Regex>, String> {
     if s.is_empty() {
         return Ok(None);
     }
-    Regex::new(&format!("^(?:{s})$"))
-        .map(Some)
-        .map_err(|e| format!("invalid regular expression '{s}': {e}"))
+    thread_local! {
+        // The same selectors are compiled again and again (one Flux patch
+        // applied to every child Kustomization): keep them per thread.
+        static CACHE: std::cell::RefCell<std::collections::HashMap<String, Regex>> =
+            std::cell::RefCell::new(std::collections::HashMap::new());
+    }
+    if let Some(re) = CACHE.with(|c| c.borrow().get(s).cloned()) {
+        return Ok(Some(re));
+    }
+    let re = Regex::new(&format!("^(?:{s})$"))
+        .map_err(|e| format!("invalid regular expression '{s}': {e}"))?;
+    CACHE.with(|c| c.borrow_mut().insert(s.to_string(), re.clone()));
+    Ok(Some(re))
 }
 
 /// Resources selected by `sel`, as indexes into `m`.
@@ -162,283 +171,16 @@ fn parse_label_selector(s: &str) -> Result<Vec<Req>, String> {
 
 // ---------------------------------------------------------- strategic merge
 
-/// Result of merging into a node.
-enum Merged {
-    Keep,
-    Delete,
-}
-
-#[derive(Clone, Copy)]
-struct SchemaCtx {
-    def: Option<u16>,
-}
-
-fn def_of_embedded(m: &Map) -> Option<u16> {
-    let av = m.get("apiVersion")?.as_str()?;
-    let kind = m.get("kind")?.as_str()?;
-    let gvk = Gvk::from_api_version(av, kind);
-    openapi::def_for_gvk(&gvk.group, &gvk.version, &gvk.kind)
-}
-
-fn field_ty(ctx: SchemaCtx, name: &str) -> Option<Ty> {
-    openapi::field(ctx.def?, name)
-}
-
-fn child_ctx(ty: Option<Ty>) -> SchemaCtx {
-    SchemaCtx {
-        def: match ty {
-            Some(Ty::Object(d)) => Some(d),
-            Some(Ty::MapOf(d)) => d,
-            _ => None,
-        },
+/// Applies a strategic-merge patch to an object (see `smp`, a port of
+/// kyaml's merge2). Returns false when the patch deletes the whole object.
+pub fn strategic_merge(obj: &mut Node, patch: &Node, _gvk: &Gvk) -> Result<bool, String> {
+    match super::smp::merge(obj, patch)? {
+        Some(out) => {
+            *obj = out;
+            Ok(true)
+        }
+        None => Ok(false),
     }
-}
-
-/// Applies a strategic-merge patch to an object. Returns false when the
-/// patch deletes the whole object.
-pub fn strategic_merge(obj: &mut Node, patch: &Node, gvk: &Gvk) -> Result<bool, String> {
-    let ctx = SchemaCtx {
-        def: openapi::def_for_gvk(&gvk.group, &gvk.version, &gvk.kind),
-    };
-    match merge_node(obj, patch, ctx, None)? {
-        Merged::Keep => Ok(true),
-        Merged::Delete => Ok(false),
-    }
-}
-
-fn directive(m: &Map) -> Result<Option<&str>, String> {
-    match m.get("$patch") {
-        None => Ok(None),
-        Some(Node::Str(s)) => match s.as_str() {
-            "delete" | "replace" | "merge" => Ok(Some(s.as_str())),
-            other => Err(format!("unknown patch strategy '{other}'")),
-        },
-        Some(_) => Err("$patch must be a string".into()),
-    }
-}
-
-/// A copy of a patch value with nulls and directives removed, as it lands
-/// where the original had nothing.
-fn fresh(patch: &Node, ctx: SchemaCtx, list_ty: Option<Ty>) -> Result<Option<Node>, String> {
-    match patch {
-        Node::Null => Ok(None),
-        Node::Map(_) => {
-            let mut n = Node::map();
-            match merge_node(&mut n, patch, ctx, list_ty)? {
-                Merged::Keep => Ok(Some(n)),
-                Merged::Delete => Ok(None),
-            }
-        }
-        Node::Seq(_) => {
-            let mut n = Node::Seq(Vec::new());
-            merge_node(&mut n, patch, ctx, list_ty)?;
-            Ok(Some(n))
-        }
-        other => Ok(Some(other.clone())),
-    }
-}
-
-fn merge_node(
-    dest: &mut Node,
-    patch: &Node,
-    ctx: SchemaCtx,
-    list_ty: Option<Ty>,
-) -> Result<Merged, String> {
-    match (dest, patch) {
-        (Node::Map(d), Node::Map(p)) => {
-            let ctx = if ctx.def.is_none() {
-                SchemaCtx {
-                    def: def_of_embedded(d).or_else(|| def_of_embedded(p)),
-                }
-            } else {
-                ctx
-            };
-            match directive(p)? {
-                Some("delete") => return Ok(Merged::Delete),
-                Some("replace") => {
-                    let mut out = Map::new();
-                    for (k, v) in p.iter() {
-                        if k != "$patch" {
-                            out.insert(k.clone(), v.clone());
-                        }
-                    }
-                    *d = out;
-                    return Ok(Merged::Keep);
-                }
-                _ => {}
-            }
-            for (k, pv) in p.iter() {
-                if k == "$patch" {
-                    continue;
-                }
-                if pv.is_null() {
-                    d.remove(k);
-                    continue;
-                }
-                let ty = field_ty(ctx, k);
-                let cctx = match ty {
-                    Some(Ty::List { item, .. }) => SchemaCtx { def: item },
-                    other => child_ctx(other),
-                };
-                let lty = if matches!(ty, Some(Ty::List { .. })) {
-                    ty.map(|t| (t, ctx.def, k.as_str()))
-                } else {
-                    None
-                };
-                let list_ty = lty.map(|(t, _, _)| t);
-                let keys: &[&str] = match lty {
-                    Some((_, Some(def), name)) => openapi::merge_keys(def, name),
-                    _ => &[],
-                };
-                match d.get_mut(k) {
-                    Some(dv) => {
-                        if let Merged::Delete = merge_value(dv, pv, cctx, list_ty, keys)? {
-                            d.remove(k);
-                        }
-                    }
-                    None => {
-                        let mut nv = match pv {
-                            Node::Map(_) => Node::map(),
-                            Node::Seq(_) => Node::Seq(Vec::new()),
-                            _ => Node::Null,
-                        };
-                        if nv.is_null() {
-                            d.insert(k.clone(), pv.clone());
-                        } else if let Merged::Keep = merge_value(&mut nv, pv, cctx, list_ty, keys)?
-                        {
-                            d.insert(k.clone(), nv);
-                        }
-                    }
-                }
-            }
-            Ok(Merged::Keep)
-        }
-        (d, p) => merge_value(d, p, ctx, list_ty, &[]),
-    }
-}
-
-fn merge_value(
-    dest: &mut Node,
-    patch: &Node,
-    ctx: SchemaCtx,
-    list_ty: Option<Ty>,
-    keys: &[&str],
-) -> Result<Merged, String> {
-    match (&mut *dest, patch) {
-        (Node::Map(_), Node::Map(_)) => merge_node(dest, patch, ctx, list_ty),
-        (Node::Seq(d), Node::Seq(p)) => {
-            let strategy_merge =
-                matches!(list_ty, Some(Ty::List { strategy, .. }) if strategy.is_merge());
-            if strategy_merge && !keys.is_empty() {
-                *d = merge_keyed_list(d, p, ctx, keys)?;
-            } else if strategy_merge
-                && p.iter().all(Node::is_scalar)
-                && d.iter().all(Node::is_scalar)
-            {
-                let mut out: Vec<Node> = Vec::new();
-                for x in p.iter().chain(d.iter()) {
-                    if !out.contains(x) {
-                        out.push(x.clone());
-                    }
-                }
-                *d = out;
-            } else {
-                // A replaced list takes the patch's elements as written
-                // (directives inside them are not interpreted).
-                *d = p.clone();
-            }
-            Ok(Merged::Keep)
-        }
-        (_, Node::Map(pm)) => {
-            if directive(pm)? == Some("delete") {
-                return Ok(Merged::Delete);
-            }
-            match fresh(patch, ctx, list_ty)? {
-                Some(v) => *dest = v,
-                None => return Ok(Merged::Delete),
-            }
-            Ok(Merged::Keep)
-        }
-        (_, Node::Seq(_)) => {
-            let mut n = Node::Seq(Vec::new());
-            merge_value(&mut n, patch, ctx, list_ty, keys)?;
-            *dest = n;
-            Ok(Merged::Keep)
-        }
-        (_, p) => {
-            *dest = p.clone();
-            Ok(Merged::Keep)
-        }
-    }
-}
-
-fn keys_match(a: &Node, b: &Node, keys: &[&str]) -> bool {
-    let mut any = false;
-    for k in keys {
-        if let (Some(x), Some(y)) = (a.get(k), b.get(k)) {
-            if x != y {
-                return false;
-            }
-            any = true;
-        }
-    }
-    any
-}
-
-fn merge_keyed_list(
-    dest: &[Node],
-    patch: &[Node],
-    ctx: SchemaCtx,
-    keys: &[&str],
-) -> Result<Vec<Node>, String> {
-    // `- $patch: replace` replaces the whole list with the other elements.
-    if patch.iter().any(|p| {
-        p.as_map().is_some_and(|m| {
-            m.len() == 1 && m.get("$patch").and_then(Node::as_str) == Some("replace")
-        })
-    }) {
-        let mut out = Vec::new();
-        for p in patch {
-            if p.as_map()
-                .is_some_and(|m| m.contains_key("$patch") && m.len() == 1)
-            {
-                continue;
-            }
-            if let Some(v) = fresh(p, ctx, None)? {
-                out.push(v);
-            }
-        }
-        return Ok(out);
-    }
-    let mut used = vec![false; dest.len()];
-    let mut out = Vec::new();
-    for p in patch {
-        let pos = dest
-            .iter()
-            .enumerate()
-            .position(|(i, d)| !used[i] && keys_match(d, p, keys));
-        let is_delete = p
-            .as_map()
-            .is_some_and(|m| m.get("$patch").and_then(Node::as_str) == Some("delete"));
-        if let Some(i) = pos {
-            used[i] = true;
-            if is_delete {
-                continue;
-            }
-            let mut d = dest[i].clone();
-            if let Merged::Keep = merge_value(&mut d, p, ctx, None, &[])? {
-                out.push(d);
-            }
-        } else if !is_delete && let Some(v) = fresh(p, ctx, None)? {
-            out.push(v);
-        }
-    }
-    for (i, d) in dest.iter().enumerate() {
-        if !used[i] {
-            out.push(d.clone());
-        }
-    }
-    Ok(out)
 }
 
 // ----------------------------------------------------------------- json 6902
@@ -456,164 +198,323 @@ pub fn parse_json6902(text: &str) -> Result<Vec<Node>, String> {
     } else {
         let docs =
             crate::yaml::parse::parse_stream_with(text, Schema::V2).map_err(|e| e.to_string())?;
-        match docs.into_iter().next().map(|d| d.node) {
+        let node = docs.into_iter().next().map(|d| d.node);
+        // kustomize converts the YAML to JSON first (`yaml.YAMLToJSON`).
+        if let Some(bad) = node.as_ref().and_then(super::build::non_finite) {
+            return Err(format!("json: unsupported value: {bad}"));
+        }
+        match node {
             Some(Node::Seq(ops)) => Ok(ops),
             _ => Err("a JSON patch must be a list of operations".into()),
         }
     }
 }
 
+// The operations follow gopkg.in/evanphx/json-patch.v4 (v4.12), which
+// kustomize uses: paths are split on `/` and their first segment ignored
+// (so `a/b` means `/b`); a missing object key reads as null (`replace` then
+// adds, `copy` copies null, `test` against null passes); array indexes may
+// be negative (counted from the end) and `-` appends.
+
 fn unescape(tok: &str) -> String {
     tok.replace("~1", "/").replace("~0", "~")
 }
 
-fn pointer(path: &str) -> Result<Vec<String>, String> {
-    if path.is_empty() {
-        return Ok(Vec::new());
+/// `findObject`'s split: the container's path and the last key.
+fn split_pointer(path: &str) -> Option<(Vec<String>, String)> {
+    let split: Vec<&str> = path.split('/').collect();
+    if split.len() < 2 {
+        return None;
     }
-    let rest = path
-        .strip_prefix('/')
-        .ok_or_else(|| format!("JSON pointer '{path}' must start with '/'"))?;
-    Ok(rest.split('/').map(unescape).collect())
+    let parts = split[1..split.len() - 1]
+        .iter()
+        .map(|p| unescape(p))
+        .collect();
+    Some((parts, unescape(split[split.len() - 1])))
 }
 
-fn get_parent<'a>(doc: &'a mut Node, toks: &[String], path: &str) -> Result<&'a mut Node, String> {
-    let mut cur = doc;
-    for t in &toks[..toks.len().saturating_sub(1)] {
-        cur = match cur {
-            Node::Map(m) => m.get_mut(t),
-            Node::Seq(s) => t.parse::<usize>().ok().and_then(move |i| s.get_mut(i)),
-            _ => None,
+/// Go's strconv.Atoi.
+fn atoi(key: &str) -> Result<i64, String> {
+    key.parse::<i64>()
+        .map_err(|_| format!("strconv.Atoi: parsing \"{key}\": invalid syntax"))
+}
+
+/// An array index for reading (`partialArray.get`).
+fn array_index(key: &str, len: usize) -> Result<usize, String> {
+    let mut idx = atoi(key)?;
+    let len = len as i64;
+    if idx < 0 {
+        if idx < -len {
+            return Err(format!("Unable to access invalid index: {idx}"));
         }
-        .ok_or_else(|| format!("doc is missing path: \"{path}\""))?;
+        idx += len;
     }
-    Ok(cur)
+    if idx >= len {
+        return Err(format!("Unable to access invalid index: {idx}"));
+    }
+    Ok(idx as usize)
 }
 
-fn get_at<'a>(doc: &'a Node, toks: &[String], path: &str) -> Result<&'a Node, String> {
+/// `findObject`: the object or array that holds the path's last key.
+fn find_container<'a>(doc: &'a mut Node, parts: &[String]) -> Option<&'a mut Node> {
     let mut cur = doc;
-    for t in toks {
+    for part in parts {
         cur = match cur {
-            Node::Map(m) => m.get(t),
-            Node::Seq(s) => t.parse::<usize>().ok().and_then(|i| s.get(i)),
-            _ => None,
-        }
-        .ok_or_else(|| format!("doc is missing path: \"{path}\""))?;
+            Node::Map(m) => m.get_mut(part)?,
+            Node::Seq(s) => {
+                let i = array_index(part, s.len()).ok()?;
+                s.get_mut(i)?
+            }
+            _ => return None,
+        };
     }
-    Ok(cur)
+    matches!(cur, Node::Map(_) | Node::Seq(_)).then_some(cur)
 }
 
-fn op_add(doc: &mut Node, path: &str, value: Node) -> Result<(), String> {
-    let toks = pointer(path)?;
-    let Some(last) = toks.last() else {
-        *doc = value;
-        return Ok(());
-    };
-    let parent = get_parent(doc, &toks, path)?;
-    match parent {
+/// `container.get`: Ok(None) for a missing object key.
+fn container_get(con: &Node, key: &str) -> Result<Option<Node>, String> {
+    match con {
+        Node::Map(m) => Ok(m.get(key).cloned()),
+        Node::Seq(s) => Ok(Some(s[array_index(key, s.len())?].clone())),
+        _ => Ok(None),
+    }
+}
+
+fn container_add(con: &mut Node, key: &str, val: Node) -> Result<(), String> {
+    match con {
         Node::Map(m) => {
-            m.insert(last.clone(), value);
+            m.insert(key, val);
             Ok(())
         }
         Node::Seq(s) => {
-            if last == "-" {
-                s.push(value);
+            if key == "-" {
+                s.push(val);
                 return Ok(());
             }
-            let i: usize = last.parse().map_err(|_| {
-                format!("add operation: invalid array index '{last}' in \"{path}\"")
-            })?;
-            if i > s.len() {
-                return Err(format!(
-                    "add operation: index {i} out of bounds in \"{path}\""
-                ));
+            let mut idx = atoi(key)
+                .map_err(|e| format!("value was not a proper array index: '{key}': {e}"))?;
+            let sz = s.len() as i64 + 1;
+            if idx >= sz {
+                return Err(format!("Unable to access invalid index: {idx}"));
             }
-            s.insert(i, value);
+            if idx < 0 {
+                if idx < -sz {
+                    return Err(format!("Unable to access invalid index: {idx}"));
+                }
+                idx += sz;
+            }
+            s.insert(idx as usize, val);
             Ok(())
         }
-        _ => Err(format!(
-            "add operation does not apply: doc is missing path: \"{path}\""
-        )),
+        _ => Err("not a container".into()),
     }
 }
 
-fn op_remove(doc: &mut Node, path: &str) -> Result<Node, String> {
-    let toks = pointer(path)?;
-    let last = toks
-        .last()
-        .ok_or("remove operation: cannot remove the whole document")?;
-    let parent = get_parent(doc, &toks, path)?;
-    match parent {
-        Node::Map(m) => m.remove(last).ok_or_else(|| {
-            format!("remove operation does not apply: doc is missing key: \"{path}\"")
-        }),
+fn container_remove(con: &mut Node, key: &str) -> Result<(), String> {
+    match con {
+        Node::Map(m) => m
+            .remove(key)
+            .map(|_| ())
+            .ok_or_else(|| format!("Unable to remove nonexistent key: {key}: missing value")),
         Node::Seq(s) => {
-            let i: usize = if last == "-" {
-                s.len().wrapping_sub(1)
-            } else {
-                last.parse()
-                    .map_err(|_| format!("remove operation: invalid index in \"{path}\""))?
-            };
-            if i >= s.len() {
-                return Err(format!(
-                    "remove operation: index out of bounds in \"{path}\""
-                ));
+            let mut idx = atoi(key)?;
+            let len = s.len() as i64;
+            if idx >= len {
+                return Err(format!("Unable to access invalid index: {idx}"));
             }
-            Ok(s.remove(i))
+            if idx < 0 {
+                if idx < -len {
+                    return Err(format!("Unable to access invalid index: {idx}"));
+                }
+                idx += len;
+            }
+            s.remove(idx as usize);
+            Ok(())
         }
-        _ => Err(format!(
-            "remove operation does not apply: doc is missing path: \"{path}\""
-        )),
+        _ => Err("not a container".into()),
     }
+}
+
+fn locate<'a>(doc: &'a mut Node, path: &str) -> Option<(&'a mut Node, String)> {
+    let (parts, key) = split_pointer(path)?;
+    let con = find_container(doc, &parts)?;
+    Some((con, key))
 }
 
 /// Applies JSON 6902 operations to a document.
 pub fn apply_json6902(doc: &mut Node, ops: &[Node]) -> Result<(), String> {
     for op in ops {
-        let s = |k: &str| op.get(k).and_then(Node::as_str).map(str::to_string);
-        let kind = s("op").ok_or("JSON patch operation without 'op'")?;
-        let path =
-            s("path").ok_or_else(|| format!("JSON patch '{kind}' operation without 'path'"))?;
-        let value = || {
-            op.get("value")
-                .cloned()
-                .ok_or_else(|| format!("JSON patch '{kind}' operation without 'value'"))
+        let kind = match op.get("op") {
+            Some(Node::Str(s)) => s.clone(),
+            _ => "unknown".to_string(),
         };
+        let path = || -> Result<String, String> {
+            match op.get("path") {
+                Some(Node::Str(s)) => Ok(s.clone()),
+                None | Some(Node::Null) => Err("operation missing path field".into()),
+                Some(_) => Err("operation, path field: json: cannot unmarshal into string".into()),
+            }
+        };
+        let from = || -> Result<String, String> {
+            match op.get("from") {
+                Some(Node::Str(s)) => Ok(s.clone()),
+                None | Some(Node::Null) => Err("operation missing from field".into()),
+                Some(_) => Err("operation, from field: json: cannot unmarshal into string".into()),
+            }
+        };
+        // A missing value is JSON null.
+        let value = || op.get("value").cloned().unwrap_or(Node::Null);
         match kind.as_str() {
-            "add" => op_add(doc, &path, value()?)?,
+            "add" => {
+                let path = path()?;
+                let (con, key) = locate(doc, &path).ok_or_else(|| {
+                    format!("add operation does not apply: doc is missing path: \"{path}\"")
+                })?;
+                container_add(con, &key, value())
+                    .map_err(|e| format!("error in add for path: '{path}': {e}"))?;
+            }
             "remove" => {
-                op_remove(doc, &path)?;
+                let path = path()?;
+                let (con, key) = locate(doc, &path).ok_or_else(|| {
+                    format!("remove operation does not apply: doc is missing path: \"{path}\"")
+                })?;
+                container_remove(con, &key)
+                    .map_err(|e| format!("error in remove for path: '{path}': {e}"))?;
             }
             "replace" => {
-                let toks = pointer(&path)?;
-                get_at(doc, &toks, &path).map_err(|_| {
+                let path = path()?;
+                if path.is_empty() {
+                    let v = value();
+                    if !matches!(v, Node::Map(_) | Node::Seq(_)) {
+                        return Err("replace operation value must be object or array".into());
+                    }
+                    *doc = v;
+                    continue;
+                }
+                let (con, key) = locate(doc, &path).ok_or_else(|| {
+                    format!("replace operation does not apply: doc is missing path: {path}")
+                })?;
+                container_get(con, &key).map_err(|_| {
                     format!("replace operation does not apply: doc is missing key: {path}")
                 })?;
-                op_remove(doc, &path)?;
-                op_add(doc, &path, value()?)?;
+                match con {
+                    Node::Map(m) => m.insert(key, value()),
+                    Node::Seq(s) => {
+                        let i = array_index(&key, s.len())?;
+                        s[i] = value();
+                    }
+                    _ => {}
+                }
             }
             "move" => {
-                let from = s("from").ok_or("move operation without 'from'")?;
-                let v = op_remove(doc, &from)?;
-                op_add(doc, &path, v)?;
+                let from = from()?;
+                let (con, key) = locate(doc, &from).ok_or_else(|| {
+                    format!("move operation does not apply: doc is missing from path: {from}")
+                })?;
+                let v = container_get(con, &key)
+                    .map_err(|e| format!("error in move for path: '{key}': {e}"))?;
+                container_remove(con, &key)
+                    .map_err(|e| format!("error in move for path: '{key}': {e}"))?;
+                let path = path()?;
+                let (con, key) = locate(doc, &path).ok_or_else(|| {
+                    format!(
+                        "move operation does not apply: doc is missing destination path: {path}"
+                    )
+                })?;
+                container_add(con, &key, v.unwrap_or(Node::Null))
+                    .map_err(|e| format!("error in move for path: '{key}': {e}"))?;
             }
             "copy" => {
-                let from = s("from").ok_or("copy operation without 'from'")?;
-                let v = get_at(doc, &pointer(&from)?, &from)?.clone();
-                op_add(doc, &path, v)?;
+                let from = from()?;
+                let (con, key) = locate(doc, &from).ok_or_else(|| {
+                    format!("copy operation does not apply: doc is missing from path: {from}")
+                })?;
+                let v = container_get(con, &key)
+                    .map_err(|e| format!("error in copy for from: '{from}': {e}"))?;
+                let path = path()?;
+                let (con, key) = locate(doc, &path).ok_or_else(|| {
+                    format!(
+                        "copy operation does not apply: doc is missing destination path: {path}"
+                    )
+                })?;
+                container_add(con, &key, v.unwrap_or(Node::Null))
+                    .map_err(|e| format!("error in copy for path: '{path}': {e}"))?;
             }
             "test" => {
-                let want = value()?;
-                let got = get_at(doc, &pointer(&path)?, &path)
-                    .map_err(|_| format!("testing value {path} failed: missing"))?;
-                if got.to_json() != want.to_json() {
+                let path = path()?;
+                let want = op.get("value").filter(|v| !v.is_null());
+                let got = if path.is_empty() {
+                    Some(doc.clone())
+                } else {
+                    let (con, key) = locate(doc, &path).ok_or_else(|| {
+                        format!("test operation does not apply: is missing path: {path}")
+                    })?;
+                    container_get(con, &key)
+                        .map_err(|e| format!("error in test for path: '{path}': {e}"))?
+                        .filter(|v| !v.is_null())
+                };
+                let ok = match (&got, want) {
+                    (None, None) => true,
+                    (Some(g), Some(w)) => g.to_json() == w.to_json(),
+                    _ => false,
+                };
+                if !ok {
                     return Err(format!("testing value {path} failed: test failed"));
                 }
             }
-            other => return Err(format!("unknown JSON patch operation '{other}'")),
+            other => return Err(format!("Unexpected kind: {other}")),
         }
     }
+    if !matches!(doc, Node::Map(_)) {
+        return Err(
+            "json: cannot unmarshal array into Go value of type map[string]interface {}".into(),
+        );
+    }
     Ok(())
+}
+
+/// kyaml applies a JSON patch to the object's JSON and reads the result
+/// back through Go's `map[string]interface{}`: every number becomes a
+/// float64 (integers beyond 2^53 lose precision) and scalars lose the text
+/// they were written with.
+pub fn json_round_trip(n: &mut Node) {
+    super::build::resolve_tagless(n);
+    super::build::apply_print_breaks(n);
+    json_numbers(n);
+}
+
+fn json_numbers(n: &mut Node) {
+    match n {
+        Node::Int(i) => *n = Node::Float(*i as f64),
+        Node::UInt(u) => *n = Node::Float(*u as f64),
+        Node::Seq(items) => items.iter_mut().for_each(json_numbers),
+        Node::Map(m) => {
+            m.clear_source_texts();
+            for (_, v) in m.iter_mut() {
+                json_numbers(v);
+            }
+            // go-yaml v3 writes these strings quoted (or as blocks).
+            let quoted: Vec<String> = m
+                .iter()
+                .filter(|(_, v)| match v {
+                    Node::Str(s) => {
+                        s.is_empty()
+                            || s.contains('\n')
+                            || s.starts_with(' ')
+                            || s.ends_with(' ')
+                            || crate::yaml::resolve::v2_needs_quotes(s)
+                            || crate::yaml::resolve::is_yaml11_non_string(s)
+                    }
+                    _ => false,
+                })
+                .map(|(k, _)| k.clone())
+                .collect();
+            for k in quoted {
+                m.set_quoted(&k, true);
+            }
+        }
+        _ => {}
+    }
 }
 
 // ------------------------------------------------------------- transformers
@@ -694,11 +595,69 @@ fn apply_smp_to(
     Ok(true)
 }
 
+/// What `resWrangler.ApplySmPatch` does besides merging (targeted patches
+/// and patchesStrategicMerge): the patch copy gets its labels and
+/// annotations read and written back as strings
+/// (`CopyMergeMetaDataFieldsFrom`), so their values become strings of their
+/// source text and an empty or null map disappears (`labels: null` then
+/// deletes nothing); keys the object lacks are added untagged.
+fn copy_merge_meta(patch: &mut Node, r: &Resource) -> Result<(), String> {
+    let Some(Node::Map(md)) = patch.get_mut("metadata") else {
+        return Ok(());
+    };
+    for key in ["labels", "annotations"] {
+        let Some(v) = md.get(key) else {
+            continue;
+        };
+        let strings: Map = match v {
+            Node::Map(a) => a
+                .keys()
+                .map(|k| {
+                    (
+                        k.clone(),
+                        Node::Str(a.scalar_source_text(k).unwrap_or_default()),
+                    )
+                })
+                .collect(),
+            _ => Map::new(),
+        };
+        if key == "labels" {
+            let have = r.labels();
+            for k in strings.keys() {
+                if have.is_none_or(|h| !h.contains_key(k)) {
+                    super::fieldspec::untagged_key_ok(k)?;
+                }
+            }
+        }
+        if strings.is_empty() {
+            md.remove(key);
+        } else {
+            md.insert(key, Node::Map(strings));
+        }
+    }
+    Ok(())
+}
+
+/// `ApplySmPatch` rebuilds the resource list with Append, which refuses two
+/// objects with the same id.
+fn check_unique_ids(m: &ResMap) -> Result<(), String> {
+    for (i, r) in m.iter().enumerate() {
+        let id = r.cur_id();
+        if m.resources[..i].iter().any(|x| x.cur_id().equals(&id)) {
+            return Err(format!(
+                "may not add resource with an already registered id: {id}"
+            ));
+        }
+    }
+    Ok(())
+}
+
 fn smp_by_id(
     m: &mut ResMap,
     patch: &Node,
     allow_name: bool,
     allow_kind: bool,
+    legacy: bool,
 ) -> Result<(), String> {
     let id = patch_id(patch);
     let hits: Vec<usize> = m
@@ -712,8 +671,15 @@ fn smp_by_id(
             "no resource matches strategic merge patch \"{id}\""
         )),
         1 => {
-            if !apply_smp_to(&mut m.resources[hits[0]], patch, allow_name, allow_kind)? {
+            let mut pc = patch.clone();
+            if legacy {
+                copy_merge_meta(&mut pc, &m.resources[hits[0]])?;
+            }
+            if !apply_smp_to(&mut m.resources[hits[0]], &pc, allow_name, allow_kind)? {
                 m.resources.remove(hits[0]);
+            }
+            if legacy {
+                check_unique_ids(m)?;
             }
             Ok(())
         }
@@ -730,14 +696,28 @@ fn apply_body(
     allow_name: bool,
     allow_kind: bool,
 ) -> Result<(), String> {
+    apply_body_with(m, body, target, allow_name, allow_kind, false)
+}
+
+fn apply_body_with(
+    m: &mut ResMap,
+    body: &PatchBody,
+    target: Option<&Selector>,
+    allow_name: bool,
+    allow_kind: bool,
+    legacy: bool,
+) -> Result<(), String> {
     match (body, target) {
         (PatchBody::Smp(patches), None) => {
             for p in patches {
-                smp_by_id(m, p, allow_name, allow_kind)?;
+                smp_by_id(m, p, allow_name, allow_kind, legacy)?;
             }
             Ok(())
         }
         (PatchBody::Smp(patches), Some(sel)) => {
+            if patches.len() > 1 {
+                return Err("Multiple Strategic-Merge Patches in one `patches` entry is not allowed to set `patches.target` field".into());
+            }
             let idx = select(m, sel)?;
             let patch = &patches[0];
             let mut deleted = Vec::new();
@@ -750,6 +730,7 @@ fn apply_body(
                         pm.insert("kind", Node::str(r.kind()));
                     }
                 }
+                copy_merge_meta(&mut pc, r)?;
                 if !apply_smp_to(&mut m.resources[i], &pc, allow_name, allow_kind)? {
                     deleted.push(i);
                 }
@@ -757,18 +738,33 @@ fn apply_body(
             for i in deleted.into_iter().rev() {
                 m.resources.remove(i);
             }
-            Ok(())
+            check_unique_ids(m)
         }
         (PatchBody::Json(_), None) => Err("must specify a target for JSON patch".into()),
         (PatchBody::Json(ops), Some(sel)) => {
             for i in select(m, sel)? {
                 let r = &mut m.resources[i];
-                r.store_previous_id();
+                // kyaml applies the patch to the object's JSON.
+                if let Some(bad) = super::build::non_finite(&r.obj) {
+                    return Err(format!("json: unsupported value: {bad} in {}", r.cur_id()));
+                }
+                if !legacy {
+                    r.store_previous_id();
+                }
                 // kustomize's internal annotations are present on every
                 // object while patches run, so `/metadata/annotations/...`
                 // always has a map to land in (an empty one is dropped on
                 // output).
-                if let Some(md) = r.map_mut().entry_map("metadata").as_map_mut()
+                // The legacy patchesJson6902 transformer records no previous
+                // id: there the map exists only when the object already
+                // carries build annotations or annotations of its own.
+                let has_build_annotations = !r.prev_ids.is_empty()
+                    || !r.prefixes.is_empty()
+                    || !r.suffixes.is_empty()
+                    || r.behavior.is_some()
+                    || r.needs_hash;
+                if (!legacy || has_build_annotations)
+                    && let Some(md) = r.map_mut().entry_map("metadata").as_map_mut()
                     && !md.contains_key("annotations")
                 {
                     md.insert("annotations", Node::map());
@@ -792,6 +788,8 @@ fn apply_body(
                     }
                     return Err(msg);
                 }
+                json_round_trip(&mut r.obj);
+                r.links.clear();
             }
             Ok(())
         }
@@ -811,7 +809,9 @@ fn options(item: &Node) -> (bool, bool) {
 pub fn patches(k: &Kustomization, ldr: &Loader, m: &mut ResMap) -> Result<(), Error> {
     for item in k.list("patches")? {
         let path = item.get_str(&["path"]).unwrap_or("");
-        let inline = item.get_str(&["patch"]).unwrap_or("");
+        // kustomize's PatchTransformer trims an inline patch (Go's
+        // strings.TrimSpace): a final literal block loses its last newline.
+        let inline = item.get_str(&["patch"]).unwrap_or("").trim();
         if !path.is_empty() && !inline.is_empty() {
             return Err(k.err("a patch cannot have both 'path' and 'patch'"));
         }
@@ -851,7 +851,8 @@ pub fn patches_strategic_merge(
                 "{what}: patchesStrategicMerge entries must be strategic-merge patches"
             )));
         };
-        apply_body(m, &body, None, false, false).map_err(|e| k.err(format!("{what}: {e}")))?;
+        apply_body_with(m, &body, None, false, false, true)
+            .map_err(|e| k.err(format!("{what}: {e}")))?;
     }
     Ok(())
 }
@@ -870,17 +871,16 @@ pub fn patches_json6902(k: &Kustomization, ldr: &Loader, m: &mut ResMap) -> Resu
         } else {
             (inline.to_string(), "inline patch".to_string())
         };
+        if target.name.is_empty() {
+            return Err(k.err("patchesJson6902: must specify the target name"));
+        }
         let ops = parse_json6902(&text).map_err(|e| k.err(format!("{what}: {e}")))?;
-        // Legacy targets select by exact names, not regexes.
-        let sel = Selector {
-            group: regex::escape(&target.group),
-            version: regex::escape(&target.version),
-            kind: regex::escape(&target.kind),
-            name: regex::escape(&target.name),
-            namespace: regex::escape(&target.namespace),
-            ..Default::default()
-        };
-        apply_body(m, &PatchBody::Json(ops), Some(&sel), false, false)
+        if ops.is_empty() {
+            return Err(k.err(format!("{what}: patch appears to be empty")));
+        }
+        // The legacy transformer selects like `patches` (regexes) but does
+        // not record the previous name of what it renames.
+        apply_body_with(m, &PatchBody::Json(ops), Some(&target), false, false, true)
             .map_err(|e| k.err(format!("{what}: {e}")))?;
     }
     Ok(())

@@ -1,8 +1,6 @@
 //! `replacements:` — copy a value from one object's field into fields of
 //! others (kustomize's api/filters/replacement).
 
-use regex::Regex;
-
 use crate::resource::{ResId, ResMap, Resource};
 use crate::yaml::{Map, Node};
 
@@ -53,107 +51,303 @@ pub fn split_field_path(path: &str) -> Vec<String> {
     out
 }
 
-fn elem_selector(e: &str) -> Option<(String, String)> {
-    let inner = e.strip_prefix('[')?.strip_suffix(']')?;
-    let (k, v) = inner.split_once('=')?;
-    Some((k.to_string(), v.to_string()))
-}
-
-fn lookup<'a>(node: &'a Node, path: &[String]) -> Option<&'a Node> {
-    let Some(e) = path.first() else {
-        return Some(node);
-    };
-    match node {
-        Node::Map(m) => lookup(m.get(e)?, &path[1..]),
-        Node::Seq(items) => {
-            if let Some((k, v)) = elem_selector(e) {
-                let it = items.iter().find(|it| {
-                    it.get(&k).and_then(Node::scalar_text).as_deref() == Some(v.as_str())
-                })?;
-                lookup(it, &path[1..])
-            } else if let Ok(i) = e.parse::<usize>() {
-                lookup(items.get(i)?, &path[1..])
-            } else {
-                None
-            }
+/// A `[field=value]` path element (`SplitIndexNameValue`); an element in
+/// brackets without `=` is an error.
+fn elem_selector(e: &str) -> Result<Option<(String, String)>, String> {
+    if !(e.starts_with('[') && e.ends_with(']')) {
+        return Ok(None);
+    }
+    let inner = e.trim_start_matches('[').trim_end_matches(']');
+    match inner.split_once('=') {
+        Some((k, v)) => Ok(Some((k.to_string(), v.to_string()))),
+        None => {
+            Err("list path element must contain fieldName=fieldValue for element to match".into())
         }
-        _ => None,
     }
 }
 
-/// Visits every node at `path`, creating it when `create`.
+fn wrong_kind(want: &str, n: &Node) -> String {
+    let got = match n {
+        Node::Map(_) => "MappingNode",
+        Node::Seq(_) => "SequenceNode",
+        _ => "ScalarNode",
+    };
+    format!(
+        "wrong node kind: expected {want} but got {got}: node contents:\n{}",
+        crate::yaml::to_string(n).trim_end()
+    )
+}
+
+fn scalar_text_in(n: &Node) -> String {
+    if n.is_scalar() {
+        crate::yaml::node_text(n)
+    } else {
+        String::new()
+    }
+}
+
+/// kyaml's `PathGetter` (the source lookup): the node at `path` and its
+/// text (`node.Value`). Numbers index lists, `[k=v]` matches an element
+/// whose field `k` has the text `v`, `-` is the last element.
+fn lookup(node: &Node, path: &[String]) -> Result<Option<(Node, String)>, String> {
+    let Some(e) = path.first() else {
+        return Ok(Some((node.clone(), scalar_text_in(node))));
+    };
+    let rest = &path[1..];
+    if e == "*" {
+        return Err("wildcard is not supported in PathGetter".into());
+    }
+    if let Ok(i) = e.parse::<i64>() {
+        if i < 0 {
+            return Err(format!("array index {i} cannot be negative"));
+        }
+        return match node {
+            Node::Null => Ok(None),
+            Node::Seq(items) => match items.get(i as usize) {
+                Some(it) => lookup(it, rest),
+                None => Ok(None),
+            },
+            other => Err(wrong_kind("SequenceNode", other)),
+        };
+    }
+    if e == "-" {
+        return match node {
+            Node::Null => Ok(None),
+            Node::Seq(items) => match items.last() {
+                Some(it) => lookup(it, rest),
+                None => Ok(None),
+            },
+            other => Err(wrong_kind("SequenceNode", other)),
+        };
+    }
+    if let Some((k, v)) = elem_selector(e)? {
+        return match node {
+            Node::Null => Ok(None),
+            Node::Seq(items) => {
+                let found = items.iter().find(|it| {
+                    if k.is_empty() {
+                        scalar_text_in(it) == v
+                    } else {
+                        it.as_map()
+                            .and_then(|m| {
+                                m.get(&k)
+                                    .map(|_| m.scalar_source_text(&k).unwrap_or_default())
+                            })
+                            .as_deref()
+                            == Some(v.as_str())
+                    }
+                });
+                match found {
+                    Some(it) => lookup(it, rest),
+                    None => Ok(None),
+                }
+            }
+            other => Err(wrong_kind("SequenceNode", other)),
+        };
+    }
+    match node {
+        Node::Null => Ok(None),
+        Node::Map(m) => {
+            let Some(v) = m.get(e) else {
+                return Ok(None);
+            };
+            if rest.is_empty() && v.is_scalar() {
+                return Ok(Some((
+                    v.clone(),
+                    m.scalar_source_text(e).unwrap_or_default(),
+                )));
+            }
+            lookup(v, rest)
+        }
+        other => Err(wrong_kind("MappingNode", other)),
+    }
+}
+
+/// A field found (or created) by a target path.
+struct Found<'a> {
+    node: &'a mut Node,
+    /// Created by this replacement (kyaml creates an untagged node).
+    created: bool,
+    /// An untagged scalar (its new text is read as YAML again).
+    tagless: bool,
+    /// kyaml's text of the node before the replacement.
+    text: String,
+}
+
+/// What a target field became: its source text, if it differs from its
+/// value's canonical text, and whether it is untagged.
+type Written = (Option<String>, bool);
+
+/// The kind kyaml creates for a missing path element, from the next one.
+fn created_for(next: Option<&String>, leaf: &Node) -> Node {
+    match next {
+        Some(n) if (n.starts_with('[') && n.ends_with(']')) || n.parse::<u64>().is_ok() => {
+            Node::Seq(Vec::new())
+        }
+        Some(_) => Node::map(),
+        None => match leaf {
+            Node::Map(_) => Node::map(),
+            Node::Seq(_) => Node::Seq(Vec::new()),
+            _ => Node::Null,
+        },
+    }
+}
+
+/// The text kyaml matches a `[k=v]` target element against: the field
+/// value as YAML, as an unanchored regular expression.
+fn element_matches(it: &Node, k: &str, re: &regex::Regex) -> bool {
+    let text = if k.is_empty() {
+        Some(it.clone())
+    } else {
+        it.get(k).cloned()
+    };
+    match text {
+        Some(v) if !v.is_null() || !k.is_empty() => {
+            let s = match &v {
+                Node::Str(s) if !crate::yaml::resolve::v2_needs_quotes(s) => s.clone(),
+                other => crate::yaml::to_string(other).trim().to_string(),
+            };
+            re.is_match(&s)
+        }
+        _ => false,
+    }
+}
+
+/// kyaml's `PathMatcher` (the target lookup): visits every node at `path`,
+/// creating missing ones when `create` (with the kind of the value `leaf`).
+/// `*` and `[k=v]` (an unanchored regex on the field's YAML) visit list
+/// elements; a number indexes a list (one past the end appends).
 fn visit(
     node: &mut Node,
     path: &[String],
     create: bool,
-    f: &mut dyn FnMut(&mut Node) -> Result<(), String>,
+    leaf: &Node,
+    f: &mut dyn FnMut(Found) -> Result<Written, String>,
 ) -> Result<bool, String> {
     let Some(e) = path.first() else {
-        f(node)?;
+        let text = scalar_text_in(node);
+        f(Found {
+            node,
+            created: false,
+            tagless: false,
+            text,
+        })?;
         return Ok(true);
     };
     let rest = &path[1..];
-    if node.is_null() && create {
-        *node = if elem_selector(e).is_some() || e == "-" {
-            Node::Seq(Vec::new())
-        } else {
-            Node::map()
+    if let Ok(idx) = e.parse::<i64>()
+        && idx >= 0
+    {
+        let Node::Seq(items) = node else {
+            return Err(wrong_kind("SequenceNode", node));
         };
+        let idx = idx as usize;
+        if idx == items.len() && create {
+            items.push(created_for(rest.first(), leaf));
+            if rest.is_empty() && items[idx].is_scalar() {
+                // A new, untagged scalar element (a list item cannot carry
+                // the flag: its text is read as YAML right away).
+                let (_, tagless) = f(Found {
+                    node: &mut items[idx],
+                    created: true,
+                    tagless: false,
+                    text: String::new(),
+                })?;
+                if tagless && let Node::Str(t) = &items[idx] {
+                    items[idx] =
+                        crate::yaml::resolve::resolve_plain(t, crate::yaml::resolve::Schema::V3);
+                }
+                return Ok(true);
+            }
+        }
+        if idx >= items.len() {
+            return Err(format!(
+                "index {idx} specified but only {} elements found",
+                items.len()
+            ));
+        }
+        return visit(&mut items[idx], rest, create, leaf, f);
+    }
+    if let Some((k, v)) = elem_selector(e)? {
+        let Node::Seq(items) = node else {
+            return Err(wrong_kind("SequenceNode", node));
+        };
+        let re = regex::Regex::new(&v).map_err(|err| format!("error parsing regexp: {err}"))?;
+        let mut any = false;
+        for it in items.iter_mut() {
+            if element_matches(it, &k, &re) {
+                any |= visit(it, rest, create, leaf, f)?;
+            }
+        }
+        if any || !create {
+            return Ok(any);
+        }
+        let value = crate::yaml::resolve::resolve_plain(&v, crate::yaml::resolve::Schema::V3);
+        items.push(if k.is_empty() {
+            value
+        } else {
+            let mut m = Map::new();
+            m.insert(k, value);
+            Node::Map(m)
+        });
+        return visit(node, path, create, leaf, f);
+    }
+    if e == "*" {
+        let Node::Seq(items) = node else {
+            return Err(wrong_kind("SequenceNode", node));
+        };
+        let mut any = false;
+        for it in items.iter_mut() {
+            any |= visit(it, rest, create, leaf, f)?;
+        }
+        return Ok(any);
     }
     match node {
         Node::Map(m) => {
-            if e == "*" {
-                let mut any = false;
-                for (_, v) in m.iter_mut() {
-                    any |= visit(v, rest, create, f)?;
-                }
-                return Ok(any);
-            }
             if !m.contains_key(e) {
                 if !create {
                     return Ok(false);
                 }
-                m.insert(
-                    e.clone(),
-                    if rest.is_empty() {
-                        Node::Null
-                    } else {
-                        Node::map()
-                    },
-                );
-            }
-            visit(m.get_mut(e).expect("present"), rest, create, f)
-        }
-        Node::Seq(items) => {
-            if e == "*" {
-                let mut any = false;
-                for it in items.iter_mut() {
-                    any |= visit(it, rest, create, f)?;
-                }
-                return Ok(any);
-            }
-            if let Some((k, v)) = elem_selector(e) {
-                let pos = items.iter().position(|it| {
-                    it.get(&k).and_then(Node::scalar_text).as_deref() == Some(v.as_str())
-                });
-                let i = match pos {
-                    Some(i) => i,
-                    None if create => {
-                        let mut m = Map::new();
-                        m.insert(k, Node::Str(v));
-                        items.push(Node::Map(m));
-                        items.len() - 1
+                m.insert(e.clone(), created_for(rest.first(), leaf));
+                if rest.is_empty() {
+                    let (raw, tagless) = f(Found {
+                        node: m.get_mut(e).expect("inserted"),
+                        created: true,
+                        tagless: false,
+                        text: String::new(),
+                    })?;
+                    if let Some(t) = raw {
+                        m.set_raw(e, t);
                     }
-                    None => return Ok(false),
-                };
-                return visit(&mut items[i], rest, create, f);
+                    m.set_tagless(e, tagless);
+                    return Ok(true);
+                }
+            } else if rest.is_empty() {
+                let text = m.scalar_source_text(e).unwrap_or_default();
+                let quoted = m.is_quoted(e);
+                let (raw, tagless) = f(Found {
+                    tagless: m.is_tagless(e),
+                    node: m.get_mut(e).expect("present"),
+                    created: false,
+                    text,
+                })?;
+                m.forget_raw(e);
+                if let Some(t) = raw {
+                    m.set_raw(e, t);
+                }
+                // The node keeps its style.
+                m.set_quoted(e, quoted);
+                m.set_tagless(e, tagless);
+                return Ok(true);
             }
-            match e.parse::<usize>() {
-                Ok(i) if i < items.len() => visit(&mut items[i], rest, create, f),
-                _ => Ok(false),
-            }
+            visit(m.get_mut(e).expect("present"), rest, create, leaf, f)
         }
-        _ => Ok(false),
+        Node::Null if create => {
+            *node = Node::map();
+            visit(node, path, create, leaf, f)
+        }
+        Node::Null => Ok(false),
+        other => Err(wrong_kind("MappingNode", other)),
     }
 }
 
@@ -163,62 +357,59 @@ fn ids_of(r: &Resource) -> Vec<ResId> {
     v
 }
 
+/// A `types.Selector` of a replacement: exact (not regex) id fields
+/// (`resid.IsSelectedBy`), plus label and annotation selectors.
 #[derive(Default)]
 struct IdSelector {
-    group: Option<Regex>,
-    version: Option<Regex>,
-    kind: Option<Regex>,
-    name: Option<Regex>,
-    namespace: Option<Regex>,
+    gvk: crate::resource::Gvk,
+    name: String,
+    namespace: String,
     label_selector: String,
     annotation_selector: String,
 }
 
 impl IdSelector {
-    fn from_node(n: &Node, regexes: bool) -> Result<IdSelector, String> {
-        let re = |k: &str| -> Result<Option<Regex>, String> {
-            let s = n.get(k).and_then(Node::scalar_text).unwrap_or_default();
-            if s.is_empty() {
-                return Ok(None);
-            }
-            let pat = if regexes {
-                s.clone()
-            } else {
-                regex::escape(&s)
-            };
-            Regex::new(&format!("^(?:{pat})$"))
-                .map(Some)
-                .map_err(|e| format!("invalid selector '{s}': {e}"))
-        };
+    fn from_node(n: &Node) -> Result<IdSelector, String> {
+        let s = |k: &str| n.get(k).and_then(Node::scalar_text).unwrap_or_default();
         Ok(IdSelector {
-            group: re("group")?,
-            version: re("version")?,
-            kind: re("kind")?,
-            name: re("name")?,
-            namespace: re("namespace")?,
-            label_selector: n
-                .get("labelSelector")
-                .and_then(Node::scalar_text)
-                .unwrap_or_default(),
-            annotation_selector: n
-                .get("annotationSelector")
-                .and_then(Node::scalar_text)
-                .unwrap_or_default(),
+            gvk: crate::resource::Gvk {
+                group: s("group"),
+                version: s("version"),
+                kind: s("kind"),
+            },
+            name: s("name"),
+            namespace: s("namespace"),
+            label_selector: s("labelSelector"),
+            annotation_selector: s("annotationSelector"),
         })
     }
 
+    fn id_is_empty(&self) -> bool {
+        self.gvk.group.is_empty()
+            && self.gvk.version.is_empty()
+            && self.gvk.kind.is_empty()
+            && self.name.is_empty()
+            && self.namespace.is_empty()
+    }
+
     fn matches_id(&self, id: &ResId) -> bool {
-        let hit = |r: &Option<Regex>, s: &str| r.as_ref().is_none_or(|r| r.is_match(s));
-        hit(&self.group, &id.gvk.group)
-            && hit(&self.version, &id.gvk.version)
-            && hit(&self.kind, &id.gvk.kind)
-            && hit(&self.name, &id.name)
-            && (self.namespace.is_none()
-                || hit(&self.namespace, &id.namespace)
-                || hit(&self.namespace, &id.effective_namespace()))
+        let sel_id = ResId {
+            gvk: self.gvk.clone(),
+            name: self.name.clone(),
+            namespace: self.namespace.clone(),
+        };
+        (self.name.is_empty() || self.name == id.name)
+            && (self.namespace.is_empty()
+                || sel_id.effective_namespace() == id.effective_namespace())
+            && id
+                .gvk
+                .is_selected_by(&self.gvk.group, &self.gvk.version, &self.gvk.kind)
     }
 
     fn matches_meta(&self, r: &Resource) -> Result<bool, String> {
+        if self.label_selector.is_empty() && self.annotation_selector.is_empty() {
+            return Ok(true);
+        }
         let mut one = ResMap::new();
         one.resources.push(r.clone());
         let sel = super::patch::Selector {
@@ -230,35 +421,64 @@ impl IdSelector {
     }
 }
 
-fn source_value(m: &ResMap, src: &Node) -> Result<Node, String> {
-    let sel = IdSelector::from_node(src, false)?;
-    let mut found: Option<&Resource> = None;
-    for r in m.iter() {
+/// The source value of a replacement: the node, its text, the index of the
+/// source object and, when kyaml hands out the source node itself (no
+/// delimiter option), its path: a target that changes that node changes
+/// the value later targets receive.
+type Source = (Node, String, usize, Option<Vec<String>>);
+
+fn source_value(m: &ResMap, src: &Node) -> Result<Source, String> {
+    let sel = IdSelector::from_node(src)?;
+    let mut found: Option<usize> = None;
+    for (i, r) in m.iter().enumerate() {
         if ids_of(r).iter().any(|id| sel.matches_id(id)) {
             if found.is_some() {
-                return Err(format!("more than one match for source {}", describe(src)));
+                return Err(format!("multiple matches for selector {}", describe(src)));
             }
-            found = Some(r);
+            found = Some(i);
         }
     }
-    let r = found.ok_or_else(|| format!("nothing selected by {}", describe(src)))?;
-    let fp = src.get_str(&["fieldPath"]).unwrap_or("metadata.name");
-    let v = lookup(&r.obj, &split_field_path(fp)).ok_or_else(|| {
+    let ri = found.ok_or_else(|| format!("nothing selected by {}", describe(src)))?;
+    let r = &m.resources[ri];
+    let fp = src
+        .get_str(&["fieldPath"])
+        .filter(|s| !s.is_empty())
+        .unwrap_or("metadata.name");
+    let missing = || {
         format!(
             "fieldPath `{fp}` is missing for replacement source {}",
-            r.cur_id()
+            describe(src)
         )
-    })?;
+    };
+    // PathGetter's cleanPath: elements are trimmed, empty ones dropped.
+    let path: Vec<String> = split_field_path(fp)
+        .into_iter()
+        .map(|e| e.trim().to_string())
+        .filter(|e| !e.is_empty())
+        .collect();
+    let (v, text) = lookup(&r.obj, &path)
+        .map_err(|e| format!("error looking up replacement source: {e}"))?
+        .ok_or_else(missing)?;
+    // kyaml's IsNilOrEmpty: null, {} and [] count as missing.
+    let empty = match &v {
+        Node::Null => true,
+        Node::Map(m) => m.is_empty(),
+        Node::Seq(s) => s.is_empty(),
+        _ => false,
+    };
+    if empty {
+        return Err(missing());
+    }
     let Some(opts) = src.get("options") else {
-        return Ok(v.clone());
+        return Ok((v, text, ri, Some(path)));
     };
     let delim = opts.get_str(&["delimiter"]).unwrap_or("");
     if delim.is_empty() {
-        return Ok(v.clone());
+        return Ok((v, text, ri, Some(path)));
     }
-    let text = v
-        .scalar_text()
-        .ok_or("delimiter option can only be used with scalar nodes")?;
+    if !v.is_scalar() {
+        return Err("delimiter option can only be used with scalar nodes".into());
+    }
     let parts: Vec<&str> = text.split(delim).collect();
     let idx = opts.get("index").and_then(Node::as_i64).unwrap_or(0);
     if idx < 0 || idx as usize >= parts.len() {
@@ -266,41 +486,119 @@ fn source_value(m: &ResMap, src: &Node) -> Result<Node, String> {
             "options.index {idx} is out of bounds for value {text}"
         ));
     }
-    Ok(Node::str(parts[idx as usize]))
+    // kyaml keeps the node (and its type) and changes its text.
+    let part = parts[idx as usize].to_string();
+    let node = match v {
+        Node::Str(_) => Node::Str(part.clone()),
+        _ => crate::yaml::resolve::resolve_plain(&part, crate::yaml::resolve::Schema::V3),
+    };
+    Ok((node, part, ri, None))
 }
 
 fn describe(n: &Node) -> String {
     let s = |k: &str| n.get(k).and_then(Node::scalar_text).unwrap_or_default();
+    let or = |v: String, d: &str| if v.is_empty() { d.to_string() } else { v };
     format!(
         "{}.{}.{}/{}.{}",
-        s("kind"),
-        s("version"),
-        s("group"),
-        s("name"),
-        s("namespace")
+        or(s("kind"), "[noKind]"),
+        or(s("version"), "[noVer]"),
+        or(s("group"), "[noGrp]"),
+        or(s("name"), "[noName]"),
+        or(s("namespace"), "[noNs]")
     )
 }
 
-fn apply_one(m: &mut ResMap, rep: &Node) -> Result<(), String> {
-    let src = rep.get("source").ok_or("replacement has no 'source'")?;
-    let value = source_value(m, src)?;
-    let Some(Node::Seq(targets)) = rep.get("targets") else {
-        return Err("replacement has no 'targets'".into());
+fn tag_name(n: &Node) -> &'static str {
+    match n {
+        Node::Null => "!!null",
+        Node::Bool(_) => "!!bool",
+        Node::Int(_) | Node::UInt(_) => "!!int",
+        Node::Float(_) => "!!float",
+        Node::Str(_) => "!!str",
+        Node::Seq(_) => "!!seq",
+        Node::Map(_) => "!!map",
+    }
+}
+
+/// kyaml's setFieldValue. A scalar target keeps its node (and type tag) and
+/// takes the value's text: the output only reads back when that text
+/// resolves to the target's type (or an integer into a float). A created
+/// field is untagged, so its text is resolved as YAML. Any other target is
+/// replaced by the value node.
+fn set_target(
+    t: Found,
+    value: &Node,
+    value_text: &str,
+    delim: &str,
+    index: i64,
+) -> Result<Written, String> {
+    let mut text = value_text.to_string();
+    if !delim.is_empty() {
+        if !t.node.is_scalar() {
+            return Err("delimiter option can only be used with scalar nodes".into());
+        }
+        let mut parts: Vec<String> = t.text.split(delim).map(str::to_string).collect();
+        if index < 0 {
+            parts.insert(0, text);
+        } else if index as usize >= parts.len() {
+            parts.push(text);
+        } else {
+            parts[index as usize] = text;
+        }
+        text = parts.join(delim);
+    }
+    // kyaml creates a missing field with the value's kind.
+    if !t.node.is_scalar() || (t.created && !value.is_scalar()) {
+        *t.node = value.clone();
+        return Ok((None, false));
+    }
+    let resolved = crate::yaml::resolve::resolve_plain(&text, crate::yaml::resolve::Schema::V3);
+    // The node keeps the text it was given (`node.Value`).
+    let raw = |n: &Node| (crate::yaml::node_text(n) != text).then(|| text.clone());
+    if t.created || t.tagless {
+        // An untagged node: its text is read as YAML when the object is
+        // printed (see `build::resolve_tagless`).
+        *t.node = Node::Str(text);
+        return Ok((None, true));
+    }
+    *t.node = match (&*t.node, resolved) {
+        (Node::Str(_), _) => Node::Str(text.clone()),
+        (Node::Float(_), Node::Int(i)) => Node::Float(i as f64),
+        (Node::Float(_), Node::UInt(u)) => Node::Float(u as f64),
+        (old, r) if tag_name(old) == tag_name(&r) => r,
+        (old, r) => {
+            return Err(format!(
+                "yaml: cannot decode {} `{text}` as a {}",
+                tag_name(&r),
+                tag_name(old)
+            ));
+        }
     };
+    Ok((raw(t.node), false))
+}
+
+fn apply_one(m: &mut ResMap, rep: &Node) -> Result<(), String> {
+    let (Some(src), Some(Node::Seq(targets))) = (rep.get("source"), rep.get("targets")) else {
+        return Err("replacements must specify a source and at least one target".into());
+    };
+    let (mut value, mut value_text, src_idx, live) = source_value(m, src)?;
     for t in targets {
         let sel_node = t
             .get("select")
+            .filter(|n| !n.is_null())
             .ok_or("target must specify resources to select")?;
-        let sel = IdSelector::from_node(sel_node, true)?;
+        let sel = IdSelector::from_node(sel_node)?;
         let rejects: Vec<IdSelector> = match t.get("reject") {
             Some(Node::Seq(rs)) => rs
                 .iter()
-                .map(|r| IdSelector::from_node(r, true))
+                .map(IdSelector::from_node)
                 .collect::<Result<_, _>>()?,
             _ => Vec::new(),
         };
         let paths: Vec<String> = match t.get("fieldPaths") {
-            Some(Node::Seq(ps)) => ps.iter().filter_map(Node::scalar_text).collect(),
+            Some(Node::Seq(ps)) if !ps.is_empty() => {
+                ps.iter().filter_map(Node::scalar_text).collect()
+            }
             _ => vec!["metadata.name".into()],
         };
         let opts = t.get("options");
@@ -316,61 +614,48 @@ fn apply_one(m: &mut ResMap, rep: &Node) -> Result<(), String> {
             .and_then(|o| o.get("index"))
             .and_then(Node::as_i64)
             .unwrap_or(0);
-        for r in m.iter_mut() {
+        for ri in 0..m.resources.len() {
+            let r = &m.resources[ri];
             let ids = ids_of(r);
-            if !sel.matches_meta(r)? || !ids.iter().any(|id| sel.matches_id(id)) {
+            if !sel.matches_meta(r)? {
                 continue;
             }
-            if rejects.iter().any(|rj| {
-                ids.iter().any(|id| rj.matches_id(id))
-                    && (rj.label_selector.is_empty() && rj.annotation_selector.is_empty()
-                        || rj.matches_meta(r).unwrap_or(false))
-            }) {
+            let mut rejected = false;
+            for rj in &rejects {
+                if (!rj.label_selector.is_empty() || !rj.annotation_selector.is_empty())
+                    && rj.matches_meta(r)?
+                {
+                    rejected = true;
+                }
+                if !rj.id_is_empty() && ids.iter().any(|id| rj.matches_id(id)) {
+                    rejected = true;
+                }
+            }
+            if rejected || !ids.iter().any(|id| sel.matches_id(id)) {
                 continue;
             }
             for p in &paths {
+                if let Some(sp) = &live
+                    && let Ok(Some((v, t))) = lookup(&m.resources[src_idx].obj, sp)
+                {
+                    value = v;
+                    value_text = t;
+                }
                 let path = split_field_path(p);
-                let found = visit(&mut r.obj, &path, create, &mut |n| {
-                    if delim.is_empty() {
-                        // A scalar target keeps its own type: kyaml copies
-                        // the source's text into the target node.
-                        *n = match (&*n, &value) {
-                            (Node::Str(_), v) if v.is_scalar() && !v.is_null() => {
-                                Node::Str(v.scalar_text().unwrap_or_default())
-                            }
-                            (t, v)
-                                if t.is_scalar()
-                                    && !t.is_null()
-                                    && v.is_scalar()
-                                    && !v.is_null() =>
-                            {
-                                crate::yaml::resolve::resolve_plain(
-                                    &v.scalar_text().unwrap_or_default(),
-                                    crate::yaml::resolve::Schema::V3,
-                                )
-                            }
-                            _ => value.clone(),
-                        };
-                        return Ok(());
-                    }
-                    let cur = n.scalar_text().unwrap_or_default();
-                    let mut parts: Vec<String> =
-                        cur.split(delim.as_str()).map(str::to_string).collect();
-                    let v = value.scalar_text().unwrap_or_default();
-                    if index < 0 {
-                        parts.insert(0, v);
-                    } else if index as usize >= parts.len() {
-                        parts.push(v);
-                    } else {
-                        parts[index as usize] = v;
-                    }
-                    *n = Node::Str(parts.join(&delim));
-                    Ok(())
+                let r = &mut m.resources[ri];
+                let found = visit(&mut r.obj, &path, create, &value, &mut |t| {
+                    set_target(t, &value, &value_text, &delim, index)
+                })
+                .map_err(|e| {
+                    format!(
+                        "unable to {} field \"{p}\" in replacement target: {e}",
+                        if create { "find or create" } else { "find" }
+                    )
                 })?;
                 if !found {
                     return Err(format!(
-                        "unable to find field \"{p}\" in replacement target {}",
-                        r.cur_id()
+                        "unable to {} field \"{p}\" in replacement target",
+                        if create { "find or create" } else { "find" }
                     ));
                 }
             }

@@ -1,7 +1,7 @@
 //! The builtin field transformers: namespace, name prefix/suffix, labels,
 //! annotations, replicas and images.
 
-use crate::resource::{Gvk, ResMap};
+use crate::resource::{Gvk, Link, PathElem, ResMap};
 use crate::yaml::Node;
 
 use super::Error;
@@ -63,7 +63,7 @@ pub fn namespace(k: &Kustomization, m: &mut ResMap) -> Result<(), Error> {
         let n = m
             .resources
             .iter()
-            .filter(|x| x.cur_id().equals(&id))
+            .filter(|x| x.name() == id.name && x.kind() == id.gvk.kind && x.cur_id().equals(&id))
             .count();
         if n != 1 {
             return Err(k.err(format!(
@@ -120,6 +120,12 @@ pub fn prefix_suffix(k: &Kustomization, m: &mut ResMap) -> Result<(), Error> {
                     Ok(())
                 };
                 fieldspec::apply(&mut r.obj, &gvk, fs, Some(CreateKind::Scalar), &mut setter)?;
+                // kyaml sets the name with an untagged scalar (SetScalar).
+                if fs.path == "metadata/name"
+                    && let Some(Node::Map(md)) = r.obj.get_mut("metadata")
+                {
+                    md.set_tagless("name", true);
+                }
             }
         }
     }
@@ -136,10 +142,32 @@ fn apply_map_entries(
     }
     for r in m.iter_mut() {
         let gvk = r.gvk();
+        // Where each key is added: kustomize adds one shared value node.
+        let mut added: Vec<Vec<Vec<PathElem>>> = vec![Vec::new(); pairs.len()];
         for fs in specs {
-            fieldspec::apply(&mut r.obj, &gvk, fs, Some(CreateKind::Map), &mut |n| {
-                fieldspec::set_entries(n, pairs)
+            fieldspec::apply_at(&mut r.obj, &gvk, fs, Some(CreateKind::Map), &mut |at, n| {
+                let had: Vec<bool> = pairs
+                    .iter()
+                    .map(|(k, _)| n.as_map().is_some_and(|m| m.contains_key(k)))
+                    .collect();
+                fieldspec::set_entries(n, pairs)?;
+                for (i, (k, _)) in pairs.iter().enumerate() {
+                    if !had[i] {
+                        let mut p = at.to_vec();
+                        p.push(PathElem::Key(k.clone()));
+                        added[i].push(p);
+                    }
+                }
+                Ok(())
             })?;
+        }
+        for (i, members) in added.into_iter().enumerate() {
+            if members.len() > 1 {
+                r.links.push(Link {
+                    members,
+                    value: Node::Str(pairs[i].1.clone()),
+                });
+            }
         }
     }
     Ok(())
@@ -245,10 +273,29 @@ pub fn replicas(k: &Kustomization, m: &mut ResMap) -> Result<(), Error> {
                 }
                 found = true;
                 let gvk = r.gvk();
-                fieldspec::apply(&mut r.obj, &gvk, fs, Some(CreateKind::Scalar), &mut |n| {
-                    *n = Node::Int(count);
-                    Ok(())
-                })?;
+                let mut set: Vec<Vec<PathElem>> = Vec::new();
+                fieldspec::apply_at(
+                    &mut r.obj,
+                    &gvk,
+                    fs,
+                    Some(CreateKind::Scalar),
+                    &mut |at, n| {
+                        *n = Node::Int(count);
+                        set.push(at.to_vec());
+                        Ok(())
+                    },
+                )?;
+                // The field keeps its style: written quoted, the count is a
+                // string.
+                for at in set {
+                    if let Some((PathElem::Key(key), parent)) = at.split_last()
+                        && let Some(Node::Map(pm)) = node_at_mut(&mut r.obj, parent)
+                        && pm.is_quoted(key)
+                    {
+                        pm.insert(key.clone(), Node::Str(count.to_string()));
+                        pm.set_quoted(key, true);
+                    }
+                }
             }
         }
         if !found {
@@ -258,6 +305,18 @@ pub fn replicas(k: &Kustomization, m: &mut ResMap) -> Result<(), Error> {
         }
     }
     Ok(())
+}
+
+fn node_at_mut<'a>(n: &'a mut Node, path: &[PathElem]) -> Option<&'a mut Node> {
+    let mut cur = n;
+    for p in path {
+        cur = match (p, cur) {
+            (PathElem::Key(k), Node::Map(m)) => m.get_mut(k)?,
+            (PathElem::Index(i), Node::Seq(s)) => s.get_mut(*i)?,
+            _ => return None,
+        };
+    }
+    Some(cur)
 }
 
 /// Splits an image reference into name, tag and digest (kustomize's
@@ -298,14 +357,15 @@ pub fn split_image(image: &str) -> (String, String, String) {
 }
 
 struct ImageRule {
-    name: String,
     new_name: String,
     new_tag: String,
+    tag_suffix: String,
     digest: String,
     matcher: Option<regex::Regex>,
 }
 
 impl ImageRule {
+    /// kustomize's `imageTagUpdater.SetImageValue`.
     fn apply(&self, value: &str) -> Option<String> {
         if !self.matcher.as_ref()?.is_match(value) {
             return None;
@@ -323,6 +383,9 @@ impl ImageRule {
         } else if !self.digest.is_empty() {
             tag.clear();
             digest = self.digest.clone();
+        } else if !self.tag_suffix.is_empty() {
+            tag.push_str(&self.tag_suffix);
+            digest.clear();
         }
         if !tag.is_empty() {
             name = format!("{name}:{tag}");
@@ -330,39 +393,69 @@ impl ImageRule {
         if !digest.is_empty() {
             name = format!("{name}@{digest}");
         }
-        let _ = &self.name;
         Some(name)
+    }
+
+    fn update(&self, image: &mut Node) -> Result<(), String> {
+        if !image.is_scalar() {
+            return Err(format!(
+                "wrong node kind: expected ScalarNode but got {}",
+                image.kind_name()
+            ));
+        }
+        let text = crate::yaml::node_text(image);
+        if let Some(new) = self.apply(&text) {
+            *image = Node::Str(new);
+        }
+        Ok(())
     }
 }
 
-fn update_images(node: &mut Node, rule: &ImageRule) {
+/// The legacy image filter: every `containers`/`initContainers` list
+/// anywhere in the object (nested ones first).
+fn update_images(node: &mut Node, rule: &ImageRule) -> Result<(), String> {
     match node {
         Node::Map(m) => {
             for (k, v) in m.iter_mut() {
+                update_images(v, rule)?;
                 if (k == "containers" || k == "initContainers")
                     && let Node::Seq(items) = v
                 {
                     for c in items.iter_mut() {
-                        if let Some(Node::Str(img)) = c.get_mut("image")
-                            && let Some(new) = rule.apply(img)
-                        {
-                            *img = new;
+                        match c {
+                            Node::Map(cm) => {
+                                if let Some(img) = cm.get_mut("image")
+                                    && !img.is_null()
+                                {
+                                    rule.update(img)?;
+                                }
+                            }
+                            Node::Null => {}
+                            other => {
+                                return Err(format!(
+                                    "wrong node kind: expected MappingNode but got {}",
+                                    other.kind_name()
+                                ));
+                            }
                         }
                     }
                 }
-                update_images(v, rule);
             }
+            Ok(())
         }
         Node::Seq(items) => {
             for it in items.iter_mut() {
-                update_images(it, rule);
+                update_images(it, rule)?;
             }
+            Ok(())
         }
-        _ => {}
+        _ => Ok(()),
     }
 }
 
-/// `images:`
+/// `images:` (kustomize runs the legacy filter, then the field-spec filter:
+/// an image in a standard place is updated twice, which only shows with
+/// `tagSuffix`). Neither touches a CustomResourceDefinition.
 pub fn images(k: &Kustomization, m: &mut ResMap) -> Result<(), Error> {
     for item in k.list("images")? {
         let s = |key: &str| {
@@ -378,11 +471,27 @@ pub fn images(k: &Kustomization, m: &mut ResMap) -> Result<(), Error> {
             .ok(),
             new_name: s("newName"),
             new_tag: s("newTag"),
+            tag_suffix: s("tagSuffix"),
             digest: s("digest"),
-            name,
         };
         for r in m.iter_mut() {
-            update_images(&mut r.obj, &rule);
+            if r.kind() == "CustomResourceDefinition" {
+                continue;
+            }
+            update_images(&mut r.obj, &rule).map_err(|e| k.err(format!("images: {e}")))?;
+        }
+        for r in m.iter_mut() {
+            if r.kind() == "CustomResourceDefinition" {
+                continue;
+            }
+            let gvk = r.gvk();
+            for fs in fieldspecs::IMAGES {
+                let spec = FieldSpec {
+                    create: false,
+                    ..*fs
+                };
+                fieldspec::apply(&mut r.obj, &gvk, &spec, None, &mut |n| rule.update(n))?;
+            }
         }
     }
     Ok(())

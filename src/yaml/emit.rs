@@ -39,6 +39,39 @@ pub fn stream_to_string<'a>(nodes: impl IntoIterator<Item = &'a Node>) -> String
     out
 }
 
+/// What a string becomes on its way to the output: kustomize prints JSON
+/// (Go's encoder leaves U+0085 NEL unescaped) and reads it back with go-yaml
+/// v2, which takes a raw NEL inside a quoted scalar as a line break and
+/// folds it: a run of spaces and NELs becomes one space when it holds a
+/// single NEL, else one newline per NEL after the first.
+pub fn fold_nel(s: &str) -> std::borrow::Cow<'_, str> {
+    if !s.contains('\u{85}') {
+        return std::borrow::Cow::Borrowed(s);
+    }
+    let chars: Vec<char> = s.chars().collect();
+    let mut out = String::with_capacity(s.len());
+    let mut i = 0;
+    while i < chars.len() {
+        if chars[i] != ' ' && chars[i] != '\u{85}' {
+            out.push(chars[i]);
+            i += 1;
+            continue;
+        }
+        let start = i;
+        while i < chars.len() && (chars[i] == ' ' || chars[i] == '\u{85}') {
+            i += 1;
+        }
+        let run = &chars[start..i];
+        let nels = run.iter().filter(|&&c| c == '\u{85}').count();
+        match nels {
+            0 => out.extend(run),
+            1 => out.push(' '),
+            n => out.extend(std::iter::repeat_n('\n', n - 1)),
+        }
+    }
+    std::borrow::Cow::Owned(out)
+}
+
 /// go-yaml v2's key order.
 pub fn key_less(a: &str, b: &str) -> bool {
     let ar: Vec<char> = a.chars().collect();
@@ -119,21 +152,46 @@ pub fn format_float(f: f64) -> String {
             "-.inf".into()
         };
     }
-    if f.fract() == 0.0 {
-        if f.abs() < 9.2e18 {
-            let i = f as i64;
-            if i as f64 == f {
-                return i.to_string();
-            }
+    if f.fract() == 0.0 && f.abs() < 1e21 {
+        // Go's encoding/json writes the shortest decimal that reads back
+        // as f, padded with zeros (9223372036854776000); go-yaml v2 reads
+        // that as an integer when it fits in 64 bits, else as a float.
+        if f == 0.0 {
+            return "0".into();
         }
-        if (0.0..1.8e19).contains(&f) {
-            let u = f as u64;
-            if u as f64 == f {
-                return u.to_string();
-            }
+        let sci = format!("{:e}", f.abs());
+        let (mant, exp) = sci.split_once('e').unwrap_or((&sci, "0"));
+        let exp: usize = exp.parse().unwrap_or(0);
+        let mut digits: String = mant.chars().filter(|c| *c != '.').collect();
+        while digits.len() < exp + 1 {
+            digits.push('0');
+        }
+        let text = if f < 0.0 {
+            format!("-{digits}")
+        } else {
+            digits
+        };
+        if text.parse::<i64>().is_ok() || text.parse::<u64>().is_ok() {
+            return text;
         }
     }
     go_format_g(f)
+}
+
+/// The text kyaml gives a float it did not read from a file (one that went
+/// through Go's JSON decoder): `strconv.FormatFloat(f, 'g', -1, 64)`.
+pub fn kyaml_float_text(f: f64) -> String {
+    if f.is_nan() {
+        ".nan".into()
+    } else if f.is_infinite() {
+        if f > 0.0 {
+            ".inf".into()
+        } else {
+            "-.inf".into()
+        }
+    } else {
+        go_format_g(f)
+    }
 }
 
 /// `strconv.FormatFloat(f, 'g', -1, 64)`.
@@ -382,6 +440,17 @@ impl Emitter {
         self.column = 0;
     }
 
+    /// libyaml's write_break: a line feed is written as a newline, any
+    /// other break character (LS, PS) as itself; both start a new line.
+    fn write_break(&mut self, c: char) {
+        if c == '\n' {
+            self.put_break();
+        } else {
+            self.out.push(c);
+            self.column = 0;
+        }
+    }
+
     fn write_str(&mut self, s: &str) {
         for c in s.chars() {
             self.put(c);
@@ -450,11 +519,25 @@ impl Emitter {
             Node::Seq(s) if s.is_empty() => self.flow_empty("[", "]"),
             Node::Map(m) => {
                 self.increase_indent(false, false);
-                for k in sorted_keys(m) {
-                    let v = m.get(k).expect("key");
+                let mut keys: Vec<(String, &Node)> = m
+                    .iter()
+                    .map(|(k, v)| (fold_nel(k).into_owned(), v))
+                    .collect();
+                keys.sort_by(|a, b| {
+                    if key_less(&a.0, &b.0) {
+                        std::cmp::Ordering::Less
+                    } else if key_less(&b.0, &a.0) {
+                        std::cmp::Ordering::Greater
+                    } else {
+                        std::cmp::Ordering::Equal
+                    }
+                });
+                for (k, v) in keys {
                     self.write_indent();
-                    let key = Node::Str(k.clone());
-                    if k.chars().count() <= 128 && !k.contains('\n') {
+                    // libyaml's check_simple_key: at most 128 bytes, one line.
+                    let simple = k.len() <= 128 && !analyze(&k).multiline;
+                    let key = Node::Str(k);
+                    if simple {
                         self.scalar(&key, true, false);
                         self.write_indicator(":", false, false, false);
                     } else {
@@ -491,14 +574,15 @@ impl Emitter {
     fn scalar(&mut self, node: &Node, simple_key: bool, root: bool) {
         let (text, style) = match node {
             Node::Str(s) => {
-                let style = if v2_needs_quotes(s) {
+                let s = fold_nel(s);
+                let style = if v2_needs_quotes(&s) {
                     Style::Double
                 } else if s.contains('\n') {
                     Style::Literal
                 } else {
                     Style::Plain
                 };
-                (s.clone(), style)
+                (s.into_owned(), style)
             }
             other => (other.scalar_text().unwrap_or_default(), Style::Plain),
         };
@@ -565,6 +649,7 @@ impl Emitter {
         self.write_indicator("'", true, false, false);
         let chars: Vec<char> = value.chars().collect();
         let mut spaces = false;
+        let mut breaks = false;
         let n = chars.len();
         for i in 0..n {
             let c = chars[i];
@@ -581,13 +666,24 @@ impl Emitter {
                     self.put(c);
                 }
                 spaces = true;
+            } else if is_break(c) {
+                if !breaks && c == '\n' {
+                    self.put_break();
+                }
+                self.write_break(c);
+                self.indention = true;
+                breaks = true;
             } else {
+                if breaks {
+                    self.write_indent();
+                }
                 if c == '\'' {
                     self.put('\'');
                 }
                 self.put(c);
                 self.indention = false;
                 spaces = false;
+                breaks = false;
             }
         }
         self.write_indicator("'", false, false, false);
@@ -602,10 +698,6 @@ impl Emitter {
         let n = chars.len();
         for i in 0..n {
             let c = chars[i];
-            if c == '\u{85}' {
-                // kustomize's output drops NEL (observed with kubectl 1.32).
-                continue;
-            }
             if !is_printable(c) || c == '\u{feff}' || is_break(c) || c == '"' || c == '\\' {
                 self.put('\\');
                 match c {
@@ -689,7 +781,7 @@ impl Emitter {
         let mut breaks = true;
         for &c in &chars {
             if is_break(c) {
-                self.put_break();
+                self.write_break(c);
                 self.indention = true;
                 breaks = true;
             } else {

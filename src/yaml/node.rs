@@ -24,9 +24,32 @@ pub enum Node {
 
 /// A mapping that keeps insertion order (output order is decided by the
 /// emitter, which sorts keys the way go-yaml v2 does).
-#[derive(Debug, Clone, PartialEq, Default)]
+///
+/// Besides its entries a map remembers the source text of plain scalar
+/// values whose text is not the canonical text of their value (`0o17`,
+/// `1.0`, `TRUE`, `~`, `2001-12-14`): kustomize reads some fields
+/// (annotations) back as strings of their source text.
+#[derive(Debug, Clone, Default)]
 pub struct Map {
     entries: Vec<(String, Node)>,
+    raw: Vec<(String, String)>,
+    /// Keys whose string value is written quoted or as a block scalar (a
+    /// patch value that replaces it keeps that style, see `smp`).
+    quoted: Vec<String>,
+    /// Keys whose scalar value kustomize wrote without a type tag (a field
+    /// a replacement created, a name a prefix was added to): its text is
+    /// read as YAML again, and a patch that walks over it makes it a string.
+    tagless: Vec<String>,
+    /// Line breaks go-yaml v3 adds when it prints the block scalar at a key
+    /// (a folded scalar keeping trailing empty lines, a kept block followed
+    /// by final comments); kustomize reads its printed output back.
+    print_breaks: Vec<(String, u8)>,
+}
+
+impl PartialEq for Map {
+    fn eq(&self, other: &Map) -> bool {
+        self.entries == other.entries
+    }
 }
 
 impl Map {
@@ -54,6 +77,7 @@ impl Map {
     /// Sets `key`, replacing an existing value in place.
     pub fn insert(&mut self, key: impl Into<String>, value: Node) {
         let key = key.into();
+        self.forget_raw(&key);
         if let Some(v) = self.get_mut(&key) {
             *v = value;
         } else {
@@ -62,6 +86,7 @@ impl Map {
     }
     pub fn remove(&mut self, key: &str) -> Option<Node> {
         let i = self.entries.iter().position(|(k, _)| k == key)?;
+        self.forget_raw(key);
         Some(self.entries.remove(i).1)
     }
     pub fn iter(&self) -> impl Iterator<Item = (&String, &Node)> {
@@ -85,6 +110,144 @@ impl Map {
     }
     pub fn retain(&mut self, mut f: impl FnMut(&str, &Node) -> bool) {
         self.entries.retain(|(k, v)| f(k, v));
+        let entries = &self.entries;
+        self.raw
+            .retain(|(k, _)| entries.iter().any(|(ek, _)| ek == k));
+        self.quoted
+            .retain(|k| entries.iter().any(|(ek, _)| ek == k));
+        self.tagless
+            .retain(|k| entries.iter().any(|(ek, _)| ek == k));
+        self.print_breaks
+            .retain(|(k, _)| entries.iter().any(|(ek, _)| ek == k));
+    }
+
+    /// Records the source text of the plain scalar at `key`.
+    pub fn set_raw(&mut self, key: &str, text: impl Into<String>) {
+        self.raw.retain(|(k, _)| k != key);
+        self.raw.push((key.to_string(), text.into()));
+    }
+
+    /// Forgets the source texts of this map's scalars (not nested maps').
+    pub fn clear_source_texts(&mut self) {
+        self.raw.clear();
+        self.quoted.clear();
+        self.tagless.clear();
+        self.print_breaks.clear();
+    }
+
+    /// The recorded source text of the plain scalar at `key`, if any.
+    pub fn raw_text(&self, key: &str) -> Option<&str> {
+        self.raw
+            .iter()
+            .find(|(k, _)| k == key)
+            .map(|(_, t)| t.as_str())
+    }
+
+    /// Sets `key` to the scalar at `from_key` of `from`, with its source
+    /// text.
+    pub fn insert_scalar_from(&mut self, key: &str, from: &Map, from_key: &str) {
+        if let Some(v) = from.get(from_key) {
+            self.insert(key, v.clone());
+            if let Some(t) = from.raw_text(from_key) {
+                self.set_raw(key, t);
+            }
+        }
+    }
+
+    /// Forgets the source text (and style) of the scalar at `key`.
+    pub fn forget_raw(&mut self, key: &str) {
+        if !self.raw.is_empty() {
+            self.raw.retain(|(k, _)| k != key);
+        }
+        if !self.quoted.is_empty() {
+            self.quoted.retain(|k| k != key);
+        }
+        if !self.tagless.is_empty() {
+            self.tagless.retain(|k| k != key);
+        }
+        if !self.print_breaks.is_empty() {
+            self.print_breaks.retain(|(k, _)| k != key);
+        }
+    }
+
+    /// Records the line breaks printing adds to the block scalar at `key`.
+    pub fn set_print_breaks(&mut self, key: &str, n: u8) {
+        self.print_breaks.retain(|(k, _)| k != key);
+        if n > 0 {
+            self.print_breaks.push((key.to_string(), n));
+        }
+    }
+
+    /// The line breaks printing adds to the block scalar at `key`.
+    pub fn print_breaks(&self, key: &str) -> u8 {
+        self.print_breaks
+            .iter()
+            .find(|(k, _)| k == key)
+            .map_or(0, |(_, n)| *n)
+    }
+
+    /// Records whether the scalar at `key` has no type tag.
+    pub fn set_tagless(&mut self, key: &str, tagless: bool) {
+        self.tagless.retain(|k| k != key);
+        if tagless {
+            self.tagless.push(key.to_string());
+        }
+    }
+
+    /// Whether the scalar at `key` has no type tag.
+    pub fn is_tagless(&self, key: &str) -> bool {
+        self.tagless.iter().any(|k| k == key)
+    }
+
+    /// Records whether the scalar at `key` is written quoted (or as a
+    /// block scalar).
+    pub fn set_quoted(&mut self, key: &str, quoted: bool) {
+        self.quoted.retain(|k| k != key);
+        if quoted {
+            self.quoted.push(key.to_string());
+        }
+    }
+
+    /// Whether the scalar at `key` is written quoted (or as a block).
+    pub fn is_quoted(&self, key: &str) -> bool {
+        self.quoted.iter().any(|k| k == key)
+    }
+
+    /// The source text of the scalar at `key`, as kustomize reads it back
+    /// (`node.Value`): the text it was written with when it still holds the
+    /// value read from that text, else the value's canonical text. None for
+    /// a missing key or a collection.
+    pub fn scalar_source_text(&self, key: &str) -> Option<String> {
+        let v = self.get(key)?;
+        if let Some((_, raw)) = self.raw.iter().find(|(k, _)| k == key) {
+            let again = super::resolve::resolve_plain(raw, super::resolve::Schema::V3);
+            if same_value(&again, v) {
+                return Some(raw.clone());
+            }
+        }
+        // A float kyaml did not read from a file went through Go's JSON
+        // decoder and prints with FormatFloat 'g' (1e+06).
+        v.is_scalar().then(|| node_text(v))
+    }
+}
+
+/// The text kyaml holds for a scalar node that has no recorded source
+/// text (`node.Value`): a float prints with Go's FormatFloat 'g' (1e+06),
+/// other scalars with their canonical text; empty for a collection.
+pub fn node_text(n: &Node) -> String {
+    match n {
+        Node::Float(f) => super::emit::kyaml_float_text(*f),
+        Node::Seq(_) | Node::Map(_) => String::new(),
+        other => other.scalar_text().unwrap_or_default(),
+    }
+}
+
+fn same_value(a: &Node, b: &Node) -> bool {
+    match (a, b) {
+        (Node::Float(x), Node::Float(y)) => {
+            x.to_bits() == y.to_bits() || (x.is_nan() && y.is_nan())
+        }
+        _ => a == b,
     }
 }
 

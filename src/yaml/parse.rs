@@ -63,8 +63,13 @@ pub fn parse_stream_with(text: &str, schema: Schema) -> Result<Vec<Document>, Pa
             ),
         });
     }
+    check_flow_plain_scalars(text)?;
     let mut b = Builder {
         parser: Parser::new_from_str(text),
+        lines: text.split('\n').collect(),
+        terminated: text.is_empty() || text.ends_with('\n'),
+        last_mark: (0, 0),
+        last_adjusted: None,
         schema,
         anchors: HashMap::new(),
         alias_nodes: 0,
@@ -100,6 +105,38 @@ pub fn parse_stream_with(text: &str, schema: Schema) -> Result<Vec<Document>, Pa
     Ok(docs)
 }
 
+/// go-yaml (v2 and v3 alike, ports of an old libyaml) ends a plain scalar
+/// inside a flow collection at a `?`, which then makes the document
+/// invalid; YAML 1.2 (and yaml-rust2) allow it.
+fn check_flow_plain_scalars(text: &str) -> Result<(), ParseError> {
+    use yaml_rust2::scanner::{Scanner, TokenType};
+    if !text.contains('?') {
+        return Ok(());
+    }
+    let mut depth: Vec<char> = Vec::new();
+    for tok in Scanner::new(text.chars()) {
+        match tok.1 {
+            TokenType::FlowSequenceStart => depth.push(']'),
+            TokenType::FlowMappingStart => depth.push('}'),
+            TokenType::FlowSequenceEnd | TokenType::FlowMappingEnd => {
+                depth.pop();
+            }
+            TokenType::Scalar(TScalarStyle::Plain, ref v)
+                if !depth.is_empty() && v.chars().skip(1).any(|c| c == '?') =>
+            {
+                let close = depth.last().copied().unwrap_or(']');
+                return Err(ParseError {
+                    line: tok.0.line(),
+                    col: tok.0.col() + 1,
+                    message: format!("did not find expected ',' or '{close}'"),
+                });
+            }
+            _ => {}
+        }
+    }
+    Ok(())
+}
+
 /// Parses exactly one document (an empty text is `Null`).
 pub fn parse_one(text: &str) -> Result<Node, ParseError> {
     let mut docs = parse_stream(text)?;
@@ -116,6 +153,15 @@ pub fn parse_one(text: &str) -> Result<Node, ParseError> {
 
 struct Builder<'a> {
     parser: Parser<std::str::Chars<'a>>,
+    /// The source's lines (see `block_region`).
+    lines: Vec<&'a str>,
+    /// Whether the source ends with a line break.
+    terminated: bool,
+    /// Line and column (1-based, 0-based) of the last event read.
+    last_mark: (usize, usize),
+    /// Line breaks kustomize's printer adds to the block scalar just read
+    /// (see `node`).
+    last_adjusted: Option<u8>,
     schema: Schema,
     anchors: HashMap<usize, (Node, usize)>,
     alias_nodes: usize,
@@ -139,11 +185,76 @@ fn is_core_tag(tag: &Tag) -> Option<&str> {
 
 impl Builder<'_> {
     fn next(&mut self) -> Result<(Event, yaml_rust2::scanner::Marker), ParseError> {
-        self.parser.next_token().map_err(|e| ParseError {
+        let r = self.parser.next_token().map_err(|e| ParseError {
             line: e.marker().line(),
             col: e.marker().col() + 1,
             message: e.info().to_string(),
-        })
+        })?;
+        self.last_mark = (r.1.line(), r.1.col());
+        Ok(r)
+    }
+
+    /// The lines of the block scalar just read: the index of its first
+    /// content line, the index after its last, and its indentation.
+    fn block_region(&self) -> Option<(usize, usize, usize)> {
+        let lines = &self.lines;
+        // yaml-rust2 marks a block scalar at its indicator or at its first
+        // content line.
+        let (l, col) = self.last_mark;
+        let at_indicator = lines
+            .get(l.wrapping_sub(1))
+            .and_then(|t| t.chars().nth(col))
+            .is_some_and(|c| c == '|' || c == '>');
+        let start = if at_indicator { l } else { l.saturating_sub(1) };
+        let indent = |l: &str| l.len() - l.trim_start_matches(' ').len();
+        let first = lines.get(start..)?.iter().find(|l| !l.trim().is_empty())?;
+        let want = indent(first);
+        if want == 0 {
+            return None;
+        }
+        let mut end = start;
+        while end < lines.len() && (lines[end].trim().is_empty() || indent(lines[end]) >= want) {
+            end += 1;
+        }
+        Some((start, end, want))
+    }
+
+    /// Whether the block scalar just read runs to the end of an input that
+    /// does not end with a line break (its last line is content).
+    fn block_scalar_reaches_eof(&self) -> bool {
+        if self.terminated {
+            return false;
+        }
+        match self.block_region() {
+            Some((start, end, _)) => {
+                end == self.lines.len() && end > start && !self.lines[end - 1].trim().is_empty()
+            }
+            None => false,
+        }
+    }
+
+    /// go-yaml v3 adds a line break to a block scalar that keeps its
+    /// trailing empty lines when only comments follow it to the end of the
+    /// document.
+    fn block_scalar_before_final_comments(&self) -> bool {
+        let Some((_, end, _)) = self.block_region() else {
+            return false;
+        };
+        let mut comments = 0;
+        for l in &self.lines[end..] {
+            if l.starts_with("---") || l.starts_with("...") {
+                break;
+            }
+            let t = l.trim();
+            if t.is_empty() {
+                continue;
+            }
+            if !t.starts_with('#') {
+                return false;
+            }
+            comments += 1;
+        }
+        comments > 0
     }
 
     fn anchor(&mut self, id: usize, node: &Node) {
@@ -155,7 +266,33 @@ impl Builder<'_> {
 
     fn node(&mut self, ev: Event, line: usize) -> Result<Node, ParseError> {
         match ev {
-            Event::Scalar(text, style, anchor, tag) => {
+            Event::Scalar(mut text, style, anchor, tag) => {
+                if matches!(style, TScalarStyle::Literal | TScalarStyle::Folded) {
+                    if text.ends_with('\n') && self.block_scalar_reaches_eof() {
+                        // libyaml keeps a final line break only when there
+                        // is one; yaml-rust2 adds it at the end of the input.
+                        text.pop();
+                    } else if text.ends_with("\n\n") {
+                        // go-yaml v3 prints a folded scalar that keeps
+                        // trailing empty lines with one more line break (its
+                        // folded writer puts an extra break after the last
+                        // line), and a kept block followed only by comments
+                        // to the document's end gains one too; kustomize
+                        // reads its output back. The entry remembers it
+                        // (`Map::print_breaks`) while the value keeps the
+                        // text as read.
+                        let mut extra = 0;
+                        if style == TScalarStyle::Folded {
+                            extra += 1;
+                        }
+                        if self.block_scalar_before_final_comments() {
+                            extra += 1;
+                        }
+                        if extra > 0 {
+                            self.last_adjusted = Some(extra);
+                        }
+                    }
+                }
                 let n = self.scalar(text, style, tag.as_ref(), line)?;
                 self.anchor(anchor, &n);
                 Ok(n)
@@ -205,7 +342,17 @@ impl Builder<'_> {
                         matches!(&ev, Event::Scalar(t, TScalarStyle::Plain, _, None) if t == "<<");
                     let key = self.node(ev, key_line)?;
                     let (ev, mark) = self.next()?;
+                    let plain_text = match &ev {
+                        Event::Scalar(t, TScalarStyle::Plain, _, None) => Some(t.clone()),
+                        _ => None,
+                    };
+                    let quoted = matches!(
+                        &ev,
+                        Event::Scalar(_, style, _, _) if *style != TScalarStyle::Plain
+                    );
+                    self.last_adjusted = None;
                     let value = self.node(ev, mark.line())?;
+                    let adjusted = self.last_adjusted.take();
                     if is_merge {
                         merges.push(value);
                         continue;
@@ -241,7 +388,17 @@ impl Builder<'_> {
                         });
                     }
                     lines.insert(key.clone(), key_line);
-                    map.insert(key, value);
+                    let raw = plain_text.filter(|t| value.scalar_text().as_ref() != Some(t));
+                    map.insert(key.clone(), value);
+                    if let Some(t) = raw {
+                        map.set_raw(&key, t);
+                    }
+                    if quoted {
+                        map.set_quoted(&key, true);
+                    }
+                    if let Some(n) = adjusted {
+                        map.set_print_breaks(&key, n);
+                    }
                 }
                 for m in merges {
                     let sources = match m {

@@ -92,6 +92,23 @@ pub fn v2_needs_quotes(s: &str) -> bool {
         || is_base60_float(s)
 }
 
+/// kyaml's `IsValueNonString`: a one-line text that a YAML 1.1 parser
+/// reads as something other than a string (a number, bool, null, or even a
+/// collection such as `a: b` or `[x]`). kyaml writes such string values
+/// quoted.
+pub fn is_yaml11_non_string(s: &str) -> bool {
+    if s.is_empty() || s.contains('\n') {
+        return false;
+    }
+    match super::parse::parse_stream_with(s, Schema::V2) {
+        Ok(docs) => match docs.into_iter().next() {
+            Some(d) => !matches!(d.node, Node::Str(_)),
+            None => true,
+        },
+        Err(_) => false,
+    }
+}
+
 /// `^[-+]?(\.[0-9]+|[0-9]+(\.[0-9]*)?)([eE][-+]?[0-9]+)?$`
 fn is_yaml_float(s: &str) -> bool {
     let b = s.as_bytes();

@@ -1,0 +1,250 @@
+//! The lints, one file each. Every lint reads the rendered environment
+//! (and, for locations, the files the render read) and pushes findings;
+//! none renders anything again.
+
+mod chart_source_missing;
+mod dependson_cycle;
+mod dependson_missing;
+mod duplicate_object;
+mod image_unpinned;
+mod patch_target_unmatched;
+mod pin_digest_lost;
+mod pin_digest_mismatch;
+mod render_failed;
+mod targetnamespace_mismatch;
+mod unresolved_variable;
+mod valuesfrom_missing;
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+
+use super::finding::Finding;
+use super::locate::Locator;
+use super::{Env, opted_out};
+use crate::flux::model::{HELM_GROUP, KUSTOMIZE_GROUP};
+use crate::flux::{KsReport, Status};
+use crate::resource::Resource;
+use crate::yaml::Document;
+
+/// What a lint sees of one environment.
+pub struct Ctx<'e, 'a> {
+    pub env: &'e Env<'a>,
+    pub loc: Locator<'a>,
+    /// Every object of every rendered Kustomization, with its producer.
+    pub all: Vec<(&'e KsReport, &'e Resource)>,
+    /// `namespace/name` → the Flux Kustomization object (as its parent
+    /// rendered it).
+    pub ks_objects: HashMap<String, (&'e KsReport, &'e Resource)>,
+    docs: std::cell::RefCell<HashMap<PathBuf, Option<std::rc::Rc<Vec<Document>>>>>,
+}
+
+impl<'e, 'a> Ctx<'e, 'a> {
+    pub fn new(env: &'e Env<'a>) -> Ctx<'e, 'a> {
+        let all: Vec<(&KsReport, &Resource)> = env
+            .rendered
+            .kustomizations
+            .iter()
+            .filter(|k| k.status == Status::Rendered)
+            .flat_map(|k| k.objects.iter().map(move |o| (k, o)))
+            .collect();
+        let mut ks_objects = HashMap::new();
+        for (k, o) in &all {
+            if is_kind(o, KUSTOMIZE_GROUP, "Kustomization") {
+                ks_objects
+                    .entry(format!("{}/{}", ns_or_default(o), o.name()))
+                    .or_insert((*k, *o));
+            }
+        }
+        Ctx {
+            env,
+            loc: Locator::new(env.fs),
+            all,
+            ks_objects,
+            docs: Default::default(),
+        }
+    }
+
+    /// The YAML documents of a file, parsed once.
+    pub fn docs(&self, file: &Path) -> Option<std::rc::Rc<Vec<Document>>> {
+        if let Some(d) = self.docs.borrow().get(file) {
+            return d.clone();
+        }
+        let d = self
+            .loc
+            .text(file)
+            .and_then(|t| crate::yaml::parse_stream(&t).ok())
+            .map(std::rc::Rc::new);
+        self.docs.borrow_mut().insert(file.to_path_buf(), d.clone());
+        d
+    }
+
+    /// A finding for this environment.
+    pub fn finding(&self, rule: &'static str, msg: impl Into<String>) -> Finding {
+        Finding::new(rule, msg).env(&self.env.name)
+    }
+
+    pub fn rel(&self, p: &Path) -> PathBuf {
+        self.env.rel(p)
+    }
+
+    /// Where `path` of object `o` (produced by `k`) is: the field's line
+    /// in the object's file, else the producing Kustomization's.
+    pub fn at(&self, k: &KsReport, o: &Resource, path: &str) -> (Option<PathBuf>, usize) {
+        match &o.origin.file {
+            Some(f) => (
+                Some(self.rel(f)),
+                self.loc.field_line(f, o.origin.line, path),
+            ),
+            None => self.ks_at(k, ""),
+        }
+    }
+
+    /// Where a Kustomization is defined (the field `path` of it when given).
+    pub fn ks_at(&self, k: &KsReport, path: &str) -> (Option<PathBuf>, usize) {
+        match &k.origin.file {
+            Some(f) if path.is_empty() => (Some(self.rel(f)), k.origin.line),
+            Some(f) => (
+                Some(self.rel(f)),
+                self.loc.field_line(f, k.origin.line, path),
+            ),
+            None => (None, 0),
+        }
+    }
+
+    /// The first object of `kind` named `name` in `namespace`.
+    pub fn find(
+        &self,
+        kind: &str,
+        namespace: &str,
+        name: &str,
+    ) -> Option<(&'e KsReport, &'e Resource)> {
+        self.all
+            .iter()
+            .find(|(_, o)| o.kind() == kind && o.name() == name && ns_or_default(o) == namespace)
+            .copied()
+    }
+
+    /// Kustomizations skipped (suspended, external source): what they
+    /// would render is unknown.
+    pub fn skipped(&self) -> Vec<String> {
+        self.env
+            .rendered
+            .kustomizations
+            .iter()
+            .filter(|k| k.status == Status::Skipped)
+            .map(KsReport::key)
+            .collect()
+    }
+
+    /// Files that may hold the `spec.patches` of Flux Kustomization `ks`:
+    /// overlay patch files whose target names it, then its own file.
+    pub fn patch_sources(&self, k: &KsReport) -> Vec<PathBuf> {
+        let mut v = Vec::new();
+        for kf in &self.env.kfiles.files {
+            for p in &kf.patches {
+                let names_it = p
+                    .target
+                    .as_ref()
+                    .and_then(|t| t.get_str(&["name"]))
+                    .map(|n| name_matches(n, &k.name))
+                    .unwrap_or(true);
+                if !names_it {
+                    continue;
+                }
+                match &p.file {
+                    Some(f) => v.push(f.clone()),
+                    None => v.push(kf.file.clone()),
+                }
+            }
+        }
+        if let Some(f) = &k.origin.file {
+            v.push(f.as_path().to_path_buf());
+        }
+        v.dedup();
+        v
+    }
+}
+
+/// The object's namespace, `default` when empty.
+pub fn ns_or_default(o: &Resource) -> String {
+    match o.namespace() {
+        "" => "default".into(),
+        n => n.into(),
+    }
+}
+
+pub fn is_kind(o: &Resource, group: &str, kind: &str) -> bool {
+    let g = o.gvk();
+    g.group == group && g.kind == kind
+}
+
+pub fn is_helmrelease(o: &Resource) -> bool {
+    is_kind(o, HELM_GROUP, "HelmRelease")
+}
+
+/// A kustomize name selector (an anchored regular expression) against a
+/// name.
+pub fn name_matches(pattern: &str, name: &str) -> bool {
+    if pattern.is_empty() {
+        return true;
+    }
+    if pattern == name {
+        return true;
+    }
+    if !pattern.contains(|c: char| "\\.+*?()|[]{}^$".contains(c)) {
+        return false;
+    }
+    thread_local! {
+        static CACHE: std::cell::RefCell<HashMap<String, Option<regex::Regex>>> =
+            std::cell::RefCell::new(HashMap::new());
+    }
+    CACHE.with(|c| {
+        let mut c = c.borrow_mut();
+        let re = c
+            .entry(pattern.to_string())
+            .or_insert_with(|| regex::Regex::new(&format!("^(?:{pattern})$")).ok());
+        re.as_ref().is_some_and(|re| re.is_match(name))
+    })
+}
+
+/// Runs the per-environment lints.
+pub fn run_env(env: &Env<'_>, out: &mut Vec<Finding>) {
+    let ctx = Ctx::new(env);
+    let timings = std::env::var_os("FLATE_TIMINGS").is_some();
+    type Lint = fn(&Ctx, &mut Vec<Finding>);
+    let lints: [(&str, Lint); 11] = [
+        ("render-failed", render_failed::run),
+        ("pin-digest-lost", pin_digest_lost::run),
+        ("unresolved-variable", unresolved_variable::run),
+        ("dependson-missing", dependson_missing::run),
+        ("dependson-cycle", dependson_cycle::run),
+        ("duplicate-object", duplicate_object::run),
+        ("chart-source-missing", chart_source_missing::run),
+        ("valuesfrom-missing", valuesfrom_missing::run),
+        ("targetnamespace-mismatch", targetnamespace_mismatch::run),
+        ("patch-target-unmatched", patch_target_unmatched::run),
+        ("image-unpinned", image_unpinned::run),
+    ];
+    for (id, lint) in lints {
+        let t = std::time::Instant::now();
+        lint(&ctx, out);
+        if timings {
+            eprintln!(
+                "timing: {} {id} {:.2} ms",
+                env.name,
+                t.elapsed().as_secs_f64() * 1e3
+            );
+        }
+    }
+}
+
+/// Runs the lints that compare environments.
+pub fn run_all(envs: &[Env<'_>], out: &mut Vec<Finding>) {
+    let ctxs: Vec<Ctx> = envs.iter().map(Ctx::new).collect();
+    pin_digest_mismatch::run(&ctxs, out);
+}
+
+/// Whether any of `objects` opts out of `rule`.
+pub fn any_opted_out(objects: &[&Resource], rule: &str) -> bool {
+    objects.iter().any(|o| opted_out(o, rule))
+}

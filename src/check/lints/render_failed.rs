@@ -1,0 +1,57 @@
+//! `render-failed`: a Kustomization that could not be rendered (its
+//! message is the renderer's), or a HelmRelease whose values could not be
+//! resolved for a reason the HelmRelease lints do not cover.
+
+use super::Ctx;
+use crate::check::Finding;
+use crate::flux::Status;
+
+/// Messages the dependsOn lints report on their own.
+fn covered(msg: &str) -> bool {
+    msg.starts_with("dependsOn target") || msg.starts_with("dependsOn cycle")
+}
+
+pub fn run(ctx: &Ctx, out: &mut Vec<Finding>) {
+    for k in &ctx.env.rendered.kustomizations {
+        if k.status != Status::Failed || covered(&k.message) {
+            continue;
+        }
+        if let Some((_, o)) = ctx.ks_objects.get(&k.key())
+            && crate::check::opted_out(o, "render-failed")
+        {
+            continue;
+        }
+        let (file, line) = ctx.ks_at(k, "");
+        out.push(
+            ctx.finding(
+                "render-failed",
+                format!("Kustomization {} failed: {}", k.key(), k.message),
+            )
+            .at(file, line)
+            .ks(k.key()),
+        );
+    }
+    for h in &ctx.env.rendered.helmreleases {
+        if h.ok
+            || h.message.contains("is not among the rendered objects")
+            || h.message.contains("has no key")
+            || h.message.contains("neither spec.chartRef nor spec.chart")
+            || crate::check::opted_out(&h.object, "render-failed")
+        {
+            continue;
+        }
+        let (file, line) = match &h.object.origin.file {
+            Some(f) => (Some(ctx.rel(f)), h.object.origin.line),
+            None => (None, 0),
+        };
+        out.push(
+            ctx.finding(
+                "render-failed",
+                format!("HelmRelease {}/{}: {}", h.namespace, h.name, h.message),
+            )
+            .at(file, line)
+            .ks(h.kustomization.clone())
+            .object(&h.object),
+        );
+    }
+}

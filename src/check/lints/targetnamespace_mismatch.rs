@@ -1,0 +1,118 @@
+//! `targetnamespace-mismatch`: a Flux Kustomization listed in a namespace
+//! overlay (a kustomization directory whose own resource files define
+//! exactly one Namespace) whose `spec.targetNamespace` names another
+//! namespace. The app deploys somewhere other than the folder says.
+
+use std::collections::HashSet;
+use std::path::{Path, PathBuf};
+
+use super::Ctx;
+use crate::check::Finding;
+use crate::check::kustfiles::KustFile;
+use crate::flux::model::KUSTOMIZE_GROUP;
+use crate::resource::Gvk;
+
+/// Documents of a file: (line, apiVersion, kind, name).
+fn docs(ctx: &Ctx, f: &Path) -> Vec<(usize, String, String, String)> {
+    let Some(text) = ctx.loc.text(f) else {
+        return Vec::new();
+    };
+    if !text.contains("Namespace") && !text.contains("Kustomization") {
+        return Vec::new();
+    }
+    let Some(ds) = ctx.docs(f) else {
+        return Vec::new();
+    };
+    ds.iter()
+        .map(|d| {
+            let s = |p: &[&str]| d.node.get_str(p).unwrap_or("").to_string();
+            (
+                d.line,
+                s(&["apiVersion"]),
+                s(&["kind"]),
+                s(&["metadata", "name"]),
+            )
+        })
+        .collect()
+}
+
+/// The namespace of a namespace overlay.
+fn overlay_namespace(ctx: &Ctx, kf: &KustFile) -> Option<String> {
+    let mut names = Vec::new();
+    for f in &kf.resource_files {
+        for (_, api, kind, name) in docs(ctx, f) {
+            if api == "v1" && kind == "Namespace" {
+                names.push(name);
+            }
+        }
+    }
+    (names.len() == 1).then(|| names.remove(0))
+}
+
+/// Flux Kustomization documents listed under `kf`, not crossing into
+/// another namespace overlay: (file, line).
+fn listed(ctx: &Ctx, kf: &KustFile, seen: &mut HashSet<PathBuf>, out: &mut Vec<(PathBuf, usize)>) {
+    if !seen.insert(kf.dir.clone()) {
+        return;
+    }
+    for f in &kf.resource_files {
+        for (line, api, kind, _) in docs(ctx, f) {
+            if kind == "Kustomization"
+                && Gvk::from_api_version(&api, &kind).group == KUSTOMIZE_GROUP
+            {
+                out.push((f.clone(), line));
+            }
+        }
+    }
+    for d in &kf.resource_dirs {
+        if let Some(child) = ctx.env.kfiles.get(d)
+            && overlay_namespace(ctx, child).is_none()
+        {
+            listed(ctx, child, seen, out);
+        }
+    }
+}
+
+pub fn run(ctx: &Ctx, out: &mut Vec<Finding>) {
+    for kf in &ctx.env.kfiles.files {
+        let Some(ns) = overlay_namespace(ctx, kf) else {
+            continue;
+        };
+        let mut found = Vec::new();
+        listed(ctx, kf, &mut HashSet::new(), &mut found);
+        for (file, line) in found {
+            for (pk, o) in ctx.ks_objects.values() {
+                let same = o
+                    .origin
+                    .file
+                    .as_ref()
+                    .is_some_and(|f| f.as_path() == file && o.origin.line == line);
+                if !same || crate::check::opted_out(o, "targetnamespace-mismatch") {
+                    continue;
+                }
+                let Some(tn) = o.obj.get_str(&["spec", "targetNamespace"]) else {
+                    continue;
+                };
+                if tn == ns {
+                    continue;
+                }
+                let (f, l) = ctx.at(pk, o, "spec.targetNamespace");
+                out.push(
+                    ctx.finding(
+                        "targetnamespace-mismatch",
+                        format!(
+                            "Kustomization {}/{} is listed in the namespace overlay {} (Namespace {ns}) but its targetNamespace is {tn}",
+                            o.namespace(),
+                            o.name(),
+                            ctx.rel(&kf.dir).display()
+                        ),
+                    )
+                    .at(f, l)
+                    .ks(format!("{}/{}", o.namespace(), o.name()))
+                    .object(o)
+                    .path("spec.targetNamespace"),
+                );
+            }
+        }
+    }
+}

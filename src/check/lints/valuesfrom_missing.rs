@@ -1,0 +1,90 @@
+//! `valuesfrom-missing`: a HelmRelease `valuesFrom` entry (not
+//! `optional`) whose ConfigMap or Secret is not in the environment, or
+//! lacks the key. A Secret that an ExternalSecret or SealedSecret of the
+//! same namespace creates at runtime counts as present. A generated
+//! ConfigMap whose name got a hash suffix is the classic cause.
+
+use super::{Ctx, is_helmrelease, ns_or_default};
+use crate::check::{Finding, Severity};
+use crate::yaml::Node;
+
+fn produced_at_runtime(ctx: &Ctx, ns: &str, name: &str) -> bool {
+    ctx.all.iter().any(|(_, r)| {
+        ns_or_default(r) == ns
+            && match r.kind() {
+                "ExternalSecret" => {
+                    r.obj
+                        .get_str(&["spec", "target", "name"])
+                        .unwrap_or(r.name())
+                        == name
+                }
+                "SealedSecret" => {
+                    r.obj
+                        .get_str(&["spec", "template", "metadata", "name"])
+                        .unwrap_or(r.name())
+                        == name
+                }
+                _ => false,
+            }
+    })
+}
+
+pub fn run(ctx: &Ctx, out: &mut Vec<Finding>) {
+    let skipped = ctx.skipped();
+    for (k, o) in &ctx.all {
+        if !is_helmrelease(o) || crate::check::opted_out(o, "valuesfrom-missing") {
+            continue;
+        }
+        let Some(Node::Seq(entries)) = o.obj.get_path(&["spec", "valuesFrom"]) else {
+            continue;
+        };
+        let ns = ns_or_default(o);
+        for (i, e) in entries.iter().enumerate() {
+            if e.get("optional").and_then(Node::as_bool) == Some(true) {
+                continue;
+            }
+            let kind = e.get_str(&["kind"]).unwrap_or("");
+            let name = e.get_str(&["name"]).unwrap_or("");
+            let key = e.get_str(&["valuesKey"]).unwrap_or("values.yaml");
+            let path = format!("spec.valuesFrom[{i}]");
+            let problem = match ctx.find(kind, &ns, name) {
+                None if kind == "Secret" && produced_at_runtime(ctx, &ns, name) => None,
+                None => Some(format!("{kind} {ns}/{name} is not in this environment")),
+                Some((_, src)) => {
+                    let has = src.obj.get_path(&["data", key]).is_some()
+                        || (kind == "Secret" && src.obj.get_path(&["stringData", key]).is_some())
+                        || (kind == "ConfigMap"
+                            && src.obj.get_path(&["binaryData", key]).is_some());
+                    (!has).then(|| format!("{kind} {ns}/{name} has no key \"{key}\""))
+                }
+            };
+            let Some(problem) = problem else { continue };
+            let (severity, note) = if skipped.is_empty() || problem.contains("has no key") {
+                (Severity::Error, String::new())
+            } else {
+                (
+                    Severity::Warning,
+                    format!(
+                        " (unless a Kustomization not rendered offline creates it: {})",
+                        skipped.join(", ")
+                    ),
+                )
+            };
+            let (file, line) = ctx.at(k, o, &path);
+            out.push(
+                ctx.finding(
+                    "valuesfrom-missing",
+                    format!(
+                        "HelmRelease {ns}/{} valuesFrom: {problem}; mark it optional or create it{note}",
+                        o.name()
+                    ),
+                )
+                .severity(severity)
+                .at(file, line)
+                .ks(k.key())
+                .object(o)
+                .path(path),
+            );
+        }
+    }
+}

@@ -1,0 +1,891 @@
+//! Schema lookup and validation.
+//!
+//! A kind's schema is the first found of:
+//! 1. the user's locations (`--schema-dir`, and `.flate/schemas` in the
+//!    repository when it exists): a directory in the CRDs-catalog layout
+//!    (`{group}/{kind}_{version}.json`) or kubeconform's
+//!    (`{kind}-{group}-{version}.json`), or a kubeconform
+//!    `--schema-location` template (`{{.Group}}`, `{{.ResourceKind}}`,
+//!    `{{.ResourceAPIVersion}}`, `{{.KindSuffix}}`,
+//!    `{{.NormalizedKubernetesVersion}}`, `{{.StrictSuffix}}`);
+//! 2. a CustomResourceDefinition rendered in the same environment;
+//! 3. the schemas embedded from `schemas/`: Flux kinds, kustomization
+//!    files, and the Kubernetes built-in kinds.
+//!
+//! Compiled validators are cached per schema and shared by every
+//! environment. No schema is ever fetched over the network: references
+//! resolve inside the embedded bundle or to local files only.
+
+use std::collections::{BTreeMap, HashMap};
+use std::hash::{Hash, Hasher};
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex, OnceLock};
+
+use jsonschema::{Draft, Registry, Retrieve, Uri, Validator};
+use rayon::prelude::*;
+use serde_json::{Value, json};
+
+use super::Env;
+use super::crd;
+use super::finding::Finding;
+use super::locate::{Locator, pointer_to_path};
+use crate::flux::Status;
+use crate::resource::{Gvk, Resource};
+use crate::yaml::Node;
+
+/// The Kubernetes minor version the embedded built-in schemas describe.
+pub const KUBERNETES_VERSION: &str = "1.35";
+/// Where the generator took them from.
+pub const KUBERNETES_SOURCE: &str = "k8s-openapi 0.29.0";
+
+const K8S_BUNDLE: &str = include_str!("../../schemas/kubernetes/v1.35.json");
+const K8S_URI: &str = "urn:flate:schemas:kubernetes-v1.35";
+
+/// Embedded standalone schemas: (apiVersion, kind, JSON).
+pub const EMBEDDED: &[(&str, &str, &str)] = &[
+    (
+        "kustomize.toolkit.fluxcd.io/v1",
+        "Kustomization",
+        include_str!("../../schemas/kustomize.toolkit.fluxcd.io/kustomization_v1.json"),
+    ),
+    (
+        "helm.toolkit.fluxcd.io/v2",
+        "HelmRelease",
+        include_str!("../../schemas/helm.toolkit.fluxcd.io/helmrelease_v2.json"),
+    ),
+    (
+        "source.toolkit.fluxcd.io/v1",
+        "OCIRepository",
+        include_str!("../../schemas/source.toolkit.fluxcd.io/ocirepository_v1.json"),
+    ),
+    (
+        "source.toolkit.fluxcd.io/v1",
+        "GitRepository",
+        include_str!("../../schemas/source.toolkit.fluxcd.io/gitrepository_v1.json"),
+    ),
+    (
+        "source.toolkit.fluxcd.io/v1",
+        "HelmRepository",
+        include_str!("../../schemas/source.toolkit.fluxcd.io/helmrepository_v1.json"),
+    ),
+    (
+        "source.toolkit.fluxcd.io/v1",
+        "HelmChart",
+        include_str!("../../schemas/source.toolkit.fluxcd.io/helmchart_v1.json"),
+    ),
+    (
+        "kustomize.config.k8s.io/v1beta1",
+        "Kustomization",
+        include_str!("../../schemas/kustomize.config.k8s.io/kustomization_v1beta1.json"),
+    ),
+    (
+        "kustomize.config.k8s.io/v1alpha1",
+        "Component",
+        include_str!("../../schemas/kustomize.config.k8s.io/component_v1alpha1.json"),
+    ),
+];
+
+/// Where user schemas come from.
+#[derive(Debug, Clone, Default)]
+pub struct SchemaOptions {
+    /// Directories or kubeconform templates, in order.
+    pub locations: Vec<String>,
+    /// `{{.StrictSuffix}}` is `-strict`.
+    pub strict: bool,
+    /// `{{.NormalizedKubernetesVersion}}` (kubeconform's default: master).
+    pub kubernetes_version: String,
+}
+
+/// The parsed Kubernetes bundle.
+pub struct K8s {
+    /// `apiVersion/kind` → definition name.
+    pub kinds: HashMap<String, String>,
+    /// `(group, kind)` → served apiVersions.
+    pub served: HashMap<(String, String), Vec<String>>,
+    registry: Registry<'static>,
+    /// The bundle's definitions, for standalone schemas (`schemas import`).
+    pub defs: serde_json::Map<String, Value>,
+}
+
+impl K8s {
+    fn load() -> Result<K8s, String> {
+        let bundle: Value =
+            serde_json::from_str(K8S_BUNDLE).map_err(|e| format!("embedded bundle: {e}"))?;
+        let mut kinds = HashMap::new();
+        let mut served: HashMap<(String, String), Vec<String>> = HashMap::new();
+        if let Some(m) = bundle.get("kinds").and_then(Value::as_object) {
+            for (k, v) in m {
+                let (api_version, kind) = k.rsplit_once('/').unwrap_or(("", k));
+                let gvk = Gvk::from_api_version(api_version, kind);
+                served
+                    .entry((gvk.group.clone(), kind.to_string()))
+                    .or_default()
+                    .push(api_version.to_string());
+                kinds.insert(k.clone(), v.as_str().unwrap_or_default().to_string());
+            }
+        }
+        let defs = bundle
+            .get("$defs")
+            .and_then(Value::as_object)
+            .cloned()
+            .unwrap_or_default();
+        let registry = Registry::new()
+            .add(K8S_URI, bundle)
+            .and_then(|b| b.prepare())
+            .map_err(|e| format!("embedded bundle: {e}"))?;
+        Ok(K8s {
+            kinds,
+            served,
+            registry,
+            defs,
+        })
+    }
+}
+
+static K8S: OnceLock<Result<K8s, String>> = OnceLock::new();
+
+/// The embedded Kubernetes bundle, parsed once.
+pub fn kubernetes() -> Result<&'static K8s, String> {
+    K8S.get_or_init(K8s::load).as_ref().map_err(Clone::clone)
+}
+
+/// Resolves `file://` references to local files; nothing else.
+struct FileRetriever;
+
+impl Retrieve for FileRetriever {
+    fn retrieve(
+        &self,
+        uri: &Uri<String>,
+    ) -> Result<Value, Box<dyn std::error::Error + Send + Sync>> {
+        if uri.scheme().as_str() != "file" {
+            return Err(
+                format!("{uri}: only local schema files are read (flate never fetches)").into(),
+            );
+        }
+        let path = percent_decode(uri.path().as_str());
+        read_schema_file(Path::new(&path)).map_err(Into::into)
+    }
+}
+
+fn percent_decode(s: &str) -> String {
+    let b = s.as_bytes();
+    let mut out = Vec::with_capacity(b.len());
+    let mut i = 0;
+    while i < b.len() {
+        if b[i] == b'%'
+            && i + 2 < b.len()
+            && let Ok(v) = u8::from_str_radix(&s[i + 1..i + 3], 16)
+        {
+            out.push(v);
+            i += 3;
+            continue;
+        }
+        out.push(b[i]);
+        i += 1;
+    }
+    String::from_utf8_lossy(&out).into_owned()
+}
+
+/// A schema file: JSON, or YAML.
+pub fn read_schema_file(path: &Path) -> Result<Value, String> {
+    let text = std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))?;
+    match serde_json::from_str(&text) {
+        Ok(v) => Ok(v),
+        Err(je) => match crate::yaml::parse_one(&text) {
+            Ok(n) if !n.is_null() => Ok(n.to_json()),
+            _ => Err(format!("{}: not JSON: {je}", path.display())),
+        },
+    }
+}
+
+/// The result of looking a kind up.
+#[derive(Clone)]
+pub enum Lookup {
+    Found {
+        validator: Arc<Validator>,
+        /// Where the schema came from (for messages).
+        source: String,
+    },
+    Missing,
+    /// A schema exists but cannot be used.
+    Broken(String),
+}
+
+type Slot = Arc<OnceLock<Lookup>>;
+
+/// Schemas and their compiled validators.
+pub struct SchemaSet {
+    opts: SchemaOptions,
+    cache: Mutex<HashMap<String, Slot>>,
+}
+
+/// `{{ .Name }}` variables of a kubeconform template.
+fn template_vars(
+    api_version: &str,
+    kind: &str,
+    opts: &SchemaOptions,
+) -> BTreeMap<&'static str, String> {
+    // As kubeconform's registry.schemaPath computes them.
+    let parts: Vec<&str> = api_version.split('/').collect();
+    let group = parts[0];
+    let group_first = group.split('.').next().unwrap_or("").to_lowercase();
+    let mut kind_suffix = format!("-{group_first}");
+    if parts.len() > 1 {
+        kind_suffix.push('-');
+        kind_suffix.push_str(&parts[1].to_lowercase());
+    }
+    let version = if opts.kubernetes_version.is_empty() || opts.kubernetes_version == "master" {
+        "master".to_string()
+    } else {
+        format!("v{}", opts.kubernetes_version.trim_start_matches('v'))
+    };
+    BTreeMap::from([
+        ("NormalizedKubernetesVersion", version),
+        (
+            "StrictSuffix",
+            if opts.strict {
+                "-strict".into()
+            } else {
+                String::new()
+            },
+        ),
+        ("ResourceKind", kind.to_lowercase()),
+        (
+            "ResourceAPIVersion",
+            parts.last().copied().unwrap_or("").to_string(),
+        ),
+        ("Group", group.to_string()),
+        ("KindSuffix", kind_suffix),
+    ])
+}
+
+/// Expands a kubeconform template.
+pub fn expand_template(
+    tpl: &str,
+    api_version: &str,
+    kind: &str,
+    opts: &SchemaOptions,
+) -> Result<String, String> {
+    let vars = template_vars(api_version, kind, opts);
+    let mut out = String::new();
+    let mut rest = tpl;
+    while let Some(i) = rest.find("{{") {
+        out.push_str(&rest[..i]);
+        let after = &rest[i + 2..];
+        let j = after
+            .find("}}")
+            .ok_or_else(|| format!("unclosed '{{{{' in schema location {tpl}"))?;
+        let name = after[..j].trim().trim_start_matches('.');
+        let v = vars.get(name).ok_or_else(|| {
+            format!(
+                "unknown variable {{{{.{name}}}}} in schema location {tpl} (known: {})",
+                vars.keys()
+                    .map(|k| format!(".{k}"))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            )
+        })?;
+        out.push_str(v);
+        rest = &after[j + 2..];
+    }
+    out.push_str(rest);
+    Ok(out)
+}
+
+/// Checks the locations' templates once, up front.
+pub fn check_locations(opts: &SchemaOptions) -> Result<(), String> {
+    for l in &opts.locations {
+        if l.starts_with("http://") || l.starts_with("https://") {
+            return Err(format!(
+                "--schema-dir {l}: flate reads local schemas only (check the catalog out and name its directory)"
+            ));
+        }
+        if l.contains("{{") {
+            expand_template(l, "apps/v1", "Deployment", opts)?;
+        } else if !Path::new(l).is_dir() {
+            return Err(format!("--schema-dir {l}: not a directory"));
+        }
+    }
+    Ok(())
+}
+
+/// Files a location may hold for a kind.
+fn candidates(loc: &str, api_version: &str, kind: &str, opts: &SchemaOptions) -> Vec<PathBuf> {
+    if loc.contains("{{") {
+        return expand_template(loc, api_version, kind, opts)
+            .map(|p| vec![PathBuf::from(p)])
+            .unwrap_or_default();
+    }
+    let v = template_vars(api_version, kind, opts);
+    let d = Path::new(loc);
+    let file = format!("{}{}.json", v["ResourceKind"], v["KindSuffix"]);
+    vec![
+        // CRDs-catalog / `flate schemas import`.
+        d.join(&v["Group"]).join(format!(
+            "{}_{}.json",
+            v["ResourceKind"], v["ResourceAPIVersion"]
+        )),
+        // kubeconform / kubernetes-json-schema.
+        d.join(format!(
+            "{}-standalone{}",
+            v["NormalizedKubernetesVersion"], v["StrictSuffix"]
+        ))
+        .join(&file),
+        d.join(&file),
+    ]
+}
+
+fn known_meta_schema(s: &str) -> bool {
+    let s = s.trim_end_matches('#');
+    [
+        "http://json-schema.org/draft-04/schema",
+        "http://json-schema.org/draft-06/schema",
+        "http://json-schema.org/draft-07/schema",
+        "https://json-schema.org/draft/2019-09/schema",
+        "https://json-schema.org/draft/2020-12/schema",
+    ]
+    .contains(&s)
+}
+
+fn compile_file(path: &Path) -> Result<Validator, String> {
+    let mut schema = read_schema_file(path)?;
+    let mut draft = None;
+    if let Some(m) = schema.as_object_mut() {
+        // kubeconform's and the catalog's files say "http://json-schema.org/schema#":
+        // read them as draft 4, as kubeconform does.
+        if let Some(s) = m.get("$schema").and_then(Value::as_str) {
+            if !known_meta_schema(s) {
+                m.remove("$schema");
+                draft = Some(Draft::Draft4);
+            }
+        } else {
+            draft = Some(Draft::Draft4);
+        }
+    }
+    let base = format!("file://{}", crate::fs::absolute(path).display());
+    let mut o = jsonschema::options()
+        .with_base_uri(base)
+        .with_retriever(FileRetriever)
+        .should_validate_formats(false);
+    if let Some(d) = draft {
+        o = o.with_draft(d);
+    }
+    o.build(&schema)
+        .map_err(|e| format!("{}: not a usable JSON Schema: {e}", path.display()))
+}
+
+fn compile_value(schema: &Value) -> Result<Validator, String> {
+    jsonschema::options()
+        .with_retriever(FileRetriever)
+        .should_validate_formats(false)
+        .build(schema)
+        .map_err(|e| e.to_string())
+}
+
+impl SchemaSet {
+    pub fn new(opts: SchemaOptions) -> SchemaSet {
+        SchemaSet {
+            opts,
+            cache: Mutex::new(HashMap::new()),
+        }
+    }
+
+    fn cached(&self, key: String, make: impl FnOnce() -> Lookup) -> Lookup {
+        let slot = {
+            let mut c = self.cache.lock().expect("schema cache");
+            c.entry(key).or_default().clone()
+        };
+        slot.get_or_init(make).clone()
+    }
+
+    /// The schema for a kind; `crds` are the CRD schemas of the object's
+    /// environment.
+    pub fn lookup(&self, api_version: &str, kind: &str, crds: &CrdSchemas) -> Lookup {
+        for loc in &self.opts.locations {
+            for p in candidates(loc, api_version, kind, &self.opts) {
+                if p.is_file() {
+                    let key = format!("file:{}", p.display());
+                    return self.cached(key, || match compile_file(&p) {
+                        Ok(v) => Lookup::Found {
+                            validator: Arc::new(v),
+                            source: p.display().to_string(),
+                        },
+                        Err(e) => Lookup::Broken(e),
+                    });
+                }
+            }
+        }
+        if let Some((hash, schema, origin)) = crds.get(api_version, kind) {
+            let key = format!("crd:{api_version}/{kind}:{hash:x}");
+            return self.cached(key, || match compile_value(schema) {
+                Ok(v) => Lookup::Found {
+                    validator: Arc::new(v),
+                    source: format!("CustomResourceDefinition in {origin}"),
+                },
+                Err(e) => Lookup::Broken(format!("CustomResourceDefinition in {origin}: {e}")),
+            });
+        }
+        if let Some((_, _, text)) = EMBEDDED
+            .iter()
+            .find(|(a, k, _)| *a == api_version && *k == kind)
+        {
+            let key = format!("embedded:{api_version}/{kind}");
+            return self.cached(key, || {
+                match serde_json::from_str::<Value>(text)
+                    .map_err(|e| e.to_string())
+                    .and_then(|s| compile_value(&s))
+                {
+                    Ok(v) => Lookup::Found {
+                        validator: Arc::new(v),
+                        source: "embedded".into(),
+                    },
+                    Err(e) => Lookup::Broken(format!("embedded schema: {e}")),
+                }
+            });
+        }
+        let k8s = match kubernetes() {
+            Ok(k) => k,
+            Err(e) => return Lookup::Broken(e),
+        };
+        let Some(def) = k8s.kinds.get(&format!("{api_version}/{kind}")) else {
+            return Lookup::Missing;
+        };
+        let key = format!("k8s:{api_version}/{kind}");
+        self.cached(key, || {
+            let root = json!({"$ref": format!("{K8S_URI}#/$defs/{def}")});
+            match jsonschema::options()
+                .with_registry(&k8s.registry)
+                .should_validate_formats(false)
+                .build(&root)
+            {
+                Ok(v) => Lookup::Found {
+                    validator: Arc::new(v),
+                    source: format!("Kubernetes {KUBERNETES_VERSION}"),
+                },
+                Err(e) => Lookup::Broken(format!("embedded Kubernetes schema {def}: {e}")),
+            }
+        })
+    }
+}
+
+/// CRD schemas of one environment: `apiVersion/kind` → (hash, schema,
+/// where the CRD is).
+#[derive(Default)]
+pub struct CrdSchemas {
+    map: HashMap<String, (u64, Value, String)>,
+}
+
+impl CrdSchemas {
+    /// From the CustomResourceDefinitions among `objects`.
+    pub fn from_objects<'r>(
+        objects: impl Iterator<Item = &'r Resource>,
+        rel: impl Fn(&Path) -> PathBuf,
+    ) -> CrdSchemas {
+        let mut map = HashMap::new();
+        for r in objects {
+            let g = r.gvk();
+            if g.group != "apiextensions.k8s.io" || g.kind != "CustomResourceDefinition" {
+                continue;
+            }
+            let origin = match &r.origin.file {
+                Some(f) => format!("{}:{}", rel(f).display(), r.origin.line),
+                None => format!("CustomResourceDefinition {}", r.name()),
+            };
+            let Ok(schemas) = crd::from_crd(&r.obj) else {
+                continue;
+            };
+            for s in schemas {
+                let text = s.schema.to_string();
+                let mut h = std::collections::hash_map::DefaultHasher::new();
+                text.hash(&mut h);
+                map.insert(
+                    format!("{}/{}", s.api_version(), s.kind),
+                    (h.finish(), s.schema, origin.clone()),
+                );
+            }
+        }
+        CrdSchemas { map }
+    }
+
+    pub fn get(&self, api_version: &str, kind: &str) -> Option<(u64, &Value, &str)> {
+        self.map
+            .get(&format!("{api_version}/{kind}"))
+            .map(|(h, v, o)| (*h, v, o.as_str()))
+    }
+}
+
+/// Removes null values from maps (Kubernetes treats them as unset).
+pub fn strip_nulls(v: &mut Value) {
+    match v {
+        Value::Object(m) => {
+            m.retain(|_, x| !x.is_null());
+            m.values_mut().for_each(strip_nulls);
+        }
+        Value::Array(a) => a.iter_mut().for_each(strip_nulls),
+        _ => {}
+    }
+}
+
+/// One schema error: field path and message.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SchemaError {
+    pub path: String,
+    pub message: String,
+}
+
+/// At most this many errors per object.
+const MAX_ERRORS: usize = 10;
+
+/// The message and path of one error, made readable: for `anyOf` /
+/// `oneOf` failures the branch that explains it (not the "wrong type"
+/// of the alternatives), a Kubernetes quantity named as such, an unknown
+/// field pointed at.
+fn describe(e: &jsonschema::ValidationError<'_>) -> (String, String) {
+    use jsonschema::error::ValidationErrorKind as K;
+    let branches = match e.kind() {
+        K::AnyOf { context } | K::OneOfNotValid { context } => Some(context),
+        _ => None,
+    };
+    if let Some(branches) = branches {
+        let subs: Vec<&jsonschema::ValidationError> = branches.iter().flatten().collect();
+        let telling: Vec<&&jsonschema::ValidationError> = subs
+            .iter()
+            .filter(|x| !matches!(x.kind(), K::Type { .. }))
+            .collect();
+        if let [one] = telling.as_slice() {
+            return describe(one);
+        }
+        if telling.is_empty() && !subs.is_empty() {
+            let types: Vec<String> = subs
+                .iter()
+                .filter_map(|x| match x.kind() {
+                    K::Type { kind } => Some(format!("{kind:?}").to_lowercase()),
+                    _ => None,
+                })
+                .collect();
+            return (
+                pointer_to_path(e.instance_path().as_str()),
+                format!(
+                    "{} is not of the expected type ({})",
+                    e.instance(),
+                    types
+                        .iter()
+                        .map(|t| t
+                            .trim_start_matches("single(")
+                            .trim_end_matches(')')
+                            .to_string())
+                        .collect::<Vec<_>>()
+                        .join(" or ")
+                ),
+            );
+        }
+    }
+    let mut path = pointer_to_path(e.instance_path().as_str());
+    let mut message = e.to_string();
+    // The instance is printed first; a whole object is noise.
+    let inst = e.instance().to_string();
+    if inst.len() > 60 && message.starts_with(&inst) {
+        let what = match e.instance().as_ref() {
+            Value::Object(_) => "the object",
+            Value::Array(_) => "the list",
+            _ => "the value",
+        };
+        message = format!("{what}{}", &message[inst.len()..]);
+    }
+    match e.kind() {
+        K::AdditionalProperties { unexpected } if !unexpected.is_empty() => {
+            if !path.is_empty() {
+                path.push('.');
+            }
+            path.push_str(&unexpected[0]);
+            message = format!(
+                "unknown field{} {} (not in the schema)",
+                if unexpected.len() == 1 { "" } else { "s" },
+                unexpected
+                    .iter()
+                    .map(|u| format!("\"{u}\""))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            );
+        }
+        K::Pattern { pattern } if pattern.contains("[KMGTPE]i") => {
+            message = format!(
+                "{} is not a Kubernetes quantity (such as 512Mi, 2Gi, 500m, 1.5)",
+                e.instance()
+            );
+        }
+        _ => {}
+    }
+    (path, message)
+}
+
+/// Validates a JSON document.
+pub fn errors(validator: &Validator, doc: &Value) -> Vec<SchemaError> {
+    let mut out: Vec<SchemaError> = Vec::new();
+    for e in validator.iter_errors(doc).take(MAX_ERRORS) {
+        let (path, mut message) = describe(&e);
+        if message.len() > 300 {
+            let mut cut = 300;
+            while !message.is_char_boundary(cut) {
+                cut -= 1;
+            }
+            message.truncate(cut);
+            message.push('…');
+        }
+        let err = SchemaError { path, message };
+        if !out.contains(&err) {
+            out.push(err);
+        }
+    }
+    out
+}
+
+/// Validates one object: its schema errors, or `None` without a schema.
+pub fn validate_object(
+    schemas: &SchemaSet,
+    r: &Resource,
+    crds: &CrdSchemas,
+) -> Result<Option<Vec<SchemaError>>, String> {
+    match schemas.lookup(r.api_version(), r.kind(), crds) {
+        Lookup::Found { validator, .. } => {
+            let mut doc = r.obj.to_json();
+            strip_nulls(&mut doc);
+            Ok(Some(errors(&validator, &doc)))
+        }
+        Lookup::Missing => Ok(None),
+        Lookup::Broken(e) => Err(e),
+    }
+}
+
+type MissingEntry = (usize, Vec<String>, Option<(PathBuf, usize)>);
+
+/// Kinds without a schema across environments.
+#[derive(Debug, Default, Clone)]
+pub struct MissingKinds {
+    /// (apiVersion, kind) → (objects, environments, first location).
+    map: BTreeMap<(String, String), MissingEntry>,
+}
+
+impl MissingKinds {
+    fn add(&mut self, env: &str, api_version: &str, kind: &str, at: Option<(PathBuf, usize)>) {
+        let e = self
+            .map
+            .entry((api_version.to_string(), kind.to_string()))
+            .or_insert((0, Vec::new(), None));
+        e.0 += 1;
+        if !e.1.iter().any(|x| x == env) {
+            e.1.push(env.to_string());
+        }
+        if e.2.is_none() {
+            e.2 = at;
+        }
+    }
+    pub fn merge(&mut self, _env: &str, other: MissingKinds) {
+        for ((a, k), (n, envs, at)) in other.map {
+            let e = self.map.entry((a, k)).or_insert((0, Vec::new(), None));
+            e.0 += n;
+            for x in envs {
+                if !e.1.contains(&x) {
+                    e.1.push(x);
+                }
+            }
+            if e.2.is_none() {
+                e.2 = at;
+            }
+        }
+    }
+    /// (apiVersion, kind, objects, environments, first location).
+    #[allow(clippy::type_complexity)]
+    pub fn list(&self) -> Vec<(String, String, usize, Vec<String>, Option<(PathBuf, usize)>)> {
+        self.map
+            .iter()
+            .map(|((a, k), (n, e, at))| (a.clone(), k.clone(), *n, e.clone(), at.clone()))
+            .collect()
+    }
+}
+
+/// What validating one environment found.
+pub struct EnvValidation {
+    pub findings: Vec<Finding>,
+    pub validated: usize,
+    pub missing: MissingKinds,
+}
+
+/// The apiVersions serving a built-in kind, when `api_version` is not one
+/// of them (a removed or mistyped version).
+pub fn unserved(api_version: &str, kind: &str) -> Option<Vec<String>> {
+    let k8s = kubernetes().ok()?;
+    let g = Gvk::from_api_version(api_version, kind);
+    let served = k8s.served.get(&(g.group.clone(), kind.to_string()))?;
+    (!served.iter().any(|a| a == api_version)).then(|| served.clone())
+}
+
+/// Validates every rendered object and kustomization file of `env`.
+pub fn validate_env(env: &Env<'_>, schemas: &SchemaSet) -> EnvValidation {
+    let locator = Locator::new(env.fs);
+    let crds = CrdSchemas::from_objects(env.rendered.all_objects().map(|(_, o)| o), |p| env.rel(p));
+    let objects: Vec<_> = env
+        .rendered
+        .kustomizations
+        .iter()
+        .filter(|k| k.status == Status::Rendered)
+        .flat_map(|k| k.objects.iter().map(move |o| (k, o)))
+        .collect();
+    enum Outcome {
+        Errors(Vec<Finding>),
+        Missing(String, String, Option<(PathBuf, usize)>),
+    }
+    let outcomes: Vec<Outcome> = objects
+        .par_iter()
+        .map(|(k, o)| {
+            let (file, doc_line) = match &o.origin.file {
+                Some(f) => (Some(f.as_path().to_path_buf()), o.origin.line),
+                None => (k.origin.file.as_ref().map(|f| f.as_path().to_path_buf()), k.origin.line),
+            };
+            let rel = file.as_ref().map(|f| env.rel(f));
+            let base = |msg: String| {
+                Finding::new("schema-invalid", msg)
+                    .env(&env.name)
+                    .ks(k.key())
+                    .object(o)
+            };
+            if super::opted_out(o, "schema-invalid") {
+                return Outcome::Errors(Vec::new());
+            }
+            match validate_object(schemas, o, &crds) {
+                Ok(Some(errs)) => {
+                    // Variables left unset because an optional source is
+                    // absent offline: an error in a field written with
+                    // `${...}` is their consequence, a warning like them.
+                    // (Matched by origin: the id may itself have been substituted.)
+                    let unset: Vec<&str> = if k.absent_sources.is_empty() {
+                        Vec::new()
+                    } else {
+                        k.unset_vars
+                            .iter()
+                            .filter(|u| u.origin == o.origin && u.object.gvk.kind == o.kind())
+                            .map(|u| u.name.as_str())
+                            .collect()
+                    };
+                    Outcome::Errors(
+                        errs.into_iter()
+                            .map(|e| {
+                                let (line, substituted) = match (&file, o.origin.file.is_some()) {
+                                    (Some(f), true) => {
+                                        let l = locator.field_line(f, doc_line, &e.path);
+                                        let text = locator.text(f);
+                                        let sub = text
+                                            .and_then(|t| t.lines().nth(l - 1).map(|x| x.contains("${")))
+                                            .unwrap_or(false);
+                                        (l, sub && l != doc_line)
+                                    }
+                                    _ => (doc_line, false),
+                                };
+                                let what = super::ObjectRef::of(o);
+                                let field = if e.path.is_empty() {
+                                    String::new()
+                                } else {
+                                    format!("{}: ", e.path)
+                                };
+                                let f = base(format!("{what}: {field}{}", e.message))
+                                    .at(rel.clone(), line)
+                                    .path(e.path);
+                                if substituted && !unset.is_empty() {
+                                    let vars: Vec<String> =
+                                        unset.iter().map(|v| format!("${{{v}}}")).collect();
+                                    let mut f = f.severity(super::Severity::Warning);
+                                    f.message.push_str(&format!(
+                                        " (the field is substituted and {} is unset offline)",
+                                        vars.join(", ")
+                                    ));
+                                    f
+                                } else {
+                                    f
+                                }
+                            })
+                            .collect(),
+                    )
+                }
+                Ok(None) => {
+                    if let Some(served) = unserved(o.api_version(), o.kind()) {
+                        let what = super::ObjectRef::of(o);
+                        return Outcome::Errors(vec![
+                            base(format!(
+                                "{what}: {} is not served by Kubernetes {KUBERNETES_VERSION} (served: {})",
+                                o.api_version(),
+                                served.join(", ")
+                            ))
+                            .at(rel.clone(), locator.field_line(file.as_deref().unwrap_or(Path::new("")), doc_line, "apiVersion"))
+                            .path("apiVersion"),
+                        ]);
+                    }
+                    Outcome::Missing(
+                        o.api_version().to_string(),
+                        o.kind().to_string(),
+                        rel.map(|r| (r, doc_line)),
+                    )
+                }
+                Err(e) => Outcome::Errors(vec![
+                    base(format!("{}: cannot validate: {e}", super::ObjectRef::of(o)))
+                        .at(rel, doc_line),
+                ]),
+            }
+        })
+        .collect();
+    let mut out = EnvValidation {
+        findings: Vec::new(),
+        validated: 0,
+        missing: MissingKinds::default(),
+    };
+    for o in outcomes {
+        match o {
+            Outcome::Errors(f) => {
+                out.validated += 1;
+                out.findings.extend(f);
+            }
+            Outcome::Missing(a, k, at) => out.missing.add(&env.name, &a, &k, at),
+        }
+    }
+    // Kustomization files.
+    let empty = CrdSchemas::default();
+    for kf in &env.kfiles.files {
+        let Some(node) = &kf.node else { continue };
+        let kind = node.get_str(&["kind"]).unwrap_or("Kustomization");
+        let (api_version, kind) = if kind == "Component" {
+            ("kustomize.config.k8s.io/v1alpha1", "Component")
+        } else {
+            ("kustomize.config.k8s.io/v1beta1", "Kustomization")
+        };
+        if node
+            .get_path(&["metadata", "annotations", super::DISABLE_ANNOTATION])
+            .and_then(Node::as_str)
+            .is_some_and(|v| v.split(',').any(|x| x.trim() == "schema-invalid"))
+        {
+            continue;
+        }
+        let Lookup::Found { validator, .. } = schemas.lookup(api_version, kind, &empty) else {
+            continue;
+        };
+        let mut doc = node.to_json();
+        strip_nulls(&mut doc);
+        out.validated += 1;
+        for e in errors(&validator, &doc) {
+            let line = locator.field_line(&kf.file, kf.line, &e.path);
+            let field = if e.path.is_empty() {
+                String::new()
+            } else {
+                format!("{}: ", e.path)
+            };
+            out.findings.push(
+                Finding::new(
+                    "schema-invalid",
+                    format!("{kind} file: {field}{}", e.message),
+                )
+                .env(&env.name)
+                .at(Some(env.rel(&kf.file)), line)
+                .path(e.path),
+            );
+        }
+    }
+    out
+}

@@ -1,0 +1,246 @@
+//! `flate diff ENV... [--base REV | --path-orig DIR] [-o unified|markdown|json] [--exit-code]`
+
+use std::io::{IsTerminal, Write};
+use std::path::{Path, PathBuf};
+
+use clap::{Args, ValueEnum};
+use rayon::prelude::*;
+
+use flate::diff::{DiffOptions, EnvDiff, FieldPath, Input, MarkdownOptions};
+use flate::flux::RenderOptions;
+use flate::fs::{FileSystem, RealFs, absolute, normalize};
+
+use super::common::{EnvArgs, repo_root};
+
+#[derive(ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Format {
+    Unified,
+    Markdown,
+    Json,
+}
+
+#[derive(ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Color {
+    Auto,
+    Always,
+    Never,
+}
+
+#[derive(Args, Debug)]
+pub struct DiffArgs {
+    /// Environments to diff (kubernetes/clusters/ENV).
+    #[arg(required = true, value_name = "ENV")]
+    pub envs: Vec<String>,
+    /// The base revision (any revision git understands). Default: the
+    /// merge-base of HEAD with its upstream, else with origin/HEAD,
+    /// origin/main or origin/master.
+    #[arg(long, value_name = "REV", conflicts_with = "path_orig")]
+    pub base: Option<String>,
+    /// Diff against another checkout of the repository instead of a revision.
+    #[arg(long = "path-orig", value_name = "DIR")]
+    pub path_orig: Option<PathBuf>,
+    #[arg(short = 'o', long = "output", value_enum, default_value = "unified")]
+    pub output: Format,
+    /// Exit with status 1 when something changed.
+    #[arg(long)]
+    pub exit_code: bool,
+    /// Drop a field from both sides before comparing (repeatable):
+    /// `[Kind:]a.b.c`, `*` for any key or element, `[key.with.dots]`.
+    #[arg(long = "ignore-field", value_name = "PATH")]
+    pub ignore_field: Vec<String>,
+    /// Keep kustomize's build-metadata annotations, which are ignored by
+    /// default (config.kubernetes.io/origin,
+    /// alpha.config.kubernetes.io/transformations).
+    #[arg(long)]
+    pub no_default_ignores: bool,
+    /// Lines of context around each change.
+    #[arg(short = 'U', long, default_value_t = 3, value_name = "N")]
+    pub context: usize,
+    /// Colour for -o unified: auto is on a terminal unless NO_COLOR is set.
+    #[arg(long, value_enum, default_value = "auto")]
+    pub color: Color,
+    /// -o markdown stays under this many characters (GitHub's comment limit).
+    #[arg(long, default_value_t = flate::diff::markdown::GITHUB_COMMENT_LIMIT, value_name = "N")]
+    pub max_chars: usize,
+    #[command(flatten)]
+    pub env: EnvArgs,
+}
+
+fn render_options(a: &EnvArgs) -> Result<RenderOptions, String> {
+    let mut preexisting = Vec::new();
+    for f in &a.settings {
+        let text =
+            std::fs::read_to_string(f).map_err(|e| format!("--settings {}: {e}", f.display()))?;
+        let rs = flate::kustomize::build::resources_from_text(&absolute(f), &text)
+            .map_err(|e| format!("--settings: {e}"))?;
+        preexisting.extend(rs);
+    }
+    Ok(RenderOptions {
+        strict_substitute: a.strict_substitute,
+        preexisting,
+    })
+}
+
+fn render_side(
+    fs: &dyn FileSystem,
+    root: &Path,
+    entry: &str,
+    env: &str,
+    opts: &RenderOptions,
+) -> Input {
+    if !fs.is_dir(&normalize(root, Path::new(entry))) {
+        return Input::Absent(format!("{entry} does not exist"));
+    }
+    match flate::flux::render(fs, root, entry, env, opts) {
+        Ok(r) => Input::Rendered(Box::new(r)),
+        Err(e) => Input::Error(flate::flux::render::show_error(root, &e)),
+    }
+}
+
+fn use_color(c: Color) -> bool {
+    match c {
+        Color::Always => true,
+        Color::Never => false,
+        Color::Auto => {
+            std::io::stdout().is_terminal()
+                && std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty())
+        }
+    }
+}
+
+pub fn run(a: DiffArgs) -> i32 {
+    let mut ignore = if a.no_default_ignores {
+        Vec::new()
+    } else {
+        flate::diff::ignore::defaults()
+    };
+    for p in &a.ignore_field {
+        match FieldPath::parse(p) {
+            Ok(f) => ignore.push(f),
+            Err(e) => {
+                eprintln!("error: {e}");
+                return 2;
+            }
+        }
+    }
+    let opts = match render_options(&a.env) {
+        Ok(o) => o,
+        Err(e) => {
+            eprintln!("error: {e}");
+            return 2;
+        }
+    };
+    let head_root = repo_root(&a.env.repo);
+    // The base side: another checkout, or a revision's tree mounted where
+    // the working tree is so that every path matches.
+    let (base_fs, base_root, base_label): (Box<dyn FileSystem>, PathBuf, String) =
+        match &a.path_orig {
+            Some(dir) => {
+                let d = absolute(dir);
+                if !d.is_dir() {
+                    eprintln!("error: --path-orig {}: not a directory", dir.display());
+                    return 2;
+                }
+                let label = dir.display().to_string();
+                (Box::new(RealFs), d, label)
+            }
+            None => {
+                let base = match &a.base {
+                    Some(rev) => flate::diff::base::explicit(&head_root, rev),
+                    None => flate::diff::base::default_base(&head_root),
+                };
+                let opened = base.and_then(|b| {
+                    let mount = flate::diff::base::mount_point(&head_root)?;
+                    let fs = flate::git::GitTreeFs::open(&head_root, &b.commit, &mount)?;
+                    Ok((fs, b.label))
+                });
+                match opened {
+                    Ok((fs, label)) => (Box::new(fs), head_root.clone(), label),
+                    Err(e) => {
+                        eprintln!("error: {e}");
+                        return 2;
+                    }
+                }
+            }
+        };
+    let diff_opts = DiffOptions {
+        ignore,
+        context: a.context,
+        base_label,
+    };
+    let entry = |env: &str| {
+        a.env
+            .path
+            .clone()
+            .unwrap_or_else(|| format!("kubernetes/clusters/{env}"))
+    };
+    // Every (environment, side) renders in parallel.
+    let jobs: Vec<(usize, bool)> = (0..a.envs.len())
+        .flat_map(|i| [(i, false), (i, true)])
+        .collect();
+    let mut inputs: Vec<((usize, bool), Input)> = jobs
+        .par_iter()
+        .map(|&(i, head)| {
+            let env = &a.envs[i];
+            let input = if head {
+                render_side(&RealFs, &head_root, &entry(env), env, &opts)
+            } else {
+                render_side(base_fs.as_ref(), &base_root, &entry(env), env, &opts)
+            };
+            ((i, head), input)
+        })
+        .collect();
+    inputs.sort_by_key(|(k, _)| *k);
+    let mut diffs: Vec<EnvDiff> = Vec::new();
+    let mut code = 0;
+    for (i, pair) in inputs.chunks(2).enumerate() {
+        let env = &a.envs[i];
+        let (base, head) = (&pair[0].1, &pair[1].1);
+        if let (Input::Absent(_), Input::Absent(_)) = (base, head) {
+            eprintln!(
+                "error: environment {env}: {} exists on neither side",
+                entry(env)
+            );
+            eprintln!(
+                "hint: ENV names kubernetes/clusters/ENV under the repository root; use --repo or --path"
+            );
+            code = 2;
+        }
+        let d = flate::diff::diff_env(env, base, head, &diff_opts);
+        for (side, e) in &d.errors {
+            eprintln!("error: {env}: {} could not be rendered: {e}", side.as_str());
+        }
+        for p in d.problems.iter().filter(|p| p.is_fatal()) {
+            eprintln!("error: {env}: {}", p.describe());
+        }
+        if d.is_fatal() {
+            code = 2;
+        }
+        diffs.push(d);
+    }
+    let text = match a.output {
+        Format::Unified => flate::diff::unified(&diffs, use_color(a.color)),
+        Format::Markdown => flate::diff::markdown(&diffs, &MarkdownOptions { limit: a.max_chars }),
+        Format::Json => {
+            let mut s =
+                serde_json::to_string_pretty(&flate::diff::json(&diffs)).unwrap_or_default();
+            s.push('\n');
+            s
+        }
+    };
+    let mut out = std::io::stdout().lock();
+    if out
+        .write_all(text.as_bytes())
+        .and_then(|_| out.flush())
+        .is_err()
+    {
+        return 2;
+    }
+    if code != 0 {
+        return code;
+    }
+    if a.exit_code && diffs.iter().any(EnvDiff::has_changes) {
+        return 1;
+    }
+    0
+}

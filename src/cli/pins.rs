@@ -1,0 +1,231 @@
+//! `flate pins [ENV...] [--base REV] [-o table|json]`: every chart source
+//! and container image with its tag and digest, per environment; with
+//! `--base`, fails when a tag moved without its digest, when an override
+//! lost its digest, or when an environment's pin is not what Flux
+//! resolves (a tag next to a base digest). For Renovate's
+//! postUpgradeTasks and CI.
+
+use std::collections::BTreeMap;
+use std::path::Path;
+
+use clap::{Args, ValueEnum};
+use serde_json::json;
+
+use flate::check::Env;
+use flate::check::lints::Ctx;
+use flate::check::pins::{self, LocatedRefPatch, Pin, PinFailure};
+use flate::flux::{RenderOptions, Rendered};
+use flate::fs::{FileSystem, RealFs, absolute};
+
+use super::check::env_names;
+use super::common::{EnvArgs, render, repo_root};
+
+#[derive(ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Format {
+    Table,
+    Json,
+}
+
+#[derive(Args, Debug)]
+pub struct PinsArgs {
+    /// Environments (default: every directory under kubernetes/clusters/).
+    pub envs: Vec<String>,
+    /// Compare with this git revision (branch, tag, commit): fail when a
+    /// tag changed but its digest did not, or a digest disappeared.
+    #[arg(long, value_name = "REV")]
+    pub base: Option<String>,
+    #[arg(short = 'o', long = "output", value_enum, default_value = "table")]
+    pub output: Format,
+    #[command(flatten)]
+    pub env: EnvArgs,
+}
+
+/// Renders `env` from `fs` (a git revision), with the same options as the
+/// working tree.
+fn render_fs(fs: &dyn FileSystem, repo: &Path, env: &str, a: &EnvArgs) -> Result<Rendered, String> {
+    let entry = a
+        .path
+        .clone()
+        .unwrap_or_else(|| format!("kubernetes/clusters/{env}"));
+    let mut preexisting = Vec::new();
+    for f in &a.settings {
+        let text =
+            std::fs::read_to_string(f).map_err(|e| format!("--settings {}: {e}", f.display()))?;
+        preexisting.extend(
+            flate::kustomize::build::resources_from_text(&absolute(f), &text)
+                .map_err(|e| format!("--settings: {e}"))?,
+        );
+    }
+    let opts = RenderOptions {
+        strict_substitute: a.strict_substitute,
+        preexisting,
+    };
+    flate::flux::render(fs, repo, &entry, env, &opts).map_err(|e| e.to_string())
+}
+
+struct Side {
+    pins: Vec<Pin>,
+    overrides: BTreeMap<(String, String), LocatedRefPatch>,
+    lost: Vec<PinFailure>,
+}
+
+fn side(envs: &[Env<'_>]) -> Side {
+    let mut s = Side {
+        pins: Vec::new(),
+        overrides: BTreeMap::new(),
+        lost: Vec::new(),
+    };
+    for e in envs {
+        let ctx = Ctx::new(e);
+        s.pins.extend(pins::pins(&ctx));
+        s.overrides.extend(pins::overrides(&ctx));
+        s.lost.extend(pins::lost_failures(&ctx));
+    }
+    s
+}
+
+fn short(d: &str) -> String {
+    match d.split_once(':') {
+        Some((alg, hex)) if hex.len() > 12 => format!("{alg}:{}", &hex[..12]),
+        _ if d.is_empty() => "-".into(),
+        _ => d.to_string(),
+    }
+}
+
+fn table(pins: &[Pin]) -> String {
+    let header = ["ENV", "KIND", "NAME", "SOURCE", "TAG", "DIGEST"];
+    let rows: Vec<Vec<String>> = pins
+        .iter()
+        .map(|p| {
+            vec![
+                p.env.clone(),
+                p.kind.clone(),
+                p.name.clone(),
+                p.source.clone(),
+                if p.tag.is_empty() {
+                    "-".into()
+                } else {
+                    p.tag.clone()
+                },
+                short(&p.digest),
+            ]
+        })
+        .collect();
+    let mut w: Vec<usize> = header.iter().map(|h| h.len()).collect();
+    for r in &rows {
+        for (i, c) in r.iter().enumerate() {
+            w[i] = w[i].max(c.chars().count());
+        }
+    }
+    let line = |cells: &[String]| {
+        let mut s = String::new();
+        for (i, c) in cells.iter().enumerate() {
+            if i + 1 == cells.len() {
+                s.push_str(c);
+            } else {
+                s.push_str(&format!("{:w$}  ", c, w = w[i]));
+            }
+        }
+        s.trim_end().to_string() + "\n"
+    };
+    let mut out = line(&header.map(String::from));
+    for r in &rows {
+        out.push_str(&line(r));
+    }
+    out
+}
+
+pub fn run(a: PinsArgs) -> i32 {
+    let repo = repo_root(&a.env.repo);
+    let names = match env_names(&a.envs, &a.env, &repo) {
+        Ok(n) => n,
+        Err(e) => {
+            eprintln!("error: {e}");
+            return 2;
+        }
+    };
+    let mut head_envs = Vec::new();
+    for n in &names {
+        match render(n, &a.env) {
+            Ok(r) => head_envs.push(Env::new(n, &repo, &RealFs, r)),
+            Err(c) => return c,
+        }
+    }
+    let head = side(&head_envs);
+    let mut failures = head.lost.clone();
+    // A Kustomization that does not render hides its pins.
+    for e in &head_envs {
+        for k in &e.rendered.kustomizations {
+            if k.status == flate::flux::Status::Failed {
+                failures.push(PinFailure {
+                    env: e.name.clone(),
+                    kind: "Kustomization".into(),
+                    name: k.key(),
+                    message: format!("does not render, so its pins are unknown: {}", k.message),
+                    file: k.origin.file.as_ref().map(|f| e.rel(f)),
+                    line: k.origin.line,
+                });
+            }
+        }
+    }
+    let mut notes = Vec::new();
+    let git;
+    if let Some(rev) = &a.base {
+        git = match flate::git::GitTreeFs::open(&repo, rev, &repo) {
+            Ok(g) => g,
+            Err(e) => {
+                eprintln!("error: --base {rev}: {e}");
+                return 2;
+            }
+        };
+        let mut base_envs = Vec::new();
+        for n in &names {
+            match render_fs(&git, &repo, n, &a.env) {
+                Ok(r) => base_envs.push(Env::new(n, &repo, &git, r)),
+                Err(e) => notes.push(format!(
+                    "environment {n} does not render at {rev} ({e}): not compared"
+                )),
+            }
+        }
+        let base = side(&base_envs);
+        failures.extend(pins::compare(
+            &base.pins,
+            &head.pins,
+            &base.overrides,
+            &head.overrides,
+        ));
+    }
+    match a.output {
+        Format::Table => {
+            print!("{}", table(&head.pins));
+            for n in &notes {
+                println!("note: {n}");
+            }
+            for f in &failures {
+                let at = match (&f.file, f.line) {
+                    (Some(p), l) if l > 0 => format!("{}:{l}: ", p.display()),
+                    (Some(p), _) => format!("{}: ", p.display()),
+                    _ => String::new(),
+                };
+                println!("FAIL {at}{} {} {} [{}]", f.kind, f.name, f.message, f.env);
+            }
+            if !failures.is_empty() {
+                println!(
+                    "{} pin failure{}",
+                    failures.len(),
+                    if failures.len() == 1 { "" } else { "s" }
+                );
+            }
+        }
+        Format::Json => {
+            let js = json!({
+                "base": a.base,
+                "pins": head.pins.iter().map(Pin::to_json).collect::<Vec<_>>(),
+                "failures": failures.iter().map(PinFailure::to_json).collect::<Vec<_>>(),
+                "notes": notes,
+            });
+            println!("{}", serde_json::to_string_pretty(&js).unwrap_or_default());
+        }
+    }
+    if failures.is_empty() { 0 } else { 1 }
+}

@@ -1,0 +1,84 @@
+//! `-o json`: per environment, every pair with its status and hunks, the
+//! version changes and the problems.
+
+use serde_json::{Value as J, json as j};
+
+use super::{EnvDiff, KsState, Producer};
+
+fn producer(p: &Producer) -> J {
+    j!({"kind": p.kind(), "name": p.key()})
+}
+
+fn state(s: &KsState) -> J {
+    j!({"status": s.as_str(), "message": s.message()})
+}
+
+/// The JSON document for `diffs`.
+pub fn json(diffs: &[EnvDiff]) -> J {
+    let envs: Vec<J> = diffs
+        .iter()
+        .map(|d| {
+            let c = d.counts();
+            let pairs: Vec<J> = d
+                .pairs
+                .iter()
+                .map(|p| {
+                    let mut o = j!({
+                        "status": p.status.as_str(),
+                        "producer": producer(&p.producer),
+                        "group": p.key.group,
+                        "kind": p.key.kind,
+                        "namespace": p.key.namespace,
+                        "name": p.key.name,
+                    });
+                    if let Some(b) = &p.base_name {
+                        o["baseName"] = j!(b);
+                    }
+                    if let Some(f) = &p.moved_from {
+                        o["movedFrom"] = producer(f);
+                    }
+                    if !p.hunks.is_empty() {
+                        o["hunks"] = p
+                            .hunks
+                            .iter()
+                            .map(|h| {
+                                j!({
+                                    "header": h.header(),
+                                    "oldStart": h.old_start, "oldLines": h.old_lines,
+                                    "newStart": h.new_start, "newLines": h.new_lines,
+                                    "lines": h.lines.iter().map(|l| format!("{}{}", l.tag, l.text)).collect::<Vec<_>>(),
+                                })
+                            })
+                            .collect();
+                    }
+                    o
+                })
+                .collect();
+            j!({
+                "environment": d.env,
+                "base": d.base_label,
+                "status": if d.is_fatal() { "failed" } else if d.has_changes() { "changed" } else { "unchanged" },
+                "counts": {
+                    "changed": c.changed, "added": c.added, "removed": c.removed,
+                    "moved": c.moved, "unchanged": c.unchanged,
+                },
+                "errors": d.errors.iter().map(|(s, e)| j!({"side": s.as_str(), "message": e})).collect::<Vec<_>>(),
+                "problems": d.problems.iter().map(|p| j!({
+                    "kustomization": p.kustomization,
+                    "fatal": p.is_fatal(),
+                    "base": state(&p.base),
+                    "head": state(&p.head),
+                    "descendants": p.descendants,
+                    "message": p.describe(),
+                })).collect::<Vec<_>>(),
+                "notes": d.notes,
+                "versions": d.versions.iter().map(|v| j!({
+                    "kind": v.kind.as_str(), "name": v.name, "source": v.source,
+                    "old": v.old, "new": v.new, "usedBy": v.used_by,
+                })).collect::<Vec<_>>(),
+                "pairs": pairs,
+            })
+        })
+        .collect();
+    j!({ "environments": envs })
+}

@@ -1,0 +1,404 @@
+//! `flate diff`: what a change does to the rendered clusters.
+//!
+//! Two renders of the same environment (the base, usually a git revision,
+//! and the head, usually the working tree) are compared object by object.
+//! Objects pair by (producing Kustomization or HelmRelease, API group,
+//! kind, namespace, name); an object whose producer changed is a move; a
+//! generated ConfigMap or Secret whose name hash changed pairs with its
+//! previous self. Each pair is printed as a unified diff of the YAML
+//! `flate build` prints (sorted keys, so map key order never shows).
+//!
+//! A Kustomization that renders on one side and fails on the other is not
+//! diffed: its objects are left out on both sides and the failure is
+//! reported instead. Secret values never reach any output: they are
+//! replaced before the text is produced (see [`text::redact_pair`]).
+
+pub mod base;
+pub mod ignore;
+mod json;
+pub mod markdown;
+pub mod pairing;
+pub mod text;
+pub mod unified;
+pub mod versions;
+
+use std::fmt;
+
+use crate::flux::Rendered;
+use crate::resource::Resource;
+
+pub use ignore::FieldPath;
+pub use json::json;
+pub use markdown::{MarkdownOptions, markdown};
+pub use text::{Hunk, Line};
+pub use unified::unified;
+pub use versions::VersionChange;
+
+/// What produced an object: the Flux Kustomization that rendered it, or the
+/// HelmRelease whose effective values it is.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Producer {
+    Kustomization(String),
+    HelmRelease(String),
+}
+
+impl Producer {
+    pub fn kind(&self) -> &'static str {
+        match self {
+            Producer::Kustomization(_) => "Kustomization",
+            Producer::HelmRelease(_) => "HelmRelease",
+        }
+    }
+    /// `namespace/name`.
+    pub fn key(&self) -> &str {
+        match self {
+            Producer::Kustomization(k) | Producer::HelmRelease(k) => k,
+        }
+    }
+}
+
+impl fmt::Display for Producer {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{} {}", self.kind(), self.key())
+    }
+}
+
+/// An object's identity inside its producer.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct ObjectKey {
+    pub group: String,
+    pub kind: String,
+    pub namespace: String,
+    pub name: String,
+}
+
+impl ObjectKey {
+    pub fn of(r: &Resource) -> ObjectKey {
+        ObjectKey {
+            group: r.gvk().group,
+            kind: r.kind().to_string(),
+            namespace: r.namespace().to_string(),
+            name: r.name().to_string(),
+        }
+    }
+    /// `namespace/name`, or `name` for an object without a namespace.
+    pub fn qualified_name(&self) -> String {
+        if self.namespace.is_empty() {
+            self.name.clone()
+        } else {
+            format!("{}/{}", self.namespace, self.name)
+        }
+    }
+}
+
+impl fmt::Display for ObjectKey {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{} {}", self.kind, self.qualified_name())
+    }
+}
+
+/// The two sides of a diff.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Side {
+    Base,
+    Head,
+}
+
+impl Side {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Side::Base => "base",
+            Side::Head => "head",
+        }
+    }
+    pub fn other(self) -> Side {
+        match self {
+            Side::Base => Side::Head,
+            Side::Head => Side::Base,
+        }
+    }
+}
+
+/// One side's render of an environment.
+#[derive(Debug, Clone)]
+pub enum Input {
+    Rendered(Box<Rendered>),
+    /// The environment does not exist on this side (a new or deleted
+    /// environment): every object of the other side is added or removed.
+    Absent(String),
+    /// The render failed as a whole.
+    Error(String),
+}
+
+/// Diff settings.
+#[derive(Debug, Clone)]
+pub struct DiffOptions {
+    /// Fields dropped from both sides before comparing.
+    pub ignore: Vec<FieldPath>,
+    /// Lines of context around each change.
+    pub context: usize,
+    /// What the base is (a revision and commit, or a directory), for the
+    /// headlines.
+    pub base_label: String,
+}
+
+impl Default for DiffOptions {
+    fn default() -> Self {
+        DiffOptions {
+            ignore: ignore::defaults(),
+            context: 3,
+            base_label: String::new(),
+        }
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Status {
+    Added,
+    Removed,
+    Changed,
+    Moved,
+    Unchanged,
+}
+
+impl Status {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Status::Added => "added",
+            Status::Removed => "removed",
+            Status::Changed => "changed",
+            Status::Moved => "moved",
+            Status::Unchanged => "unchanged",
+        }
+    }
+}
+
+/// One object on one or both sides.
+#[derive(Debug, Clone)]
+pub struct Pair {
+    pub status: Status,
+    /// The head's identity, or the base's for a removed object.
+    pub key: ObjectKey,
+    /// The base name when it differs (a generated ConfigMap or Secret whose
+    /// hash suffix changed).
+    pub base_name: Option<String>,
+    /// The head's producer, or the base's for a removed object.
+    pub producer: Producer,
+    /// The base's producer of a moved object.
+    pub moved_from: Option<Producer>,
+    /// The diff of the YAML texts (the whole text for added and removed
+    /// objects; empty for unchanged ones and moves without changes).
+    pub hunks: Vec<Hunk>,
+}
+
+impl Pair {
+    /// Lines added or removed.
+    pub fn changed_lines(&self) -> usize {
+        self.hunks
+            .iter()
+            .flat_map(|h| h.lines.iter())
+            .filter(|l| l.tag != ' ')
+            .count()
+    }
+    pub fn is_change(&self) -> bool {
+        self.status != Status::Unchanged
+    }
+}
+
+/// How a Kustomization came out on one side.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum KsState {
+    Absent,
+    Rendered,
+    Skipped(String),
+    Failed(String),
+}
+
+impl KsState {
+    pub fn as_str(&self) -> &'static str {
+        match self {
+            KsState::Absent => "absent",
+            KsState::Rendered => "rendered",
+            KsState::Skipped(_) => "skipped",
+            KsState::Failed(_) => "failed",
+        }
+    }
+    pub fn message(&self) -> &str {
+        match self {
+            KsState::Skipped(m) | KsState::Failed(m) => m,
+            _ => "",
+        }
+    }
+}
+
+/// A Kustomization whose objects could not be compared: it failed on at
+/// least one side, or was skipped on one side only.
+#[derive(Debug, Clone)]
+pub struct Problem {
+    pub kustomization: String,
+    pub base: KsState,
+    pub head: KsState,
+    /// Kustomizations it produces (transitively), not compared either.
+    pub descendants: Vec<String>,
+}
+
+impl Problem {
+    /// A failure (exit status 2), not a one-sided skip.
+    pub fn is_fatal(&self) -> bool {
+        matches!(self.base, KsState::Failed(_)) || matches!(self.head, KsState::Failed(_))
+    }
+    fn not_compared(&self) -> String {
+        match self.descendants.len() {
+            0 => "its objects are".into(),
+            1 => "its objects and those of the Kustomization it produces are".into(),
+            n => format!("its objects and those of the {n} Kustomizations it produces are"),
+        }
+    }
+    /// One sentence: which side failed or was skipped, why, and how the
+    /// other side came out.
+    pub fn describe(&self) -> String {
+        let side = |s: Side, st: &KsState| match st {
+            KsState::Failed(m) => format!("fails on {}: {m}", s.as_str()),
+            KsState::Skipped(m) => format!("skipped on {}: {m}", s.as_str()),
+            KsState::Rendered => format!("renders on {}", s.as_str()),
+            KsState::Absent => format!("absent on {}", s.as_str()),
+        };
+        let (first, second) = match (&self.base, &self.head) {
+            (KsState::Failed(_), KsState::Failed(_)) => {
+                return format!(
+                    "Kustomization {} {}; {}; {} not compared",
+                    self.kustomization,
+                    side(Side::Head, &self.head),
+                    side(Side::Base, &self.base),
+                    self.not_compared()
+                );
+            }
+            (KsState::Failed(_), _) | (KsState::Skipped(_), KsState::Rendered) => {
+                ((Side::Base, &self.base), (Side::Head, &self.head))
+            }
+            _ => ((Side::Head, &self.head), (Side::Base, &self.base)),
+        };
+        format!(
+            "Kustomization {} {} ({}); {} not compared",
+            self.kustomization,
+            side(first.0, first.1),
+            side(second.0, second.1),
+            self.not_compared()
+        )
+    }
+}
+
+/// Counts of pairs by status.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Counts {
+    pub added: usize,
+    pub removed: usize,
+    pub changed: usize,
+    pub moved: usize,
+    pub unchanged: usize,
+}
+
+impl Counts {
+    pub fn total_changes(&self) -> usize {
+        self.added + self.removed + self.changed + self.moved
+    }
+    pub fn summary(&self) -> String {
+        format!(
+            "{} changed, {} added, {} removed, {} moved, {} unchanged",
+            self.changed, self.added, self.removed, self.moved, self.unchanged
+        )
+    }
+}
+
+/// The diff of one environment.
+#[derive(Debug, Clone)]
+pub struct EnvDiff {
+    pub env: String,
+    pub base_label: String,
+    pub pairs: Vec<Pair>,
+    pub problems: Vec<Problem>,
+    /// A side that could not be rendered at all.
+    pub errors: Vec<(Side, String)>,
+    /// Facts worth a line (an environment absent on one side).
+    pub notes: Vec<String>,
+    pub versions: Vec<VersionChange>,
+}
+
+impl EnvDiff {
+    pub fn counts(&self) -> Counts {
+        let mut c = Counts::default();
+        for p in &self.pairs {
+            match p.status {
+                Status::Added => c.added += 1,
+                Status::Removed => c.removed += 1,
+                Status::Changed => c.changed += 1,
+                Status::Moved => c.moved += 1,
+                Status::Unchanged => c.unchanged += 1,
+            }
+        }
+        c
+    }
+    pub fn has_changes(&self) -> bool {
+        self.pairs.iter().any(Pair::is_change)
+    }
+    /// flate could not diff all of this environment (exit status 2).
+    pub fn is_fatal(&self) -> bool {
+        !self.errors.is_empty() || self.problems.iter().any(Problem::is_fatal)
+    }
+    /// Producers with at least one change, in output order, with their pairs.
+    pub fn changed_groups(&self) -> Vec<(&Producer, Vec<&Pair>)> {
+        let mut out: Vec<(&Producer, Vec<&Pair>)> = Vec::new();
+        for p in self.pairs.iter().filter(|p| p.is_change()) {
+            match out.iter_mut().find(|(g, _)| *g == &p.producer) {
+                Some((_, v)) => v.push(p),
+                None => out.push((&p.producer, vec![p])),
+            }
+        }
+        out
+    }
+}
+
+/// Diffs one environment's two renders.
+pub fn diff_env(env: &str, base: &Input, head: &Input, opts: &DiffOptions) -> EnvDiff {
+    let mut d = EnvDiff {
+        env: env.to_string(),
+        base_label: opts.base_label.clone(),
+        pairs: Vec::new(),
+        problems: Vec::new(),
+        errors: Vec::new(),
+        notes: Vec::new(),
+        versions: Vec::new(),
+    };
+    for (side, input) in [(Side::Base, base), (Side::Head, head)] {
+        match input {
+            Input::Error(e) => d.errors.push((side, e.clone())),
+            Input::Absent(why) => d.notes.push(format!(
+                "environment {env} does not exist on {}: {why}",
+                side.as_str()
+            )),
+            Input::Rendered(_) => {}
+        }
+    }
+    if !d.errors.is_empty() {
+        return d;
+    }
+    let empty = Rendered {
+        cluster: env.to_string(),
+        root: String::new(),
+        kustomizations: Vec::new(),
+        helmreleases: Vec::new(),
+    };
+    let b: &Rendered = match base {
+        Input::Rendered(r) => r,
+        _ => &empty,
+    };
+    let h: &Rendered = match head {
+        Input::Rendered(r) => r,
+        _ => &empty,
+    };
+    let paired = pairing::pair(b, h);
+    d.problems = paired.problems.clone();
+    d.versions = versions::changes(&paired, b, h);
+    d.pairs = text::diff_pairs(&paired, opts);
+    d
+}

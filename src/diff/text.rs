@@ -1,0 +1,235 @@
+//! From paired objects to diff hunks: ignored fields dropped, Secret
+//! values replaced, both sides printed as `flate build` prints them (keys
+//! sorted, so key order never shows), then a line diff (`similar`).
+
+use similar::{Algorithm, ChangeTag, TextDiff};
+
+use crate::output::REDACTED;
+use crate::yaml::Node;
+
+use super::pairing::{Kind, Obj, Paired, RawPair};
+use super::{DiffOptions, Pair, Status};
+
+/// What a Secret value that differs between the sides shows as on the
+/// head side (the base side shows [`REDACTED`]).
+pub const REDACTED_CHANGED: &str = "<redacted: changed>";
+
+/// One line of a hunk: `tag` is ' ', '-' or '+'; `text` has no newline.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Line {
+    pub tag: char,
+    pub text: String,
+}
+
+/// A unified-diff hunk. Starts are 1-based line numbers, as in
+/// `@@ -old_start,old_lines +new_start,new_lines @@`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Hunk {
+    pub old_start: usize,
+    pub old_lines: usize,
+    pub new_start: usize,
+    pub new_lines: usize,
+    pub lines: Vec<Line>,
+}
+
+impl Hunk {
+    /// `@@ -a,b +c,d @@` (a count of 1 is omitted, as diff does).
+    pub fn header(&self) -> String {
+        fn range(start: usize, n: usize) -> String {
+            match n {
+                1 => format!("{start}"),
+                _ => format!("{start},{n}"),
+            }
+        }
+        format!(
+            "@@ -{} +{} @@",
+            range(self.old_start, self.old_lines),
+            range(self.new_start, self.new_lines)
+        )
+    }
+}
+
+/// The hunks turning `old` into `new`, with `context` lines around changes.
+pub fn hunks(old: &str, new: &str, context: usize) -> Vec<Hunk> {
+    let diff = TextDiff::configure()
+        .algorithm(Algorithm::Patience)
+        .diff_lines(old, new);
+    let mut out = Vec::new();
+    for group in diff.grouped_ops(context) {
+        let (Some(first), Some(last)) = (group.first(), group.last()) else {
+            continue;
+        };
+        let (o0, o1) = (first.old_range().start, last.old_range().end);
+        let (n0, n1) = (first.new_range().start, last.new_range().end);
+        let mut lines = Vec::new();
+        for op in &group {
+            for c in diff.iter_changes(op) {
+                let tag = match c.tag() {
+                    ChangeTag::Equal => ' ',
+                    ChangeTag::Delete => '-',
+                    ChangeTag::Insert => '+',
+                };
+                let v = c.value();
+                lines.push(Line {
+                    tag,
+                    text: v.strip_suffix('\n').unwrap_or(v).to_string(),
+                });
+            }
+        }
+        // diff(1)'s convention: an empty range starts at the line before.
+        let start = |s: usize, e: usize| if e > s { s + 1 } else { s };
+        out.push(Hunk {
+            old_start: start(o0, o1),
+            old_lines: o1 - o0,
+            new_start: start(n0, n1),
+            new_lines: n1 - n0,
+            lines,
+        });
+    }
+    out
+}
+
+fn redact_all(n: &mut Node) {
+    match n {
+        Node::Map(m) => {
+            for (_, v) in m.iter_mut() {
+                redact_all(v);
+            }
+        }
+        other => *other = Node::str(REDACTED),
+    }
+}
+
+/// Replaces every value under `a` and `b` (the same field of the two
+/// sides), map by map: a value equal on both sides becomes [`REDACTED`] on
+/// both; a value that differs becomes [`REDACTED`] on the base and
+/// [`REDACTED_CHANGED`] on the head, so the key shows as changed and the
+/// values never show. Keys stay visible.
+pub fn redact_pair(a: Option<&mut Node>, b: Option<&mut Node>) {
+    match (a, b) {
+        (Some(Node::Map(x)), Some(Node::Map(y))) => {
+            let keys: Vec<String> = x.keys().chain(y.keys()).cloned().collect();
+            for k in keys {
+                if x.contains_key(&k) || y.contains_key(&k) {
+                    redact_pair(x.get_mut(&k), y.get_mut(&k));
+                }
+            }
+        }
+        (Some(x), Some(y)) => {
+            let same = x == y;
+            *x = Node::str(REDACTED);
+            *y = Node::str(if same { REDACTED } else { REDACTED_CHANGED });
+        }
+        (Some(x), None) | (None, Some(x)) => redact_all(x),
+        (None, None) => {}
+    }
+}
+
+fn is_secret(o: &Obj<'_>) -> bool {
+    o.key.kind == "Secret" && o.key.group.is_empty()
+}
+
+/// The two texts of a pair, ignored fields dropped and secrets replaced.
+fn texts(p: &RawPair<'_>, opts: &DiffOptions) -> (String, String) {
+    let prepare = |o: &Obj<'_>| {
+        let mut n = o.node.clone().into_owned();
+        for f in &opts.ignore {
+            f.apply(&o.key.kind, &mut n);
+        }
+        n
+    };
+    let mut a = p.base.as_ref().map(prepare);
+    let mut b = p.head.as_ref().map(prepare);
+    let any_secret = p.base.iter().chain(p.head.iter()).any(is_secret);
+    let secret_leaves = p.base.iter().chain(p.head.iter()).any(|o| o.secret_leaves);
+    if secret_leaves {
+        redact_pair(a.as_mut(), b.as_mut());
+    } else if any_secret {
+        for field in ["data", "stringData"] {
+            redact_pair(
+                a.as_mut().and_then(|n| n.get_mut(field)),
+                b.as_mut().and_then(|n| n.get_mut(field)),
+            );
+        }
+    }
+    let print = |n: Option<Node>| n.map(|n| crate::yaml::to_string(&n)).unwrap_or_default();
+    (print(a), print(b))
+}
+
+/// The diff of every pair.
+pub fn diff_pairs(paired: &Paired<'_>, opts: &DiffOptions) -> Vec<Pair> {
+    paired
+        .pairs
+        .iter()
+        .map(|p| {
+            // Equal trees print equally: skip printing (most pairs).
+            let same = matches!((&p.base, &p.head), (Some(x), Some(y)) if x.node == y.node);
+            let (a, b) = if same {
+                Default::default()
+            } else {
+                texts(p, opts)
+            };
+            let main = p.main();
+            let status = match p.kind {
+                Kind::Added => Status::Added,
+                Kind::Removed => Status::Removed,
+                Kind::Moved => Status::Moved,
+                Kind::Matched if a == b => Status::Unchanged,
+                Kind::Matched => Status::Changed,
+            };
+            let hunks = if a == b {
+                Vec::new()
+            } else {
+                hunks(&a, &b, opts.context)
+            };
+            let base_name = match (&p.base, &p.head) {
+                (Some(x), Some(y)) if x.key.name != y.key.name => Some(x.key.name.clone()),
+                _ => None,
+            };
+            let moved_from = match (&p.base, &p.head) {
+                (Some(x), Some(y)) if x.producer != y.producer => Some(x.producer.clone()),
+                _ => None,
+            };
+            Pair {
+                status,
+                key: main.key.clone(),
+                base_name,
+                producer: main.producer.clone(),
+                moved_from,
+                hunks,
+            }
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::yaml::parse_one;
+
+    #[test]
+    fn hunk_headers_follow_diff_conventions() {
+        let h = hunks("a\nb\nc\n", "a\nB\nc\n", 3);
+        assert_eq!(h.len(), 1);
+        assert_eq!(h[0].header(), "@@ -1,3 +1,3 @@");
+        let added = hunks("", "x\ny\n", 3);
+        assert_eq!(added[0].header(), "@@ -0,0 +1,2 @@");
+        assert_eq!(added[0].lines.len(), 2);
+        assert!(hunks("same\n", "same\n", 3).is_empty());
+    }
+
+    #[test]
+    fn secret_values_are_replaced_and_keys_kept() {
+        let mut a = parse_one("u: alice\np: old-pass\ngone: g\n").unwrap();
+        let mut b = parse_one("u: alice\np: new-pass\nnew: n\n").unwrap();
+        redact_pair(Some(&mut a), Some(&mut b));
+        let (ta, tb) = (crate::yaml::to_string(&a), crate::yaml::to_string(&b));
+        for secret in ["alice", "old-pass", "new-pass", ": g", ": n\n"] {
+            assert!(!ta.contains(secret) && !tb.contains(secret), "{ta}{tb}");
+        }
+        assert!(tb.contains("p: '<redacted: changed>'"), "{tb}");
+        assert!(ta.contains("p: '**redacted**'"), "{ta}");
+        assert!(tb.contains("u: '**redacted**'") && ta.contains("u: '**redacted**'"));
+        assert!(ta.contains("gone:") && tb.contains("new:"));
+    }
+}

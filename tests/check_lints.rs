@@ -1,0 +1,400 @@
+//! `flate check` on fixtures/check/RULE/{bad,good}: every bad tree triggers
+//! its rule at the expected places, every good one is clean; rules can be
+//! disabled by flag and by annotation; the example tree passes; output
+//! formats and exit codes.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+use serde_json::Value;
+
+fn root() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+fn fixtures() -> PathBuf {
+    root().join("fixtures/check")
+}
+
+fn flate(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_flate"))
+        .args(args)
+        .output()
+        .expect("run flate")
+}
+
+/// `flate check --repo REPO -o json ARGS`: exit code and report.
+fn check(repo: &Path, args: &[&str]) -> (i32, Value) {
+    let repo = repo.to_str().unwrap();
+    let mut all = vec!["check", "--repo", repo, "-o", "json"];
+    all.extend_from_slice(args);
+    let o = flate(&all);
+    let code = o.status.code().unwrap_or(-1);
+    let js: Value = serde_json::from_slice(&o.stdout).unwrap_or_else(|e| {
+        panic!(
+            "not JSON ({e}): {}\n{}",
+            String::from_utf8_lossy(&o.stdout),
+            String::from_utf8_lossy(&o.stderr)
+        )
+    });
+    (code, js)
+}
+
+fn with_rule<'a>(js: &'a Value, rule: &str) -> Vec<&'a Value> {
+    js["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|f| f["rule"] == rule)
+        .collect()
+}
+
+fn location(f: &Value) -> String {
+    format!("{}:{}", f["file"].as_str().unwrap_or("-"), f["line"])
+}
+
+fn case(rule: &str) {
+    let dir = fixtures().join(rule);
+    let bad = dir.join("bad");
+    let (code, js) = check(&bad, &[]);
+    let hits = with_rule(&js, rule);
+    assert!(!hits.is_empty(), "{rule}: bad/ does not trigger it: {js:#}");
+    let expected = std::fs::read_to_string(dir.join("expected-locations")).unwrap();
+    for want in expected.lines().filter(|l| !l.trim().is_empty()) {
+        assert!(
+            hits.iter().any(|f| location(f) == want),
+            "{rule}: no finding at {want}; found {:?}",
+            hits.iter().map(|f| location(f)).collect::<Vec<_>>()
+        );
+    }
+    for f in &hits {
+        assert!(!f["message"].as_str().unwrap().is_empty());
+        assert_eq!(f["envs"], serde_json::json!(["test"]), "{rule}: {f}");
+    }
+    let severity = flate::check::rule(rule).unwrap().severity;
+    let errors = js["summary"]["errors"].as_u64().unwrap();
+    match severity {
+        flate::check::Severity::Error => {
+            assert_eq!(code, 1, "{rule}: an error exits 1");
+            assert!(hits.iter().all(|f| f["severity"] == "error"), "{rule}");
+        }
+        _ => {
+            assert_eq!(errors, 0, "{rule}: {js:#}");
+            assert_eq!(code, 0, "{rule}: warnings and infos exit 0");
+        }
+    }
+    // --disable turns it off.
+    let (_, js) = check(&bad, &["--disable", rule]);
+    assert!(with_rule(&js, rule).is_empty(), "{rule}: --disable");
+    // The fixed tree is clean.
+    let (code, js) = check(&dir.join("good"), &[]);
+    assert!(
+        with_rule(&js, rule).is_empty(),
+        "{rule}: good/ triggers it: {js:#}"
+    );
+    assert_eq!(
+        js["summary"]["errors"], 0,
+        "{rule}: good/ has errors: {js:#}"
+    );
+    assert_eq!(code, 0);
+}
+
+#[test]
+fn every_rule_has_fixtures() {
+    for r in flate::check::RULES {
+        let d = fixtures().join(r.id);
+        for sub in ["bad", "good", "expected-locations"] {
+            assert!(d.join(sub).exists(), "missing {}", d.join(sub).display());
+        }
+    }
+}
+
+#[test]
+fn schema_invalid() {
+    case("schema-invalid");
+}
+
+#[test]
+fn schema_missing() {
+    case("schema-missing");
+    // --strict makes a kind without a schema an error.
+    let (code, js) = check(&fixtures().join("schema-missing/bad"), &["--strict"]);
+    assert_eq!(code, 1);
+    assert_eq!(with_rule(&js, "schema-missing")[0]["severity"], "error");
+    assert_eq!(js["noSchema"][0]["kind"], "Widget");
+}
+
+#[test]
+fn render_failed() {
+    case("render-failed");
+}
+
+#[test]
+fn pin_digest_lost() {
+    case("pin-digest-lost");
+}
+
+#[test]
+fn pin_digest_mismatch() {
+    case("pin-digest-mismatch");
+}
+
+#[test]
+fn unresolved_variable() {
+    case("unresolved-variable");
+}
+
+#[test]
+fn dependson_missing() {
+    case("dependson-missing");
+}
+
+#[test]
+fn dependson_cycle() {
+    case("dependson-cycle");
+}
+
+#[test]
+fn duplicate_object() {
+    case("duplicate-object");
+}
+
+#[test]
+fn chart_source_missing() {
+    case("chart-source-missing");
+}
+
+#[test]
+fn valuesfrom_missing() {
+    case("valuesfrom-missing");
+}
+
+#[test]
+fn targetnamespace_mismatch() {
+    case("targetnamespace-mismatch");
+}
+
+#[test]
+fn patch_target_unmatched() {
+    case("patch-target-unmatched");
+}
+
+#[test]
+fn image_unpinned() {
+    case("image-unpinned");
+}
+
+fn copy_dir(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).unwrap();
+    for e in std::fs::read_dir(from).unwrap() {
+        let e = e.unwrap();
+        let t = to.join(e.file_name());
+        if e.path().is_dir() {
+            copy_dir(&e.path(), &t);
+        } else {
+            std::fs::copy(e.path(), &t).unwrap();
+        }
+    }
+}
+
+fn scratch(from: &Path, name: &str) -> PathBuf {
+    let d = std::env::temp_dir().join(format!("flate-check-{}-{name}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&d);
+    copy_dir(from, &d);
+    d
+}
+
+fn edit(path: &Path, from: &str, to: &str) {
+    let s = std::fs::read_to_string(path).unwrap();
+    assert!(s.contains(from), "{} lacks {from:?}", path.display());
+    std::fs::write(path, s.replacen(from, to, 1)).unwrap();
+}
+
+#[test]
+fn annotation_opts_an_object_out() {
+    let d = scratch(&fixtures().join("image-unpinned/bad"), "optout");
+    edit(
+        &d.join("kubernetes/apps/base/app/app/deployment.yaml"),
+        "  name: web\n",
+        "  name: web\n  annotations:\n    flate.dev/disable: schema-invalid, image-unpinned\n",
+    );
+    let (code, js) = check(&d, &[]);
+    assert!(with_rule(&js, "image-unpinned").is_empty(), "{js:#}");
+    assert_eq!(code, 0);
+    // On a Kustomization, for the rules about it.
+    let d = scratch(&fixtures().join("dependson-missing/bad"), "optout-ks");
+    edit(
+        &d.join("kubernetes/apps/base/app/ks.yaml"),
+        "  namespace: flux-system\n",
+        "  namespace: flux-system\n  annotations:\n    flate.dev/disable: dependson-missing\n",
+    );
+    let (_, js) = check(&d, &[]);
+    assert!(with_rule(&js, "dependson-missing").is_empty(), "{js:#}");
+    let _ = std::fs::remove_dir_all(&d);
+}
+
+#[test]
+fn example_tree_passes() {
+    let (code, js) = check(&root(), &[]);
+    assert_eq!(js["summary"]["errors"], 0, "{js:#}");
+    assert_eq!(code, 0);
+    assert_eq!(
+        js["environments"],
+        serde_json::json!(["production", "staging"])
+    );
+    // Every built-in and Flux object has a schema; CRs of charts not in the
+    // tree are listed, not failed.
+    assert!(js["summary"]["validated"].as_u64().unwrap() > 200);
+    let no_schema: Vec<&str> = js["noSchema"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|k| k["kind"].as_str().unwrap())
+        .collect();
+    for k in [
+        "Deployment",
+        "HelmRelease",
+        "OCIRepository",
+        "Kustomization",
+        "Namespace",
+    ] {
+        assert!(!no_schema.contains(&k), "{k} has no schema");
+    }
+    // The multus CRD rendered in the tree validates its custom resources.
+    assert!(!no_schema.contains(&"NetworkAttachmentDefinition"));
+}
+
+#[test]
+fn text_and_sarif_output() {
+    let bad = fixtures().join("duplicate-object/bad");
+    let o = flate(&["check", "--repo", bad.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(1));
+    let text = String::from_utf8_lossy(&o.stdout);
+    assert!(
+        text.contains("kubernetes/apps/base/two/app/configmap.yaml:4: error[duplicate-object]: "),
+        "{text}"
+    );
+    assert!(
+        text.ends_with("1 error, 0 warnings in 1 environment (10 objects validated)\n"),
+        "{text}"
+    );
+    let o = flate(&["check", "--repo", bad.to_str().unwrap(), "-o", "sarif"]);
+    let s: Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(s["version"], "2.1.0");
+    let run = &s["runs"][0];
+    assert_eq!(run["tool"]["driver"]["name"], "flate");
+    let rules = run["tool"]["driver"]["rules"].as_array().unwrap();
+    assert_eq!(rules.len(), flate::check::RULES.len());
+    let r = &run["results"][0];
+    assert_eq!(r["ruleId"], "duplicate-object");
+    assert_eq!(r["level"], "error");
+    assert_eq!(
+        r["locations"][0]["physicalLocation"]["artifactLocation"]["uri"],
+        "kubernetes/apps/base/two/app/configmap.yaml"
+    );
+    assert_eq!(
+        r["locations"][0]["physicalLocation"]["region"]["startLine"],
+        4
+    );
+    assert_eq!(
+        rules[r["ruleIndex"].as_u64().unwrap() as usize]["id"],
+        "duplicate-object"
+    );
+}
+
+#[test]
+fn usage_errors_exit_2() {
+    let bad = fixtures().join("duplicate-object/bad");
+    let repo = bad.to_str().unwrap();
+    let o = flate(&["check", "--repo", repo, "--disable", "no-such-rule"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("unknown rule"));
+    let o = flate(&["check", "nowhere", "--repo", repo]);
+    assert_eq!(o.status.code(), Some(2));
+    let o = flate(&["check", "--repo", repo, "--schema-dir", "/nonexistent/dir"]);
+    assert_eq!(o.status.code(), Some(2));
+    let o = flate(&["check", "--repo", repo, "--schema-dir", "/x/{{.Nope}}.json"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("unknown variable"));
+    let o = flate(&["check", "--list-rules"]);
+    assert_eq!(o.status.code(), Some(0));
+    assert_eq!(
+        String::from_utf8_lossy(&o.stdout).lines().count(),
+        flate::check::RULES.len()
+    );
+}
+
+fn write(root: &Path, files: &[(&str, &str)]) {
+    for (p, t) in files {
+        let p = root.join(p);
+        std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+        std::fs::write(p, t).unwrap();
+    }
+}
+
+#[test]
+fn variables_unset_offline_are_warnings_down_to_their_schema_errors() {
+    let d = std::env::temp_dir().join(format!("flate-check-{}-offline", std::process::id()));
+    let _ = std::fs::remove_dir_all(&d);
+    let ks = |from: &str| {
+        format!(
+            "apiVersion: kustomize.toolkit.fluxcd.io/v1
+kind: Kustomization
+metadata:
+  name: net
+  namespace: flux-system
+spec:
+  interval: 1h
+  path: ./kubernetes/apps/net
+  prune: true
+  sourceRef:
+    kind: GitRepository
+    name: flux-system
+  postBuild:
+    substitute:
+      NAME: mesh
+{from}"
+        )
+    };
+    let optional = "    substituteFrom:\n      - kind: ConfigMap\n        name: bootstrap-settings\n        optional: true\n";
+    write(
+        &d,
+        &[
+            (
+                "kubernetes/clusters/test/kustomization.yaml",
+                "resources: [ks.yaml]\n",
+            ),
+            ("kubernetes/clusters/test/ks.yaml", &ks(optional)),
+            (
+                "kubernetes/apps/net/cidr.yaml",
+                "apiVersion: networking.k8s.io/v1\nkind: ServiceCIDR\nmetadata:\n  name: ${NAME}\nspec:\n  cidrs:\n    - ${SERVICE_CIDR}\n",
+            ),
+        ],
+    );
+    let (code, js) = check(&d, &[]);
+    assert_eq!(code, 0, "{js:#}");
+    let v = with_rule(&js, "unresolved-variable");
+    assert_eq!(v.len(), 1);
+    assert_eq!(v[0]["severity"], "warning");
+    assert!(
+        v[0]["message"]
+            .as_str()
+            .unwrap()
+            .contains("optional ConfigMap/bootstrap-settings")
+    );
+    assert_eq!(location(v[0]), "kubernetes/apps/net/cidr.yaml:7");
+    let s = with_rule(&js, "schema-invalid");
+    assert_eq!(s.len(), 1, "{js:#}");
+    assert_eq!(s[0]["severity"], "warning");
+    assert_eq!(s[0]["path"], "spec.cidrs[0]");
+    // Without the optional source, nothing can set it: errors.
+    write(&d, &[("kubernetes/clusters/test/ks.yaml", &ks(""))]);
+    let (code, js) = check(&d, &[]);
+    assert_eq!(code, 1);
+    assert_eq!(
+        with_rule(&js, "unresolved-variable")[0]["severity"],
+        "error"
+    );
+    assert_eq!(with_rule(&js, "schema-invalid")[0]["severity"], "error");
+    let _ = std::fs::remove_dir_all(&d);
+}

@@ -1,0 +1,998 @@
+//! `flate diff` end to end: temporary git repositories holding a copy of
+//! the example tree, with commits made by the test (the `git` binary is
+//! used here only, to make commits; flate itself reads them with gix).
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+use serde_json::Value;
+
+fn example() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("kubernetes")
+}
+
+fn copy_dir(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).unwrap();
+    for e in std::fs::read_dir(from).unwrap() {
+        let e = e.unwrap();
+        let (p, t) = (e.path(), to.join(e.file_name()));
+        if p.is_dir() {
+            copy_dir(&p, &t);
+        } else {
+            std::fs::copy(&p, &t).unwrap();
+        }
+    }
+}
+
+/// A git repository in a temporary directory, removed on drop.
+struct Repo {
+    dir: PathBuf,
+}
+
+impl Drop for Repo {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.dir);
+    }
+}
+
+fn git_in(dir: &Path, args: &[&str]) -> String {
+    let o = Command::new("git")
+        .args([
+            "-c",
+            "user.name=flate test",
+            "-c",
+            "user.email=test@flate.invalid",
+            "-c",
+            "commit.gpgsign=false",
+            "-c",
+            "init.defaultBranch=main",
+        ])
+        .args(args)
+        .current_dir(dir)
+        .env("GIT_CONFIG_GLOBAL", "/dev/null")
+        .env("GIT_CONFIG_NOSYSTEM", "1")
+        .env("GIT_AUTHOR_DATE", "2025-01-01T00:00:00Z")
+        .env("GIT_COMMITTER_DATE", "2025-01-01T00:00:00Z")
+        .output()
+        .expect("run git");
+    assert!(
+        o.status.success(),
+        "git {args:?}: {}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    String::from_utf8_lossy(&o.stdout).trim().to_string()
+}
+
+impl Repo {
+    /// A repository whose first commit is the example tree.
+    fn new(name: &str) -> Repo {
+        let dir = std::env::temp_dir().join(format!("flate-diff-{}-{name}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        copy_dir(&example(), &dir.join("kubernetes"));
+        let r = Repo { dir };
+        r.git(&["init", "-q"]);
+        r.commit("example tree");
+        r
+    }
+    fn git(&self, args: &[&str]) -> String {
+        git_in(&self.dir, args)
+    }
+    fn commit(&self, msg: &str) {
+        self.git(&["add", "-A"]);
+        self.git(&["commit", "-q", "--allow-empty", "-m", msg]);
+    }
+    fn path(&self, rel: &str) -> PathBuf {
+        self.dir.join(rel)
+    }
+    fn edit(&self, rel: &str, from: &str, to: &str) {
+        let p = self.path(rel);
+        let s = std::fs::read_to_string(&p).unwrap();
+        assert!(s.contains(from), "{rel} does not contain {from:?}");
+        std::fs::write(&p, s.replacen(from, to, 1)).unwrap();
+    }
+    fn write(&self, rel: &str, text: &str) {
+        let p = self.path(rel);
+        std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+        std::fs::write(p, text).unwrap();
+    }
+    fn flate(&self, args: &[&str]) -> Output {
+        Command::new(env!("CARGO_BIN_EXE_flate"))
+            .args(args)
+            .arg("--repo")
+            .arg(&self.dir)
+            .current_dir(&self.dir)
+            .env_remove("NO_COLOR")
+            .output()
+            .expect("run flate")
+    }
+    fn json(&self, args: &[&str]) -> (Value, Output) {
+        let mut a = args.to_vec();
+        a.extend(["-o", "json"]);
+        let o = self.flate(&a);
+        let v = serde_json::from_slice(&o.stdout).unwrap_or_else(|e| {
+            panic!("{e}: {}\n{}", stdout(&o), stderr(&o));
+        });
+        (v, o)
+    }
+}
+
+fn stdout(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stdout).into_owned()
+}
+
+fn stderr(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stderr).into_owned()
+}
+
+fn env<'a>(doc: &'a Value, name: &str) -> &'a Value {
+    doc["environments"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|e| e["environment"] == name)
+        .unwrap_or_else(|| panic!("no environment {name} in {doc}"))
+}
+
+/// `status Kind ns/name` of every pair that is not unchanged.
+fn changes(e: &Value) -> Vec<String> {
+    e["pairs"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|p| p["status"] != "unchanged")
+        .map(|p| {
+            let ns = p["namespace"].as_str().unwrap();
+            let name = p["name"].as_str().unwrap();
+            let id = if ns.is_empty() {
+                name.to_string()
+            } else {
+                format!("{ns}/{name}")
+            };
+            format!(
+                "{} {} {id}",
+                p["status"].as_str().unwrap(),
+                p["kind"].as_str().unwrap()
+            )
+        })
+        .collect()
+}
+
+fn lines(p: &Value) -> Vec<String> {
+    p["hunks"]
+        .as_array()
+        .map(|hs| {
+            hs.iter()
+                .flat_map(|h| h["lines"].as_array().unwrap().iter())
+                .map(|l| l.as_str().unwrap().to_string())
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+fn pair<'a>(e: &'a Value, kind: &str, name: &str) -> &'a Value {
+    e["pairs"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|p| p["kind"] == kind && p["name"] == name)
+        .unwrap_or_else(|| panic!("no pair {kind} {name}"))
+}
+
+const VM_PATCH: &str = "kubernetes/apps/production/observability/patches/victoria-metrics.yaml";
+const CM_HR: &str = "kubernetes/apps/base/cert-manager/app/helmrelease.yaml";
+
+#[test]
+fn production_only_pin_bump_changes_only_production() {
+    let r = Repo::new("pin");
+    r.edit(VM_PATCH, "tag: 6.1.0", "tag: 6.2.0");
+    r.commit("bump kube-state-metrics in production");
+    let (doc, o) = r.json(&["diff", "production", "staging", "--base", "HEAD~1"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let staging = env(&doc, "staging");
+    assert!(changes(staging).is_empty(), "{:?}", changes(staging));
+    assert_eq!(staging["versions"], serde_json::json!([]));
+    let prod = env(&doc, "production");
+    // The OCIRepository, and the production Kustomization that carries the
+    // pin in its spec.patches.
+    assert_eq!(
+        changes(prod),
+        [
+            "changed Kustomization flux-system/victoria-metrics",
+            "changed OCIRepository observability/kube-state-metrics"
+        ]
+    );
+    let oci = pair(prod, "OCIRepository", "kube-state-metrics");
+    assert_eq!(oci["producer"]["name"], "flux-system/victoria-metrics");
+    assert!(lines(oci).contains(&"+    tag: 6.2.0".to_string()));
+    let versions = prod["versions"].as_array().unwrap();
+    assert_eq!(versions.len(), 1, "{versions:?}");
+    let digest = "sha256:b9061daed5244df8a29a6e9d027c8e37a8358c5cf1885c9bac260b0616f8cf20";
+    assert_eq!(
+        versions[0]["name"],
+        "OCIRepository observability/kube-state-metrics"
+    );
+    assert_eq!(versions[0]["old"], format!("6.1.0@{digest}"));
+    assert_eq!(versions[0]["new"], format!("6.2.0@{digest}"));
+    assert_eq!(
+        versions[0]["usedBy"],
+        serde_json::json!(["HelmRelease observability/kube-state-metrics"])
+    );
+
+    // --exit-code: 1 with changes, 0 without.
+    let o = r.flate(&["diff", "production", "--base", "HEAD~1", "--exit-code"]);
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    let o = r.flate(&["diff", "staging", "--base", "HEAD~1", "--exit-code"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert!(stdout(&o).contains("staging: no changes"), "{}", stdout(&o));
+    // The summary in the unified and markdown outputs.
+    let u = stdout(&r.flate(&["diff", "production", "--base", "HEAD~1"]));
+    assert!(
+        u.contains("chart OCIRepository observability/kube-state-metrics: 6.1.0@sha256:b9061daed524 → 6.2.0@sha256:b9061daed524"),
+        "{u}"
+    );
+    let m = stdout(&r.flate(&["diff", "production", "--base", "HEAD~1", "-o", "markdown"]));
+    assert!(
+        m.contains("| OCIRepository `observability/kube-state-metrics` | `6.1.0@sha256:b9061daed524` | `6.2.0@sha256:b9061daed524` |"),
+        "{m}"
+    );
+}
+
+#[test]
+fn base_helmrelease_value_changes_both_environments() {
+    let r = Repo::new("hrvalue");
+    r.edit(CM_HR, "replicaCount: 1", "replicaCount: 2");
+    r.commit("two cert-manager replicas");
+    let (doc, o) = r.json(&["diff", "production", "staging", "--base", "HEAD~1"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    for name in ["production", "staging"] {
+        let e = env(&doc, name);
+        assert_eq!(
+            changes(e),
+            ["changed HelmRelease cert-manager/cert-manager"],
+            "{name}"
+        );
+        let l = lines(pair(e, "HelmRelease", "cert-manager"));
+        assert!(l.contains(&"-    replicaCount: 1".to_string()), "{l:?}");
+        assert!(l.contains(&"+    replicaCount: 2".to_string()), "{l:?}");
+        assert!(e["versions"].as_array().unwrap().is_empty());
+    }
+}
+
+#[test]
+fn cluster_settings_change_shows_in_every_object_that_used_the_variable() {
+    let r = Repo::new("settings");
+    r.edit(
+        "kubernetes/clusters/production/cluster-settings.yaml",
+        "CLUSTER_APP_DOMAIN: futostat.us",
+        "CLUSTER_APP_DOMAIN: apps.example.test",
+    );
+    r.commit("new application domain");
+    // Every object of the head render that contains the new value.
+    let o = r.flate(&["build", "production", "-o", "json"]);
+    let built: Value = serde_json::from_slice(&o.stdout).unwrap();
+    let mut expected: Vec<String> = Vec::new();
+    for k in built["kustomizations"].as_array().unwrap() {
+        for obj in k["objects"].as_array().unwrap() {
+            if obj.to_string().contains("apps.example.test") {
+                let md = &obj["metadata"];
+                let ns = md["namespace"].as_str().unwrap_or("");
+                let name = md["name"].as_str().unwrap();
+                let id = if ns.is_empty() {
+                    name.to_string()
+                } else {
+                    format!("{ns}/{name}")
+                };
+                expected.push(format!("changed {} {id}", obj["kind"].as_str().unwrap()));
+            }
+        }
+    }
+    assert!(
+        expected.len() >= 3,
+        "the variable is used by several objects: {expected:?}"
+    );
+    let (doc, o) = r.json(&["diff", "production", "staging", "--base", "HEAD~1"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let mut got = changes(env(&doc, "production"));
+    got.sort();
+    expected.sort();
+    assert_eq!(got, expected);
+    assert!(changes(env(&doc, "staging")).is_empty());
+}
+
+#[test]
+fn an_object_that_changes_kustomization_is_a_move() {
+    let r = Repo::new("move");
+    r.git(&[
+        "mv",
+        "kubernetes/apps/base/openebs/app/storageclasses.yaml",
+        "kubernetes/apps/base/victoria-metrics/app/storageclasses.yaml",
+    ]);
+    r.edit(
+        "kubernetes/apps/base/openebs/app/kustomization.yaml",
+        "  - ./storageclasses.yaml\n",
+        "",
+    );
+    r.edit(
+        "kubernetes/apps/base/victoria-metrics/app/kustomization.yaml",
+        "  - ./vmauth.yaml\n",
+        "  - ./vmauth.yaml\n  - ./storageclasses.yaml\n",
+    );
+    r.edit(
+        "kubernetes/apps/base/victoria-metrics/app/storageclasses.yaml",
+        "reclaimPolicy: Retain",
+        "reclaimPolicy: Delete",
+    );
+    r.commit("storage classes belong to victoria-metrics");
+    let (doc, o) = r.json(&["diff", "staging", "--base", "HEAD~1"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let e = env(&doc, "staging");
+    assert_eq!(
+        changes(e),
+        [
+            "moved StorageClass openebs-spare-disk",
+            "moved StorageClass openebs-system-disk"
+        ]
+    );
+    let spare = pair(e, "StorageClass", "openebs-spare-disk");
+    assert_eq!(spare["producer"]["name"], "flux-system/victoria-metrics");
+    assert_eq!(spare["movedFrom"]["name"], "flux-system/openebs");
+    assert_eq!(
+        lines(spare)
+            .iter()
+            .filter(|l| !l.starts_with(' '))
+            .collect::<Vec<_>>(),
+        ["-reclaimPolicy: Retain", "+reclaimPolicy: Delete"]
+    );
+    assert!(pair(e, "StorageClass", "openebs-system-disk")["hunks"].is_null());
+    let u = stdout(&r.flate(&["diff", "staging", "--base", "HEAD~1"]));
+    assert!(
+        u.contains("# moved StorageClass openebs-system-disk from Kustomization flux-system/openebs, content unchanged"),
+        "{u}"
+    );
+    assert!(u.contains("0 added, 0 removed, 2 moved"), "{u}");
+}
+
+const SECRET_OLD: &str = "hunter2-old-value";
+const SECRET_NEW: &str = "correct-horse-new";
+const TOKEN_OLD: &str = "tok-aaaa-1111";
+const TOKEN_NEW: &str = "tok-bbbb-2222";
+const LITERAL_OLD: &str = "literal-old-9876";
+const LITERAL_NEW: &str = "literal-new-5432";
+
+fn b64(s: &str) -> String {
+    use base64::Engine;
+    base64::engine::general_purpose::STANDARD.encode(s)
+}
+
+fn secret_repo(name: &str) -> Repo {
+    let r = Repo::new(name);
+    let secret = |pw: &str, tok: &str| {
+        format!(
+            "apiVersion: v1\nkind: Secret\nmetadata:\n  name: grafana-extra\ntype: Opaque\ndata:\n  password: {}\n  username: {}\nstringData:\n  token: {tok}\n",
+            b64(pw),
+            b64("admin")
+        )
+    };
+    r.write(
+        "kubernetes/apps/base/grafana/app/secret.yaml",
+        &secret(SECRET_OLD, TOKEN_OLD),
+    );
+    r.edit(
+        "kubernetes/apps/base/grafana/app/kustomization.yaml",
+        "resources:\n",
+        &format!(
+            "secretGenerator:\n  - name: grafana-generated\n    literals:\n      - api-key={LITERAL_OLD}\nresources:\n  - ./secret.yaml\n"
+        ),
+    );
+    r.commit("grafana secrets");
+    r.write(
+        "kubernetes/apps/base/grafana/app/secret.yaml",
+        &secret(SECRET_NEW, TOKEN_NEW),
+    );
+    r.edit(
+        "kubernetes/apps/base/grafana/app/kustomization.yaml",
+        LITERAL_OLD,
+        LITERAL_NEW,
+    );
+    r.commit("rotate grafana secrets");
+    r
+}
+
+#[test]
+fn changed_secret_values_never_appear_in_any_format() {
+    let r = secret_repo("secret");
+    let forbidden: Vec<String> = [
+        SECRET_OLD,
+        SECRET_NEW,
+        TOKEN_OLD,
+        TOKEN_NEW,
+        LITERAL_OLD,
+        LITERAL_NEW,
+    ]
+    .iter()
+    .flat_map(|s| [s.to_string(), b64(s)])
+    .chain([b64("admin")])
+    .collect();
+    for format in ["unified", "markdown", "json"] {
+        let o = r.flate(&["diff", "staging", "--base", "HEAD~1", "-o", format]);
+        assert_eq!(o.status.code(), Some(0), "{format}: {}", stderr(&o));
+        let out = stdout(&o) + &stderr(&o);
+        for f in &forbidden {
+            assert!(!out.contains(f.as_str()), "{format} shows {f}:\n{out}");
+        }
+        for key in ["password", "token", "api-key"] {
+            assert!(
+                out.contains(&format!("+  {key}: '<redacted: changed>'")),
+                "{format}: no changed line for {key}:\n{out}"
+            );
+        }
+        // An unchanged value is redacted too, and does not show as changed.
+        assert!(
+            out.contains("  username: '**redacted**'"),
+            "{format}:\n{out}"
+        );
+        assert!(!out.contains("+  username"), "{format}:\n{out}");
+    }
+    // The generated Secret's name hash changed: it pairs with its old self.
+    let (doc, _) = r.json(&["diff", "staging", "--base", "HEAD~1"]);
+    let e = env(&doc, "staging");
+    let generated = pair_name_with_prefix(e, "grafana-generated-");
+    assert_eq!(
+        changes(e),
+        [
+            "changed Secret observability/grafana-extra".to_string(),
+            format!("changed Secret observability/{generated}")
+        ]
+    );
+    let g = pair(e, "Secret", &generated);
+    assert!(
+        g["baseName"]
+            .as_str()
+            .is_some_and(|b| b.starts_with("grafana-generated-") && b != generated),
+        "{g}"
+    );
+}
+
+#[test]
+fn version_summary_lists_helm_repository_charts_and_images() {
+    let r = Repo::new("versions");
+    let extra = |chart: &str, tag: &str, digest: char| {
+        format!(
+            "apiVersion: source.toolkit.fluxcd.io/v1\nkind: HelmRepository\nmetadata:\n  name: charts\nspec:\n  url: https://charts.example.test\n---\napiVersion: helm.toolkit.fluxcd.io/v2\nkind: HelmRelease\nmetadata:\n  name: redis\nspec:\n  chart:\n    spec:\n      chart: redis\n      version: {chart}\n      sourceRef:\n        kind: HelmRepository\n        name: charts\n  values:\n    image:\n      registry: docker.io\n      repository: bitnami/redis\n      tag: {tag}\n---\napiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: web\nspec:\n  template:\n    spec:\n      containers:\n      - name: web\n        image: nginx:1.27@sha256:{}\n",
+            digest.to_string().repeat(64)
+        )
+    };
+    r.write(
+        "kubernetes/apps/base/spegel/app/extra.yaml",
+        &extra("19.0.1", "7.2.4", 'a'),
+    );
+    r.edit(
+        "kubernetes/apps/base/spegel/app/kustomization.yaml",
+        "  - ./helmrelease.yaml\n",
+        "  - ./helmrelease.yaml\n  - ./extra.yaml\n",
+    );
+    r.commit("redis and web");
+    r.write(
+        "kubernetes/apps/base/spegel/app/extra.yaml",
+        &extra("19.1.0", "7.2.5", 'b'),
+    );
+    r.commit("bump");
+    let (doc, o) = r.json(&["diff", "staging", "--base", "HEAD~1"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let rows: Vec<String> = env(&doc, "staging")["versions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|v| {
+            format!(
+                "{} {}: {} -> {} {}",
+                v["kind"].as_str().unwrap(),
+                v["name"].as_str().unwrap(),
+                v["old"].as_str().unwrap(),
+                v["new"].as_str().unwrap(),
+                v["usedBy"]
+            )
+        })
+        .collect();
+    let (a, b) = ("a".repeat(64), "b".repeat(64));
+    assert_eq!(
+        rows,
+        [
+            "chart HelmRelease network/redis: redis 19.0.1 -> redis 19.1.0 []".to_string(),
+            format!("image nginx: 1.27@sha256:{a} -> 1.27@sha256:{b} [\"Deployment network/web\"]"),
+            "image docker.io/bitnami/redis: 7.2.4 -> 7.2.5 [\"HelmRelease network/redis\"]"
+                .to_string(),
+        ]
+    );
+}
+
+#[test]
+fn helmrelease_values_from_a_secret_are_redacted() {
+    let r = Repo::new("valuesfrom");
+    let values = |token: &str, team: &str| {
+        format!(
+            "apiVersion: v1\nkind: Secret\nmetadata:\n  name: cm-values\nstringData:\n  values.yaml: |\n    webhook:\n      token: {token}\n---\napiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: cm-plain\ndata:\n  values.yaml: |\n    podLabels:\n      team: {team}\n"
+        )
+    };
+    r.write(
+        "kubernetes/apps/base/cert-manager/app/values.yaml",
+        &values(TOKEN_OLD, "alpha"),
+    );
+    r.edit(
+        "kubernetes/apps/base/cert-manager/app/kustomization.yaml",
+        "  - ./helmrelease.yaml\n",
+        "  - ./helmrelease.yaml\n  - ./values.yaml\n",
+    );
+    r.edit(
+        CM_HR,
+        "\n  values:\n",
+        "\n  valuesFrom:\n    - kind: Secret\n      name: cm-values\n    - kind: ConfigMap\n      name: cm-plain\n  values:\n",
+    );
+    r.commit("values from a Secret and a ConfigMap");
+    r.write(
+        "kubernetes/apps/base/cert-manager/app/values.yaml",
+        &values(TOKEN_NEW, "beta"),
+    );
+    r.commit("rotate");
+    for format in ["unified", "markdown", "json"] {
+        let o = r.flate(&["diff", "staging", "--base", "HEAD~1", "-o", format]);
+        assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+        let out = stdout(&o);
+        for f in [TOKEN_OLD, TOKEN_NEW] {
+            assert!(!out.contains(f), "{format} shows {f}:\n{out}");
+        }
+        // The ConfigMap is not secret; the HelmRelease's effective values
+        // read a Secret, so every value there is redacted.
+        assert!(out.contains("+      team: beta"), "{format}:\n{out}");
+        assert!(
+            out.contains("+  token: '<redacted: changed>'"),
+            "{format}:\n{out}"
+        );
+        assert!(
+            out.contains("+  team: '<redacted: changed>'"),
+            "{format}:\n{out}"
+        );
+    }
+    let (doc, _) = r.json(&["diff", "staging", "--base", "HEAD~1"]);
+    let e = env(&doc, "staging");
+    let v = pair(e, "Values", "cert-manager");
+    assert_eq!(v["producer"]["kind"], "HelmRelease");
+    assert_eq!(v["producer"]["name"], "cert-manager/cert-manager");
+    let u = stdout(&r.flate(&["diff", "staging", "--base", "HEAD~1"]));
+    assert!(
+        u.contains("=== staging: HelmRelease cert-manager/cert-manager (1 changed)\n# changed effective values of HelmRelease cert-manager/cert-manager"),
+        "{u}"
+    );
+}
+
+fn pair_name_with_prefix(e: &Value, prefix: &str) -> String {
+    e["pairs"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|p| p["name"].as_str())
+        .find(|n| n.starts_with(prefix))
+        .unwrap()
+        .to_string()
+}
+
+#[test]
+fn a_broken_side_gives_exit_2_with_a_one_sided_report() {
+    let r = Repo::new("broken");
+    r.edit(
+        "kubernetes/apps/base/spegel/app/kustomization.yaml",
+        "  - ./helmrelease.yaml\n",
+        "  - ./helmrelease.yaml\n  - ./missing.yaml\n",
+    );
+    r.edit(CM_HR, "replicaCount: 1", "replicaCount: 2");
+    r.commit("break spegel");
+    let (doc, o) = r.json(&["diff", "staging", "--base", "HEAD~1"]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(stderr(&o).contains("spegel"), "{}", stderr(&o));
+    let e = env(&doc, "staging");
+    assert_eq!(e["status"], "failed");
+    let problems = e["problems"].as_array().unwrap();
+    assert_eq!(problems.len(), 1, "{problems:?}");
+    assert_eq!(problems[0]["kustomization"], "flux-system/spegel");
+    assert_eq!(problems[0]["base"]["status"], "rendered");
+    assert_eq!(problems[0]["head"]["status"], "failed");
+    assert!(
+        problems[0]["head"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("missing.yaml"),
+        "{problems:?}"
+    );
+    // spegel's objects are neither added nor removed; the rest is diffed.
+    assert_eq!(
+        changes(e),
+        ["changed HelmRelease cert-manager/cert-manager"]
+    );
+    let u = r.flate(&["diff", "staging", "--base", "HEAD~1"]);
+    assert_eq!(u.status.code(), Some(2));
+    let text = stdout(&u);
+    assert!(
+        text.contains("error: Kustomization flux-system/spegel fails on head: ")
+            && text.contains("(renders on base); its objects are not compared"),
+        "{text}"
+    );
+    let m = stdout(&r.flate(&["diff", "staging", "--base", "HEAD~1", "-o", "markdown"]));
+    assert!(
+        m.contains("> [!CAUTION]\n> - Kustomization `flux-system/spegel` fails on head"),
+        "{m}"
+    );
+
+    // The other way round: broken on the base, fixed on the head.
+    r.edit(
+        "kubernetes/apps/base/spegel/app/kustomization.yaml",
+        "  - ./missing.yaml\n",
+        "",
+    );
+    r.commit("fix spegel");
+    let (doc, o) = r.json(&["diff", "staging", "--base", "HEAD~1"]);
+    assert_eq!(o.status.code(), Some(2));
+    let p = &env(&doc, "staging")["problems"][0];
+    assert_eq!(p["base"]["status"], "failed");
+    assert_eq!(p["head"]["status"], "rendered");
+    assert!(
+        p["message"].as_str().unwrap().contains("fails on base"),
+        "{p}"
+    );
+}
+
+#[test]
+fn a_failing_root_hides_nothing_as_removed() {
+    let r = Repo::new("rendererror");
+    r.edit(
+        "kubernetes/clusters/staging/kustomization.yaml",
+        "  - ./apps.yaml\n",
+        "  - ./apps.yaml\n  - ./nope.yaml\n",
+    );
+    r.commit("break the root");
+    let (doc, o) = r.json(&["diff", "staging", "--base", "HEAD~1"]);
+    assert_eq!(o.status.code(), Some(2));
+    let e = env(&doc, "staging");
+    // The root fails: what it would have produced is not reported removed.
+    let p = &e["problems"][0];
+    assert_eq!(p["kustomization"], "flux-system/flux-system", "{p}");
+    assert_eq!(p["head"]["status"], "failed");
+    assert!(p["descendants"].as_array().unwrap().len() > 10, "{p}");
+    assert_eq!(e["counts"]["removed"], 0, "{}", e["counts"]);
+    assert!(changes(e).is_empty());
+}
+
+#[test]
+fn default_base_is_the_merge_base_with_the_upstream() {
+    let r = Repo::new("mergebase");
+    r.git(&["checkout", "-q", "-b", "feature"]);
+    r.edit(CM_HR, "replicaCount: 1", "replicaCount: 2");
+    r.commit("feature: replicas");
+    // main moves on after the branch point: its change must not show.
+    r.git(&["checkout", "-q", "main"]);
+    r.edit(
+        "kubernetes/apps/base/spegel/app/helmrelease.yaml",
+        "spec:\n",
+        "spec:\n  suspend: false\n",
+    );
+    r.commit("main: spegel");
+    let main = r.git(&["rev-parse", "HEAD"]);
+    r.git(&["update-ref", "refs/remotes/origin/main", &main]);
+    r.git(&["checkout", "-q", "feature"]);
+    let branch_point = r.git(&["rev-parse", "--short=12", "HEAD~1"]);
+
+    let (doc, o) = r.json(&["diff", "staging"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let e = env(&doc, "staging");
+    assert_eq!(
+        changes(e),
+        ["changed HelmRelease cert-manager/cert-manager"]
+    );
+    assert_eq!(
+        e["base"],
+        format!("merge-base of HEAD and origin/main ({branch_point})")
+    );
+
+    // With an upstream configured, the upstream wins.
+    r.git(&["config", "branch.feature.remote", "origin"]);
+    r.git(&["config", "branch.feature.merge", "refs/heads/main"]);
+    r.git(&[
+        "config",
+        "remote.origin.url",
+        "https://example.invalid/repo.git",
+    ]);
+    r.git(&[
+        "config",
+        "remote.origin.fetch",
+        "+refs/heads/*:refs/remotes/origin/*",
+    ]);
+    let (doc, o) = r.json(&["diff", "staging"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert_eq!(
+        env(&doc, "staging")["base"],
+        format!("merge-base of HEAD and upstream ({branch_point})")
+    );
+
+    // No upstream and no origin: a clear error.
+    r.git(&["update-ref", "-d", "refs/remotes/origin/main"]);
+    r.git(&["config", "--unset", "branch.feature.merge"]);
+    let o = r.flate(&["diff", "staging"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("pass --base REV"), "{}", stderr(&o));
+}
+
+#[test]
+fn a_shallow_clone_without_the_base_says_to_fetch_more_history() {
+    let r = Repo::new("shallow-src");
+    r.edit(CM_HR, "replicaCount: 1", "replicaCount: 2");
+    r.commit("second");
+    let clone = std::env::temp_dir().join(format!("flate-diff-{}-shallow", std::process::id()));
+    let _ = std::fs::remove_dir_all(&clone);
+    git_in(
+        &std::env::temp_dir(),
+        &[
+            "clone",
+            "-q",
+            "--depth",
+            "1",
+            &format!("file://{}", r.dir.display()),
+            clone.to_str().unwrap(),
+        ],
+    );
+    let c = Repo { dir: clone };
+    let o = c.flate(&["diff", "staging", "--base", "HEAD~1"]);
+    assert_eq!(o.status.code(), Some(2), "{}", stdout(&o));
+    let err = stderr(&o);
+    assert!(
+        err.contains("shallow clone") && err.contains("fetch"),
+        "{err}"
+    );
+}
+
+#[test]
+fn path_orig_diffs_against_another_checkout_and_key_order_never_shows() {
+    let r = Repo::new("pathorig");
+    let orig = std::env::temp_dir().join(format!("flate-diff-{}-orig", std::process::id()));
+    let _ = std::fs::remove_dir_all(&orig);
+    copy_dir(&example(), &orig.join("kubernetes"));
+    let _cleanup = Repo { dir: orig.clone() };
+    // Reordered keys and re-quoted scalars: the same objects.
+    r.edit(
+        CM_HR,
+        "    crds:\n      enabled: true\n      keep: true\n    replicaCount: 1\n",
+        "    replicaCount: 1\n    crds:\n      keep: true\n      enabled: \"true\"\n",
+    );
+    r.edit(
+        CM_HR,
+        "    replicaCount: 1\n    crds:\n      keep: true\n      enabled: \"true\"\n",
+        "    replicaCount: 1\n    crds:\n      keep: true\n      enabled: true\n",
+    );
+    let o = r.flate(&[
+        "diff",
+        "staging",
+        "production",
+        "--path-orig",
+        orig.to_str().unwrap(),
+        "--exit-code",
+    ]);
+    assert_eq!(o.status.code(), Some(0), "{}{}", stdout(&o), stderr(&o));
+    assert!(
+        stdout(&o).contains("production: no changes"),
+        "{}",
+        stdout(&o)
+    );
+    // A real change against the other checkout.
+    r.edit(CM_HR, "replicaCount: 1", "replicaCount: 3");
+    let (doc, _) = r.json(&["diff", "staging", "--path-orig", orig.to_str().unwrap()]);
+    let e = env(&doc, "staging");
+    assert_eq!(
+        changes(e),
+        ["changed HelmRelease cert-manager/cert-manager"]
+    );
+    assert_eq!(e["base"], orig.to_str().unwrap());
+    // --ignore-field drops it.
+    let (doc, _) = r.json(&[
+        "diff",
+        "staging",
+        "--path-orig",
+        orig.to_str().unwrap(),
+        "--ignore-field",
+        "HelmRelease:spec.values.replicaCount",
+    ]);
+    assert!(changes(env(&doc, "staging")).is_empty());
+    let o = r.flate(&[
+        "diff",
+        "staging",
+        "--path-orig",
+        ".",
+        "--ignore-field",
+        "a..b",
+    ]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        stderr(&o).contains("--ignore-field 'a..b'"),
+        "{}",
+        stderr(&o)
+    );
+}
+
+#[test]
+fn colour_only_when_asked_or_on_a_terminal() {
+    let r = Repo::new("colour");
+    r.edit(CM_HR, "replicaCount: 1", "replicaCount: 2");
+    r.commit("replicas");
+    let plain = stdout(&r.flate(&["diff", "staging", "--base", "HEAD~1"]));
+    assert!(!plain.contains('\x1b'), "piped output is plain");
+    assert!(plain.contains("\n+    replicaCount: 2\n"), "{plain}");
+    let coloured = stdout(&r.flate(&["diff", "staging", "--base", "HEAD~1", "--color", "always"]));
+    assert!(
+        coloured.contains("\x1b[32m+    replicaCount: 2\x1b[0m"),
+        "{coloured:?}"
+    );
+}
+
+#[test]
+fn a_new_environment_is_all_added() {
+    let r = Repo::new("newenv");
+    copy_dir(
+        &r.path("kubernetes/clusters/staging"),
+        &r.path("kubernetes/clusters/dev"),
+    );
+    r.commit("dev environment");
+    let (doc, o) = r.json(&["diff", "dev", "--base", "HEAD~1"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let e = env(&doc, "dev");
+    let c = &e["counts"];
+    assert!(c["added"].as_u64().unwrap() > 50, "{c}");
+    assert_eq!(c["removed"], 0);
+    assert!(
+        e["notes"][0]
+            .as_str()
+            .unwrap()
+            .contains("does not exist on base")
+    );
+    let o = r.flate(&["diff", "nowhere", "--base", "HEAD~1"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        stderr(&o).contains("exists on neither side"),
+        "{}",
+        stderr(&o)
+    );
+}
+
+#[test]
+fn markdown_stays_under_the_comment_limit_cutting_the_largest_diffs_first() {
+    let r = Repo::new("big");
+    // A ConfigMap with a large value that changes on every line.
+    let big = |v: &str| {
+        let mut s = String::from(
+            "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: big\ndata:\n  conf: |\n",
+        );
+        for i in 0..4000 {
+            s.push_str(&format!("    line {i} = {v}\n"));
+        }
+        s
+    };
+    r.write("kubernetes/apps/base/spegel/app/big.yaml", &big("old"));
+    r.edit(
+        "kubernetes/apps/base/spegel/app/kustomization.yaml",
+        "  - ./helmrelease.yaml\n",
+        "  - ./helmrelease.yaml\n  - ./big.yaml\n",
+    );
+    r.commit("big");
+    r.write("kubernetes/apps/base/spegel/app/big.yaml", &big("new"));
+    r.edit(CM_HR, "replicaCount: 1", "replicaCount: 2");
+    r.edit(VM_PATCH, "tag: 6.1.0", "tag: 6.2.0");
+    r.commit("change big");
+    let m = stdout(&r.flate(&[
+        "diff",
+        "staging",
+        "production",
+        "--base",
+        "HEAD~1",
+        "-o",
+        "markdown",
+    ]));
+    assert!(m.chars().count() < 65_536, "{}", m.len());
+    assert!(
+        m.contains("Cut to stay under GitHub's 65,536-character comment limit, largest first: the diffs of 2 objects (16000 changed lines): `ConfigMap network/big (staging)`, `ConfigMap network/big (production)`."),
+        "{}",
+        &m[m.len().saturating_sub(600)..]
+    );
+    assert!(
+        m.contains("Left out because all their diffs were cut: `Kustomization flux-system/spegel (staging)`, `Kustomization flux-system/spegel (production)`."),
+        "{}",
+        &m[m.len().saturating_sub(600)..]
+    );
+    // The rest is kept.
+    assert!(m.contains("+    replicaCount: 2"));
+    // A smaller limit cuts more, largest first.
+    let m = stdout(&r.flate(&[
+        "diff",
+        "staging",
+        "production",
+        "--base",
+        "HEAD~1",
+        "-o",
+        "markdown",
+        "--max-chars",
+        "3000",
+    ]));
+    assert!(m.len() < 3000, "{}", m.len());
+    assert!(
+        m.contains("Cut to stay under GitHub's 3,000-character"),
+        "{m}"
+    );
+    assert!(m.contains("## flate diff `production`"), "{m}");
+}
+
+#[test]
+fn markdown_of_a_reviewed_example() {
+    let r = Repo::new("snapshot");
+    let secret = |pw: &str| {
+        format!(
+            "apiVersion: v1\nkind: Secret\nmetadata:\n  name: grafana-extra\ndata:\n  password: {}\n",
+            b64(pw)
+        )
+    };
+    r.write(
+        "kubernetes/apps/base/grafana/app/secret.yaml",
+        &secret(SECRET_OLD),
+    );
+    r.edit(
+        "kubernetes/apps/base/grafana/app/kustomization.yaml",
+        "resources:\n",
+        "resources:\n  - ./secret.yaml\n",
+    );
+    r.commit("grafana secret");
+    r.edit(VM_PATCH, "tag: 6.1.0", "tag: 6.2.0");
+    r.edit(
+        VM_PATCH,
+        "digest: sha256:b9061daed5244df8a29a6e9d027c8e37a8358c5cf1885c9bac260b0616f8cf20",
+        "digest: sha256:0000000000000000000000000000000000000000000000000000000000000001",
+    );
+    r.edit(CM_HR, "replicaCount: 1", "replicaCount: 2");
+    r.edit(
+        "kubernetes/apps/base/multus/app/helmrelease.yaml",
+        "tag: v4.2.2@",
+        "tag: v4.2.3@",
+    );
+    r.write(
+        "kubernetes/apps/base/grafana/app/secret.yaml",
+        &secret(SECRET_NEW),
+    );
+    r.git(&[
+        "mv",
+        "kubernetes/apps/base/openebs/app/storageclasses.yaml",
+        "kubernetes/apps/base/victoria-metrics/app/storageclasses.yaml",
+    ]);
+    r.edit(
+        "kubernetes/apps/base/openebs/app/kustomization.yaml",
+        "  - ./storageclasses.yaml\n",
+        "",
+    );
+    r.edit(
+        "kubernetes/apps/base/victoria-metrics/app/kustomization.yaml",
+        "  - ./vmauth.yaml\n",
+        "  - ./vmauth.yaml\n  - ./storageclasses.yaml\n",
+    );
+    r.edit(
+        "kubernetes/apps/base/spegel/app/kustomization.yaml",
+        "  - ./helmrelease.yaml\n",
+        "  - ./helmrelease.yaml\n  - ./missing.yaml\n",
+    );
+    r.commit("a bit of everything");
+    let base = r.git(&["rev-parse", "--short=12", "HEAD~1"]);
+    let o = r.flate(&[
+        "diff",
+        "production",
+        "staging",
+        "--base",
+        "HEAD~1",
+        "-o",
+        "markdown",
+    ]);
+    assert_eq!(o.status.code(), Some(2), "spegel fails on head");
+    let m = stdout(&o).replace(&base, "BASE");
+    assert!(!m.contains(SECRET_OLD) && !m.contains(&b64(SECRET_NEW)));
+    insta::assert_snapshot!(m);
+}

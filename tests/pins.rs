@@ -1,0 +1,246 @@
+//! `flate pins`: the pin table of the example tree, and the three rules
+//! `--base REV` fails on, each on a scratch git repository holding a copy
+//! of the example tree.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+use serde_json::Value;
+
+fn root() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+fn flate(args: &[&str], repo: &Path) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_flate"))
+        .args(args)
+        .arg("--repo")
+        .arg(repo)
+        .output()
+        .expect("run flate")
+}
+
+fn pins_json(repo: &Path, args: &[&str]) -> (i32, Value) {
+    let mut all = vec!["pins", "-o", "json"];
+    all.extend_from_slice(args);
+    let o = flate(&all, repo);
+    let js = serde_json::from_slice(&o.stdout).unwrap_or_else(|e| {
+        panic!(
+            "not JSON ({e}): {}{}",
+            String::from_utf8_lossy(&o.stdout),
+            String::from_utf8_lossy(&o.stderr)
+        )
+    });
+    (o.status.code().unwrap_or(-1), js)
+}
+
+fn copy_dir(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).unwrap();
+    for e in std::fs::read_dir(from).unwrap() {
+        let e = e.unwrap();
+        let t = to.join(e.file_name());
+        if e.path().is_dir() {
+            copy_dir(&e.path(), &t);
+        } else {
+            std::fs::copy(e.path(), &t).unwrap();
+        }
+    }
+}
+
+fn git(dir: &Path, args: &[&str]) {
+    let o = Command::new("git")
+        .args([
+            "-c",
+            "user.name=flate",
+            "-c",
+            "user.email=flate@example.org",
+        ])
+        .args([
+            "-c",
+            "init.defaultBranch=main",
+            "-c",
+            "commit.gpgsign=false",
+        ])
+        .args(args)
+        .current_dir(dir)
+        .output()
+        .expect("git");
+    assert!(
+        o.status.success(),
+        "git {args:?}: {}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+}
+
+/// A git repository with the example tree committed.
+fn scratch_repo(name: &str) -> PathBuf {
+    let d = std::env::temp_dir().join(format!("flate-pins-{}-{name}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&d);
+    copy_dir(&root().join("kubernetes"), &d.join("kubernetes"));
+    git(&d, &["init", "-q"]);
+    git(&d, &["add", "-A"]);
+    git(&d, &["commit", "-q", "-m", "base"]);
+    d
+}
+
+fn edit(path: &Path, from: &str, to: &str) {
+    let s = std::fs::read_to_string(path).unwrap();
+    assert!(s.contains(from), "{} lacks {from:?}", path.display());
+    std::fs::write(path, s.replacen(from, to, 1)).unwrap();
+}
+
+const VM_PATCH: &str = "kubernetes/apps/production/observability/patches/victoria-metrics.yaml";
+const KSM_DIGEST: &str = "sha256:b9061daed5244df8a29a6e9d027c8e37a8358c5cf1885c9bac260b0616f8cf20";
+/// The digest line of production's node-exporter pin, whole.
+const NODE_EXPORTER_DIGEST: &str =
+    "          digest: sha256:dd65b876ebabdc1e0011bb3b2c9eaf44b1b5d8672897af67afa9e05aebb366a8\n";
+
+fn messages(js: &Value) -> Vec<String> {
+    js["failures"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| format!("{} {} {}", f["env"], f["name"], f["message"]))
+        .collect()
+}
+
+#[test]
+fn lists_every_pin_of_the_example_tree() {
+    let (code, js) = pins_json(&root(), &[]);
+    assert_eq!(code, 0, "{js:#}");
+    let pins = js["pins"].as_array().unwrap();
+    let find = |env: &str, name: &str| {
+        pins.iter()
+            .find(|p| p["env"] == env && p["name"] == name)
+            .unwrap_or_else(|| panic!("no pin {env} {name}"))
+    };
+    // Production pins node-exporter with a tag and digest patch; staging
+    // follows base/.
+    let p = find("production", "observability/prometheus-node-exporter");
+    assert_eq!(p["kind"], "OCIRepository");
+    assert_eq!(p["tag"], "4.47.1");
+    assert_eq!(
+        p["digest"],
+        NODE_EXPORTER_DIGEST.trim().trim_start_matches("digest: ")
+    );
+    assert_eq!(
+        p["source"],
+        "oci://ghcr.io/prometheus-community/charts/prometheus-node-exporter"
+    );
+    assert_eq!(
+        find("staging", "observability/prometheus-node-exporter")["tag"],
+        "4.47.3"
+    );
+    // The CloudNativePG image.
+    let img = find(
+        "production",
+        "Cluster observability/grafana-postgres/postgres",
+    );
+    assert_eq!(img["kind"], "Image");
+    assert_eq!(img["source"], "ghcr.io/cloudnative-pg/postgresql");
+    assert_eq!(img["tag"], "17.5-standard-bookworm");
+    assert!(
+        img["digest"]
+            .as_str()
+            .unwrap()
+            .starts_with("sha256:eb6b379b")
+    );
+    assert!(js["failures"].as_array().unwrap().is_empty());
+
+    let o = flate(&["pins", "staging"], &root());
+    assert_eq!(o.status.code(), Some(0));
+    let table = String::from_utf8_lossy(&o.stdout);
+    assert!(table.starts_with("ENV "), "{table}");
+    assert!(table.contains("\nstaging  OCIRepository  "), "{table}");
+    assert!(!table.contains("production"), "{table}");
+}
+
+#[test]
+fn unchanged_tree_and_a_consistent_bump_pass() {
+    let d = scratch_repo("ok");
+    let (code, js) = pins_json(&d, &["--base", "HEAD"]);
+    assert_eq!(code, 0, "{js:#}");
+    // Tag and digest moved together.
+    edit(&d.join(VM_PATCH), "tag: 6.1.0", "tag: 6.1.1");
+    edit(
+        &d.join(VM_PATCH),
+        KSM_DIGEST,
+        &format!("sha256:{}", "0".repeat(64)),
+    );
+    let (code, js) = pins_json(&d, &["--base", "HEAD"]);
+    assert_eq!(code, 0, "{js:#}");
+    let _ = std::fs::remove_dir_all(&d);
+}
+
+#[test]
+fn a_tag_changed_without_its_digest_fails() {
+    let d = scratch_repo("tag");
+    edit(&d.join(VM_PATCH), "tag: 6.1.0", "tag: 6.1.1");
+    let (code, js) = pins_json(&d, &["--base", "HEAD"]);
+    assert_eq!(code, 1);
+    let m = messages(&js);
+    assert_eq!(m.len(), 1, "{m:?}");
+    assert!(
+        m[0].contains("\"kube-state-metrics\"")
+            && m[0].contains("6.1.0 → 6.1.1 but its digest did not"),
+        "{m:?}"
+    );
+    assert_eq!(js["failures"][0]["file"], VM_PATCH);
+    // Table output names the place.
+    let o = flate(&["pins", "--base", "HEAD"], &d);
+    assert_eq!(o.status.code(), Some(1));
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert!(out.contains(&format!("FAIL {VM_PATCH}:")), "{out}");
+    let _ = std::fs::remove_dir_all(&d);
+}
+
+#[test]
+fn a_digest_that_disappears_from_an_override_fails() {
+    let d = scratch_repo("digest");
+    edit(&d.join(VM_PATCH), NODE_EXPORTER_DIGEST, "");
+    let (code, js) = pins_json(&d, &["--base", "HEAD"]);
+    assert_eq!(code, 1);
+    let m = messages(&js).join("\n");
+    assert!(m.contains("the override lost its digest"), "{m}");
+    // And the pin that results is not the one production asked for.
+    assert!(
+        m.contains("pinned to tag 4.47.1 but Flux resolves digest sha256:56ff147ffa18 (tag 4.47.3 in the base)"),
+        "{m}"
+    );
+    let _ = std::fs::remove_dir_all(&d);
+}
+
+#[test]
+fn a_pin_flux_does_not_honour_fails_without_base() {
+    // An override written with a tag only from the start: no --base needed
+    // to see that production would run the base's digest.
+    let d = scratch_repo("lost");
+    edit(&d.join(VM_PATCH), NODE_EXPORTER_DIGEST, "");
+    git(&d, &["commit", "-q", "-am", "tag-only pin"]);
+    let (code, js) = pins_json(&d, &[]);
+    assert_eq!(code, 1);
+    let m = messages(&js);
+    assert_eq!(m.len(), 1, "{m:?}");
+    assert!(
+        m[0].contains("pinned to tag 4.47.1 but Flux resolves digest"),
+        "{m:?}"
+    );
+    // flate check reports the same mistake as pin-digest-lost.
+    let o = flate(&["check", "production"], &d);
+    assert_eq!(o.status.code(), Some(1));
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert!(
+        out.contains(&format!("{VM_PATCH}:33: error[pin-digest-lost]")),
+        "{out}"
+    );
+    let _ = std::fs::remove_dir_all(&d);
+}
+
+#[test]
+fn a_bad_base_revision_exits_2() {
+    let d = scratch_repo("rev");
+    let o = flate(&["pins", "--base", "no-such-branch"], &d);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("no-such-branch"));
+    let _ = std::fs::remove_dir_all(&d);
+}
