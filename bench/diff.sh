@@ -31,7 +31,7 @@ g() { # g DIR git-args...
   local d=$1
   shift
   GIT_CONFIG_GLOBAL=/dev/null GIT_CONFIG_NOSYSTEM=1 git -C "$d" -c user.name=bench \
-    -c user.email=bench@flate.invalid -c commit.gpgsign=false -c init.defaultBranch=main "$@"
+    -c user.email=bench@flate.invalid -c commit.gpgsign=false -c init.defaultBranch=main -c gc.auto=0 "$@"
 }
 commit() { g "$1" add -A && g "$1" commit -qm "$2"; }
 

@@ -4,6 +4,7 @@
 use std::io::Write;
 use std::path::Path;
 
+use rayon::prelude::*;
 use serde_json::{Value as J, json};
 
 use crate::flux::{KsReport, Rendered, Status};
@@ -77,10 +78,13 @@ fn to_json_node(n: &Node) -> J {
 
 /// `flate build ENV -o json` (the JSON contract of ARCHITECTURE.md).
 pub fn json(r: &Rendered, only: &[String], show_secrets: bool) -> J {
-    let ks: Vec<J> = r
+    let chosen: Vec<&KsReport> = r
         .kustomizations
         .iter()
         .filter(|k| selected(k, only))
+        .collect();
+    let ks: Vec<J> = chosen
+        .par_iter()
         .map(|k| {
             json!({
                 "name": k.name,

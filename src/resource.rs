@@ -167,7 +167,8 @@ pub struct Resource {
 }
 
 impl Resource {
-    pub fn new(obj: Node, origin: Origin) -> Resource {
+    pub fn new(mut obj: Node, origin: Origin) -> Resource {
+        text_names(&mut obj);
         Resource {
             obj,
             origin,
@@ -220,13 +221,27 @@ impl Resource {
             .expect("metadata is a map")
     }
     /// kustomize keeps previous names, namespaces and kinds in three
-    /// comma-separated annotations; a comma inside one of them makes the
-    /// lists disagree, and reading them back fails.
+    /// comma-separated annotations, appending only non-empty values; a comma
+    /// inside one of them or an empty one makes the lists disagree, and
+    /// reading them back fails (unless no previous name was recorded).
     pub fn prev_ids_consistent(&self) -> bool {
-        let count = |f: &dyn Fn(&ResId) -> usize| -> usize { self.prev_ids.iter().map(f).sum() };
-        let n = count(&|id| id.name.matches(',').count() + 1);
-        let ns = count(&|id| id.namespace.matches(',').count() + 1);
-        let k = count(&|id| id.gvk.kind.matches(',').count() + 1);
+        let count = |f: &dyn Fn(&ResId) -> &str| -> usize {
+            let n: usize = self
+                .prev_ids
+                .iter()
+                .map(f)
+                .filter(|v| !v.is_empty())
+                .map(|v| v.matches(',').count() + 1)
+                .sum();
+            // Splitting an absent annotation gives one empty element.
+            n.max(1)
+        };
+        if self.prev_ids.iter().all(|id| id.name.is_empty()) {
+            return true;
+        }
+        let n = count(&|id| &id.name);
+        let ns = count(&|id| &id.namespace);
+        let k = count(&|id| &id.gvk.kind);
         n == ns && ns == k
     }
     /// Records the current id as a previous one (before a rename).
@@ -286,14 +301,34 @@ impl Resource {
 /// kyaml's `SetName`/`SetNamespace`: an untagged scalar that keeps the
 /// field's style (a new field holding a text YAML 1.1 reads as another type
 /// is quoted).
+/// kustomize reads an object's name and namespace as their nodes' text,
+/// whatever their type (`name: 0` is the name "0", printed as a number): a
+/// non-string one becomes an untagged string of its text.
+pub fn text_names(obj: &mut Node) {
+    if let Some(Node::Map(md)) = obj.get_mut("metadata") {
+        for key in ["name", "namespace"] {
+            let text = match md.get(key) {
+                Some(v) if v.is_scalar() && !matches!(v, Node::Str(_) | Node::Null) => md
+                    .scalar_source_text(key)
+                    .unwrap_or_else(|| crate::yaml::node_text(v)),
+                _ => continue,
+            };
+            md.insert(key, Node::Str(text));
+            md.set_tagless(key, true);
+        }
+    }
+}
+
 pub fn set_untagged(m: &mut Map, key: &str, value: &str) {
     let quoted = if m.contains_key(key) {
         m.is_quoted(key)
     } else {
         crate::yaml::resolve::is_yaml11_non_string(value)
     };
+    let print = m.print_breaks(key);
     m.insert(key, Node::str(value));
     m.set_quoted(key, quoted);
+    m.set_print_breaks(key, print);
     m.set_tagless(key, true);
 }
 
@@ -395,6 +430,19 @@ impl ResMap {
         }
         self.resources.push(r);
         Ok(())
+    }
+    /// The first id that appears twice, in kustomize's identity (effective
+    /// namespace), found in linear time.
+    pub fn first_duplicate(&self) -> Option<ResId> {
+        let mut seen = std::collections::HashSet::with_capacity(self.resources.len());
+        for r in &self.resources {
+            let id = r.cur_id();
+            let key = (id.gvk.clone(), id.name.clone(), id.effective_namespace());
+            if !seen.insert(key) {
+                return Some(id);
+            }
+        }
+        None
     }
     pub fn append_all(&mut self, other: ResMap) -> Result<(), String> {
         for r in other.resources {

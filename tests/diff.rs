@@ -45,6 +45,8 @@ fn git_in(dir: &Path, args: &[&str]) -> String {
             "-c",
             "commit.gpgsign=false",
             "-c",
+            "gc.auto=0",
+            "-c",
             "init.defaultBranch=main",
         ])
         .args(args)

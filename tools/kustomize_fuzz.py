@@ -124,10 +124,11 @@ def folded_ok(s):
     return bool(s) and "\n" not in s and s == s.strip() and not any(is_odd_char(c) for c in s) and "\t" not in s
 
 
-def folded(s, indent, rng):
+def folded(s, indent, rng, exact=False):
     """A folded block scalar for a one-line text, with random chomping and
-    trailing empty lines (what the text then means is up to the parsers)."""
-    chomp = rng.choice(["-", "", "+"])
+    trailing empty lines (what the text then means is up to the parsers).
+    `exact` keeps the text as it is (strip chomping), almost always."""
+    chomp = rng.choice(["-", "", "+"]) if not exact or rng.random() < 0.01 else "-"
     extra = "\n" * rng.choice([0, 0, 1, 2]) if chomp == "+" else ""
     return ">" + chomp + "\n" + " " * indent + s + "\n" + extra
 
@@ -217,7 +218,7 @@ class BlockWriter:
         # One choice per file: kyaml-style indented sequences or not.
         self.indentless = rng.random() < indentless_prob if seq_indent is None else not seq_indent
 
-    def value_after_key(self, v, ind):
+    def value_after_key(self, v, ind, key=None):
         """Text after `key:` (starting with a space or newline)."""
         rng = self.rng
         if isinstance(v, (dict, list)):
@@ -233,13 +234,16 @@ class BlockWriter:
         ):
             return " " + literal(v, ind + 2)
         if isinstance(v, str) and not isinstance(v, Raw) and folded_ok(v) and rng.random() < 0.1:
-            return " " + folded(v, ind + 2, rng)
+            # Identity fields and kustomization fields (typed) keep their
+            # text: a line break there just makes both engines fail.
+            exact = QUOTE["safe"] or key in ("apiVersion", "kind", "name", "namespace")
+            return " " + folded(v, ind + 2, rng, exact)
         return " " + scalar_text(v, rng, False) + "\n"
 
     def mapping(self, m, ind):
         out = []
         for k, v in m.items():
-            out.append(" " * ind + key_text(k, self.rng, False) + ":" + self.value_after_key(v, ind))
+            out.append(" " * ind + key_text(k, self.rng, False) + ":" + self.value_after_key(v, ind, k))
         return "".join(out)
 
     def sequence(self, s, ind):
@@ -382,7 +386,7 @@ def odd_scalar(rng, allow_nonstr=True):
 
 
 def odd_key(rng):
-    if rng.random() < 0.04:
+    if rng.random() < 0.01:
         # Keys YAML reads as numbers, bools or null.
         return rng.choice(["1", "10", "true", "null", "~", "0x10", "1e3"])
     return rng.choice([
@@ -401,8 +405,11 @@ def label_value(rng):
 
 
 def label_key(rng):
+    if rng.random() < 0.01:
+        # Added untagged, a key YAML reads as a number fails the build.
+        return "1"
     return rng.choice(["app", "tier", "team", "env", "app.kubernetes.io/part-of",
-                       "example.com/owner", "version", "track", "a", "on", "y", "1"])
+                       "example.com/owner", "version", "track", "a", "on", "y"])
 
 
 # --------------------------------------------------------------------------
@@ -1160,7 +1167,8 @@ def gen_generators(rng, kdir, ks, files, existing, is_overlay, w=None):
             continue
         for _ in range(rng.randint(1, 2)):
             g = {}
-            olds = [n for (f, n) in existing if f == field]
+            used = [x.get("name") for x in ks.get(field, [])]
+            olds = [n for (f, n) in existing if f == field and n not in used]
             if is_overlay and olds and rng.random() < 0.6:
                 g["name"] = rng.choice(olds)
                 g["behavior"] = rng.choice(["merge", "replace", "merge"] * 10 + ["create"])
@@ -1253,7 +1261,7 @@ def gen_transformers(rng, ks, res, level):
             e = {"name": img}
             x = rng.random()
             if x < 0.4:
-                e["newTag"] = rng.choice(["2.0", "v9", "1.10", "sha-abc"] * 5 + [Raw("1.10")])
+                e["newTag"] = rng.choice(["2.0", "v9", "1.10", "sha-abc"] * 15 + [Raw("1.10")])
             elif x < 0.6:
                 e["newName"] = rng.choice(["mirror.local/" + img.rpartition("/")[2], "other"])
             elif x < 0.7:
@@ -1400,6 +1408,9 @@ def gen_case(rng):
             gen_transformers(rng, cks, all_res, "component")
         if rng.random() < 0.25:
             gen_replacements(rng, cdir, cks, all_res, files)
+        if any(k in cks for k in ("namePrefix", "nameSuffix", "namespace")) and rng.random() < 0.9:
+            # A component renames everything accumulated so far.
+            existing_gens = []
         if not cks:
             cks["commonAnnotations"] = {"component": "c%d" % ci}
         files[os.path.join(cdir, "kustomization.yaml")] = dump_kustomization(kustomization_doc(rng, cks, component=True), rng)

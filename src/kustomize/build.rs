@@ -178,6 +178,8 @@ fn push_object(
         line: Some(line),
         message: m,
     };
+    let mut node = node;
+    crate::resource::text_names(&mut node);
     let Node::Map(m) = node else {
         return Err(err(format!(
             "expected a Kubernetes object (a mapping), found a {}",
@@ -257,13 +259,15 @@ impl<'a> Kustomizer<'a> {
     pub fn build_kustomization(&self, k: &Kustomization) -> Result<ResMap, Error> {
         let mut stack = vec![k.dir().to_path_buf()];
         let mut m = self.accumulate(k, ResMap::new(), &mut stack)?;
+        super::generators::add_hashes(&mut m)?;
+        // Fixing back references reads every object's previous ids (the
+        // hashes just added recorded the names before them).
         if let Some(r) = m.iter().find(|r| !r.prev_ids_consistent()) {
             return Err(k.err(format!(
                 "number of previous names, number of previous namespaces, number of previous kinds not equal (a name with a comma: {})",
                 r.cur_id()
             )));
         }
-        super::generators::add_hashes(&mut m)?;
         super::nameref::fix(&mut m)?;
         // DropLocalNodes validates every object's metadata first.
         for r in m.iter() {
@@ -296,6 +300,16 @@ impl<'a> Kustomizer<'a> {
                         c as u32,
                         r.cur_id()
                     ),
+                });
+            }
+        }
+        // kustomize prints each object with go-yaml v3 and reads it back.
+        for r in m.iter() {
+            if let Some(msg) = unreadable_tag(&r.obj).or_else(|| tab_started_block(&r.obj)) {
+                return Err(Error {
+                    file: r.origin.file.as_deref().cloned(),
+                    line: Some(r.origin.line),
+                    message: format!("{msg} in {}", r.cur_id()),
                 });
             }
         }
@@ -441,6 +455,19 @@ impl<'a> Kustomizer<'a> {
     }
 
     fn transform(&self, k: &Kustomization, ldr: &Loader, m: &mut ResMap) -> Result<(), Error> {
+        // An error that names no file is the kustomization's.
+        self.transform_steps(k, ldr, m).map_err(|e| match e.file {
+            None => k.err(e.message),
+            Some(_) => e,
+        })
+    }
+
+    fn transform_steps(
+        &self,
+        k: &Kustomization,
+        ldr: &Loader,
+        m: &mut ResMap,
+    ) -> Result<(), Error> {
         // After each transformer, fields kustomize shares between maps (see
         // `resource::Link`) take the value any of them was changed to.
         let sync = |m: &mut ResMap| m.iter_mut().for_each(Resource::sync_links);
@@ -568,31 +595,92 @@ fn unprintable(n: &Node) -> Option<char> {
     }
 }
 
-/// The line breaks go-yaml v3 adds to some block scalars when kustomize
-/// prints an object and reads it back (see `Map::print_breaks`).
+/// What go-yaml v3 does to some block scalars when kustomize prints an
+/// object and reads it back: a folded scalar is printed with extra breaks
+/// (see `emit::folded_round_trip`), and a document foot comment is printed
+/// after an empty line, which the last scalar of the document takes as one
+/// more line break when it is a block that keeps its trailing breaks.
 pub fn apply_print_breaks(n: &mut Node) {
+    let grows = matches!(n, Node::Map(m) if m.has_doc_foot_comment())
+        && last_scalar(n).is_some_and(|(s, block)| {
+            block && (s == "\n" || s.ends_with("\n\n")) && crate::yaml::emit::block_allowed(s)
+        });
+    apply_folded(n, false);
+    if grows && let Some(s) = last_string_mut(n) {
+        s.push('\n');
+    }
+}
+
+/// The last scalar go-yaml v3 prints for `n` when it is a string, and
+/// whether it is printed as a block: its style from the source, else a
+/// block when it holds a line break, never inside a flow collection. The
+/// last item of a list is a block when the source wrote it so (the map
+/// entry holding the list records it).
+fn last_scalar(n: &Node) -> Option<(&str, bool)> {
+    use crate::yaml::{PRINT_FLOW, PRINT_FOLDED, PRINT_LITERAL};
+    let Node::Map(m) = n else {
+        return None;
+    };
+    let (k, v) = m.iter().last()?;
+    let print = m.print_breaks(k);
+    let source_block = print & (PRINT_FOLDED | PRINT_LITERAL) != 0;
+    let (s, block): (&str, bool) = match v {
+        Node::Str(s) => (s, source_block || (!m.is_quoted(k) && s.contains('\n'))),
+        Node::Seq(items) => match items.last()? {
+            Node::Str(s) => (s, source_block),
+            item @ Node::Map(_) => last_scalar(item)?,
+            _ => return None,
+        },
+        _ => last_scalar(v)?,
+    };
+    let in_flow = m.is_flow() || (matches!(v, Node::Seq(_)) && print & PRINT_FLOW != 0);
+    Some((s, block && !in_flow))
+}
+
+fn last_string_mut(n: &mut Node) -> Option<&mut String> {
+    let last = match n {
+        Node::Map(m) => m.iter_mut().last()?.1,
+        Node::Seq(items) => items.last_mut()?,
+        _ => return None,
+    };
+    match last {
+        Node::Str(s) => Some(s),
+        other => last_string_mut(other),
+    }
+}
+
+/// Folded scalars printed by go-yaml v3 and read back (none inside a flow
+/// collection, where it prints them double-quoted).
+fn apply_folded(n: &mut Node, in_flow: bool) {
+    use crate::yaml::{PRINT_FLOW, PRINT_FOLDED};
     match n {
-        Node::Seq(items) => items.iter_mut().for_each(apply_print_breaks),
+        Node::Seq(items) => items.iter_mut().for_each(|it| apply_folded(it, in_flow)),
         Node::Map(m) => {
-            let keys: Vec<String> = m
-                .keys()
-                .filter(|k| m.print_breaks(k) > 0)
-                .cloned()
-                .collect();
-            for k in keys {
-                let extra = m.print_breaks(&k);
-                let quoted = m.is_quoted(&k);
-                if let Some(Node::Str(s)) = m.get(&k) {
-                    let mut s = s.clone();
-                    if s.ends_with("\n\n") {
-                        s.extend(std::iter::repeat_n('\n', usize::from(extra)));
+            let in_flow = in_flow || m.is_flow();
+            if !in_flow {
+                let keys: Vec<String> = m
+                    .keys()
+                    .filter(|k| m.print_breaks(k) & PRINT_FOLDED != 0)
+                    .cloned()
+                    .collect();
+                for k in keys {
+                    let quoted = m.is_quoted(&k);
+                    let tagless = m.is_tagless(&k);
+                    if let Some(Node::Str(s)) = m.get(&k) {
+                        let back = crate::yaml::emit::folded_round_trip(s);
+                        m.insert(k.clone(), Node::Str(back));
+                        m.set_quoted(&k, quoted);
+                        m.set_tagless(&k, tagless);
                     }
-                    m.insert(k.clone(), Node::Str(s));
-                    m.set_quoted(&k, quoted);
                 }
             }
-            for (_, v) in m.iter_mut() {
-                apply_print_breaks(v);
+            let flow_keys: Vec<String> = m
+                .keys()
+                .filter(|k| m.print_breaks(k) & PRINT_FLOW != 0)
+                .cloned()
+                .collect();
+            for (k, v) in m.iter_mut() {
+                apply_folded(v, in_flow || flow_keys.contains(k));
             }
         }
         _ => {}
@@ -601,24 +689,23 @@ pub fn apply_print_breaks(n: &mut Node) {
 
 /// `resWrangler.Append` over a whole map: no two objects may share an id.
 fn unique_ids(m: &ResMap) -> Result<(), String> {
-    for (i, r) in m.iter().enumerate() {
-        let id = r.cur_id();
-        if m.resources[..i].iter().any(|x| x.cur_id().equals(&id)) {
-            return Err(format!(
-                "may not add resource with an already registered id: {id}"
-            ));
-        }
+    match m.first_duplicate() {
+        Some(id) => Err(format!(
+            "may not add resource with an already registered id: {id}"
+        )),
+        None => Ok(()),
     }
-    Ok(())
 }
 
 /// A node written as JSON and read back: scalars lose the text they were
-/// written with, and every string is now a quoted scalar.
+/// written with, every string is now a quoted scalar and every collection
+/// is in flow style.
 fn json_reparse(n: &mut Node) {
     match n {
         Node::Seq(items) => items.iter_mut().for_each(json_reparse),
         Node::Map(m) => {
             m.clear_source_texts();
+            m.set_flow(true);
             let strings: Vec<String> = m
                 .iter()
                 .filter(|(_, v)| matches!(v, Node::Str(_)))
@@ -627,11 +714,93 @@ fn json_reparse(n: &mut Node) {
             for k in strings {
                 m.set_quoted(&k, true);
             }
+            let collections: Vec<String> = m
+                .iter()
+                .filter(|(_, v)| matches!(v, Node::Seq(_) | Node::Map(_)))
+                .map(|(k, _)| k.clone())
+                .collect();
+            for k in collections {
+                m.set_print_breaks(&k, crate::yaml::PRINT_FLOW);
+            }
             for (_, v) in m.iter_mut() {
                 json_reparse(v);
             }
         }
         _ => {}
+    }
+}
+
+/// The error go-yaml v3 meets reading back an object it printed with a
+/// block scalar whose first line starts with a tab (see
+/// `emit::v3_block_unreadable`): a string written as a block, or a plain
+/// one holding a line break, outside flow collections.
+pub(crate) fn tab_started_block(n: &Node) -> Option<String> {
+    fn walk(n: &Node, in_flow: bool) -> Option<String> {
+        use crate::yaml::{PRINT_FLOW, PRINT_FOLDED, PRINT_LITERAL};
+        let Node::Map(m) = n else {
+            return None;
+        };
+        let in_flow = in_flow || m.is_flow();
+        m.iter().find_map(|(k, v)| {
+            let print = m.print_breaks(k);
+            match v {
+                Node::Str(s) if !in_flow && crate::yaml::emit::v3_block_unreadable(s) => {
+                    let block = print & (PRINT_FOLDED | PRINT_LITERAL) != 0
+                        || (!m.is_quoted(k) && s.contains('\n'));
+                    block.then(|| {
+                        format!(
+                            "yaml: found a tab character where an indentation space is expected (the value of '{k}' starts with a tab)"
+                        )
+                    })
+                }
+                Node::Map(_) => walk(v, in_flow),
+                Node::Seq(items) => {
+                    let flow = in_flow || print & PRINT_FLOW != 0;
+                    items.iter().find_map(|it| walk(it, flow))
+                }
+                _ => None,
+            }
+        })
+    }
+    walk(n, false)
+}
+
+/// The same error for an object kyaml rebuilt from JSON (every string that
+/// holds a line break is a literal block).
+pub(crate) fn tab_started_block_from_json(n: &Node) -> Option<String> {
+    match n {
+        Node::Str(s) if s.contains('\n') && crate::yaml::emit::v3_block_unreadable(s) => Some(
+            "yaml: found a tab character where an indentation space is expected (a value starts with a tab)"
+                .to_string(),
+        ),
+        Node::Map(m) => m.iter().find_map(|(_, v)| tab_started_block_from_json(v)),
+        Node::Seq(items) => items.iter().find_map(tab_started_block_from_json),
+        _ => None,
+    }
+}
+
+/// The error go-yaml v3 meets reading back a scalar that keeps a type tag
+/// its text does not resolve to (see `Map::set_bad_tag`).
+pub(crate) fn unreadable_tag(n: &Node) -> Option<String> {
+    match n {
+        Node::Map(m) => m.iter().find_map(|(k, v)| match (m.bad_tag(k), v) {
+            (Some(tag), Node::Str(text)) => {
+                let r = crate::yaml::resolve::resolve_plain(text, crate::yaml::resolve::Schema::V3);
+                Some(format!(
+                    "yaml: cannot decode {} `{text}` as a {tag}",
+                    match r {
+                        Node::Null => "!!null",
+                        Node::Bool(_) => "!!bool",
+                        Node::Int(_) | Node::UInt(_) => "!!int",
+                        Node::Float(_) => "!!float",
+                        _ => "!!str",
+                    }
+                ))
+            }
+            _ => unreadable_tag(v),
+        }),
+        Node::Seq(s) => s.iter().find_map(unreadable_tag),
+        _ => None,
     }
 }
 

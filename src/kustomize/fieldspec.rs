@@ -116,7 +116,10 @@ fn walk_map(
         Some(n) => (n, true),
         None => (path[0].as_str(), false),
     };
-    // kyaml's Lookup trims a path element and skips an empty one.
+    if name.is_empty() {
+        return Err("cannot set or create an empty field name".into());
+    }
+    // kyaml's Lookup trims a path element and skips one that is then empty.
     let name = name.trim();
     if name.is_empty() {
         let mut node = Node::Map(std::mem::take(m));
@@ -174,8 +177,10 @@ pub fn set_entries(node: &mut Node, pairs: &[(String, String)]) -> Result<(), St
         } else {
             crate::yaml::resolve::is_yaml11_non_string(v)
         };
+        let print = m.print_breaks(k);
         m.insert(k.clone(), Node::Str(v.clone()));
         m.set_quoted(k, quoted);
+        m.set_print_breaks(k, print);
     }
     Ok(())
 }

@@ -519,22 +519,36 @@ impl Kustomization {
                 "kustomization file is empty: it lists nothing to build",
             ));
         }
-        let kind = raw
-            .get("kind")
-            .and_then(Node::as_str)
-            .unwrap_or("Kustomization");
-        let is_component = match kind {
-            "Kustomization" | "" => false,
-            "Component" => true,
-            other => {
-                return Err(Error::at(
-                    file,
-                    format!(
-                        "invalid Kustomization: kind '{other}' is not Kustomization or Component"
-                    ),
-                ));
-            }
+        // kustomize's FixKustomization defaults an empty kind and apiVersion,
+        // then EnforceFields lists every problem with the two together.
+        let text = |key: &str| raw.get(key).and_then(Node::as_str).unwrap_or("");
+        let kind = match text("kind") {
+            "" => "Kustomization",
+            k => k,
         };
+        let is_component = kind == "Component";
+        let required = if is_component {
+            "kustomize.config.k8s.io/v1alpha1"
+        } else {
+            "kustomize.config.k8s.io/v1beta1"
+        };
+        let mut problems = Vec::new();
+        if kind != "Kustomization" && !is_component {
+            problems.push("kind should be Kustomization or Component".to_string());
+        }
+        if !text("apiVersion").is_empty() && text("apiVersion") != required {
+            problems.push(format!("apiVersion for {kind} should be {required}"));
+        }
+        if !problems.is_empty() {
+            return Err(Error::at(
+                file,
+                format!(
+                    "Failed to read kustomization file under {}:\n{}",
+                    file.parent().unwrap_or(Path::new("/")).display(),
+                    problems.join("\n")
+                ),
+            ));
+        }
         let k = Kustomization {
             file: file.to_path_buf(),
             is_component,

@@ -212,8 +212,8 @@ pub fn fix(m: &mut ResMap) -> Result<(), Error> {
     if m.iter().all(|r| r.prev_ids.is_empty()) {
         return Ok(());
     }
-    let snapshot: Vec<Resource> = m.resources.clone();
-    let org_ids: Vec<ResId> = snapshot.iter().map(Resource::org_id).collect();
+    let org_ids: Vec<ResId> = m.resources.iter().map(Resource::org_id).collect();
+    let count = m.resources.len();
     let mut done: HashSet<(usize, usize, usize)> = HashSet::new();
     for (bi, back) in NAME_REFERENCE.iter().enumerate() {
         let target = Gvk {
@@ -223,29 +223,30 @@ pub fn fix(m: &mut ResMap) -> Result<(), Error> {
         };
         for (fi, fs) in back.referrers.iter().enumerate() {
             let path = split_path(fs.path);
-            for ri in 0..snapshot.len() {
-                if !org_ids[ri]
-                    .gvk
-                    .is_selected_by(fs.group, fs.version, fs.kind)
-                {
+            for (ri, org) in org_ids.iter().enumerate() {
+                if !org.gvk.is_selected_by(fs.group, fs.version, fs.kind) {
                     continue;
                 }
                 if !has_field(&m.resources[ri].obj, &path) || !done.insert((bi, fi, ri)) {
                     continue;
                 }
-                let referrer = snapshot[ri].clone();
-                let candidates: Vec<usize> = (0..snapshot.len())
-                    .filter(|&i| could_reference(&referrer, &snapshot[i]))
+                // The referrer's object is taken out while the others are
+                // read as candidates (no copy of the whole map).
+                let referrer = m.resources[ri].clone();
+                let gvk = m.resources[ri].gvk();
+                let mut obj = std::mem::replace(&mut m.resources[ri].obj, Node::Null);
+                let all: &[Resource] = &m.resources;
+                let candidates: Vec<usize> = (0..count)
+                    .filter(|&i| i != ri && could_reference(&referrer, &all[i]))
                     .collect();
                 let ctx = Ctx {
                     changed: std::cell::Cell::new(false),
-                    all: &snapshot,
+                    all,
                     candidates,
                     referrer: &referrer,
                     target: target.clone(),
                     fs,
                 };
-                let gvk = m.resources[ri].gvk();
                 let spec = FieldSpec {
                     group: "",
                     version: "",
@@ -254,7 +255,7 @@ pub fn fix(m: &mut ResMap) -> Result<(), Error> {
                     create: false,
                 };
                 let mut rewritten: Vec<Vec<crate::resource::PathElem>> = Vec::new();
-                fieldspec::apply_at(&mut m.resources[ri].obj, &gvk, &spec, None, &mut |at, n| {
+                fieldspec::apply_at(&mut obj, &gvk, &spec, None, &mut |at, n| {
                     ctx.changed.set(false);
                     ctx.set(n)?;
                     if ctx.changed.get() {
@@ -275,13 +276,14 @@ pub fn fix(m: &mut ResMap) -> Result<(), Error> {
                     let Some((crate::resource::PathElem::Key(k), parent)) = at.split_last() else {
                         continue;
                     };
-                    if let Some(Node::Map(pm)) = node_at_mut(&mut m.resources[ri].obj, parent)
+                    if let Some(Node::Map(pm)) = node_at_mut(&mut obj, parent)
                         && let Some(Node::Str(v)) = pm.get(k)
                     {
                         let v = v.clone();
                         crate::resource::set_untagged(pm, k, &v);
                     }
                 }
+                m.resources[ri].obj = obj;
             }
         }
     }

@@ -71,17 +71,27 @@ pub fn select(m: &ResMap, sel: &Selector) -> Result<Vec<usize>, String> {
     let hit = |re: &Option<Regex>, s: &str| re.as_ref().is_none_or(|r| r.is_match(s));
     let mut out = Vec::new();
     for (i, r) in m.iter().enumerate() {
-        let cur = r.cur_id();
-        let org = r.org_id();
-        if !hit(&ns, &org.effective_namespace()) && !hit(&ns, &cur.effective_namespace()) {
+        // Cheap tests first: kind and name need no allocation.
+        let kind = r.kind();
+        if !hit(&k, kind) {
             continue;
         }
-        if !hit(&n, &org.name) && !hit(&n, &cur.name) {
+        let org_name = r.prev_ids.first().map_or(r.name(), |id| id.name.as_str());
+        if !hit(&n, org_name) && !hit(&n, r.name()) {
             continue;
         }
-        let gvk = r.gvk();
-        if !hit(&g, &gvk.group) || !hit(&v, &gvk.version) || !hit(&k, &gvk.kind) {
-            continue;
+        if g.is_some() || v.is_some() {
+            let gvk = r.gvk();
+            if !hit(&g, &gvk.group) || !hit(&v, &gvk.version) {
+                continue;
+            }
+        }
+        if ns.is_some() {
+            let cur = r.cur_id();
+            let org = r.org_id();
+            if !hit(&ns, &org.effective_namespace()) && !hit(&ns, &cur.effective_namespace()) {
+                continue;
+            }
         }
         if !labels.iter().all(|req| req.matches(r.labels())) {
             continue;
@@ -473,14 +483,21 @@ pub fn apply_json6902(doc: &mut Node, ops: &[Node]) -> Result<(), String> {
     Ok(())
 }
 
-/// kyaml applies a JSON patch to the object's JSON and reads the result
+/// kyaml applies a JSON patch to the object's JSON (printed by go-yaml v3
+/// and read back, see `build::apply_print_breaks`) and reads the result
 /// back through Go's `map[string]interface{}`: every number becomes a
 /// float64 (integers beyond 2^53 lose precision) and scalars lose the text
-/// they were written with.
-pub fn json_round_trip(n: &mut Node) {
+/// they were written with. `patch` runs on the JSON.
+fn json_round_trip<E>(
+    n: &mut Node,
+    patch: impl FnOnce(&mut Node) -> Result<(), E>,
+) -> Result<(), E> {
     super::build::resolve_tagless(n);
     super::build::apply_print_breaks(n);
+    let r = patch(n);
     json_numbers(n);
+    crate::resource::text_names(n);
+    r
 }
 
 fn json_numbers(n: &mut Node) {
@@ -641,15 +658,12 @@ fn copy_merge_meta(patch: &mut Node, r: &Resource) -> Result<(), String> {
 /// `ApplySmPatch` rebuilds the resource list with Append, which refuses two
 /// objects with the same id.
 fn check_unique_ids(m: &ResMap) -> Result<(), String> {
-    for (i, r) in m.iter().enumerate() {
-        let id = r.cur_id();
-        if m.resources[..i].iter().any(|x| x.cur_id().equals(&id)) {
-            return Err(format!(
-                "may not add resource with an already registered id: {id}"
-            ));
-        }
+    match m.first_duplicate() {
+        Some(id) => Err(format!(
+            "may not add resource with an already registered id: {id}"
+        )),
+        None => Ok(()),
     }
-    Ok(())
 }
 
 fn smp_by_id(
@@ -745,6 +759,11 @@ fn apply_body_with(
             for i in select(m, sel)? {
                 let r = &mut m.resources[i];
                 // kyaml applies the patch to the object's JSON.
+                if let Some(msg) = super::build::unreadable_tag(&r.obj)
+                    .or_else(|| super::build::tab_started_block(&r.obj))
+                {
+                    return Err(format!("{msg} in {}", r.cur_id()));
+                }
                 if let Some(bad) = super::build::non_finite(&r.obj) {
                     return Err(format!("json: unsupported value: {bad} in {}", r.cur_id()));
                 }
@@ -769,7 +788,14 @@ fn apply_body_with(
                 {
                     md.insert("annotations", Node::map());
                 }
-                let result = apply_json6902(&mut r.obj, ops);
+                let result = json_round_trip(&mut r.obj, |obj| {
+                    apply_json6902(obj, ops)?;
+                    // kyaml rebuilds the object from the JSON through YAML.
+                    match super::build::tab_started_block_from_json(obj) {
+                        Some(msg) => Err(msg),
+                        None => Ok(()),
+                    }
+                });
                 if let Some(Node::Map(md)) = r.obj.get_mut("metadata")
                     && md
                         .get("annotations")
@@ -788,7 +814,6 @@ fn apply_body_with(
                     }
                     return Err(msg);
                 }
-                json_round_trip(&mut r.obj);
                 r.links.clear();
             }
             Ok(())

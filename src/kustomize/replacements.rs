@@ -172,11 +172,17 @@ struct Found<'a> {
     tagless: bool,
     /// kyaml's text of the node before the replacement.
     text: String,
+    /// A map entry, which can carry a type tag its new text does not
+    /// resolve to until the object is printed (elsewhere that fails now).
+    entry: bool,
+    /// The type tag the node keeps without being readable as it.
+    bad_tag: Option<&'static str>,
 }
 
 /// What a target field became: its source text, if it differs from its
-/// value's canonical text, and whether it is untagged.
-type Written = (Option<String>, bool);
+/// value's canonical text, whether it is untagged, and the type tag it
+/// keeps without being readable as it (see `Map::set_bad_tag`).
+type Written = (Option<String>, bool, Option<&'static str>);
 
 /// The kind kyaml creates for a missing path element, from the next one.
 fn created_for(next: Option<&String>, leaf: &Node) -> Node {
@@ -231,6 +237,8 @@ fn visit(
             created: false,
             tagless: false,
             text,
+            entry: false,
+            bad_tag: None,
         })?;
         return Ok(true);
     };
@@ -247,11 +255,13 @@ fn visit(
             if rest.is_empty() && items[idx].is_scalar() {
                 // A new, untagged scalar element (a list item cannot carry
                 // the flag: its text is read as YAML right away).
-                let (_, tagless) = f(Found {
+                let (_, tagless, _) = f(Found {
                     node: &mut items[idx],
                     created: true,
                     tagless: false,
                     text: String::new(),
+                    entry: false,
+                    bad_tag: None,
                 })?;
                 if tagless && let Node::Str(t) = &items[idx] {
                     items[idx] =
@@ -310,11 +320,13 @@ fn visit(
                 }
                 m.insert(e.clone(), created_for(rest.first(), leaf));
                 if rest.is_empty() {
-                    let (raw, tagless) = f(Found {
+                    let (raw, tagless, _) = f(Found {
                         node: m.get_mut(e).expect("inserted"),
                         created: true,
                         tagless: false,
                         text: String::new(),
+                        entry: false,
+                        bad_tag: None,
                     })?;
                     if let Some(t) = raw {
                         m.set_raw(e, t);
@@ -325,11 +337,15 @@ fn visit(
             } else if rest.is_empty() {
                 let text = m.scalar_source_text(e).unwrap_or_default();
                 let quoted = m.is_quoted(e);
-                let (raw, tagless) = f(Found {
+                let print = m.print_breaks(e);
+                let bad_tag = m.bad_tag(e);
+                let (raw, tagless, bad_tag) = f(Found {
                     tagless: m.is_tagless(e),
                     node: m.get_mut(e).expect("present"),
                     created: false,
                     text,
+                    entry: true,
+                    bad_tag,
                 })?;
                 m.forget_raw(e);
                 if let Some(t) = raw {
@@ -337,7 +353,9 @@ fn visit(
                 }
                 // The node keeps its style.
                 m.set_quoted(e, quoted);
+                m.set_print_breaks(e, print);
                 m.set_tagless(e, tagless);
+                m.set_bad_tag(e, bad_tag);
                 return Ok(true);
             }
             visit(m.get_mut(e).expect("present"), rest, create, leaf, f)
@@ -550,7 +568,7 @@ fn set_target(
     // kyaml creates a missing field with the value's kind.
     if !t.node.is_scalar() || (t.created && !value.is_scalar()) {
         *t.node = value.clone();
-        return Ok((None, false));
+        return Ok((None, false, None));
     }
     let resolved = crate::yaml::resolve::resolve_plain(&text, crate::yaml::resolve::Schema::V3);
     // The node keeps the text it was given (`node.Value`).
@@ -559,22 +577,28 @@ fn set_target(
         // An untagged node: its text is read as YAML when the object is
         // printed (see `build::resolve_tagless`).
         *t.node = Node::Str(text);
-        return Ok((None, true));
+        return Ok((None, true, None));
     }
-    *t.node = match (&*t.node, resolved) {
-        (Node::Str(_), _) => Node::Str(text.clone()),
-        (Node::Float(_), Node::Int(i)) => Node::Float(i as f64),
-        (Node::Float(_), Node::UInt(u)) => Node::Float(u as f64),
-        (old, r) if tag_name(old) == tag_name(&r) => r,
+    let old = t.bad_tag.unwrap_or_else(|| tag_name(t.node));
+    *t.node = match (old, resolved) {
+        ("!!str", _) => Node::Str(text.clone()),
+        ("!!float", Node::Int(i)) => Node::Float(i as f64),
+        ("!!float", Node::UInt(u)) => Node::Float(u as f64),
+        (old, r) if old == tag_name(&r) => r,
+        // Printing the object fails, unless something sets a readable
+        // value first.
+        (old, _) if t.entry => {
+            *t.node = Node::Str(text);
+            return Ok((None, false, Some(old)));
+        }
         (old, r) => {
             return Err(format!(
-                "yaml: cannot decode {} `{text}` as a {}",
-                tag_name(&r),
-                tag_name(old)
+                "yaml: cannot decode {} `{text}` as a {old}",
+                tag_name(&r)
             ));
         }
     };
-    Ok((raw(t.node), false))
+    Ok((raw(t.node), false, None))
 }
 
 fn apply_one(m: &mut ResMap, rep: &Node) -> Result<(), String> {

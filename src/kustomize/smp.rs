@@ -63,9 +63,11 @@ struct Sc {
     quoted: bool,
     /// No type tag (its text is read as YAML again).
     tagless: bool,
-    /// Line breaks printing adds (part of the node's style, see
+    /// How it is printed (part of the node's style, see
     /// `Map::print_breaks`).
     print_breaks: u8,
+    /// A type tag its text does not resolve to (see `Map::set_bad_tag`).
+    bad_tag: Option<&'static str>,
 }
 
 fn scalar(node: Node, raw: Option<String>) -> Y {
@@ -76,6 +78,7 @@ fn scalar(node: Node, raw: Option<String>) -> Y {
         quoted: false,
         tagless: true,
         print_breaks: 0,
+        bad_tag: None,
     })
 }
 
@@ -91,10 +94,33 @@ struct Flags {
     quoted: bool,
     tagless: bool,
     print_breaks: u8,
+    bad_tag: Option<&'static str>,
 }
 
-fn from_node(n: &Node, raw: Option<&str>, flags: Flags) -> P {
-    match n {
+/// The print flags of collections (`Map::print_breaks` of the entry
+/// holding them: flow style, a block last item), by node; the nodes are
+/// kept alive so that their addresses identify them.
+#[derive(Default)]
+struct FlowNodes {
+    nodes: Vec<P>,
+    flags: std::collections::HashMap<usize, u8>,
+}
+
+impl FlowNodes {
+    fn add(&mut self, p: &P, flags: u8) {
+        self.flags.insert(Rc::as_ptr(p) as usize, flags);
+        self.nodes.push(p.clone());
+    }
+    fn get(&self, p: &P) -> u8 {
+        self.flags
+            .get(&(Rc::as_ptr(p) as usize))
+            .copied()
+            .unwrap_or(0)
+    }
+}
+
+fn from_node(n: &Node, raw: Option<&str>, flags: Flags, flow: &mut FlowNodes) -> P {
+    let p = match n {
         Node::Map(m) => new(Y::Map(
             m.iter()
                 .map(|(k, v)| {
@@ -102,36 +128,49 @@ fn from_node(n: &Node, raw: Option<&str>, flags: Flags) -> P {
                         quoted: m.is_quoted(k),
                         tagless: m.is_tagless(k),
                         print_breaks: m.print_breaks(k),
+                        bad_tag: m.bad_tag(k),
                     };
-                    (k.clone(), from_node(v, m.raw_text(k), flags))
+                    (k.clone(), from_node(v, m.raw_text(k), flags, flow))
                 })
                 .collect(),
         )),
         Node::Seq(items) => new(Y::Seq(
             items
                 .iter()
-                .map(|it| from_node(it, None, Flags::default()))
+                .map(|it| from_node(it, None, Flags::default(), flow))
                 .collect(),
         )),
-        other => new(Y::Scalar(Sc {
-            node: other.clone(),
-            raw: raw.map(str::to_string),
-            keep: false,
-            quoted: flags.quoted,
-            tagless: flags.tagless,
-            print_breaks: flags.print_breaks,
-        })),
+        other => {
+            return new(Y::Scalar(Sc {
+                node: other.clone(),
+                raw: raw.map(str::to_string),
+                keep: false,
+                quoted: flags.quoted,
+                tagless: flags.tagless,
+                print_breaks: flags.print_breaks,
+                bad_tag: flags.bad_tag,
+            }));
+        }
+    };
+    let mut print = flags.print_breaks;
+    if matches!(n, Node::Map(m) if m.is_flow()) {
+        print |= crate::yaml::PRINT_FLOW;
     }
+    if print != 0 {
+        flow.add(&p, print);
+    }
+    p
 }
 
 /// Back to a node: its value, source text and flags.
-fn to_node(p: &P) -> (Node, Option<String>, Flags) {
+fn to_node(p: &P, flow: &FlowNodes) -> (Node, Option<String>, Flags) {
     match &*p.borrow() {
         Y::Scalar(sc) => {
             let flags = Flags {
                 quoted: sc.quoted,
                 tagless: sc.tagless && !sc.quoted,
                 print_breaks: sc.print_breaks,
+                bad_tag: sc.bad_tag,
             };
             // A quoted node is a string of its text (a timestamp too).
             if sc.quoted && (!matches!(sc.node, Node::Str(_) | Node::Null) || sc.raw.is_some()) {
@@ -144,14 +183,17 @@ fn to_node(p: &P) -> (Node, Option<String>, Flags) {
             (sc.node.clone(), sc.raw.clone(), flags)
         }
         Y::Seq(items) => (
-            Node::Seq(items.iter().map(|it| to_node(it).0).collect()),
+            Node::Seq(items.iter().map(|it| to_node(it, flow).0).collect()),
             None,
-            Flags::default(),
+            Flags {
+                print_breaks: flow.get(p),
+                ..Flags::default()
+            },
         ),
         Y::Map(entries) => {
             let mut m = Map::new();
             for (k, v) in entries {
-                let (n, raw, flags) = to_node(v);
+                let (n, raw, flags) = to_node(v, flow);
                 m.insert(k.clone(), n);
                 if let Some(t) = raw {
                     m.set_raw(k, t);
@@ -159,8 +201,15 @@ fn to_node(p: &P) -> (Node, Option<String>, Flags) {
                 m.set_quoted(k, flags.quoted);
                 m.set_tagless(k, flags.tagless);
                 m.set_print_breaks(k, flags.print_breaks);
+                m.set_bad_tag(k, flags.bad_tag);
             }
-            (Node::Map(m), None, Flags::default())
+            let print = flow.get(p);
+            m.set_flow(print & crate::yaml::PRINT_FLOW != 0);
+            let flags = Flags {
+                print_breaks: print,
+                ..Flags::default()
+            };
+            (Node::Map(m), None, flags)
         }
     }
 }
@@ -251,7 +300,7 @@ fn wrong_kind(want: Kind, p: &P) -> String {
         "wrong node kind: expected {} but got {}: node contents:\n{}",
         kind_name(want),
         kind_name(kind(p)),
-        crate::yaml::to_string(&to_node(p).0).trim_end()
+        crate::yaml::to_string(&to_node(p, &FlowNodes::default()).0).trim_end()
     )
 }
 
@@ -631,6 +680,7 @@ fn walk_map(dest: Option<P>, origin: Option<P>, s: Option<Sch>) -> R<Option<P>> 
                     quoted: false,
                     tagless: false,
                     print_breaks: 0,
+                    bad_tag: None,
                 }))));
             }
         }
@@ -887,10 +937,18 @@ fn append_list_node(dst: P, src: &P, keys: &[String]) -> R<P> {
 /// Merges `patch` into `obj` as kustomize's strategic-merge patch does.
 /// Returns None when the patch deletes the object.
 pub fn merge(obj: &Node, patch: &Node) -> Result<Option<Node>, String> {
-    let dest = from_node(obj, None, Flags::default());
-    let origin = from_node(patch, None, Flags::default());
+    let mut flow = FlowNodes::default();
+    let dest = from_node(obj, None, Flags::default(), &mut flow);
+    let origin = from_node(patch, None, Flags::default(), &mut flow);
     let out = walk(Some(dest), Some(origin), None)?;
-    Ok(out.map(|p| to_node(&p).0))
+    // The object keeps its document's comments (the patch's are dropped).
+    Ok(out.map(|p| {
+        let mut n = to_node(&p, &flow).0;
+        if let (Node::Map(m), Node::Map(from)) = (&mut n, obj) {
+            m.set_doc_foot_comment(from.has_doc_foot_comment());
+        }
+        n
+    }))
 }
 
 #[cfg(test)]

@@ -290,10 +290,13 @@ pub fn replicas(k: &Kustomization, m: &mut ResMap) -> Result<(), Error> {
                 for at in set {
                     if let Some((PathElem::Key(key), parent)) = at.split_last()
                         && let Some(Node::Map(pm)) = node_at_mut(&mut r.obj, parent)
-                        && pm.is_quoted(key)
                     {
-                        pm.insert(key.clone(), Node::Str(count.to_string()));
-                        pm.set_quoted(key, true);
+                        // The node now holds a readable count.
+                        pm.set_bad_tag(key, None);
+                        if pm.is_quoted(key) {
+                            pm.insert(key.clone(), Node::Str(count.to_string()));
+                            pm.set_quoted(key, true);
+                        }
                     }
                 }
             }
@@ -396,7 +399,9 @@ impl ImageRule {
         Some(name)
     }
 
-    fn update(&self, image: &mut Node) -> Result<(), String> {
+    /// Updates the image; whether it changed. kyaml's `SetScalar` puts an
+    /// untagged scalar in its place (with the old style).
+    fn update(&self, image: &mut Node) -> Result<bool, String> {
         if !image.is_scalar() {
             return Err(format!(
                 "wrong node kind: expected ScalarNode but got {}",
@@ -404,10 +409,13 @@ impl ImageRule {
             ));
         }
         let text = crate::yaml::node_text(image);
-        if let Some(new) = self.apply(&text) {
-            *image = Node::Str(new);
+        match self.apply(&text) {
+            Some(new) => {
+                *image = Node::Str(new);
+                Ok(true)
+            }
+            None => Ok(false),
         }
-        Ok(())
     }
 }
 
@@ -426,8 +434,9 @@ fn update_images(node: &mut Node, rule: &ImageRule) -> Result<(), String> {
                             Node::Map(cm) => {
                                 if let Some(img) = cm.get_mut("image")
                                     && !img.is_null()
+                                    && rule.update(img)?
                                 {
-                                    rule.update(img)?;
+                                    cm.set_tagless("image", true);
                                 }
                             }
                             Node::Null => {}
@@ -490,7 +499,20 @@ pub fn images(k: &Kustomization, m: &mut ResMap) -> Result<(), Error> {
                     create: false,
                     ..*fs
                 };
-                fieldspec::apply(&mut r.obj, &gvk, &spec, None, &mut |n| rule.update(n))?;
+                let mut set = Vec::new();
+                fieldspec::apply_at(&mut r.obj, &gvk, &spec, None, &mut |at, n| {
+                    if rule.update(n)? {
+                        set.push(at.to_vec());
+                    }
+                    Ok(())
+                })?;
+                for at in set {
+                    if let Some((PathElem::Key(key), parent)) = at.split_last()
+                        && let Some(Node::Map(pm)) = node_at_mut(&mut r.obj, parent)
+                    {
+                        pm.set_tagless(key, true);
+                    }
+                }
             }
         }
     }

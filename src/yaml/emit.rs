@@ -72,6 +72,110 @@ pub fn fold_nel(s: &str) -> std::borrow::Cow<'_, str> {
     std::borrow::Cow::Owned(out)
 }
 
+/// Whether libyaml may print `value` as a block scalar (else a block
+/// style falls back to double quotes).
+pub fn block_allowed(value: &str) -> bool {
+    analyze(value).block_allowed
+}
+
+/// Whether go-yaml v3 may print `value` as a block scalar: unlike go-yaml
+/// v2 it takes a tab for an ordinary character.
+pub fn v3_block_allowed(value: &str) -> bool {
+    if value.contains('\t') {
+        analyze(&value.replace('\t', "x")).block_allowed
+    } else {
+        analyze(value).block_allowed
+    }
+}
+
+/// go-yaml v3 prints a block scalar without an indentation indicator unless
+/// it starts with a space or a line break; reading it back then fails when
+/// its first line starts with a tab.
+pub fn v3_block_unreadable(value: &str) -> bool {
+    value.starts_with('\t') && v3_block_allowed(value)
+}
+
+/// The value go-yaml v3 reads back after printing `value` as a folded
+/// block scalar, the style a field keeps when it was written `>` in its
+/// source (kustomize prints every object with go-yaml v3 and reads it
+/// back). The folded writer decides whether a line break after a text line
+/// needs an extra (folding) break by looking at the first character of the
+/// whole value instead of the next line's: it puts the extra break before
+/// trailing empty lines and before a more-indented line (each then reads
+/// back as one more line break), and none at all when the value starts with
+/// a blank (two text lines then fold into one). A value that cannot be a
+/// block (trailing space, space before a break, unprintable characters) is
+/// printed double-quoted and comes back unchanged.
+pub fn folded_round_trip(value: &str) -> String {
+    if !analyze(value).block_allowed || value.chars().any(|c| is_break(c) && c != '\n') {
+        return value.to_string();
+    }
+    let blank = |c: char| c == ' ' || c == '\t';
+    let fold_breaks = value
+        .trim_start_matches('\n')
+        .chars()
+        .next()
+        .is_some_and(|c| !blank(c) && c != '\0');
+    // The writer: the printed lines (text lines and empty lines).
+    let mut lines: Vec<String> = vec![String::new()];
+    let (mut breaks, mut leading_blank) = (true, true);
+    for c in value.chars() {
+        if c == '\n' {
+            if !breaks && !leading_blank && fold_breaks {
+                lines.push(String::new());
+            }
+            lines.push(String::new());
+            breaks = true;
+        } else {
+            if breaks {
+                leading_blank = blank(c);
+            }
+            lines.last_mut().expect("never empty").push(c);
+            breaks = false;
+        }
+    }
+    if value.ends_with('\n') {
+        lines.pop();
+    }
+    // The reader, with the chomping indicator the writer chose.
+    let keep = value == "\n" || value.ends_with("\n\n");
+    let strip = !value.ends_with('\n');
+    let Some(first) = lines.iter().position(|l| !l.is_empty()) else {
+        return if keep {
+            "\n".repeat(lines.len())
+        } else {
+            String::new()
+        };
+    };
+    let last = lines.iter().rposition(|l| !l.is_empty()).unwrap_or(first);
+    let more_indented = |l: &str| l.starts_with(blank);
+    let mut out = "\n".repeat(first);
+    out.push_str(&lines[first]);
+    let mut prev = first;
+    for i in first + 1..=last {
+        if lines[i].is_empty() {
+            continue;
+        }
+        let empty = i - prev - 1;
+        if more_indented(&lines[prev]) || more_indented(&lines[i]) {
+            out.push_str(&"\n".repeat(empty + 1));
+        } else if empty == 0 {
+            out.push(' ');
+        } else {
+            out.push_str(&"\n".repeat(empty));
+        }
+        out.push_str(&lines[i]);
+        prev = i;
+    }
+    if !strip {
+        out.push('\n');
+    }
+    if keep {
+        out.push_str(&"\n".repeat(lines.len() - 1 - last));
+    }
+    out
+}
+
 /// go-yaml v2's key order.
 pub fn key_less(a: &str, b: &str) -> bool {
     let ar: Vec<char> = a.chars().collect();
@@ -803,6 +907,23 @@ mod tests {
 
     fn rt(s: &str) -> String {
         to_string(&parse_one(s).unwrap())
+    }
+
+    #[test]
+    fn folded_blocks_like_go_yaml_v3() {
+        for (value, back) in [
+            ("a b\n", "a b\n"),
+            ("a\nb", "a\nb"),
+            ("a\n\nb\n", "a\n\nb\n"),
+            ("team-a\n\n\n", "team-a\n\n\n\n"),
+            ("y\n\n", "y\n\n\n"),
+            ("a\n  b\n", "a\n\n  b\n"),
+            ("  k\nl\nm\n", "  k\nl m\n"),
+            ("\n\n", "\n\n"),
+            ("a \nb", "a \nb"),
+        ] {
+            assert_eq!(folded_round_trip(value), back, "{value:?}");
+        }
     }
 
     #[test]

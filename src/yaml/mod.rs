@@ -7,5 +7,5 @@ pub mod parse;
 pub mod resolve;
 
 pub use emit::{stream_to_string, to_string};
-pub use node::{Map, Node, node_text};
+pub use node::{Map, Node, PRINT_FLOW, PRINT_FOLDED, PRINT_LITERAL, node_text};
 pub use parse::{Document, ParseError, parse_one, parse_stream};

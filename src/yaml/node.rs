@@ -29,6 +29,16 @@ pub enum Node {
 /// values whose text is not the canonical text of their value (`0o17`,
 /// `1.0`, `TRUE`, `~`, `2001-12-14`): kustomize reads some fields
 /// (annotations) back as strings of their source text.
+/// `Map::print_breaks` flag: the scalar is written as a folded block
+/// (see `emit::folded_round_trip`).
+pub const PRINT_FOLDED: u8 = 1;
+/// `Map::print_breaks` flag: the scalar is written as a literal block (on a
+/// list: its last item is).
+pub const PRINT_LITERAL: u8 = 2;
+/// `Map::print_breaks` flag: the collection is written in flow style, where
+/// no block scalar can be printed.
+pub const PRINT_FLOW: u8 = 4;
+
 #[derive(Debug, Clone, Default)]
 pub struct Map {
     entries: Vec<(String, Node)>,
@@ -40,10 +50,19 @@ pub struct Map {
     /// a replacement created, a name a prefix was added to): its text is
     /// read as YAML again, and a patch that walks over it makes it a string.
     tagless: Vec<String>,
-    /// Line breaks go-yaml v3 adds when it prints the block scalar at a key
-    /// (a folded scalar keeping trailing empty lines, a kept block followed
-    /// by final comments); kustomize reads its printed output back.
+    /// How go-yaml v3 prints the value at a key (`PRINT_FOLDED`,
+    /// `PRINT_LITERAL`, `PRINT_FLOW`); kustomize reads its printed output
+    /// back, which changes some values.
     print_breaks: Vec<(String, u8)>,
+    /// On a document's root: the document ends with a comment after an
+    /// empty line (go-yaml v3's document foot comment, see
+    /// `kustomize::build::apply_print_breaks`).
+    doc_foot_comment: bool,
+    /// The map is written in flow style (`{...}`).
+    flow: bool,
+    /// Keys whose scalar keeps a type tag its text does not resolve to (a
+    /// replacement writes only a node's text): printing the object fails.
+    bad_tags: Vec<(String, &'static str)>,
 }
 
 impl PartialEq for Map {
@@ -119,6 +138,8 @@ impl Map {
             .retain(|k| entries.iter().any(|(ek, _)| ek == k));
         self.print_breaks
             .retain(|(k, _)| entries.iter().any(|(ek, _)| ek == k));
+        self.bad_tags
+            .retain(|(k, _)| entries.iter().any(|(ek, _)| ek == k));
     }
 
     /// Records the source text of the plain scalar at `key`.
@@ -127,12 +148,15 @@ impl Map {
         self.raw.push((key.to_string(), text.into()));
     }
 
-    /// Forgets the source texts of this map's scalars (not nested maps').
+    /// Forgets the source texts of this map's scalars (not nested maps'),
+    /// and its style and comments.
     pub fn clear_source_texts(&mut self) {
         self.raw.clear();
         self.quoted.clear();
         self.tagless.clear();
         self.print_breaks.clear();
+        self.doc_foot_comment = false;
+        self.flow = false;
     }
 
     /// The recorded source text of the plain scalar at `key`, if any.
@@ -168,9 +192,49 @@ impl Map {
         if !self.print_breaks.is_empty() {
             self.print_breaks.retain(|(k, _)| k != key);
         }
+        if !self.bad_tags.is_empty() {
+            self.bad_tags.retain(|(k, _)| k != key);
+        }
     }
 
-    /// Records the line breaks printing adds to the block scalar at `key`.
+    /// Records that the scalar at `key` keeps the type tag `tag` (such as
+    /// `!!int`) that its text does not resolve to.
+    pub fn set_bad_tag(&mut self, key: &str, tag: Option<&'static str>) {
+        self.bad_tags.retain(|(k, _)| k != key);
+        if let Some(t) = tag {
+            self.bad_tags.push((key.to_string(), t));
+        }
+    }
+
+    /// The type tag the scalar at `key` keeps but cannot be read as.
+    pub fn bad_tag(&self, key: &str) -> Option<&'static str> {
+        self.bad_tags
+            .iter()
+            .find(|(k, _)| k == key)
+            .map(|(_, t)| *t)
+    }
+
+    /// Records whether the map is written in flow style.
+    pub fn set_flow(&mut self, flow: bool) {
+        self.flow = flow;
+    }
+
+    /// Whether the map is written in flow style.
+    pub fn is_flow(&self) -> bool {
+        self.flow
+    }
+
+    /// Records whether this document root ends with a foot comment.
+    pub fn set_doc_foot_comment(&mut self, foot: bool) {
+        self.doc_foot_comment = foot;
+    }
+
+    /// Whether this document root ends with a foot comment.
+    pub fn has_doc_foot_comment(&self) -> bool {
+        self.doc_foot_comment
+    }
+
+    /// Records how the block scalar at `key` is printed (`PRINT_*` flags).
     pub fn set_print_breaks(&mut self, key: &str, n: u8) {
         self.print_breaks.retain(|(k, _)| k != key);
         if n > 0 {
@@ -178,7 +242,7 @@ impl Map {
         }
     }
 
-    /// The line breaks printing adds to the block scalar at `key`.
+    /// How the block scalar at `key` is printed (`PRINT_*` flags).
     pub fn print_breaks(&self, key: &str) -> u8 {
         self.print_breaks
             .iter()

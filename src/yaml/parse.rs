@@ -8,7 +8,7 @@ use std::collections::HashMap;
 use yaml_rust2::parser::{Event, Parser, Tag};
 use yaml_rust2::scanner::TScalarStyle;
 
-use super::node::{Map, Node};
+use super::node::{Map, Node, PRINT_FLOW, PRINT_FOLDED, PRINT_LITERAL};
 use super::resolve::{Schema, resolve_plain};
 
 /// A YAML syntax error with its position (1-based line and column).
@@ -70,6 +70,7 @@ pub fn parse_stream_with(text: &str, schema: Schema) -> Result<Vec<Document>, Pa
         terminated: text.is_empty() || text.ends_with('\n'),
         last_mark: (0, 0),
         last_adjusted: None,
+        last_content: 0,
         schema,
         anchors: HashMap::new(),
         alias_nodes: 0,
@@ -85,7 +86,10 @@ pub fn parse_stream_with(text: &str, schema: Schema) -> Result<Vec<Document>, Pa
                 if matches!(ev, Event::DocumentEnd) {
                     continue;
                 }
-                let node = b.node(ev, mark.line())?;
+                let mut node = b.node(ev, mark.line())?;
+                if let Node::Map(m) = &mut node {
+                    m.set_doc_foot_comment(b.ends_with_foot_comment());
+                }
                 if !node.is_null() {
                     docs.push(Document {
                         node,
@@ -94,7 +98,10 @@ pub fn parse_stream_with(text: &str, schema: Schema) -> Result<Vec<Document>, Pa
                 }
             }
             other => {
-                let node = b.node(other, mark.line())?;
+                let mut node = b.node(other, mark.line())?;
+                if let Node::Map(m) = &mut node {
+                    m.set_doc_foot_comment(b.ends_with_foot_comment());
+                }
                 docs.push(Document {
                     node,
                     line: mark.line(),
@@ -162,6 +169,9 @@ struct Builder<'a> {
     /// Line breaks kustomize's printer adds to the block scalar just read
     /// (see `node`).
     last_adjusted: Option<u8>,
+    /// Index of the last line holding content read so far (the last
+    /// non-blank line of a block scalar, the first line of other nodes).
+    last_content: usize,
     schema: Schema,
     anchors: HashMap<usize, (Node, usize)>,
     alias_nodes: usize,
@@ -233,28 +243,46 @@ impl Builder<'_> {
         }
     }
 
-    /// go-yaml v3 adds a line break to a block scalar that keeps its
-    /// trailing empty lines when only comments follow it to the end of the
-    /// document.
-    fn block_scalar_before_final_comments(&self) -> bool {
-        let Some((_, end, _)) = self.block_region() else {
-            return false;
-        };
-        let mut comments = 0;
-        for l in &self.lines[end..] {
-            if l.starts_with("---") || l.starts_with("...") {
-                break;
-            }
+    /// Whether the collection whose start was just read is written in flow
+    /// style (its mark is at the bracket).
+    fn at_flow_start(&self) -> bool {
+        let (l, col) = self.last_mark;
+        self.lines
+            .get(l.wrapping_sub(1))
+            .and_then(|t| t.chars().nth(col))
+            .is_some_and(|c| c == '{' || c == '[')
+    }
+
+    /// Whether the document read last ends with a comment that a blank
+    /// line separates from its content: go-yaml v3 keeps it as the
+    /// document's foot comment and prints an empty line before it, which a
+    /// kept block scalar printed just before takes as one more line break.
+    fn ends_with_foot_comment(&self) -> bool {
+        let lines = &self.lines;
+        let start = self.last_content.min(lines.len());
+        let end = (start + 1..lines.len())
+            .find(|&i| lines[i].starts_with("---") || lines[i].starts_with("..."))
+            .unwrap_or(lines.len());
+        // Content may end after `last_content` (a flow collection's or a
+        // quoted scalar's later lines).
+        let content_end = (start..end)
+            .rev()
+            .find(|&i| {
+                let t = lines[i].trim();
+                !t.is_empty() && !t.starts_with('#')
+            })
+            .unwrap_or(start);
+        let mut blank = false;
+        let mut foot = false;
+        for l in lines.get(content_end + 1..end).unwrap_or_default() {
             let t = l.trim();
             if t.is_empty() {
-                continue;
+                blank = true;
+            } else if blank {
+                foot = true;
             }
-            if !t.starts_with('#') {
-                return false;
-            }
-            comments += 1;
         }
-        comments > 0
+        foot
     }
 
     fn anchor(&mut self, id: usize, node: &Node) {
@@ -265,32 +293,32 @@ impl Builder<'_> {
     }
 
     fn node(&mut self, ev: Event, line: usize) -> Result<Node, ParseError> {
+        self.last_content = self.last_content.max(line.saturating_sub(1));
         match ev {
             Event::Scalar(mut text, style, anchor, tag) => {
                 if matches!(style, TScalarStyle::Literal | TScalarStyle::Folded) {
+                    // How go-yaml v3 prints the block again (kustomize
+                    // reads its printed output back), remembered by the
+                    // entry (`Map::print_breaks`) while the value keeps the
+                    // text as read.
+                    let mut flags = 0;
+                    if style == TScalarStyle::Folded {
+                        flags |= PRINT_FOLDED;
+                    }
+                    if style == TScalarStyle::Literal {
+                        flags |= PRINT_LITERAL;
+                    }
                     if text.ends_with('\n') && self.block_scalar_reaches_eof() {
                         // libyaml keeps a final line break only when there
                         // is one; yaml-rust2 adds it at the end of the input.
                         text.pop();
-                    } else if text.ends_with("\n\n") {
-                        // go-yaml v3 prints a folded scalar that keeps
-                        // trailing empty lines with one more line break (its
-                        // folded writer puts an extra break after the last
-                        // line), and a kept block followed only by comments
-                        // to the document's end gains one too; kustomize
-                        // reads its output back. The entry remembers it
-                        // (`Map::print_breaks`) while the value keeps the
-                        // text as read.
-                        let mut extra = 0;
-                        if style == TScalarStyle::Folded {
-                            extra += 1;
-                        }
-                        if self.block_scalar_before_final_comments() {
-                            extra += 1;
-                        }
-                        if extra > 0 {
-                            self.last_adjusted = Some(extra);
-                        }
+                    }
+                    self.last_adjusted = Some(flags);
+                    if let Some((start, end, _)) = self.block_region() {
+                        let last = (start..end)
+                            .rev()
+                            .find(|&i| !self.lines[i].trim().is_empty());
+                        self.last_content = self.last_content.max(last.unwrap_or(start));
                     }
                 }
                 let n = self.scalar(text, style, tag.as_ref(), line)?;
@@ -316,19 +344,35 @@ impl Builder<'_> {
                 Ok(n)
             }
             Event::SequenceStart(anchor, _) => {
+                let mut flow = self.at_flow_start();
+                let start = self.last_mark;
                 let mut items = Vec::new();
+                // The style flags of the last item when it is a block
+                // scalar; the map entry holding the list keeps them.
+                let mut last_block = None;
                 loop {
                     let (ev, mark) = self.next()?;
                     if matches!(ev, Event::SequenceEnd) {
                         break;
                     }
-                    items.push(self.node(ev, mark.line())?);
+                    if items.is_empty() && (mark.line(), mark.col()) == start {
+                        // An indentless block sequence is marked at its
+                        // first item (which may be a flow collection).
+                        flow = false;
+                    }
+                    self.last_adjusted = None;
+                    let item = self.node(ev, mark.line())?;
+                    last_block = self.last_adjusted.take().filter(|_| item.is_scalar());
+                    items.push(item);
                 }
+                self.last_adjusted = if flow { Some(PRINT_FLOW) } else { last_block };
                 let n = Node::Seq(items);
                 self.anchor(anchor, &n);
                 Ok(n)
             }
             Event::MappingStart(anchor, _) => {
+                let mut flow = self.at_flow_start();
+                let start = self.last_mark;
                 let mut map = Map::new();
                 let mut merges: Vec<Node> = Vec::new();
                 let mut lines: HashMap<String, usize> = HashMap::new();
@@ -336,6 +380,9 @@ impl Builder<'_> {
                     let (ev, mark) = self.next()?;
                     if matches!(ev, Event::MappingEnd) {
                         break;
+                    }
+                    if map.is_empty() && merges.is_empty() && (mark.line(), mark.col()) == start {
+                        flow = false;
                     }
                     let key_line = mark.line();
                     let is_merge =
@@ -436,6 +483,8 @@ impl Builder<'_> {
                         }
                     }
                 }
+                self.last_adjusted = flow.then_some(PRINT_FLOW);
+                map.set_flow(flow);
                 let n = Node::Map(map);
                 self.anchor(anchor, &n);
                 Ok(n)
