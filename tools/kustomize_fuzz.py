@@ -341,7 +341,7 @@ MULTILINE_STRINGS = [
     "trailing space \nx", "a\r\nb\r\n", "\n", "\nleading", "x\n\ny\n",
     "#!/bin/sh\necho \"$HOME\"\nexit 0\n", "key: value\nlist:\n  - a\n  - b\n",
     '{"json": [1, 2, {"a": "b"}]}\n', "tab\tin\nblock\n", "x\n\n\n", "ends\nwith space ",
-    "[section]\nkey = value\n# comment\n", "a\u2028b", "a\u0085b\n",
+    "[section]\nkey = value\n# comment\n", "a\u2028b", "a\u0085b\n", "\tleading tab\nline\n",
 ]
 
 

@@ -510,16 +510,22 @@ fn finalize_annotations(r: &mut Resource) -> Result<(), Error> {
     let Some(ann) = md.get("annotations") else {
         return Ok(());
     };
+    // kyaml's SetAnnotations clears the field and creates it again at the
+    // end of the metadata, with the keys sorted (which decides the last
+    // scalar printed, see `apply_print_breaks`).
     let strings: crate::yaml::Map = match ann {
-        Node::Map(a) => a
-            .keys()
-            .map(|k| {
-                (
-                    k.clone(),
-                    Node::Str(a.scalar_source_text(k).unwrap_or_default()),
-                )
-            })
-            .collect(),
+        Node::Map(a) => {
+            let mut keys: Vec<&String> = a.keys().collect();
+            keys.sort();
+            keys.into_iter()
+                .map(|k| {
+                    (
+                        k.clone(),
+                        Node::Str(a.scalar_source_text(k).unwrap_or_default()),
+                    )
+                })
+                .collect()
+        }
         _ => crate::yaml::Map::new(),
     };
     if strings.is_empty() {
@@ -539,6 +545,7 @@ fn finalize_annotations(r: &mut Resource) -> Result<(), Error> {
             });
         }
     }
+    md.remove("annotations");
     md.insert("annotations", Node::Map(strings));
     Ok(())
 }
@@ -547,9 +554,18 @@ fn finalize_annotations(r: &mut Resource) -> Result<(), Error> {
 /// prints or decodes an object: `9090` becomes a number. A quoted one stays
 /// a string.
 pub fn resolve_tagless(n: &mut Node) {
+    resolve_tagless_in(n, false);
+}
+
+/// Inside a flow collection go-yaml v3 quotes a text holding a flow
+/// indicator: a timestamp with a time (`12:30`) then stays a string.
+fn resolve_tagless_in(n: &mut Node, in_flow: bool) {
     match n {
-        Node::Seq(items) => items.iter_mut().for_each(resolve_tagless),
+        Node::Seq(items) => items
+            .iter_mut()
+            .for_each(|it| resolve_tagless_in(it, in_flow)),
         Node::Map(m) => {
+            let in_flow = in_flow || m.is_flow();
             let keys: Vec<String> = m
                 .keys()
                 .filter(|k| m.is_tagless(k) && !m.is_quoted(k))
@@ -557,6 +573,12 @@ pub fn resolve_tagless(n: &mut Node) {
                 .collect();
             for k in keys {
                 if let Some(Node::Str(t)) = m.get(&k) {
+                    if in_flow
+                        && t.contains(':')
+                        && crate::yaml::resolve::parse_timestamp(t).is_some()
+                    {
+                        continue;
+                    }
                     let t = t.clone();
                     let v =
                         crate::yaml::resolve::resolve_plain(&t, crate::yaml::resolve::Schema::V3);
@@ -567,8 +589,13 @@ pub fn resolve_tagless(n: &mut Node) {
                     }
                 }
             }
-            for (_, v) in m.iter_mut() {
-                resolve_tagless(v);
+            let flow_keys: Vec<String> = m
+                .keys()
+                .filter(|k| m.print_breaks(k) & crate::yaml::PRINT_FLOW != 0)
+                .cloned()
+                .collect();
+            for (k, v) in m.iter_mut() {
+                resolve_tagless_in(v, in_flow || flow_keys.contains(k));
             }
         }
         _ => {}
@@ -603,7 +630,7 @@ fn unprintable(n: &Node) -> Option<char> {
 pub fn apply_print_breaks(n: &mut Node) {
     let grows = matches!(n, Node::Map(m) if m.has_doc_foot_comment())
         && last_scalar(n).is_some_and(|(s, block)| {
-            block && (s == "\n" || s.ends_with("\n\n")) && crate::yaml::emit::block_allowed(s)
+            block && (s == "\n" || s.ends_with("\n\n")) && crate::yaml::emit::v3_block_allowed(s)
         });
     apply_folded(n, false);
     if grows && let Some(s) = last_string_mut(n) {
@@ -713,6 +740,20 @@ fn json_reparse(n: &mut Node) {
                 .collect();
             for k in strings {
                 m.set_quoted(&k, true);
+            }
+            // A float is written with Go's JSON encoding (0.00001), which
+            // becomes its text.
+            let floats: Vec<(String, String)> = m
+                .iter()
+                .filter_map(|(k, v)| match v {
+                    Node::Float(f) if f.is_finite() => {
+                        Some((k.clone(), super::generators::go_json_float(*f)))
+                    }
+                    _ => None,
+                })
+                .collect();
+            for (k, t) in floats {
+                m.set_raw(&k, t);
             }
             let collections: Vec<String> = m
                 .iter()

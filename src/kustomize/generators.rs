@@ -364,6 +364,9 @@ fn merge_str_maps(old: Option<&Node>, new: Option<&Node>, null_empty: bool) -> O
                 let quoted = text.contains('\n');
                 out.insert(k.clone(), Node::Str(text));
                 out.set_quoted(k, quoted);
+                if quoted {
+                    out.set_print_breaks(k, crate::yaml::PRINT_LITERAL);
+                }
             }
         }
     }

@@ -469,7 +469,7 @@ impl Kustomization {
 
     pub fn parse(file: &Path, text: &str) -> Result<Kustomization, Error> {
         // kustomize reads its own file with sigs.k8s.io/yaml (YAML 1.1).
-        let node = crate::yaml::parse::parse_stream_with(text, crate::yaml::resolve::Schema::V2)
+        let node = crate::yaml::parse::parse_stream_json_keys(text)
             .map_err(|e| Error::yaml(file, &e))?
             .into_iter()
             .next()

@@ -138,7 +138,25 @@ impl Ctx<'_> {
                 for it in items.iter_mut() {
                     match it {
                         Node::Map(_) => self.set_mapping(it)?,
-                        Node::Str(_) => self.set_scalar(it)?,
+                        _ if it.is_scalar() && !it.is_null() => {
+                            // kyaml matches the element's text.
+                            let orig = it.clone();
+                            let old = crate::yaml::node_text(&orig);
+                            *it = Node::Str(old.clone());
+                            self.set_scalar(it)?;
+                            // An untagged scalar replaces the element (a list
+                            // item keeps no flag: its text is read as YAML
+                            // right away, `9090` becoming a number).
+                            match it {
+                                Node::Str(new) if *new != old => {
+                                    *it = crate::yaml::resolve::resolve_plain(
+                                        new,
+                                        crate::yaml::resolve::Schema::V3,
+                                    );
+                                }
+                                _ => *it = orig,
+                            }
+                        }
                         _ => {}
                     }
                 }

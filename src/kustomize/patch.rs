@@ -4,7 +4,6 @@
 use regex::Regex;
 
 use crate::resource::{Gvk, ResMap, Resource};
-use crate::yaml::resolve::Schema;
 use crate::yaml::{Map, Node};
 
 use super::Error;
@@ -206,8 +205,7 @@ pub fn parse_json6902(text: &str) -> Result<Vec<Node>, String> {
             _ => Err("a JSON patch must be a list of operations".into()),
         }
     } else {
-        let docs =
-            crate::yaml::parse::parse_stream_with(text, Schema::V2).map_err(|e| e.to_string())?;
+        let docs = crate::yaml::parse::parse_stream_json_keys(text).map_err(|e| e.to_string())?;
         let node = docs.into_iter().next().map(|d| d.node);
         // kustomize converts the YAML to JSON first (`yaml.YAMLToJSON`).
         if let Some(bad) = node.as_ref().and_then(super::build::non_finite) {
@@ -528,6 +526,11 @@ fn json_numbers(n: &mut Node) {
                 .collect();
             for k in quoted {
                 m.set_quoted(&k, true);
+                // Rebuilt from JSON, a string holding a line break is a
+                // literal block.
+                if matches!(m.get(&k), Some(Node::Str(s)) if s.contains('\n')) {
+                    m.set_print_breaks(&k, crate::yaml::PRINT_LITERAL);
+                }
             }
         }
         _ => {}
@@ -546,8 +549,16 @@ fn parse_patch_body(text: &str, what: &str) -> Result<PatchBody, String> {
     if t.starts_with('[') {
         return parse_json6902(text).map(PatchBody::Json);
     }
-    let docs =
-        crate::yaml::parse_stream(text).map_err(|e| format!("{what}: malformed YAML: {e}"))?;
+    // kustomize tries the text both as resources and as a JSON patch (read
+    // by sigs.k8s.io/yaml): keys such as `12:` only fail the former.
+    let docs = match crate::yaml::parse_stream(text) {
+        Ok(docs) => docs,
+        Err(e) => {
+            return parse_json6902(text)
+                .map(PatchBody::Json)
+                .map_err(|_| format!("{what}: malformed YAML: {e}"));
+        }
+    };
     if docs.is_empty() {
         return Err(format!("{what}: the patch is empty"));
     }
@@ -655,6 +666,34 @@ fn copy_merge_meta(patch: &mut Node, r: &Resource) -> Result<(), String> {
     Ok(())
 }
 
+/// A patch allowed to change names or kinds carries that as an annotation,
+/// set by reading its annotations and writing them back as strings (of
+/// their source text); a null or empty map becomes one with just that
+/// annotation, which merges nothing visible.
+fn annotations_as_strings(patch: &mut Node) {
+    let Some(Node::Map(md)) = patch.get_mut("metadata") else {
+        return;
+    };
+    let strings: Map = match md.get("annotations") {
+        Some(Node::Map(a)) => a
+            .keys()
+            .map(|k| {
+                (
+                    k.clone(),
+                    Node::Str(a.scalar_source_text(k).unwrap_or_default()),
+                )
+            })
+            .collect(),
+        None => return,
+        Some(_) => Map::new(),
+    };
+    if strings.is_empty() {
+        md.remove("annotations");
+    } else {
+        md.insert("annotations", Node::Map(strings));
+    }
+}
+
 /// `ApplySmPatch` rebuilds the resource list with Append, which refuses two
 /// objects with the same id.
 fn check_unique_ids(m: &ResMap) -> Result<(), String> {
@@ -688,6 +727,8 @@ fn smp_by_id(
             let mut pc = patch.clone();
             if legacy {
                 copy_merge_meta(&mut pc, &m.resources[hits[0]])?;
+            } else if allow_name || allow_kind {
+                annotations_as_strings(&mut pc);
             }
             if !apply_smp_to(&mut m.resources[hits[0]], &pc, allow_name, allow_kind)? {
                 m.resources.remove(hits[0]);
@@ -787,6 +828,22 @@ fn apply_body_with(
                     && !md.contains_key("annotations")
                 {
                     md.insert("annotations", Node::map());
+                }
+                // The build annotations come last in the annotations map:
+                // when that map ends the document, its last scalar printed is
+                // one of them, not a block a foot comment could extend.
+                if !legacy || has_build_annotations {
+                    let m = r.map_mut();
+                    let ends_with_annotations = m.iter().last().is_some_and(|(k, md)| {
+                        k == "metadata"
+                            && md
+                                .as_map()
+                                .and_then(|md| md.iter().last())
+                                .is_some_and(|(k, _)| k == "annotations")
+                    });
+                    if ends_with_annotations {
+                        m.set_doc_foot_comment(false);
+                    }
                 }
                 let result = json_round_trip(&mut r.obj, |obj| {
                     apply_json6902(obj, ops)?;

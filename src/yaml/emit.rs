@@ -72,14 +72,9 @@ pub fn fold_nel(s: &str) -> std::borrow::Cow<'_, str> {
     std::borrow::Cow::Owned(out)
 }
 
-/// Whether libyaml may print `value` as a block scalar (else a block
-/// style falls back to double quotes).
-pub fn block_allowed(value: &str) -> bool {
-    analyze(value).block_allowed
-}
-
-/// Whether go-yaml v3 may print `value` as a block scalar: unlike go-yaml
-/// v2 it takes a tab for an ordinary character.
+/// Whether go-yaml v3 may print `value` as a block scalar (else a block
+/// style falls back to double quotes): unlike go-yaml v2 it takes a tab
+/// for an ordinary character.
 pub fn v3_block_allowed(value: &str) -> bool {
     if value.contains('\t') {
         analyze(&value.replace('\t', "x")).block_allowed
@@ -107,7 +102,7 @@ pub fn v3_block_unreadable(value: &str) -> bool {
 /// block (trailing space, space before a break, unprintable characters) is
 /// printed double-quoted and comes back unchanged.
 pub fn folded_round_trip(value: &str) -> String {
-    if !analyze(value).block_allowed || value.chars().any(|c| is_break(c) && c != '\n') {
+    if !v3_block_allowed(value) || value.chars().any(|c| is_break(c) && c != '\n') {
         return value.to_string();
     }
     let blank = |c: char| c == ' ' || c == '\t';
@@ -300,7 +295,17 @@ pub fn kyaml_float_text(f: f64) -> String {
 
 /// `strconv.FormatFloat(f, 'g', -1, 64)`.
 pub fn go_format_g(f: f64) -> String {
-    let sci = format!("{:e}", f);
+    format_g(format!("{:e}", f))
+}
+
+/// Go's `strconv.FormatFloat(f, 'g', -1, 32)`: the shortest text that reads
+/// back as the same float32.
+pub fn go_format_g32(f: f32) -> String {
+    format_g(format!("{:e}", f))
+}
+
+/// 'g' formatting of a number given in Rust's shortest `{:e}` form.
+fn format_g(sci: String) -> String {
     let (neg, sci) = match sci.strip_prefix('-') {
         Some(s) => (true, s.to_string()),
         None => (false, sci),

@@ -47,7 +47,18 @@ pub fn parse_stream(text: &str) -> Result<Vec<Document>, ParseError> {
     parse_stream_with(text, Schema::V3)
 }
 
+/// Parses `text` as `sigs.k8s.io/yaml` reads YAML into JSON (kustomization
+/// files, JSON patches written in YAML): V2 resolution rules, and a key
+/// that reads as a number or a bool becomes the string Go prints for it.
+pub fn parse_stream_json_keys(text: &str) -> Result<Vec<Document>, ParseError> {
+    parse(text, Schema::V2, true)
+}
+
 pub fn parse_stream_with(text: &str, schema: Schema) -> Result<Vec<Document>, ParseError> {
+    parse(text, schema, false)
+}
+
+fn parse(text: &str, schema: Schema, json_keys: bool) -> Result<Vec<Document>, ParseError> {
     let text = text.strip_prefix('\u{feff}').unwrap_or(text);
     if let Some((i, c)) = text
         .char_indices()
@@ -71,6 +82,8 @@ pub fn parse_stream_with(text: &str, schema: Schema) -> Result<Vec<Document>, Pa
         last_mark: (0, 0),
         last_adjusted: None,
         last_content: 0,
+        flow_depth: 0,
+        json_keys,
         schema,
         anchors: HashMap::new(),
         alias_nodes: 0,
@@ -172,6 +185,11 @@ struct Builder<'a> {
     /// Index of the last line holding content read so far (the last
     /// non-blank line of a block scalar, the first line of other nodes).
     last_content: usize,
+    /// How many flow collections enclose the node being read.
+    flow_depth: usize,
+    /// Numbers and bools as keys become strings (see
+    /// `parse_stream_json_keys`).
+    json_keys: bool,
     schema: Schema,
     anchors: HashMap<usize, (Node, usize)>,
     alias_nodes: usize,
@@ -211,10 +229,11 @@ impl Builder<'_> {
         // yaml-rust2 marks a block scalar at its indicator or at its first
         // content line.
         let (l, col) = self.last_mark;
-        let at_indicator = lines
-            .get(l.wrapping_sub(1))
-            .and_then(|t| t.chars().nth(col))
-            .is_some_and(|c| c == '|' || c == '>');
+        // (Content starting with `>` or `|` has only blanks before it.)
+        let at_indicator = lines.get(l.wrapping_sub(1)).is_some_and(|t| {
+            t.chars().nth(col).is_some_and(|c| c == '|' || c == '>')
+                && !t.chars().take(col).all(char::is_whitespace)
+        });
         let start = if at_indicator { l } else { l.saturating_sub(1) };
         let indent = |l: &str| l.len() - l.trim_start_matches(' ').len();
         let first = lines.get(start..)?.iter().find(|l| !l.trim().is_empty())?;
@@ -355,15 +374,23 @@ impl Builder<'_> {
                     if matches!(ev, Event::SequenceEnd) {
                         break;
                     }
-                    if items.is_empty() && (mark.line(), mark.col()) == start {
-                        // An indentless block sequence is marked at its
-                        // first item (which may be a flow collection).
-                        flow = false;
+                    if items.is_empty() {
+                        if (mark.line(), mark.col()) == start {
+                            // An indentless block sequence is marked at its
+                            // first item (which may be a flow collection).
+                            flow = false;
+                        }
+                        if flow {
+                            self.flow_depth += 1;
+                        }
                     }
                     self.last_adjusted = None;
                     let item = self.node(ev, mark.line())?;
                     last_block = self.last_adjusted.take().filter(|_| item.is_scalar());
                     items.push(item);
+                }
+                if flow && !items.is_empty() {
+                    self.flow_depth -= 1;
                 }
                 self.last_adjusted = if flow { Some(PRINT_FLOW) } else { last_block };
                 let n = Node::Seq(items);
@@ -373,6 +400,7 @@ impl Builder<'_> {
             Event::MappingStart(anchor, _) => {
                 let mut flow = self.at_flow_start();
                 let start = self.last_mark;
+                let mut entered = false;
                 let mut map = Map::new();
                 let mut merges: Vec<Node> = Vec::new();
                 let mut lines: HashMap<String, usize> = HashMap::new();
@@ -381,8 +409,14 @@ impl Builder<'_> {
                     if matches!(ev, Event::MappingEnd) {
                         break;
                     }
-                    if map.is_empty() && merges.is_empty() && (mark.line(), mark.col()) == start {
-                        flow = false;
+                    if !entered {
+                        if (mark.line(), mark.col()) == start {
+                            flow = false;
+                        }
+                        if flow {
+                            self.flow_depth += 1;
+                        }
+                        entered = true;
                     }
                     let key_line = mark.line();
                     let is_merge =
@@ -406,6 +440,14 @@ impl Builder<'_> {
                     }
                     let key = match key {
                         Node::Str(s) => s,
+                        Node::Int(i) if self.json_keys => i.to_string(),
+                        Node::Bool(b) if self.json_keys => b.to_string(),
+                        Node::Float(f) if self.json_keys => match f {
+                            f if f.is_nan() => ".nan".to_string(),
+                            f if f == f64::INFINITY => ".inf".to_string(),
+                            f if f == f64::NEG_INFINITY => "-.inf".to_string(),
+                            f => super::emit::go_format_g32(f as f32),
+                        },
                         Node::Map(_) | Node::Seq(_) => {
                             return Err(ParseError {
                                 line: key_line,
@@ -483,6 +525,9 @@ impl Builder<'_> {
                         }
                     }
                 }
+                if flow && entered {
+                    self.flow_depth -= 1;
+                }
                 self.last_adjusted = flow.then_some(PRINT_FLOW);
                 map.set_flow(flow);
                 let n = Node::Map(map);
@@ -535,6 +580,17 @@ impl Builder<'_> {
         // An application tag (`!Ref x`): quoted stays a string, plain
         // resolves as usual.
         Ok(match style {
+            // go-yaml v3 prints a timestamp with a time inside a flow
+            // collection quoted (the `:` is a flow indicator), so it reads
+            // back as the string of its text.
+            TScalarStyle::Plain
+                if self.flow_depth > 0
+                    && self.schema == Schema::V3
+                    && text.contains(':')
+                    && super::resolve::parse_timestamp(&text).is_some() =>
+            {
+                Node::Str(text)
+            }
             TScalarStyle::Plain => resolve_plain(&text, self.schema),
             _ => Node::Str(text),
         })
