@@ -184,6 +184,26 @@ fn image_unpinned() {
     case("image-unpinned");
 }
 
+#[test]
+fn talos_spec_invalid() {
+    case("talos-spec-invalid");
+}
+
+#[test]
+fn talos_mismatch() {
+    case("talos-mismatch");
+    // The message names the check and both sides.
+    let (_, js) = check(&fixtures().join("talos-mismatch/bad"), &[]);
+    let f = with_rule(&js, "talos-mismatch")[0];
+    let msg = f["message"].as_str().unwrap();
+    assert!(msg.starts_with("envoy-nodeport: "), "{msg}");
+    assert!(
+        msg.contains("30443/tcp") && msg.contains("NodePort 30444"),
+        "{msg}"
+    );
+    assert_eq!(f["path"], "network.envoyNodePort");
+}
+
 fn copy_dir(from: &Path, to: &Path) {
     std::fs::create_dir_all(to).unwrap();
     for e in std::fs::read_dir(from).unwrap() {

@@ -302,6 +302,44 @@ fn cluster_settings_change_shows_in_every_object_that_used_the_variable() {
 }
 
 #[test]
+fn talos_spec_change_reaches_the_bootstrap_variables_of_each_side() {
+    // Each side derives bootstrap-settings from its own talos.yaml: the
+    // base from the revision's tree, the head from the working tree.
+    let r = Repo::new("talos-settings");
+    r.edit(
+        "kubernetes/clusters/production/talos.yaml",
+        "domain: o11y.futo.network",
+        "domain: mesh.example.test",
+    );
+    let (doc, o) = r.json(&["diff", "production", "staging", "--base", "HEAD"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let got = changes(env(&doc, "production"));
+    assert!(
+        got.iter().any(|c| c.starts_with("changed Gateway ")),
+        "{got:?}"
+    );
+    assert!(changes(env(&doc, "staging")).is_empty());
+    let text = doc.to_string();
+    assert!(
+        text.contains("mesh.example.test"),
+        "the head value is shown"
+    );
+    assert!(
+        text.contains("o11y.futo.network"),
+        "the base value is shown"
+    );
+    // --no-talos-settings: both sides substitute an empty domain alike.
+    let (doc, _) = r.json(&[
+        "diff",
+        "production",
+        "--base",
+        "HEAD",
+        "--no-talos-settings",
+    ]);
+    assert!(changes(env(&doc, "production")).is_empty(), "{doc:#}");
+}
+
+#[test]
 fn an_object_that_changes_kustomization_is_a_move() {
     let r = Repo::new("move");
     r.git(&[

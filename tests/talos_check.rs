@@ -43,8 +43,7 @@ fn example_tree_passes() {
         assert_eq!(status_of(&f, "endpoint"), Status::Pass);
         assert_eq!(status_of(&f, "cluster-name"), Status::Pass);
         assert_eq!(status_of(&f, "spegel-ports"), Status::Pass);
-        // The example settings carry no private CIDR yet.
-        assert_eq!(status_of(&f, "private-cidr"), Status::Skip);
+        assert_eq!(status_of(&f, "private-cidr"), Status::Pass, "{text:#?}");
     }
 }
 

@@ -106,6 +106,16 @@ pub const RULES: &[Rule] = &[
         summary: "a Flux spec.patches target selects no rendered object (kustomize ignores it silently)",
     },
     Rule {
+        id: "talos-spec-invalid",
+        severity: Severity::Error,
+        summary: "the environment's Talos spec (kubernetes/clusters/ENV/talos.yaml) does not validate",
+    },
+    Rule {
+        id: "talos-mismatch",
+        severity: Severity::Error,
+        summary: "the Talos configs generated from the spec disagree with the rendered Flux tree (NodePort, CIDR, endpoint)",
+    },
+    Rule {
         id: "image-unpinned",
         severity: Severity::Warning,
         summary: "a container image with no tag, or `latest`, and no digest",

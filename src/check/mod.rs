@@ -19,6 +19,7 @@ pub mod locate;
 pub mod pins;
 pub mod report;
 pub mod schema;
+pub mod talos;
 
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
@@ -138,6 +139,7 @@ pub fn check(envs: &[Env<'_>], schemas: &SchemaSet, opts: &CheckOptions) -> Chec
             let mut findings = Vec::new();
             for env in envs {
                 lints::run_env(env, &mut findings);
+                talos::run_env(env, &mut findings);
             }
             lints::run_all(envs, &mut findings);
             if timings {

@@ -49,6 +49,13 @@ pub fn repo_root(repo: &Option<PathBuf>) -> PathBuf {
 
 /// Renders environment `env` (exit code 2 and a message when it cannot).
 pub fn render(env: &str, a: &EnvArgs) -> Result<Rendered, i32> {
+    render_with(env, a, true)
+}
+
+/// [`render`]; with `spec_errors_fatal` false, an invalid Talos spec only
+/// means no derived bootstrap-settings (`flate check` reports the spec's
+/// errors as findings).
+pub fn render_with(env: &str, a: &EnvArgs, spec_errors_fatal: bool) -> Result<Rendered, i32> {
     let repo = repo_root(&a.repo);
     let entry = a
         .path
@@ -72,18 +79,10 @@ pub fn render(env: &str, a: &EnvArgs) -> Result<Rendered, i32> {
         }
     }
     if a.settings.is_empty() && !a.no_talos_settings && a.path.is_none() {
-        match flate::talos::bootstrap_settings_for(&repo, env) {
-            Ok(Some(node)) => {
-                let file = repo.join(format!("kubernetes/clusters/{env}/talos.yaml"));
-                preexisting.push(flate::resource::Resource::new(
-                    node,
-                    flate::resource::Origin {
-                        file: Some(std::sync::Arc::new(file)),
-                        line: 0,
-                    },
-                ));
-            }
+        match flate::talos::bootstrap_settings_resource(&RealFs, &repo, env) {
+            Ok(Some(r)) => preexisting.push(r),
             Ok(None) => {}
+            Err(_) if !spec_errors_fatal => {}
             Err(e) => {
                 eprintln!("error: {e}");
                 eprintln!("hint: fix the Talos spec, or pass --no-talos-settings");

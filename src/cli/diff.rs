@@ -87,9 +87,28 @@ fn render_side(
     entry: &str,
     env: &str,
     opts: &RenderOptions,
+    talos_settings: bool,
 ) -> Input {
     if !fs.is_dir(&normalize(root, Path::new(entry))) {
         return Input::Absent(format!("{entry} does not exist"));
+    }
+    // Each side derives bootstrap-settings from its own Talos spec.
+    let mut side_opts;
+    let mut opts = opts;
+    if talos_settings {
+        match flate::talos::bootstrap_settings_resource(fs, root, env) {
+            Ok(Some(r)) => {
+                side_opts = opts.clone();
+                side_opts.preexisting.push(r);
+                opts = &side_opts;
+            }
+            Ok(None) => {}
+            Err(e) => {
+                return Input::Error(format!(
+                    "{e}\nhint: fix the Talos spec, or pass --no-talos-settings"
+                ));
+            }
+        }
     }
     match flate::flux::render(fs, root, entry, env, opts) {
         Ok(r) => Input::Rendered(Box::new(r)),
@@ -174,6 +193,10 @@ pub fn run(a: DiffArgs) -> i32 {
             .clone()
             .unwrap_or_else(|| format!("kubernetes/clusters/{env}"))
     };
+    // As in `flate build`: bootstrap-settings from the Talos spec unless
+    // --settings, --no-talos-settings or --path says otherwise.
+    let talos_settings =
+        a.env.settings.is_empty() && !a.env.no_talos_settings && a.env.path.is_none();
     // Every (environment, side) renders in parallel.
     let jobs: Vec<(usize, bool)> = (0..a.envs.len())
         .flat_map(|i| [(i, false), (i, true)])
@@ -183,9 +206,16 @@ pub fn run(a: DiffArgs) -> i32 {
         .map(|&(i, head)| {
             let env = &a.envs[i];
             let input = if head {
-                render_side(&RealFs, &head_root, &entry(env), env, &opts)
+                render_side(&RealFs, &head_root, &entry(env), env, &opts, talos_settings)
             } else {
-                render_side(base_fs.as_ref(), &base_root, &entry(env), env, &opts)
+                render_side(
+                    base_fs.as_ref(),
+                    &base_root,
+                    &entry(env),
+                    env,
+                    &opts,
+                    talos_settings,
+                )
             };
             ((i, head), input)
         })

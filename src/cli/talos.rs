@@ -8,6 +8,8 @@ use clap::{Args, Subcommand};
 use flate::fs::absolute;
 use flate::talos::{self, GeneratedFile, check::Status, write::Outcome};
 
+use super::common::repo_root;
+
 #[derive(Args, Debug, Clone)]
 pub struct SpecArgs {
     /// Environment name: the spec is kubernetes/clusters/ENV/talos.yaml.
@@ -46,22 +48,6 @@ pub enum TalosCommand {
     },
     /// Print the JSON Schema of the spec (schemas/talos-spec.schema.json).
     Schema,
-}
-
-/// The repository root: --repo, else the enclosing git work tree, else cwd.
-fn repo_root(repo: &Option<PathBuf>) -> PathBuf {
-    if let Some(r) = repo {
-        return absolute(r);
-    }
-    let cwd = absolute(Path::new("."));
-    let mut cur: Option<&Path> = Some(&cwd);
-    while let Some(d) = cur {
-        if d.join(".git").exists() {
-            return d.to_path_buf();
-        }
-        cur = d.parent();
-    }
-    cwd
 }
 
 fn spec_file(a: &SpecArgs, repo: &Path) -> PathBuf {

@@ -236,10 +236,42 @@ pub fn bootstrap_settings_for(
     repo_root: &Path,
     env_name: &str,
 ) -> Result<Option<crate::yaml::Node>, Error> {
+    bootstrap_settings_in(&crate::fs::RealFs, repo_root, env_name)
+}
+
+/// [`bootstrap_settings_for`] reading through `fs` (a git revision's tree
+/// for the base side of `flate diff`).
+pub fn bootstrap_settings_in(
+    fs: &dyn crate::fs::FileSystem,
+    repo_root: &Path,
+    env_name: &str,
+) -> Result<Option<crate::yaml::Node>, Error> {
     let path = spec_path(repo_root, env_name);
-    if !path.is_file() {
+    if !fs.is_file(&path) {
         return Ok(None);
     }
-    let env = load(&path)?;
+    let text = fs.read_to_string(&path).map_err(|e| Error::Io {
+        path: path.clone(),
+        message: e.to_string(),
+    })?;
+    let env = load_str(&text, &path)?;
     Ok(Some(settings::configmap(&env)))
+}
+
+/// [`bootstrap_settings_in`] as a resource whose origin is the spec: what
+/// the commands add to a render's pre-existing objects.
+pub fn bootstrap_settings_resource(
+    fs: &dyn crate::fs::FileSystem,
+    repo_root: &Path,
+    env_name: &str,
+) -> Result<Option<crate::resource::Resource>, Error> {
+    Ok(bootstrap_settings_in(fs, repo_root, env_name)?.map(|node| {
+        crate::resource::Resource::new(
+            node,
+            crate::resource::Origin {
+                file: Some(std::sync::Arc::new(spec_path(repo_root, env_name))),
+                line: 0,
+            },
+        )
+    }))
 }

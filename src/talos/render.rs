@@ -66,7 +66,12 @@ pub fn render_env(repo_root: &Path, entry: &Path) -> Result<Vec<RenderedObject>,
         kustomization: ROOT_KUSTOMIZATION.to_string(),
         message: e.to_string(),
     })?;
-    Ok(rendered
+    Ok(objects(&rendered))
+}
+
+/// Every object of the Kustomizations of `rendered` that rendered.
+pub fn objects(rendered: &crate::flux::Rendered) -> Vec<RenderedObject> {
+    rendered
         .kustomizations
         .iter()
         .flat_map(|k| {
@@ -76,5 +81,5 @@ pub fn render_env(repo_root: &Path, entry: &Path) -> Result<Vec<RenderedObject>,
                 object: o.obj.clone(),
             })
         })
-        .collect())
+        .collect()
 }
