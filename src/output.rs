@@ -4,7 +4,7 @@
 use std::io::Write;
 use std::path::Path;
 
-use rayon::prelude::*;
+use serde::ser::{Serialize, SerializeMap, Serializer};
 use serde_json::{Value as J, json};
 
 use crate::flux::{KsReport, Rendered, Status};
@@ -76,54 +76,149 @@ fn to_json_node(n: &Node) -> J {
     n.to_json()
 }
 
-/// `flate build ENV -o json` (the JSON contract of ARCHITECTURE.md).
-pub fn json(r: &Rendered, only: &[String], show_secrets: bool) -> J {
-    let chosen: Vec<&KsReport> = r
-        .kustomizations
-        .iter()
-        .filter(|k| selected(k, only))
-        .collect();
-    let ks: Vec<J> = chosen
-        .par_iter()
-        .map(|k| {
-            json!({
-                "name": k.name,
-                "namespace": k.namespace,
-                "path": k.path,
-                "source": k.source.to_string(),
-                "status": k.status.as_str(),
-                "message": k.message,
-                "dependsOn": k.depends_on,
-                "warnings": k.warnings,
-                "objects": k.objects.iter().map(|o| to_json_node(&object_node(o, show_secrets))).collect::<Vec<_>>(),
+/// A node as JSON, keys sorted (the order `Node::to_json` gives), written
+/// straight to the serializer without building a `serde_json::Value`.
+struct JsonNode<'a>(&'a Node);
+
+impl Serialize for JsonNode<'_> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        match self.0 {
+            Node::Null => s.serialize_unit(),
+            Node::Bool(b) => s.serialize_bool(*b),
+            Node::Int(i) => s.serialize_i64(*i),
+            Node::UInt(u) => s.serialize_u64(*u),
+            Node::Float(f) => {
+                if f.fract() == 0.0 && f.abs() < 9.2e18 {
+                    s.serialize_i64(*f as i64)
+                } else if f.is_finite() {
+                    s.serialize_f64(*f)
+                } else {
+                    s.serialize_unit()
+                }
+            }
+            Node::Str(v) => s.serialize_str(v),
+            Node::Seq(items) => s.collect_seq(items.iter().map(JsonNode)),
+            Node::Map(m) => {
+                let mut entries: Vec<(&String, &Node)> = m.iter().collect();
+                entries.sort_by(|a, b| a.0.cmp(b.0));
+                let mut map = s.serialize_map(Some(entries.len()))?;
+                for (k, v) in entries {
+                    map.serialize_entry(k, &JsonNode(v))?;
+                }
+                map.end()
+            }
+        }
+    }
+}
+
+/// A rendered object as JSON, Secret values redacted unless asked not to.
+struct JsonObject<'a> {
+    r: &'a Resource,
+    show_secrets: bool,
+}
+
+impl Serialize for JsonObject<'_> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let redacting =
+            !self.show_secrets && self.r.kind() == "Secret" && self.r.gvk().group.is_empty();
+        if redacting {
+            JsonNode(&redact(self.r)).serialize(s)
+        } else {
+            JsonNode(&self.r.obj).serialize(s)
+        }
+    }
+}
+
+/// One Kustomization of the JSON contract (keys in the contract's order).
+struct JsonKs<'a> {
+    k: &'a KsReport,
+    show_secrets: bool,
+}
+
+impl Serialize for JsonKs<'_> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let k = self.k;
+        let mut m = s.serialize_map(Some(9))?;
+        m.serialize_entry("name", &k.name)?;
+        m.serialize_entry("namespace", &k.namespace)?;
+        m.serialize_entry("path", &k.path)?;
+        m.serialize_entry("source", &k.source.to_string())?;
+        m.serialize_entry("status", k.status.as_str())?;
+        m.serialize_entry("message", &k.message)?;
+        m.serialize_entry("dependsOn", &k.depends_on)?;
+        m.serialize_entry("warnings", &k.warnings)?;
+        let objects: Vec<JsonObject> = k
+            .objects
+            .iter()
+            .map(|r| JsonObject {
+                r,
+                show_secrets: self.show_secrets,
             })
-        })
-        .collect();
-    let hrs: Vec<J> = r
-        .helmreleases
-        .iter()
-        .map(|h| {
-            json!({
-                "name": h.name,
-                "namespace": h.namespace,
-                "kustomization": h.kustomization,
-                "chart": {
-                    "kind": h.chart.kind, "name": h.chart.name, "namespace": h.chart.namespace,
-                    "url": h.chart.url, "tag": h.chart.tag, "digest": h.chart.digest,
-                    "semver": h.chart.semver, "chart": h.chart.chart, "version": h.chart.version,
-                },
-                "status": if h.ok { "ok" } else { "failed" },
-                "message": h.message,
-                "values": to_json_node(&h.values),
-            })
-        })
-        .collect();
+            .collect();
+        m.serialize_entry("objects", &objects)?;
+        m.end()
+    }
+}
+
+fn helmrelease_json(h: &crate::flux::helm::HelmReleaseReport) -> J {
     json!({
-        "cluster": r.cluster,
-        "root": r.root,
-        "kustomizations": ks,
-        "helmreleases": hrs,
+        "name": h.name,
+        "namespace": h.namespace,
+        "kustomization": h.kustomization,
+        "chart": {
+            "kind": h.chart.kind, "name": h.chart.name, "namespace": h.chart.namespace,
+            "url": h.chart.url, "tag": h.chart.tag, "digest": h.chart.digest,
+            "semver": h.chart.semver, "chart": h.chart.chart, "version": h.chart.version,
+        },
+        "status": if h.ok { "ok" } else { "failed" },
+        "message": h.message,
+        "values": to_json_node(&h.values),
     })
+}
+
+/// The JSON of `flate build ENV -o json` (the JSON contract of
+/// ARCHITECTURE.md), pretty-printed, with a final newline.
+pub fn json_text(r: &Rendered, only: &[String], show_secrets: bool) -> String {
+    struct Doc<'a> {
+        r: &'a Rendered,
+        only: &'a [String],
+        show_secrets: bool,
+    }
+    impl Serialize for Doc<'_> {
+        fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+            let ks: Vec<JsonKs> = self
+                .r
+                .kustomizations
+                .iter()
+                .filter(|k| selected(k, self.only))
+                .map(|k| JsonKs {
+                    k,
+                    show_secrets: self.show_secrets,
+                })
+                .collect();
+            let hrs: Vec<J> = self.r.helmreleases.iter().map(helmrelease_json).collect();
+            let mut m = s.serialize_map(Some(4))?;
+            m.serialize_entry("cluster", &self.r.cluster)?;
+            m.serialize_entry("root", &self.r.root)?;
+            m.serialize_entry("kustomizations", &ks)?;
+            m.serialize_entry("helmreleases", &hrs)?;
+            m.end()
+        }
+    }
+    let mut out = serde_json::to_string_pretty(&Doc {
+        r,
+        only,
+        show_secrets,
+    })
+    .unwrap_or_default();
+    out.push('\n');
+    out
+}
+
+/// `flate build ENV -o json` as a value (the JSON contract of
+/// ARCHITECTURE.md).
+pub fn json(r: &Rendered, only: &[String], show_secrets: bool) -> J {
+    serde_json::from_str(&json_text(r, only, show_secrets)).unwrap_or(J::Null)
 }
 
 /// File name of a Kustomization's output in `--out-dir`.

@@ -445,8 +445,24 @@ impl ResMap {
         None
     }
     pub fn append_all(&mut self, other: ResMap) -> Result<(), String> {
+        if other.resources.len() < 4 {
+            for r in other.resources {
+                self.append(r)?;
+            }
+            return Ok(());
+        }
+        // One pass over what is there, not one per appended object.
+        let key = |id: &ResId| (id.gvk.clone(), id.name.clone(), id.effective_namespace());
+        let mut seen: std::collections::HashSet<_> =
+            self.resources.iter().map(|r| key(&r.cur_id())).collect();
         for r in other.resources {
-            self.append(r)?;
+            let id = r.cur_id();
+            if !seen.insert(key(&id)) {
+                return Err(format!(
+                    "may not add resource with an already registered id: {id}"
+                ));
+            }
+            self.resources.push(r);
         }
         Ok(())
     }

@@ -110,16 +110,7 @@ pub fn run(a: BuildArgs) -> i32 {
     }
     let text = match a.output {
         Format::Yaml => flate::output::yaml_stream(&rendered, &a.ks, a.show_secrets),
-        Format::Json => {
-            let mut s = serde_json::to_string_pretty(&flate::output::json(
-                &rendered,
-                &a.ks,
-                a.show_secrets,
-            ))
-            .unwrap_or_default();
-            s.push('\n');
-            s
-        }
+        Format::Json => flate::output::json_text(&rendered, &a.ks, a.show_secrets),
     };
     let p = print(&text);
     if p != 0 { p } else { code }

@@ -138,17 +138,75 @@ fn root_kustomization(entry: &str) -> FluxKustomization {
     FluxKustomization::from_resource(&Resource::new(Node::Map(obj), Origin::default()))
 }
 
-fn find<'a>(objs: &'a [Resource], kind: &str, namespace: &str, name: &str) -> Option<&'a Resource> {
-    objs.iter().find(|r| {
-        r.kind() == kind
-            && r.name() == name
-            && (r.namespace() == namespace || (r.namespace().is_empty() && namespace == "default"))
-    })
+/// The objects rendered so far (and those that exist before anything
+/// renders), without copying them: indexed by kind, namespace and name.
+struct Known<'a> {
+    pre: &'a [Resource],
+    reports: &'a [KsReport],
+    /// (kind, namespace, name) → the first such object, as (report index,
+    /// object index); the report index is `usize::MAX` for `pre`.
+    index: HashMap<(String, String, String), (usize, usize)>,
+}
+
+impl<'a> Known<'a> {
+    fn get(&self, at: (usize, usize)) -> &'a Resource {
+        match at.0 {
+            usize::MAX => &self.pre[at.1],
+            i => &self.reports[i].objects[at.1],
+        }
+    }
+    /// Ordering of two positions: `pre` first, then reports in order.
+    fn order(at: (usize, usize)) -> (usize, usize) {
+        (at.0.wrapping_add(1), at.1)
+    }
+    fn build(pre: &'a [Resource], reports: &'a [KsReport]) -> Known<'a> {
+        let mut index = HashMap::new();
+        let all =
+            pre.iter()
+                .enumerate()
+                .map(|(j, r)| ((usize::MAX, j), r))
+                .chain(reports.iter().enumerate().flat_map(|(i, k)| {
+                    k.objects.iter().enumerate().map(move |(j, r)| ((i, j), r))
+                }));
+        for (at, r) in all {
+            index
+                .entry((
+                    r.kind().to_string(),
+                    r.namespace().to_string(),
+                    r.name().to_string(),
+                ))
+                .or_insert(at);
+        }
+        Known {
+            pre,
+            reports,
+            index,
+        }
+    }
+    fn all(&self) -> impl Iterator<Item = &'a Resource> + 'a {
+        let reports = self.reports;
+        self.pre
+            .iter()
+            .chain(reports.iter().flat_map(|k| k.objects.iter()))
+    }
+    /// The first object of `kind` named `name` in `namespace` (an object
+    /// without a namespace counts as in `default`).
+    fn find(&self, kind: &str, namespace: &str, name: &str) -> Option<&'a Resource> {
+        let key = |ns: &str| (kind.to_string(), ns.to_string(), name.to_string());
+        let mut best = self.index.get(&key(namespace)).copied();
+        if namespace == "default"
+            && let Some(&other) = self.index.get(&key(""))
+            && best.is_none_or(|b| Self::order(other) < Self::order(b))
+        {
+            best = Some(other);
+        }
+        best.map(|at| self.get(at))
+    }
 }
 
 /// The object that creates Secret `name` in `namespace` at runtime, if any.
-fn runtime_producer(objs: &[Resource], namespace: &str, name: &str) -> Option<String> {
-    objs.iter().find_map(|r| {
+fn runtime_producer(known: &Known, namespace: &str, name: &str) -> Option<String> {
+    known.all().find_map(|r| {
         if r.namespace() != namespace {
             return None;
         }
@@ -174,14 +232,14 @@ fn strip_newlines(s: &str) -> String {
 /// Variables of `ks`, or why they cannot be had.
 fn load_vars(
     ks: &FluxKustomization,
-    known: &[Resource],
+    known: &Known,
     warnings: &mut Vec<String>,
     absent: &mut Vec<AbsentSource>,
 ) -> Result<Vec<(String, String)>, String> {
     let mut vars: Vec<(String, String)> = Vec::new();
     let b64 = base64::engine::general_purpose::STANDARD;
     for sf in &ks.substitute_from {
-        let Some(obj) = find(known, &sf.kind, &ks.namespace, &sf.name) else {
+        let Some(obj) = known.find(&sf.kind, &ks.namespace, &sf.name) else {
             if sf.optional {
                 absent.push(AbsentSource {
                     kind: sf.kind.clone(),
@@ -260,7 +318,7 @@ fn render_one(
     fs: &dyn FileSystem,
     repo: &Path,
     ks: &FluxKustomization,
-    known: &[Resource],
+    known: &Known,
     opts: &RenderOptions,
     parent: Option<String>,
 ) -> (KsReport, Vec<FluxKustomization>) {
@@ -286,13 +344,9 @@ fn render_one(
     }
     if !is_repo_source(&ks.source) {
         report.status = Status::Skipped;
-        let url = find(
-            known,
-            &ks.source.kind,
-            &ks.source.namespace,
-            &ks.source.name,
-        )
-        .and_then(|s| s.obj.get_str(&["spec", "url"]).map(str::to_string));
+        let url = known
+            .find(&ks.source.kind, &ks.source.namespace, &ks.source.name)
+            .and_then(|s| s.obj.get_str(&["spec", "url"]).map(str::to_string));
         report.message = match url {
             Some(u) => format!("external source {} ({u}): not fetched offline", ks.source),
             None => format!(
@@ -479,13 +533,17 @@ pub fn render(
     let root = root_kustomization(entry);
     let mut seen: HashSet<String> = HashSet::from([root.key()]);
     let mut reports: Vec<KsReport> = Vec::new();
-    let mut known: Vec<Resource> = opts.preexisting.clone();
     let mut wave: Vec<(FluxKustomization, Option<String>)> = vec![(root, None)];
+    let timings = std::env::var_os("FLATE_TIMINGS").is_some();
+    let t0 = std::time::Instant::now();
     while !wave.is_empty() {
+        let tw = std::time::Instant::now();
+        let known = Known::build(&opts.preexisting, &reports);
         let results: Vec<(KsReport, Vec<FluxKustomization>)> = wave
             .par_iter()
             .map(|(ks, parent)| render_one(fs, &repo, ks, &known, opts, parent.clone()))
             .collect();
+        drop(known);
         let mut next = Vec::new();
         for (report, children) in results {
             for c in children {
@@ -493,13 +551,22 @@ pub fn render(
                     next.push((c, Some(report.key())));
                 }
             }
-            known.extend(report.objects.iter().cloned());
             reports.push(report);
+        }
+        if timings {
+            eprintln!(
+                "timing: wave of {} Kustomizations {:.1} ms",
+                wave.len(),
+                tw.elapsed().as_secs_f64() * 1e3
+            );
         }
         wave = next;
     }
     check_depends_on(&mut reports);
     let helmreleases = helm::resolve_all(&reports);
+    if timings {
+        eprintln!("timing: render {:.1} ms", t0.elapsed().as_secs_f64() * 1e3);
+    }
     Ok(Rendered {
         cluster: cluster.to_string(),
         root: entry.to_string(),

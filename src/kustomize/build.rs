@@ -377,8 +377,33 @@ impl<'a> Kustomizer<'a> {
         let ldr = self.loader(k);
         let mut paths = k.str_list("resources")?;
         paths.extend(k.str_list("bases")?);
-        for p in &paths {
-            self.accumulate_path(k, &ldr, p, &mut ra, stack)?;
+        // Directories build independently of each other (each into its own
+        // map, as kustomize does): with several, build them in parallel,
+        // then append every piece in the listed order, so that the result
+        // and the first error are the same as one after the other.
+        let dirs = paths
+            .iter()
+            .filter(|p| !is_remote(p) && self.fs.is_dir(&ldr.resolve(p)))
+            .count();
+        if dirs < 2 {
+            for p in &paths {
+                self.accumulate_path(k, &ldr, p, &mut ra, stack)?;
+            }
+        } else {
+            use rayon::prelude::*;
+            let pieces: Vec<Result<ResMap, Error>> = paths
+                .par_iter()
+                .map(|p| {
+                    let mut piece = ResMap::new();
+                    let mut stack = stack.clone();
+                    self.accumulate_path(k, &ldr, p, &mut piece, &mut stack)
+                        .map(|_| piece)
+                })
+                .collect();
+            for (p, piece) in paths.iter().zip(pieces) {
+                ra.append_all(piece?)
+                    .map_err(|m| k.err(format!("accumulating resources from '{p}': {m}")))?;
+            }
         }
         super::generators::run(k, &ldr, &mut ra)?;
         for c in k.str_list("components")? {

@@ -39,9 +39,39 @@ impl Selector {
     }
 }
 
-fn anchored(s: &str) -> Result<Option<Regex>, String> {
+/// A selector field: kustomize anchors it as a regular expression; most
+/// are plain names, compared as strings without compiling anything.
+#[derive(Clone)]
+enum Pat {
+    Lit(String),
+    Re(Regex),
+}
+
+impl Pat {
+    fn is_match(&self, s: &str) -> bool {
+        match self {
+            Pat::Lit(l) => l == s,
+            Pat::Re(r) => r.is_match(s),
+        }
+    }
+}
+
+/// Whether `s` matches only itself as a regular expression.
+fn is_literal(s: &str) -> bool {
+    !s.chars().any(|c| {
+        matches!(
+            c,
+            '\\' | '.' | '+' | '*' | '?' | '(' | ')' | '|' | '[' | ']' | '{' | '}' | '^' | '$'
+        )
+    })
+}
+
+fn anchored(s: &str) -> Result<Option<Pat>, String> {
     if s.is_empty() {
         return Ok(None);
+    }
+    if is_literal(s) {
+        return Ok(Some(Pat::Lit(s.to_string())));
     }
     thread_local! {
         // The same selectors are compiled again and again (one Flux patch
@@ -50,12 +80,12 @@ fn anchored(s: &str) -> Result<Option<Regex>, String> {
             std::cell::RefCell::new(std::collections::HashMap::new());
     }
     if let Some(re) = CACHE.with(|c| c.borrow().get(s).cloned()) {
-        return Ok(Some(re));
+        return Ok(Some(Pat::Re(re)));
     }
     let re = Regex::new(&format!("^(?:{s})$"))
         .map_err(|e| format!("invalid regular expression '{s}': {e}"))?;
     CACHE.with(|c| c.borrow_mut().insert(s.to_string(), re.clone()));
-    Ok(Some(re))
+    Ok(Some(Pat::Re(re)))
 }
 
 /// Resources selected by `sel`, as indexes into `m`.
@@ -67,7 +97,7 @@ pub fn select(m: &ResMap, sel: &Selector) -> Result<Vec<usize>, String> {
     let ns = anchored(&sel.namespace)?;
     let labels = parse_label_selector(&sel.label_selector)?;
     let annos = parse_label_selector(&sel.annotation_selector)?;
-    let hit = |re: &Option<Regex>, s: &str| re.as_ref().is_none_or(|r| r.is_match(s));
+    let hit = |re: &Option<Pat>, s: &str| re.as_ref().is_none_or(|r| r.is_match(s));
     let mut out = Vec::new();
     for (i, r) in m.iter().enumerate() {
         // Cheap tests first: kind and name need no allocation.

@@ -42,6 +42,13 @@ pub const PRINT_FLOW: u8 = 4;
 #[derive(Debug, Clone, Default)]
 pub struct Map {
     entries: Vec<(String, Node)>,
+    /// What most maps do not need (source texts, styles), boxed so that a
+    /// node stays small: a cluster holds millions of them.
+    meta: Option<Box<Meta>>,
+}
+
+#[derive(Debug, Clone, Default)]
+struct Meta {
     raw: Vec<(String, String)>,
     /// Keys whose string value is written quoted or as a block scalar (a
     /// patch value that replaces it keeps that style, see `smp`).
@@ -65,6 +72,16 @@ pub struct Map {
     bad_tags: Vec<(String, &'static str)>,
 }
 
+impl Meta {
+    fn forget(&mut self, key: &str) {
+        self.raw.retain(|(k, _)| k != key);
+        self.quoted.retain(|k| k != key);
+        self.tagless.retain(|k| k != key);
+        self.print_breaks.retain(|(k, _)| k != key);
+        self.bad_tags.retain(|(k, _)| k != key);
+    }
+}
+
 impl PartialEq for Map {
     fn eq(&self, other: &Map) -> bool {
         self.entries == other.entries
@@ -74,6 +91,15 @@ impl PartialEq for Map {
 impl Map {
     pub fn new() -> Self {
         Map::default()
+    }
+    pub fn with_capacity(n: usize) -> Self {
+        Map {
+            entries: Vec::with_capacity(n),
+            meta: None,
+        }
+    }
+    fn meta_mut(&mut self) -> &mut Meta {
+        self.meta.get_or_insert_with(Box::default)
     }
     pub fn len(&self) -> usize {
         self.entries.len()
@@ -103,6 +129,11 @@ impl Map {
             self.entries.push((key, value));
         }
     }
+    /// Appends `key` without looking for an existing entry: the caller
+    /// knows it is new (a parser that checked duplicates already).
+    pub fn push_new(&mut self, key: String, value: Node) {
+        self.entries.push((key, value));
+    }
     pub fn remove(&mut self, key: &str) -> Option<Node> {
         let i = self.entries.iter().position(|(k, _)| k == key)?;
         self.forget_raw(key);
@@ -130,38 +161,44 @@ impl Map {
     pub fn retain(&mut self, mut f: impl FnMut(&str, &Node) -> bool) {
         self.entries.retain(|(k, v)| f(k, v));
         let entries = &self.entries;
-        self.raw
-            .retain(|(k, _)| entries.iter().any(|(ek, _)| ek == k));
-        self.quoted
-            .retain(|k| entries.iter().any(|(ek, _)| ek == k));
-        self.tagless
-            .retain(|k| entries.iter().any(|(ek, _)| ek == k));
-        self.print_breaks
-            .retain(|(k, _)| entries.iter().any(|(ek, _)| ek == k));
-        self.bad_tags
-            .retain(|(k, _)| entries.iter().any(|(ek, _)| ek == k));
+        if let Some(m) = self.meta.as_deref_mut() {
+            let live = |k: &str| entries.iter().any(|(ek, _)| ek == k);
+            m.raw.retain(|(k, _)| live(k));
+            m.quoted.retain(|k| live(k));
+            m.tagless.retain(|k| live(k));
+            m.print_breaks.retain(|(k, _)| live(k));
+            m.bad_tags.retain(|(k, _)| live(k));
+        }
     }
 
     /// Records the source text of the plain scalar at `key`.
     pub fn set_raw(&mut self, key: &str, text: impl Into<String>) {
-        self.raw.retain(|(k, _)| k != key);
-        self.raw.push((key.to_string(), text.into()));
+        let m = self.meta_mut();
+        m.raw.retain(|(k, _)| k != key);
+        m.raw.push((key.to_string(), text.into()));
     }
 
     /// Forgets the source texts of this map's scalars (not nested maps'),
     /// and its style and comments.
     pub fn clear_source_texts(&mut self) {
-        self.raw.clear();
-        self.quoted.clear();
-        self.tagless.clear();
-        self.print_breaks.clear();
-        self.doc_foot_comment = false;
-        self.flow = false;
+        if let Some(m) = self.meta.as_deref_mut() {
+            let bad_tags = std::mem::take(&mut m.bad_tags);
+            if bad_tags.is_empty() {
+                self.meta = None;
+            } else {
+                *m = Meta {
+                    bad_tags,
+                    ..Meta::default()
+                };
+            }
+        }
     }
 
     /// The recorded source text of the plain scalar at `key`, if any.
     pub fn raw_text(&self, key: &str) -> Option<&str> {
-        self.raw
+        self.meta
+            .as_deref()?
+            .raw
             .iter()
             .find(|(k, _)| k == key)
             .map(|(_, t)| t.as_str())
@@ -180,35 +217,29 @@ impl Map {
 
     /// Forgets the source text (and style) of the scalar at `key`.
     pub fn forget_raw(&mut self, key: &str) {
-        if !self.raw.is_empty() {
-            self.raw.retain(|(k, _)| k != key);
-        }
-        if !self.quoted.is_empty() {
-            self.quoted.retain(|k| k != key);
-        }
-        if !self.tagless.is_empty() {
-            self.tagless.retain(|k| k != key);
-        }
-        if !self.print_breaks.is_empty() {
-            self.print_breaks.retain(|(k, _)| k != key);
-        }
-        if !self.bad_tags.is_empty() {
-            self.bad_tags.retain(|(k, _)| k != key);
+        if let Some(m) = self.meta.as_deref_mut() {
+            m.forget(key);
         }
     }
 
     /// Records that the scalar at `key` keeps the type tag `tag` (such as
     /// `!!int`) that its text does not resolve to.
     pub fn set_bad_tag(&mut self, key: &str, tag: Option<&'static str>) {
-        self.bad_tags.retain(|(k, _)| k != key);
+        if tag.is_none() && self.meta.is_none() {
+            return;
+        }
+        let m = self.meta_mut();
+        m.bad_tags.retain(|(k, _)| k != key);
         if let Some(t) = tag {
-            self.bad_tags.push((key.to_string(), t));
+            m.bad_tags.push((key.to_string(), t));
         }
     }
 
     /// The type tag the scalar at `key` keeps but cannot be read as.
     pub fn bad_tag(&self, key: &str) -> Option<&'static str> {
-        self.bad_tags
+        self.meta
+            .as_deref()?
+            .bad_tags
             .iter()
             .find(|(k, _)| k == key)
             .map(|(_, t)| *t)
@@ -216,65 +247,87 @@ impl Map {
 
     /// Records whether the map is written in flow style.
     pub fn set_flow(&mut self, flow: bool) {
-        self.flow = flow;
+        if flow || self.meta.is_some() {
+            self.meta_mut().flow = flow;
+        }
     }
 
     /// Whether the map is written in flow style.
     pub fn is_flow(&self) -> bool {
-        self.flow
+        self.meta.as_deref().is_some_and(|m| m.flow)
     }
 
     /// Records whether this document root ends with a foot comment.
     pub fn set_doc_foot_comment(&mut self, foot: bool) {
-        self.doc_foot_comment = foot;
+        if foot || self.meta.is_some() {
+            self.meta_mut().doc_foot_comment = foot;
+        }
     }
 
     /// Whether this document root ends with a foot comment.
     pub fn has_doc_foot_comment(&self) -> bool {
-        self.doc_foot_comment
+        self.meta.as_deref().is_some_and(|m| m.doc_foot_comment)
     }
 
     /// Records how the block scalar at `key` is printed (`PRINT_*` flags).
     pub fn set_print_breaks(&mut self, key: &str, n: u8) {
-        self.print_breaks.retain(|(k, _)| k != key);
+        if n == 0 && self.meta.is_none() {
+            return;
+        }
+        let m = self.meta_mut();
+        m.print_breaks.retain(|(k, _)| k != key);
         if n > 0 {
-            self.print_breaks.push((key.to_string(), n));
+            m.print_breaks.push((key.to_string(), n));
         }
     }
 
     /// How the block scalar at `key` is printed (`PRINT_*` flags).
     pub fn print_breaks(&self, key: &str) -> u8 {
-        self.print_breaks
-            .iter()
-            .find(|(k, _)| k == key)
-            .map_or(0, |(_, n)| *n)
+        self.meta.as_deref().map_or(0, |m| {
+            m.print_breaks
+                .iter()
+                .find(|(k, _)| k == key)
+                .map_or(0, |(_, n)| *n)
+        })
     }
 
     /// Records whether the scalar at `key` has no type tag.
     pub fn set_tagless(&mut self, key: &str, tagless: bool) {
-        self.tagless.retain(|k| k != key);
+        if !tagless && self.meta.is_none() {
+            return;
+        }
+        let m = self.meta_mut();
+        m.tagless.retain(|k| k != key);
         if tagless {
-            self.tagless.push(key.to_string());
+            m.tagless.push(key.to_string());
         }
     }
 
     /// Whether the scalar at `key` has no type tag.
     pub fn is_tagless(&self, key: &str) -> bool {
-        self.tagless.iter().any(|k| k == key)
+        self.meta
+            .as_deref()
+            .is_some_and(|m| m.tagless.iter().any(|k| k == key))
     }
 
     /// Records whether the scalar at `key` is written quoted (or as a
     /// block scalar).
     pub fn set_quoted(&mut self, key: &str, quoted: bool) {
-        self.quoted.retain(|k| k != key);
+        if !quoted && self.meta.is_none() {
+            return;
+        }
+        let m = self.meta_mut();
+        m.quoted.retain(|k| k != key);
         if quoted {
-            self.quoted.push(key.to_string());
+            m.quoted.push(key.to_string());
         }
     }
 
     /// Whether the scalar at `key` is written quoted (or as a block).
     pub fn is_quoted(&self, key: &str) -> bool {
-        self.quoted.iter().any(|k| k == key)
+        self.meta
+            .as_deref()
+            .is_some_and(|m| m.quoted.iter().any(|k| k == key))
     }
 
     /// The source text of the scalar at `key`, as kustomize reads it back
@@ -283,10 +336,10 @@ impl Map {
     /// a missing key or a collection.
     pub fn scalar_source_text(&self, key: &str) -> Option<String> {
         let v = self.get(key)?;
-        if let Some((_, raw)) = self.raw.iter().find(|(k, _)| k == key) {
+        if let Some(raw) = self.raw_text(key) {
             let again = super::resolve::resolve_plain(raw, super::resolve::Schema::V3);
             if same_value(&again, v) {
-                return Some(raw.clone());
+                return Some(raw.to_string());
             }
         }
         // A float kyaml did not read from a file went through Go's JSON
