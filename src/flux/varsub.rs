@@ -29,6 +29,43 @@ pub fn substitute(
     vars: &[(String, String)],
     strict: bool,
 ) -> Result<Outcome, String> {
+    substitute_with(r, vars, strict, true)
+}
+
+/// [`substitute`]; `fast: false` always takes the text route (tests compare
+/// the two).
+fn substitute_with(
+    r: &mut Resource,
+    vars: &[(String, String)],
+    strict: bool,
+    fast: bool,
+) -> Result<Outcome, String> {
+    let lookup = |name: &str| -> Option<String> {
+        vars.iter()
+            .rev()
+            .find(|(k, _)| k == name)
+            .map(|(_, v)| v.clone())
+    };
+    let route = if fast {
+        fast::substitute(&r.obj, &lookup, strict)
+    } else {
+        fast::Fast::Text
+    };
+    match route {
+        fast::Fast::Unchanged(unset) => {
+            return Ok(Outcome {
+                unset,
+                retyped: Vec::new(),
+            });
+        }
+        fast::Fast::Changed(node, unset) => {
+            let mut retyped = Vec::new();
+            compare(&r.obj, &node, &mut String::new(), &mut retyped);
+            r.obj = node;
+            return Ok(Outcome { unset, retyped });
+        }
+        fast::Fast::Text => {}
+    }
     let text = crate::yaml::to_string(&r.obj);
     if !text.contains('$') {
         // Nothing to substitute (and no `$$` to unescape).
@@ -37,12 +74,6 @@ pub fn substitute(
             retyped: Vec::new(),
         });
     }
-    let lookup = |name: &str| -> Option<String> {
-        vars.iter()
-            .rev()
-            .find(|(k, _)| k == name)
-            .map(|(_, v)| v.clone())
-    };
     let out =
         envsubst::substitute(&text, &lookup, strict).map_err(|e| format!("envsubst error: {e}"))?;
     if out.text == text {
@@ -100,5 +131,234 @@ fn compare(
             out.push((path.clone(), "string".into(), other.kind_name().into()));
         }
         _ => {}
+    }
+}
+
+/// Substitution without printing and parsing the object, when that gives
+/// exactly what the text route gives.
+///
+/// In the printed text, a `$` can only come from a key or a string value.
+/// A string written plain on one line (no quotes, no spaces, so never
+/// folded) appears in the text as itself, followed by a line break; when
+/// its substituted text is again a plain one-line scalar, reading the text
+/// back yields `resolve_plain` of that text at the same place, and every
+/// other value is unchanged. Anything else (a `$` in a key, in a quoted or
+/// multi-line string, a result that would not read back as a plain scalar,
+/// an error) takes the text route, which also reports errors.
+pub(crate) mod fast {
+    use crate::yaml::resolve::{Schema, plain_round_trips, resolve_plain, v2_needs_quotes};
+    use crate::yaml::{Map, Node};
+
+    use super::envsubst;
+
+    pub enum Fast {
+        /// No string changes; the variables referenced but unset.
+        Unchanged(Vec<String>),
+        /// The substituted object and the unset variables.
+        Changed(Node, Vec<String>),
+        /// Print, substitute and parse the text instead.
+        Text,
+    }
+
+    /// Whether a string value is printed plain, on one line, as itself.
+    fn printed_as_itself(s: &str) -> bool {
+        plain_round_trips(s) && !s.contains(' ') && !s.ends_with('$') && !v2_needs_quotes(s)
+    }
+
+    struct Walk<'a> {
+        lookup: &'a dyn Fn(&str) -> Option<String>,
+        strict: bool,
+        unset: Vec<String>,
+        changed: bool,
+    }
+
+    impl Walk<'_> {
+        /// The substituted value of string `s`; None to take the text
+        /// route. Some((node, raw)): raw is the plain text when it is not
+        /// the value's own text (the parser records it).
+        fn scalar(&mut self, s: &str) -> Option<Option<(Node, Option<String>)>> {
+            if !s.contains('$') {
+                return Some(None);
+            }
+            if !printed_as_itself(s) {
+                return None;
+            }
+            let out = envsubst::substitute(s, self.lookup, self.strict).ok()?;
+            for u in out.unset {
+                if !self.unset.contains(&u) {
+                    self.unset.push(u);
+                }
+            }
+            if out.text == s {
+                return Some(None);
+            }
+            self.changed = true;
+            if out.text.is_empty() {
+                return Some(Some((Node::Null, None)));
+            }
+            if !plain_round_trips(&out.text) {
+                return None;
+            }
+            let v = resolve_plain(&out.text, Schema::V2);
+            let raw = (v.scalar_text().as_deref() != Some(out.text.as_str())).then_some(out.text);
+            Some(Some((v, raw)))
+        }
+
+        /// Walks `n` in printed order; None to take the text route.
+        fn node(&mut self, n: &mut Node) -> Option<()> {
+            match n {
+                Node::Map(m) => self.map(m),
+                Node::Seq(items) => {
+                    for item in items.iter_mut() {
+                        if let Node::Str(s) = item {
+                            if let Some((v, _)) = self.scalar(s)? {
+                                *item = v;
+                            }
+                        } else {
+                            self.node(item)?;
+                        }
+                    }
+                    Some(())
+                }
+                _ => Some(()),
+            }
+        }
+
+        fn map(&mut self, m: &mut Map) -> Option<()> {
+            let keys: Vec<String> = crate::yaml::emit::sorted_keys(m)
+                .into_iter()
+                .cloned()
+                .collect();
+            for k in keys {
+                if k.contains('$') {
+                    return None;
+                }
+                let v = m.get_mut(&k).expect("key");
+                if let Node::Str(s) = v {
+                    if let Some((nv, raw)) = self.scalar(s)? {
+                        m.insert(k.as_str(), nv);
+                        if let Some(t) = raw {
+                            m.set_raw(&k, t);
+                        }
+                    }
+                } else {
+                    self.node(v)?;
+                }
+            }
+            Some(())
+        }
+    }
+
+    /// Whether any key or string value of `n` contains a `$`.
+    fn has_dollar(n: &Node) -> bool {
+        match n {
+            Node::Str(s) => s.contains('$'),
+            Node::Seq(items) => items.iter().any(has_dollar),
+            Node::Map(m) => m.iter().any(|(k, v)| k.contains('$') || has_dollar(v)),
+            _ => false,
+        }
+    }
+
+    pub fn substitute(obj: &Node, lookup: &dyn Fn(&str) -> Option<String>, strict: bool) -> Fast {
+        if !has_dollar(obj) {
+            return Fast::Unchanged(Vec::new());
+        }
+        let mut copy = obj.clone();
+        let mut w = Walk {
+            lookup,
+            strict,
+            unset: Vec::new(),
+            changed: false,
+        };
+        match w.node(&mut copy) {
+            None => Fast::Text,
+            Some(()) if w.changed => Fast::Changed(copy, w.unset),
+            Some(()) => Fast::Unchanged(w.unset),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::resource::Origin;
+
+    fn object(t: &str) -> Node {
+        let text = format!(
+            "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: x\ndata:\n  k: {t}\n  n: 1.5\nlist:\n- {t}\n- {{a: {t}, b: 2}}\n"
+        );
+        let docs = crate::yaml::parse::parse_stream(&text).expect("parses");
+        docs.into_iter().next().expect("a document").node
+    }
+
+    /// Every template over fragments that matter to YAML and to envsubst,
+    /// up to three long, quoted so that it reaches the object as a string:
+    /// the direct substitution and the text route agree on the object, the
+    /// unset variables, the type changes and the errors.
+    #[test]
+    fn direct_substitution_equals_the_text_route() {
+        let frags = [
+            "${A}", "${B}", "${UNSET}", "$$", "x", ".", "${A:-d}", "${N}", "${E}", ":", "-",
+            "${A/a/b}", "${#A}", "${C}", "${S}", "${H}", "${Z}", "$", " ", "${", "}", "#",
+            "${E:-}", "${N^^}",
+        ];
+        let vars: Vec<(String, String)> = [
+            ("A", "a"),
+            ("B", "8443"),
+            ("N", "true"),
+            ("E", ""),
+            ("C", "x: y"),
+            ("S", "a b"),
+            ("H", "#c"),
+            ("Z", "0x1F"),
+        ]
+        .iter()
+        .map(|(k, v)| (k.to_string(), v.to_string()))
+        .collect();
+        let mut templates: Vec<String> = frags.iter().map(|f| f.to_string()).collect();
+        for a in frags {
+            for b in frags {
+                templates.push(format!("{a}{b}"));
+                for c in ["${A}", "x", "$$", "${B}", ":", " "] {
+                    templates.push(format!("{a}{b}{c}"));
+                }
+            }
+        }
+        let mut fast_taken = 0;
+        for t in &templates {
+            let quoted = format!("'{}'", t.replace('\'', "''"));
+            for strict in [false, true] {
+                let obj = object(&quoted);
+                let mut a = Resource::new(obj.clone(), Origin::default());
+                let mut b = Resource::new(obj.clone(), Origin::default());
+                let ra = substitute_with(&mut a, &vars, strict, true);
+                let rb = substitute_with(&mut b, &vars, strict, false);
+                let lookup = |n: &str| vars.iter().find(|(k, _)| k == n).map(|(_, v)| v.clone());
+                if !matches!(fast::substitute(&obj, &lookup, strict), fast::Fast::Text) {
+                    fast_taken += 1;
+                }
+                match (ra, rb) {
+                    (Ok(x), Ok(y)) => {
+                        assert_eq!(x.unset, y.unset, "{t:?}");
+                        assert_eq!(x.retyped, y.retyped, "{t:?}");
+                        assert_eq!(
+                            crate::yaml::to_string(&a.obj),
+                            crate::yaml::to_string(&b.obj),
+                            "{t:?}"
+                        );
+                        assert_eq!(a.obj.to_json(), b.obj.to_json(), "{t:?}");
+                    }
+                    (Err(x), Err(y)) => assert_eq!(x, y, "{t:?}"),
+                    (x, y) => panic!("{t:?}: {:?} vs {:?}", x.is_ok(), y.is_ok()),
+                }
+            }
+        }
+        // Both routes were exercised.
+        let total = 2 * templates.len();
+        eprintln!("direct route: {fast_taken} of {total}");
+        assert!(
+            fast_taken > total / 4 && fast_taken < total,
+            "{fast_taken} of {total}"
+        );
     }
 }

@@ -569,12 +569,33 @@ fn json_numbers(n: &mut Node) {
 
 // ------------------------------------------------------------- transformers
 
+#[derive(Clone)]
 enum PatchBody {
     Smp(Vec<Node>),
     Json(Vec<Node>),
 }
 
+/// [`parse_body`], remembered per thread: a Flux parent appends the same
+/// patch text to every child Kustomization.
 fn parse_patch_body(text: &str, what: &str) -> Result<PatchBody, String> {
+    thread_local! {
+        static CACHE: std::cell::RefCell<std::collections::HashMap<String, PatchBody>> =
+            std::cell::RefCell::new(std::collections::HashMap::new());
+    }
+    if let Some(b) = CACHE.with(|c| c.borrow().get(text).cloned()) {
+        return Ok(b);
+    }
+    let body = parse_body(text, what)?;
+    CACHE.with(|c| {
+        let mut c = c.borrow_mut();
+        if c.len() < 4096 {
+            c.insert(text.to_string(), body.clone());
+        }
+    });
+    Ok(body)
+}
+
+fn parse_body(text: &str, what: &str) -> Result<PatchBody, String> {
     let t = text.trim_start();
     if t.starts_with('[') {
         return parse_json6902(text).map(PatchBody::Json);

@@ -92,6 +92,59 @@ pub fn v2_needs_quotes(s: &str) -> bool {
         || is_base60_float(s)
 }
 
+/// True when `s`, written plain (unquoted) as a block mapping value or
+/// sequence item, is read back by a YAML parser as one plain scalar with
+/// exactly the text `s` (whatever type that text then resolves to). A
+/// conservative test: printable ASCII only, no indicator at the start, no
+/// `: ` or ` #` inside, no surrounding spaces, no document marker.
+pub fn plain_round_trips(s: &str) -> bool {
+    let b = s.as_bytes();
+    let Some(&first) = b.first() else {
+        return false;
+    };
+    if matches!(
+        first,
+        b'-' | b'?'
+            | b':'
+            | b','
+            | b'['
+            | b']'
+            | b'{'
+            | b'}'
+            | b'#'
+            | b'&'
+            | b'*'
+            | b'!'
+            | b'|'
+            | b'>'
+            | b'\''
+            | b'"'
+            | b'%'
+            | b'@'
+            | b'`'
+            | b' '
+            | b'.'
+    ) {
+        // `-1`, `.5` and `-x` are plain too, but rare enough to leave to
+        // the parser.
+        return false;
+    }
+    if b[b.len() - 1] == b' ' || b[b.len() - 1] == b':' {
+        return false;
+    }
+    let mut prev = 0u8;
+    for &c in b {
+        if !(0x20..=0x7e).contains(&c) {
+            return false;
+        }
+        if (c == b'#' && prev == b' ') || (c == b' ' && prev == b':') {
+            return false;
+        }
+        prev = c;
+    }
+    true
+}
+
 /// kyaml's `IsValueNonString`: a one-line text that a YAML 1.1 parser
 /// reads as something other than a string (a number, bool, null, or even a
 /// collection such as `a: b` or `[x]`). kyaml writes such string values
@@ -99,6 +152,10 @@ pub fn v2_needs_quotes(s: &str) -> bool {
 pub fn is_yaml11_non_string(s: &str) -> bool {
     if s.is_empty() || s.contains('\n') {
         return false;
+    }
+    if plain_round_trips(s) {
+        // A plain scalar: what it resolves to, without a parser.
+        return !matches!(resolve_plain(s, Schema::V2), Node::Str(_));
     }
     match super::parse::parse_stream_with(s, Schema::V2) {
         Ok(docs) => match docs.into_iter().next() {
@@ -368,6 +425,86 @@ impl Cursor<'_> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Every string over a small alphabet of YAML-significant characters
+    /// (up to 4 long), plus typical values: whenever `plain_round_trips`
+    /// says yes, the parser reads the text, as a document and as a mapping
+    /// value, as one plain scalar resolving to `resolve_plain`'s value.
+    fn same(a: &Node, b: &Node) -> bool {
+        match (a, b) {
+            (Node::Float(x), Node::Float(y)) if x.is_nan() && y.is_nan() => true,
+            _ => a == b,
+        }
+    }
+
+    #[test]
+    fn plain_round_trips_agrees_with_the_parser() {
+        let alphabet = [
+            "a", "1", " ", ":", "#", "-", ".", "{", "}", "[", ",", "'", "\"", "$", "~", "0", "e",
+            "x", "y", "+", "_", "/", "!", "&", "*", "?", "|", ">", "%", "@", "\t", "n",
+        ];
+        let mut corpus: Vec<String> = vec![
+            "${APP}.${CLUSTER_APP_DOMAIN}".into(),
+            "registry.example.org/app:1.2.3".into(),
+            "8443".into(),
+            "0x1F".into(),
+            "1e3".into(),
+            "2024-01-02".into(),
+            "2024-01-02T10:00:00Z".into(),
+            "yes".into(),
+            "Off".into(),
+            "null".into(),
+            "1:20".into(),
+            "190:20:30".into(),
+            "a: b".into(),
+            "https://example.org/a#b".into(),
+            "a #b".into(),
+            "1_000".into(),
+            "0b101".into(),
+            "0o17".into(),
+            "+1".into(),
+            "---x".into(),
+        ];
+        let mut cur = vec![String::new()];
+        for _ in 0..3 {
+            let mut next = Vec::new();
+            for p in &cur {
+                for c in alphabet {
+                    next.push(format!("{p}{c}"));
+                }
+            }
+            corpus.extend(next.iter().cloned());
+            cur = next;
+        }
+        let mut checked = 0;
+        for s in &corpus {
+            if !plain_round_trips(s) {
+                continue;
+            }
+            checked += 1;
+            let want = resolve_plain(s, Schema::V2);
+            let doc = crate::yaml::parse::parse_stream_with(s, Schema::V2)
+                .unwrap_or_else(|e| panic!("{s:?}: {e}"));
+            // A document holding only null is no document.
+            let got = doc.first().map_or(Node::Null, |d| d.node.clone());
+            assert!(doc.len() <= 1, "{s:?}");
+            assert!(
+                same(&got, &want),
+                "{s:?} as a document: {got:?} vs {want:?}"
+            );
+            let text = format!("k: {s}\nl:\n- {s}\n");
+            let doc = crate::yaml::parse::parse_stream_with(&text, Schema::V2)
+                .unwrap_or_else(|e| panic!("{s:?}: {e}"));
+            let m = doc[0].node.as_map().expect("a map");
+            for got in [
+                m.get("k").unwrap(),
+                &m.get("l").unwrap().as_seq().unwrap()[0],
+            ] {
+                assert!(same(got, &want), "{s:?} as a value: {got:?} vs {want:?}");
+            }
+        }
+        assert!(checked > 10_000, "{checked}");
+    }
 
     #[test]
     fn v3_rules() {
