@@ -176,9 +176,15 @@ fn helmrelease_json(h: &crate::flux::helm::HelmReleaseReport) -> J {
     })
 }
 
-/// The JSON of `flate build ENV -o json` (the JSON contract of
-/// ARCHITECTURE.md), pretty-printed, with a final newline.
-pub fn json_text(r: &Rendered, only: &[String], show_secrets: bool) -> String {
+/// Writes the JSON of `flate build ENV -o json` (the JSON contract of
+/// ARCHITECTURE.md), pretty-printed, with a final newline, to `w` as it
+/// is produced (no copy of the whole text in memory).
+pub fn write_json(
+    w: &mut dyn Write,
+    r: &Rendered,
+    only: &[String],
+    show_secrets: bool,
+) -> std::io::Result<()> {
     struct Doc<'a> {
         r: &'a Rendered,
         only: &'a [String],
@@ -205,14 +211,22 @@ pub fn json_text(r: &Rendered, only: &[String], show_secrets: bool) -> String {
             m.end()
         }
     }
-    let mut out = serde_json::to_string_pretty(&Doc {
-        r,
-        only,
-        show_secrets,
-    })
-    .unwrap_or_default();
-    out.push('\n');
-    out
+    serde_json::to_writer_pretty(
+        &mut *w,
+        &Doc {
+            r,
+            only,
+            show_secrets,
+        },
+    )?;
+    w.write_all(b"\n")
+}
+
+/// [`write_json`] into a string.
+pub fn json_text(r: &Rendered, only: &[String], show_secrets: bool) -> String {
+    let mut out = Vec::new();
+    write_json(&mut out, r, only, show_secrets).expect("writing to memory");
+    String::from_utf8(out).expect("serde_json writes UTF-8")
 }
 
 /// `flate build ENV -o json` as a value (the JSON contract of

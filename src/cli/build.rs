@@ -51,22 +51,36 @@ fn print(s: &str) -> i32 {
 /// concern) and failures; returns 1 when a Kustomization failed.
 pub fn report_failures(r: &Rendered) -> i32 {
     let mut grouped: Vec<(String, Vec<String>)> = Vec::new();
+    let mut at: std::collections::HashMap<&str, usize> = std::collections::HashMap::new();
     for k in &r.kustomizations {
         for w in &k.warnings {
-            match grouped.iter_mut().find(|(m, _)| m == w) {
-                Some((_, ks)) => ks.push(k.key()),
-                None => grouped.push((w.clone(), vec![k.key()])),
+            match at.get(w.as_str()) {
+                Some(&i) => grouped[i].1.push(k.key()),
+                None => {
+                    at.insert(w, grouped.len());
+                    grouped.push((w.clone(), vec![k.key()]));
+                }
             }
         }
     }
+    // A warning shared by a whole cluster names a few Kustomizations, not
+    // all of them (`flate build -o json` has every warning per Kustomization).
+    const SHOWN: usize = 10;
     for (w, ks) in grouped {
         if ks.len() == 1 {
             eprintln!("warning: Kustomization {}: {w}", ks[0]);
-        } else {
+        } else if ks.len() <= SHOWN {
             eprintln!(
                 "warning: {w} ({} Kustomizations: {})",
                 ks.len(),
                 ks.join(", ")
+            );
+        } else {
+            eprintln!(
+                "warning: {w} ({} Kustomizations: {}, and {} more)",
+                ks.len(),
+                ks[..SHOWN].join(", "),
+                ks.len() - SHOWN
             );
         }
     }
@@ -108,11 +122,22 @@ pub fn run(a: BuildArgs) -> i32 {
         }
         return code;
     }
-    let text = match a.output {
-        Format::Yaml => flate::output::yaml_stream(&rendered, &a.ks, a.show_secrets),
-        Format::Json => flate::output::json_text(&rendered, &a.ks, a.show_secrets),
+    let p = match a.output {
+        Format::Yaml => print(&flate::output::yaml_stream(
+            &rendered,
+            &a.ks,
+            a.show_secrets,
+        )),
+        Format::Json => {
+            let mut out = std::io::BufWriter::with_capacity(1 << 16, std::io::stdout().lock());
+            match flate::output::write_json(&mut out, &rendered, &a.ks, a.show_secrets)
+                .and_then(|_| out.flush())
+            {
+                Ok(()) => 0,
+                Err(_) => 2,
+            }
+        }
     };
-    let p = print(&text);
     if p != 0 { p } else { code }
 }
 
