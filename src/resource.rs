@@ -332,7 +332,8 @@ pub fn set_untagged(m: &mut Map, key: &str, value: &str) {
     m.set_tagless(key, true);
 }
 
-fn node_at<'a>(n: &'a Node, path: &[PathElem]) -> Option<&'a Node> {
+/// The node at `path` below `n`.
+pub fn node_at<'a>(n: &'a Node, path: &[PathElem]) -> Option<&'a Node> {
     let mut cur = n;
     for p in path {
         cur = match (p, cur) {
@@ -344,7 +345,8 @@ fn node_at<'a>(n: &'a Node, path: &[PathElem]) -> Option<&'a Node> {
     Some(cur)
 }
 
-fn node_at_mut<'a>(n: &'a mut Node, path: &[PathElem]) -> Option<&'a mut Node> {
+/// The node at `path` below `n`, mutable.
+pub fn node_at_mut<'a>(n: &'a mut Node, path: &[PathElem]) -> Option<&'a mut Node> {
     let mut cur = n;
     for p in path {
         cur = match (p, cur) {

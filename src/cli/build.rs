@@ -7,7 +7,7 @@ use clap::{Args, ValueEnum};
 
 use flate::flux::{Rendered, Status};
 
-use super::common::{EnvArgs, render};
+use super::common::{EnvArgs, print, render};
 
 #[derive(ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Format {
@@ -33,18 +33,6 @@ pub struct BuildArgs {
     pub show_secrets: bool,
     #[command(flatten)]
     pub env: EnvArgs,
-}
-
-fn print(s: &str) -> i32 {
-    let mut out = std::io::stdout().lock();
-    if out
-        .write_all(s.as_bytes())
-        .and_then(|_| out.flush())
-        .is_err()
-    {
-        return 2;
-    }
-    0
 }
 
 /// Prints warnings (identical ones once, with the Kustomizations they

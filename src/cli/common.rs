@@ -100,3 +100,17 @@ pub fn render_with(env: &str, a: &EnvArgs, spec_errors_fatal: bool) -> Result<Re
         2
     })
 }
+
+/// Writes `s` to standard output; 0, or 2 when it cannot be written.
+pub fn print(s: &str) -> i32 {
+    use std::io::Write;
+    let mut out = std::io::stdout().lock();
+    if out
+        .write_all(s.as_bytes())
+        .and_then(|_| out.flush())
+        .is_err()
+    {
+        return 2;
+    }
+    0
+}

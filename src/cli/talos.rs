@@ -1,6 +1,5 @@
 //! `flate talos gen|check|schema`
 
-use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use clap::{Args, Subcommand};
@@ -8,7 +7,7 @@ use clap::{Args, Subcommand};
 use flate::fs::absolute;
 use flate::talos::{self, GeneratedFile, check::Status, write::Outcome};
 
-use super::common::repo_root;
+use super::common::{print, repo_root};
 
 #[derive(Args, Debug, Clone)]
 pub struct SpecArgs {
@@ -61,18 +60,6 @@ fn spec_file(a: &SpecArgs, repo: &Path) -> PathBuf {
 fn shown(p: &Path) -> String {
     let cwd = absolute(Path::new("."));
     p.strip_prefix(&cwd).unwrap_or(p).display().to_string()
-}
-
-fn print(s: &str) -> i32 {
-    let mut out = std::io::stdout().lock();
-    if out
-        .write_all(s.as_bytes())
-        .and_then(|_| out.flush())
-        .is_err()
-    {
-        return 2;
-    }
-    0
 }
 
 fn load(a: &SpecArgs, repo: &Path) -> Result<talos::Env, talos::Error> {

@@ -6,7 +6,7 @@
 
 use std::collections::HashSet;
 
-use crate::resource::{Gvk, ResId, ResMap, Resource};
+use crate::resource::{Gvk, ResId, ResMap, Resource, node_at_mut};
 use crate::yaml::Node;
 
 use super::Error;
@@ -306,17 +306,4 @@ pub fn fix(m: &mut ResMap) -> Result<(), Error> {
         }
     }
     Ok(())
-}
-
-fn node_at_mut<'a>(n: &'a mut Node, path: &[crate::resource::PathElem]) -> Option<&'a mut Node> {
-    use crate::resource::PathElem;
-    let mut cur = n;
-    for p in path {
-        cur = match (p, cur) {
-            (PathElem::Key(k), Node::Map(m)) => m.get_mut(k)?,
-            (PathElem::Index(i), Node::Seq(s)) => s.get_mut(*i)?,
-            _ => return None,
-        };
-    }
-    Some(cur)
 }

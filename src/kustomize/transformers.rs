@@ -1,7 +1,7 @@
 //! The builtin field transformers: namespace, name prefix/suffix, labels,
 //! annotations, replicas and images.
 
-use crate::resource::{Gvk, Link, PathElem, ResMap};
+use crate::resource::{Gvk, Link, PathElem, ResMap, node_at_mut};
 use crate::yaml::Node;
 
 use super::Error;
@@ -308,18 +308,6 @@ pub fn replicas(k: &Kustomization, m: &mut ResMap) -> Result<(), Error> {
         }
     }
     Ok(())
-}
-
-fn node_at_mut<'a>(n: &'a mut Node, path: &[PathElem]) -> Option<&'a mut Node> {
-    let mut cur = n;
-    for p in path {
-        cur = match (p, cur) {
-            (PathElem::Key(k), Node::Map(m)) => m.get_mut(k)?,
-            (PathElem::Index(i), Node::Seq(s)) => s.get_mut(*i)?,
-            _ => return None,
-        };
-    }
-    Some(cur)
 }
 
 /// Splits an image reference into name, tag and digest (kustomize's
