@@ -439,8 +439,7 @@ impl ResMap {
         let mut seen = std::collections::HashSet::with_capacity(self.resources.len());
         for r in &self.resources {
             let id = r.cur_id();
-            let key = (id.gvk.clone(), id.name.clone(), id.effective_namespace());
-            if !seen.insert(key) {
+            if !seen.insert(id_key(&id)) {
                 return Some(id);
             }
         }
@@ -453,13 +452,19 @@ impl ResMap {
             }
             return Ok(());
         }
-        // One pass over what is there, not one per appended object.
-        let key = |id: &ResId| (id.gvk.clone(), id.name.clone(), id.effective_namespace());
-        let mut seen: std::collections::HashSet<_> =
-            self.resources.iter().map(|r| key(&r.cur_id())).collect();
+        let mut ids = self.id_set();
+        self.append_with(other, &mut ids)
+    }
+    /// The identities of the resources, for [`ResMap::append_with`].
+    pub fn id_set(&self) -> IdSet {
+        IdSet(self.resources.iter().map(|r| id_key(&r.cur_id())).collect())
+    }
+    /// [`ResMap::append_all`] with the identities already here (kept up to
+    /// date): one pass over what is there for many appends.
+    pub fn append_with(&mut self, other: ResMap, ids: &mut IdSet) -> Result<(), String> {
         for r in other.resources {
             let id = r.cur_id();
-            if !seen.insert(key(&id)) {
+            if !ids.0.insert(id_key(&id)) {
                 return Err(format!(
                     "may not add resource with an already registered id: {id}"
                 ));
@@ -468,4 +473,12 @@ impl ResMap {
         }
         Ok(())
     }
+}
+
+/// Resource identities as kustomize compares them (group, version, kind,
+/// name, effective namespace).
+pub struct IdSet(std::collections::HashSet<(Gvk, String, String)>);
+
+fn id_key(id: &ResId) -> (Gvk, String, String) {
+    (id.gvk.clone(), id.name.clone(), id.effective_namespace())
 }

@@ -400,8 +400,9 @@ impl<'a> Kustomizer<'a> {
                         .map(|_| piece)
                 })
                 .collect();
+            let mut ids = ra.id_set();
             for (p, piece) in paths.iter().zip(pieces) {
-                ra.append_all(piece?)
+                ra.append_with(piece?, &mut ids)
                     .map_err(|m| k.err(format!("accumulating resources from '{p}': {m}")))?;
             }
         }

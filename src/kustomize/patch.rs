@@ -40,10 +40,13 @@ impl Selector {
 }
 
 /// A selector field: kustomize anchors it as a regular expression; most
-/// are plain names, compared as strings without compiling anything.
+/// are plain names (or API groups, whose dots match any character), compared
+/// without compiling anything.
 #[derive(Clone)]
 enum Pat {
     Lit(String),
+    /// Literal characters and `.` (any character but a line break).
+    Dotted(String),
     Re(Regex),
 }
 
@@ -51,17 +54,28 @@ impl Pat {
     fn is_match(&self, s: &str) -> bool {
         match self {
             Pat::Lit(l) => l == s,
+            Pat::Dotted(p) => {
+                let mut t = s.chars();
+                for pc in p.chars() {
+                    match t.next() {
+                        Some(c) if c == pc || (pc == '.' && c != '\n') => {}
+                        _ => return false,
+                    }
+                }
+                t.next().is_none()
+            }
             Pat::Re(r) => r.is_match(s),
         }
     }
 }
 
-/// Whether `s` matches only itself as a regular expression.
+/// Whether `s` matches only itself as a regular expression, once `.` is
+/// set aside.
 fn is_literal(s: &str) -> bool {
     !s.chars().any(|c| {
         matches!(
             c,
-            '\\' | '.' | '+' | '*' | '?' | '(' | ')' | '|' | '[' | ']' | '{' | '}' | '^' | '$'
+            '\\' | '+' | '*' | '?' | '(' | ')' | '|' | '[' | ']' | '{' | '}' | '^' | '$'
         )
     })
 }
@@ -71,7 +85,11 @@ fn anchored(s: &str) -> Result<Option<Pat>, String> {
         return Ok(None);
     }
     if is_literal(s) {
-        return Ok(Some(Pat::Lit(s.to_string())));
+        return Ok(Some(if s.contains('.') {
+            Pat::Dotted(s.to_string())
+        } else {
+            Pat::Lit(s.to_string())
+        }));
     }
     thread_local! {
         // The same selectors are compiled again and again (one Flux patch
@@ -1023,6 +1041,58 @@ pub fn patches_json6902(k: &Kustomization, ldr: &Loader, m: &mut ResMap) -> Resu
 mod tests {
     use super::*;
     use crate::yaml::parse_one;
+
+    /// The matchers that skip the regex engine agree with it.
+    #[test]
+    fn literal_selectors_match_as_the_anchored_regex() {
+        let pats = [
+            "app",
+            "app-0001",
+            "kustomize.toolkit.fluxcd.io",
+            "a.b",
+            ".",
+            "..",
+            "",
+            "é.x",
+            "a b",
+            "v1",
+            "apps",
+        ];
+        let subjects = [
+            "app",
+            "app-0001",
+            "app-00011",
+            "kustomize.toolkit.fluxcd.io",
+            "kustomizeXtoolkitXfluxcdXio",
+            "kustomize.toolkit.fluxcd.iox",
+            "a.b",
+            "axb",
+            "a\nb",
+            "ab",
+            "x",
+            "\n",
+            "xy",
+            "é.x",
+            "éxx",
+            "a b",
+            "v1",
+            "apps",
+            "",
+            "a",
+        ];
+        for p in pats {
+            let fast = anchored(p).unwrap();
+            let re = Regex::new(&format!("^(?:{p})$")).unwrap();
+            for t in subjects {
+                let got = fast.as_ref().is_none_or(|m| m.is_match(t));
+                let want = p.is_empty() || re.is_match(t);
+                assert_eq!(got, want, "pattern {p:?} on {t:?}");
+            }
+        }
+        assert!(matches!(anchored("a.b").unwrap(), Some(Pat::Dotted(_))));
+        assert!(matches!(anchored("app").unwrap(), Some(Pat::Lit(_))));
+        assert!(matches!(anchored("app-.*").unwrap(), Some(Pat::Re(_))));
+    }
 
     #[test]
     fn containers_merge_by_name() {
