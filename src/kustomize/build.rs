@@ -239,6 +239,10 @@ fn push_object(
 }
 
 /// Builds kustomization directories.
+/// Directories listed in one kustomization from which their builds run in
+/// parallel.
+const PARALLEL_DIRS: usize = 8;
+
 pub struct Kustomizer<'a> {
     pub fs: &'a dyn FileSystem,
     pub opts: BuildOptions,
@@ -385,7 +389,9 @@ impl<'a> Kustomizer<'a> {
             .iter()
             .filter(|p| !is_remote(p) && self.fs.is_dir(&ldr.resolve(p)))
             .count();
-        if dirs < 2 {
+        // A few directories are not worth waking the thread pool for (a
+        // single `kustomize build` starts it from nothing).
+        if dirs < PARALLEL_DIRS {
             for p in &paths {
                 self.accumulate_path(k, &ldr, p, &mut ra, stack)?;
             }
