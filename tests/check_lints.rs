@@ -3,6 +3,8 @@
 //! disabled by flag and by annotation; the example tree passes; output
 //! formats and exit codes.
 
+mod common;
+
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
@@ -204,23 +206,10 @@ fn talos_mismatch() {
     assert_eq!(f["path"], "network.envoyNodePort");
 }
 
-fn copy_dir(from: &Path, to: &Path) {
-    std::fs::create_dir_all(to).unwrap();
-    for e in std::fs::read_dir(from).unwrap() {
-        let e = e.unwrap();
-        let t = to.join(e.file_name());
-        if e.path().is_dir() {
-            copy_dir(&e.path(), &t);
-        } else {
-            std::fs::copy(e.path(), &t).unwrap();
-        }
-    }
-}
-
 fn scratch(from: &Path, name: &str) -> PathBuf {
     let d = std::env::temp_dir().join(format!("flate-check-{}-{name}", std::process::id()));
     let _ = std::fs::remove_dir_all(&d);
-    copy_dir(from, &d);
+    common::copy_dir(from, &d);
     d
 }
 

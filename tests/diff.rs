@@ -2,26 +2,15 @@
 //! the example tree, with commits made by the test (the `git` binary is
 //! used here only, to make commits; flate itself reads them with gix).
 
-use std::path::{Path, PathBuf};
+mod common;
+
+use std::path::PathBuf;
 use std::process::{Command, Output};
 
 use serde_json::Value;
 
 fn example() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("kubernetes")
-}
-
-fn copy_dir(from: &Path, to: &Path) {
-    std::fs::create_dir_all(to).unwrap();
-    for e in std::fs::read_dir(from).unwrap() {
-        let e = e.unwrap();
-        let (p, t) = (e.path(), to.join(e.file_name()));
-        if p.is_dir() {
-            copy_dir(&p, &t);
-        } else {
-            std::fs::copy(&p, &t).unwrap();
-        }
-    }
 }
 
 /// A git repository in a temporary directory, removed on drop.
@@ -35,49 +24,19 @@ impl Drop for Repo {
     }
 }
 
-fn git_in(dir: &Path, args: &[&str]) -> String {
-    let o = Command::new("git")
-        .args([
-            "-c",
-            "user.name=flate test",
-            "-c",
-            "user.email=test@flate.invalid",
-            "-c",
-            "commit.gpgsign=false",
-            "-c",
-            "gc.auto=0",
-            "-c",
-            "init.defaultBranch=main",
-        ])
-        .args(args)
-        .current_dir(dir)
-        .env("GIT_CONFIG_GLOBAL", "/dev/null")
-        .env("GIT_CONFIG_NOSYSTEM", "1")
-        .env("GIT_AUTHOR_DATE", "2025-01-01T00:00:00Z")
-        .env("GIT_COMMITTER_DATE", "2025-01-01T00:00:00Z")
-        .output()
-        .expect("run git");
-    assert!(
-        o.status.success(),
-        "git {args:?}: {}",
-        String::from_utf8_lossy(&o.stderr)
-    );
-    String::from_utf8_lossy(&o.stdout).trim().to_string()
-}
-
 impl Repo {
     /// A repository whose first commit is the example tree.
     fn new(name: &str) -> Repo {
         let dir = std::env::temp_dir().join(format!("flate-diff-{}-{name}", std::process::id()));
         let _ = std::fs::remove_dir_all(&dir);
-        copy_dir(&example(), &dir.join("kubernetes"));
+        common::copy_dir(&example(), &dir.join("kubernetes"));
         let r = Repo { dir };
         r.git(&["init", "-q"]);
         r.commit("example tree");
         r
     }
     fn git(&self, args: &[&str]) -> String {
-        git_in(&self.dir, args)
+        common::git(&self.dir, args)
     }
     fn commit(&self, msg: &str) {
         self.git(&["add", "-A"]);
@@ -767,7 +726,7 @@ fn a_shallow_clone_without_the_base_says_to_fetch_more_history() {
     r.commit("second");
     let clone = std::env::temp_dir().join(format!("flate-diff-{}-shallow", std::process::id()));
     let _ = std::fs::remove_dir_all(&clone);
-    git_in(
+    common::git(
         &std::env::temp_dir(),
         &[
             "clone",
@@ -793,7 +752,7 @@ fn path_orig_diffs_against_another_checkout_and_key_order_never_shows() {
     let r = Repo::new("pathorig");
     let orig = std::env::temp_dir().join(format!("flate-diff-{}-orig", std::process::id()));
     let _ = std::fs::remove_dir_all(&orig);
-    copy_dir(&example(), &orig.join("kubernetes"));
+    common::copy_dir(&example(), &orig.join("kubernetes"));
     let _cleanup = Repo { dir: orig.clone() };
     // Reordered keys and re-quoted scalars: the same objects.
     r.edit(
@@ -873,7 +832,7 @@ fn colour_only_when_asked_or_on_a_terminal() {
 #[test]
 fn a_new_environment_is_all_added() {
     let r = Repo::new("newenv");
-    copy_dir(
+    common::copy_dir(
         &r.path("kubernetes/clusters/staging"),
         &r.path("kubernetes/clusters/dev"),
     );

@@ -1,20 +1,13 @@
 //! End-to-end tests of `flate build`, `get` and `test` on the example tree
 //! in kubernetes/ and on broken copies of it.
 
+mod common;
+
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::process::Output;
 
 fn repo() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-}
-
-fn flate(args: &[&str], repo: &Path) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_flate"))
-        .args(args)
-        .arg("--repo")
-        .arg(repo)
-        .output()
-        .expect("run flate")
 }
 
 fn stdout(o: &Output) -> String {
@@ -25,25 +18,11 @@ fn stderr(o: &Output) -> String {
     String::from_utf8_lossy(&o.stderr).into_owned()
 }
 
-fn copy_dir(from: &Path, to: &Path) {
-    std::fs::create_dir_all(to).unwrap();
-    for e in std::fs::read_dir(from).unwrap() {
-        let e = e.unwrap();
-        let p = e.path();
-        let t = to.join(e.file_name());
-        if p.is_dir() {
-            copy_dir(&p, &t);
-        } else {
-            std::fs::copy(&p, &t).unwrap();
-        }
-    }
-}
-
 /// A scratch copy of the example tree.
 fn scratch(name: &str) -> PathBuf {
     let d = std::env::temp_dir().join(format!("flate-test-{}-{name}", std::process::id()));
     let _ = std::fs::remove_dir_all(&d);
-    copy_dir(&repo().join("kubernetes"), &d.join("kubernetes"));
+    common::copy_dir(&repo().join("kubernetes"), &d.join("kubernetes"));
     d
 }
 
@@ -60,7 +39,7 @@ fn edit(path: &Path, from: &str, to: &str) {
 #[test]
 fn example_tree_renders_and_tests_green_in_both_environments() {
     for env in ["staging", "production"] {
-        let o = flate(&["test", "all", env], &repo());
+        let o = common::flate_in(&["test", "all", env], &repo());
         let out = stdout(&o);
         assert!(o.status.success(), "{env}: {out}\n{}", stderr(&o));
         assert!(out.contains(" 0 failed"), "{env}: {out}");
@@ -77,7 +56,7 @@ fn example_tree_renders_and_tests_green_in_both_environments() {
 
 #[test]
 fn build_yaml_groups_by_kustomization_and_substitutes() {
-    let o = flate(&["build", "production"], &repo());
+    let o = common::flate_in(&["build", "production"], &repo());
     assert!(o.status.success(), "{}", stderr(&o));
     let out = stdout(&o);
     assert!(out.starts_with(
@@ -102,7 +81,7 @@ fn build_yaml_groups_by_kustomization_and_substitutes() {
 
 #[test]
 fn without_talos_settings_bootstrap_variables_are_reported_unset() {
-    let o = flate(&["build", "production", "--no-talos-settings"], &repo());
+    let o = common::flate_in(&["build", "production", "--no-talos-settings"], &repo());
     assert!(o.status.success(), "{}", stderr(&o));
     let err = stderr(&o);
     assert!(
@@ -114,7 +93,7 @@ fn without_talos_settings_bootstrap_variables_are_reported_unset() {
 
 #[test]
 fn build_json_follows_the_contract() {
-    let o = flate(&["build", "production", "-o", "json"], &repo());
+    let o = common::flate_in(&["build", "production", "-o", "json"], &repo());
     assert!(o.status.success(), "{}", stderr(&o));
     let v: serde_json::Value = serde_json::from_slice(&o.stdout).expect("json");
     assert_eq!(v["cluster"], "production");
@@ -162,7 +141,7 @@ fn build_json_follows_the_contract() {
 
 #[test]
 fn production_pin_carries_tag_and_digest() {
-    let o = flate(&["get", "sources", "production", "-o", "json"], &repo());
+    let o = common::flate_in(&["get", "sources", "production", "-o", "json"], &repo());
     assert!(o.status.success());
     let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
     // The production pin patch rides the child Kustomization's spec.patches;
@@ -186,7 +165,7 @@ fn missing_patches_seed_fails_loudly_naming_ks_yaml() {
         "",
     );
     for env in ["staging", "production"] {
-        let o = flate(&["test", "ks", env], &r);
+        let o = common::flate_in(&["test", "ks", env], &r);
         assert_eq!(o.status.code(), Some(1), "{env}");
         let out = stdout(&o);
         assert!(
@@ -210,7 +189,7 @@ fn missing_depends_on_target_fails_that_kustomization_only() {
         "name: prometheus-operator-crds",
         "name: no-such-app",
     );
-    let o = flate(&["test", "ks", "staging"], &r);
+    let o = common::flate_in(&["test", "ks", "staging"], &r);
     assert_eq!(o.status.code(), Some(1));
     let out = stdout(&o);
     assert!(
@@ -226,7 +205,7 @@ fn missing_depends_on_target_fails_that_kustomization_only() {
 
 #[test]
 fn strict_substitute_fails_on_unset_variables() {
-    let o = flate(
+    let o = common::flate_in(
         &[
             "test",
             "ks",
@@ -255,7 +234,7 @@ fn settings_file_feeds_bootstrap_variables() {
         "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: bootstrap-settings\n  namespace: flux-system\ndata:\n  BOOTSTRAP_EGRESS_CIDR: 10.69.2.0/24\n  BOOTSTRAP_EGRESS_GATEWAY: 10.69.2.1\n",
     )
     .unwrap();
-    let o = flate(
+    let o = common::flate_in(
         &[
             "build",
             "production",
@@ -291,7 +270,7 @@ fn secrets_are_redacted_unless_asked() {
         "resources:\n  - secret.yaml\n",
     );
     for fmt in ["yaml", "json"] {
-        let o = flate(&["build", "staging", "-o", fmt], &r);
+        let o = common::flate_in(&["build", "staging", "-o", fmt], &r);
         assert!(o.status.success(), "{}", stderr(&o));
         let out = stdout(&o);
         assert!(
@@ -303,7 +282,7 @@ fn secrets_are_redacted_unless_asked() {
             "{fmt} keeps the keys"
         );
     }
-    let o = flate(&["build", "staging", "--show-secrets"], &r);
+    let o = common::flate_in(&["build", "staging", "--show-secrets"], &r);
     assert!(stdout(&o).contains("hunter2"));
     let _ = std::fs::remove_dir_all(&r);
 }
@@ -312,7 +291,7 @@ fn secrets_are_redacted_unless_asked() {
 fn out_dir_is_written_atomically_and_survives_a_failed_run() {
     let r = scratch("outdir");
     let out = r.join("out");
-    let o = flate(
+    let o = common::flate_in(
         &["build", "staging", "--out-dir", out.to_str().unwrap()],
         &r,
     );
@@ -327,7 +306,7 @@ fn out_dir_is_written_atomically_and_survives_a_failed_run() {
         "patches: []",
         "",
     );
-    let o = flate(
+    let o = common::flate_in(
         &["build", "staging", "--out-dir", out.to_str().unwrap()],
         &r,
     );
@@ -345,7 +324,7 @@ fn out_dir_is_written_atomically_and_survives_a_failed_run() {
 
 #[test]
 fn unknown_environment_is_exit_2_with_a_hint() {
-    let o = flate(&["build", "nowhere"], &repo());
+    let o = common::flate_in(&["build", "nowhere"], &repo());
     assert_eq!(o.status.code(), Some(2));
     assert!(
         stderr(&o).contains("kubernetes/clusters/nowhere"),
@@ -356,7 +335,7 @@ fn unknown_environment_is_exit_2_with_a_hint() {
 
 #[test]
 fn build_hr_prints_effective_values_and_chart() {
-    let o = flate(&["build", "hr", "production", "cert-manager"], &repo());
+    let o = common::flate_in(&["build", "hr", "production", "cert-manager"], &repo());
     assert!(o.status.success(), "{}", stderr(&o));
     let out = stdout(&o);
     assert!(out.contains("kind: HelmRelease"));

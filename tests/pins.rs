@@ -2,28 +2,16 @@
 //! `--base REV` fails on, each on a scratch git repository holding a copy
 //! of the example tree.
 
+mod common;
+
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
 
 use serde_json::Value;
-
-fn root() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-}
-
-fn flate(args: &[&str], repo: &Path) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_flate"))
-        .args(args)
-        .arg("--repo")
-        .arg(repo)
-        .output()
-        .expect("run flate")
-}
 
 fn pins_json(repo: &Path, args: &[&str]) -> (i32, Value) {
     let mut all = vec!["pins", "-o", "json"];
     all.extend_from_slice(args);
-    let o = flate(&all, repo);
+    let o = common::flate_in(&all, repo);
     let js = serde_json::from_slice(&o.stdout).unwrap_or_else(|e| {
         panic!(
             "not JSON ({e}): {}{}",
@@ -34,52 +22,14 @@ fn pins_json(repo: &Path, args: &[&str]) -> (i32, Value) {
     (o.status.code().unwrap_or(-1), js)
 }
 
-fn copy_dir(from: &Path, to: &Path) {
-    std::fs::create_dir_all(to).unwrap();
-    for e in std::fs::read_dir(from).unwrap() {
-        let e = e.unwrap();
-        let t = to.join(e.file_name());
-        if e.path().is_dir() {
-            copy_dir(&e.path(), &t);
-        } else {
-            std::fs::copy(e.path(), &t).unwrap();
-        }
-    }
-}
-
-fn git(dir: &Path, args: &[&str]) {
-    let o = Command::new("git")
-        .args([
-            "-c",
-            "user.name=flate",
-            "-c",
-            "user.email=flate@example.org",
-        ])
-        .args([
-            "-c",
-            "init.defaultBranch=main",
-            "-c",
-            "commit.gpgsign=false",
-        ])
-        .args(args)
-        .current_dir(dir)
-        .output()
-        .expect("git");
-    assert!(
-        o.status.success(),
-        "git {args:?}: {}",
-        String::from_utf8_lossy(&o.stderr)
-    );
-}
-
 /// A git repository with the example tree committed.
 fn scratch_repo(name: &str) -> PathBuf {
     let d = std::env::temp_dir().join(format!("flate-pins-{}-{name}", std::process::id()));
     let _ = std::fs::remove_dir_all(&d);
-    copy_dir(&root().join("kubernetes"), &d.join("kubernetes"));
-    git(&d, &["init", "-q"]);
-    git(&d, &["add", "-A"]);
-    git(&d, &["commit", "-q", "-m", "base"]);
+    common::copy_dir(&common::root().join("kubernetes"), &d.join("kubernetes"));
+    common::git(&d, &["init", "-q"]);
+    common::git(&d, &["add", "-A"]);
+    common::git(&d, &["commit", "-q", "-m", "base"]);
     d
 }
 
@@ -106,7 +56,7 @@ fn messages(js: &Value) -> Vec<String> {
 
 #[test]
 fn lists_every_pin_of_the_example_tree() {
-    let (code, js) = pins_json(&root(), &[]);
+    let (code, js) = pins_json(&common::root(), &[]);
     assert_eq!(code, 0, "{js:#}");
     let pins = js["pins"].as_array().unwrap();
     let find = |env: &str, name: &str| {
@@ -147,7 +97,7 @@ fn lists_every_pin_of_the_example_tree() {
     );
     assert!(js["failures"].as_array().unwrap().is_empty());
 
-    let o = flate(&["pins", "staging"], &root());
+    let o = common::flate_in(&["pins", "staging"], &common::root());
     assert_eq!(o.status.code(), Some(0));
     let table = String::from_utf8_lossy(&o.stdout);
     assert!(table.starts_with("ENV "), "{table}");
@@ -187,7 +137,7 @@ fn a_tag_changed_without_its_digest_fails() {
     );
     assert_eq!(js["failures"][0]["file"], VM_PATCH);
     // Table output names the place.
-    let o = flate(&["pins", "--base", "HEAD"], &d);
+    let o = common::flate_in(&["pins", "--base", "HEAD"], &d);
     assert_eq!(o.status.code(), Some(1));
     let out = String::from_utf8_lossy(&o.stdout);
     assert!(out.contains(&format!("FAIL {VM_PATCH}:")), "{out}");
@@ -216,7 +166,7 @@ fn a_pin_flux_does_not_honour_fails_without_base() {
     // to see that production would run the base's digest.
     let d = scratch_repo("lost");
     edit(&d.join(VM_PATCH), NODE_EXPORTER_DIGEST, "");
-    git(&d, &["commit", "-q", "-am", "tag-only pin"]);
+    common::git(&d, &["commit", "-q", "-am", "tag-only pin"]);
     let (code, js) = pins_json(&d, &[]);
     assert_eq!(code, 1);
     let m = messages(&js);
@@ -226,7 +176,7 @@ fn a_pin_flux_does_not_honour_fails_without_base() {
         "{m:?}"
     );
     // flate check reports the same mistake as pin-digest-lost.
-    let o = flate(&["check", "production"], &d);
+    let o = common::flate_in(&["check", "production"], &d);
     assert_eq!(o.status.code(), Some(1));
     let out = String::from_utf8_lossy(&o.stdout);
     assert!(
@@ -239,7 +189,7 @@ fn a_pin_flux_does_not_honour_fails_without_base() {
 #[test]
 fn a_bad_base_revision_exits_2() {
     let d = scratch_repo("rev");
-    let o = flate(&["pins", "--base", "no-such-branch"], &d);
+    let o = common::flate_in(&["pins", "--base", "no-such-branch"], &d);
     assert_eq!(o.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&o.stderr).contains("no-such-branch"));
     let _ = std::fs::remove_dir_all(&d);

@@ -1,0 +1,68 @@
+//! Helpers shared by the integration tests (each test file that needs them
+//! declares `mod common;`; not every file uses every helper).
+#![allow(dead_code)]
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+/// The repository root (the example tree is `kubernetes/` below it).
+pub fn root() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+/// Copies the directory tree `from` to `to`.
+pub fn copy_dir(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).unwrap();
+    for e in std::fs::read_dir(from).unwrap() {
+        let e = e.unwrap();
+        let (p, t) = (e.path(), to.join(e.file_name()));
+        if p.is_dir() {
+            copy_dir(&p, &t);
+        } else {
+            std::fs::copy(&p, &t).unwrap();
+        }
+    }
+}
+
+/// Runs git in `dir` with a fixed identity, dates and configuration (no
+/// user or system configuration); fails the test when git fails. Returns
+/// standard output, trimmed.
+pub fn git(dir: &Path, args: &[&str]) -> String {
+    let o = Command::new("git")
+        .args([
+            "-c",
+            "user.name=flate test",
+            "-c",
+            "user.email=test@flate.invalid",
+            "-c",
+            "commit.gpgsign=false",
+            "-c",
+            "gc.auto=0",
+            "-c",
+            "init.defaultBranch=main",
+        ])
+        .args(args)
+        .current_dir(dir)
+        .env("GIT_CONFIG_GLOBAL", "/dev/null")
+        .env("GIT_CONFIG_NOSYSTEM", "1")
+        .env("GIT_AUTHOR_DATE", "2025-01-01T00:00:00Z")
+        .env("GIT_COMMITTER_DATE", "2025-01-01T00:00:00Z")
+        .output()
+        .expect("run git");
+    assert!(
+        o.status.success(),
+        "git {args:?}: {}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    String::from_utf8_lossy(&o.stdout).trim().to_string()
+}
+
+/// `flate ARGS --repo REPO`.
+pub fn flate_in(args: &[&str], repo: &Path) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_flate"))
+        .args(args)
+        .arg("--repo")
+        .arg(repo)
+        .output()
+        .expect("run flate")
+}
