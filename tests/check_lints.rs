@@ -192,6 +192,34 @@ fn talos_spec_invalid() {
 }
 
 #[test]
+fn talos_spec_that_is_not_yaml_is_a_finding_at_its_line() {
+    let d = scratch(&fixtures().join("talos-spec-invalid/good"), "talos-yaml");
+    let spec = d.join("kubernetes/clusters/test/talos.yaml");
+    edit(
+        &spec,
+        "  domain: test.example.net",
+        "  domain: [test.example.net",
+    );
+    let (code, js) = check(&d, &[]);
+    assert_eq!(code, 1, "{js:#}");
+    let hits = with_rule(&js, "talos-spec-invalid");
+    assert_eq!(hits.len(), 1, "{js:#}");
+    assert_eq!(hits[0]["file"], "kubernetes/clusters/test/talos.yaml");
+    assert!(hits[0]["line"].as_u64().unwrap() >= 12, "{:#}", hits[0]);
+    assert!(
+        hits[0]["message"]
+            .as_str()
+            .unwrap()
+            .contains("not valid YAML"),
+        "{:#}",
+        hits[0]
+    );
+    // The Flux tree still renders and is checked.
+    assert!(js["summary"]["validated"].as_u64().unwrap() > 0, "{js:#}");
+    let _ = std::fs::remove_dir_all(&d);
+}
+
+#[test]
 fn talos_mismatch() {
     case("talos-mismatch");
     // The message names the check and both sides.
