@@ -194,3 +194,29 @@ fn a_bad_base_revision_exits_2() {
     assert!(String::from_utf8_lossy(&o.stderr).contains("no-such-branch"));
     let _ = std::fs::remove_dir_all(&d);
 }
+
+#[test]
+fn a_broken_talos_spec_does_not_stop_the_pin_report() {
+    // Renovate's post-upgrade check runs `flate pins`; the spec is
+    // `flate check`'s business, so pins warns and goes on (both sides).
+    let d = scratch_repo("talos");
+    edit(
+        &d.join("kubernetes/clusters/production/talos.yaml"),
+        "vipOffset: 5",
+        "vipOffset: 500",
+    );
+    let o = common::flate_in(&["pins", "production", "--base", "HEAD"], &d);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(0), "{err}");
+    assert!(
+        err.contains("warning: ") && err.contains("vipOffset"),
+        "{err}"
+    );
+    assert!(err.contains("without the bootstrap-settings"), "{err}");
+    // `flate build` stops on it, naming the fix.
+    let o = common::flate_in(&["build", "production"], &d);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(2), "{err}");
+    assert!(err.contains("--no-talos-settings"), "{err}");
+    let _ = std::fs::remove_dir_all(&d);
+}

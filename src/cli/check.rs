@@ -10,7 +10,7 @@ use flate::check::{self, CheckOptions, Env, RULES, SchemaOptions, SchemaSet};
 use flate::flux::Rendered;
 use flate::fs::RealFs;
 
-use super::common::{EnvArgs, render_with, repo_root};
+use super::common::{EnvArgs, SpecErrors, render_with, repo_root};
 
 #[derive(ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Format {
@@ -144,7 +144,7 @@ pub fn run(a: CheckArgs) -> i32 {
     }
     let renders: Vec<Result<Rendered, i32>> = names
         .par_iter()
-        .map(|n| render_with(n, &a.env, false))
+        .map(|n| render_with(n, &a.env, SpecErrors::Ignore))
         .collect();
     let mut envs = Vec::new();
     for (n, r) in names.iter().zip(renders) {

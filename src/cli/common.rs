@@ -49,45 +49,87 @@ pub fn repo_root(repo: &Option<PathBuf>) -> PathBuf {
 
 /// Renders environment `env` (exit code 2 and a message when it cannot).
 pub fn render(env: &str, a: &EnvArgs) -> Result<Rendered, i32> {
-    render_with(env, a, true)
+    render_with(env, a, SpecErrors::Fatal)
 }
 
-/// [`render`]; with `spec_errors_fatal` false, an invalid Talos spec only
-/// means no derived bootstrap-settings (`flate check` reports the spec's
-/// errors as findings).
-pub fn render_with(env: &str, a: &EnvArgs, spec_errors_fatal: bool) -> Result<Rendered, i32> {
+/// What an invalid Talos spec does to a render that would derive
+/// bootstrap-settings from it.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub enum SpecErrors {
+    /// Stop with the spec's errors (exit 2).
+    Fatal,
+    /// Render without bootstrap-settings and say so on stderr.
+    Warn,
+    /// Render without bootstrap-settings (`flate check` reports the spec's
+    /// errors as findings).
+    Ignore,
+}
+
+/// The objects the `--settings` files hold.
+pub fn settings_objects(a: &EnvArgs) -> Result<Vec<flate::resource::Resource>, String> {
+    let mut out = Vec::new();
+    for f in &a.settings {
+        let text =
+            std::fs::read_to_string(f).map_err(|e| format!("--settings {}: {e}", f.display()))?;
+        out.extend(
+            flate::kustomize::build::resources_from_text(&absolute(f), &text)
+                .map_err(|e| format!("--settings: {e}"))?,
+        );
+    }
+    Ok(out)
+}
+
+/// Whether bootstrap-settings are derived from the Talos spec: not with
+/// `--settings`, `--no-talos-settings` or `--path`.
+pub fn derives_talos_settings(a: &EnvArgs) -> bool {
+    a.settings.is_empty() && !a.no_talos_settings && a.path.is_none()
+}
+
+/// The bootstrap-settings ConfigMap derived from the Talos spec of `env`
+/// read through `fs`, when there is one and the options ask for it.
+/// `Err(message)` when the spec is invalid and `spec_errors` is `Fatal`.
+pub fn talos_settings(
+    fs: &dyn flate::fs::FileSystem,
+    repo: &Path,
+    env: &str,
+    a: &EnvArgs,
+    spec_errors: SpecErrors,
+) -> Result<Option<flate::resource::Resource>, String> {
+    if !derives_talos_settings(a) {
+        return Ok(None);
+    }
+    match flate::talos::bootstrap_settings_resource(fs, repo, env) {
+        Ok(r) => Ok(r),
+        Err(_) if spec_errors == SpecErrors::Ignore => Ok(None),
+        Err(e) if spec_errors == SpecErrors::Warn => {
+            eprintln!("warning: {e}");
+            eprintln!(
+                "warning: rendering {env} without the bootstrap-settings the spec would give (`flate check` lists the spec's errors)"
+            );
+            Ok(None)
+        }
+        Err(e) => Err(format!(
+            "{e}\nhint: fix the Talos spec, or pass --no-talos-settings"
+        )),
+    }
+}
+
+/// [`render`], with a choice of what an invalid Talos spec does.
+pub fn render_with(env: &str, a: &EnvArgs, spec_errors: SpecErrors) -> Result<Rendered, i32> {
     let repo = repo_root(&a.repo);
     let entry = a
         .path
         .clone()
         .unwrap_or_else(|| format!("kubernetes/clusters/{env}"));
-    let mut preexisting = Vec::new();
-    for f in &a.settings {
-        let text = match std::fs::read_to_string(f) {
-            Ok(t) => t,
-            Err(e) => {
-                eprintln!("error: --settings {}: {e}", f.display());
-                return Err(2);
-            }
-        };
-        match flate::kustomize::build::resources_from_text(&absolute(f), &text) {
-            Ok(rs) => preexisting.extend(rs),
-            Err(e) => {
-                eprintln!("error: --settings: {e}");
-                return Err(2);
-            }
-        }
-    }
-    if a.settings.is_empty() && !a.no_talos_settings && a.path.is_none() {
-        match flate::talos::bootstrap_settings_resource(&RealFs, &repo, env) {
-            Ok(Some(r)) => preexisting.push(r),
-            Ok(None) => {}
-            Err(_) if !spec_errors_fatal => {}
-            Err(e) => {
-                eprintln!("error: {e}");
-                eprintln!("hint: fix the Talos spec, or pass --no-talos-settings");
-                return Err(2);
-            }
+    let mut preexisting = settings_objects(a).map_err(|e| {
+        eprintln!("error: {e}");
+        2
+    })?;
+    match talos_settings(&RealFs, &repo, env, a, spec_errors) {
+        Ok(r) => preexisting.extend(r),
+        Err(e) => {
+            eprintln!("error: {e}");
+            return Err(2);
         }
     }
     let opts = RenderOptions {

@@ -10,7 +10,7 @@ use flate::diff::{DiffOptions, EnvDiff, FieldPath, Input, MarkdownOptions};
 use flate::flux::RenderOptions;
 use flate::fs::{FileSystem, RealFs, absolute, normalize};
 
-use super::common::{EnvArgs, repo_root};
+use super::common::{EnvArgs, SpecErrors, repo_root};
 
 #[derive(ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Format {
@@ -67,17 +67,9 @@ pub struct DiffArgs {
 }
 
 fn render_options(a: &EnvArgs) -> Result<RenderOptions, String> {
-    let mut preexisting = Vec::new();
-    for f in &a.settings {
-        let text =
-            std::fs::read_to_string(f).map_err(|e| format!("--settings {}: {e}", f.display()))?;
-        let rs = flate::kustomize::build::resources_from_text(&absolute(f), &text)
-            .map_err(|e| format!("--settings: {e}"))?;
-        preexisting.extend(rs);
-    }
     Ok(RenderOptions {
         strict_substitute: a.strict_substitute,
-        preexisting,
+        preexisting: super::common::settings_objects(a)?,
     })
 }
 
@@ -87,7 +79,7 @@ fn render_side(
     entry: &str,
     env: &str,
     opts: &RenderOptions,
-    talos_settings: bool,
+    a: &EnvArgs,
 ) -> Input {
     if !fs.is_dir(&normalize(root, Path::new(entry))) {
         return Input::Absent(format!("{entry} does not exist"));
@@ -95,20 +87,14 @@ fn render_side(
     // Each side derives bootstrap-settings from its own Talos spec.
     let mut side_opts;
     let mut opts = opts;
-    if talos_settings {
-        match flate::talos::bootstrap_settings_resource(fs, root, env) {
-            Ok(Some(r)) => {
-                side_opts = opts.clone();
-                side_opts.preexisting.push(r);
-                opts = &side_opts;
-            }
-            Ok(None) => {}
-            Err(e) => {
-                return Input::Error(format!(
-                    "{e}\nhint: fix the Talos spec, or pass --no-talos-settings"
-                ));
-            }
+    match super::common::talos_settings(fs, root, env, a, SpecErrors::Fatal) {
+        Ok(Some(r)) => {
+            side_opts = opts.clone();
+            side_opts.preexisting.push(r);
+            opts = &side_opts;
         }
+        Ok(None) => {}
+        Err(e) => return Input::Error(e),
     }
     match flate::flux::render(fs, root, entry, env, opts) {
         Ok(r) => Input::Rendered(Box::new(r)),
@@ -193,10 +179,6 @@ pub fn run(a: DiffArgs) -> i32 {
             .clone()
             .unwrap_or_else(|| format!("kubernetes/clusters/{env}"))
     };
-    // As in `flate build`: bootstrap-settings from the Talos spec unless
-    // --settings, --no-talos-settings or --path says otherwise.
-    let talos_settings =
-        a.env.settings.is_empty() && !a.env.no_talos_settings && a.env.path.is_none();
     // Every (environment, side) renders in parallel.
     let jobs: Vec<(usize, bool)> = (0..a.envs.len())
         .flat_map(|i| [(i, false), (i, true)])
@@ -206,7 +188,7 @@ pub fn run(a: DiffArgs) -> i32 {
         .map(|&(i, head)| {
             let env = &a.envs[i];
             let input = if head {
-                render_side(&RealFs, &head_root, &entry(env), env, &opts, talos_settings)
+                render_side(&RealFs, &head_root, &entry(env), env, &opts, &a.env)
             } else {
                 render_side(
                     base_fs.as_ref(),
@@ -214,7 +196,7 @@ pub fn run(a: DiffArgs) -> i32 {
                     &entry(env),
                     env,
                     &opts,
-                    talos_settings,
+                    &a.env,
                 )
             };
             ((i, head), input)

@@ -15,10 +15,10 @@ use flate::check::Env;
 use flate::check::lints::Ctx;
 use flate::check::pins::{self, LocatedRefPatch, Pin, PinFailure};
 use flate::flux::{RenderOptions, Rendered};
-use flate::fs::{FileSystem, RealFs, absolute};
+use flate::fs::{FileSystem, RealFs};
 
 use super::check::env_names;
-use super::common::{EnvArgs, render, repo_root};
+use super::common::{EnvArgs, SpecErrors, render_with, repo_root};
 
 #[derive(ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Format {
@@ -47,15 +47,14 @@ fn render_fs(fs: &dyn FileSystem, repo: &Path, env: &str, a: &EnvArgs) -> Result
         .path
         .clone()
         .unwrap_or_else(|| format!("kubernetes/clusters/{env}"));
-    let mut preexisting = Vec::new();
-    for f in &a.settings {
-        let text =
-            std::fs::read_to_string(f).map_err(|e| format!("--settings {}: {e}", f.display()))?;
-        preexisting.extend(
-            flate::kustomize::build::resources_from_text(&absolute(f), &text)
-                .map_err(|e| format!("--settings: {e}"))?,
-        );
-    }
+    let mut preexisting = super::common::settings_objects(a)?;
+    preexisting.extend(super::common::talos_settings(
+        fs,
+        repo,
+        env,
+        a,
+        SpecErrors::Warn,
+    )?);
     let opts = RenderOptions {
         strict_substitute: a.strict_substitute,
         preexisting,
@@ -146,7 +145,9 @@ pub fn run(a: PinsArgs) -> i32 {
     };
     let mut head_envs = Vec::new();
     for n in &names {
-        match render(n, &a.env) {
+        // A broken Talos spec does not stop a pin report (Renovate's
+        // post-upgrade check); `flate check` reports it.
+        match render_with(n, &a.env, SpecErrors::Warn) {
             Ok(r) => head_envs.push(Env::new(n, &repo, &RealFs, r)),
             Err(c) => return c,
         }
