@@ -1,9 +1,11 @@
 //! Printing a rendered cluster: the YAML stream, the JSON contract, one file
 //! per Kustomization, and Secret redaction.
 
+use std::borrow::Cow;
 use std::io::Write;
 use std::path::Path;
 
+use rayon::prelude::*;
 use serde::ser::{Serialize, SerializeMap, Serializer};
 use serde_json::{Value as J, json};
 
@@ -29,43 +31,47 @@ pub fn redact(r: &Resource) -> Node {
     n
 }
 
-fn object_node(r: &Resource, show_secrets: bool) -> Node {
-    if show_secrets {
-        r.obj.clone()
+/// Whether `r` is a core Secret, whose values are redacted.
+fn is_secret(r: &Resource) -> bool {
+    r.kind() == "Secret" && r.gvk().group.is_empty()
+}
+
+/// The object as printed: a redacted copy of a Secret, else the object.
+fn object_node(r: &Resource, show_secrets: bool) -> Cow<'_, Node> {
+    if !show_secrets && is_secret(r) {
+        Cow::Owned(redact(r))
     } else {
-        redact(r)
+        Cow::Borrowed(&r.obj)
     }
 }
 
 /// The objects of one Kustomization as kustomize prints a stream.
 pub fn ks_stream(k: &KsReport, show_secrets: bool) -> String {
-    let nodes: Vec<Node> = k
+    let nodes: Vec<Cow<'_, Node>> = k
         .objects
         .iter()
         .map(|r| object_node(r, show_secrets))
         .collect();
-    crate::yaml::stream_to_string(nodes.iter())
+    crate::yaml::stream_to_string(nodes.iter().map(|n| n.as_ref()))
 }
 
 /// The YAML output of `flate build`: one group per Kustomization, each
-/// headed by a `# Source:` comment.
+/// headed by a `# Source:` comment. Groups are printed in parallel.
 pub fn yaml_stream(r: &Rendered, only: &[String], show_secrets: bool) -> String {
-    let mut out = String::new();
-    for k in r.kustomizations.iter().filter(|k| selected(k, only)) {
-        if k.objects.is_empty() {
-            continue;
-        }
-        if !out.is_empty() {
-            out.push_str("---\n");
-        }
-        out.push_str(&format!(
-            "# Source: Kustomization {} ({})\n",
-            k.key(),
-            k.path
-        ));
-        out.push_str(&ks_stream(k, show_secrets));
-    }
-    out
+    let groups: Vec<String> = r
+        .kustomizations
+        .par_iter()
+        .filter(|k| selected(k, only) && !k.objects.is_empty())
+        .map(|k| {
+            format!(
+                "# Source: Kustomization {} ({})\n{}",
+                k.key(),
+                k.path,
+                ks_stream(k, show_secrets)
+            )
+        })
+        .collect();
+    groups.join("---\n")
 }
 
 pub fn selected(k: &KsReport, only: &[String]) -> bool {
@@ -119,13 +125,7 @@ struct JsonObject<'a> {
 
 impl Serialize for JsonObject<'_> {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        let redacting =
-            !self.show_secrets && self.r.kind() == "Secret" && self.r.gvk().group.is_empty();
-        if redacting {
-            JsonNode(&redact(self.r)).serialize(s)
-        } else {
-            JsonNode(&self.r.obj).serialize(s)
-        }
+        JsonNode(&object_node(self.r, self.show_secrets)).serialize(s)
     }
 }
 
