@@ -228,12 +228,11 @@ pub fn ref_patches(ctx: &Ctx) -> Vec<LocatedRefPatch> {
 
 /// The rendered OCIRepositories a ref patch applies to.
 pub fn patch_targets<'e>(ctx: &Ctx<'e, '_>, p: &RefPatch) -> Vec<(&'e KsReport, &'e Resource)> {
-    ctx.all
-        .iter()
+    ctx.of_kind("OCIRepository")
         .filter(|(k, o)| {
-            o.kind() == "OCIRepository"
+            // The name first: it rules out nearly all, without allocating.
+            name_matches(&p.name, o.name())
                 && o.gvk().group == SOURCE_GROUP
-                && name_matches(&p.name, o.name())
                 && match &p.via {
                     Via::Flux(key) => &k.key() == key,
                     Via::File(_) => p
@@ -242,7 +241,6 @@ pub fn patch_targets<'e>(ctx: &Ctx<'e, '_>, p: &RefPatch) -> Vec<(&'e KsReport, 
                         .is_none_or(|n| name_matches(n, o.namespace())),
                 }
         })
-        .copied()
         .collect()
 }
 

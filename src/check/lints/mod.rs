@@ -35,6 +35,14 @@ pub struct Ctx<'e, 'a> {
     /// `namespace/name` → the Flux Kustomization object (as its parent
     /// rendered it).
     pub ks_objects: HashMap<String, (&'e KsReport, &'e Resource)>,
+    /// kind → positions in `all`, in order.
+    by_kind: HashMap<&'e str, Vec<usize>>,
+    /// (kind, namespace or `default`, name) → the first position in `all`.
+    by_id: HashMap<(&'e str, String, &'e str), usize>,
+    /// The patches of every kustomization file, in order, as (target name
+    /// or "" for none, file holding it), indexed by literal target name
+    /// (see `patch_sources`).
+    patch_index: std::cell::OnceCell<PatchIndex>,
     docs: std::cell::RefCell<HashMap<PathBuf, Option<std::rc::Rc<Vec<Document>>>>>,
 }
 
@@ -55,11 +63,22 @@ impl<'e, 'a> Ctx<'e, 'a> {
                     .or_insert((*k, *o));
             }
         }
+        let mut by_kind: HashMap<&str, Vec<usize>> = HashMap::new();
+        let mut by_id = HashMap::new();
+        for (i, (_, o)) in all.iter().enumerate() {
+            by_kind.entry(o.kind()).or_default().push(i);
+            by_id
+                .entry((o.kind(), ns_or_default(o), o.name()))
+                .or_insert(i);
+        }
         Ctx {
             env,
             loc: Locator::new(env.fs),
             all,
             ks_objects,
+            by_kind,
+            by_id,
+            patch_index: Default::default(),
             docs: Default::default(),
         }
     }
@@ -118,10 +137,18 @@ impl<'e, 'a> Ctx<'e, 'a> {
         namespace: &str,
         name: &str,
     ) -> Option<(&'e KsReport, &'e Resource)> {
-        self.all
-            .iter()
-            .find(|(_, o)| o.kind() == kind && o.name() == name && ns_or_default(o) == namespace)
-            .copied()
+        self.by_id
+            .get(&(kind, namespace.to_string(), name))
+            .map(|&i| self.all[i])
+    }
+
+    /// The objects of `kind`, in order.
+    pub fn of_kind(&self, kind: &str) -> impl Iterator<Item = (&'e KsReport, &'e Resource)> + '_ {
+        self.by_kind
+            .get(kind)
+            .into_iter()
+            .flatten()
+            .map(|&i| self.all[i])
     }
 
     /// Kustomizations skipped (suspended, external source): what they
@@ -139,30 +166,71 @@ impl<'e, 'a> Ctx<'e, 'a> {
     /// Files that may hold the `spec.patches` of Flux Kustomization `ks`:
     /// overlay patch files whose target names it, then its own file.
     pub fn patch_sources(&self, k: &KsReport) -> Vec<PathBuf> {
-        let mut v = Vec::new();
-        for kf in &self.env.kfiles.files {
-            for p in &kf.patches {
-                let names_it = p
-                    .target
-                    .as_ref()
-                    .and_then(|t| t.get_str(&["name"]))
-                    .map(|n| name_matches(n, &k.name))
-                    .unwrap_or(true);
-                if !names_it {
-                    continue;
-                }
-                match &p.file {
-                    Some(f) => v.push(f.clone()),
-                    None => v.push(kf.file.clone()),
-                }
-            }
-        }
+        let ix = self.patch_index.get_or_init(|| PatchIndex::new(self.env));
+        // Positions of the patches that may name `k`, in file order.
+        let mut at: Vec<usize> = ix.by_name.get(k.name.as_str()).cloned().unwrap_or_default();
+        at.extend(
+            ix.other
+                .iter()
+                .filter(|&&i| {
+                    ix.entries[i]
+                        .0
+                        .as_deref()
+                        .is_none_or(|n| name_matches(n, &k.name))
+                })
+                .copied(),
+        );
+        at.sort_unstable();
+        let mut v: Vec<PathBuf> = at.into_iter().map(|i| ix.entries[i].1.clone()).collect();
         if let Some(f) = &k.origin.file {
             v.push(f.as_path().to_path_buf());
         }
         v.dedup();
         v
     }
+}
+
+/// Every patch of every kustomization file: (target name, file holding the
+/// patch), with the positions of those whose target name is a plain name
+/// by that name, and the others (no name, or a regular expression).
+struct PatchIndex {
+    entries: Vec<(Option<String>, PathBuf)>,
+    by_name: HashMap<String, Vec<usize>>,
+    other: Vec<usize>,
+}
+
+impl PatchIndex {
+    fn new(env: &Env<'_>) -> PatchIndex {
+        let mut ix = PatchIndex {
+            entries: Vec::new(),
+            by_name: HashMap::new(),
+            other: Vec::new(),
+        };
+        for kf in &env.kfiles.files {
+            for p in &kf.patches {
+                let name = p
+                    .target
+                    .as_ref()
+                    .and_then(|t| t.get_str(&["name"]))
+                    .map(str::to_string);
+                let file = p.file.clone().unwrap_or_else(|| kf.file.clone());
+                let i = ix.entries.len();
+                match &name {
+                    Some(n) if !n.is_empty() && !is_pattern(n) => {
+                        ix.by_name.entry(n.clone()).or_default().push(i)
+                    }
+                    _ => ix.other.push(i),
+                }
+                ix.entries.push((name, file));
+            }
+        }
+        ix
+    }
+}
+
+/// Whether a name selector is a regular expression rather than a name.
+fn is_pattern(s: &str) -> bool {
+    s.contains(|c: char| "\\.+*?()|[]{}^$".contains(c))
 }
 
 /// The object's namespace, `default` when empty.
@@ -191,7 +259,7 @@ pub fn name_matches(pattern: &str, name: &str) -> bool {
     if pattern == name {
         return true;
     }
-    if !pattern.contains(|c: char| "\\.+*?()|[]{}^$".contains(c)) {
+    if !is_pattern(pattern) {
         return false;
     }
     thread_local! {

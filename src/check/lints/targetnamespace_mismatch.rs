@@ -3,7 +3,7 @@
 //! exactly one Namespace) whose `spec.targetNamespace` names another
 //! namespace. The app deploys somewhere other than the folder says.
 
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
 
 use super::Ctx;
@@ -74,6 +74,16 @@ fn listed(ctx: &Ctx, kf: &KustFile, seen: &mut HashSet<PathBuf>, out: &mut Vec<(
 }
 
 pub fn run(ctx: &Ctx, out: &mut Vec<Finding>) {
+    // The Flux Kustomization objects by the file and line they come from.
+    let mut by_origin: HashMap<(&Path, usize), Vec<_>> = HashMap::new();
+    for (pk, o) in ctx.ks_objects.values() {
+        if let Some(f) = &o.origin.file {
+            by_origin
+                .entry((f.as_path(), o.origin.line))
+                .or_default()
+                .push((*pk, *o));
+        }
+    }
     for kf in &ctx.env.kfiles.files {
         let Some(ns) = overlay_namespace(ctx, kf) else {
             continue;
@@ -81,13 +91,9 @@ pub fn run(ctx: &Ctx, out: &mut Vec<Finding>) {
         let mut found = Vec::new();
         listed(ctx, kf, &mut HashSet::new(), &mut found);
         for (file, line) in found {
-            for (pk, o) in ctx.ks_objects.values() {
-                let same = o
-                    .origin
-                    .file
-                    .as_ref()
-                    .is_some_and(|f| f.as_path() == file && o.origin.line == line);
-                if !same || crate::check::opted_out(o, "targetnamespace-mismatch") {
+            let objects = by_origin.get(&(file.as_path(), line));
+            for &(pk, o) in objects.into_iter().flatten() {
+                if crate::check::opted_out(o, "targetnamespace-mismatch") {
                     continue;
                 }
                 let Some(tn) = o.obj.get_str(&["spec", "targetNamespace"]) else {
