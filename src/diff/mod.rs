@@ -348,10 +348,14 @@ impl EnvDiff {
     /// Producers with at least one change, in output order, with their pairs.
     pub fn changed_groups(&self) -> Vec<(&Producer, Vec<&Pair>)> {
         let mut out: Vec<(&Producer, Vec<&Pair>)> = Vec::new();
+        let mut at: std::collections::HashMap<&Producer, usize> = std::collections::HashMap::new();
         for p in self.pairs.iter().filter(|p| p.is_change()) {
-            match out.iter_mut().find(|(g, _)| *g == &p.producer) {
-                Some((_, v)) => v.push(p),
-                None => out.push((&p.producer, vec![p])),
+            match at.get(&p.producer) {
+                Some(&i) => out[i].1.push(p),
+                None => {
+                    at.insert(&p.producer, out.len());
+                    out.push((&p.producer, vec![p]));
+                }
             }
         }
         out
