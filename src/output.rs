@@ -222,19 +222,6 @@ pub fn write_json(
     w.write_all(b"\n")
 }
 
-/// [`write_json`] into a string.
-pub fn json_text(r: &Rendered, only: &[String], show_secrets: bool) -> String {
-    let mut out = Vec::new();
-    write_json(&mut out, r, only, show_secrets).expect("writing to memory");
-    String::from_utf8(out).expect("serde_json writes UTF-8")
-}
-
-/// `flate build ENV -o json` as a value (the JSON contract of
-/// ARCHITECTURE.md).
-pub fn json(r: &Rendered, only: &[String], show_secrets: bool) -> J {
-    serde_json::from_str(&json_text(r, only, show_secrets)).unwrap_or(J::Null)
-}
-
 /// File name of a Kustomization's output in `--out-dir`.
 pub fn file_name(k: &KsReport) -> String {
     format!("{}__{}.yaml", k.namespace, k.name)

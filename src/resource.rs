@@ -446,12 +446,6 @@ impl ResMap {
         None
     }
     pub fn append_all(&mut self, other: ResMap) -> Result<(), String> {
-        if other.resources.len() < 4 {
-            for r in other.resources {
-                self.append(r)?;
-            }
-            return Ok(());
-        }
         let mut ids = self.id_set();
         self.append_with(other, &mut ids)
     }

@@ -12,11 +12,21 @@ use super::{Env, Finding};
 /// The findings of one environment (none when it has no Talos spec).
 pub fn run_env(env: &Env<'_>, out: &mut Vec<Finding>) {
     let spec = talos::spec_path(&env.repo, &env.name);
-    if !spec.is_file() {
+    if !env.fs.is_file(&spec) {
         return;
     }
     let rel = env.rel(&spec);
-    let text = std::fs::read_to_string(&spec).unwrap_or_default();
+    let text = match env.fs.read_to_string(&spec) {
+        Ok(t) => t,
+        Err(e) => {
+            out.push(
+                Finding::new("talos-spec-invalid", format!("cannot be read: {e}"))
+                    .at(Some(rel), 0)
+                    .env(&env.name),
+            );
+            return;
+        }
+    };
     let loaded = talos::load_str(&text, &rel);
     let tenv = match loaded {
         Ok(t) => t,

@@ -114,29 +114,40 @@ pub fn talos_settings(
     }
 }
 
+/// The entry directory of environment `env`: `--path`, else
+/// kubernetes/clusters/ENV.
+pub fn entry(env: &str, a: &EnvArgs) -> String {
+    a.path
+        .clone()
+        .unwrap_or_else(|| format!("kubernetes/clusters/{env}"))
+}
+
+/// The render options of environment `env` of the repository read through
+/// `fs`: `--strict-substitute`, the `--settings` objects and the
+/// bootstrap-settings derived from the Talos spec.
+pub fn render_options(
+    fs: &dyn flate::fs::FileSystem,
+    repo: &Path,
+    env: &str,
+    a: &EnvArgs,
+    spec_errors: SpecErrors,
+) -> Result<RenderOptions, String> {
+    let mut preexisting = settings_objects(a)?;
+    preexisting.extend(talos_settings(fs, repo, env, a, spec_errors)?);
+    Ok(RenderOptions {
+        strict_substitute: a.strict_substitute,
+        preexisting,
+    })
+}
+
 /// [`render`], with a choice of what an invalid Talos spec does.
 pub fn render_with(env: &str, a: &EnvArgs, spec_errors: SpecErrors) -> Result<Rendered, i32> {
     let repo = repo_root(&a.repo);
-    let entry = a
-        .path
-        .clone()
-        .unwrap_or_else(|| format!("kubernetes/clusters/{env}"));
-    let mut preexisting = settings_objects(a).map_err(|e| {
+    let opts = render_options(&RealFs, &repo, env, a, spec_errors).map_err(|e| {
         eprintln!("error: {e}");
         2
     })?;
-    match talos_settings(&RealFs, &repo, env, a, spec_errors) {
-        Ok(r) => preexisting.extend(r),
-        Err(e) => {
-            eprintln!("error: {e}");
-            return Err(2);
-        }
-    }
-    let opts = RenderOptions {
-        strict_substitute: a.strict_substitute,
-        preexisting,
-    };
-    flate::flux::render(&RealFs, &repo, &entry, env, &opts).map_err(|e| {
+    flate::flux::render(&RealFs, &repo, &entry(env, a), env, &opts).map_err(|e| {
         eprintln!("error: {e}");
         eprintln!("hint: ENV names kubernetes/clusters/ENV under the repository root; use --repo or --path");
         2

@@ -85,18 +85,16 @@ fn render_side(
         return Input::Absent(format!("{entry} does not exist"));
     }
     // Each side derives bootstrap-settings from its own Talos spec.
-    let mut side_opts;
-    let mut opts = opts;
-    match super::common::talos_settings(fs, root, env, a, SpecErrors::Fatal) {
+    let opts = match super::common::talos_settings(fs, root, env, a, SpecErrors::Fatal) {
         Ok(Some(r)) => {
-            side_opts = opts.clone();
-            side_opts.preexisting.push(r);
-            opts = &side_opts;
+            let mut o = opts.clone();
+            o.preexisting.push(r);
+            std::borrow::Cow::Owned(o)
         }
-        Ok(None) => {}
+        Ok(None) => std::borrow::Cow::Borrowed(opts),
         Err(e) => return Input::Error(e),
-    }
-    match flate::flux::render(fs, root, entry, env, opts) {
+    };
+    match flate::flux::render(fs, root, entry, env, &opts) {
         Ok(r) => Input::Rendered(Box::new(r)),
         Err(e) => Input::Error(flate::flux::render::show_error(root, &e)),
     }
@@ -173,12 +171,7 @@ pub fn run(a: DiffArgs) -> i32 {
         context: a.context,
         base_label,
     };
-    let entry = |env: &str| {
-        a.env
-            .path
-            .clone()
-            .unwrap_or_else(|| format!("kubernetes/clusters/{env}"))
-    };
+    let entry = |env: &str| super::common::entry(env, &a.env);
     // Every (environment, side) renders in parallel.
     let jobs: Vec<(usize, bool)> = (0..a.envs.len())
         .flat_map(|i| [(i, false), (i, true)])

@@ -14,7 +14,7 @@ use serde_json::json;
 use flate::check::Env;
 use flate::check::lints::Ctx;
 use flate::check::pins::{self, LocatedRefPatch, Pin, PinFailure};
-use flate::flux::{RenderOptions, Rendered};
+use flate::flux::Rendered;
 use flate::fs::{FileSystem, RealFs};
 
 use super::check::env_names;
@@ -43,23 +43,9 @@ pub struct PinsArgs {
 /// Renders `env` from `fs` (a git revision), with the same options as the
 /// working tree.
 fn render_fs(fs: &dyn FileSystem, repo: &Path, env: &str, a: &EnvArgs) -> Result<Rendered, String> {
-    let entry = a
-        .path
-        .clone()
-        .unwrap_or_else(|| format!("kubernetes/clusters/{env}"));
-    let mut preexisting = super::common::settings_objects(a)?;
-    preexisting.extend(super::common::talos_settings(
-        fs,
-        repo,
-        env,
-        a,
-        SpecErrors::Warn,
-    )?);
-    let opts = RenderOptions {
-        strict_substitute: a.strict_substitute,
-        preexisting,
-    };
-    flate::flux::render(fs, repo, &entry, env, &opts).map_err(|e| e.to_string())
+    let opts = super::common::render_options(fs, repo, env, a, SpecErrors::Warn)?;
+    flate::flux::render(fs, repo, &super::common::entry(env, a), env, &opts)
+        .map_err(|e| e.to_string())
 }
 
 struct Side {

@@ -54,19 +54,43 @@ impl Pat {
     fn is_match(&self, s: &str) -> bool {
         match self {
             Pat::Lit(l) => l == s,
-            Pat::Dotted(p) => {
-                let mut t = s.chars();
-                for pc in p.chars() {
-                    match t.next() {
-                        Some(c) if c == pc || (pc == '.' && c != '\n') => {}
-                        _ => return false,
-                    }
-                }
-                t.next().is_none()
-            }
+            Pat::Dotted(p) => dotted_match(p, s),
             Pat::Re(r) => r.is_match(s),
         }
     }
+}
+
+/// An anchored pattern of literal characters and `.` (any character but
+/// a line break) against `s`.
+fn dotted_match(p: &str, s: &str) -> bool {
+    let mut t = s.chars();
+    for pc in p.chars() {
+        match t.next() {
+            Some(c) if c == pc || (pc == '.' && c != '\n') => {}
+            _ => return false,
+        }
+    }
+    t.next().is_none()
+}
+
+/// Whether the selector field `pattern` (kustomize anchors it as a
+/// regular expression) matches `s`: an empty pattern matches anything, an
+/// invalid one nothing.
+pub fn selector_matches(pattern: &str, s: &str) -> bool {
+    if is_literal(pattern) {
+        // No allocation: this runs for every object against every patch.
+        return pattern.is_empty() || dotted_match(pattern, s);
+    }
+    match anchored(pattern) {
+        Ok(Some(p)) => p.is_match(s),
+        Ok(None) => true,
+        Err(_) => false,
+    }
+}
+
+/// Whether a selector field matches only the very same name.
+pub fn is_plain_name(s: &str) -> bool {
+    is_literal(s) && !s.contains('.')
 }
 
 /// Whether `s` matches only itself as a regular expression, once `.` is

@@ -92,12 +92,6 @@ impl Map {
     pub fn new() -> Self {
         Map::default()
     }
-    pub fn with_capacity(n: usize) -> Self {
-        Map {
-            entries: Vec::with_capacity(n),
-            meta: None,
-        }
-    }
     fn meta_mut(&mut self) -> &mut Meta {
         self.meta.get_or_insert_with(Box::default)
     }
@@ -128,11 +122,6 @@ impl Map {
         } else {
             self.entries.push((key, value));
         }
-    }
-    /// Appends `key` without looking for an existing entry: the caller
-    /// knows it is new (a parser that checked duplicates already).
-    pub fn push_new(&mut self, key: String, value: Node) {
-        self.entries.push((key, value));
     }
     pub fn remove(&mut self, key: &str) -> Option<Node> {
         let i = self.entries.iter().position(|(k, _)| k == key)?;

@@ -216,7 +216,7 @@ impl PatchIndex {
                 let file = p.file.clone().unwrap_or_else(|| kf.file.clone());
                 let i = ix.entries.len();
                 match &name {
-                    Some(n) if !n.is_empty() && !is_pattern(n) => {
+                    Some(n) if !n.is_empty() && crate::kustomize::patch::is_plain_name(n) => {
                         ix.by_name.entry(n.clone()).or_default().push(i)
                     }
                     _ => ix.other.push(i),
@@ -226,11 +226,6 @@ impl PatchIndex {
         }
         ix
     }
-}
-
-/// Whether a name selector is a regular expression rather than a name.
-fn is_pattern(s: &str) -> bool {
-    s.contains(|c: char| "\\.+*?()|[]{}^$".contains(c))
 }
 
 /// The object's namespace, `default` when empty.
@@ -251,28 +246,9 @@ pub fn is_helmrelease(o: &Resource) -> bool {
 }
 
 /// A kustomize name selector (an anchored regular expression) against a
-/// name.
+/// name; the name itself always matches.
 pub fn name_matches(pattern: &str, name: &str) -> bool {
-    if pattern.is_empty() {
-        return true;
-    }
-    if pattern == name {
-        return true;
-    }
-    if !is_pattern(pattern) {
-        return false;
-    }
-    thread_local! {
-        static CACHE: std::cell::RefCell<HashMap<String, Option<regex::Regex>>> =
-            std::cell::RefCell::new(HashMap::new());
-    }
-    CACHE.with(|c| {
-        let mut c = c.borrow_mut();
-        let re = c
-            .entry(pattern.to_string())
-            .or_insert_with(|| regex::Regex::new(&format!("^(?:{pattern})$")).ok());
-        re.as_ref().is_some_and(|re| re.is_match(name))
-    })
+    pattern == name || crate::kustomize::patch::selector_matches(pattern, name)
 }
 
 /// Runs the per-environment lints.
