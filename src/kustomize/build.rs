@@ -9,6 +9,7 @@ use crate::yaml::Node;
 
 use super::Error;
 use super::kustfile::Kustomization;
+use super::tconfig::TransformerConfig;
 
 /// kustomize's `--load-restrictor`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -262,7 +263,8 @@ impl<'a> Kustomizer<'a> {
     /// Builds an already loaded (possibly modified) kustomization.
     pub fn build_kustomization(&self, k: &Kustomization) -> Result<ResMap, Error> {
         let mut stack = vec![k.dir().to_path_buf()];
-        let mut m = self.accumulate(k, ResMap::new(), &mut stack)?;
+        let mut cfg = TransformerConfig::default();
+        let mut m = self.accumulate(k, ResMap::new(), &mut cfg, &mut stack)?;
         super::generators::add_hashes(&mut m)?;
         // Fixing back references reads every object's previous ids (the
         // hashes just added recorded the names before them).
@@ -272,7 +274,7 @@ impl<'a> Kustomizer<'a> {
                 r.cur_id()
             )));
         }
-        super::nameref::fix(&mut m)?;
+        super::nameref::fix(&mut m, &cfg)?;
         // DropLocalNodes validates every object's metadata first.
         for r in m.iter() {
             if r.kind().is_empty() {
@@ -372,10 +374,14 @@ impl<'a> Kustomizer<'a> {
         }
     }
 
+    /// kustomize's `accumulateTarget`: `cfg` is the accumulator's
+    /// transformer configuration, which takes the configurations of every
+    /// kustomization accumulated into it.
     fn accumulate(
         &self,
         k: &Kustomization,
         mut ra: ResMap,
+        cfg: &mut TransformerConfig,
         stack: &mut Vec<PathBuf>,
     ) -> Result<ResMap, Error> {
         let ldr = self.loader(k);
@@ -393,26 +399,34 @@ impl<'a> Kustomizer<'a> {
         // single `kustomize build` starts it from nothing).
         if dirs < PARALLEL_DIRS {
             for p in &paths {
-                self.accumulate_path(k, &ldr, p, &mut ra, stack)?;
+                self.accumulate_path(k, &ldr, p, &mut ra, cfg, stack)?;
             }
         } else {
             use rayon::prelude::*;
-            let pieces: Vec<Result<ResMap, Error>> = paths
+            let pieces: Vec<Result<(ResMap, TransformerConfig), Error>> = paths
                 .par_iter()
                 .map(|p| {
                     let mut piece = ResMap::new();
+                    let mut piece_cfg = TransformerConfig::default();
                     let mut stack = stack.clone();
-                    self.accumulate_path(k, &ldr, p, &mut piece, &mut stack)
-                        .map(|_| piece)
+                    self.accumulate_path(k, &ldr, p, &mut piece, &mut piece_cfg, &mut stack)
+                        .map(|_| (piece, piece_cfg))
                 })
                 .collect();
             let mut ids = ra.id_set();
             for (p, piece) in paths.iter().zip(pieces) {
-                ra.append_with(piece?, &mut ids)
+                let (piece, piece_cfg) = piece?;
+                ra.append_with(piece, &mut ids)
                     .map_err(|m| k.err(format!("accumulating resources from '{p}': {m}")))?;
+                cfg.merge(&piece_cfg)
+                    .map_err(|m| k.err(format!("merging config from '{p}': {m}")))?;
             }
         }
+        let own = TransformerConfig::load(&k.str_list("configurations")?, &ldr)?;
+        cfg.merge(&own)
+            .map_err(|m| k.err(format!("merging config: {m}")))?;
         super::generators::run(k, &ldr, &mut ra)?;
+        super::transformers::plugins::generate(self, k, &ldr, &mut ra, stack)?;
         for c in k.str_list("components")? {
             if is_remote(&c) {
                 return Err(k.err(format!("remote component '{c}' is not supported offline")));
@@ -428,7 +442,7 @@ impl<'a> Kustomizer<'a> {
                 )));
             }
             stack.push(dir);
-            ra = self.accumulate(&ck, ra, stack)?;
+            ra = self.accumulate(&ck, ra, cfg, stack)?;
             stack.pop();
             // kustomize moves the result into a fresh accumulator
             // (MergeAccumulator), which refuses duplicate ids.
@@ -439,16 +453,17 @@ impl<'a> Kustomizer<'a> {
                 ))
             })?;
         }
-        self.transform(k, &ldr, &mut ra)?;
+        self.transform(k, &ldr, &mut ra, cfg, stack)?;
         Ok(ra)
     }
 
-    fn accumulate_path(
+    pub(crate) fn accumulate_path(
         &self,
         k: &Kustomization,
         ldr: &Loader,
         p: &str,
         ra: &mut ResMap,
+        cfg: &mut TransformerConfig,
         stack: &mut Vec<PathBuf>,
     ) -> Result<(), Error> {
         if is_remote(p) {
@@ -474,8 +489,11 @@ impl<'a> Kustomizer<'a> {
                 )));
             }
             stack.push(full.clone());
-            let m = self.accumulate(&sub, ResMap::new(), stack)?;
+            let mut sub_cfg = TransformerConfig::default();
+            let m = self.accumulate(&sub, ResMap::new(), &mut sub_cfg, stack)?;
             stack.pop();
+            cfg.merge(&sub_cfg)
+                .map_err(|m| k.err(format!("merging config from '{p}': {m}")))?;
             ra.append_all(m)
                 .map_err(|m| k.err(format!("accumulating resources from '{p}': {m}")))?;
             return Ok(());
@@ -486,44 +504,37 @@ impl<'a> Kustomizer<'a> {
         )))
     }
 
-    fn transform(&self, k: &Kustomization, ldr: &Loader, m: &mut ResMap) -> Result<(), Error> {
+    fn transform(
+        &self,
+        k: &Kustomization,
+        ldr: &Loader,
+        m: &mut ResMap,
+        cfg: &TransformerConfig,
+        stack: &mut Vec<PathBuf>,
+    ) -> Result<(), Error> {
         // An error that names no file is the kustomization's.
-        self.transform_steps(k, ldr, m).map_err(|e| match e.file {
-            None => k.err(e.message),
-            Some(_) => e,
-        })
+        self.transform_steps(k, ldr, m, cfg, stack)
+            .map_err(|e| match e.file {
+                None => k.err(e.message),
+                Some(_) => e,
+            })
     }
 
+    /// The kustomization's builtin transformers, then those its
+    /// `transformers:` configure, then its `validators:`.
     fn transform_steps(
         &self,
         k: &Kustomization,
         ldr: &Loader,
         m: &mut ResMap,
+        cfg: &TransformerConfig,
+        stack: &mut Vec<PathBuf>,
     ) -> Result<(), Error> {
-        // After each transformer, fields kustomize shares between maps (see
-        // `resource::Link`) take the value any of them was changed to.
-        let sync = |m: &mut ResMap| m.iter_mut().for_each(Resource::sync_links);
-        super::patch::patches_strategic_merge(k, ldr, m)?;
-        sync(m);
-        super::patch::patches(k, ldr, m)?;
-        sync(m);
-        super::transformers::namespace(k, m)?;
-        sync(m);
-        super::transformers::prefix_suffix(k, m)?;
-        sync(m);
-        super::transformers::labels(k, m)?;
-        sync(m);
-        super::transformers::annotations(k, m)?;
-        sync(m);
-        super::patch::patches_json6902(k, ldr, m)?;
-        sync(m);
-        super::transformers::replicas(k, m)?;
-        sync(m);
-        super::transformers::images(k, m)?;
-        sync(m);
-        super::replacements::apply(k, ldr, m)?;
-        sync(m);
-        Ok(())
+        use super::transformers::{self, plugins};
+        let mut list = transformers::from_kustomization(k, cfg)?;
+        list.extend(plugins::configured(self, k, ldr, "transformers", stack)?);
+        transformers::run(&list, ldr, m)?;
+        plugins::validate(self, k, ldr, m, stack)
     }
 }
 

@@ -564,15 +564,7 @@ impl Kustomization {
                 ));
             }
         }
-        for plugin in [
-            "generators",
-            "transformers",
-            "validators",
-            "crds",
-            "configurations",
-            "vars",
-            "openapi",
-        ] {
+        for plugin in ["crds", "vars", "openapi"] {
             if k.raw
                 .get(plugin)
                 .is_some_and(|n| !n.is_null() && n.as_seq().is_none_or(|s| !s.is_empty()))

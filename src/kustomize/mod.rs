@@ -18,6 +18,7 @@ pub mod patch;
 pub mod replacements;
 pub mod smp;
 pub mod sort;
+pub mod tconfig;
 pub mod transformers;
 
 use std::fmt;

@@ -11,7 +11,8 @@ use crate::yaml::Node;
 
 use super::Error;
 use super::fieldspec::{self, split_path};
-use super::fieldspecs::{FieldSpec, NAME_REFERENCE};
+use super::fieldspecs::FieldSpec;
+use super::tconfig::TransformerConfig;
 
 fn has_field(node: &Node, path: &[String]) -> bool {
     if path.is_empty() {
@@ -224,8 +225,9 @@ impl Ctx<'_> {
     }
 }
 
-/// Rewrites references to renamed objects.
-pub fn fix(m: &mut ResMap) -> Result<(), Error> {
+/// Rewrites references to renamed objects, with the name-reference table
+/// of `cfg` (kustomize's defaults plus `configurations:`).
+pub fn fix(m: &mut ResMap, cfg: &TransformerConfig) -> Result<(), Error> {
     // Only resources that were renamed can be referral targets.
     if m.iter().all(|r| r.prev_ids.is_empty()) {
         return Ok(());
@@ -233,12 +235,9 @@ pub fn fix(m: &mut ResMap) -> Result<(), Error> {
     let org_ids: Vec<ResId> = m.resources.iter().map(Resource::org_id).collect();
     let count = m.resources.len();
     let mut done: HashSet<(usize, usize, usize)> = HashSet::new();
-    for (bi, back) in NAME_REFERENCE.iter().enumerate() {
-        let target = Gvk {
-            group: back.group.into(),
-            version: back.version.into(),
-            kind: back.kind.into(),
-        };
+    let table = cfg.name_references();
+    for (bi, back) in table.iter().enumerate() {
+        let target = back.gvk.clone();
         for (fi, fs) in back.referrers.iter().enumerate() {
             let path = split_path(fs.path);
             for (ri, org) in org_ids.iter().enumerate() {
