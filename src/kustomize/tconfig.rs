@@ -121,8 +121,8 @@ pub fn merge_one(
 ) -> Result<(), String> {
     match base.iter().chain(extra.iter()).find(|p| same_spec(p, &fs)) {
         Some(p) if p.create != fs.create => Err(format!(
-            "conflicting fieldspecs: '{}' (create: {}) and (create: {})",
-            fs.path, p.create, fs.create
+            "conflicting fieldspecs ('{}' is already listed with create: {})",
+            fs.path, p.create
         )),
         Some(_) => Ok(()),
         None => {
@@ -182,6 +182,7 @@ impl TransformerConfig {
     /// Adds one field spec to a table.
     pub fn add(&mut self, t: Table, fs: FieldSpec) -> Result<(), String> {
         merge_one(t.defaults(), &mut self.extra[t.index()], fs)
+            .map_err(|e| format!("failed to merge {t:?} fieldSpec: {e}"))
     }
 
     /// Adds one name-reference entry (its referrers join those of an
@@ -203,7 +204,8 @@ impl TransformerConfig {
             }
         };
         for fs in nr.referrers {
-            merge_one(default, &mut self.extra_names[at].referrers, fs)?;
+            merge_one(default, &mut self.extra_names[at].referrers, fs)
+                .map_err(|e| format!("failed to merge NameReference fieldSpec: {e}"))?;
         }
         Ok(())
     }

@@ -188,6 +188,11 @@ impl ImageTagTransformer {
         })
     }
 
+    /// Replaces the new name the rule writes.
+    pub fn set_new_name(&mut self, name: &str) {
+        self.rule.new_name = name.to_string();
+    }
+
     /// Reads `imageTag` and `fieldSpecs`.
     pub fn from_config(c: &Config) -> Result<Self, String> {
         let empty = Node::map();

@@ -283,7 +283,9 @@ pub fn configured(
     let mut out = Vec::new();
     for (c, id) in load_configs(kz, k, ldr, field, stack)? {
         let ts = transformers_of(k, &c, &id).map_err(|m| {
-            if m.starts_with("external plugins disabled") || m.starts_with("unable to load builtin")
+            if m.starts_with("external plugins disabled")
+                || m.starts_with("unable to load builtin")
+                || m.ends_with("not a transformer")
             {
                 k.err(m)
             } else {
@@ -295,8 +297,28 @@ pub fn configured(
     Ok(out)
 }
 
+/// The same transformer writing a value no object holds: kustomize
+/// compares the nodes before and after a validator deeply (positions and
+/// tags included), so a validator that writes a field fails even when it
+/// writes the value already there.
+fn with_sentinel(t: &Transformer<'static>) -> Option<Transformer<'static>> {
+    const S: &str = "\u{0}flate-validator-probe";
+    let mut t = t.clone();
+    match &mut t {
+        Transformer::Labels(x) | Transformer::Annotations(x) => {
+            x.pairs.iter_mut().for_each(|(_, v)| *v = S.into())
+        }
+        Transformer::Namespace(x) => x.namespace = S.into(),
+        Transformer::PrefixSuffix(x) => x.affix = S.into(),
+        Transformer::Replicas(x) => x.count = i64::MIN + 7,
+        Transformer::Images(x) => x.set_new_name(S),
+        Transformer::Field(..) | Transformer::Hash => return None,
+    }
+    Some(t)
+}
+
 /// Runs `validators:`: each runs on a copy of the objects, and the build
-/// fails if it changed them.
+/// fails if it wrote to them.
 pub fn validate(
     kz: &Kustomizer,
     k: &Kustomization,
@@ -304,17 +326,26 @@ pub fn validate(
     m: &ResMap,
     stack: &mut Vec<PathBuf>,
 ) -> Result<(), Error> {
+    let shown = |m: &ResMap| -> Vec<String> {
+        m.iter()
+            .map(|r| crate::yaml::stream_to_string(std::iter::once(&r.obj)))
+            .collect()
+    };
     for v in configured(kz, k, ldr, "validators", stack)? {
+        let before = shown(m);
         let mut copy = m.clone();
         v.apply(ldr, &mut copy)?;
-        let shown = |m: &ResMap| -> Vec<String> {
-            m.iter()
-                .map(|r| crate::yaml::stream_to_string(std::iter::once(&r.obj)))
-                .collect()
-        };
-        if shown(m) != shown(&copy) {
+        // The namespace transformer records every object's previous id.
+        let mut changed = before != shown(&copy)
+            || matches!(&v, Transformer::Namespace(x) if !x.namespace.is_empty() && !m.is_empty());
+        if !changed && let Some(probe) = with_sentinel(&v) {
+            let mut copy = m.clone();
+            probe.apply(ldr, &mut copy)?;
+            changed = before != shown(&copy);
+        }
+        if changed {
             return Err(k.err(
-                "validator shouldn't modify the resource map (a builtin transformer listed under 'validators' changed the objects)",
+                "validator shouldn't modify the resource map (a builtin transformer listed under 'validators' writes to the objects)",
             ));
         }
     }
