@@ -9,6 +9,7 @@ use crate::yaml::Node;
 
 use super::Error;
 use super::kustfile::Kustomization;
+use super::origin::{self, BuildMeta};
 use super::tconfig::TransformerConfig;
 
 /// kustomize's `--load-restrictor`.
@@ -247,11 +248,17 @@ const PARALLEL_DIRS: usize = 8;
 pub struct Kustomizer<'a> {
     pub fs: &'a dyn FileSystem,
     pub opts: BuildOptions,
+    /// The built kustomization's `buildMetadata`, when it asks for any.
+    meta: Option<BuildMeta>,
 }
 
 impl<'a> Kustomizer<'a> {
     pub fn new(fs: &'a dyn FileSystem, opts: BuildOptions) -> Self {
-        Kustomizer { fs, opts }
+        Kustomizer {
+            fs,
+            opts,
+            meta: None,
+        }
     }
 
     /// `kustomize build DIR`: the final, sorted resources.
@@ -262,6 +269,18 @@ impl<'a> Kustomizer<'a> {
 
     /// Builds an already loaded (possibly modified) kustomization.
     pub fn build_kustomization(&self, k: &Kustomization) -> Result<ResMap, Error> {
+        // Every kustomization of the build takes the built one's
+        // `buildMetadata`.
+        if self.meta.is_none()
+            && let Some(meta) = BuildMeta::of(k)?
+        {
+            let kz = Kustomizer {
+                fs: self.fs,
+                opts: self.opts.clone(),
+                meta: Some(meta),
+            };
+            return kz.build_kustomization(k);
+        }
         let mut stack = vec![k.dir().to_path_buf()];
         let mut cfg = TransformerConfig::default();
         let mut m = self.accumulate(k, ResMap::new(), &mut cfg, &mut stack)?;
@@ -288,6 +307,9 @@ impl<'a> Kustomizer<'a> {
         // IgnoreLocal rebuilds the map with Append (kustomize panics here).
         unique_ids(&m).map_err(|e| k.err(e))?;
         super::sort::sort(k, &mut m)?;
+        if let Some(meta) = &self.meta {
+            origin::finish(&mut m, meta)?;
+        }
         for r in m.resources.iter_mut() {
             resolve_tagless(&mut r.obj);
             finalize_annotations(r)?;
@@ -425,7 +447,14 @@ impl<'a> Kustomizer<'a> {
         let own = TransformerConfig::load(&k.str_list("configurations")?, &ldr)?;
         cfg.merge(&own)
             .map_err(|m| k.err(format!("merging config: {m}")))?;
-        super::generators::run(k, &ldr, &mut ra)?;
+        if self.meta.is_some() {
+            let configured_in = origin::relative(&stack[0], &k.file);
+            super::generators::run_with(k, &ldr, &mut ra, &|r, kind| {
+                origin::set_if_absent(r, &origin::Origin::builtin(&configured_in, kind))
+            })?;
+        } else {
+            super::generators::run(k, &ldr, &mut ra)?;
+        }
         super::transformers::plugins::generate(self, k, &ldr, &mut ra, stack)?;
         for c in k.str_list("components")? {
             if is_remote(&c) {
@@ -457,6 +486,11 @@ impl<'a> Kustomizer<'a> {
         Ok(ra)
     }
 
+    /// Whether objects are tracked for `buildMetadata`.
+    pub(crate) fn tracks_origins(&self) -> bool {
+        self.meta.is_some()
+    }
+
     pub(crate) fn accumulate_path(
         &self,
         k: &Kustomization,
@@ -474,7 +508,13 @@ impl<'a> Kustomizer<'a> {
         let full = ldr.resolve(p);
         if self.fs.is_file(&full) {
             let (file, text) = ldr.load(p)?;
-            for r in resources_from_text(&file, &text)? {
+            let origin = self
+                .meta
+                .map(|_| origin::Origin::file(origin::relative(&stack[0], &file)).text());
+            for mut r in resources_from_text(&file, &text)? {
+                if let Some(o) = &origin {
+                    origin::set_annotation(&mut r, origin::ORIGIN, Some(o.clone()));
+                }
                 ra.append(r)
                     .map_err(|m| k.err(format!("accumulating resources from '{p}': {m}")))?;
             }
@@ -531,9 +571,10 @@ impl<'a> Kustomizer<'a> {
         stack: &mut Vec<PathBuf>,
     ) -> Result<(), Error> {
         use super::transformers::{self, plugins};
-        let mut list = transformers::from_kustomization(k, cfg)?;
+        let configured_in = origin::relative(&stack[0], &k.file);
+        let mut list = transformers::from_kustomization(k, cfg, &configured_in)?;
         list.extend(plugins::configured(self, k, ldr, "transformers", stack)?);
-        transformers::run(&list, ldr, m)?;
+        transformers::run(&list, ldr, m, self.meta.is_some())?;
         plugins::validate(self, k, ldr, m, stack)
     }
 }

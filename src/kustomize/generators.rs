@@ -454,6 +454,11 @@ fn absorb(k: &Kustomization, m: &mut ResMap, mut res: Resource) -> Result<(), Er
                             }
                         }
                         res.origin = old.origin.clone();
+                        // The old object's `buildMetadata` origin stays.
+                        let key = super::origin::ORIGIN;
+                        if let Some(o) = super::origin::annotation(&old, key) {
+                            super::origin::set_annotation(&mut res, key, Some(o));
+                        }
                     }
                 }
             }
@@ -468,11 +473,26 @@ fn absorb(k: &Kustomization, m: &mut ResMap, mut res: Resource) -> Result<(), Er
 
 /// Runs the generators of a kustomization, absorbing their output into `m`.
 pub fn run(k: &Kustomization, ldr: &Loader, m: &mut ResMap) -> Result<(), Error> {
+    run_with(k, ldr, m, &|_, _| {})
+}
+
+/// `run`, calling `mark` on each generated object (with the generator's
+/// kind) before it joins the map.
+pub fn run_with(
+    k: &Kustomization,
+    ldr: &Loader,
+    m: &mut ResMap,
+    mark: &dyn Fn(&mut Resource, &str),
+) -> Result<(), Error> {
     let global = read_options(k.get("generatorOptions"))
         .map_err(|e| k.err(format!("generatorOptions: {e}")))?;
-    for (field, is_secret) in [("configMapGenerator", false), ("secretGenerator", true)] {
+    for (field, is_secret, kind) in [
+        ("configMapGenerator", false, "ConfigMapGenerator"),
+        ("secretGenerator", true, "SecretGenerator"),
+    ] {
         for item in k.list(field)? {
-            let r = generate_one(k, ldr, &item, is_secret, &global)?;
+            let mut r = generate_one(k, ldr, &item, is_secret, &global)?;
+            mark(&mut r, kind);
             absorb(k, m, r)?;
         }
     }

@@ -14,6 +14,7 @@ pub mod generators;
 pub mod kustfile;
 pub mod nameref;
 pub mod openapi;
+pub mod origin;
 pub mod patch;
 pub mod replacements;
 pub mod smp;

@@ -23,6 +23,7 @@ use super::Error;
 use super::build::Loader;
 use super::fieldspecs::FieldSpec;
 use super::kustfile::{Kustomization, node_str_map};
+use super::origin::{self, Origin};
 use super::tconfig::{self, Table, TransformerConfig};
 
 pub use images::{ImageTagTransformer, split_image};
@@ -154,12 +155,28 @@ impl Transformer<'_> {
     }
 }
 
+/// A transformer where kustomize's pipeline has it: with its origin and
+/// how many of kustomize's transformers it stands for (the
+/// transformations recorded for `buildMetadata`).
+#[derive(Debug, Clone)]
+pub struct Step<'a> {
+    pub transformer: Transformer<'a>,
+    pub origin: Origin,
+    pub records: usize,
+}
+
 /// Runs transformers in order. After each, fields kustomize shares between
-/// maps (see `resource::Link`) take the value any of them was changed to.
-pub fn run(list: &[Transformer], ldr: &Loader, m: &mut ResMap) -> Result<(), Error> {
-    for t in list {
-        t.apply(ldr, m)?;
+/// maps (see `resource::Link`) take the value any of them was changed to;
+/// with `track`, the transformer is recorded on every object.
+pub fn run(list: &[Step], ldr: &Loader, m: &mut ResMap, track: bool) -> Result<(), Error> {
+    for s in list {
+        s.transformer.apply(ldr, m)?;
         m.iter_mut().for_each(Resource::sync_links);
+        if track {
+            for _ in 0..s.records {
+                origin::record(m, &s.origin);
+            }
+        }
     }
     Ok(())
 }
@@ -179,38 +196,53 @@ fn merge_specs(base: &mut Vec<FieldSpec>, more: &[FieldSpec]) -> Result<(), Stri
 pub fn from_kustomization<'a>(
     k: &'a Kustomization,
     cfg: &TransformerConfig,
-) -> Result<Vec<Transformer<'a>>, Error> {
+    configured_in: &str,
+) -> Result<Vec<Step<'a>>, Error> {
+    let mut list: Vec<(Transformer, &str, usize)> = Vec::new();
     let mut out = Vec::new();
     let has = |key: &str| k.get(key).is_some();
     let field = |f: Field| Transformer::Field(Cow::Borrowed(k), f);
     if has("patchesStrategicMerge") {
-        out.push(field(Field::PatchesStrategicMerge));
+        list.push((
+            field(Field::PatchesStrategicMerge),
+            "PatchStrategicMergeTransformer",
+            1,
+        ));
     }
     if has("patches") {
-        out.push(field(Field::Patches));
+        let n = k.list("patches")?.len();
+        list.push((field(Field::Patches), "PatchTransformer", n));
     }
     if let Some(ns) = k.str_field("namespace")?
         && !ns.is_empty()
     {
-        out.push(Transformer::Namespace(NamespaceTransformer {
-            namespace: ns,
-            field_specs: cfg.specs(Table::Namespace).into_owned(),
-            unset_only: false,
-            subjects: namespace::SubjectMode::DefaultOnly,
-        }));
+        list.push((
+            Transformer::Namespace(NamespaceTransformer {
+                namespace: ns,
+                field_specs: cfg.specs(Table::Namespace).into_owned(),
+                unset_only: false,
+                subjects: namespace::SubjectMode::DefaultOnly,
+            }),
+            "NamespaceTransformer",
+            1,
+        ));
     }
-    for (key, table, is_prefix) in [
-        ("namePrefix", Table::NamePrefix, true),
-        ("nameSuffix", Table::NameSuffix, false),
+    for (key, table, is_prefix, kind) in [
+        ("namePrefix", Table::NamePrefix, true, "PrefixTransformer"),
+        ("nameSuffix", Table::NameSuffix, false, "SuffixTransformer"),
     ] {
         if let Some(affix) = k.str_field(key)?
             && !affix.is_empty()
         {
-            out.push(Transformer::PrefixSuffix(PrefixSuffixTransformer {
-                affix,
-                is_prefix,
-                field_specs: cfg.specs(table).into_owned(),
-            }));
+            list.push((
+                Transformer::PrefixSuffix(PrefixSuffixTransformer {
+                    affix,
+                    is_prefix,
+                    field_specs: cfg.specs(table).into_owned(),
+                }),
+                kind,
+                1,
+            ));
         }
     }
     for item in k.list("labels")? {
@@ -241,44 +273,74 @@ pub fn from_kustomization<'a>(
             Ok(())
         })();
         merged.map_err(|e| k.err(format!("failed to merge labels: {e}")))?;
-        out.push(Transformer::Labels(MapEntriesTransformer {
-            pairs,
-            field_specs: specs,
-        }));
+        list.push((
+            Transformer::Labels(MapEntriesTransformer {
+                pairs,
+                field_specs: specs,
+            }),
+            "LabelTransformer",
+            1,
+        ));
     }
+    // kustomize configures the commonLabels transformer whenever either
+    // labels field is set (it changes nothing without commonLabels).
     let common = k.str_map("commonLabels")?;
-    if !common.is_empty() {
-        out.push(Transformer::Labels(MapEntriesTransformer {
-            pairs: common,
-            field_specs: cfg.specs(Table::CommonLabels).into_owned(),
-        }));
+    if !common.is_empty() || !k.list("labels")?.is_empty() {
+        list.push((
+            Transformer::Labels(MapEntriesTransformer {
+                pairs: common,
+                field_specs: cfg.specs(Table::CommonLabels).into_owned(),
+            }),
+            "LabelTransformer",
+            1,
+        ));
     }
     let annotations = k.str_map("commonAnnotations")?;
     if !annotations.is_empty() {
-        out.push(Transformer::Annotations(MapEntriesTransformer {
-            pairs: annotations,
-            field_specs: cfg.specs(Table::CommonAnnotations).into_owned(),
-        }));
+        list.push((
+            Transformer::Annotations(MapEntriesTransformer {
+                pairs: annotations,
+                field_specs: cfg.specs(Table::CommonAnnotations).into_owned(),
+            }),
+            "AnnotationsTransformer",
+            1,
+        ));
     }
     if has("patchesJson6902") {
-        out.push(field(Field::PatchesJson6902));
+        let n = k.list("patchesJson6902")?.len();
+        list.push((field(Field::PatchesJson6902), "PatchJson6902Transformer", n));
     }
     for item in k.list("replicas")? {
         let (name, count) = replicas::read_replica(&item).map_err(|e| k.err(e))?;
-        out.push(Transformer::Replicas(ReplicaCountTransformer {
-            name,
-            count,
-            field_specs: cfg.specs(Table::Replicas).into_owned(),
-        }));
+        list.push((
+            Transformer::Replicas(ReplicaCountTransformer {
+                name,
+                count,
+                field_specs: cfg.specs(Table::Replicas).into_owned(),
+            }),
+            "ReplicaCountTransformer",
+            1,
+        ));
     }
     for item in k.list("images")? {
-        out.push(Transformer::Images(
-            ImageTagTransformer::new(&item, cfg.specs(Table::Images).into_owned())
-                .map_err(|e| k.err(e))?,
+        list.push((
+            Transformer::Images(
+                ImageTagTransformer::new(&item, cfg.specs(Table::Images).into_owned())
+                    .map_err(|e| k.err(e))?,
+            ),
+            "ImageTagTransformer",
+            1,
         ));
     }
     if has("replacements") {
-        out.push(field(Field::Replacements));
+        list.push((field(Field::Replacements), "ReplacementTransformer", 1));
+    }
+    for (transformer, kind, records) in list {
+        out.push(Step {
+            transformer,
+            origin: Origin::builtin(configured_in, kind),
+            records,
+        });
     }
     Ok(out)
 }

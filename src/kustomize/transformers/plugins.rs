@@ -32,10 +32,11 @@ use crate::yaml::{Map, Node};
 use super::super::Error;
 use super::super::build::{Kustomizer, Loader, is_remote};
 use super::super::kustfile::Kustomization;
+use super::super::origin::{self, Origin};
 use super::super::tconfig::TransformerConfig;
 use super::{
     Config, Field, ImageTagTransformer, MapEntriesTransformer, NamespaceTransformer,
-    PrefixSuffixTransformer, ReplicaCountTransformer, Transformer,
+    PrefixSuffixTransformer, ReplicaCountTransformer, Step, Transformer,
 };
 
 const GENERATOR_KINDS: [&str; 4] = [
@@ -87,7 +88,11 @@ fn load_configs(
             Some(_) => {
                 let objs = super::super::build::resources_from_text(&k.file, e)
                     .map_err(|err| err.context(format!("configuring {field}")))?;
-                for r in objs {
+                for mut r in objs {
+                    if kz.tracks_origins() {
+                        let o = Origin::file(origin::relative(&stack[0], &k.file));
+                        origin::set_annotation(&mut r, origin::ORIGIN, Some(o.text()));
+                    }
                     inline
                         .append(r)
                         .map_err(|m| k.err(format!("configuring {field}: {m}")))?;
@@ -118,6 +123,25 @@ fn load_configs(
             (Config { node: r.obj }, id)
         })
         .collect())
+}
+
+/// `OriginFromCustomPlugin`: where a configuration came from and what it is.
+fn plugin_origin(c: &Config) -> Origin {
+    let from = c
+        .node
+        .get_path(&["metadata", "annotations", origin::ORIGIN])
+        .and_then(Node::as_str)
+        .and_then(Origin::parse)
+        .unwrap_or_default();
+    let s = |p: &[&str]| c.node.get_str(p).unwrap_or("").to_string();
+    Origin {
+        path: String::new(),
+        configured_in: from.path,
+        api_version: s(&["apiVersion"]),
+        kind: s(&["kind"]),
+        name: s(&["metadata", "name"]),
+        namespace: s(&["metadata", "namespace"]),
+    }
 }
 
 /// Refuses what is not a builtin plugin, as kubectl does.
@@ -279,7 +303,7 @@ pub fn configured(
     ldr: &Loader,
     field: &str,
     stack: &mut Vec<PathBuf>,
-) -> Result<Vec<Transformer<'static>>, Error> {
+) -> Result<Vec<Step<'static>>, Error> {
     let mut out = Vec::new();
     for (c, id) in load_configs(kz, k, ldr, field, stack)? {
         let ts = transformers_of(k, &c, &id).map_err(|m| {
@@ -292,7 +316,14 @@ pub fn configured(
                 k.err(format!("plugin {id} fails configuration: {m}"))
             }
         })?;
-        out.extend(ts);
+        // One configuration is one transformer for kustomize, recorded once.
+        let origin = plugin_origin(&c);
+        let last = ts.len().saturating_sub(1);
+        out.extend(ts.into_iter().enumerate().map(|(i, transformer)| Step {
+            transformer,
+            origin: origin.clone(),
+            records: usize::from(i == last),
+        }));
     }
     Ok(out)
 }
@@ -331,7 +362,8 @@ pub fn validate(
             .map(|r| crate::yaml::stream_to_string(std::iter::once(&r.obj)))
             .collect()
     };
-    for v in configured(kz, k, ldr, "validators", stack)? {
+    for step in configured(kz, k, ldr, "validators", stack)? {
+        let v = step.transformer;
         let before = shown(m);
         let mut copy = m.clone();
         v.apply(ldr, &mut copy)?;
@@ -402,7 +434,14 @@ pub fn generate(
                 .into_iter()
                 .collect(),
         };
-        super::super::generators::run(&synthetic, ldr, m)?;
+        if kz.tracks_origins() {
+            let o = plugin_origin(&c);
+            super::super::generators::run_with(&synthetic, ldr, m, &|r, _| {
+                origin::set_if_absent(r, &o)
+            })?;
+        } else {
+            super::super::generators::run(&synthetic, ldr, m)?;
+        }
     }
     Ok(())
 }
