@@ -278,8 +278,9 @@ fn unknown(key: &str) -> String {
     format!("error unmarshaling JSON: while decoding JSON: json: unknown field \"{key}\"")
 }
 
-/// A `types.FieldSpec`.
-pub fn parse_field_spec(n: &Node, owner: &str) -> Result<FieldSpec, String> {
+/// A `types.FieldSpec`; `strict` refuses unknown fields (configurations
+/// files are read strictly, builtin plugin configurations are not).
+pub fn parse_field_spec(n: &Node, owner: &str, strict: bool) -> Result<FieldSpec, String> {
     let Node::Map(m) = n else {
         return Err(format!(
             "json: cannot unmarshal {} into Go struct field {owner} of type types.FieldSpec",
@@ -294,8 +295,12 @@ pub fn parse_field_spec(n: &Node, owner: &str) -> Result<FieldSpec, String> {
         create: false,
     };
     for (k, v) in m.iter() {
-        let key =
-            canonical(k, &["group", "version", "kind", "path", "create"]).ok_or(unknown(k))?;
+        let Some(key) = canonical(k, &["group", "version", "kind", "path", "create"]) else {
+            if strict {
+                return Err(unknown(k));
+            }
+            continue;
+        };
         match key {
             "create" => {
                 fs.create = match v {
@@ -326,10 +331,17 @@ pub fn parse_field_spec(n: &Node, owner: &str) -> Result<FieldSpec, String> {
 }
 
 /// A list of field specs (`[]types.FieldSpec`); null is an empty list.
-pub fn parse_field_specs(n: Option<&Node>, owner: &str) -> Result<Vec<FieldSpec>, String> {
+pub fn parse_field_specs(
+    n: Option<&Node>,
+    owner: &str,
+    strict: bool,
+) -> Result<Vec<FieldSpec>, String> {
     match n {
         None | Some(Node::Null) => Ok(Vec::new()),
-        Some(Node::Seq(items)) => items.iter().map(|it| parse_field_spec(it, owner)).collect(),
+        Some(Node::Seq(items)) => items
+            .iter()
+            .map(|it| parse_field_spec(it, owner, strict))
+            .collect(),
         Some(other) => Err(format!(
             "json: cannot unmarshal {} into Go struct field {owner} of type []types.FieldSpec",
             json_type(other)
@@ -386,7 +398,7 @@ pub fn parse(text: &str) -> Result<TransformerConfig, String> {
                     match ikey {
                         "fieldSpecs" => {
                             referrers =
-                                parse_field_specs(Some(iv), "NameBackReferences.fieldSpecs")?
+                                parse_field_specs(Some(iv), "NameBackReferences.fieldSpecs", true)?
                         }
                         _ => {
                             let mut one = crate::yaml::Map::new();
@@ -405,7 +417,7 @@ pub fn parse(text: &str) -> Result<TransformerConfig, String> {
             continue;
         }
         let (t, _) = TABLES.iter().find(|(_, n)| *n == key).expect("known");
-        for fs in parse_field_specs(Some(v), &format!("TransformerConfig.{key}"))? {
+        for fs in parse_field_specs(Some(v), &format!("TransformerConfig.{key}"), true)? {
             cfg.add(*t, fs)?;
         }
     }

@@ -107,7 +107,7 @@ impl Config {
 
     /// `fieldSpecs`.
     pub fn field_specs(&self) -> Result<Vec<FieldSpec>, String> {
-        tconfig::parse_field_specs(self.get("fieldSpecs"), "fieldSpecs")
+        tconfig::parse_field_specs(self.get("fieldSpecs"), "fieldSpecs", false)
     }
 }
 
@@ -249,7 +249,7 @@ pub fn from_kustomization<'a>(
         let pairs =
             node_str_map(item.get("pairs")).map_err(|e| k.err(format!("labels.pairs: {e}")))?;
         let flag = |key: &str| item.get(key).and_then(Node::as_bool).unwrap_or(false);
-        let mut specs = tconfig::parse_field_specs(item.get("fields"), "Label.fields")
+        let mut specs = tconfig::parse_field_specs(item.get("fields"), "Label.fields", true)
             .map_err(|e| k.err(format!("labels: {e}")))?;
         let merged = (|| -> Result<(), String> {
             merge_specs(&mut specs, &cfg.specs(Table::Labels))?;

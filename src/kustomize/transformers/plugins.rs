@@ -384,6 +384,32 @@ pub fn validate(
     Ok(())
 }
 
+/// `IAMPolicyGenerator` (kustomize's `api/filters/iampolicygenerator`): a
+/// ServiceAccount bound to a GKE service account, made from the same YAML
+/// text kustomize parses.
+fn iam_policy_service_account(c: &Config) -> Result<crate::resource::Resource, String> {
+    let cloud = c.str_at(&["cloud"])?;
+    if cloud != "gke" {
+        return Err(format!("cloud provider {cloud} not supported yet"));
+    }
+    let mut text = format!(
+        "\napiVersion: v1\nkind: ServiceAccount\nmetadata:\n  annotations:\n    iam.gke.io/gcp-service-account: {}@{}.iam.gserviceaccount.com\n  name: {}\n",
+        c.str_at(&["serviceAccount", "name"])?,
+        c.str_at(&["serviceAccount", "projectId"])?,
+        c.str_at(&["kubernetesService", "name"])?,
+    );
+    let ns = c.str_at(&["kubernetesService", "namespace"])?;
+    if !ns.is_empty() {
+        text.push_str(&format!("\n  namespace: {ns}"));
+    }
+    let file = std::path::Path::new("IAMPolicyGenerator");
+    let mut objs = super::super::build::resources_from_text(file, &text).map_err(|e| e.message)?;
+    if objs.len() != 1 {
+        return Err("the generated ServiceAccount does not parse as one object".into());
+    }
+    Ok(objs.remove(0))
+}
+
 /// Runs `generators:`, adding what they generate to `m`.
 pub fn generate(
     kz: &Kustomizer,
@@ -397,7 +423,16 @@ pub fn generate(
         let key = match c.kind() {
             "ConfigMapGenerator" => "configMapGenerator",
             "SecretGenerator" => "secretGenerator",
-            "IAMPolicyGenerator" | "HelmChartInflationGenerator" => {
+            "IAMPolicyGenerator" => {
+                let mut sa = iam_policy_service_account(&c)
+                    .map_err(|m| k.err(format!("plugin {id}: {m}")))?;
+                if kz.tracks_origins() {
+                    origin::set_if_absent(&mut sa, &plugin_origin(&c));
+                }
+                m.append(sa).map_err(|e| k.err(e))?;
+                continue;
+            }
+            "HelmChartInflationGenerator" => {
                 return Err(k.err(format!("{} is not supported offline by flate", c.kind())));
             }
             _ => {
