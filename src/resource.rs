@@ -392,6 +392,10 @@ impl Resource {
 
 fn same_ending(a: &[String], b: &[String]) -> bool {
     let (short, long) = if a.len() <= b.len() { (a, b) } else { (b, a) };
+    // kustomize's SameEndingSubSlice: an empty list only matches an empty one.
+    if short.is_empty() {
+        return long.is_empty();
+    }
     long[long.len() - short.len()..] == *short
 }
 

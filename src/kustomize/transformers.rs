@@ -102,8 +102,11 @@ pub fn prefix_suffix(k: &Kustomization, m: &mut ResMap) -> Result<(), Error> {
                     continue;
                 }
                 if fs.path == "metadata/name" {
-                    if is_prefix {
-                        r.prefixes.insert(0, affix.clone());
+                    // kustomize appends each layer's affix to a list (an
+                    // empty one is not recorded).
+                    if affix.is_empty() {
+                    } else if is_prefix {
+                        r.prefixes.push(affix.clone());
                     } else {
                         r.suffixes.push(affix.clone());
                     }
