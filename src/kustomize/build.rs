@@ -228,12 +228,8 @@ fn push_object(
             "missing metadata.name in object of kind '{kind}'"
         )));
     }
-    if m.get("apiVersion")
-        .and_then(Node::as_str)
-        .is_none_or(str::is_empty)
-    {
-        return Err(err(format!("object of kind '{kind}' has no 'apiVersion'")));
-    }
+    // kustomize accepts an object without `apiVersion` (its group and
+    // version are empty).
     out.push(Resource::new(Node::Map(m), origin.clone()));
     Ok(())
 }
