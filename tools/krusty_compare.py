@@ -14,7 +14,9 @@ PrepExecPlugin, BuildGoPlugin) or its files declare a KRM function
 uses Helm (ErrIfNoHelm, helmCharts, HelmChartInflationGenerator) -> "helm";
 when a resource is a remote URL (https://, github.com/, git@, ssh://, git::)
 -> "network"; when it needs an option `kubectl kustomize` does not have
-(AddManagedbyLabel) -> "option".
+(AddManagedbyLabel) -> "option"; when the build directory is the root and
+refers to ../X, which the in-memory file system of the Go test maps onto the root
+itself -> "not reproducible on disk".
 
 A case is identical when both succeed with the same bytes on stdout, or both
 fail. Every other case gets a class:
@@ -84,7 +86,13 @@ def first_diff(a, b):
 
 
 def normalize_error(err):
-    text = err.decode(errors="replace").strip().split("\n")[-1]
+    text = err.decode(errors="replace").strip()
+    # klog: E1201 14:38:07.633639   26306 run.go:72] "command failed" err=...
+    m = re.search(r'"command failed" err=(?:<\s*\n\s*(.*)|"(.*))', text)
+    if m:
+        text = (m.group(1) or m.group(2) or "").split("\n")[0]
+    else:
+        text = text.split("\n")[-1]
     text = re.sub(r"^error: ", "", text)
     text = re.sub(r"\S*/tree/\S*?: ", "", text)
     text = re.sub(r"\S*/tree/\S*", "PATH", text)

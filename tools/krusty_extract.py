@@ -3,7 +3,8 @@
 
 Usage: krusty_extract.py KUSTOMIZE_SRC OUT_DIR
 
-KUSTOMIZE_SRC is a checkout of kubernetes-sigs/kustomize (tag kustomize/v5.5.0);
+KUSTOMIZE_SRC is a checkout of kubernetes-sigs/kustomize (tag kustomize/v5.5.0;
+api/krusty, api/testutils and api/internal/konfig are read);
 OUT_DIR receives one directory per build the tests run (it is wiped first).
 Nothing is taken from the tests' expected strings: the output of each case is
 recorded later from `kubectl kustomize` (see krusty_compare.py).
@@ -426,6 +427,23 @@ HEADER_C = b"\napiVersion: kustomize.config.k8s.io/v1alpha1\nkind: Component\n"
 
 KRUSTY_DIR = "."
 
+# builtinpluginconsts.GetDefaultFieldSpecsAsMap, in its source order.
+LEGACY_CONFIGS = ["namePrefixFieldSpecs", "nameSuffixFieldSpecs", "commonLabelFieldSpecs",
+                  "templateLabelFieldSpecs", "commonAnnotationFieldSpecs", "namespaceFieldSpecs",
+                  "varReferenceFieldSpecs", "nameReferenceFieldSpecs", "imagesFieldSpecs",
+                  "replicasFieldSpecs"]
+
+
+def legacy_configs():
+    d = os.path.join(KRUSTY_DIR, "..", "internal", "konfig", "builtinpluginconsts")
+    src = ""
+    for n in sorted(os.listdir(d)):
+        if n.endswith(".go"):
+            with open(os.path.join(d, n), encoding="utf-8") as f:
+                src += f.read() + "\n"
+    consts = parse_file(tokenize(src))[1]
+    return b"".join(consts[n] for n in LEGACY_CONFIGS)
+
 
 def norm_path(p):
     p = p.decode() if isinstance(p, bytes) else p
@@ -478,7 +496,22 @@ class Extractor:
             if not st:
                 return
         if first.kind == "ident" and first.val == "if":
-            # run the body of `if` blocks that only check errors: skip them
+            # `if X != "" { ... }` / `if X == "" {...}` on evaluable strings
+            # runs its body when true; other conditions (error checks) skip it.
+            b = next((i for i, x in enumerate(st) if x.val == "{"), None)
+            if b is None:
+                return
+            cond = st[1:b]
+            ops = [i for i, x in enumerate(cond) if x.val in ("!=", "==")]
+            if len(ops) == 1 and cond[ops[0] + 1:] and cond[-1].kind == "str" and cond[-1].val == b"":
+                try:
+                    v = eval_expr(cond[:ops[0]], env, None)
+                except Unresolved:
+                    return
+                if not isinstance(v, bytes):
+                    return
+                if (v != b"") == (cond[ops[0]].val == "!="):
+                    self.exec_block(st[b + 1:match_close(st, b)], env, depth + 1)
             return
         if first.kind == "ident" and first.val in ("return", "defer", "go", "switch"):
             return
@@ -572,6 +605,13 @@ class Extractor:
                     and tk.val in self.funcs and (i == 0 or st[i - 1].val != "."):
                 close = match_close(st, i + 1)
                 args = split_top(st[i + 2:close])
+                if close + 1 < len(st) and st[close + 1].val == "(":
+                    # helper(args)(th): a FileGen applied to the harness
+                    c2 = match_close(st, close + 1)
+                    h = env.get(st[close + 2].val)
+                    FileGenCall(st[i:close + 1], env).run(self, h, depth)
+                    i = c2 + 1
+                    continue
                 self.call_helper(tk.val, args, env, depth)
                 i = close + 1
                 continue
@@ -584,6 +624,8 @@ class Extractor:
         local = {}
         for p, a in zip(f.params, args):
             txt = [x.val for x in a]
+            if len(a) == 3 and a[2].val == "Harness" and isinstance(env_try(env, a[0].val), Harness):
+                a = a[:1]
             if len(a) == 1 and a[0].kind == "ident" and isinstance(env_try(env, a[0].val), Harness):
                 local[p] = env.get(a[0].val)
                 self.harnesses[p] = local[p]
@@ -622,6 +664,8 @@ class Extractor:
             if not isinstance(opts, Options):
                 raise Unresolved("options")
             self.record(h, path, opts, meth == "RunWithErr")
+        elif meth == "WriteLegacyConfigs":
+            h.files[norm_path(arg(0))] = legacy_configs()
         elif meth in ("ErrIfNoHelm",):
             h.helm = True
         elif meth in ("PrepExecPlugin", "BuildGoPlugin"):
@@ -647,8 +691,12 @@ class Extractor:
             exclude = "helm"
         elif re.search(rb"config\.kubernetes\.io/function|\bexec:|container:\s*\n\s*image:", blob):
             exclude = "plugins"
-        elif re.search(rb"(?m)^\s*-\s*(https?://|github\.com/|git@|ssh://|git::)", blob):
+        elif re.search(rb"(?m)^\s*(-|path:)\s*(https?://|github\.com/|git@|ssh://|git::)", blob):
             exclude = "network"
+        elif re.search(rb"(?m)^- \.\./", files.get(os.path.join(path, "kustomization.yaml") if path not in ("", ".") else "kustomization.yaml", b"")) \
+                and path in ("", "."):
+            # the in-memory file system of the test maps "/.." to "/"
+            exclude = "not reproducible on disk (refers above the root)"
         elif opts.managed_by:
             exclude = "option kubectl has not (--enable-managedby-label)"
         self.cases.append({
