@@ -224,8 +224,53 @@ impl Ctx<'_> {
     }
 }
 
+/// kustomize lists, for every RoleBinding holding a name reference, the
+/// namespaces of its ServiceAccount subjects; a subject whose `namespace`
+/// is present but not a string (`namespace:` left blank) stops the build.
+fn check_role_binding_subjects(m: &ResMap) -> Result<(), Error> {
+    for r in m.iter() {
+        if r.kind() != "RoleBinding" {
+            continue;
+        }
+        let org = r.org_id();
+        let holds_reference = NAME_REFERENCE.iter().any(|back| {
+            back.referrers.iter().any(|fs| {
+                org.gvk.is_selected_by(fs.group, fs.version, fs.kind)
+                    && has_field(&r.obj, &split_path(fs.path))
+            })
+        });
+        let Some(Node::Seq(subjects)) = r.obj.get("subjects") else {
+            continue;
+        };
+        if !holds_reference {
+            continue;
+        }
+        for s in subjects {
+            let (Some(ns), Some(kind)) = (s.get("namespace"), s.get("kind")) else {
+                continue;
+            };
+            if kind.as_str() == Some("ServiceAccount") && !matches!(ns, Node::Str(_)) {
+                let msg = format!(
+                    "Invalid Input: namespace is blank for resource \"{}\" (give the ServiceAccount subject a namespace or remove the key)",
+                    r.cur_id()
+                );
+                return Err(match &r.origin.file {
+                    Some(f) => Error {
+                        file: Some(f.to_path_buf()),
+                        line: (r.origin.line > 0).then_some(r.origin.line),
+                        message: msg,
+                    },
+                    None => Error::msg(msg),
+                });
+            }
+        }
+    }
+    Ok(())
+}
+
 /// Rewrites references to renamed objects.
 pub fn fix(m: &mut ResMap) -> Result<(), Error> {
+    check_role_binding_subjects(m)?;
     // Only resources that were renamed can be referral targets.
     if m.iter().all(|r| r.prev_ids.is_empty()) {
         return Ok(());
