@@ -164,6 +164,8 @@ pub struct Resource {
     pub behavior: Option<Behavior>,
     /// Fields that share one node (see `Link`).
     pub links: Vec<Link>,
+    /// Names of the `vars` whose object this is.
+    pub ref_var_names: Vec<String>,
 }
 
 impl Resource {
@@ -178,6 +180,7 @@ impl Resource {
             needs_hash: false,
             behavior: None,
             links: Vec::new(),
+            ref_var_names: Vec::new(),
         }
     }
     pub fn map(&self) -> &Map {
@@ -403,6 +406,8 @@ fn same_ending(a: &[String], b: &[String]) -> bool {
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct ResMap {
     pub resources: Vec<Resource>,
+    /// The `vars` declared by the kustomizations accumulated here.
+    pub vars: Vec<crate::kustomize::vars::Var>,
 }
 
 impl ResMap {
@@ -460,6 +465,9 @@ impl ResMap {
     /// [`ResMap::append_all`] with the identities already here (kept up to
     /// date): one pass over what is there for many appends.
     pub fn append_with(&mut self, other: ResMap, ids: &mut IdSet) -> Result<(), String> {
+        for v in other.vars {
+            crate::kustomize::vars::add(&mut self.vars, v)?;
+        }
         for r in other.resources {
             let id = r.cur_id();
             if !ids.0.insert(id_key(&id)) {

@@ -269,6 +269,10 @@ impl<'a> Kustomizer<'a> {
             )));
         }
         super::nameref::fix(&mut m)?;
+        super::vars::resolve(&mut m, super::fieldspecs::VAR_REFERENCE).map_err(|e| match e.file {
+            None => k.err(e.message),
+            Some(_) => e,
+        })?;
         // DropLocalNodes validates every object's metadata first.
         for r in m.iter() {
             if r.kind().is_empty() {
@@ -436,6 +440,7 @@ impl<'a> Kustomizer<'a> {
             })?;
         }
         self.transform(k, &ldr, &mut ra)?;
+        super::vars::merge(k, &mut ra)?;
         Ok(ra)
     }
 

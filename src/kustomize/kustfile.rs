@@ -570,7 +570,6 @@ impl Kustomization {
             "validators",
             "crds",
             "configurations",
-            "vars",
             "openapi",
         ] {
             if k.raw

@@ -19,6 +19,7 @@ pub mod replacements;
 pub mod smp;
 pub mod sort;
 pub mod transformers;
+pub mod vars;
 
 use std::fmt;
 use std::path::{Path, PathBuf};
