@@ -43,7 +43,10 @@ impl Gvk {
     /// Whether kustomize treats this kind as cluster-scoped.
     pub fn is_cluster_scoped(&self) -> bool {
         crate::kustomize::openapi::is_cluster_scoped(&self.group, &self.version, &self.kind)
-            .unwrap_or(false)
+            .unwrap_or_else(|| {
+                crate::kustomize::openapi_custom::note_unknown_scope();
+                false
+            })
     }
     /// kustomize's `Gvk.String()`: `Kind.version.group` with placeholders.
     pub fn kustomize_string(&self) -> String {

@@ -230,7 +230,11 @@ fn push_object(
     }
     // kustomize accepts an object without `apiVersion` (its group and
     // version are empty).
-    out.push(Resource::new(Node::Map(m), origin.clone()));
+    let r = Resource::new(Node::Map(m), origin.clone());
+    // kustomize computes every object's id as it is added, asking the
+    // schema whether its kind is cluster-scoped (see `openapi_custom`).
+    r.gvk().is_cluster_scoped();
+    out.push(r);
     Ok(())
 }
 
@@ -257,6 +261,10 @@ impl<'a> Kustomizer<'a> {
 
     /// Builds an already loaded (possibly modified) kustomization.
     pub fn build_kustomization(&self, k: &Kustomization) -> Result<ResMap, Error> {
+        // The schema for strategic merge is chosen per build (see
+        // `openapi_custom`): the top level first.
+        let _schema = super::openapi_custom::scoped(super::openapi_custom::Active::Unset);
+        self.choose_openapi(k, true)?;
         let mut stack = vec![k.dir().to_path_buf()];
         let mut m = self.accumulate(k, ResMap::new(), &mut stack)?;
         super::generators::add_hashes(&mut m)?;
@@ -363,6 +371,47 @@ impl<'a> Kustomizer<'a> {
         Kustomization::load(self.fs, dir)
     }
 
+    /// kustomize's `openapi.SetSchema` for kustomization `k` (`reset` at
+    /// the top level; elsewhere only when nothing chose yet).
+    fn choose_openapi(&self, k: &Kustomization, reset: bool) -> Result<(), Error> {
+        use super::openapi_custom::{self as oc, Active};
+        let fields = k.str_map("openapi")?;
+        let get = |key: &str| fields.iter().find(|(f, _)| f == key).map(|(_, v)| v.clone());
+        let schema = match get("path") {
+            Some(p) => {
+                let (file, bytes) = self.loader(k).load_bytes(&p)?;
+                let with_builtin = !reset && oc::builtin_delayed();
+                Some(oc::load(&bytes, with_builtin).map_err(|e| Error::at(&file, e))?)
+            }
+            None => None,
+        };
+        if !reset && !matches!(oc::active(), Active::Unset) {
+            return Ok(());
+        }
+        let version = get("version");
+        match (schema, version) {
+            (Some(_), Some(_)) => Err(k.err(
+                "builtin version and custom schema provided, cannot use both (openapi: give either path or version)",
+            )),
+            (Some(s), None) => {
+                oc::choose(Active::Custom(s), reset);
+                Ok(())
+            }
+            (None, Some(v)) if v.is_empty() => Ok(()),
+            (None, Some(v)) => {
+                if !oc::BUILTIN_VERSIONS.contains(&v.as_str()) {
+                    return Err(k.err(format!(
+                        "the specified OpenAPI version is not built in (openapi.version '{v}'; kustomize v5.5.0 has {})",
+                        oc::BUILTIN_VERSIONS.join(", ")
+                    )));
+                }
+                oc::choose(Active::Builtin, reset);
+                Ok(())
+            }
+            (None, None) => Ok(()),
+        }
+    }
+
     pub fn loader<'b>(&'b self, k: &'b Kustomization) -> Loader<'b> {
         Loader {
             fs: self.fs,
@@ -378,6 +427,7 @@ impl<'a> Kustomizer<'a> {
         mut ra: ResMap,
         stack: &mut Vec<PathBuf>,
     ) -> Result<ResMap, Error> {
+        self.choose_openapi(k, false)?;
         let ldr = self.loader(k);
         let mut paths = k.str_list("resources")?;
         paths.extend(k.str_list("bases")?);
@@ -397,9 +447,11 @@ impl<'a> Kustomizer<'a> {
             }
         } else {
             use rayon::prelude::*;
+            let schema = super::openapi_custom::active();
             let pieces: Vec<Result<ResMap, Error>> = paths
                 .par_iter()
                 .map(|p| {
+                    let _schema = super::openapi_custom::scoped(schema);
                     let mut piece = ResMap::new();
                     let mut stack = stack.clone();
                     self.accumulate_path(k, &ldr, p, &mut piece, &mut stack)

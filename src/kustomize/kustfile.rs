@@ -570,7 +570,6 @@ impl Kustomization {
             "validators",
             "crds",
             "configurations",
-            "openapi",
         ] {
             if k.raw
                 .get(plugin)

@@ -14,6 +14,7 @@ pub mod generators;
 pub mod kustfile;
 pub mod nameref;
 pub mod openapi;
+pub mod openapi_custom;
 pub mod patch;
 pub mod replacements;
 pub mod smp;
