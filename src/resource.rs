@@ -411,6 +411,8 @@ pub struct ResMap {
     pub resources: Vec<Resource>,
     /// The `vars` declared by the kustomizations accumulated here.
     pub vars: Vec<crate::kustomize::vars::Var>,
+    /// Name references added by the `crds` files of the layers here.
+    pub crd_name_refs: Vec<crate::kustomize::crds::CrdNameRef>,
 }
 
 impl ResMap {
@@ -468,6 +470,11 @@ impl ResMap {
     /// [`ResMap::append_all`] with the identities already here (kept up to
     /// date): one pass over what is there for many appends.
     pub fn append_with(&mut self, other: ResMap, ids: &mut IdSet) -> Result<(), String> {
+        for r in other.crd_name_refs {
+            if !self.crd_name_refs.contains(&r) {
+                self.crd_name_refs.push(r);
+            }
+        }
         for v in other.vars {
             crate::kustomize::vars::add(&mut self.vars, v)?;
         }

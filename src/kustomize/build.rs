@@ -464,6 +464,7 @@ impl<'a> Kustomizer<'a> {
                     .map_err(|m| k.err(format!("accumulating resources from '{p}': {m}")))?;
             }
         }
+        super::crds::merge(k, &ldr, &mut ra)?;
         super::generators::run(k, &ldr, &mut ra)?;
         for c in k.str_list("components")? {
             if is_remote(&c) {

@@ -568,7 +568,6 @@ impl Kustomization {
             "generators",
             "transformers",
             "validators",
-            "crds",
             "configurations",
         ] {
             if k.raw

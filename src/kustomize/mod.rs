@@ -8,6 +8,7 @@
 //! name-reference fixing, dropping local-config objects, sorting.
 
 pub mod build;
+pub mod crds;
 pub mod fieldspec;
 pub mod fieldspecs;
 pub mod generators;

@@ -278,13 +278,35 @@ pub fn fix(m: &mut ResMap) -> Result<(), Error> {
     let org_ids: Vec<ResId> = m.resources.iter().map(Resource::org_id).collect();
     let count = m.resources.len();
     let mut done: HashSet<(usize, usize, usize)> = HashSet::new();
-    for (bi, back) in NAME_REFERENCE.iter().enumerate() {
-        let target = Gvk {
-            group: back.group.into(),
-            version: back.version.into(),
-            kind: back.kind.into(),
+    // kustomize merges the references `crds` files add into its table: a
+    // target already there gets more referrers, a new one comes last.
+    let mut table: Vec<(Gvk, Vec<FieldSpec>)> = NAME_REFERENCE
+        .iter()
+        .map(|b| {
+            (
+                Gvk {
+                    group: b.group.into(),
+                    version: b.version.into(),
+                    kind: b.kind.into(),
+                },
+                b.referrers.to_vec(),
+            )
+        })
+        .collect();
+    for c in &m.crd_name_refs {
+        let gvk = Gvk {
+            group: String::new(),
+            version: c.target_version.into(),
+            kind: c.target_kind.into(),
         };
-        for (fi, fs) in back.referrers.iter().enumerate() {
+        match table.iter_mut().find(|(g, _)| *g == gvk) {
+            Some((_, refs)) => refs.push(c.referrer),
+            None => table.push((gvk, vec![c.referrer])),
+        }
+    }
+    for (bi, (target, referrers)) in table.iter().enumerate() {
+        let target = target.clone();
+        for (fi, fs) in referrers.iter().enumerate() {
             let path = split_path(fs.path);
             for (ri, org) in org_ids.iter().enumerate() {
                 if !org.gvk.is_selected_by(fs.group, fs.version, fs.kind) {
