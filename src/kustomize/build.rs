@@ -277,9 +277,11 @@ impl<'a> Kustomizer<'a> {
             )));
         }
         super::nameref::fix(&mut m)?;
-        super::vars::resolve(&mut m, super::fieldspecs::VAR_REFERENCE).map_err(|e| match e.file {
-            None => k.err(e.message),
-            Some(_) => e,
+        super::vars::resolve(&mut m, super::fieldspecs::VAR_REFERENCE).map_err(|e| {
+            match e.file {
+                None => k.err(e.message),
+                Some(_) => e,
+            }
         })?;
         // DropLocalNodes validates every object's metadata first.
         for r in m.iter() {
@@ -376,7 +378,12 @@ impl<'a> Kustomizer<'a> {
     fn choose_openapi(&self, k: &Kustomization, reset: bool) -> Result<(), Error> {
         use super::openapi_custom::{self as oc, Active};
         let fields = k.str_map("openapi")?;
-        let get = |key: &str| fields.iter().find(|(f, _)| f == key).map(|(_, v)| v.clone());
+        let get = |key: &str| {
+            fields
+                .iter()
+                .find(|(f, _)| f == key)
+                .map(|(_, v)| v.clone())
+        };
         let schema = match get("path") {
             Some(p) => {
                 let (file, bytes) = self.loader(k).load_bytes(&p)?;

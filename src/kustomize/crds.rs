@@ -88,7 +88,12 @@ pub fn from_text(text: &str) -> Result<Vec<CrdNameRef>, String> {
     let defs: HashMap<&str, &Node> = match &doc {
         Node::Map(m) => m.iter().map(|(k, v)| (k.as_str(), v)).collect(),
         Node::Null => HashMap::new(),
-        other => return Err(format!("expected a mapping of definitions, found a {}", other.kind_name())),
+        other => {
+            return Err(format!(
+                "expected a mapping of definitions, found a {}",
+                other.kind_name()
+            ));
+        }
     };
     let mut names: Vec<&str> = defs.keys().copied().collect();
     names.sort_unstable();
@@ -117,7 +122,9 @@ fn collect(
     out: &mut Vec<CrdNameRef>,
 ) -> Result<(), String> {
     if path.len() > 64 {
-        return Err(format!("definition '{type_name}' nests too deeply (a $ref cycle?)"));
+        return Err(format!(
+            "definition '{type_name}' nests too deeply (a $ref cycle?)"
+        ));
     }
     let Some(props) = defs.get(type_name).and_then(|d| properties(d)) else {
         return Ok(());

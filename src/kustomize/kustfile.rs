@@ -564,12 +564,7 @@ impl Kustomization {
                 ));
             }
         }
-        for plugin in [
-            "generators",
-            "transformers",
-            "validators",
-            "configurations",
-        ] {
+        for plugin in ["generators", "transformers", "validators", "configurations"] {
             if k.raw
                 .get(plugin)
                 .is_some_and(|n| !n.is_null() && n.as_seq().is_none_or(|s| !s.is_empty()))

@@ -142,7 +142,10 @@ pub fn merge_keys(def: u16, name: &str) -> &'static [&'static str] {
         return openapi::merge_keys(def, name);
     }
     if let Active::Custom(c) = active()
-        && let Some((_, keys)) = c.multi_keys.iter().find(|((d, n), _)| *d == def && *n == name)
+        && let Some((_, keys)) = c
+            .multi_keys
+            .iter()
+            .find(|((d, n), _)| *d == def && *n == name)
     {
         return keys;
     }
@@ -183,7 +186,8 @@ pub fn load(bytes: &[u8], with_builtin: bool) -> Result<&'static CustomSchema, S
     {
         return Ok(s);
     }
-    let text = std::str::from_utf8(bytes).map_err(|_| "invalid schema file: not UTF-8".to_string())?;
+    let text =
+        std::str::from_utf8(bytes).map_err(|_| "invalid schema file: not UTF-8".to_string())?;
     let doc = crate::yaml::parse::parse_stream(text)
         .map_err(|e| format!("invalid schema file: line {}: {}", e.line, e.message))?
         .into_iter()
@@ -243,7 +247,8 @@ impl<'a> Builder<'a> {
             let idx = b.named_def(name)?;
             for e in entries {
                 let s = |k: &str| e.get(k).and_then(Node::as_str).unwrap_or("").to_string();
-                gvks.entry((s("group"), s("version"), s("kind"))).or_insert(idx);
+                gvks.entry((s("group"), s("version"), s("kind")))
+                    .or_insert(idx);
             }
         }
         while let Some((idx, schema)) = b.queue.pop() {
@@ -255,7 +260,9 @@ impl<'a> Builder<'a> {
                     };
                     let name = leak(name);
                     if let Ty::List {
-                        strategy, merge_key, ..
+                        strategy,
+                        merge_key,
+                        ..
                     } = ty
                     {
                         let s = b.resolve(p)?.map(|r| r.0);

@@ -138,11 +138,14 @@ pub fn merge(k: &Kustomization, m: &mut ResMap) -> Result<(), Error> {
             .iter()
             .enumerate()
             .filter(|(_, r)| {
-                r.prev_ids.iter().chain(std::iter::once(&r.cur_id())).any(|id| {
-                    id.name == v.obj_name
-                        && id.gvk == v.gvk
-                        && (v.namespace.is_empty() || id.effective_namespace() == target_ns)
-                })
+                r.prev_ids
+                    .iter()
+                    .chain(std::iter::once(&r.cur_id()))
+                    .any(|id| {
+                        id.name == v.obj_name
+                            && id.gvk == v.gvk
+                            && (v.namespace.is_empty() || id.effective_namespace() == target_ns)
+                    })
             })
             .map(|(i, _)| i)
             .collect();
@@ -228,9 +231,8 @@ fn field_value(obj: &Node, path: &str) -> Result<Value, String> {
 /// kustomize's `DoReplacements`: the typed value when `input` is exactly
 /// one reference, else a string.
 fn replace(input: &str, values: &HashMap<String, Value>) -> Node {
-    let lookup = |key: &str| -> Option<&Value> {
-        values.get(key).filter(|v| !matches!(v, Value::Complex))
-    };
+    let lookup =
+        |key: &str| -> Option<&Value> { values.get(key).filter(|v| !matches!(v, Value::Complex)) };
     let b = input.as_bytes();
     let mut out: Vec<u8> = Vec::with_capacity(b.len());
     let mut checkpoint = 0;
@@ -304,9 +306,8 @@ pub fn resolve(m: &mut ResMap, specs: &[FieldSpec]) -> Result<(), Error> {
             )));
         };
         let value = field_value(&r.obj, &v.field_path).map_err(|e| {
-            let msg = format!(
-                "field specified in var '{v}' not found in corresponding resource: {e}"
-            );
+            let msg =
+                format!("field specified in var '{v}' not found in corresponding resource: {e}");
             match &r.origin.file {
                 Some(f) => Error::at(f, msg),
                 None => Error::msg(msg),
@@ -319,8 +320,8 @@ pub fn resolve(m: &mut ResMap, specs: &[FieldSpec]) -> Result<(), Error> {
         let id = r.cur_id();
         let origin = r.origin.clone();
         for fs in specs {
-            fieldspec::apply(&mut r.obj, &gvk, fs, None, &mut |n| set(n, &values))
-                .map_err(|e| {
+            fieldspec::apply(&mut r.obj, &gvk, fs, None, &mut |n| set(n, &values)).map_err(
+                |e| {
                     let e = e.context(format!("resolving vars in {id}"));
                     match &origin.file {
                         Some(f) if e.file.is_none() => Error {
@@ -330,7 +331,8 @@ pub fn resolve(m: &mut ResMap, specs: &[FieldSpec]) -> Result<(), Error> {
                         },
                         _ => e,
                     }
-                })?;
+                },
+            )?;
         }
     }
     Ok(())
