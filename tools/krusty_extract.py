@@ -312,6 +312,19 @@ def _eval(toks, env, harness):
     # parenthesised
     if t[0].val == "(" and match_close(t, 0) == len(t) - 1:
         return _eval(t[1:-1], env, harness)
+    # []byte{0xff, 'h', ...}
+    if len(t) >= 4 and t[0].val == "[" and t[1].val == "]" and t[2].val == "byte" and t[3].val == "{":
+        out = bytearray()
+        for e in split_top(t[4:match_close(t, 3)]):
+            if len(e) != 1:
+                raise Unresolved("byte literal")
+            if e[0].kind == "num":
+                out.append(int(e[0].val, 0))
+            elif e[0].kind == "rune":
+                out += go_unquote('"' + e[0].val[1:-1] + '"')
+            else:
+                raise Unresolved("byte literal")
+        return bytes(out)
     # an immediately called func literal building options
     if t[0].kind == "ident" and t[0].val == "func":
         text = " ".join(x.val for x in t if isinstance(x.val, str))
@@ -365,6 +378,8 @@ def _eval(toks, env, harness):
                 else:
                     out += p.replace(b"%%", b"%")
             return out
+        if dotted in KNOWN_HELPERS:
+            return KNOWN_HELPERS[dotted](env, [_eval(a, env, harness) for a in args])
         if dotted in ("strings.TrimSpace",):
             return _eval(args[0], env, harness).strip()
         if dotted in ("[]byte", "string"):
@@ -395,6 +410,14 @@ def _eval(toks, env, harness):
     if t[0].val == "&":
         return _eval(t[1:], env, harness)
     raise Unresolved("expression " + " ".join(str(x.val) for x in t[:6]))
+
+
+# Helpers of the test files that compute data, read by hand (the interpreter
+# runs only helpers that take the harness).
+KNOWN_HELPERS = {
+    # configmaps_test.go: binaryHello repeated count times
+    "manyHellos": lambda env, args: env.get("binaryHello") * int(args[0]),
+}
 
 
 class Options:
@@ -572,7 +595,9 @@ class Extractor:
                     env.local[name] = eval_expr(rhs, env, None)
                 except Unresolved:
                     env.local[name] = UNRESOLVED
-                    if any(x.val == "struct" for x in rhs):
+                    if len(rhs) > 3 and rhs[2].val == "FileGen" and rhs[0].val == "[":
+                        env.local[name] = FileGens(rhs)
+                    elif any(x.val == "struct" for x in rhs):
                         try:
                             env.local[name] = self.composite(rhs, env)
                         except (Unresolved, StopIteration, IndexError):
@@ -932,13 +957,17 @@ def _exec_for(self, st, env, depth):
         b = next(i for i in range(r, len(st)) if st[i].val == "{")
         rng = st[r + 1:b]
         names = [x.val for x in rng if x.kind == "ident"]
-        if rng and rng[0].kind == "ident" and len(names) == 2:
+        if rng and rng[0].kind == "ident" and len(names) in (1, 2):
             try:
                 v = env.get(names[0])
             except Unresolved:
                 v = None
-            if isinstance(v, dict) and isinstance(v.get(names[1]), FileGens):
+            fg = None
+            if len(names) == 2 and isinstance(v, dict) and isinstance(v.get(names[1]), FileGens):
                 fg = v[names[1]]
+            elif len(names) == 1 and isinstance(v, FileGens):
+                fg = v
+            if fg is not None:
                 t = fg.toks
                 ob = next(i for i, x in enumerate(t) if x.val == "{")
                 elems = split_top(t[ob + 1:match_close(t, ob)])

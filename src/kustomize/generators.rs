@@ -446,6 +446,9 @@ fn absorb(k: &Kustomization, m: &mut ResMap, mut res: Resource) -> Result<(), Er
                     res.needs_hash = res.needs_hash && old.needs_hash;
                     res.prefixes = old.prefixes.clone();
                     res.suffixes = old.suffixes.clone();
+                    // `copyKustomizeSpecificFields`: the vars that refer
+                    // to the object keep referring to it.
+                    res.ref_var_names = old.ref_var_names.clone();
                     if behavior == Behavior::Merge {
                         for key in ["data", "binaryData"] {
                             let merged = merge_str_maps(old.obj.get(key), res.obj.get(key), true);
