@@ -43,7 +43,10 @@ impl Gvk {
     /// Whether kustomize treats this kind as cluster-scoped.
     pub fn is_cluster_scoped(&self) -> bool {
         crate::kustomize::openapi::is_cluster_scoped(&self.group, &self.version, &self.kind)
-            .unwrap_or(false)
+            .unwrap_or_else(|| {
+                crate::kustomize::openapi_custom::note_unknown_scope();
+                false
+            })
     }
     /// kustomize's `Gvk.String()`: `Kind.version.group` with placeholders.
     pub fn kustomize_string(&self) -> String {
@@ -164,6 +167,8 @@ pub struct Resource {
     pub behavior: Option<Behavior>,
     /// Fields that share one node (see `Link`).
     pub links: Vec<Link>,
+    /// Names of the `vars` whose object this is.
+    pub ref_var_names: Vec<String>,
 }
 
 impl Resource {
@@ -178,6 +183,7 @@ impl Resource {
             needs_hash: false,
             behavior: None,
             links: Vec::new(),
+            ref_var_names: Vec::new(),
         }
     }
     pub fn map(&self) -> &Map {
@@ -392,6 +398,10 @@ impl Resource {
 
 fn same_ending(a: &[String], b: &[String]) -> bool {
     let (short, long) = if a.len() <= b.len() { (a, b) } else { (b, a) };
+    // kustomize's SameEndingSubSlice: an empty list only matches an empty one.
+    if short.is_empty() {
+        return long.is_empty();
+    }
     long[long.len() - short.len()..] == *short
 }
 
@@ -399,6 +409,10 @@ fn same_ending(a: &[String], b: &[String]) -> bool {
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct ResMap {
     pub resources: Vec<Resource>,
+    /// The `vars` declared by the kustomizations accumulated here.
+    pub vars: Vec<crate::kustomize::vars::Var>,
+    /// Name references added by the `crds` files of the layers here.
+    pub crd_name_refs: Vec<crate::kustomize::crds::CrdNameRef>,
 }
 
 impl ResMap {
@@ -456,6 +470,14 @@ impl ResMap {
     /// [`ResMap::append_all`] with the identities already here (kept up to
     /// date): one pass over what is there for many appends.
     pub fn append_with(&mut self, other: ResMap, ids: &mut IdSet) -> Result<(), String> {
+        for r in other.crd_name_refs {
+            if !self.crd_name_refs.contains(&r) {
+                self.crd_name_refs.push(r);
+            }
+        }
+        for v in other.vars {
+            crate::kustomize::vars::add(&mut self.vars, v)?;
+        }
         for r in other.resources {
             let id = r.cur_id();
             if !ids.0.insert(id_key(&id)) {

@@ -230,13 +230,13 @@ fn push_object(
             "missing metadata.name in object of kind '{kind}'"
         )));
     }
-    if m.get("apiVersion")
-        .and_then(Node::as_str)
-        .is_none_or(str::is_empty)
-    {
-        return Err(err(format!("object of kind '{kind}' has no 'apiVersion'")));
-    }
-    out.push(Resource::new(Node::Map(m), origin.clone()));
+    // kustomize accepts an object without `apiVersion` (its group and
+    // version are empty).
+    let r = Resource::new(Node::Map(m), origin.clone());
+    // kustomize computes every object's id as it is added, asking the
+    // schema whether its kind is cluster-scoped (see `openapi_custom`).
+    r.gvk().is_cluster_scoped();
+    out.push(r);
     Ok(())
 }
 
@@ -281,6 +281,10 @@ impl<'a> Kustomizer<'a> {
             };
             return kz.build_kustomization(k);
         }
+        // The schema for strategic merge is chosen per build (see
+        // `openapi_custom`): the top level first.
+        let _schema = super::openapi_custom::scoped(super::openapi_custom::Active::Unset);
+        self.choose_openapi(k, true)?;
         let mut stack = vec![k.dir().to_path_buf()];
         let mut cfg = TransformerConfig::default();
         let mut m = self.accumulate(k, ResMap::new(), &mut cfg, &mut stack)?;
@@ -294,6 +298,11 @@ impl<'a> Kustomizer<'a> {
             )));
         }
         super::nameref::fix(&mut m, &cfg)?;
+        let var_specs = cfg.specs(super::tconfig::Table::VarReference);
+        super::vars::resolve(&mut m, &var_specs).map_err(|e| match e.file {
+            None => k.err(e.message),
+            Some(_) => e,
+        })?;
         // DropLocalNodes validates every object's metadata first.
         for r in m.iter() {
             if r.kind().is_empty() {
@@ -387,6 +396,52 @@ impl<'a> Kustomizer<'a> {
         Kustomization::load(self.fs, dir)
     }
 
+    /// kustomize's `openapi.SetSchema` for kustomization `k` (`reset` at
+    /// the top level; elsewhere only when nothing chose yet).
+    fn choose_openapi(&self, k: &Kustomization, reset: bool) -> Result<(), Error> {
+        use super::openapi_custom::{self as oc, Active};
+        let fields = k.str_map("openapi")?;
+        let get = |key: &str| {
+            fields
+                .iter()
+                .find(|(f, _)| f == key)
+                .map(|(_, v)| v.clone())
+        };
+        let schema = match get("path") {
+            Some(p) => {
+                let (file, bytes) = self.loader(k).load_bytes(&p)?;
+                let with_builtin = !reset && oc::builtin_delayed();
+                Some(oc::load(&bytes, with_builtin).map_err(|e| Error::at(&file, e))?)
+            }
+            None => None,
+        };
+        if !reset && !matches!(oc::active(), Active::Unset) {
+            return Ok(());
+        }
+        let version = get("version");
+        match (schema, version) {
+            (Some(_), Some(_)) => Err(k.err(
+                "builtin version and custom schema provided, cannot use both (openapi: give either path or version)",
+            )),
+            (Some(s), None) => {
+                oc::choose(Active::Custom(s), reset);
+                Ok(())
+            }
+            (None, Some(v)) if v.is_empty() => Ok(()),
+            (None, Some(v)) => {
+                if !oc::BUILTIN_VERSIONS.contains(&v.as_str()) {
+                    return Err(k.err(format!(
+                        "the specified OpenAPI version is not built in (openapi.version '{v}'; kustomize v5.5.0 has {})",
+                        oc::BUILTIN_VERSIONS.join(", ")
+                    )));
+                }
+                oc::choose(Active::Builtin, reset);
+                Ok(())
+            }
+            (None, None) => Ok(()),
+        }
+    }
+
     pub fn loader<'b>(&'b self, k: &'b Kustomization) -> Loader<'b> {
         Loader {
             fs: self.fs,
@@ -406,6 +461,7 @@ impl<'a> Kustomizer<'a> {
         cfg: &mut TransformerConfig,
         stack: &mut Vec<PathBuf>,
     ) -> Result<ResMap, Error> {
+        self.choose_openapi(k, false)?;
         let ldr = self.loader(k);
         let mut paths = k.str_list("resources")?;
         paths.extend(k.str_list("bases")?);
@@ -425,9 +481,11 @@ impl<'a> Kustomizer<'a> {
             }
         } else {
             use rayon::prelude::*;
+            let schema = super::openapi_custom::active();
             let pieces: Vec<Result<(ResMap, TransformerConfig), Error>> = paths
                 .par_iter()
                 .map(|p| {
+                    let _schema = super::openapi_custom::scoped(schema);
                     let mut piece = ResMap::new();
                     let mut piece_cfg = TransformerConfig::default();
                     let mut stack = stack.clone();
@@ -447,6 +505,7 @@ impl<'a> Kustomizer<'a> {
         let own = TransformerConfig::load(&k.str_list("configurations")?, &ldr)?;
         cfg.merge(&own)
             .map_err(|m| k.err(format!("merging config: {m}")))?;
+        super::crds::merge(k, &ldr, &mut ra)?;
         if self.meta.is_some() {
             let configured_in = origin::relative(&stack[0], &k.file);
             super::generators::run_with(k, &ldr, &mut ra, &|r, kind| {
@@ -483,6 +542,7 @@ impl<'a> Kustomizer<'a> {
             })?;
         }
         self.transform(k, &ldr, &mut ra, cfg, stack)?;
+        super::vars::merge(k, &mut ra)?;
         Ok(ra)
     }
 

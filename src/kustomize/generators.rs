@@ -284,7 +284,10 @@ fn generate_one(
     for (key, v) in data {
         match (v, is_secret) {
             (Value::Text(t), false) => text_data.insert(key, Node::Str(t)),
-            (Value::Binary(b), false) => bin_data.insert(key, Node::Str(b64.encode(b))),
+            // kyaml wraps binaryData like Secret data (70-column lines).
+            (Value::Binary(b), false) => {
+                bin_data.insert(key, Node::Str(wrap_base64(&b64.encode(b))))
+            }
             (Value::Text(t), true) => {
                 text_data.insert(key, Node::Str(wrap_base64(&b64.encode(t.as_bytes()))))
             }
@@ -331,7 +334,8 @@ fn generate_one(
     Ok(r)
 }
 
-/// kyaml breaks base64 Secret values into 70-character lines, each ending
+/// kyaml breaks base64 values (Secret data, ConfigMap binaryData) into
+/// 70-character lines, each ending
 /// in a newline, once the encoding is 70 characters or longer.
 fn wrap_base64(enc: &str) -> String {
     const LINE: usize = 70;
@@ -442,6 +446,9 @@ fn absorb(k: &Kustomization, m: &mut ResMap, mut res: Resource) -> Result<(), Er
                     res.needs_hash = res.needs_hash && old.needs_hash;
                     res.prefixes = old.prefixes.clone();
                     res.suffixes = old.suffixes.clone();
+                    // `copyKustomizeSpecificFields`: the vars that refer
+                    // to the object keep referring to it.
+                    res.ref_var_names = old.ref_var_names.clone();
                     if behavior == Behavior::Merge {
                         for key in ["data", "binaryData"] {
                             let merged = merge_str_maps(old.obj.get(key), res.obj.get(key), true);

@@ -564,17 +564,6 @@ impl Kustomization {
                 ));
             }
         }
-        for plugin in ["crds", "vars", "openapi"] {
-            if k.raw
-                .get(plugin)
-                .is_some_and(|n| !n.is_null() && n.as_seq().is_none_or(|s| !s.is_empty()))
-            {
-                return Err(Error::at(
-                    file,
-                    format!("'{plugin}' is not supported by flate"),
-                ));
-            }
-        }
         Ok(k)
     }
 

@@ -8,12 +8,14 @@
 //! name-reference fixing, dropping local-config objects, sorting.
 
 pub mod build;
+pub mod crds;
 pub mod fieldspec;
 pub mod fieldspecs;
 pub mod generators;
 pub mod kustfile;
 pub mod nameref;
 pub mod openapi;
+pub mod openapi_custom;
 pub mod origin;
 pub mod patch;
 pub mod replacements;
@@ -21,6 +23,7 @@ pub mod smp;
 pub mod sort;
 pub mod tconfig;
 pub mod transformers;
+pub mod vars;
 
 use std::fmt;
 use std::path::{Path, PathBuf};

@@ -11,8 +11,8 @@ use crate::yaml::Node;
 
 use super::Error;
 use super::fieldspec::{self, split_path};
-use super::fieldspecs::FieldSpec;
-use super::tconfig::TransformerConfig;
+use super::fieldspecs::{FieldSpec, NAME_REFERENCE};
+use super::tconfig::{NameRefEntry, TransformerConfig};
 
 fn has_field(node: &Node, path: &[String]) -> bool {
     if path.is_empty() {
@@ -225,9 +225,55 @@ impl Ctx<'_> {
     }
 }
 
+/// kustomize lists, for every RoleBinding holding a name reference, the
+/// namespaces of its ServiceAccount subjects; a subject whose `namespace`
+/// is present but not a string (`namespace:` left blank) stops the build.
+fn check_role_binding_subjects(m: &ResMap) -> Result<(), Error> {
+    for r in m.iter() {
+        if r.kind() != "RoleBinding" {
+            continue;
+        }
+        let org = r.org_id();
+        let holds_reference = NAME_REFERENCE.iter().any(|back| {
+            back.referrers.iter().any(|fs| {
+                org.gvk.is_selected_by(fs.group, fs.version, fs.kind)
+                    && has_field(&r.obj, &split_path(fs.path))
+            })
+        });
+        let Some(Node::Seq(subjects)) = r.obj.get("subjects") else {
+            continue;
+        };
+        if !holds_reference {
+            continue;
+        }
+        for s in subjects {
+            let (Some(ns), Some(kind)) = (s.get("namespace"), s.get("kind")) else {
+                continue;
+            };
+            if kind.as_str() == Some("ServiceAccount") && !matches!(ns, Node::Str(_)) {
+                let msg = format!(
+                    "Invalid Input: namespace is blank for resource \"{}\" (give the ServiceAccount subject a namespace or remove the key)",
+                    r.cur_id()
+                );
+                return Err(match &r.origin.file {
+                    Some(f) => Error {
+                        file: Some(f.to_path_buf()),
+                        line: (r.origin.line > 0).then_some(r.origin.line),
+                        message: msg,
+                    },
+                    None => Error::msg(msg),
+                });
+            }
+        }
+    }
+    Ok(())
+}
+
 /// Rewrites references to renamed objects, with the name-reference table
-/// of `cfg` (kustomize's defaults plus `configurations:`).
+/// of `cfg` (kustomize's defaults plus `configurations:`) and what `crds`
+/// files added.
 pub fn fix(m: &mut ResMap, cfg: &TransformerConfig) -> Result<(), Error> {
+    check_role_binding_subjects(m)?;
     // Only resources that were renamed can be referral targets.
     if m.iter().all(|r| r.prev_ids.is_empty()) {
         return Ok(());
@@ -235,7 +281,23 @@ pub fn fix(m: &mut ResMap, cfg: &TransformerConfig) -> Result<(), Error> {
     let org_ids: Vec<ResId> = m.resources.iter().map(Resource::org_id).collect();
     let count = m.resources.len();
     let mut done: HashSet<(usize, usize, usize)> = HashSet::new();
-    let table = cfg.name_references();
+    // kustomize merges the references `crds` files add into its table: a
+    // target already there gets more referrers, a new one comes last.
+    let mut table = cfg.name_references();
+    for c in &m.crd_name_refs {
+        let gvk = Gvk {
+            group: String::new(),
+            version: c.target_version.into(),
+            kind: c.target_kind.into(),
+        };
+        match table.iter_mut().find(|e| e.gvk == gvk) {
+            Some(e) => e.referrers.to_mut().push(c.referrer),
+            None => table.push(NameRefEntry {
+                gvk,
+                referrers: std::borrow::Cow::Owned(vec![c.referrer]),
+            }),
+        }
+    }
     for (bi, back) in table.iter().enumerate() {
         let target = back.gvk.clone();
         for (fi, fs) in back.referrers.iter().enumerate() {

@@ -89,7 +89,7 @@ fn scalar_text_in(n: &Node) -> String {
 /// kyaml's `PathGetter` (the source lookup): the node at `path` and its
 /// text (`node.Value`). Numbers index lists, `[k=v]` matches an element
 /// whose field `k` has the text `v`, `-` is the last element.
-fn lookup(node: &Node, path: &[String]) -> Result<Option<(Node, String)>, String> {
+pub(crate) fn lookup(node: &Node, path: &[String]) -> Result<Option<(Node, String)>, String> {
     let Some(e) = path.first() else {
         return Ok(Some((node.clone(), scalar_text_in(node))));
     };

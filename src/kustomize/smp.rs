@@ -39,7 +39,8 @@ use std::rc::Rc;
 use crate::yaml::resolve::{Schema, resolve_plain};
 use crate::yaml::{Map, Node};
 
-use super::openapi::{self, Ty};
+use super::openapi::Ty;
+use super::openapi_custom;
 
 type P = Rc<RefCell<Y>>;
 
@@ -572,7 +573,7 @@ fn sch_of(ty: Ty, parent: u16, name: &str) -> Sch {
         Ty::List { item, strategy, .. } => Sch::List {
             item,
             merge: strategy.is_merge(),
-            keys: openapi::merge_keys(parent, name),
+            keys: openapi_custom::merge_keys(parent, name),
         },
     }
 }
@@ -580,7 +581,7 @@ fn sch_of(ty: Ty, parent: u16, name: &str) -> Sch {
 /// `ResourceSchema.Field`.
 fn field_schema(s: Option<Sch>, name: &str) -> Option<Sch> {
     match s? {
-        Sch::Obj(d) => openapi::field(d, name).map(|ty| sch_of(ty, d, name)),
+        Sch::Obj(d) => openapi_custom::field(d, name).map(|ty| sch_of(ty, d, name)),
         Sch::MapOf(Some(d)) => Some(Sch::Obj(d)),
         Sch::MapOf(None) => Some(Sch::Opaque),
         _ => None,
@@ -618,7 +619,7 @@ fn get_schema(s: Option<Sch>, sources: &[Option<&P>]) -> Option<Sch> {
             continue;
         };
         let gvk = crate::resource::Gvk::from_api_version(&av, &k);
-        if let Some(d) = openapi::def_for_gvk(&gvk.group, &gvk.version, &gvk.kind) {
+        if let Some(d) = openapi_custom::def_for_gvk(&gvk.group, &gvk.version, &gvk.kind) {
             return Some(Sch::Obj(d));
         }
     }

@@ -103,9 +103,21 @@ pub fn default_orders() -> HashMap<String, i64> {
 
 /// Applies the kustomization's sort order.
 pub fn sort(k: &Kustomization, m: &mut ResMap) -> Result<(), Error> {
-    let opts = k.get("sortOptions");
-    let order = opts.and_then(|o| o.get_str(&["order"])).unwrap_or("legacy");
+    // kustomize: without `sortOptions` the order is legacy; with it, the
+    // order must be given (fifo or legacy), and legacySortOptions only goes
+    // with legacy.
+    let opts = k.get("sortOptions").filter(|o| !o.is_null());
+    let order = match opts {
+        None => "legacy",
+        Some(o) => o.get_str(&["order"]).unwrap_or(""),
+    };
+    let has_legacy_options = opts
+        .and_then(|o| o.get("legacySortOptions"))
+        .is_some_and(|n| !n.is_null());
     match order {
+        "fifo" if has_legacy_options => Err(k.err(
+            "the field 'sortOptions.legacySortOptions' is set but the selected sort order is 'fifo', not 'legacy'",
+        )),
         "fifo" => Ok(()),
         "legacy" => {
             let list = |key: &str| -> Option<Vec<String>> {
@@ -123,7 +135,7 @@ pub fn sort(k: &Kustomization, m: &mut ResMap) -> Result<(), Error> {
             Ok(())
         }
         other => Err(k.err(format!(
-            "sortOptions.order '{other}' must be 'legacy' or 'fifo'"
+            "the field 'sortOptions.order' must be one of [fifo, legacy] (found '{other}')"
         ))),
     }
 }

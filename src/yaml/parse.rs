@@ -467,7 +467,12 @@ impl Builder<'_> {
                             });
                         }
                     };
-                    if let Some(prev) = lines.get(&key) {
+                    if lines.contains_key(&key) && self.json_keys {
+                        // sigs.k8s.io/yaml (kustomization files, JSON
+                        // patches) keeps the last value of a repeated key.
+                        map.remove(&key);
+                        map.set_quoted(&key, false);
+                    } else if let Some(prev) = lines.get(&key) {
                         return Err(ParseError {
                             line: key_line,
                             col: 1,

@@ -50,8 +50,9 @@ impl PrefixSuffixTransformer {
                     continue;
                 }
                 if fs.path == "metadata/name" && !affix.is_empty() {
+                    // kustomize appends each layer's affix to a list.
                     if self.is_prefix {
-                        r.prefixes.insert(0, affix.clone());
+                        r.prefixes.push(affix.clone());
                     } else {
                         r.suffixes.push(affix.clone());
                     }
