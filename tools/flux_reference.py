@@ -1012,6 +1012,95 @@ def generate(ks, dirpath, root):
 # the cluster render
 # ---------------------------------------------------------------------------
 
+# ---------------------------------------------------------------------------
+# SOPS offline (flate policy; what is decrypted follows kustomize-controller
+# internal/decryptor/decryptor.go: DecryptResource, DecryptSources)
+# ---------------------------------------------------------------------------
+
+SOPS_PLACEHOLDER = "sops-encrypted-not-decrypted-offline"
+SOPS_ANNOTATION = "flate.dev/sops"
+SOPS_MARKERS = ("mac: ENC[", '"mac": "ENC[', "sops_mac=ENC[", "[sops]")
+ENC_RE = re.compile(r"^ENC\[(.*data:.*)\]$", re.S)
+
+
+def _enc_type(v):
+    if not isinstance(v, str):
+        return None
+    m = ENC_RE.match(v)
+    if not m:
+        return None
+    for part in reversed(m.group(1).split(",")):
+        if part.startswith("type:"):
+            return part[5:]
+    return "str"
+
+
+def _b64(s):
+    return base64.b64encode(s.encode("utf-8")).decode("ascii")
+
+
+def _sops_value(ty, in_data):
+    if in_data:
+        return _b64(SOPS_PLACEHOLDER)
+    if ty in ("int", "float"):
+        return 0
+    if ty == "bool":
+        return False
+    return SOPS_PLACEHOLDER
+
+
+def _sops_replace(v, in_data):
+    if isinstance(v, dict):
+        return {k: _sops_replace(x, in_data) for k, x in v.items()}
+    if isinstance(v, list):
+        return [_sops_replace(x, in_data) for x in v]
+    ty = _enc_type(v)
+    return v if ty is None else _sops_value(ty, in_data)
+
+
+def sops_mask(o):
+    """Replaces SOPS-encrypted values in object `o` (a dict, changed in
+    place); True when it held any. See src/flux/sops.rs."""
+    md = o.get("metadata") or {}
+    if str((md.get("annotations") or {}).get("kustomize.toolkit.fluxcd.io/decrypt", "")).lower() \
+            == "disabled":
+        return False
+    secret = o.get("kind") == "Secret" and o.get("apiVersion") == "v1"
+    masked = False
+    if isinstance(o.get("sops"), dict) and o["sops"]:
+        del o["sops"]
+        for k in list(o):
+            if k in ("apiVersion", "kind", "metadata"):
+                continue
+            o[k] = _sops_replace(o[k], secret and k == "data")
+        masked = True
+    elif secret and isinstance(o.get("data"), dict):
+        data = o["data"]
+
+        def dec(v):
+            try:
+                return base64.b64decode("".join(str(v).split()), validate=True).decode(
+                    "utf-8", "replace")
+            except ValueError:
+                return None
+        dotenv = _enc_type(dec(data.get("sops_mac", "")) or "") is not None
+        if dotenv:
+            for k in [k for k in data if k.startswith("sops_")]:
+                del data[k]
+                masked = True
+        for k in list(data):
+            text = dec(data[k])
+            if text is None:
+                continue
+            if any(m in text for m in SOPS_MARKERS) or (dotenv and _enc_type(text.rstrip())):
+                data[k] = _b64(SOPS_PLACEHOLDER)
+                masked = True
+    if masked:
+        o.setdefault("metadata", {}).setdefault("annotations", {})[SOPS_ANNOTATION] = \
+            "encrypted, not decrypted offline"
+    return masked
+
+
 def key_of(obj):
     md = obj.get("metadata") or {}
     return "%s/%s" % (md.get("namespace") or "default", md.get("name"))
@@ -1144,6 +1233,12 @@ class Renderer:
                 raise KsError("failed to decode Kubernetes apiVersion, kind and name from: %s"
                               % json.dumps(o), "apiVersion, kind and name")
         notes, unset = {}, set()  # notes: message -> message_contains key
+        # SOPS: decrypted (here: masked) after the build, before postBuild.
+        vals = [_to_json_value(o) for o in objs]
+        if [sops_mask(v) for v in vals].count(True):
+            out = self.reprint(key, "sops", [json.dumps(v, ensure_ascii=False) + "\n" for v in vals])
+            docs = split_docs(out)
+            objs = [load_v2(d) for d in docs]
         post = spec.get("postBuild")
         if post is None:
             return out, objs, notes, unset
@@ -1183,18 +1278,22 @@ class Renderer:
             changed = True
         if not changed:
             return out, objs, notes, unset
-        # Re-print through kustomize (fifo) so the printing is kustomize's.
-        rp = os.path.join(self.tmp, "reprint", key.replace("/", "__"))
+        final = self.reprint(key, "final", new_docs)
+        return final, [load_v2(d) for d in split_docs(final)], notes, unset
+
+    def reprint(self, key, stage, docs):
+        """Re-print objects through kustomize (fifo) so the printing is
+        kustomize's."""
+        rp = os.path.join(self.tmp, "reprint", key.replace("/", "__"), stage)
         os.makedirs(rp)
         with open(os.path.join(rp, "objects.yaml"), "w") as f:
-            f.write("---\n".join(new_docs))
+            f.write("---\n".join(docs))
         with open(os.path.join(rp, "kustomization.yaml"), "w") as f:
             f.write("resources:\n- objects.yaml\nsortOptions:\n  order: fifo\n")
         try:
-            final = kustomize(rp)
+            return kustomize(rp)
         except KsError as e:
             raise KsError("re-printing substituted objects: " + e.message, "")
-        return final, [load_v2(d) for d in split_docs(final)], notes, unset
 
     # -- the whole cluster ---------------------------------------------------
     def run(self):

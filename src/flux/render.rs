@@ -271,6 +271,14 @@ fn load_vars(
                 sf.kind, sf.name, ks.namespace
             ));
         };
+        if super::sops::is_encrypted(obj) {
+            warnings.push(format!(
+                "substituteFrom {}/{} is SOPS-encrypted and not decrypted offline: its variables are substituted with `{}`",
+                sf.kind,
+                sf.name,
+                super::sops::PLACEHOLDER
+            ));
+        }
         let mut set = |k: &str, v: String| {
             vars.retain(|(x, _)| x != k);
             vars.push((k.to_string(), strip_newlines(&v)));
@@ -312,6 +320,37 @@ fn fail(mut r: KsReport, msg: impl Into<String>) -> KsReport {
     r.message = msg.into();
     r.objects.clear();
     r
+}
+
+/// SOPS-encrypted objects: kustomize-controller decrypts them after the
+/// build and before post-build substitution (`DecryptResource` in
+/// kustomization_controller.go `build`); flate replaces their values with
+/// the placeholder instead (see [`super::sops`]).
+fn mask_encrypted(ks: &FluxKustomization, report: &mut KsReport) {
+    let masked: Vec<String> = report
+        .objects
+        .iter_mut()
+        .filter_map(|r| super::sops::mask(r).then(|| format!("{} {}", r.kind(), r.name())))
+        .collect();
+    if masked.is_empty() {
+        return;
+    }
+    report.warnings.push(format!(
+        "SOPS-encrypted, not decrypted offline: {} (values shown as `{}`)",
+        masked.join(", "),
+        super::sops::PLACEHOLDER
+    ));
+    let sops = ks
+        .spec("decryption")
+        .and_then(|d| d.get_str(&["provider"]))
+        .is_some_and(|p| p == "sops");
+    if !sops {
+        report.warnings.push(
+            "SOPS-encrypted objects but no `spec.decryption` with provider sops: Flux applies them \
+             encrypted and refuses an encrypted Secret (\"configuring decryption is required\")"
+                .to_string(),
+        );
+    }
 }
 
 fn render_one(
@@ -374,6 +413,7 @@ fn render_one(
         }
     };
     report.objects = m.resources;
+    mask_encrypted(ks, &mut report);
     if ks.has_post_build {
         let vars = match load_vars(ks, known, &mut report.warnings, &mut report.absent_sources) {
             Ok(v) => v,
