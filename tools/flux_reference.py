@@ -62,6 +62,20 @@ a missing non-optional Secret substituteFrom source that an ExternalSecret or
 SealedSecret rendered so far (same namespace) produces at runtime does not
 fail the Kustomization: it renders with the variables it has, and the message
 says the source was absent offline.
+
+SOPS offline (flate policy, src/flux/sops.rs): after the build and before
+postBuild (where kustomize-controller decrypts), an object with a non-empty
+top-level `sops` map loses it and every `ENC[...]` value becomes the
+placeholder (base64 in a Secret's `data`; `0`/`false` for SOPS types
+int/float/bool); a Secret's `data` entry that decodes to a SOPS document, or
+an encrypted dotenv (`sops_mac` entry: `sops_*` entries dropped), likewise;
+marked with the annotation `flate.dev/sops`; `kustomize.toolkit.fluxcd.io/
+decrypt: disabled` opts out.
+
+The self-managing root (flate policy): a Flux Kustomization in the entry's
+own output whose spec.path is the entry is the root (rendered instead of the
+made-up flux-system/flux-system, with the entry's objects visible to its
+substituteFrom); its sourceRef counts as the repository.
 """
 
 import argparse
@@ -1101,6 +1115,10 @@ def sops_mask(o):
     return masked
 
 
+def path_key(p):
+    return "/".join(c for c in p.split("/") if c not in ("", "."))
+
+
 def key_of(obj):
     md = obj.get("metadata") or {}
     return "%s/%s" % (md.get("namespace") or "default", md.get("name"))
@@ -1122,6 +1140,8 @@ class Renderer:
         self.artifact = os.path.join(self.tmp, "a", "b", "c", "artifact")
         copy_artifact(self.repo, self.artifact)
         self.rendered = []   # (ks key, obj) in render order
+        self.root_source = None
+        self.builds = 0
         self.results = collections.OrderedDict()
         self.outputs = {}
 
@@ -1162,6 +1182,10 @@ class Renderer:
         return None
 
     # -- one Kustomization ---------------------------------------------------
+    def is_local(self, kind, ns, name):
+        return (kind, ns, name) in (("GitRepository", "flux-system", "flux-system"),
+                                    self.root_source)
+
     def source_of(self, ks):
         ns = ks["metadata"].get("namespace") or "default"
         ref = (ks.get("spec") or {}).get("sourceRef") or {}
@@ -1207,6 +1231,8 @@ class Renderer:
         """Returns (final YAML stream, objects, notes, unset variables)."""
         spec = ks.get("spec") or {}
         key = key_of(ks)
+        self.builds += 1  # a Kustomization may be built twice (the adopted root)
+        key = "%s#%d" % (key, self.builds)
         work = os.path.join(self.tmp, "ks", key.replace("/", "__"), "a", "b", "c", "artifact")
         shutil.copytree(self.artifact, work, symlinks=True)
         path = str(spec.get("path") or "")
@@ -1301,8 +1327,25 @@ class Renderer:
                 "metadata": {"name": "flux-system", "namespace": "flux-system"},
                 "spec": {"interval": "10m", "path": "./" + self.entry, "prune": True,
                          "sourceRef": {"kind": "GitRepository", "name": "flux-system"}}}
-        ks_objs = collections.OrderedDict([("flux-system/flux-system", root)])
-        queue = collections.deque(["flux-system/flux-system"])
+        # The self-managing root (flate policy, see src/flux/render.rs
+        # adopt_root): a Flux Kustomization in the entry's output whose
+        # spec.path is the entry replaces the made-up root; its postBuild
+        # sees the objects of the entry (the cluster once applied).
+        try:
+            _, first, _, _ = self.render_one(root)
+        except KsError:
+            first = []
+        want = path_key(self.entry)
+        for o in first:
+            if o.get("kind") == "Kustomization" and o.get("apiVersion") in FLUX_KS_APIS \
+                    and path_key(str((o.get("spec") or {}).get("path") or "")) == want:
+                root = o
+                self.root_source = self.source_of(o)
+                self.rendered = [(None, x) for x in first]
+                break
+        root_key = key_of(root)
+        ks_objs = collections.OrderedDict([(root_key, root)])
+        queue = collections.deque([root_key])
         waiting = []
 
         def set_result(k, status, message="", key="", **extra):
@@ -1337,7 +1380,7 @@ class Renderer:
                 set_result(k, "skipped", "suspended (spec.suspend: true)", "suspend")
                 return True
             kind, sns, sname = self.source_of(ks)
-            if (kind, sns, sname) != ("GitRepository", "flux-system", "flux-system"):
+            if not self.is_local(kind, sns, sname):
                 src = self.find_source(kind, sns, sname)
                 if src is None:
                     if not final:
@@ -1376,6 +1419,8 @@ class Renderer:
                     key = "patches: []"
                 set_result(k, "failed", msg, key)
                 return True
+            # The entry's objects were visible to the adopted root only.
+            self.rendered = [x for x in self.rendered if x[0] is not None]
             extra = {}
             if unset:
                 extra["unset_variables"] = sorted(unset)
@@ -1399,7 +1444,7 @@ class Renderer:
             progressed = False
             for k in list(waiting):
                 kind, sns, sname = self.source_of(ks_objs[k])
-                local = (kind, sns, sname) == ("GitRepository", "flux-system", "flux-system")
+                local = self.is_local(kind, sns, sname)
                 src_ok = local or self.find_source(kind, sns, sname) is not None
                 if src_ok and all(d in ks_objs for d in deps_of(k)):
                     waiting.remove(k)

@@ -116,8 +116,31 @@ pub struct RenderOptions {
     pub preexisting: Vec<Resource>,
 }
 
-fn is_repo_source(s: &SourceRef) -> bool {
-    s.kind == "GitRepository" && s.name == "flux-system" && s.namespace == "flux-system"
+/// Whether `s` is the repository being rendered: the bootstrap's
+/// GitRepository `flux-system/flux-system`, or the source of the adopted
+/// root Kustomization (see [`adopt_root`]).
+fn is_repo_source(s: &SourceRef, root_source: Option<&SourceRef>) -> bool {
+    (s.kind == "GitRepository" && s.name == "flux-system" && s.namespace == "flux-system")
+        || root_source.is_some_and(|r| r == s)
+}
+
+/// A path as a list of its components (`./a//b/` is `a/b`).
+fn path_key(p: &str) -> String {
+    p.split('/')
+        .filter(|c| !c.is_empty() && *c != ".")
+        .collect::<Vec<_>>()
+        .join("/")
+}
+
+/// The self-managing root: a Flux Kustomization rendered by the entry
+/// whose `spec.path` is the entry itself is the Kustomization that applies
+/// the entry in the cluster (the bootstrap's `flux-system` in
+/// gotk-sync.yaml, or a hand-written one under another name). It replaces
+/// the root flate would otherwise make up, so its patches, postBuild and
+/// decryption apply, and the entry is rendered once.
+fn adopt_root<'a>(children: &'a [FluxKustomization], entry: &str) -> Option<&'a FluxKustomization> {
+    let want = path_key(entry);
+    children.iter().find(|c| path_key(&c.path) == want)
 }
 
 fn root_kustomization(entry: &str) -> FluxKustomization {
@@ -360,6 +383,7 @@ fn render_one(
     known: &Known,
     opts: &RenderOptions,
     parent: Option<String>,
+    root_source: Option<&SourceRef>,
 ) -> (KsReport, Vec<FluxKustomization>) {
     let mut report = KsReport {
         name: ks.name.clone(),
@@ -381,7 +405,7 @@ fn render_one(
         report.message = "suspended (spec.suspend: true)".into();
         return (report, Vec::new());
     }
-    if !is_repo_source(&ks.source) {
+    if !is_repo_source(&ks.source, root_source) {
         report.status = Status::Skipped;
         let url = known
             .find(&ks.source.kind, &ks.source.namespace, &ks.source.name)
@@ -570,18 +594,43 @@ pub fn render(
             ),
         ));
     }
-    let root = root_kustomization(entry);
-    let mut seen: HashSet<String> = HashSet::from([root.key()]);
-    let mut reports: Vec<KsReport> = Vec::new();
-    let mut wave: Vec<(FluxKustomization, Option<String>)> = vec![(root, None)];
     let timings = std::env::var_os("FLATE_TIMINGS").is_some();
     let t0 = std::time::Instant::now();
+    let made_up = root_kustomization(entry);
+    let (mut first, mut children) = {
+        let known = Known::build(&opts.preexisting, &[]);
+        render_one(fs, &repo, &made_up, &known, opts, None, None)
+    };
+    let mut root_source: Option<SourceRef> = None;
+    if let Some(adopted) = adopt_root(&children, entry).cloned() {
+        // Its postBuild sees the cluster as it is once the entry is
+        // applied: the objects of the first render exist (a
+        // `substituteFrom` ConfigMap the entry itself defines, as in
+        // every self-managing repository).
+        let mut pre = opts.preexisting.clone();
+        pre.extend(first.objects.iter().cloned());
+        let known = Known::build(&pre, &[]);
+        let source = adopted.source.clone();
+        (first, children) = render_one(fs, &repo, &adopted, &known, opts, None, Some(&source));
+        root_source = Some(source);
+    }
+    let root_source = root_source.as_ref();
+    let mut seen: HashSet<String> = HashSet::from([first.key()]);
+    let mut wave: Vec<(FluxKustomization, Option<String>)> = Vec::new();
+    for c in children {
+        if seen.insert(c.key()) {
+            wave.push((c, Some(first.key())));
+        }
+    }
+    let mut reports: Vec<KsReport> = vec![first];
     while !wave.is_empty() {
         let tw = std::time::Instant::now();
         let known = Known::build(&opts.preexisting, &reports);
         let results: Vec<(KsReport, Vec<FluxKustomization>)> = wave
             .par_iter()
-            .map(|(ks, parent)| render_one(fs, &repo, ks, &known, opts, parent.clone()))
+            .map(|(ks, parent)| {
+                render_one(fs, &repo, ks, &known, opts, parent.clone(), root_source)
+            })
             .collect();
         drop(known);
         let mut next = Vec::new();
