@@ -637,7 +637,10 @@ fn a_broken_side_gives_exit_2_with_a_one_sided_report() {
         "{p}"
     );
     let u = stdout(&r.flate(&["diff", "staging", "--base", "HEAD~1"]));
-    assert!(u.contains("note: Kustomization flux-system/spegel fails the same way"), "{u}");
+    assert!(
+        u.contains("note: Kustomization flux-system/spegel fails the same way"),
+        "{u}"
+    );
 
     // The other way round: broken on the base, fixed on the head. The
     // failure was already there: a note, not exit 2.

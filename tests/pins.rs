@@ -257,11 +257,13 @@ fn images_in_helmrelease_values_are_pins() {
         "{pins:#?}"
     );
     assert!(
-        pins.iter().any(|p| p.contains("\"docker.io/library/busybox\" \"1.36\"")),
+        pins.iter()
+            .any(|p| p.contains("\"docker.io/library/busybox\" \"1.36\"")),
         "{pins:#?}"
     );
     assert!(
-        pins.iter().any(|p| p.contains("\"quay.io/prometheus/exporter\" \"v2.0.0\" \"\"")),
+        pins.iter()
+            .any(|p| p.contains("\"quay.io/prometheus/exporter\" \"v2.0.0\" \"\"")),
         "{pins:#?}"
     );
     // A tag bump that keeps the old digest deploys the old image.

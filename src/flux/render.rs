@@ -18,6 +18,7 @@ use super::envsubst::is_valid_var_name;
 use super::generator::kustomization_for;
 use super::helm::{self, HelmReleaseReport};
 use super::model::{self, FluxKustomization, SourceRef, is_flux_kustomization};
+use super::source::{ArtifactFs, Ignore};
 use super::varsub;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -114,6 +115,113 @@ pub struct RenderOptions {
     /// Objects that exist in the cluster before anything renders (for
     /// instance the `bootstrap-settings` ConfigMap given with --settings).
     pub preexisting: Vec<Resource>,
+    /// Local directories standing for sources flate cannot fetch
+    /// (`--source KIND/NAMESPACE/NAME=DIR`).
+    pub sources: Vec<LocalSource>,
+}
+
+/// A local directory that stands for the artifact of a source (an
+/// OCIRepository, a remote GitRepository, a Bucket, an ExternalArtifact),
+/// as flux-local's `--sources` does.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct LocalSource {
+    /// Kind and namespace, when given (`KIND/NAMESPACE/NAME=DIR`); a bare
+    /// `NAME=DIR` stands for every source of that name.
+    pub kind: Option<String>,
+    pub namespace: Option<String>,
+    pub name: String,
+    pub dir: PathBuf,
+}
+
+impl LocalSource {
+    /// `KIND/NAMESPACE/NAME=DIR` or `NAME=DIR`; `DIR` as given (the caller
+    /// makes it absolute).
+    pub fn parse(s: &str) -> Result<LocalSource, String> {
+        let Some((what, dir)) = s.split_once('=') else {
+            return Err(format!(
+                "--source {s}: expected KIND/NAMESPACE/NAME=DIR or NAME=DIR"
+            ));
+        };
+        if dir.is_empty() {
+            return Err(format!("--source {s}: the directory is empty"));
+        }
+        let parts: Vec<&str> = what.split('/').collect();
+        let (kind, namespace, name) = match parts.as_slice() {
+            [name] => (None, None, *name),
+            [kind, ns, name] => (Some(kind.to_string()), Some(ns.to_string()), *name),
+            _ => {
+                return Err(format!(
+                    "--source {s}: expected KIND/NAMESPACE/NAME=DIR or NAME=DIR"
+                ));
+            }
+        };
+        if name.is_empty() {
+            return Err(format!("--source {s}: the source name is empty"));
+        }
+        Ok(LocalSource {
+            kind,
+            namespace,
+            name: name.to_string(),
+            dir: PathBuf::from(dir),
+        })
+    }
+    fn matches(&self, r: &SourceRef) -> bool {
+        self.name == r.name
+            && self
+                .kind
+                .as_ref()
+                .is_none_or(|k| k.eq_ignore_ascii_case(&r.kind))
+            && self.namespace.as_ref().is_none_or(|n| n == &r.namespace)
+    }
+}
+
+/// Where each Kustomization's files come from.
+struct Sources<'a> {
+    /// The file system as it is (for `--source` directories).
+    fs: &'a dyn FileSystem,
+    /// The repository's artifact.
+    repo: ArtifactFs<'a>,
+    /// The adopted root's source, which is the repository too.
+    root_source: Option<SourceRef>,
+    local: &'a [LocalSource],
+}
+
+impl Sources<'_> {
+    fn is_repo(&self, s: &SourceRef) -> bool {
+        is_repo_source(s, self.root_source.as_ref())
+    }
+    /// The artifact of a `--source` directory for `src`, filtered as
+    /// source-controller filters that kind (see [`super::source`]).
+    fn local_artifact(&self, src: &SourceRef, known: &Known) -> Option<ArtifactFs<'_>> {
+        let l = self.local.iter().find(|l| l.matches(src))?;
+        let spec_ignore = known
+            .find(&src.kind, &src.namespace, &src.name)
+            .and_then(|o| o.obj.get_str(&["spec", "ignore"]));
+        let ignore = match src.kind.as_str() {
+            "GitRepository" => Ignore::git(self.fs, &l.dir, spec_ignore),
+            "OCIRepository" => Ignore::oci(spec_ignore),
+            "Bucket" => Ignore::bucket(self.fs, &l.dir, spec_ignore),
+            _ => Ignore::none(),
+        };
+        Some(ArtifactFs {
+            inner: self.fs,
+            root: l.dir.clone(),
+            ignore,
+        })
+    }
+}
+
+/// The URL of the first remote resource a build refused, from the
+/// kustomize layer's messages ("remote … is not supported offline").
+fn remote_url(message: &str) -> Option<&str> {
+    if !message.contains("not supported offline") {
+        return None;
+    }
+    message
+        .split('\'')
+        .skip(1)
+        .step_by(2)
+        .find(|s| crate::kustomize::build::is_remote(s))
 }
 
 /// Whether `s` is the repository being rendered: the bootstrap's
@@ -377,13 +485,11 @@ fn mask_encrypted(ks: &FluxKustomization, report: &mut KsReport) {
 }
 
 fn render_one(
-    fs: &dyn FileSystem,
-    repo: &Path,
+    sources: &Sources,
     ks: &FluxKustomization,
     known: &Known,
     opts: &RenderOptions,
     parent: Option<String>,
-    root_source: Option<&SourceRef>,
 ) -> (KsReport, Vec<FluxKustomization>) {
     let mut report = KsReport {
         name: ks.name.clone(),
@@ -405,26 +511,46 @@ fn render_one(
         report.message = "suspended (spec.suspend: true)".into();
         return (report, Vec::new());
     }
-    if !is_repo_source(&ks.source, root_source) {
+    let local;
+    let artifact: &ArtifactFs = if sources.is_repo(&ks.source) {
+        &sources.repo
+    } else if let Some(a) = sources.local_artifact(&ks.source, known) {
+        local = a;
+        &local
+    } else {
         report.status = Status::Skipped;
         let url = known
             .find(&ks.source.kind, &ks.source.namespace, &ks.source.name)
-            .and_then(|s| s.obj.get_str(&["spec", "url"]).map(str::to_string));
+            .and_then(|s| {
+                // Bucket: endpoint/bucketName; the others: url.
+                let spec = |f: &str| s.obj.get_str(&["spec", f]).map(str::to_string);
+                spec("url").or_else(|| {
+                    spec("endpoint").map(|e| match spec("bucketName") {
+                        Some(b) => format!("{e}/{b}"),
+                        None => e,
+                    })
+                })
+            });
         report.message = match url {
-            Some(u) => format!("external source {} ({u}): not fetched offline", ks.source),
+            Some(u) => format!(
+                "external source {} ({u}): not fetched offline (render it from a local copy with --source {}=DIR)",
+                ks.source, ks.source
+            ),
             None => format!(
                 "external source {} (not found among rendered objects): not fetched offline",
                 ks.source
             ),
         };
         return (report, Vec::new());
-    }
-    let built = kustomization_for(fs, repo, ks).and_then(|k| {
+    };
+    let root = artifact.root.as_path();
+    let fs: &dyn FileSystem = artifact;
+    let built = kustomization_for(fs, root, ks).and_then(|k| {
         let kz = Kustomizer::new(
             fs,
             BuildOptions {
                 load_restrictor: LoadRestrictor::None,
-                boundary: Some(repo.to_path_buf()),
+                boundary: Some(root.to_path_buf()),
             },
         );
         kz.build_kustomization(&k)
@@ -432,7 +558,16 @@ fn render_one(
     let m = match built {
         Ok(m) => m,
         Err(e) => {
-            let msg = show_error(repo, &e);
+            // kustomize-controller fetches remote resources; flate does not.
+            if let Some(url) = remote_url(&e.message) {
+                report.status = Status::Skipped;
+                report.message = format!(
+                    "remote resource {url}: not fetched offline ({})",
+                    show_error(root, &e)
+                );
+                return (report, Vec::new());
+            }
+            let msg = show_error(root, &e);
             return (fail(report, msg), Vec::new());
         }
     };
@@ -579,13 +714,19 @@ pub fn render(
     opts: &RenderOptions,
 ) -> Result<Rendered, Error> {
     let repo: PathBuf = repo.to_path_buf();
-    let artifact = super::source::ArtifactFs {
-        inner: fs,
-        root: repo.clone(),
+    let raw = fs;
+    let mut sources = Sources {
+        fs: raw,
+        repo: ArtifactFs {
+            inner: raw,
+            root: repo.clone(),
+            ignore: Ignore::git(raw, &repo, None),
+        },
+        root_source: None,
+        local: &opts.sources,
     };
-    let fs: &dyn FileSystem = &artifact;
     let entry_dir = crate::fs::normalize(&repo, Path::new(entry));
-    if !fs.is_dir(&entry_dir) {
+    if !sources.repo.is_dir(&entry_dir) {
         return Err(Error::at(
             &entry_dir,
             format!(
@@ -599,22 +740,43 @@ pub fn render(
     let made_up = root_kustomization(entry);
     let (mut first, mut children) = {
         let known = Known::build(&opts.preexisting, &[]);
-        render_one(fs, &repo, &made_up, &known, opts, None, None)
+        render_one(&sources, &made_up, &known, opts, None)
     };
-    let mut root_source: Option<SourceRef> = None;
-    if let Some(adopted) = adopt_root(&children, entry).cloned() {
-        // Its postBuild sees the cluster as it is once the entry is
-        // applied: the objects of the first render exist (a
+    let adopted = adopt_root(&children, entry).cloned();
+    if let Some(a) = &adopted {
+        sources.root_source = Some(a.source.clone());
+    }
+    // The repository's own GitRepository may narrow its artifact with
+    // `spec.ignore` (`/*` then `!/kubernetes` is common): known only once
+    // the entry has rendered it.
+    let spec_ignore = first
+        .objects
+        .iter()
+        .find(|o| {
+            o.kind() == "GitRepository"
+                && o.gvk().group == model::SOURCE_GROUP
+                && sources.is_repo(&SourceRef {
+                    kind: "GitRepository".into(),
+                    name: o.name().to_string(),
+                    namespace: o.namespace().to_string(),
+                })
+        })
+        .and_then(|o| o.obj.get_str(&["spec", "ignore"]).map(str::to_string));
+    if let Some(ig) = &spec_ignore {
+        sources.repo.ignore = Ignore::git(raw, &repo, Some(ig));
+    }
+    if adopted.is_some() || spec_ignore.is_some() {
+        // The adopted root's postBuild sees the cluster as it is once the
+        // entry is applied: the objects of the first render exist (a
         // `substituteFrom` ConfigMap the entry itself defines, as in
         // every self-managing repository).
         let mut pre = opts.preexisting.clone();
         pre.extend(first.objects.iter().cloned());
         let known = Known::build(&pre, &[]);
-        let source = adopted.source.clone();
-        (first, children) = render_one(fs, &repo, &adopted, &known, opts, None, Some(&source));
-        root_source = Some(source);
+        let root = adopted.as_ref().unwrap_or(&made_up);
+        (first, children) = render_one(&sources, root, &known, opts, None);
     }
-    let root_source = root_source.as_ref();
+    let sources = &sources;
     let mut seen: HashSet<String> = HashSet::from([first.key()]);
     let mut wave: Vec<(FluxKustomization, Option<String>)> = Vec::new();
     for c in children {
@@ -628,9 +790,7 @@ pub fn render(
         let known = Known::build(&opts.preexisting, &reports);
         let results: Vec<(KsReport, Vec<FluxKustomization>)> = wave
             .par_iter()
-            .map(|(ks, parent)| {
-                render_one(fs, &repo, ks, &known, opts, parent.clone(), root_source)
-            })
+            .map(|(ks, parent)| render_one(sources, ks, &known, opts, parent.clone()))
             .collect();
         drop(known);
         let mut next = Vec::new();

@@ -247,7 +247,10 @@ mod tests {
         assert!(mask(&mut r));
         assert!(is_encrypted(&r));
         assert!(r.obj.get("sops").is_none());
-        assert_eq!(r.obj.get_str(&["data", "token"]), Some(b64(PLACEHOLDER).as_str()));
+        assert_eq!(
+            r.obj.get_str(&["data", "token"]),
+            Some(b64(PLACEHOLDER).as_str())
+        );
         assert_eq!(r.obj.get_str(&["stringData", "url"]), Some(PLACEHOLDER));
         assert_eq!(r.obj.get_str(&["stringData", "plain"]), Some("x"));
         assert_eq!(
@@ -258,14 +261,19 @@ mod tests {
 
     #[test]
     fn any_kind_is_decrypted_and_typed_values_keep_their_type() {
-        let mut r = res("apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: d\n\
+        let mut r = res(
+            "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: d\n\
              spec:\n  replicas: ENC[AES256_GCM,data:Mg==,iv:a,tag:b,type:int]\n  \
              paused: ENC[AES256_GCM,data:x,iv:a,tag:b,type:bool]\n  \
              list:\n  - ENC[AES256_GCM,data:x,iv:a,tag:b,type:str]\n\
-             sops:\n  mac: ENC[AES256_GCM,data:m,iv:i,tag:t,type:str]\n");
+             sops:\n  mac: ENC[AES256_GCM,data:m,iv:i,tag:t,type:str]\n",
+        );
         assert!(mask(&mut r));
         assert_eq!(r.obj.get_path(&["spec", "replicas"]), Some(&Node::Int(0)));
-        assert_eq!(r.obj.get_path(&["spec", "paused"]), Some(&Node::Bool(false)));
+        assert_eq!(
+            r.obj.get_path(&["spec", "paused"]),
+            Some(&Node::Bool(false))
+        );
         // Sequence items are values too.
         let list = r.obj.get_path(&["spec", "list"]).and_then(Node::as_seq);
         assert_eq!(list.map(Vec::len), Some(1));
@@ -279,14 +287,17 @@ mod tests {
         let mut r = res(text);
         assert!(!mask(&mut r));
         assert!(r.obj.get("sops").is_some());
-        let mut plain = res("apiVersion: v1\nkind: Secret\nmetadata:\n  name: s\ndata:\n  a: eA==\n");
+        let mut plain =
+            res("apiVersion: v1\nkind: Secret\nmetadata:\n  name: s\ndata:\n  a: eA==\n");
         assert!(!mask(&mut plain));
         assert!(!is_encrypted(&plain));
     }
 
     #[test]
     fn generated_secrets_from_encrypted_files_and_env_files() {
-        let file = b64("token: ENC[AES256_GCM,data:x,iv:a,tag:b,type:str]\nsops:\n    mac: ENC[AES256_GCM,data:m,iv:i,tag:t,type:str]\n");
+        let file = b64(
+            "token: ENC[AES256_GCM,data:x,iv:a,tag:b,type:str]\nsops:\n    mac: ENC[AES256_GCM,data:m,iv:i,tag:t,type:str]\n",
+        );
         let env_val = b64("ENC[AES256_GCM,data:x,iv:a,tag:b,type:str]");
         let text = format!(
             "apiVersion: v1\nkind: Secret\nmetadata:\n  name: g\ndata:\n  secret.yaml: {file}\n  \
@@ -299,8 +310,17 @@ mod tests {
         let data = r.obj.get("data").and_then(Node::as_map).expect("data");
         let keys: Vec<&String> = data.keys().collect();
         assert_eq!(keys, ["secret.yaml", "TOKEN", "PLAIN"]);
-        assert_eq!(data.get("TOKEN").and_then(Node::as_str), Some(b64(PLACEHOLDER).as_str()));
-        assert_eq!(data.get("secret.yaml").and_then(Node::as_str), Some(b64(PLACEHOLDER).as_str()));
-        assert_eq!(data.get("PLAIN").and_then(Node::as_str), Some(b64("hello").as_str()));
+        assert_eq!(
+            data.get("TOKEN").and_then(Node::as_str),
+            Some(b64(PLACEHOLDER).as_str())
+        );
+        assert_eq!(
+            data.get("secret.yaml").and_then(Node::as_str),
+            Some(b64(PLACEHOLDER).as_str())
+        );
+        assert_eq!(
+            data.get("PLAIN").and_then(Node::as_str),
+            Some(b64("hello").as_str())
+        );
     }
 }
