@@ -158,6 +158,51 @@ fn component_match(pattern: &str, name: &str) -> bool {
     go_match(&p, &n) == Some(true)
 }
 
+/// One component of a pattern, compiled: most are a literal name or
+/// `*suffix`, matched without the general matcher.
+#[derive(Debug, Clone)]
+struct Part {
+    text: String,
+    how: How,
+}
+
+#[derive(Debug, Clone)]
+enum How {
+    Literal,
+    /// `*` followed by literal text (what follows the star).
+    Suffix(usize),
+    Glob,
+}
+
+impl Part {
+    fn new(p: &str) -> Part {
+        let special = |s: &str| s.contains(['*', '?', '[', '\\']);
+        let how = if !special(p) {
+            How::Literal
+        } else if let Some(rest) = p.strip_prefix('*')
+            && !special(rest)
+        {
+            How::Suffix(1)
+        } else {
+            How::Glob
+        };
+        Part {
+            text: p.to_string(),
+            how,
+        }
+    }
+    fn text(&self) -> &str {
+        &self.text
+    }
+    fn matches(&self, name: &str) -> bool {
+        match self.how {
+            How::Literal => self.text == name,
+            How::Suffix(at) => name.ends_with(&self.text[at..]),
+            How::Glob => component_match(&self.text, name),
+        }
+    }
+}
+
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Outcome {
     NoMatch,
@@ -169,7 +214,7 @@ enum Outcome {
 #[derive(Debug, Clone)]
 pub struct Pattern {
     domain: Vec<String>,
-    parts: Vec<String>,
+    parts: Vec<Part>,
     inclusion: bool,
     dir_only: bool,
     is_glob: bool,
@@ -191,15 +236,15 @@ impl Pattern {
         }
         Pattern {
             domain: domain.to_vec(),
-            parts: p.split('/').map(str::to_string).collect(),
+            parts: p.split('/').map(Part::new).collect(),
             inclusion,
             dir_only,
             is_glob: p.contains('/'),
         }
     }
 
-    fn matches(&self, path: &[String], is_dir: bool) -> Outcome {
-        if path.len() <= self.domain.len() || path[..self.domain.len()] != self.domain[..] {
+    fn matches(&self, path: &[&str], is_dir: bool) -> Outcome {
+        if path.len() <= self.domain.len() || path.iter().zip(&self.domain).any(|(a, b)| a != b) {
             return Outcome::NoMatch;
         }
         let path = &path[self.domain.len()..];
@@ -215,9 +260,9 @@ impl Pattern {
         }
     }
 
-    fn simple_match(&self, path: &[String], is_dir: bool) -> bool {
+    fn simple_match(&self, path: &[&str], is_dir: bool) -> bool {
         for (i, name) in path.iter().enumerate() {
-            if !component_match(&self.parts[0], name) {
+            if !self.parts[0].matches(name) {
                 continue;
             }
             if self.dir_only && !is_dir && i == path.len() - 1 {
@@ -228,10 +273,11 @@ impl Pattern {
         false
     }
 
-    fn glob_match(&self, mut path: &[String], is_dir: bool) -> bool {
+    fn glob_match(&self, mut path: &[&str], is_dir: bool) -> bool {
         let mut matched = false;
         let mut traverse = false;
-        for (i, pat) in self.parts.iter().enumerate() {
+        for (i, part) in self.parts.iter().enumerate() {
+            let pat = part.text();
             if pat.is_empty() {
                 traverse = false;
                 continue;
@@ -253,7 +299,7 @@ impl Pattern {
                 traverse = false;
                 while let Some((e, rest)) = path.split_first() {
                     path = rest;
-                    if component_match(pat, e) {
+                    if part.matches(e) {
                         matched = true;
                         break;
                     } else if path.is_empty() {
@@ -261,7 +307,7 @@ impl Pattern {
                     }
                 }
             } else {
-                if !component_match(pat, &path[0]) {
+                if !part.matches(path[0]) {
                     return false;
                 }
                 matched = true;
@@ -342,10 +388,13 @@ impl Ignore {
 
     /// Whether `rel` (relative to the source root) is left out.
     pub fn excluded(&self, rel: &Path, is_dir: bool) -> bool {
-        let path: Vec<String> = rel
+        let Some(path) = rel
             .components()
-            .map(|c| c.as_os_str().to_string_lossy().into_owned())
-            .collect();
+            .map(|c| c.as_os_str().to_str())
+            .collect::<Option<Vec<&str>>>()
+        else {
+            return false;
+        };
         if path.is_empty() {
             return false;
         }
@@ -487,8 +536,14 @@ mod tests {
             ("\\*", "*", true),
             ("*", "", true),
             ("[", "x", false),
+            ("*", "anything", true),
+            ("*.tar.gz", "a.tar.gz", true),
+            (".git", ".git", true),
+            (".git", ".github", false),
         ] {
             assert_eq!(component_match(p, n), want, "{p} {n}");
+            // The compiled form agrees with the general matcher.
+            assert_eq!(Part::new(p).matches(n), want, "{p} {n}");
         }
     }
 
