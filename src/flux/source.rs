@@ -410,6 +410,13 @@ impl Ignore {
     pub fn is_empty(&self) -> bool {
         self.patterns.is_empty()
     }
+
+    /// Whether a `!` pattern may bring back a file under an excluded
+    /// directory (without one, everything under it is excluded too: every
+    /// pattern that matches a directory matches the paths below it).
+    fn reincludes(&self) -> bool {
+        self.patterns.iter().any(|p| p.inclusion)
+    }
 }
 
 /// `LoadIgnorePatterns`: the `.sourceignore` of `dir`, then those of its
@@ -459,6 +466,9 @@ impl ArtifactFs<'_> {
     /// An excluded directory is still in the artifact when a file under it
     /// is not (the archive creates it to hold that file).
     fn holds_visible(&self, dir: &Path) -> bool {
+        if !self.ignore.reincludes() {
+            return false;
+        }
         let Ok(names) = self.inner.list(dir) else {
             return false;
         };
@@ -557,6 +567,28 @@ mod tests {
         // With patterns, the defaults other than VCS no longer apply.
         assert!(!i.excluded(Path::new("kubernetes/logo.png"), false));
         assert!(i.excluded(Path::new(".git/config"), false));
+    }
+
+    #[test]
+    fn a_file_reincluded_under_an_excluded_directory_is_in_the_artifact() {
+        let t = tempfile::tempdir().expect("tempdir");
+        let root = t.path().to_path_buf();
+        std::fs::create_dir_all(root.join("a")).unwrap();
+        std::fs::write(root.join("a/x.yaml"), "x").unwrap();
+        std::fs::write(root.join("a/keep.yaml"), "k").unwrap();
+        let fs = crate::fs::RealFs;
+        let art = |text: &str| ArtifactFs {
+            inner: &fs,
+            root: root.clone(),
+            ignore: ignore(text),
+        };
+        let a = art("/a/\n!/a/keep.yaml\n");
+        assert!(a.is_dir(&root.join("a")));
+        assert_eq!(a.list(&root.join("a")).unwrap(), ["keep.yaml"]);
+        assert!(a.read(&root.join("a/x.yaml")).is_err());
+        let b = art("/a/\n");
+        assert!(!b.is_dir(&root.join("a")));
+        assert!(!b.is_file(&root.join("a/keep.yaml")));
     }
 
     #[test]
