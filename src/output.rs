@@ -19,7 +19,7 @@ pub const REDACTED: &str = "**redacted**";
 /// A copy of `r` with Secret values replaced by [`REDACTED`].
 pub fn redact(r: &Resource) -> Node {
     let mut n = r.obj.clone();
-    if r.kind() == "Secret" && r.gvk().group.is_empty() {
+    if is_secret(r) {
         for field in ["data", "stringData"] {
             if let Some(Node::Map(m)) = n.get_mut(field) {
                 for (_, v) in m.iter_mut() {
@@ -31,9 +31,10 @@ pub fn redact(r: &Resource) -> Node {
     n
 }
 
-/// Whether `r` is a core Secret, whose values are redacted.
+/// Whether `r` is a core Secret or held SOPS-encrypted values: its values
+/// are redacted.
 fn is_secret(r: &Resource) -> bool {
-    r.kind() == "Secret" && r.gvk().group.is_empty()
+    (r.kind() == "Secret" && r.gvk().group.is_empty()) || crate::flux::sops::is_encrypted(r)
 }
 
 /// The object as printed: a redacted copy of a Secret, else the object.

@@ -621,7 +621,29 @@ fn a_broken_side_gives_exit_2_with_a_one_sided_report() {
         "{m}"
     );
 
-    // The other way round: broken on the base, fixed on the head.
+    // Still broken after an unrelated change: the same failure on both
+    // sides is not the change's doing, a note, not exit 2.
+    r.edit(CM_HR, "replicaCount: 2", "replicaCount: 3");
+    r.commit("unrelated");
+    let (doc, o) = r.json(&["diff", "staging", "--base", "HEAD~1"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let e = env(&doc, "staging");
+    assert_eq!(e["status"], "changed");
+    let p = &e["problems"][0];
+    assert_eq!(p["fatal"], false, "{p}");
+    let msg = p["message"].as_str().unwrap();
+    assert!(
+        msg.contains("fails the same way on both sides") && msg.contains("--settings"),
+        "{p}"
+    );
+    let u = stdout(&r.flate(&["diff", "staging", "--base", "HEAD~1"]));
+    assert!(
+        u.contains("note: Kustomization flux-system/spegel fails the same way"),
+        "{u}"
+    );
+
+    // The other way round: broken on the base, fixed on the head. The
+    // failure was already there: a note, not exit 2.
     r.edit(
         "kubernetes/apps/base/spegel/app/kustomization.yaml",
         "  - ./missing.yaml\n",
@@ -629,10 +651,11 @@ fn a_broken_side_gives_exit_2_with_a_one_sided_report() {
     );
     r.commit("fix spegel");
     let (doc, o) = r.json(&["diff", "staging", "--base", "HEAD~1"]);
-    assert_eq!(o.status.code(), Some(2));
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
     let p = &env(&doc, "staging")["problems"][0];
     assert_eq!(p["base"]["status"], "failed");
     assert_eq!(p["head"]["status"], "rendered");
+    assert_eq!(p["fatal"], false, "{p}");
     assert!(
         p["message"].as_str().unwrap().contains("fails on base"),
         "{p}"

@@ -343,3 +343,193 @@ fn build_hr_prints_effective_values_and_chart() {
     // The cluster-apps default patch was applied before values were resolved.
     assert!(out.contains("CreateReplace"), "{out}");
 }
+
+/// A JSON build of `env` in `repo` with extra arguments.
+fn build_json(repo: &Path, env: &str, extra: &[&str]) -> (Output, serde_json::Value) {
+    let mut args = vec!["build", env, "-o", "json"];
+    args.extend_from_slice(extra);
+    let o = common::flate_in(&args, repo);
+    let js = serde_json::from_slice(&o.stdout).unwrap_or(serde_json::Value::Null);
+    (o, js)
+}
+
+fn ks_json<'a>(js: &'a serde_json::Value, key: &str) -> &'a serde_json::Value {
+    js["kustomizations"]
+        .as_array()
+        .expect("kustomizations")
+        .iter()
+        .find(|k| {
+            format!(
+                "{}/{}",
+                k["namespace"].as_str().unwrap_or(""),
+                k["name"].as_str().unwrap_or("")
+            ) == key
+        })
+        .unwrap_or_else(|| panic!("{key} not in {js:#}"))
+}
+
+fn object_names(k: &serde_json::Value) -> Vec<String> {
+    k["objects"]
+        .as_array()
+        .map(|v| {
+            v.iter()
+                .map(|o| {
+                    format!(
+                        "{} {}",
+                        o["kind"].as_str().unwrap_or(""),
+                        o["metadata"]["name"].as_str().unwrap_or("")
+                    )
+                })
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+#[test]
+fn a_source_from_a_local_directory_renders_with_its_ignore_rules() {
+    // The OCI artifact of grafana-dashboards, as a local directory: the
+    // Kustomization renders from it (spec.path `./` is its root), with
+    // the default exclusions (no spec.ignore) applied.
+    let d = scratch("source");
+    let art = d.join("artifact");
+    std::fs::create_dir_all(art.join(".github")).unwrap();
+    std::fs::write(
+        art.join("dashboard.yaml"),
+        "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: dashboard\n  namespace: observability\ndata:\n  a: b\n",
+    )
+    .unwrap();
+    std::fs::write(art.join(".github/ci.yaml"), "not: [a kubernetes object\n").unwrap();
+    std::fs::write(art.join(".sops.yaml"), "creation_rules: []\n").unwrap();
+    let (o, js) = build_json(&d, "staging", &[]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let k = ks_json(&js, "flux-system/grafana-dashboards");
+    assert_eq!(k["status"], "skipped");
+    assert!(
+        k["message"]
+            .as_str()
+            .unwrap()
+            .contains("--source OCIRepository/flux-system/grafana-dashboards=DIR"),
+        "{k}"
+    );
+    let dir = art.to_string_lossy().into_owned();
+    for spec in [
+        format!("OCIRepository/flux-system/grafana-dashboards={dir}"),
+        format!("grafana-dashboards={dir}"),
+    ] {
+        let (o, js) = build_json(&d, "staging", &["--source", &spec]);
+        assert!(o.status.success(), "{spec}: {}", stderr(&o));
+        let k = ks_json(&js, "flux-system/grafana-dashboards");
+        assert_eq!(k["status"], "rendered", "{spec}: {k}");
+        assert_eq!(object_names(k), ["ConfigMap dashboard"], "{spec}: {k}");
+    }
+    // Another kind or namespace does not match.
+    let (_, js) = build_json(
+        &d,
+        "staging",
+        &[
+            "--source",
+            &format!("Bucket/flux-system/grafana-dashboards={dir}"),
+        ],
+    );
+    assert_eq!(
+        ks_json(&js, "flux-system/grafana-dashboards")["status"],
+        "skipped"
+    );
+    // A malformed --source is exit 2 naming the form.
+    let o = common::flate_in(&["build", "staging", "--source", "a/b=x"], &d);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        stderr(&o).contains("KIND/NAMESPACE/NAME=DIR"),
+        "{}",
+        stderr(&o)
+    );
+    // spec.ignore on the OCIRepository replaces the default exclusions
+    // (VCS files only stay excluded): the CI file now reaches the build.
+    edit(
+        &d.join("kubernetes/apps/base/grafana-dashboards/ks.yaml"),
+        "  interval: 15m\n",
+        "  interval: 15m\n  ignore: |\n    *.md\n",
+    );
+    let (_, js) = build_json(
+        &d,
+        "staging",
+        &["--source", &format!("grafana-dashboards={dir}")],
+    );
+    let k = ks_json(&js, "flux-system/grafana-dashboards");
+    assert_eq!(k["status"], "failed", "{k}");
+    assert!(k["message"].as_str().unwrap().contains("ci.yaml"), "{k}");
+    let _ = std::fs::remove_dir_all(&d);
+}
+
+#[test]
+fn sourceignore_and_gitrepository_ignore_shape_the_repository_artifact() {
+    let d = scratch("sourceignore");
+    // A plain directory rendered through the generator: every YAML file.
+    let app = d.join("kubernetes/apps/base/extra");
+    std::fs::create_dir_all(app.join("drafts")).unwrap();
+    std::fs::write(
+        app.join("cm.yaml"),
+        "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: extra\n  namespace: default\n",
+    )
+    .unwrap();
+    std::fs::write(app.join("drafts/broken.yaml"), "not: [valid\n").unwrap();
+    std::fs::write(
+        d.join("kubernetes/clusters/staging/extra.yaml"),
+        "apiVersion: kustomize.toolkit.fluxcd.io/v1\nkind: Kustomization\nmetadata:\n  name: extra\n  namespace: flux-system\nspec:\n  interval: 1h\n  path: ./kubernetes/apps/base/extra\n  prune: true\n  sourceRef:\n    kind: GitRepository\n    name: flux-system\n",
+    )
+    .unwrap();
+    edit(
+        &d.join("kubernetes/clusters/staging/kustomization.yaml"),
+        "resources:\n",
+        "resources:\n  - ./extra.yaml\n",
+    );
+    let (_, js) = build_json(&d, "staging", &[]);
+    let k = ks_json(&js, "flux-system/extra");
+    assert_eq!(k["status"], "failed", "the draft is read: {k}");
+    // A nested .sourceignore, scoped to its directory, hides the drafts.
+    std::fs::write(app.join(".sourceignore"), "# work in progress\ndrafts/\n").unwrap();
+    let (_, js) = build_json(&d, "staging", &[]);
+    let k = ks_json(&js, "flux-system/extra");
+    assert_eq!(k["status"], "rendered", "{k}");
+    assert_eq!(object_names(k), ["ConfigMap extra"]);
+    std::fs::remove_file(app.join(".sourceignore")).unwrap();
+    // The repository's GitRepository spec.ignore, once the entry renders
+    // it, applies to every Kustomization of the repository.
+    std::fs::write(
+        d.join("kubernetes/clusters/staging/gitrepository.yaml"),
+        "apiVersion: source.toolkit.fluxcd.io/v1\nkind: GitRepository\nmetadata:\n  name: flux-system\n  namespace: flux-system\nspec:\n  interval: 1h\n  url: https://example.org/repo\n  ref:\n    branch: main\n  ignore: |\n    /*\n    !/kubernetes\n    /kubernetes/apps/base/extra/drafts/\n",
+    )
+    .unwrap();
+    edit(
+        &d.join("kubernetes/clusters/staging/kustomization.yaml"),
+        "resources:\n",
+        "resources:\n  - ./gitrepository.yaml\n",
+    );
+    let (o, js) = build_json(&d, "staging", &[]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let k = ks_json(&js, "flux-system/extra");
+    assert_eq!(k["status"], "rendered", "{k}");
+    let _ = std::fs::remove_dir_all(&d);
+}
+
+#[test]
+fn a_remote_kustomize_resource_skips_its_kustomization_with_the_url() {
+    let d = scratch("remote");
+    edit(
+        &d.join("kubernetes/apps/base/spegel/app/kustomization.yaml"),
+        "  - ./helmrelease.yaml\n",
+        "  - ./helmrelease.yaml\n  - https://github.com/example/manifests//deploy?ref=v1.0.0\n",
+    );
+    let (o, js) = build_json(&d, "staging", &[]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let k = ks_json(&js, "flux-system/spegel");
+    assert_eq!(k["status"], "skipped", "{k}");
+    assert!(
+        k["message"]
+            .as_str()
+            .unwrap()
+            .contains("remote resource https://github.com/example/manifests//deploy?ref=v1.0.0: not fetched offline"),
+        "{k}"
+    );
+    let _ = std::fs::remove_dir_all(&d);
+}

@@ -220,3 +220,77 @@ fn a_broken_talos_spec_does_not_stop_the_pin_report() {
     assert!(err.contains("--no-talos-settings"), "{err}");
     let _ = std::fs::remove_dir_all(&d);
 }
+
+const SPEGEL_HR: &str = "kubernetes/apps/base/spegel/app/helmrelease.yaml";
+const DIGEST_A: &str = "sha256:1111111111111111111111111111111111111111111111111111111111111111";
+
+#[test]
+fn images_in_helmrelease_values_are_pins() {
+    // The bjw-s app-template shape (a map at any depth, the digest in the
+    // tag) and a `repo:tag@digest` string, both in a HelmRelease's values.
+    let d = scratch_repo("values");
+    edit(
+        &d.join(SPEGEL_HR),
+        "  values:\n",
+        &format!(
+            "  values:\n    controllers:\n      main:\n        containers:\n          app:\n            \
+             image:\n              repository: ghcr.io/example/app\n              tag: 1.0.0@{DIGEST_A}\n    \
+             sidecar:\n      image: docker.io/library/busybox:1.36@{DIGEST_A}\n    \
+             exporter:\n      image:\n        registry: quay.io\n        repository: prometheus/exporter\n        \
+             tag: v2.0.0\n"
+        ),
+    );
+    common::git(&d, &["commit", "-q", "-am", "images in values"]);
+    let (code, js) = pins_json(&d, &[]);
+    assert_eq!(code, 0, "{js:#}");
+    let pins: Vec<String> = js["pins"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|p| p["env"] == "staging" && p["name"].as_str().unwrap().starts_with("HelmRelease"))
+        .map(|p| format!("{} {} {} {}", p["name"], p["source"], p["tag"], p["digest"]))
+        .collect();
+    assert!(
+        pins.contains(&format!(
+            "\"HelmRelease network/spegel values.controllers.main.containers.app.image\" \"ghcr.io/example/app\" \"1.0.0\" \"{DIGEST_A}\""
+        )),
+        "{pins:#?}"
+    );
+    assert!(
+        pins.iter()
+            .any(|p| p.contains("\"docker.io/library/busybox\" \"1.36\"")),
+        "{pins:#?}"
+    );
+    assert!(
+        pins.iter()
+            .any(|p| p.contains("\"quay.io/prometheus/exporter\" \"v2.0.0\" \"\"")),
+        "{pins:#?}"
+    );
+    // A tag bump that keeps the old digest deploys the old image.
+    edit(&d.join(SPEGEL_HR), "tag: 1.0.0@", "tag: 1.0.1@");
+    let (code, js) = pins_json(&d, &["--base", "HEAD"]);
+    assert_eq!(code, 1, "{js:#}");
+    let m = messages(&js).join("\n");
+    assert!(
+        m.contains("values.controllers.main.containers.app.image")
+            && m.contains("tag changed 1.0.0 → 1.0.1 but the digest did not"),
+        "{m}"
+    );
+    assert!(
+        js["failures"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|f| f["file"] == SPEGEL_HR),
+        "{js:#}"
+    );
+    // Tag and digest together pass.
+    edit(
+        &d.join(SPEGEL_HR),
+        &format!("tag: 1.0.1@{DIGEST_A}"),
+        &format!("tag: 1.0.1@sha256:{}", "2".repeat(64)),
+    );
+    let (code, js) = pins_json(&d, &["--base", "HEAD"]);
+    assert_eq!(code, 0, "{js:#}");
+    let _ = std::fs::remove_dir_all(&d);
+}

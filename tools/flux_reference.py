@@ -62,6 +62,20 @@ a missing non-optional Secret substituteFrom source that an ExternalSecret or
 SealedSecret rendered so far (same namespace) produces at runtime does not
 fail the Kustomization: it renders with the variables it has, and the message
 says the source was absent offline.
+
+SOPS offline (flate policy, src/flux/sops.rs): after the build and before
+postBuild (where kustomize-controller decrypts), an object with a non-empty
+top-level `sops` map loses it and every `ENC[...]` value becomes the
+placeholder (base64 in a Secret's `data`; `0`/`false` for SOPS types
+int/float/bool); a Secret's `data` entry that decodes to a SOPS document, or
+an encrypted dotenv (`sops_mac` entry: `sops_*` entries dropped), likewise;
+marked with the annotation `flate.dev/sops`; `kustomize.toolkit.fluxcd.io/
+decrypt: disabled` opts out.
+
+The self-managing root (flate policy): a Flux Kustomization in the entry's
+own output whose spec.path is the entry is the root (rendered instead of the
+made-up flux-system/flux-system, with the entry's objects visible to its
+substituteFrom); its sourceRef counts as the repository.
 """
 
 import argparse
@@ -1012,6 +1026,99 @@ def generate(ks, dirpath, root):
 # the cluster render
 # ---------------------------------------------------------------------------
 
+# ---------------------------------------------------------------------------
+# SOPS offline (flate policy; what is decrypted follows kustomize-controller
+# internal/decryptor/decryptor.go: DecryptResource, DecryptSources)
+# ---------------------------------------------------------------------------
+
+SOPS_PLACEHOLDER = "sops-encrypted-not-decrypted-offline"
+SOPS_ANNOTATION = "flate.dev/sops"
+SOPS_MARKERS = ("mac: ENC[", '"mac": "ENC[', "sops_mac=ENC[", "[sops]")
+ENC_RE = re.compile(r"^ENC\[(.*data:.*)\]$", re.S)
+
+
+def _enc_type(v):
+    if not isinstance(v, str):
+        return None
+    m = ENC_RE.match(v)
+    if not m:
+        return None
+    for part in reversed(m.group(1).split(",")):
+        if part.startswith("type:"):
+            return part[5:]
+    return "str"
+
+
+def _b64(s):
+    return base64.b64encode(s.encode("utf-8")).decode("ascii")
+
+
+def _sops_value(ty, in_data):
+    if in_data:
+        return _b64(SOPS_PLACEHOLDER)
+    if ty in ("int", "float"):
+        return 0
+    if ty == "bool":
+        return False
+    return SOPS_PLACEHOLDER
+
+
+def _sops_replace(v, in_data):
+    if isinstance(v, dict):
+        return {k: _sops_replace(x, in_data) for k, x in v.items()}
+    if isinstance(v, list):
+        return [_sops_replace(x, in_data) for x in v]
+    ty = _enc_type(v)
+    return v if ty is None else _sops_value(ty, in_data)
+
+
+def sops_mask(o):
+    """Replaces SOPS-encrypted values in object `o` (a dict, changed in
+    place); True when it held any. See src/flux/sops.rs."""
+    md = o.get("metadata") or {}
+    if str((md.get("annotations") or {}).get("kustomize.toolkit.fluxcd.io/decrypt", "")).lower() \
+            == "disabled":
+        return False
+    secret = o.get("kind") == "Secret" and o.get("apiVersion") == "v1"
+    masked = False
+    if isinstance(o.get("sops"), dict) and o["sops"]:
+        del o["sops"]
+        for k in list(o):
+            if k in ("apiVersion", "kind", "metadata"):
+                continue
+            o[k] = _sops_replace(o[k], secret and k == "data")
+        masked = True
+    elif secret and isinstance(o.get("data"), dict):
+        data = o["data"]
+
+        def dec(v):
+            try:
+                return base64.b64decode("".join(str(v).split()), validate=True).decode(
+                    "utf-8", "replace")
+            except ValueError:
+                return None
+        dotenv = _enc_type(dec(data.get("sops_mac", "")) or "") is not None
+        if dotenv:
+            for k in [k for k in data if k.startswith("sops_")]:
+                del data[k]
+                masked = True
+        for k in list(data):
+            text = dec(data[k])
+            if text is None:
+                continue
+            if any(m in text for m in SOPS_MARKERS) or (dotenv and _enc_type(text.rstrip())):
+                data[k] = _b64(SOPS_PLACEHOLDER)
+                masked = True
+    if masked:
+        o.setdefault("metadata", {}).setdefault("annotations", {})[SOPS_ANNOTATION] = \
+            "encrypted, not decrypted offline"
+    return masked
+
+
+def path_key(p):
+    return "/".join(c for c in p.split("/") if c not in ("", "."))
+
+
 def key_of(obj):
     md = obj.get("metadata") or {}
     return "%s/%s" % (md.get("namespace") or "default", md.get("name"))
@@ -1033,6 +1140,8 @@ class Renderer:
         self.artifact = os.path.join(self.tmp, "a", "b", "c", "artifact")
         copy_artifact(self.repo, self.artifact)
         self.rendered = []   # (ks key, obj) in render order
+        self.root_source = None
+        self.builds = 0
         self.results = collections.OrderedDict()
         self.outputs = {}
 
@@ -1073,6 +1182,10 @@ class Renderer:
         return None
 
     # -- one Kustomization ---------------------------------------------------
+    def is_local(self, kind, ns, name):
+        return (kind, ns, name) in (("GitRepository", "flux-system", "flux-system"),
+                                    self.root_source)
+
     def source_of(self, ks):
         ns = ks["metadata"].get("namespace") or "default"
         ref = (ks.get("spec") or {}).get("sourceRef") or {}
@@ -1118,6 +1231,8 @@ class Renderer:
         """Returns (final YAML stream, objects, notes, unset variables)."""
         spec = ks.get("spec") or {}
         key = key_of(ks)
+        self.builds += 1  # a Kustomization may be built twice (the adopted root)
+        key = "%s#%d" % (key, self.builds)
         work = os.path.join(self.tmp, "ks", key.replace("/", "__"), "a", "b", "c", "artifact")
         shutil.copytree(self.artifact, work, symlinks=True)
         path = str(spec.get("path") or "")
@@ -1144,6 +1259,12 @@ class Renderer:
                 raise KsError("failed to decode Kubernetes apiVersion, kind and name from: %s"
                               % json.dumps(o), "apiVersion, kind and name")
         notes, unset = {}, set()  # notes: message -> message_contains key
+        # SOPS: decrypted (here: masked) after the build, before postBuild.
+        vals = [_to_json_value(o) for o in objs]
+        if [sops_mask(v) for v in vals].count(True):
+            out = self.reprint(key, "sops", [json.dumps(v, ensure_ascii=False) + "\n" for v in vals])
+            docs = split_docs(out)
+            objs = [load_v2(d) for d in docs]
         post = spec.get("postBuild")
         if post is None:
             return out, objs, notes, unset
@@ -1183,18 +1304,22 @@ class Renderer:
             changed = True
         if not changed:
             return out, objs, notes, unset
-        # Re-print through kustomize (fifo) so the printing is kustomize's.
-        rp = os.path.join(self.tmp, "reprint", key.replace("/", "__"))
+        final = self.reprint(key, "final", new_docs)
+        return final, [load_v2(d) for d in split_docs(final)], notes, unset
+
+    def reprint(self, key, stage, docs):
+        """Re-print objects through kustomize (fifo) so the printing is
+        kustomize's."""
+        rp = os.path.join(self.tmp, "reprint", key.replace("/", "__"), stage)
         os.makedirs(rp)
         with open(os.path.join(rp, "objects.yaml"), "w") as f:
-            f.write("---\n".join(new_docs))
+            f.write("---\n".join(docs))
         with open(os.path.join(rp, "kustomization.yaml"), "w") as f:
             f.write("resources:\n- objects.yaml\nsortOptions:\n  order: fifo\n")
         try:
-            final = kustomize(rp)
+            return kustomize(rp)
         except KsError as e:
             raise KsError("re-printing substituted objects: " + e.message, "")
-        return final, [load_v2(d) for d in split_docs(final)], notes, unset
 
     # -- the whole cluster ---------------------------------------------------
     def run(self):
@@ -1202,8 +1327,25 @@ class Renderer:
                 "metadata": {"name": "flux-system", "namespace": "flux-system"},
                 "spec": {"interval": "10m", "path": "./" + self.entry, "prune": True,
                          "sourceRef": {"kind": "GitRepository", "name": "flux-system"}}}
-        ks_objs = collections.OrderedDict([("flux-system/flux-system", root)])
-        queue = collections.deque(["flux-system/flux-system"])
+        # The self-managing root (flate policy, see src/flux/render.rs
+        # adopt_root): a Flux Kustomization in the entry's output whose
+        # spec.path is the entry replaces the made-up root; its postBuild
+        # sees the objects of the entry (the cluster once applied).
+        try:
+            _, first, _, _ = self.render_one(root)
+        except KsError:
+            first = []
+        want = path_key(self.entry)
+        for o in first:
+            if o.get("kind") == "Kustomization" and o.get("apiVersion") in FLUX_KS_APIS \
+                    and path_key(str((o.get("spec") or {}).get("path") or "")) == want:
+                root = o
+                self.root_source = self.source_of(o)
+                self.rendered = [(None, x) for x in first]
+                break
+        root_key = key_of(root)
+        ks_objs = collections.OrderedDict([(root_key, root)])
+        queue = collections.deque([root_key])
         waiting = []
 
         def set_result(k, status, message="", key="", **extra):
@@ -1238,7 +1380,7 @@ class Renderer:
                 set_result(k, "skipped", "suspended (spec.suspend: true)", "suspend")
                 return True
             kind, sns, sname = self.source_of(ks)
-            if (kind, sns, sname) != ("GitRepository", "flux-system", "flux-system"):
+            if not self.is_local(kind, sns, sname):
                 src = self.find_source(kind, sns, sname)
                 if src is None:
                     if not final:
@@ -1277,6 +1419,8 @@ class Renderer:
                     key = "patches: []"
                 set_result(k, "failed", msg, key)
                 return True
+            # The entry's objects were visible to the adopted root only.
+            self.rendered = [x for x in self.rendered if x[0] is not None]
             extra = {}
             if unset:
                 extra["unset_variables"] = sorted(unset)
@@ -1300,7 +1444,7 @@ class Renderer:
             progressed = False
             for k in list(waiting):
                 kind, sns, sname = self.source_of(ks_objs[k])
-                local = (kind, sns, sname) == ("GitRepository", "flux-system", "flux-system")
+                local = self.is_local(kind, sns, sname)
                 src_ok = local or self.find_source(kind, sns, sname) is not None
                 if src_ok and all(d in ks_objs for d in deps_of(k)):
                     waiting.remove(k)

@@ -448,6 +448,32 @@ pub fn pins(ctx: &Ctx) -> Vec<Pin> {
                 "spec.chart.spec.version",
             );
         }
+        if is_helmrelease(o)
+            && let Some(values) = o.obj.get_path(&["spec", "values"])
+        {
+            // Images set in the chart's values: `image: repo:tag@digest`
+            // strings and `image: {registry, repository, tag, digest}`
+            // maps at any depth (the bjw-s app-template
+            // `controllers.*.containers.*.image` shape, most charts'
+            // top-level `image`), as in diff's version table.
+            let mut found = Vec::new();
+            crate::diff::versions::images(values, &mut String::new(), &mut found);
+            for (path, repo, version) in found {
+                let (tag, digest) = match version.split_once('@') {
+                    Some((t, d)) => (t.to_string(), d.to_string()),
+                    None if version.contains(':') => (String::new(), version),
+                    None => (version, String::new()),
+                };
+                push(
+                    "Image",
+                    format!("HelmRelease {id} values{path}"),
+                    repo,
+                    tag,
+                    digest,
+                    &format!("spec.values{path}"),
+                );
+            }
+        }
         for (path, container, image) in container_images(o) {
             let (repo, tag, digest) = split_image(&image);
             push(

@@ -29,6 +29,30 @@ pub struct EnvArgs {
     /// --settings is given).
     #[arg(long, global = true)]
     pub no_talos_settings: bool,
+    /// Render the Kustomizations of a source flate cannot fetch (an
+    /// OCIRepository, a remote GitRepository, a Bucket, an
+    /// ExternalArtifact) from a local directory holding its artifact
+    /// (repeatable; `NAME=DIR` matches every source of that name).
+    #[arg(long = "source", global = true, value_name = "KIND/NAMESPACE/NAME=DIR")]
+    pub sources: Vec<String>,
+}
+
+/// The `--source` directories, made absolute.
+pub fn local_sources(a: &EnvArgs) -> Result<Vec<flate::flux::render::LocalSource>, String> {
+    a.sources
+        .iter()
+        .map(|s| {
+            let mut l = flate::flux::render::LocalSource::parse(s)?;
+            l.dir = absolute(&l.dir);
+            if !l.dir.is_dir() {
+                return Err(format!(
+                    "--source {s}: {} is not a directory",
+                    l.dir.display()
+                ));
+            }
+            Ok(l)
+        })
+        .collect()
 }
 
 /// The repository root: --repo, else the enclosing git work tree, else cwd.
@@ -137,6 +161,7 @@ pub fn render_options(
     Ok(RenderOptions {
         strict_substitute: a.strict_substitute,
         preexisting,
+        sources: local_sources(a)?,
     })
 }
 

@@ -70,6 +70,7 @@ fn render_options(a: &EnvArgs) -> Result<RenderOptions, String> {
     Ok(RenderOptions {
         strict_substitute: a.strict_substitute,
         preexisting: super::common::settings_objects(a)?,
+        sources: super::common::local_sources(a)?,
     })
 }
 

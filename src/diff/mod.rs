@@ -243,9 +243,16 @@ pub struct Problem {
 }
 
 impl Problem {
-    /// A failure (exit status 2), not a one-sided skip.
+    /// A failure the change introduces (exit status 2): the head fails
+    /// where the base did not, or fails differently. A failure the base
+    /// already had, the same on both sides or fixed on the head, is a note:
+    /// the change did not cause it.
     pub fn is_fatal(&self) -> bool {
-        matches!(self.base, KsState::Failed(_)) || matches!(self.head, KsState::Failed(_))
+        match (&self.base, &self.head) {
+            (KsState::Failed(b), KsState::Failed(h)) => b != h,
+            (_, KsState::Failed(_)) => true,
+            _ => false,
+        }
     }
     fn not_compared(&self) -> String {
         match self.descendants.len() {
@@ -264,6 +271,15 @@ impl Problem {
             KsState::Absent => format!("absent on {}", s.as_str()),
         };
         let (first, second) = match (&self.base, &self.head) {
+            (KsState::Failed(b), KsState::Failed(h)) if b == h => {
+                return format!(
+                    "Kustomization {} fails the same way on both sides: {h}; {} not compared \
+                     (the change does not cause it; if it needs objects that exist only in the \
+                     cluster, pass them with --settings)",
+                    self.kustomization,
+                    self.not_compared()
+                );
+            }
             (KsState::Failed(_), KsState::Failed(_)) => {
                 return format!(
                     "Kustomization {} {}; {}; {} not compared",

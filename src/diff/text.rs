@@ -125,8 +125,13 @@ pub fn redact_pair(a: Option<&mut Node>, b: Option<&mut Node>) {
     }
 }
 
+/// A core Secret, or an object that held SOPS-encrypted values
+/// (`flux::sops`): its `data` and `stringData` are redacted.
 fn is_secret(o: &Obj<'_>) -> bool {
-    o.key.kind == "Secret" && o.key.group.is_empty()
+    (o.key.kind == "Secret" && o.key.group.is_empty())
+        || o.node
+            .get_path(&["metadata", "annotations", crate::flux::sops::ANNOTATION])
+            .is_some()
 }
 
 /// The two texts of a pair, ignored fields dropped and secrets replaced.

@@ -119,8 +119,12 @@ pub fn unified(diffs: &[EnvDiff], color: bool) -> String {
             );
         }
         for p in &d.problems {
+            let failed = matches!(p.base, super::KsState::Failed(_))
+                || matches!(p.head, super::KsState::Failed(_));
             let (style, word) = if p.is_fatal() {
                 (RED, "error")
+            } else if failed {
+                (YELLOW, "note")
             } else {
                 (YELLOW, "warning")
             };

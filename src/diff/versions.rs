@@ -130,8 +130,9 @@ fn plausible_image(v: &str) -> bool {
     !v.is_empty() && !v.contains(char::is_whitespace) && !v.starts_with('$')
 }
 
-/// Images in `n`: (path, name, `tag@digest`).
-fn images(n: &Node, path: &mut String, out: &mut Vec<(String, String, String)>) {
+/// Images in `n`: (path, name, `tag@digest`). `flate pins` reads the
+/// images of HelmRelease values with it too.
+pub(crate) fn images(n: &Node, path: &mut String, out: &mut Vec<(String, String, String)>) {
     match n {
         Node::Map(m) => {
             for (k, v) in m.iter() {

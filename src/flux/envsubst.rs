@@ -46,8 +46,9 @@ pub struct Substituted {
     pub text: String,
     /// Names of variables referenced but not set, in first-seen order,
     /// deduplicated. A name is listed whenever `lookup` returned `None` for a
-    /// reference that was evaluated, including references under a
-    /// default-style operator such as `${NAME:=default}`. Arguments are
+    /// reference that was evaluated, except references under a
+    /// default-style operator such as `${NAME:=default}`, which take their
+    /// default (the references a strict build would reject). Arguments are
     /// evaluated before the variable that owns them, as Flux does, so in
     /// `${A:-${B}}` the name `B` is seen before `A`.
     pub unset: Vec<String>,
@@ -707,7 +708,11 @@ impl Evaluator<'_> {
         let value = match (self.lookup)(&f.param) {
             Some(v) => v.into_bytes(),
             None => {
-                if self.seen.insert(f.param.clone()) {
+                // A default-style use is substituted with its default:
+                // not unset (kustomize-controller's strict mode accepts it
+                // too, fluxcd/pkg/envsubst parse.go `strict` check skips
+                // these operators).
+                if !is_default_op(&f.op) && self.seen.insert(f.param.clone()) {
                     self.unset.push(f.param.clone());
                 }
                 if self.strict && !is_default_op(&f.op) {
@@ -2208,11 +2213,15 @@ mod tests {
         let vars = map(&[("set", "1")]);
         let got = run("${b}${set}${a:-${c}}${b}${c}${#d}", &vars, false).unwrap();
         assert_eq!(got.text, "10");
-        assert_eq!(got.unset, ["b", "c", "a", "d"]);
-        // Default-style references count as unset too, also in strict mode.
-        let got = run("${x:=1}${y=2}${set}", &vars, true).unwrap();
+        assert_eq!(got.unset, ["b", "c", "d"]);
+        // Default-style references take their default: not unset, in
+        // either mode; a reference inside the default still counts.
+        let got = run("${x:=1}${y=2}${z:-}${set}", &vars, true).unwrap();
         assert_eq!(got.text, "121");
-        assert_eq!(got.unset, ["x", "y"]);
+        assert!(got.unset.is_empty());
+        let got = run("${x:-${APP}}${y:-${set}}", &vars, false).unwrap();
+        assert_eq!(got.text, "1");
+        assert_eq!(got.unset, ["APP"]);
         // A set-but-empty variable is set.
         let got = run("${e}", &map(&[("e", "")]), true).unwrap();
         assert!(got.unset.is_empty());

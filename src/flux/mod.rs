@@ -6,6 +6,7 @@ pub mod generator;
 pub mod helm;
 pub mod model;
 pub mod render;
+pub mod sops;
 pub mod source;
 pub mod varsub;
 

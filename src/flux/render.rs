@@ -18,6 +18,7 @@ use super::envsubst::is_valid_var_name;
 use super::generator::kustomization_for;
 use super::helm::{self, HelmReleaseReport};
 use super::model::{self, FluxKustomization, SourceRef, is_flux_kustomization};
+use super::source::{ArtifactFs, Ignore};
 use super::varsub;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -114,10 +115,140 @@ pub struct RenderOptions {
     /// Objects that exist in the cluster before anything renders (for
     /// instance the `bootstrap-settings` ConfigMap given with --settings).
     pub preexisting: Vec<Resource>,
+    /// Local directories standing for sources flate cannot fetch
+    /// (`--source KIND/NAMESPACE/NAME=DIR`).
+    pub sources: Vec<LocalSource>,
 }
 
-fn is_repo_source(s: &SourceRef) -> bool {
-    s.kind == "GitRepository" && s.name == "flux-system" && s.namespace == "flux-system"
+/// A local directory that stands for the artifact of a source (an
+/// OCIRepository, a remote GitRepository, a Bucket, an ExternalArtifact),
+/// as flux-local's `--sources` does.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct LocalSource {
+    /// Kind and namespace, when given (`KIND/NAMESPACE/NAME=DIR`); a bare
+    /// `NAME=DIR` stands for every source of that name.
+    pub kind: Option<String>,
+    pub namespace: Option<String>,
+    pub name: String,
+    pub dir: PathBuf,
+}
+
+impl LocalSource {
+    /// `KIND/NAMESPACE/NAME=DIR` or `NAME=DIR`; `DIR` as given (the caller
+    /// makes it absolute).
+    pub fn parse(s: &str) -> Result<LocalSource, String> {
+        let Some((what, dir)) = s.split_once('=') else {
+            return Err(format!(
+                "--source {s}: expected KIND/NAMESPACE/NAME=DIR or NAME=DIR"
+            ));
+        };
+        if dir.is_empty() {
+            return Err(format!("--source {s}: the directory is empty"));
+        }
+        let parts: Vec<&str> = what.split('/').collect();
+        let (kind, namespace, name) = match parts.as_slice() {
+            [name] => (None, None, *name),
+            [kind, ns, name] => (Some(kind.to_string()), Some(ns.to_string()), *name),
+            _ => {
+                return Err(format!(
+                    "--source {s}: expected KIND/NAMESPACE/NAME=DIR or NAME=DIR"
+                ));
+            }
+        };
+        if name.is_empty() {
+            return Err(format!("--source {s}: the source name is empty"));
+        }
+        Ok(LocalSource {
+            kind,
+            namespace,
+            name: name.to_string(),
+            dir: PathBuf::from(dir),
+        })
+    }
+    fn matches(&self, r: &SourceRef) -> bool {
+        self.name == r.name
+            && self
+                .kind
+                .as_ref()
+                .is_none_or(|k| k.eq_ignore_ascii_case(&r.kind))
+            && self.namespace.as_ref().is_none_or(|n| n == &r.namespace)
+    }
+}
+
+/// Where each Kustomization's files come from.
+struct Sources<'a> {
+    /// The file system as it is (for `--source` directories).
+    fs: &'a dyn FileSystem,
+    /// The repository's artifact.
+    repo: ArtifactFs<'a>,
+    /// The adopted root's source, which is the repository too.
+    root_source: Option<SourceRef>,
+    local: &'a [LocalSource],
+}
+
+impl Sources<'_> {
+    fn is_repo(&self, s: &SourceRef) -> bool {
+        is_repo_source(s, self.root_source.as_ref())
+    }
+    /// The artifact of a `--source` directory for `src`, filtered as
+    /// source-controller filters that kind (see [`super::source`]).
+    fn local_artifact(&self, src: &SourceRef, known: &Known) -> Option<ArtifactFs<'_>> {
+        let l = self.local.iter().find(|l| l.matches(src))?;
+        let spec_ignore = known
+            .find(&src.kind, &src.namespace, &src.name)
+            .and_then(|o| o.obj.get_str(&["spec", "ignore"]));
+        let ignore = match src.kind.as_str() {
+            "GitRepository" => Ignore::git(self.fs, &l.dir, spec_ignore),
+            "OCIRepository" => Ignore::oci(spec_ignore),
+            "Bucket" => Ignore::bucket(self.fs, &l.dir, spec_ignore),
+            _ => Ignore::none(),
+        };
+        Some(ArtifactFs {
+            inner: self.fs,
+            root: l.dir.clone(),
+            ignore,
+        })
+    }
+}
+
+/// The URL of the first remote resource a build refused, from the
+/// kustomize layer's messages ("remote … is not supported offline").
+fn remote_url(message: &str) -> Option<&str> {
+    if !message.contains("not supported offline") {
+        return None;
+    }
+    message
+        .split('\'')
+        .skip(1)
+        .step_by(2)
+        .find(|s| crate::kustomize::build::is_remote(s))
+}
+
+/// Whether `s` is the repository being rendered: the bootstrap's
+/// GitRepository `flux-system/flux-system`, or the source of the adopted
+/// root Kustomization (see [`adopt_root`]).
+fn is_repo_source(s: &SourceRef, root_source: Option<&SourceRef>) -> bool {
+    (s.kind == "GitRepository" && s.name == "flux-system" && s.namespace == "flux-system")
+        || root_source.is_some_and(|r| r == s)
+}
+
+/// A path as a list of its components (`./a//b/` is `a/b`).
+fn path_key(p: &str) -> String {
+    p.split('/')
+        .filter(|c| !c.is_empty() && *c != ".")
+        .collect::<Vec<_>>()
+        .join("/")
+}
+
+/// The self-managing root: a Flux Kustomization rendered by the entry
+/// whose `spec.path` is the entry itself is the Kustomization that applies
+/// the entry in the cluster (the bootstrap's `flux-system` in
+/// gotk-sync.yaml, or a hand-written one under another name). It replaces
+/// the root flate would otherwise make up, so its patches, postBuild and
+/// decryption apply, and the entry is rendered once.
+fn adopt_root<'a>(children: &'a [FluxKustomization], entry: &str) -> Option<&'a FluxKustomization> {
+    let want = path_key(entry);
+    children.iter().find(|c| path_key(&c.path) == want)
 }
 
 fn root_kustomization(entry: &str) -> FluxKustomization {
@@ -271,6 +402,14 @@ fn load_vars(
                 sf.kind, sf.name, ks.namespace
             ));
         };
+        if super::sops::is_encrypted(obj) {
+            warnings.push(format!(
+                "substituteFrom {}/{} is SOPS-encrypted and not decrypted offline: its variables are substituted with `{}`",
+                sf.kind,
+                sf.name,
+                super::sops::PLACEHOLDER
+            ));
+        }
         let mut set = |k: &str, v: String| {
             vars.retain(|(x, _)| x != k);
             vars.push((k.to_string(), strip_newlines(&v)));
@@ -314,9 +453,39 @@ fn fail(mut r: KsReport, msg: impl Into<String>) -> KsReport {
     r
 }
 
+/// SOPS-encrypted objects: kustomize-controller decrypts them after the
+/// build and before post-build substitution (`DecryptResource` in
+/// kustomization_controller.go `build`); flate replaces their values with
+/// the placeholder instead (see [`super::sops`]).
+fn mask_encrypted(ks: &FluxKustomization, report: &mut KsReport) {
+    let masked: Vec<String> = report
+        .objects
+        .iter_mut()
+        .filter_map(|r| super::sops::mask(r).then(|| format!("{} {}", r.kind(), r.name())))
+        .collect();
+    if masked.is_empty() {
+        return;
+    }
+    report.warnings.push(format!(
+        "SOPS-encrypted, not decrypted offline: {} (values shown as `{}`)",
+        masked.join(", "),
+        super::sops::PLACEHOLDER
+    ));
+    let sops = ks
+        .spec("decryption")
+        .and_then(|d| d.get_str(&["provider"]))
+        .is_some_and(|p| p == "sops");
+    if !sops {
+        report.warnings.push(
+            "SOPS-encrypted objects but no `spec.decryption` with provider sops: Flux applies them \
+             encrypted and refuses an encrypted Secret (\"configuring decryption is required\")"
+                .to_string(),
+        );
+    }
+}
+
 fn render_one(
-    fs: &dyn FileSystem,
-    repo: &Path,
+    sources: &Sources,
     ks: &FluxKustomization,
     known: &Known,
     opts: &RenderOptions,
@@ -342,26 +511,46 @@ fn render_one(
         report.message = "suspended (spec.suspend: true)".into();
         return (report, Vec::new());
     }
-    if !is_repo_source(&ks.source) {
+    let local;
+    let artifact: &ArtifactFs = if sources.is_repo(&ks.source) {
+        &sources.repo
+    } else if let Some(a) = sources.local_artifact(&ks.source, known) {
+        local = a;
+        &local
+    } else {
         report.status = Status::Skipped;
         let url = known
             .find(&ks.source.kind, &ks.source.namespace, &ks.source.name)
-            .and_then(|s| s.obj.get_str(&["spec", "url"]).map(str::to_string));
+            .and_then(|s| {
+                // Bucket: endpoint/bucketName; the others: url.
+                let spec = |f: &str| s.obj.get_str(&["spec", f]).map(str::to_string);
+                spec("url").or_else(|| {
+                    spec("endpoint").map(|e| match spec("bucketName") {
+                        Some(b) => format!("{e}/{b}"),
+                        None => e,
+                    })
+                })
+            });
         report.message = match url {
-            Some(u) => format!("external source {} ({u}): not fetched offline", ks.source),
+            Some(u) => format!(
+                "external source {} ({u}): not fetched offline (render it from a local copy with --source {}=DIR)",
+                ks.source, ks.source
+            ),
             None => format!(
                 "external source {} (not found among rendered objects): not fetched offline",
                 ks.source
             ),
         };
         return (report, Vec::new());
-    }
-    let built = kustomization_for(fs, repo, ks).and_then(|k| {
+    };
+    let root = artifact.root.as_path();
+    let fs: &dyn FileSystem = artifact;
+    let built = kustomization_for(fs, root, ks).and_then(|k| {
         let kz = Kustomizer::new(
             fs,
             BuildOptions {
                 load_restrictor: LoadRestrictor::None,
-                boundary: Some(repo.to_path_buf()),
+                boundary: Some(root.to_path_buf()),
             },
         );
         kz.build_kustomization(&k)
@@ -369,11 +558,21 @@ fn render_one(
     let m = match built {
         Ok(m) => m,
         Err(e) => {
-            let msg = show_error(repo, &e);
+            // kustomize-controller fetches remote resources; flate does not.
+            if let Some(url) = remote_url(&e.message) {
+                report.status = Status::Skipped;
+                report.message = format!(
+                    "remote resource {url}: not fetched offline ({})",
+                    show_error(root, &e)
+                );
+                return (report, Vec::new());
+            }
+            let msg = show_error(root, &e);
             return (fail(report, msg), Vec::new());
         }
     };
     report.objects = m.resources;
+    mask_encrypted(ks, &mut report);
     if ks.has_post_build {
         let vars = match load_vars(ks, known, &mut report.warnings, &mut report.absent_sources) {
             Ok(v) => v,
@@ -515,13 +714,19 @@ pub fn render(
     opts: &RenderOptions,
 ) -> Result<Rendered, Error> {
     let repo: PathBuf = repo.to_path_buf();
-    let artifact = super::source::ArtifactFs {
-        inner: fs,
-        root: repo.clone(),
+    let raw = fs;
+    let mut sources = Sources {
+        fs: raw,
+        repo: ArtifactFs {
+            inner: raw,
+            root: repo.clone(),
+            ignore: Ignore::git(raw, &repo, None),
+        },
+        root_source: None,
+        local: &opts.sources,
     };
-    let fs: &dyn FileSystem = &artifact;
     let entry_dir = crate::fs::normalize(&repo, Path::new(entry));
-    if !fs.is_dir(&entry_dir) {
+    if !sources.repo.is_dir(&entry_dir) {
         return Err(Error::at(
             &entry_dir,
             format!(
@@ -530,18 +735,62 @@ pub fn render(
             ),
         ));
     }
-    let root = root_kustomization(entry);
-    let mut seen: HashSet<String> = HashSet::from([root.key()]);
-    let mut reports: Vec<KsReport> = Vec::new();
-    let mut wave: Vec<(FluxKustomization, Option<String>)> = vec![(root, None)];
     let timings = std::env::var_os("FLATE_TIMINGS").is_some();
     let t0 = std::time::Instant::now();
+    let made_up = root_kustomization(entry);
+    let (mut first, mut children) = {
+        let known = Known::build(&opts.preexisting, &[]);
+        render_one(&sources, &made_up, &known, opts, None)
+    };
+    let adopted = adopt_root(&children, entry).cloned();
+    if let Some(a) = &adopted {
+        sources.root_source = Some(a.source.clone());
+    }
+    // The repository's own GitRepository may narrow its artifact with
+    // `spec.ignore` (`/*` then `!/kubernetes` is common): known only once
+    // the entry has rendered it.
+    let spec_ignore = first
+        .objects
+        .iter()
+        .find(|o| {
+            o.kind() == "GitRepository"
+                && o.gvk().group == model::SOURCE_GROUP
+                && sources.is_repo(&SourceRef {
+                    kind: "GitRepository".into(),
+                    name: o.name().to_string(),
+                    namespace: o.namespace().to_string(),
+                })
+        })
+        .and_then(|o| o.obj.get_str(&["spec", "ignore"]).map(str::to_string));
+    if let Some(ig) = &spec_ignore {
+        sources.repo.ignore = Ignore::git(raw, &repo, Some(ig));
+    }
+    if adopted.is_some() || spec_ignore.is_some() {
+        // The adopted root's postBuild sees the cluster as it is once the
+        // entry is applied: the objects of the first render exist (a
+        // `substituteFrom` ConfigMap the entry itself defines, as in
+        // every self-managing repository).
+        let mut pre = opts.preexisting.clone();
+        pre.extend(first.objects.iter().cloned());
+        let known = Known::build(&pre, &[]);
+        let root = adopted.as_ref().unwrap_or(&made_up);
+        (first, children) = render_one(&sources, root, &known, opts, None);
+    }
+    let sources = &sources;
+    let mut seen: HashSet<String> = HashSet::from([first.key()]);
+    let mut wave: Vec<(FluxKustomization, Option<String>)> = Vec::new();
+    for c in children {
+        if seen.insert(c.key()) {
+            wave.push((c, Some(first.key())));
+        }
+    }
+    let mut reports: Vec<KsReport> = vec![first];
     while !wave.is_empty() {
         let tw = std::time::Instant::now();
         let known = Known::build(&opts.preexisting, &reports);
         let results: Vec<(KsReport, Vec<FluxKustomization>)> = wave
             .par_iter()
-            .map(|(ks, parent)| render_one(fs, &repo, ks, &known, opts, parent.clone()))
+            .map(|(ks, parent)| render_one(sources, ks, &known, opts, parent.clone()))
             .collect();
         drop(known);
         let mut next = Vec::new();
