@@ -146,7 +146,8 @@ fn production_pin_carries_tag_and_digest() {
     let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
     // The production pin patch rides the child Kustomization's spec.patches;
     // the rendered OCIRepository carries both tag and digest.
-    let oci = v
+    assert_eq!(v["kind"], "SourceList");
+    let oci = v["items"]
         .as_array()
         .unwrap()
         .iter()

@@ -23,7 +23,7 @@ pub struct BuildArgs {
     /// [TYPE] [ENV] [NAME]: TYPE is ks (the default), hr or all; ENV may be
     /// left out with --path or when the repository has one environment;
     /// NAME is `name` or `namespace/name`.
-    #[arg(num_args = 0..=3, value_name = "[TYPE] [ENV] [NAME]")]
+    #[arg(num_args = 0..=3, value_name = "ARGS")]
     pub args: Vec<String>,
     #[arg(short = 'o', long = "output", value_enum, default_value = "yaml")]
     pub output: Format,

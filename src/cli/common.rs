@@ -105,6 +105,31 @@ impl Repo {
         names.iter().map(|n| self.one(Some(n), a)).collect()
     }
 
+    /// As [`Repo::select`], but a name that is not an environment here is
+    /// taken as kubernetes/clusters/NAME (`flate diff` of an environment
+    /// that only the base has).
+    pub fn select_lenient(&self, names: &[String], a: &EnvArgs) -> Result<Vec<Environment>, Diag> {
+        if a.path.is_some() || names.is_empty() {
+            return self.select(names, a);
+        }
+        let known = self.environments();
+        Ok(names
+            .iter()
+            .map(|n| {
+                let e = known.iter().find(|e| e.name == *n).cloned().unwrap_or_else(|| {
+                    Environment {
+                        name: n.clone(),
+                        path: format!("kubernetes/clusters/{n}"),
+                        settings: Vec::new(),
+                        kubernetes_version: None,
+                        found: Found::ClustersDir,
+                    }
+                });
+                with_settings(e, a)
+            })
+            .collect())
+    }
+
     /// One environment: `name`, `--path`, or the only one there is.
     pub fn one(&self, name: Option<&str>, a: &EnvArgs) -> Result<Environment, Diag> {
         let known = self.environments();
@@ -231,11 +256,25 @@ pub fn pick(name: Option<&str>, a: &EnvArgs) -> Result<(Repo, Environment), i32>
 
 /// Opens the repository and picks the environments named (all when none).
 pub fn pick_all(names: &[String], a: &EnvArgs) -> Result<(Repo, Vec<Environment>), i32> {
+    pick_all_with(names, a, false)
+}
+
+/// [`pick_all`]; `lenient` as [`Repo::select_lenient`].
+pub fn pick_all_with(
+    names: &[String],
+    a: &EnvArgs,
+    lenient: bool,
+) -> Result<(Repo, Vec<Environment>), i32> {
     let repo = Repo::open(a).map_err(|d| d.fail())?;
     if let Some(f) = &repo.config.file {
         diag::info(format!("configuration from {}", f.display()));
     }
-    let envs = repo.select(names, a).map_err(|d| d.fail())?;
+    let envs = if lenient {
+        repo.select_lenient(names, a)
+    } else {
+        repo.select(names, a)
+    }
+    .map_err(|d| d.fail())?;
     for e in &envs {
         diag::info(format!("environment {} at {} ({})", e.name, e.path, e.origin()));
     }

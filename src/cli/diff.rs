@@ -11,7 +11,7 @@ use flate::diff::{DiffOptions, EnvDiff, FieldPath, Input, MarkdownOptions};
 use flate::flux::RenderOptions;
 use flate::fs::{FileSystem, RealFs, absolute, normalize};
 
-use super::common::{EnvArgs, Repo, SpecErrors, pick_all};
+use super::common::{EnvArgs, Repo, SpecErrors, pick_all_with};
 use super::config::Environment;
 use super::diag::{self, Diag};
 use super::select::{self, Kind, SelectArgs, Selection};
@@ -35,7 +35,7 @@ pub struct DiffArgs {
     /// [TYPE] [ENV...] [NAME]: TYPE (ks, hr or all) and NAME narrow the
     /// diff to some Kustomizations or HelmReleases; without ENV, every
     /// environment (as for `flate check`).
-    #[arg(value_name = "[TYPE] [ENV...] [NAME]")]
+    #[arg(value_name = "ARGS")]
     pub envs: Vec<String>,
     /// The base revision (any revision git understands). Default: the
     /// merge-base of HEAD with its upstream, else with origin/HEAD,
@@ -186,7 +186,7 @@ pub fn run(a: DiffArgs) -> i32 {
         Err(d) => return d.fail(),
     };
     let kind = w.kind.unwrap_or(Kind::All);
-    let (repo, targets) = match pick_all(&w.envs, &a.env) {
+    let (repo, targets) = match pick_all_with(&w.envs, &a.env, true) {
         Ok(p) => p,
         Err(c) => return c,
     };
@@ -297,12 +297,16 @@ pub fn run(a: DiffArgs) -> i32 {
         let env = &targets[i].name;
         let (base, head) = (&pair[0].1, &pair[1].1);
         if let (Input::Absent(_), Input::Absent(_)) = (base, head) {
-            Diag::error(format!(
+            let mut d = Diag::error(format!(
                 "environment {env}: {} exists on neither side",
                 targets[i].path
-            ))
-            .help("--path names the entry directory relative to the repository root (see --repo)")
-            .emit();
+            ));
+            let known = repo.environments();
+            if let Some(c) = diag::closest(env, known.iter().map(|e| e.name.as_str())).first() {
+                d = d.help(format!("did you mean '{c}'?"));
+            }
+            d.help("--path names the entry directory relative to the repository root (see --repo)")
+                .emit();
             code = 2;
         }
         let d = flate::diff::diff_env(env, base, head, &diff_opts);

@@ -29,7 +29,7 @@ pub struct GetArgs {
     /// (helmrelease[s]), all, sources or envs; ENV may be left out with
     /// --path or when the repository has one environment; NAME is
     /// `name` or `namespace/name`.
-    #[arg(required = true, num_args = 1..=3, value_name = "TYPE [ENV] [NAME]")]
+    #[arg(required = true, num_args = 1..=3, value_name = "ARGS")]
     pub args: Vec<String>,
     #[arg(short = 'o', long = "output", value_enum, default_value = "table")]
     pub output: Format,

@@ -12,7 +12,7 @@ use super::select::{self, Kind, SelectArgs, Selection};
 pub struct TestArgs {
     /// [TYPE] [ENV] [NAME]: TYPE is ks, hr or all (the default); ENV may be
     /// left out with --path or when the repository has one environment.
-    #[arg(num_args = 0..=3, value_name = "[TYPE] [ENV] [NAME]")]
+    #[arg(num_args = 0..=3, value_name = "ARGS")]
     pub args: Vec<String>,
     #[command(flatten)]
     pub select: SelectArgs,
