@@ -201,7 +201,7 @@ fn helmrelease_json(h: &crate::flux::helm::HelmReleaseReport) -> J {
 }
 
 /// Writes the JSON of `flate build ENV -o json` (the JSON contract of
-/// ARCHITECTURE.md), pretty-printed, with a final newline, to `w` as it
+/// docs/json.md), pretty-printed, with a final newline, to `w` as it
 /// is produced (no copy of the whole text in memory).
 pub fn write_json(
     w: &mut dyn Write,

@@ -202,9 +202,16 @@ impl Selection {
             d = d.note(format!("with labels matching '{l}'"));
         }
         if let Some(n) = &self.name {
+            // `namespace/name` is compared with whole keys, a name with names.
             let names: Vec<&str> = candidates
                 .iter()
-                .flat_map(|c| [c.as_str(), c.rsplit('/').next().unwrap_or(c)])
+                .map(|c| {
+                    if n.contains('/') {
+                        c.as_str()
+                    } else {
+                        c.rsplit('/').next().unwrap_or(c)
+                    }
+                })
                 .collect();
             let near = closest(n, names);
             if !near.is_empty() {
