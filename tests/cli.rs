@@ -431,7 +431,7 @@ fn completions_load_in_bash_and_the_man_page_renders() {
     assert!(b.status.success(), "{}", String::from_utf8_lossy(&b.stderr));
     let out = String::from_utf8_lossy(&b.stdout);
     assert!(out.lines().next() == Some("build"), "{out}");
-    assert!(out.contains("complete -F _flate"), "{out}");
+    assert!(out.contains("-F _flate flate"), "{out}");
     for shell in ["zsh", "fish", "powershell"] {
         let o = run(&["completions", shell]);
         assert!(o.status.success() && o.stdout.len() > 1000, "{shell}");
@@ -518,4 +518,88 @@ fn docs_json_examples_match_the_real_output() {
         checked += 1;
     }
     assert!(checked >= 10, "{checked} examples");
+}
+
+#[test]
+fn a_type_change_warning_names_the_object_after_substitution() {
+    let root = scratch("retype");
+    write(
+        &root,
+        "cluster/app.yaml",
+        r#"apiVersion: kustomize.toolkit.fluxcd.io/v1
+kind: Kustomization
+metadata:
+  name: app
+  namespace: flux-system
+spec:
+  interval: 10m
+  path: ./app
+  prune: true
+  sourceRef:
+    kind: GitRepository
+    name: flux-system
+  postBuild:
+    substitute:
+      APP: web
+      COUNT: "3"
+"#,
+    );
+    write(
+        &root,
+        "app/configmap.yaml",
+        "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: ${APP}-settings\n  namespace: default\n  annotations:\n    count: ${COUNT}\n",
+    );
+    let o = flate_at(&["build", "--path", "cluster"], &root);
+    let e = stderr(&o);
+    assert!(
+        e.contains("substitution changed the type of ConfigMap/web-settings"),
+        "{e}"
+    );
+    assert!(!e.contains("${APP}"), "{e}");
+    let _ = std::fs::remove_dir_all(&root);
+}
+
+#[test]
+fn docs_commands_names_every_flag() {
+    let doc = std::fs::read_to_string(common::root().join("docs/commands.md")).unwrap();
+    let subs: &[&[&str]] = &[
+        &["build"],
+        &["get"],
+        &["test"],
+        &["diff"],
+        &["check"],
+        &["pins"],
+        &["schemas", "import"],
+        &["talos", "gen"],
+        &["talos", "check"],
+        &["kustomize", "build"],
+        &["completions"],
+        &["man"],
+    ];
+    let mut missing = Vec::new();
+    for sub in subs {
+        let o = Command::new(env!("CARGO_BIN_EXE_flate"))
+            .args(*sub)
+            .arg("--help")
+            .output()
+            .unwrap();
+        let help = stdout(&o);
+        for line in help.lines() {
+            let line = line.trim_start();
+            if !line.starts_with('-') {
+                continue;
+            }
+            // `-o, --output <OUTPUT>` → `--output`
+            let Some(flag) = line
+                .split([' ', ','])
+                .find(|w| w.starts_with("--") && w.len() > 2)
+            else {
+                continue;
+            };
+            if !doc.contains(&format!("`{flag}")) && !doc.contains(&format!("`-{}`, `{flag}", &flag[2..3])) {
+                missing.push(format!("flate {} {flag}", sub.join(" ")));
+            }
+        }
+    }
+    assert!(missing.is_empty(), "not in docs/commands.md: {missing:?}");
 }

@@ -327,11 +327,10 @@ fn out_dir_is_written_atomically_and_survives_a_failed_run() {
 fn unknown_environment_is_exit_2_with_a_hint() {
     let o = common::flate_in(&["build", "nowhere"], &repo());
     assert_eq!(o.status.code(), Some(2));
-    assert!(
-        stderr(&o).contains("kubernetes/clusters/nowhere"),
-        "{}",
-        stderr(&o)
-    );
+    let e = stderr(&o);
+    assert!(e.contains("unknown environment 'nowhere'"), "{e}");
+    // The known environments, with their entry directories.
+    assert!(e.contains("production (kubernetes/clusters/production)"), "{e}");
 }
 
 #[test]

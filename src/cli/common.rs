@@ -77,6 +77,22 @@ impl Repo {
         Ok(Repo { root, config })
     }
 
+    /// The `charts` directories of .flate.yaml, relative to the root made
+    /// absolute (for chart rendering; flate does not template charts yet).
+    pub fn chart_dirs(&self) -> Vec<PathBuf> {
+        self.config.charts.iter().map(|c| self.root.join(c)).collect()
+    }
+
+    /// The `sources` of .flate.yaml: `Kind/namespace/name` → an absolute
+    /// directory (for external sources, which flate skips for now).
+    pub fn source_dirs(&self) -> Vec<(String, PathBuf)> {
+        self.config
+            .sources
+            .iter()
+            .map(|(k, d)| (k.clone(), flate::fs::normalize(&self.root, Path::new(d))))
+            .collect()
+    }
+
     /// Every environment (the file's, else the discovered ones).
     pub fn environments(&self) -> Vec<Environment> {
         config::environments(&self.root, &self.config)
@@ -377,7 +393,7 @@ pub fn render_env(
     let opts = render_options(&RealFs, &repo.root, env, a, spec_errors)
         .map_err(|e| Diag::error(e).fail())?;
     flate::flux::render(&RealFs, &repo.root, &env.path, &env.name, &opts).map_err(|e| {
-        Diag::error(flate::flux::render::show_error(&repo.root, &e))
+        diag::from_error(&e, Some(&repo.root))
             .note(format!("environment {} ({})", env.name, env.origin()))
             .fail()
     })

@@ -221,6 +221,20 @@ pub fn info(message: impl Into<String>) {
     }
 }
 
+/// A library error (kustomize, Flux render) as a diagnostic at its file
+/// and line; paths under `root` are shown relative to it in the message.
+pub fn from_error(e: &flate::kustomize::Error, root: Option<&Path>) -> Diag {
+    let msg = match root {
+        Some(r) => e.message.replace(&format!("{}/", r.display()), ""),
+        None => e.message.clone(),
+    };
+    let mut d = Diag::error(msg);
+    if let Some(f) = &e.file {
+        d = d.at(f.clone(), e.line.unwrap_or(0));
+    }
+    d
+}
+
 /// "1 object", "2 objects".
 pub fn plural(n: usize, one: &str) -> String {
     if n == 1 {

@@ -323,5 +323,36 @@ fn envs(repo: &Repo, f: Format) -> i32 {
             .help("name the entry directory with --path DIR, or list environments in .flate.yaml")
             .emit();
     }
+    if matches!(f, Format::Json | Format::Yaml) {
+        // The repository-wide inputs of .flate.yaml too.
+        let mut doc = serde_json::Map::new();
+        doc.insert(
+            "config".into(),
+            json!(repo.config.file.as_ref().map(|p| super::common::rel(&repo.root, p))),
+        );
+        doc.insert(
+            "charts".into(),
+            json!(repo.chart_dirs().iter().map(|p| p.display().to_string()).collect::<Vec<_>>()),
+        );
+        doc.insert(
+            "sources".into(),
+            J::Object(
+                repo.source_dirs()
+                    .into_iter()
+                    .map(|(k, d)| (k, J::from(d.display().to_string())))
+                    .collect(),
+            ),
+        );
+        doc.insert(
+            "items".into(),
+            J::Array(items.iter().map(|i| i.json.clone()).collect()),
+        );
+        let doc = flate::output::envelope("EnvironmentList", J::Object(doc));
+        let text = match f {
+            Format::Json => serde_json::to_string_pretty(&doc).unwrap_or_default() + "\n",
+            _ => flate::yaml::to_string(&flate::yaml::Node::from_json(&doc)),
+        };
+        return super::common::print(&text);
+    }
     print_items(&ENV_COLS, &items, "EnvironmentList", None, f)
 }
