@@ -449,7 +449,9 @@ fn walk(repo: &Path, dir: &Path, depth: usize, out: &mut Vec<(String, Option<Str
     };
     let mut entries: Vec<_> = rd.filter_map(|e| e.ok()).collect();
     entries.sort_by_key(|e| e.file_name());
-    let (mut git, mut ks): (bool, Option<(Option<String>, String)>) = (false, None);
+    // GitRepository names, and Flux Kustomizations (source name, spec.path, file).
+    let mut gits: Vec<String> = Vec::new();
+    let mut kss: Vec<(String, Option<String>, String)> = Vec::new();
     for e in &entries {
         let name = e.file_name().to_string_lossy().into_owned();
         let p = e.path();
@@ -474,23 +476,30 @@ fn walk(repo: &Path, dir: &Path, depth: usize, out: &mut Vec<(String, Option<Str
         for d in docs {
             let api = d.node.get_str(&["apiVersion"]).unwrap_or("");
             match d.node.get_str(&["kind"]) {
-                Some("GitRepository") if api.starts_with("source.toolkit.fluxcd.io/") => git = true,
-                Some("Kustomization")
-                    if api.starts_with("kustomize.toolkit.fluxcd.io/") && ks.is_none() =>
-                {
+                Some("GitRepository") if api.starts_with("source.toolkit.fluxcd.io/") => {
+                    gits.push(d.node.get_str(&["metadata", "name"]).unwrap_or("").to_string())
+                }
+                Some("Kustomization") if api.starts_with("kustomize.toolkit.fluxcd.io/") => {
                     let rel = p.strip_prefix(repo).unwrap_or(&p).display().to_string();
-                    ks = Some((d.node.get_str(&["spec", "path"]).map(str::to_string), rel));
+                    kss.push((
+                        d.node
+                            .get_str(&["spec", "sourceRef", "name"])
+                            .unwrap_or("")
+                            .to_string(),
+                        d.node.get_str(&["spec", "path"]).map(str::to_string),
+                        rel,
+                    ));
                 }
                 _ => {}
             }
         }
     }
-    if let (true, Some((path, file))) = (git, ks) {
+    // A sync: a Kustomization of a GitRepository defined next to it.
+    if let Some((_, path, file)) = kss.into_iter().find(|(src, _, _)| gits.contains(src)) {
         let rel = dir.strip_prefix(repo).unwrap_or(dir).display().to_string();
         out.push((rel, path, file));
     }
 }
-
 #[cfg(test)]
 mod tests {
     use super::*;
