@@ -598,13 +598,22 @@ diff: {ignoreFields: ["metadata.labels[helm.sh/chart]"]}
             std::fs::write(
                 p.join("gotk-sync.yaml"),
                 format!(
-                    "apiVersion: source.toolkit.fluxcd.io/v1\nkind: GitRepository\nmetadata: {{name: flux-system, namespace: flux-system}}\n---\napiVersion: kustomize.toolkit.fluxcd.io/v1\nkind: Kustomization\nmetadata: {{name: flux-system, namespace: flux-system}}\nspec:\n  path: {path}\n"
+                    "apiVersion: source.toolkit.fluxcd.io/v1\nkind: GitRepository\nmetadata: {{name: flux-system, namespace: flux-system}}\n---\napiVersion: kustomize.toolkit.fluxcd.io/v1\nkind: Kustomization\nmetadata: {{name: flux-system, namespace: flux-system}}\nspec:\n  path: {path}\n  sourceRef: {{kind: GitRepository, name: flux-system}}\n"
                 ),
             )
             .unwrap();
         };
         sync("clusters/production/flux-system", "./clusters/production");
         sync("clusters/staging/flux-system", "./clusters/staging");
+        // A Flux Kustomization whose GitRepository is defined elsewhere is
+        // not a sync.
+        let app = d.path().join("apps/podinfo");
+        std::fs::create_dir_all(&app).unwrap();
+        std::fs::write(
+            app.join("ks.yaml"),
+            "apiVersion: source.toolkit.fluxcd.io/v1\nkind: GitRepository\nmetadata: {name: other}\n---\napiVersion: kustomize.toolkit.fluxcd.io/v1\nkind: Kustomization\nmetadata: {name: podinfo}\nspec:\n  path: ./apps/podinfo\n  sourceRef: {kind: GitRepository, name: flux-system}\n",
+        )
+        .unwrap();
         let envs = discover(d.path());
         let got: Vec<(&str, &str)> = envs.iter().map(|e| (e.name.as_str(), e.path.as_str())).collect();
         assert_eq!(
