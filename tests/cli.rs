@@ -239,11 +239,17 @@ fn path_alone_names_the_environment() {
         let o = flate_at(&args, &root);
         assert!(o.status.success(), "{args:?}: {}{}", stdout(&o), stderr(&o));
     }
-    let o = flate_at(&["build", "-o", "json", "--path", "kubernetes/flux/cluster"], &root);
+    let o = flate_at(
+        &["build", "-o", "json", "--path", "kubernetes/flux/cluster"],
+        &root,
+    );
     let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
     assert_eq!(v["cluster"], "cluster", "named after the entry directory");
     // A path relative to the working directory works too.
-    let o = flate_at(&["get", "ks", "--path", "."], &root.join("kubernetes/flux/cluster"));
+    let o = flate_at(
+        &["get", "ks", "--path", "."],
+        &root.join("kubernetes/flux/cluster"),
+    );
     assert!(o.status.success(), "{}", stderr(&o));
     assert!(stdout(&o).contains("podinfo"), "{}", stdout(&o));
     // --path nope names the path.
@@ -288,30 +294,58 @@ fn selection_by_type_name_namespace_and_labels() {
         assert!(o.status.success(), "{t}: {}", stderr(&o));
         assert_eq!(stdout(&o), "Kustomization/flux-system/podinfo\n", "{t}");
     }
-    let o = flate_at(&["get", "ks", "main", "flux-system/redis", "-o", "name"], &root);
-    assert_eq!(stdout(&o), "Kustomization/flux-system/redis\n", "{}", stderr(&o));
+    let o = flate_at(
+        &["get", "ks", "main", "flux-system/redis", "-o", "name"],
+        &root,
+    );
+    assert_eq!(
+        stdout(&o),
+        "Kustomization/flux-system/redis\n",
+        "{}",
+        stderr(&o)
+    );
     // -l on the Kustomizations' labels.
     let o = flate_at(&["get", "ks", "-l", "tier=redis-tier", "-o", "name"], &root);
-    assert_eq!(stdout(&o), "Kustomization/flux-system/redis\n", "{}", stderr(&o));
+    assert_eq!(
+        stdout(&o),
+        "Kustomization/flux-system/redis\n",
+        "{}",
+        stderr(&o)
+    );
     let o = flate_at(&["get", "ks", "-l", "tier", "-o", "name"], &root);
     assert_eq!(stdout(&o).lines().count(), 2, "{}", stdout(&o));
     // -n: a namespace that holds nothing is an error that names the ones there are.
     let o = flate_at(&["get", "ks", "-n", "flux-sytem"], &root);
     assert_eq!(o.status.code(), Some(2), "{}", stdout(&o));
-    assert!(stderr(&o).contains("did you mean namespace 'flux-system'?"), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("did you mean namespace 'flux-system'?"),
+        "{}",
+        stderr(&o)
+    );
     // A NAME that matches nothing: exit 2 with the closest names.
     let o = flate_at(&["build", "ks", "podinf"], &root);
     assert_eq!(o.status.code(), Some(2));
     assert!(stdout(&o).is_empty());
-    assert!(stderr(&o).contains("no Kustomization named 'podinf' in environment main"), "{}", stderr(&o));
-    assert!(stderr(&o).contains("did you mean 'podinfo'"), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("no Kustomization named 'podinf' in environment main"),
+        "{}",
+        stderr(&o)
+    );
+    assert!(
+        stderr(&o).contains("did you mean 'podinfo'"),
+        "{}",
+        stderr(&o)
+    );
     let o = flate_at(&["build", "main", "--ks", "nope"], &root);
     assert_eq!(o.status.code(), Some(2), "--ks nope: {}", stdout(&o));
     // build ks NAME prints only that Kustomization's objects.
     let o = flate_at(&["build", "ks", "redis"], &root);
     assert!(o.status.success(), "{}", stderr(&o));
     let out = stdout(&o);
-    assert!(out.contains("redis-config") && !out.contains("podinfo-config"), "{out}");
+    assert!(
+        out.contains("redis-config") && !out.contains("podinfo-config"),
+        "{out}"
+    );
     // test ks NAME.
     let o = flate_at(&["test", "ks", "podinfo"], &root);
     assert_eq!(
@@ -324,9 +358,15 @@ fn selection_by_type_name_namespace_and_labels() {
         "apps/redis/configmap.yaml",
         "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: redis-config\n  namespace: default\ndata:\n  key: changed\n",
     );
-    let o = flate_at(&["diff", "ks", "podinfo", "--base", "HEAD", "--exit-code"], &root);
+    let o = flate_at(
+        &["diff", "ks", "podinfo", "--base", "HEAD", "--exit-code"],
+        &root,
+    );
     assert_eq!(o.status.code(), Some(0), "{}{}", stdout(&o), stderr(&o));
-    let o = flate_at(&["diff", "ks", "redis", "--base", "HEAD", "--exit-code"], &root);
+    let o = flate_at(
+        &["diff", "ks", "redis", "--base", "HEAD", "--exit-code"],
+        &root,
+    );
     assert_eq!(o.status.code(), Some(1), "{}{}", stdout(&o), stderr(&o));
     let o = flate_at(&["diff", "ks", "nope", "--base", "HEAD"], &root);
     assert_eq!(o.status.code(), Some(2), "{}{}", stdout(&o), stderr(&o));
@@ -362,10 +402,20 @@ fn path_orig_takes_a_root_or_the_counterpart_of_path() {
     let base_entry = base.join("clusters/prod");
     for (orig, took) in [
         (base.clone(), "another checkout's root"),
-        (base_entry.clone(), "the other checkout's counterpart of clusters/prod"),
+        (
+            base_entry.clone(),
+            "the other checkout's counterpart of clusters/prod",
+        ),
     ] {
         let o = Command::new(env!("CARGO_BIN_EXE_flate"))
-            .args(["diff", "--path", "clusters/prod", "-o", "json", "--path-orig"])
+            .args([
+                "diff",
+                "--path",
+                "clusters/prod",
+                "-o",
+                "json",
+                "--path-orig",
+            ])
             .arg(&orig)
             .arg("--repo")
             .arg(&head)
@@ -394,7 +444,10 @@ fn config_errors_name_field_and_line() {
     let o = flate_at(&["check"], &root);
     assert_eq!(o.status.code(), Some(2));
     let e = stderr(&o);
-    assert!(e.contains("check.disable: unknown rule 'image-unpined'"), "{e}");
+    assert!(
+        e.contains("check.disable: unknown rule 'image-unpined'"),
+        "{e}"
+    );
     assert!(e.contains(".flate.yaml:5"), "{e}");
     assert!(e.contains("did you mean 'image-unpinned'?"), "{e}");
     // Flags add to the file; a valid file's fields are used.
@@ -426,7 +479,10 @@ fn completions_load_in_bash_and_the_man_page_renders() {
         "source {}\nCOMP_WORDS=(flate bu)\nCOMP_CWORD=1\nCOMP_LINE='flate bu'\nCOMP_POINT=8\n_flate flate bu flate\necho \"${{COMPREPLY[@]}}\"\ncomplete -p flate\n",
         script.display()
     );
-    let b = Command::new("bash").args(["--norc", "-c", &probe]).output().unwrap();
+    let b = Command::new("bash")
+        .args(["--norc", "-c", &probe])
+        .output()
+        .unwrap();
     let _ = std::fs::remove_file(&script);
     assert!(b.status.success(), "{}", String::from_utf8_lossy(&b.stderr));
     let out = String::from_utf8_lossy(&b.stdout);
@@ -438,7 +494,11 @@ fn completions_load_in_bash_and_the_man_page_renders() {
     }
     let o = run(&["man"]);
     assert!(o.status.success(), "{}", stderr(&o));
-    assert!(stdout(&o).starts_with(".ie") || stdout(&o).contains(".TH flate"), "{}", stdout(&o));
+    assert!(
+        stdout(&o).starts_with(".ie") || stdout(&o).contains(".TH flate"),
+        "{}",
+        stdout(&o)
+    );
 }
 
 #[test]
@@ -449,7 +509,10 @@ fn quiet_hides_warnings_and_verbose_says_which_environment() {
         "{}",
         stderr(&o)
     );
-    let o = common::flate_in(&["build", "production", "-q", "--ks", "nope"], &common::root());
+    let o = common::flate_in(
+        &["build", "production", "-q", "--ks", "nope"],
+        &common::root(),
+    );
     assert!(stderr(&o).contains("error:"), "errors stay: {}", stderr(&o));
 }
 
@@ -457,7 +520,12 @@ fn quiet_hides_warnings_and_verbose_says_which_environment() {
 /// the same keys (both ways) down to the first item of each list; inside
 /// rendered objects and Helm values (free-form), only the example's keys
 /// must exist.
-fn conforms(example: &serde_json::Value, real: &serde_json::Value, at: &str, free: bool) -> Result<(), String> {
+fn conforms(
+    example: &serde_json::Value,
+    real: &serde_json::Value,
+    at: &str,
+    free: bool,
+) -> Result<(), String> {
     use serde_json::Value as J;
     match (example, real) {
         (J::Object(e), J::Object(r)) => {
@@ -468,9 +536,7 @@ fn conforms(example: &serde_json::Value, real: &serde_json::Value, at: &str, fre
                 let free = free || matches!(k.as_str(), "objects" | "values" | "schema");
                 conforms(v, rv, &format!("{at}.{k}"), free)?;
             }
-            if !free
-                && let Some(k) = r.keys().find(|k| !e.contains_key(*k))
-            {
+            if !free && let Some(k) = r.keys().find(|k| !e.contains_key(*k)) {
                 return Err(format!("{at}.{k}: in the output, not in the example"));
             }
             Ok(())
@@ -480,8 +546,12 @@ fn conforms(example: &serde_json::Value, real: &serde_json::Value, at: &str, fre
             _ => Ok(()),
         },
         (J::Null, _) | (_, J::Null) => Ok(()),
-        (J::String(_), J::String(_)) | (J::Bool(_), J::Bool(_)) | (J::Number(_), J::Number(_)) => Ok(()),
-        _ => Err(format!("{at}: {example} in the example, {real} in the output")),
+        (J::String(_), J::String(_)) | (J::Bool(_), J::Bool(_)) | (J::Number(_), J::Number(_)) => {
+            Ok(())
+        }
+        _ => Err(format!(
+            "{at}: {example} in the example, {real} in the output"
+        )),
     }
 }
 
@@ -596,7 +666,9 @@ fn docs_commands_names_every_flag() {
             else {
                 continue;
             };
-            if !doc.contains(&format!("`{flag}")) && !doc.contains(&format!("`-{}`, `{flag}", &flag[2..3])) {
+            if !doc.contains(&format!("`{flag}"))
+                && !doc.contains(&format!("`-{}`, `{flag}", &flag[2..3]))
+            {
                 missing.push(format!("flate {} {flag}", sub.join(" ")));
             }
         }

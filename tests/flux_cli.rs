@@ -330,7 +330,10 @@ fn unknown_environment_is_exit_2_with_a_hint() {
     let e = stderr(&o);
     assert!(e.contains("unknown environment 'nowhere'"), "{e}");
     // The known environments, with their entry directories.
-    assert!(e.contains("production (kubernetes/clusters/production)"), "{e}");
+    assert!(
+        e.contains("production (kubernetes/clusters/production)"),
+        "{e}"
+    );
 }
 
 #[test]

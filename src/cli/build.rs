@@ -100,8 +100,13 @@ pub fn run(a: BuildArgs) -> i32 {
         Ok(r) => r,
         Err(d) => return d.fail(),
     };
-    let w = match select::words(&a.args, &[Kind::Ks, Kind::Hr, Kind::All], false, &repo, &a.env)
-    {
+    let w = match select::words(
+        &a.args,
+        &[Kind::Ks, Kind::Hr, Kind::All],
+        false,
+        &repo,
+        &a.env,
+    ) {
         Ok(w) => w,
         Err(d) => return d.fail(),
     };
@@ -181,7 +186,10 @@ fn build_hr(a: &BuildArgs, rendered: &Rendered) -> i32 {
     let mut json = Vec::new();
     for h in &rendered.helmreleases {
         if !h.ok {
-            let mut d = Diag::error(format!("HelmRelease {}/{}: {}", h.namespace, h.name, h.message));
+            let mut d = Diag::error(format!(
+                "HelmRelease {}/{}: {}",
+                h.namespace, h.name, h.message
+            ));
             if let Some(f) = &h.object.origin.file {
                 d = d.at(f.to_path_buf(), h.object.origin.line);
             }

@@ -70,7 +70,10 @@ impl Repo {
         if a.repo.is_some() && !root.is_dir() {
             return Err(Diag::error(format!(
                 "--repo {}: no such directory",
-                a.repo.as_ref().map(|p| p.display().to_string()).unwrap_or_default()
+                a.repo
+                    .as_ref()
+                    .map(|p| p.display().to_string())
+                    .unwrap_or_default()
             )));
         }
         let config = config::load(&root)?;
@@ -80,7 +83,11 @@ impl Repo {
     /// The `charts` directories of .flate.yaml, relative to the root made
     /// absolute (for chart rendering; flate does not template charts yet).
     pub fn chart_dirs(&self) -> Vec<PathBuf> {
-        self.config.charts.iter().map(|c| self.root.join(c)).collect()
+        self.config
+            .charts
+            .iter()
+            .map(|c| self.root.join(c))
+            .collect()
     }
 
     /// The `sources` of .flate.yaml: `Kind/namespace/name` → an absolute
@@ -132,15 +139,17 @@ impl Repo {
         Ok(names
             .iter()
             .map(|n| {
-                let e = known.iter().find(|e| e.name == *n).cloned().unwrap_or_else(|| {
-                    Environment {
+                let e = known
+                    .iter()
+                    .find(|e| e.name == *n)
+                    .cloned()
+                    .unwrap_or_else(|| Environment {
                         name: n.clone(),
                         path: format!("kubernetes/clusters/{n}"),
                         settings: Vec::new(),
                         kubernetes_version: None,
                         found: Found::ClustersDir,
-                    }
-                });
+                    });
                 with_settings(e, a)
             })
             .collect())
@@ -292,7 +301,12 @@ pub fn pick_all_with(
     }
     .map_err(|d| d.fail())?;
     for e in &envs {
-        diag::info(format!("environment {} at {} ({})", e.name, e.path, e.origin()));
+        diag::info(format!(
+            "environment {} at {} ({})",
+            e.name,
+            e.path,
+            e.origin()
+        ));
     }
     Ok((repo, envs))
 }

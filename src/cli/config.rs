@@ -89,8 +89,9 @@ pub fn parse(file: &Path, text: &str) -> Result<RepoConfig, Diag> {
         [] => return Ok(cfg),
         [d] => d,
         [_, d, ..] => {
-            return Err(Diag::error(format!("{FILE_NAME} holds more than one document"))
-                .at(file, d.line));
+            return Err(
+                Diag::error(format!("{FILE_NAME} holds more than one document")).at(file, d.line),
+            );
         }
     };
     let v = Validator {
@@ -113,7 +114,10 @@ pub fn parse(file: &Path, text: &str) -> Result<RepoConfig, Diag> {
             let here = ["environments", name.as_str()];
             let line = v.line(&here);
             if name.is_empty() || name.contains('/') {
-                return Err(v.err(&here, "an environment's name is a non-empty word without '/'"));
+                return Err(v.err(
+                    &here,
+                    "an environment's name is a non-empty word without '/'",
+                ));
             }
             let mut env = EnvConfig {
                 name: name.clone(),
@@ -257,7 +261,10 @@ impl Validator<'_> {
     fn string(&self, n: &Node, path: &[&str]) -> Result<String, Diag> {
         match n {
             Node::Str(s) if !s.is_empty() => Ok(s.clone()),
-            _ => Err(self.err(path, &format!("expected a non-empty string, found {}", kind(n)))),
+            _ => Err(self.err(
+                path,
+                &format!("expected a non-empty string, found {}", kind(n)),
+            )),
         }
     }
     /// A list of strings (one string is taken as a list of one).
@@ -279,7 +286,10 @@ impl Validator<'_> {
                     )),
                 })
                 .collect(),
-            _ => Err(self.err(path, &format!("expected a list of strings, found {}", kind(n)))),
+            _ => Err(self.err(
+                path,
+                &format!("expected a list of strings, found {}", kind(n)),
+            )),
         }
     }
     fn known_keys(&self, m: &flate::yaml::Map, path: &[&str], known: &[&str]) -> Result<(), Diag> {
@@ -476,9 +486,12 @@ fn walk(repo: &Path, dir: &Path, depth: usize, out: &mut Vec<(String, Option<Str
         for d in docs {
             let api = d.node.get_str(&["apiVersion"]).unwrap_or("");
             match d.node.get_str(&["kind"]) {
-                Some("GitRepository") if api.starts_with("source.toolkit.fluxcd.io/") => {
-                    gits.push(d.node.get_str(&["metadata", "name"]).unwrap_or("").to_string())
-                }
+                Some("GitRepository") if api.starts_with("source.toolkit.fluxcd.io/") => gits.push(
+                    d.node
+                        .get_str(&["metadata", "name"])
+                        .unwrap_or("")
+                        .to_string(),
+                ),
                 Some("Kustomization") if api.starts_with("kustomize.toolkit.fluxcd.io/") => {
                     let rel = p.strip_prefix(repo).unwrap_or(&p).display().to_string();
                     kss.push((
@@ -531,7 +544,10 @@ diff: {ignoreFields: ["metadata.labels[helm.sh/chart]"]}
             Some("kubernetes/clusters/production")
         );
         assert_eq!(c.environments[0].settings, vec!["bootstrap/settings.yaml"]);
-        assert_eq!(c.environments[0].kubernetes_version.as_deref(), Some("1.35"));
+        assert_eq!(
+            c.environments[0].kubernetes_version.as_deref(),
+            Some("1.35")
+        );
         assert_eq!(c.environments[1].name, "staging");
         assert_eq!(c.environments[1].line, 3);
         assert_eq!(c.charts, vec![".flate/charts"]);
@@ -550,18 +566,30 @@ diff: {ignoreFields: ["metadata.labels[helm.sh/chart]"]}
     #[test]
     fn empty_file_is_fine() {
         assert!(parse(Path::new("x"), "").unwrap().environments.is_empty());
-        assert!(parse(Path::new("x"), "# nothing\n").unwrap().environments.is_empty());
+        assert!(
+            parse(Path::new("x"), "# nothing\n")
+                .unwrap()
+                .environments
+                .is_empty()
+        );
     }
 
     #[test]
     fn errors_name_field_and_line() {
         let e = err("environments:\n  prod:\n    path: a\n    setings: [x]\n");
-        assert!(e.contains("environments.prod.setings: unknown field"), "{e}");
+        assert!(
+            e.contains("environments.prod.setings: unknown field"),
+            "{e}"
+        );
         assert!(e.contains(".flate.yaml:4"), "{e}");
         assert!(e.contains("did you mean 'settings'?"), "{e}");
 
         let e = err("check:\n  disable:\n    - image-unpined\n");
-        assert!(e.contains("unknown rule 'image-unpinned'") || e.contains("unknown rule 'image-unpined'"), "{e}");
+        assert!(
+            e.contains("unknown rule 'image-unpinned'")
+                || e.contains("unknown rule 'image-unpined'"),
+            "{e}"
+        );
         assert!(e.contains(".flate.yaml:3"), "{e}");
         assert!(e.contains("did you mean 'image-unpinned'"), "{e}");
 
@@ -575,11 +603,17 @@ diff: {ignoreFields: ["metadata.labels[helm.sh/chart]"]}
         assert!(e.contains("Kind/namespace/name"), "{e}");
 
         let e = err("charts: 3\n");
-        assert!(e.contains("charts: expected a list of strings, found a number"), "{e}");
+        assert!(
+            e.contains("charts: expected a list of strings, found a number"),
+            "{e}"
+        );
         assert!(e.contains(".flate.yaml:1"), "{e}");
 
         let e = err("environments: [a]\n");
-        assert!(e.contains("environments: expected a mapping, found a list"), "{e}");
+        assert!(
+            e.contains("environments: expected a mapping, found a list"),
+            "{e}"
+        );
 
         let e = err("diff:\n  ignoreFields:\n    - 'a[b'\n");
         assert!(e.contains("diff.ignoreFields"), "{e}");
@@ -615,10 +649,16 @@ diff: {ignoreFields: ["metadata.labels[helm.sh/chart]"]}
         )
         .unwrap();
         let envs = discover(d.path());
-        let got: Vec<(&str, &str)> = envs.iter().map(|e| (e.name.as_str(), e.path.as_str())).collect();
+        let got: Vec<(&str, &str)> = envs
+            .iter()
+            .map(|e| (e.name.as_str(), e.path.as_str()))
+            .collect();
         assert_eq!(
             got,
-            vec![("production", "clusters/production"), ("staging", "clusters/staging")]
+            vec![
+                ("production", "clusters/production"),
+                ("staging", "clusters/staging")
+            ]
         );
         assert_eq!(
             envs[0].found,

@@ -241,9 +241,10 @@ pub fn plural(n: usize, one: &str) -> String {
         format!("{n} {one}")
     } else if one.ends_with('s') || one.ends_with("ch") {
         format!("{n} {one}es")
-    } else if let Some(stem) = one.strip_suffix('y').filter(|s| {
-        !s.ends_with(['a', 'e', 'o', 'u'])
-    }) {
+    } else if let Some(stem) = one
+        .strip_suffix('y')
+        .filter(|s| !s.ends_with(['a', 'e', 'o', 'u']))
+    {
         format!("{n} {stem}ies")
     } else {
         format!("{n} {one}s")
@@ -267,7 +268,11 @@ pub fn closest<'a>(wanted: &str, names: impl IntoIterator<Item = &'a str>) -> Ve
         .collect();
     scored.sort();
     scored.dedup_by(|a, b| a.1 == b.1);
-    scored.into_iter().take(3).map(|(_, n)| n.to_string()).collect()
+    scored
+        .into_iter()
+        .take(3)
+        .map(|(_, n)| n.to_string())
+        .collect()
 }
 
 /// Levenshtein distance on characters.
@@ -302,7 +307,12 @@ mod tests {
 
     #[test]
     fn closest_names() {
-        let names = ["podinfo", "cert-manager", "flux-system", "infra-controllers"];
+        let names = [
+            "podinfo",
+            "cert-manager",
+            "flux-system",
+            "infra-controllers",
+        ];
         assert_eq!(closest("podinf", names), vec!["podinfo"]);
         assert_eq!(closest("cert", names), vec!["cert-manager"]);
         assert!(closest("zzzzzzzz", names).is_empty());

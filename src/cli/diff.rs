@@ -177,7 +177,13 @@ pub fn run(a: DiffArgs) -> i32 {
         Ok(r) => r,
         Err(d) => return d.fail(),
     };
-    let w = match select::words(&a.envs, &[Kind::Ks, Kind::Hr, Kind::All], true, &repo, &a.env) {
+    let w = match select::words(
+        &a.envs,
+        &[Kind::Ks, Kind::Hr, Kind::All],
+        true,
+        &repo,
+        &a.env,
+    ) {
         Ok(w) => w,
         Err(d) => return d.fail(),
     };
@@ -311,7 +317,10 @@ pub fn run(a: DiffArgs) -> i32 {
         }
         let d = flate::diff::diff_env(env, base, head, &diff_opts);
         for (side, e) in &d.errors {
-            diag::error(format!("{env}: {} could not be rendered: {e}", side.as_str()));
+            diag::error(format!(
+                "{env}: {} could not be rendered: {e}",
+                side.as_str()
+            ));
         }
         for p in d.problems.iter().filter(|p| p.is_fatal()) {
             diag::error(format!("{env}: {}", p.describe()));

@@ -148,7 +148,10 @@ fn source_items(r: &Rendered, sel: &Selection) -> Vec<Item> {
         if g.group != flate::flux::model::SOURCE_GROUP {
             continue;
         }
-        if sel.namespace.as_deref().is_some_and(|ns| ns != o.namespace())
+        if sel
+            .namespace
+            .as_deref()
+            .is_some_and(|ns| ns != o.namespace())
             || sel
                 .name
                 .as_deref()
@@ -190,13 +193,7 @@ fn source_items(r: &Rendered, sel: &Selection) -> Vec<Item> {
     out
 }
 
-fn print_items(
-    cols: &[Col],
-    items: &[Item],
-    list_kind: &str,
-    env: Option<&str>,
-    f: Format,
-) -> i32 {
+fn print_items(cols: &[Col], items: &[Item], list_kind: &str, env: Option<&str>, f: Format) -> i32 {
     let doc = || {
         let mut m = serde_json::Map::new();
         if let Some(e) = env {
@@ -257,23 +254,41 @@ pub fn run(a: GetArgs) -> i32 {
             if items.is_empty() && (sel.name.is_some() || sel.namespace.is_some()) {
                 let all: Vec<String> = source_items(&r, &Selection::default())
                     .iter()
-                    .map(|i| i.name.split_once('/').map_or(i.name.clone(), |(_, n)| n.to_string()))
+                    .map(|i| {
+                        i.name
+                            .split_once('/')
+                            .map_or(i.name.clone(), |(_, n)| n.to_string())
+                    })
                     .collect();
                 return sel.nothing_matched("source", &env.name, &all).fail();
             }
-            print_items(&SOURCE_COLS, &items, "SourceList", Some(&env.name), a.output)
+            print_items(
+                &SOURCE_COLS,
+                &items,
+                "SourceList",
+                Some(&env.name),
+                a.output,
+            )
         }
         _ => {
             if let Err(d) = select::filter(&mut r, kind, &sel) {
                 return d.fail();
             }
             match kind {
-                Kind::Ks => {
-                    print_items(&KS_COLS, &ks_items(&r), "KustomizationList", Some(&env.name), a.output)
-                }
-                Kind::Hr => {
-                    print_items(&HR_COLS, &hr_items(&r), "HelmReleaseList", Some(&env.name), a.output)
-                }
+                Kind::Ks => print_items(
+                    &KS_COLS,
+                    &ks_items(&r),
+                    "KustomizationList",
+                    Some(&env.name),
+                    a.output,
+                ),
+                Kind::Hr => print_items(
+                    &HR_COLS,
+                    &hr_items(&r),
+                    "HelmReleaseList",
+                    Some(&env.name),
+                    a.output,
+                ),
                 _ => {
                     if matches!(a.output, Format::Table | Format::Wide) {
                         let p = print_items(&KS_COLS, &ks_items(&r), "", None, a.output);
@@ -328,11 +343,21 @@ fn envs(repo: &Repo, f: Format) -> i32 {
         let mut doc = serde_json::Map::new();
         doc.insert(
             "config".into(),
-            json!(repo.config.file.as_ref().map(|p| super::common::rel(&repo.root, p))),
+            json!(
+                repo.config
+                    .file
+                    .as_ref()
+                    .map(|p| super::common::rel(&repo.root, p))
+            ),
         );
         doc.insert(
             "charts".into(),
-            json!(repo.chart_dirs().iter().map(|p| p.display().to_string()).collect::<Vec<_>>()),
+            json!(
+                repo.chart_dirs()
+                    .iter()
+                    .map(|p| p.display().to_string())
+                    .collect::<Vec<_>>()
+            ),
         );
         doc.insert(
             "sources".into(),

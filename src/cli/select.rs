@@ -89,11 +89,16 @@ pub fn words(
         && let Some(k) = Kind::parse(first)
     {
         if !allowed.contains(&k) {
-            return Err(Diag::error(format!("'{first}' is not a type this command takes"))
-                .help(format!(
+            return Err(
+                Diag::error(format!("'{first}' is not a type this command takes")).help(format!(
                     "the types are: {}",
-                    allowed.iter().map(|k| k.as_str()).collect::<Vec<_>>().join(", ")
-                )));
+                    allowed
+                        .iter()
+                        .map(|k| k.as_str())
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                )),
+            );
         }
         w.kind = Some(k);
         rest = &rest[1..];
@@ -103,16 +108,15 @@ pub fn words(
     let max_envs = if many_envs { usize::MAX } else { 1 };
     for (i, word) in rest.iter().enumerate() {
         let last = i + 1 == rest.len();
-        let takes_name = w.kind.is_some_and(|k| k != Kind::Envs && k != Kind::Sources)
+        let takes_name = w
+            .kind
+            .is_some_and(|k| k != Kind::Envs && k != Kind::Sources)
             || (w.kind == Some(Kind::Sources) && !many_envs);
-        if is_env(word) && w.envs.len() < max_envs && !(a.path.is_some() && !w.envs.is_empty())
-        {
+        if is_env(word) && w.envs.len() < max_envs && !(a.path.is_some() && !w.envs.is_empty()) {
             // With --path, a word naming an environment names the
             // environment only when it is the first word.
             w.envs.push(word.clone());
-        } else if last
-            && takes_name
-            && (a.path.is_some() || !w.envs.is_empty() || known.len() == 1)
+        } else if last && takes_name && (a.path.is_some() || !w.envs.is_empty() || known.len() == 1)
         {
             w.name = Some(word.clone());
         } else if last && a.path.is_some() && w.envs.is_empty() {
@@ -121,9 +125,8 @@ pub fn words(
         } else if w.envs.len() < max_envs {
             w.envs.push(word.clone());
         } else {
-            return Err(Diag::error(format!("unexpected argument '{word}'")).help(
-                "the arguments are [TYPE] [ENV] [NAME]; TYPE is ks, hr or all",
-            ));
+            return Err(Diag::error(format!("unexpected argument '{word}'"))
+                .help("the arguments are [TYPE] [ENV] [NAME]; TYPE is ks, hr or all"));
         }
     }
     Ok(w)
@@ -142,10 +145,9 @@ pub struct Selection {
 impl Selection {
     pub fn new(name: Option<String>, s: &SelectArgs) -> Result<Selection, Diag> {
         let selector = match &s.selector {
-            Some(t) => Some(
-                LabelSelector::parse(t)
-                    .map_err(|e| Diag::error(format!("-l {t}: {e}")))?,
-            ),
+            Some(t) => {
+                Some(LabelSelector::parse(t).map_err(|e| Diag::error(format!("-l {t}: {e}")))?)
+            }
             None => None,
         };
         Ok(Selection {
@@ -254,7 +256,10 @@ impl<'a> Labels<'a> {
         for (_, o) in r.all_objects() {
             if o.kind() == "Kustomization"
                 && o.gvk().group == "kustomize.toolkit.fluxcd.io"
-                && let Some(l) = o.obj.get_path(&["metadata", "labels"]).and_then(|n| n.as_map())
+                && let Some(l) = o
+                    .obj
+                    .get_path(&["metadata", "labels"])
+                    .and_then(|n| n.as_map())
             {
                 m.insert((o.namespace(), o.name()), l);
             }
@@ -281,7 +286,10 @@ pub fn filter(r: &mut Rendered, kind: Kind, sel: &Selection) -> Result<(), Diag>
         .collect();
     let keep_ks: Vec<bool> = {
         let labels = Labels::of(r);
-        r.kustomizations.iter().map(|k| sel.ks(k, &labels)).collect()
+        r.kustomizations
+            .iter()
+            .map(|k| sel.ks(k, &labels))
+            .collect()
     };
     let keep_hr: Vec<bool> = r.helmreleases.iter().map(|h| sel.hr(h)).collect();
     let (any_ks, any_hr) = (keep_ks.contains(&true), keep_hr.contains(&true));
@@ -296,11 +304,7 @@ pub fn filter(r: &mut Rendered, kind: Kind, sel: &Selection) -> Result<(), Diag>
         Kind::All => {
             if strict && !any_ks && !any_hr {
                 let all: Vec<String> = ks_names.iter().chain(&hr_names).cloned().collect();
-                return Err(sel.nothing_matched(
-                    "Kustomization or HelmRelease",
-                    &r.cluster,
-                    &all,
-                ));
+                return Err(sel.nothing_matched("Kustomization or HelmRelease", &r.cluster, &all));
             }
             retain(&mut r.kustomizations, &keep_ks);
             retain(&mut r.helmreleases, &keep_hr);
@@ -333,7 +337,12 @@ mod tests {
 
     #[test]
     fn aliases() {
-        for w in ["ks", "kustomization", "Kustomizations", "kustomizations.kustomize.toolkit.fluxcd.io"] {
+        for w in [
+            "ks",
+            "kustomization",
+            "Kustomizations",
+            "kustomizations.kustomize.toolkit.fluxcd.io",
+        ] {
             assert_eq!(Kind::parse(w), Some(Kind::Ks), "{w}");
         }
         for w in ["hr", "helmrelease", "HelmReleases"] {

@@ -25,8 +25,13 @@ pub fn run(a: TestArgs) -> i32 {
         Ok(r) => r,
         Err(d) => return d.fail(),
     };
-    let w = match select::words(&a.args, &[Kind::Ks, Kind::Hr, Kind::All], false, &repo, &a.env)
-    {
+    let w = match select::words(
+        &a.args,
+        &[Kind::Ks, Kind::Hr, Kind::All],
+        false,
+        &repo,
+        &a.env,
+    ) {
         Ok(w) => w,
         Err(d) => return d.fail(),
     };
