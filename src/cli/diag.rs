@@ -46,7 +46,11 @@ pub enum Severity {
 /// One diagnostic: a message, where (file and 1-based line, when known),
 /// and notes and hints below it.
 #[derive(Debug, Clone)]
-pub struct Diag {
+pub struct Diag(Box<DiagData>);
+
+/// What a [`Diag`] holds (boxed: diagnostics travel in `Result`s).
+#[derive(Debug, Clone)]
+pub struct DiagData {
     pub severity: Severity,
     pub message: String,
     pub file: Option<PathBuf>,
@@ -57,9 +61,22 @@ pub struct Diag {
     pub help: Vec<String>,
 }
 
+impl std::ops::Deref for Diag {
+    type Target = DiagData;
+    fn deref(&self) -> &DiagData {
+        &self.0
+    }
+}
+
+impl std::ops::DerefMut for Diag {
+    fn deref_mut(&mut self) -> &mut DiagData {
+        &mut self.0
+    }
+}
+
 impl Diag {
     pub fn new(severity: Severity, message: impl Into<String>) -> Diag {
-        Diag {
+        Diag(Box::new(DiagData {
             severity,
             message: message.into(),
             file: None,
@@ -67,7 +84,7 @@ impl Diag {
             label: String::new(),
             notes: Vec::new(),
             help: Vec::new(),
-        }
+        }))
     }
     pub fn error(message: impl Into<String>) -> Diag {
         Diag::new(Severity::Error, message)

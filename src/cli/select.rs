@@ -112,7 +112,7 @@ pub fn words(
             .kind
             .is_some_and(|k| k != Kind::Envs && k != Kind::Sources)
             || (w.kind == Some(Kind::Sources) && !many_envs);
-        if is_env(word) && w.envs.len() < max_envs && !(a.path.is_some() && !w.envs.is_empty()) {
+        if is_env(word) && w.envs.len() < max_envs && (a.path.is_none() || w.envs.is_empty()) {
             // With --path, a word naming an environment names the
             // environment only when it is the first word.
             w.envs.push(word.clone());
