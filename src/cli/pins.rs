@@ -83,7 +83,15 @@ fn short(d: &str) -> String {
 }
 
 fn table(pins: &[Pin]) -> String {
-    let header = ["ENV", "KIND", "NAME", "SOURCE", "TAG", "DIGEST"];
+    use super::table::col;
+    let cols = [
+        col("ENV"),
+        col("KIND"),
+        col("NAME"),
+        col("SOURCE"),
+        col("TAG"),
+        col("DIGEST"),
+    ];
     let rows: Vec<Vec<String>> = pins
         .iter()
         .map(|p| {
@@ -101,28 +109,7 @@ fn table(pins: &[Pin]) -> String {
             ]
         })
         .collect();
-    let mut w: Vec<usize> = header.iter().map(|h| h.len()).collect();
-    for r in &rows {
-        for (i, c) in r.iter().enumerate() {
-            w[i] = w[i].max(c.chars().count());
-        }
-    }
-    let line = |cells: &[String]| {
-        let mut s = String::new();
-        for (i, c) in cells.iter().enumerate() {
-            if i + 1 == cells.len() {
-                s.push_str(c);
-            } else {
-                s.push_str(&format!("{:w$}  ", c, w = w[i]));
-            }
-        }
-        s.trim_end().to_string() + "\n"
-    };
-    let mut out = line(&header.map(String::from));
-    for r in &rows {
-        out.push_str(&line(r));
-    }
-    out
+    super::table::render(&cols, &rows, false, super::table::width())
 }
 
 pub fn run(a: PinsArgs) -> i32 {

@@ -47,20 +47,20 @@ pub fn render(cols: &[Col], rows: &[Vec<String>], wide: bool, limit: Option<usiz
         }
     }
     if let Some(limit) = limit.filter(|_| !wide) {
-        // Shrink the widest column until the line fits (not below its
+        // Shrink the widest columns until the line fits (none below its
         // header, nor below 8 characters).
         let total = |w: &[usize]| w.iter().sum::<usize>() + 2 * w.len().saturating_sub(1);
         while total(&widths) > limit {
-            let (j, &w) = widths
-                .iter()
-                .enumerate()
-                .max_by_key(|(_, w)| **w)
-                .expect("a column");
-            let floor = cols[shown[j]].header.len().max(8);
-            if w <= floor {
+            let floor = |j: usize| cols[shown[j]].header.len().max(8);
+            // One character at a time from the widest column that can
+            // still shrink, so that wide columns shrink together.
+            let Some(j) = (0..widths.len())
+                .filter(|&j| widths[j] > floor(j))
+                .max_by_key(|&j| widths[j])
+            else {
                 break;
-            }
-            widths[j] = w.saturating_sub(total(&widths) - limit).max(floor);
+            };
+            widths[j] -= 1;
         }
     }
     let line = |cells: Vec<&str>| {
