@@ -13,6 +13,30 @@ use crate::flux::{KsReport, Rendered, Status};
 use crate::resource::Resource;
 use crate::yaml::Node;
 
+/// The `apiVersion` of every JSON document flate prints (docs/json.md).
+pub const API_VERSION: &str = "flate.dev/v1";
+
+/// `v` as a document of the JSON contract: an object that starts with
+/// `apiVersion` and `kind` (a list becomes the object's `items`).
+pub fn envelope(kind: &str, v: J) -> J {
+    let mut m = serde_json::Map::new();
+    m.insert("apiVersion".into(), J::from(API_VERSION));
+    m.insert("kind".into(), J::from(kind));
+    match v {
+        J::Object(o) => {
+            for (k, v) in o {
+                if k != "apiVersion" && k != "kind" {
+                    m.insert(k, v);
+                }
+            }
+        }
+        other => {
+            m.insert("items".into(), other);
+        }
+    }
+    J::Object(m)
+}
+
 /// What replaces every Secret value in human-facing output.
 pub const REDACTED: &str = "**redacted**";
 
@@ -178,7 +202,7 @@ fn helmrelease_json(h: &crate::flux::helm::HelmReleaseReport) -> J {
 }
 
 /// Writes the JSON of `flate build ENV -o json` (the JSON contract of
-/// ARCHITECTURE.md), pretty-printed, with a final newline, to `w` as it
+/// docs/json.md), pretty-printed, with a final newline, to `w` as it
 /// is produced (no copy of the whole text in memory).
 pub fn write_json(
     w: &mut dyn Write,
@@ -204,7 +228,9 @@ pub fn write_json(
                 })
                 .collect();
             let hrs: Vec<J> = self.r.helmreleases.iter().map(helmrelease_json).collect();
-            let mut m = s.serialize_map(Some(4))?;
+            let mut m = s.serialize_map(Some(6))?;
+            m.serialize_entry("apiVersion", API_VERSION)?;
+            m.serialize_entry("kind", "Build")?;
             m.serialize_entry("cluster", &self.r.cluster)?;
             m.serialize_entry("root", &self.r.root)?;
             m.serialize_entry("kustomizations", &ks)?;

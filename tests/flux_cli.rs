@@ -146,7 +146,8 @@ fn production_pin_carries_tag_and_digest() {
     let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
     // The production pin patch rides the child Kustomization's spec.patches;
     // the rendered OCIRepository carries both tag and digest.
-    let oci = v
+    assert_eq!(v["kind"], "SourceList");
+    let oci = v["items"]
         .as_array()
         .unwrap()
         .iter()
@@ -326,10 +327,12 @@ fn out_dir_is_written_atomically_and_survives_a_failed_run() {
 fn unknown_environment_is_exit_2_with_a_hint() {
     let o = common::flate_in(&["build", "nowhere"], &repo());
     assert_eq!(o.status.code(), Some(2));
+    let e = stderr(&o);
+    assert!(e.contains("unknown environment 'nowhere'"), "{e}");
+    // The known environments, with their entry directories.
     assert!(
-        stderr(&o).contains("kubernetes/clusters/nowhere"),
-        "{}",
-        stderr(&o)
+        e.contains("production (kubernetes/clusters/production)"),
+        "{e}"
     );
 }
 

@@ -1,4 +1,5 @@
-//! `flate build ENV` and `flate build hr ENV [NAME]`
+//! `flate build [ks|hr|all] [ENV] [NAME]`: the objects Flux would apply,
+//! or (`hr`) HelmReleases with their effective values and chart.
 
 use std::io::Write;
 use std::path::PathBuf;
@@ -7,7 +8,9 @@ use clap::{Args, ValueEnum};
 
 use flate::flux::{Rendered, Status};
 
-use super::common::{EnvArgs, print, render};
+use super::common::{EnvArgs, Repo, SpecErrors, pick, print, render_env};
+use super::diag::{self, Diag};
+use super::select::{self, Kind, SelectArgs, Selection};
 
 #[derive(ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Format {
@@ -17,8 +20,10 @@ pub enum Format {
 
 #[derive(Args, Debug)]
 pub struct BuildArgs {
-    /// ENV, or `hr ENV [NAME]` for HelmReleases.
-    #[arg(required = true, num_args = 1..=3)]
+    /// [TYPE] [ENV] [NAME]: TYPE is ks (the default), hr or all; ENV may be
+    /// left out with --path or when the repository has one environment;
+    /// NAME is `name` or `namespace/name`.
+    #[arg(num_args = 0..=3, value_name = "ARGS")]
     pub args: Vec<String>,
     #[arg(short = 'o', long = "output", value_enum, default_value = "yaml")]
     pub output: Format,
@@ -31,6 +36,8 @@ pub struct BuildArgs {
     /// Print Secret values instead of redacting them.
     #[arg(long)]
     pub show_secrets: bool,
+    #[command(flatten)]
+    pub select: SelectArgs,
     #[command(flatten)]
     pub env: EnvArgs,
 }
@@ -56,31 +63,32 @@ pub fn report_failures(r: &Rendered) -> i32 {
     const SHOWN: usize = 10;
     for (w, ks) in grouped {
         if ks.len() == 1 {
-            eprintln!("warning: Kustomization {}: {w}", ks[0]);
+            diag::warning(format!("Kustomization {}: {w}", ks[0]));
         } else if ks.len() <= SHOWN {
-            eprintln!(
-                "warning: {w} ({} Kustomizations: {})",
-                ks.len(),
+            diag::warning(format!(
+                "{w} ({}: {})",
+                diag::plural(ks.len(), "Kustomization"),
                 ks.join(", ")
-            );
+            ));
         } else {
-            eprintln!(
-                "warning: {w} ({} Kustomizations: {}, and {} more)",
-                ks.len(),
+            diag::warning(format!(
+                "{w} ({}: {}, and {} more)",
+                diag::plural(ks.len(), "Kustomization"),
                 ks[..SHOWN].join(", "),
                 ks.len() - SHOWN
-            );
+            ));
         }
     }
     let mut code = 0;
     for k in &r.kustomizations {
         if k.status == Status::Failed {
-            eprintln!(
-                "error: Kustomization {} ({}) failed: {}",
-                k.key(),
-                k.origin,
-                k.message
-            );
+            let mut d = Diag::error(format!("Kustomization {} failed: {}", k.key(), k.message));
+            if let Some(f) = &k.origin.file {
+                d = d.at(f.to_path_buf(), k.origin.line);
+            } else {
+                d = d.note(format!("defined in {}", k.origin));
+            }
+            d.emit();
             code = 1;
         }
     }
@@ -88,24 +96,67 @@ pub fn report_failures(r: &Rendered) -> i32 {
 }
 
 pub fn run(a: BuildArgs) -> i32 {
-    if a.args[0] == "hr" {
-        return build_hr(&a);
-    }
-    if a.args.len() > 1 {
-        eprintln!("error: unexpected arguments after ENV: {:?}", &a.args[1..]);
-        return 2;
-    }
-    let rendered = match render(&a.args[0], &a.env) {
+    let repo = match Repo::open(&a.env) {
+        Ok(r) => r,
+        Err(d) => return d.fail(),
+    };
+    let w = match select::words(
+        &a.args,
+        &[Kind::Ks, Kind::Hr, Kind::All],
+        false,
+        &repo,
+        &a.env,
+    ) {
+        Ok(w) => w,
+        Err(d) => return d.fail(),
+    };
+    let sel = match Selection::new(w.name.clone(), &a.select) {
+        Ok(s) => s,
+        Err(d) => return d.fail(),
+    };
+    let (repo, env) = match pick(w.envs.first().map(String::as_str), &a.env) {
+        Ok(p) => p,
+        Err(c) => return c,
+    };
+    let mut rendered = match render_env(&repo, &env, &a.env, SpecErrors::Fatal) {
         Ok(r) => r,
         Err(c) => return c,
     };
+    let kind = w.kind.unwrap_or(Kind::Ks);
+    if let Err(d) = select::filter(&mut rendered, kind, &sel) {
+        return d.fail();
+    }
+    if kind == Kind::Hr {
+        return build_hr(&a, &rendered);
+    }
+    // --ks: each name must match a Kustomization.
+    for n in &a.ks {
+        if !rendered
+            .kustomizations
+            .iter()
+            .any(|k| *n == k.name || *n == k.key())
+        {
+            let names: Vec<String> = rendered.kustomizations.iter().map(|k| k.key()).collect();
+            let by_name = Selection {
+                name: Some(n.clone()),
+                ..Selection::default()
+            };
+            return by_name
+                .nothing_matched("Kustomization", &env.name, &names)
+                .note(format!("asked for with --ks {n}"))
+                .fail();
+        }
+    }
     let code = report_failures(&rendered);
     if let Some(dir) = &a.out_dir {
         match flate::output::write_out_dir(&rendered, dir, &a.ks, a.show_secrets) {
-            Ok(n) => eprintln!("wrote {n} files to {}", dir.display()),
+            Ok(n) => {
+                if !diag::quiet() {
+                    eprintln!("wrote {} to {}", diag::plural(n, "file"), dir.display());
+                }
+            }
             Err(e) => {
-                eprintln!("error: writing {}: {e}", dir.display());
-                return 2;
+                return diag::error(format!("writing {}: {e}", dir.display()));
             }
         }
         return code;
@@ -129,29 +180,20 @@ pub fn run(a: BuildArgs) -> i32 {
     if p != 0 { p } else { code }
 }
 
-fn build_hr(a: &BuildArgs) -> i32 {
-    let Some(env) = a.args.get(1) else {
-        eprintln!("error: usage: flate build hr ENV [NAME]");
-        return 2;
-    };
-    let name = a.args.get(2);
-    let rendered = match render(env, &a.env) {
-        Ok(r) => r,
-        Err(c) => return c,
-    };
+fn build_hr(a: &BuildArgs, rendered: &Rendered) -> i32 {
     let mut code = 0;
     let mut docs = Vec::new();
     let mut json = Vec::new();
-    for h in rendered
-        .helmreleases
-        .iter()
-        .filter(|h| name.is_none_or(|n| *n == h.name))
-    {
+    for h in &rendered.helmreleases {
         if !h.ok {
-            eprintln!(
-                "error: HelmRelease {}/{}: {}",
+            let mut d = Diag::error(format!(
+                "HelmRelease {}/{}: {}",
                 h.namespace, h.name, h.message
-            );
+            ));
+            if let Some(f) = &h.object.origin.file {
+                d = d.at(f.to_path_buf(), h.object.origin.line);
+            }
+            d.emit();
             code = 1;
         }
         let mut obj = h.object.obj.clone();
@@ -208,13 +250,15 @@ fn build_hr(a: &BuildArgs) -> i32 {
         }));
         docs.push(obj);
     }
-    if let (Some(n), true) = (name, docs.is_empty()) {
-        eprintln!("error: no HelmRelease named {n} in {env}");
-        return 2;
-    }
     let text = match a.output {
         Format::Yaml => flate::yaml::stream_to_string(docs.iter()),
-        Format::Json => serde_json::to_string_pretty(&json).unwrap_or_default() + "\n",
+        Format::Json => {
+            let doc = flate::output::envelope(
+                "HelmReleaseList",
+                serde_json::json!({"environment": rendered.cluster, "items": json}),
+            );
+            serde_json::to_string_pretty(&doc).unwrap_or_default() + "\n"
+        }
     };
     let p = print(&text);
     if p != 0 { p } else { code }

@@ -10,7 +10,8 @@ use flate::check::{self, CheckOptions, Env, RULES, SchemaOptions, SchemaSet};
 use flate::flux::Rendered;
 use flate::fs::RealFs;
 
-use super::common::{EnvArgs, SpecErrors, render_with, repo_root};
+use super::common::{EnvArgs, SpecErrors, pick_all, render_env};
+use super::diag::{self, Diag};
 
 #[derive(ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Format {
@@ -21,7 +22,8 @@ pub enum Format {
 
 #[derive(Args, Debug)]
 pub struct CheckArgs {
-    /// Environments (default: every directory under kubernetes/clusters/).
+    /// Environments (default: all of them: those of .flate.yaml, else the
+    /// directories under kubernetes/clusters/, else every Flux sync).
     pub envs: Vec<String>,
     #[arg(short = 'o', long = "output", value_enum, default_value = "text")]
     pub output: Format,
@@ -47,52 +49,23 @@ pub struct CheckArgs {
     pub env: EnvArgs,
 }
 
-/// The environments of a repository: the directories under
-/// kubernetes/clusters/.
-pub fn all_envs(repo: &Path) -> Vec<String> {
-    let mut v: Vec<String> = std::fs::read_dir(repo.join("kubernetes/clusters"))
-        .map(|rd| {
-            rd.filter_map(|e| e.ok())
-                .filter(|e| e.path().is_dir())
-                .map(|e| e.file_name().to_string_lossy().into_owned())
-                .collect()
-        })
-        .unwrap_or_default();
-    v.sort();
-    v
-}
-
-/// ENV arguments, defaulted; an error message when there are none.
-pub fn env_names(given: &[String], a: &EnvArgs, repo: &Path) -> Result<Vec<String>, String> {
-    if !given.is_empty() {
-        return Ok(given.to_vec());
-    }
-    if let Some(p) = &a.path {
-        let name = Path::new(p)
-            .file_name()
-            .map(|n| n.to_string_lossy().into_owned())
-            .unwrap_or_else(|| "cluster".into());
-        return Ok(vec![name]);
-    }
-    let v = all_envs(repo);
-    if v.is_empty() {
-        return Err(format!(
-            "no environments: {} has no directories (name ENV, or use --repo / --path)",
-            repo.join("kubernetes/clusters").display()
-        ));
-    }
-    Ok(v)
-}
-
 /// Schema locations: the repository's `.flate/schemas` when present,
-/// then `--schema-dir`s.
-pub fn schema_locations(repo: &Path, dirs: &[String]) -> Vec<String> {
+/// then `--schema-dir`s, then the `check.schemaDirs` of .flate.yaml
+/// (relative to the repository root).
+pub fn schema_locations(repo: &Path, dirs: &[String], from_config: &[String]) -> Vec<String> {
     let mut v = Vec::new();
     let own: PathBuf = repo.join(".flate/schemas");
     if own.is_dir() {
         v.push(own.display().to_string());
     }
     v.extend(dirs.iter().cloned());
+    v.extend(from_config.iter().map(|d| {
+        if Path::new(d).is_absolute() {
+            d.clone()
+        } else {
+            repo.join(d).display().to_string()
+        }
+    }));
     v
 }
 
@@ -103,37 +76,42 @@ pub fn run(a: CheckArgs) -> i32 {
         }
         return 0;
     }
-    let mut disabled = BTreeSet::new();
+    let (repo, targets) = match pick_all(&a.envs, &a.env) {
+        Ok(p) => p,
+        Err(c) => return c,
+    };
+    // --disable adds to the file's check.disable (validated when read).
+    let mut disabled: BTreeSet<String> = repo.config.check.disable.iter().cloned().collect();
     for d in &a.disable {
         let d = d.trim();
         if d.is_empty() {
             continue;
         }
         if check::rule(d).is_none() {
-            eprintln!(
-                "error: --disable {d}: unknown rule (rules: {})",
-                RULES.iter().map(|r| r.id).collect::<Vec<_>>().join(", ")
-            );
-            return 2;
+            let ids: Vec<&str> = RULES.iter().map(|r| r.id).collect();
+            let mut e = Diag::error(format!("--disable {d}: unknown rule"));
+            if let Some(c) = diag::closest(d, ids.iter().copied()).first() {
+                e = e.help(format!("did you mean '{c}'?"));
+            }
+            return e.help("`flate check --list-rules` lists the rules").fail();
         }
         disabled.insert(d.to_string());
     }
-    let repo = repo_root(&a.env.repo);
-    let names = match env_names(&a.envs, &a.env, &repo) {
-        Ok(n) => n,
-        Err(e) => {
-            eprintln!("error: {e}");
-            return 2;
-        }
-    };
+    let mut versions: Vec<&str> = targets
+        .iter()
+        .filter_map(|e| e.kubernetes_version.as_deref())
+        .collect();
+    versions.dedup();
     let sopts = SchemaOptions {
-        locations: schema_locations(&repo, &a.schema_dir),
+        locations: schema_locations(&repo.root, &a.schema_dir, &repo.config.check.schema_dirs),
         strict: a.strict,
-        kubernetes_version: String::new(),
+        kubernetes_version: match versions.as_slice() {
+            [v] => v.to_string(),
+            _ => String::new(),
+        },
     };
     if let Err(e) = check::schema::check_locations(&sopts) {
-        eprintln!("error: {e}");
-        return 2;
+        return diag::error(e.to_string());
     }
     let t0 = std::time::Instant::now();
     if !a.skip_schemas {
@@ -142,14 +120,14 @@ pub fn run(a: CheckArgs) -> i32 {
             let _ = check::schema::kubernetes();
         });
     }
-    let renders: Vec<Result<Rendered, i32>> = names
+    let renders: Vec<Result<Rendered, i32>> = targets
         .par_iter()
-        .map(|n| render_with(n, &a.env, SpecErrors::Ignore))
+        .map(|e| render_env(&repo, e, &a.env, SpecErrors::Ignore))
         .collect();
     let mut envs = Vec::new();
-    for (n, r) in names.iter().zip(renders) {
+    for (e, r) in targets.iter().zip(renders) {
         match r {
-            Ok(r) => envs.push(Env::new(n, &repo, &RealFs, r)),
+            Ok(r) => envs.push(Env::new(&e.name, &repo.root, &RealFs, r)),
             Err(c) => return c,
         }
     }
@@ -169,7 +147,8 @@ pub fn run(a: CheckArgs) -> i32 {
     let out = match a.output {
         Format::Text => check::report::text(&report),
         Format::Json => {
-            serde_json::to_string_pretty(&check::report::json(&report)).unwrap_or_default() + "\n"
+            let doc = flate::output::envelope("CheckReport", check::report::json(&report));
+            serde_json::to_string_pretty(&doc).unwrap_or_default() + "\n"
         }
         Format::Sarif => {
             serde_json::to_string_pretty(&check::report::sarif(&report)).unwrap_or_default() + "\n"

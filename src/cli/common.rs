@@ -1,4 +1,6 @@
-//! Arguments shared by the verbs that render an environment.
+//! Arguments shared by the verbs that render an environment, and how an
+//! environment is chosen: ENV, `--path`, the repository's `.flate.yaml`,
+//! or the environments discovered in the tree.
 
 use std::path::{Path, PathBuf};
 
@@ -7,22 +9,27 @@ use clap::Args;
 use flate::flux::{RenderOptions, Rendered};
 use flate::fs::{RealFs, absolute};
 
+use super::config::{self, Environment, Found, RepoConfig};
+use super::diag::{self, Diag, closest};
+
 #[derive(Args, Debug, Clone, Default)]
 pub struct EnvArgs {
-    /// Repository root (default: the git top level of the working directory,
-    /// else the working directory).
-    #[arg(long, global = true)]
+    /// Repository root (default: the nearest directory above the working
+    /// directory holding .flate.yaml or .git, else the working directory).
+    #[arg(long, global = true, value_name = "DIR")]
     pub repo: Option<PathBuf>,
-    /// Entry directory relative to the repository, instead of
-    /// kubernetes/clusters/ENV (e.g. kubernetes/flux/cluster).
-    #[arg(long, global = true)]
+    /// The environment's entry directory, relative to the repository root
+    /// (e.g. kubernetes/flux/cluster); enough on its own: the environment
+    /// is named after it (or after the .flate.yaml entry with that path).
+    #[arg(long, global = true, value_name = "DIR")]
     pub path: Option<String>,
     /// Fail on variables that are not set (Flux's StrictPostBuildSubstitutions).
     #[arg(long, global = true)]
     pub strict_substitute: bool,
     /// A YAML file of objects that exist before the render, such as the
-    /// bootstrap-settings ConfigMap (repeatable).
-    #[arg(long, global = true)]
+    /// bootstrap-settings ConfigMap (repeatable; replaces the
+    /// environment's `settings` of .flate.yaml).
+    #[arg(long, global = true, value_name = "FILE")]
     pub settings: Vec<PathBuf>,
     /// Do not derive the bootstrap-settings ConfigMap from
     /// kubernetes/clusters/ENV/talos.yaml (it is used when present and no
@@ -37,9 +44,19 @@ pub struct EnvArgs {
     pub sources: Vec<String>,
 }
 
-/// The `--source` directories, made absolute.
+/// The `--source` directories, made absolute, then the `sources` of
+/// `.flate.yaml` (the first match wins, so the command line overrides the
+/// file).
 pub fn local_sources(a: &EnvArgs) -> Result<Vec<flate::flux::render::LocalSource>, String> {
-    a.sources
+    let mut specs: Vec<String> = a.sources.clone();
+    if let Ok(repo) = Repo::open(a) {
+        specs.extend(
+            repo.source_dirs()
+                .into_iter()
+                .map(|(k, d)| format!("{k}={}", d.display())),
+        );
+    }
+    specs
         .iter()
         .map(|s| {
             let mut l = flate::flux::render::LocalSource::parse(s)?;
@@ -55,7 +72,8 @@ pub fn local_sources(a: &EnvArgs) -> Result<Vec<flate::flux::render::LocalSource
         .collect()
 }
 
-/// The repository root: --repo, else the enclosing git work tree, else cwd.
+/// The repository root: --repo, else the nearest directory above the
+/// working directory holding `.flate.yaml` or `.git`, else cwd.
 pub fn repo_root(repo: &Option<PathBuf>) -> PathBuf {
     if let Some(r) = repo {
         return absolute(r);
@@ -63,7 +81,7 @@ pub fn repo_root(repo: &Option<PathBuf>) -> PathBuf {
     let cwd = absolute(Path::new("."));
     let mut cur: Option<&Path> = Some(&cwd);
     while let Some(d) = cur {
-        if d.join(".git").exists() {
+        if d.join(config::FILE_NAME).is_file() || d.join(".git").exists() {
             return d.to_path_buf();
         }
         cur = d.parent();
@@ -71,9 +89,260 @@ pub fn repo_root(repo: &Option<PathBuf>) -> PathBuf {
     cwd
 }
 
-/// Renders environment `env` (exit code 2 and a message when it cannot).
-pub fn render(env: &str, a: &EnvArgs) -> Result<Rendered, i32> {
-    render_with(env, a, SpecErrors::Fatal)
+/// A repository: its root and its `.flate.yaml`.
+#[derive(Debug, Clone)]
+pub struct Repo {
+    pub root: PathBuf,
+    pub config: RepoConfig,
+}
+
+impl Repo {
+    /// The repository of `a` (`--repo` or the working directory's), with
+    /// its configuration read and validated.
+    pub fn open(a: &EnvArgs) -> Result<Repo, Diag> {
+        let root = repo_root(&a.repo);
+        if a.repo.is_some() && !root.is_dir() {
+            return Err(Diag::error(format!(
+                "--repo {}: no such directory",
+                a.repo
+                    .as_ref()
+                    .map(|p| p.display().to_string())
+                    .unwrap_or_default()
+            )));
+        }
+        let config = config::load(&root)?;
+        Ok(Repo { root, config })
+    }
+
+    /// The `charts` directories of .flate.yaml, relative to the root made
+    /// absolute (for chart rendering; flate does not template charts yet).
+    pub fn chart_dirs(&self) -> Vec<PathBuf> {
+        self.config
+            .charts
+            .iter()
+            .map(|c| self.root.join(c))
+            .collect()
+    }
+
+    /// The `sources` of .flate.yaml: `Kind/namespace/name` → an absolute
+    /// directory (for external sources, which flate skips for now).
+    pub fn source_dirs(&self) -> Vec<(String, PathBuf)> {
+        self.config
+            .sources
+            .iter()
+            .map(|(k, d)| (k.clone(), flate::fs::normalize(&self.root, Path::new(d))))
+            .collect()
+    }
+
+    /// Every environment (the file's, else the discovered ones).
+    pub fn environments(&self) -> Vec<Environment> {
+        config::environments(&self.root, &self.config)
+    }
+
+    /// The environments named by `names` (all of them when empty), or the
+    /// one `--path` names.
+    pub fn select(&self, names: &[String], a: &EnvArgs) -> Result<Vec<Environment>, Diag> {
+        if a.path.is_some() {
+            if names.len() > 1 {
+                return Err(Diag::error(format!(
+                    "--path names one environment, but {} were given: {}",
+                    names.len(),
+                    names.join(", ")
+                )));
+            }
+            return Ok(vec![self.one(names.first().map(String::as_str), a)?]);
+        }
+        if names.is_empty() {
+            let all = self.environments();
+            if all.is_empty() {
+                return Err(no_environments(&self.root));
+            }
+            return Ok(all.into_iter().map(|e| with_settings(e, a)).collect());
+        }
+        names.iter().map(|n| self.one(Some(n), a)).collect()
+    }
+
+    /// As [`Repo::select`], but a name that is not an environment here is
+    /// taken as kubernetes/clusters/NAME (`flate diff` of an environment
+    /// that only the base has).
+    pub fn select_lenient(&self, names: &[String], a: &EnvArgs) -> Result<Vec<Environment>, Diag> {
+        if a.path.is_some() || names.is_empty() {
+            return self.select(names, a);
+        }
+        let known = self.environments();
+        Ok(names
+            .iter()
+            .map(|n| {
+                let e = known
+                    .iter()
+                    .find(|e| e.name == *n)
+                    .cloned()
+                    .unwrap_or_else(|| Environment {
+                        name: n.clone(),
+                        path: format!("kubernetes/clusters/{n}"),
+                        settings: Vec::new(),
+                        kubernetes_version: None,
+                        found: Found::ClustersDir,
+                    });
+                with_settings(e, a)
+            })
+            .collect())
+    }
+
+    /// One environment: `name`, `--path`, or the only one there is.
+    pub fn one(&self, name: Option<&str>, a: &EnvArgs) -> Result<Environment, Diag> {
+        let known = self.environments();
+        if let Some(p) = &a.path {
+            let path = self.entry_path(p)?;
+            let from_config = known.iter().find(|e| same_path(&e.path, &path));
+            let env = match (name, from_config) {
+                (Some(n), Some(e)) if e.name == n => e.clone(),
+                (None, Some(e)) => e.clone(),
+                (n, _) => Environment {
+                    name: n.map(str::to_string).unwrap_or_else(|| {
+                        Path::new(&path)
+                            .file_name()
+                            .map(|f| f.to_string_lossy().into_owned())
+                            .unwrap_or_else(|| "cluster".into())
+                    }),
+                    path,
+                    settings: Vec::new(),
+                    kubernetes_version: None,
+                    found: Found::PathFlag,
+                },
+            };
+            return Ok(with_settings(env, a));
+        }
+        match name {
+            Some(n) => match known.iter().find(|e| e.name == n) {
+                Some(e) => Ok(with_settings(e.clone(), a)),
+                None => Err(unknown_env(n, &known, &self.root)),
+            },
+            None => match known.as_slice() {
+                [e] => Ok(with_settings(e.clone(), a)),
+                [] => Err(no_environments(&self.root)),
+                many => Err(Diag::error("name an environment")
+                    .note(format!(
+                        "this repository has {}: {}",
+                        diag::plural(many.len(), "environment"),
+                        names(many)
+                    ))
+                    .help("e.g. `flate build ENV`, or `--path DIR` for another entry directory")),
+            },
+        }
+    }
+
+    /// `--path`: relative to the repository root, or to the working
+    /// directory when it is a directory there inside the repository.
+    fn entry_path(&self, p: &str) -> Result<String, Diag> {
+        let trimmed = p.trim_end_matches('/');
+        let trimmed = trimmed.strip_prefix("./").unwrap_or(trimmed);
+        if Path::new(trimmed).is_relative() && self.root.join(trimmed).is_dir() {
+            return Ok(trimmed.to_string());
+        }
+        let from_cwd = absolute(Path::new(p));
+        if from_cwd.is_dir()
+            && let Ok(rel) = from_cwd.strip_prefix(&self.root)
+        {
+            let rel = rel.display().to_string();
+            return Ok(if rel.is_empty() { ".".into() } else { rel });
+        }
+        Err(Diag::error(format!(
+            "--path {p}: no such directory in {}",
+            self.root.display()
+        ))
+        .help("--path is the entry directory relative to the repository root (see --repo)"))
+    }
+}
+
+fn same_path(a: &str, b: &str) -> bool {
+    let n = |s: &str| s.trim_start_matches("./").trim_end_matches('/').to_string();
+    n(a) == n(b)
+}
+
+fn names(envs: &[Environment]) -> String {
+    envs.iter()
+        .map(|e| format!("{} ({})", e.name, e.path))
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+fn no_environments(root: &Path) -> Diag {
+    Diag::error(format!("no environments found in {}", root.display()))
+        .note("looked for .flate.yaml, directories under kubernetes/clusters/ and Flux syncs (a Kustomization and a GitRepository in one directory)")
+        .help("name the entry directory with --path DIR, or list environments in .flate.yaml")
+}
+
+fn unknown_env(name: &str, known: &[Environment], root: &Path) -> Diag {
+    let mut d = Diag::error(format!("unknown environment '{name}'"));
+    if known.is_empty() {
+        return no_environments(root).note(format!("'{name}' was asked for"));
+    }
+    if let Some(c) = closest(name, known.iter().map(|e| e.name.as_str())).first() {
+        d = d.help(format!("did you mean '{c}'?"));
+    }
+    d.note(format!(
+        "known environments: {} (`flate get envs` says where each was found)",
+        names(known)
+    ))
+    .help("or name the entry directory with --path DIR")
+}
+
+/// `--settings` replaces the environment's own settings files.
+fn with_settings(mut e: Environment, a: &EnvArgs) -> Environment {
+    if !a.settings.is_empty() {
+        e.settings = a.settings.iter().map(|p| absolute(p)).collect();
+    }
+    e
+}
+
+/// Opens the repository and picks one environment (`name`, `--path`, or
+/// the only one); exit status 2 after the message when it cannot.
+pub fn pick(name: Option<&str>, a: &EnvArgs) -> Result<(Repo, Environment), i32> {
+    let repo = Repo::open(a).map_err(|d| d.fail())?;
+    if let Some(f) = &repo.config.file {
+        diag::info(format!("configuration from {}", f.display()));
+    }
+    let env = repo.one(name, a).map_err(|d| d.fail())?;
+    diag::info(format!(
+        "environment {} at {} ({})",
+        env.name,
+        env.path,
+        env.origin()
+    ));
+    Ok((repo, env))
+}
+
+/// Opens the repository and picks the environments named (all when none).
+pub fn pick_all(names: &[String], a: &EnvArgs) -> Result<(Repo, Vec<Environment>), i32> {
+    pick_all_with(names, a, false)
+}
+
+/// [`pick_all`]; `lenient` as [`Repo::select_lenient`].
+pub fn pick_all_with(
+    names: &[String],
+    a: &EnvArgs,
+    lenient: bool,
+) -> Result<(Repo, Vec<Environment>), i32> {
+    let repo = Repo::open(a).map_err(|d| d.fail())?;
+    if let Some(f) = &repo.config.file {
+        diag::info(format!("configuration from {}", f.display()));
+    }
+    let envs = if lenient {
+        repo.select_lenient(names, a)
+    } else {
+        repo.select(names, a)
+    }
+    .map_err(|d| d.fail())?;
+    for e in &envs {
+        diag::info(format!(
+            "environment {} at {} ({})",
+            e.name,
+            e.path,
+            e.origin()
+        ));
+    }
+    Ok((repo, envs))
 }
 
 /// What an invalid Talos spec does to a render that would derive
@@ -89,24 +358,27 @@ pub enum SpecErrors {
     Ignore,
 }
 
-/// The objects the `--settings` files hold.
-pub fn settings_objects(a: &EnvArgs) -> Result<Vec<flate::resource::Resource>, String> {
+/// The objects the environment's settings files hold.
+pub fn settings_objects(env: &Environment) -> Result<Vec<flate::resource::Resource>, String> {
     let mut out = Vec::new();
-    for f in &a.settings {
-        let text =
-            std::fs::read_to_string(f).map_err(|e| format!("--settings {}: {e}", f.display()))?;
+    for f in &env.settings {
+        let text = std::fs::read_to_string(f)
+            .map_err(|e| format!("settings file {}: {e}", f.display()))?;
         out.extend(
             flate::kustomize::build::resources_from_text(&absolute(f), &text)
-                .map_err(|e| format!("--settings: {e}"))?,
+                .map_err(|e| format!("settings file {}: {e}", f.display()))?,
         );
     }
     Ok(out)
 }
 
 /// Whether bootstrap-settings are derived from the Talos spec: not with
-/// `--settings`, `--no-talos-settings` or `--path`.
-pub fn derives_talos_settings(a: &EnvArgs) -> bool {
-    a.settings.is_empty() && !a.no_talos_settings && a.path.is_none()
+/// settings files, `--no-talos-settings`, or an entry directory other
+/// than kubernetes/clusters/ENV.
+pub fn derives_talos_settings(env: &Environment, a: &EnvArgs) -> bool {
+    env.settings.is_empty()
+        && !a.no_talos_settings
+        && same_path(&env.path, &format!("kubernetes/clusters/{}", env.name))
 }
 
 /// The bootstrap-settings ConfigMap derived from the Talos spec of `env`
@@ -115,21 +387,23 @@ pub fn derives_talos_settings(a: &EnvArgs) -> bool {
 pub fn talos_settings(
     fs: &dyn flate::fs::FileSystem,
     repo: &Path,
-    env: &str,
+    env: &Environment,
     a: &EnvArgs,
     spec_errors: SpecErrors,
 ) -> Result<Option<flate::resource::Resource>, String> {
-    if !derives_talos_settings(a) {
+    if !derives_talos_settings(env, a) {
         return Ok(None);
     }
-    match flate::talos::bootstrap_settings_resource(fs, repo, env) {
+    match flate::talos::bootstrap_settings_resource(fs, repo, &env.name) {
         Ok(r) => Ok(r),
         Err(_) if spec_errors == SpecErrors::Ignore => Ok(None),
         Err(e) if spec_errors == SpecErrors::Warn => {
-            eprintln!("warning: {e}");
-            eprintln!(
-                "warning: rendering {env} without the bootstrap-settings the spec would give (`flate check` lists the spec's errors)"
-            );
+            Diag::warning(e.to_string())
+                .note(format!(
+                    "rendering {} without the bootstrap-settings the spec would give (`flate check` lists the spec's errors)",
+                    env.name
+                ))
+                .emit();
             Ok(None)
         }
         Err(e) => Err(format!(
@@ -138,25 +412,17 @@ pub fn talos_settings(
     }
 }
 
-/// The entry directory of environment `env`: `--path`, else
-/// kubernetes/clusters/ENV.
-pub fn entry(env: &str, a: &EnvArgs) -> String {
-    a.path
-        .clone()
-        .unwrap_or_else(|| format!("kubernetes/clusters/{env}"))
-}
-
-/// The render options of environment `env` of the repository read through
-/// `fs`: `--strict-substitute`, the `--settings` objects and the
-/// bootstrap-settings derived from the Talos spec.
+/// The render options of `env` of the repository read through `fs`:
+/// `--strict-substitute`, the settings objects and the bootstrap-settings
+/// derived from the Talos spec.
 pub fn render_options(
     fs: &dyn flate::fs::FileSystem,
     repo: &Path,
-    env: &str,
+    env: &Environment,
     a: &EnvArgs,
     spec_errors: SpecErrors,
 ) -> Result<RenderOptions, String> {
-    let mut preexisting = settings_objects(a)?;
+    let mut preexisting = settings_objects(env)?;
     preexisting.extend(talos_settings(fs, repo, env, a, spec_errors)?);
     Ok(RenderOptions {
         strict_substitute: a.strict_substitute,
@@ -165,17 +431,20 @@ pub fn render_options(
     })
 }
 
-/// [`render`], with a choice of what an invalid Talos spec does.
-pub fn render_with(env: &str, a: &EnvArgs, spec_errors: SpecErrors) -> Result<Rendered, i32> {
-    let repo = repo_root(&a.repo);
-    let opts = render_options(&RealFs, &repo, env, a, spec_errors).map_err(|e| {
-        eprintln!("error: {e}");
-        2
-    })?;
-    flate::flux::render(&RealFs, &repo, &entry(env, a), env, &opts).map_err(|e| {
-        eprintln!("error: {e}");
-        eprintln!("hint: ENV names kubernetes/clusters/ENV under the repository root; use --repo or --path");
-        2
+/// Renders `env` of the working tree (exit status 2 after the message
+/// when it cannot).
+pub fn render_env(
+    repo: &Repo,
+    env: &Environment,
+    a: &EnvArgs,
+    spec_errors: SpecErrors,
+) -> Result<Rendered, i32> {
+    let opts = render_options(&RealFs, &repo.root, env, a, spec_errors)
+        .map_err(|e| Diag::error(e).fail())?;
+    flate::flux::render(&RealFs, &repo.root, &env.path, &env.name, &opts).map_err(|e| {
+        diag::from_error(&e, Some(&repo.root))
+            .note(format!("environment {} ({})", env.name, env.origin()))
+            .fail()
     })
 }
 
@@ -191,4 +460,9 @@ pub fn print(s: &str) -> i32 {
         return 2;
     }
     0
+}
+
+/// A path shown relative to the repository root when it is below it.
+pub fn rel(root: &Path, p: &Path) -> String {
+    p.strip_prefix(root).unwrap_or(p).display().to_string()
 }

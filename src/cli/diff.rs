@@ -1,4 +1,5 @@
-//! `flate diff ENV... [--base REV | --path-orig DIR] [-o unified|markdown|json] [--exit-code]`
+//! `flate diff [ks|hr|all] [ENV...] [NAME] [--base REV | --path-orig DIR]
+//! [-o unified|markdown|json] [--exit-code]`
 
 use std::io::{IsTerminal, Write};
 use std::path::{Path, PathBuf};
@@ -10,7 +11,10 @@ use flate::diff::{DiffOptions, EnvDiff, FieldPath, Input, MarkdownOptions};
 use flate::flux::RenderOptions;
 use flate::fs::{FileSystem, RealFs, absolute, normalize};
 
-use super::common::{EnvArgs, SpecErrors, repo_root};
+use super::common::{EnvArgs, Repo, SpecErrors, pick_all_with};
+use super::config::Environment;
+use super::diag::{self, Diag};
+use super::select::{self, Kind, SelectArgs, Selection};
 
 #[derive(ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Format {
@@ -28,15 +32,18 @@ pub enum Color {
 
 #[derive(Args, Debug)]
 pub struct DiffArgs {
-    /// Environments to diff (kubernetes/clusters/ENV).
-    #[arg(required = true, value_name = "ENV")]
+    /// [TYPE] [ENV...] [NAME]: TYPE (ks, hr or all) and NAME narrow the
+    /// diff to some Kustomizations or HelmReleases; without ENV, every
+    /// environment (as for `flate check`).
+    #[arg(value_name = "ARGS")]
     pub envs: Vec<String>,
     /// The base revision (any revision git understands). Default: the
     /// merge-base of HEAD with its upstream, else with origin/HEAD,
     /// origin/main or origin/master.
     #[arg(long, value_name = "REV", conflicts_with = "path_orig")]
     pub base: Option<String>,
-    /// Diff against another checkout of the repository instead of a revision.
+    /// Diff against another checkout instead of a revision: its root, or
+    /// (as flux-local) its counterpart of the entry directory (--path).
     #[arg(long = "path-orig", value_name = "DIR")]
     pub path_orig: Option<PathBuf>,
     #[arg(short = 'o', long = "output", value_enum, default_value = "unified")]
@@ -63,22 +70,76 @@ pub struct DiffArgs {
     #[arg(long, default_value_t = flate::diff::markdown::GITHUB_COMMENT_LIMIT, value_name = "N")]
     pub max_chars: usize,
     #[command(flatten)]
+    pub select: SelectArgs,
+    #[command(flatten)]
     pub env: EnvArgs,
 }
 
-fn render_options(a: &EnvArgs) -> Result<RenderOptions, String> {
+fn render_options(env: &Environment, a: &EnvArgs) -> Result<RenderOptions, String> {
     Ok(RenderOptions {
         strict_substitute: a.strict_substitute,
-        preexisting: super::common::settings_objects(a)?,
+        preexisting: super::common::settings_objects(env)?,
         sources: super::common::local_sources(a)?,
     })
+}
+
+/// What `--path-orig DIR` is for one environment: (the other checkout's
+/// root, the entry directory there, what was understood).
+fn other_checkout(dir: &Path, env: &Environment) -> (PathBuf, String, String) {
+    let entry = env.path.trim_start_matches("./").trim_end_matches('/');
+    if dir.join(entry).is_dir() {
+        return (
+            dir.to_path_buf(),
+            entry.to_string(),
+            format!("another checkout's root (entry {entry})"),
+        );
+    }
+    // The counterpart of --path: its root is where the entry path ends.
+    let comps = Path::new(entry).components().count();
+    if dir.ends_with(entry) {
+        let mut root = dir.to_path_buf();
+        for _ in 0..comps {
+            root.pop();
+        }
+        return (
+            root.clone(),
+            entry.to_string(),
+            format!(
+                "the other checkout's counterpart of {entry} (its root: {})",
+                root.display()
+            ),
+        );
+    }
+    // An entry directory elsewhere: the root is the nearest directory
+    // above it holding .flate.yaml or .git, else the directory itself.
+    let mut cur = Some(dir);
+    while let Some(d) = cur {
+        if d.join(super::config::FILE_NAME).is_file() || d.join(".git").exists() {
+            let rel = dir.strip_prefix(d).unwrap_or(dir).display().to_string();
+            let rel = if rel.is_empty() { ".".to_string() } else { rel };
+            return (
+                d.to_path_buf(),
+                rel.clone(),
+                format!(
+                    "the other checkout's entry directory {rel} (its root: {})",
+                    d.display()
+                ),
+            );
+        }
+        cur = d.parent();
+    }
+    (
+        dir.to_path_buf(),
+        ".".to_string(),
+        "an entry directory of its own (no .git or .flate.yaml above it)".to_string(),
+    )
 }
 
 fn render_side(
     fs: &dyn FileSystem,
     root: &Path,
     entry: &str,
-    env: &str,
+    env: &Environment,
     opts: &RenderOptions,
     a: &EnvArgs,
 ) -> Input {
@@ -95,7 +156,7 @@ fn render_side(
         Ok(None) => std::borrow::Cow::Borrowed(opts),
         Err(e) => return Input::Error(e),
     };
-    match flate::flux::render(fs, root, entry, env, &opts) {
+    match flate::flux::render(fs, root, entry, &env.name, &opts) {
         Ok(r) => Input::Rendered(Box::new(r)),
         Err(e) => Input::Error(flate::flux::render::show_error(root, &e)),
     }
@@ -113,111 +174,157 @@ fn use_color(c: Color) -> bool {
 }
 
 pub fn run(a: DiffArgs) -> i32 {
+    let repo = match Repo::open(&a.env) {
+        Ok(r) => r,
+        Err(d) => return d.fail(),
+    };
+    let w = match select::words(
+        &a.envs,
+        &[Kind::Ks, Kind::Hr, Kind::All],
+        true,
+        &repo,
+        &a.env,
+    ) {
+        Ok(w) => w,
+        Err(d) => return d.fail(),
+    };
+    let sel = match Selection::new(w.name.clone(), &a.select) {
+        Ok(s) => s,
+        Err(d) => return d.fail(),
+    };
+    let kind = w.kind.unwrap_or(Kind::All);
+    let (repo, targets) = match pick_all_with(&w.envs, &a.env, true) {
+        Ok(p) => p,
+        Err(c) => return c,
+    };
     let mut ignore = if a.no_default_ignores {
         Vec::new()
     } else {
         flate::diff::ignore::defaults()
     };
-    for p in &a.ignore_field {
+    // The file's diff.ignoreFields, then --ignore-field.
+    for p in repo.config.diff.ignore_fields.iter().chain(&a.ignore_field) {
         match FieldPath::parse(p) {
             Ok(f) => ignore.push(f),
-            Err(e) => {
-                eprintln!("error: {e}");
-                return 2;
-            }
+            Err(e) => return diag::error(format!("--ignore-field {p}: {e}")),
         }
     }
-    let opts = match render_options(&a.env) {
-        Ok(o) => o,
-        Err(e) => {
-            eprintln!("error: {e}");
-            return 2;
+    let head_root = repo.root.clone();
+    // The base side: another checkout (per environment: its root and
+    // entry), or a revision's tree mounted where the working tree is so
+    // that every path matches.
+    let mut sides: Vec<(PathBuf, String)> = Vec::new();
+    let (base_fs, base_label): (Box<dyn FileSystem>, String) = match &a.path_orig {
+        Some(dir) => {
+            let d = absolute(dir);
+            if !d.is_dir() {
+                return Diag::error(format!("--path-orig {}: no such directory", dir.display()))
+                    .help("--path-orig is the other checkout's root, or its counterpart of --path")
+                    .fail();
+            }
+            for t in &targets {
+                let (root, entry, how) = other_checkout(&d, t);
+                diag::note(format!(
+                    "--path-orig {}: {how}, for environment {}",
+                    dir.display(),
+                    t.name
+                ));
+                sides.push((root, entry));
+            }
+            (Box::new(RealFs), dir.display().to_string())
+        }
+        None => {
+            let base = match &a.base {
+                Some(rev) => flate::diff::base::explicit(&head_root, rev),
+                None => flate::diff::base::default_base(&head_root),
+            };
+            let opened = base.and_then(|b| {
+                let mount = flate::diff::base::mount_point(&head_root)?;
+                let fs = flate::git::GitTreeFs::open(&head_root, &b.commit, &mount)?;
+                Ok((fs, b.label))
+            });
+            match opened {
+                Ok((fs, label)) => {
+                    for t in &targets {
+                        sides.push((head_root.clone(), t.path.clone()));
+                    }
+                    (Box::new(fs), label)
+                }
+                Err(e) => return diag::error(e.to_string()),
+            }
         }
     };
-    let head_root = repo_root(&a.env.repo);
-    // The base side: another checkout, or a revision's tree mounted where
-    // the working tree is so that every path matches.
-    let (base_fs, base_root, base_label): (Box<dyn FileSystem>, PathBuf, String) =
-        match &a.path_orig {
-            Some(dir) => {
-                let d = absolute(dir);
-                if !d.is_dir() {
-                    eprintln!("error: --path-orig {}: not a directory", dir.display());
-                    return 2;
-                }
-                let label = dir.display().to_string();
-                (Box::new(RealFs), d, label)
-            }
-            None => {
-                let base = match &a.base {
-                    Some(rev) => flate::diff::base::explicit(&head_root, rev),
-                    None => flate::diff::base::default_base(&head_root),
-                };
-                let opened = base.and_then(|b| {
-                    let mount = flate::diff::base::mount_point(&head_root)?;
-                    let fs = flate::git::GitTreeFs::open(&head_root, &b.commit, &mount)?;
-                    Ok((fs, b.label))
-                });
-                match opened {
-                    Ok((fs, label)) => (Box::new(fs), head_root.clone(), label),
-                    Err(e) => {
-                        eprintln!("error: {e}");
-                        return 2;
-                    }
-                }
-            }
-        };
     let diff_opts = DiffOptions {
         ignore,
         context: a.context,
         base_label,
     };
-    let entry = |env: &str| super::common::entry(env, &a.env);
     // Every (environment, side) renders in parallel.
-    let jobs: Vec<(usize, bool)> = (0..a.envs.len())
+    let jobs: Vec<(usize, bool)> = (0..targets.len())
         .flat_map(|i| [(i, false), (i, true)])
         .collect();
     let mut inputs: Vec<((usize, bool), Input)> = jobs
         .par_iter()
         .map(|&(i, head)| {
-            let env = &a.envs[i];
+            let env = &targets[i];
+            let opts = match render_options(env, &a.env) {
+                Ok(o) => o,
+                Err(e) => return ((i, head), Input::Error(e)),
+            };
             let input = if head {
-                render_side(&RealFs, &head_root, &entry(env), env, &opts, &a.env)
+                render_side(&RealFs, &head_root, &env.path, env, &opts, &a.env)
             } else {
-                render_side(
-                    base_fs.as_ref(),
-                    &base_root,
-                    &entry(env),
-                    env,
-                    &opts,
-                    &a.env,
-                )
+                let (root, entry) = &sides[i];
+                render_side(base_fs.as_ref(), root, entry, env, &opts, &a.env)
             };
             ((i, head), input)
         })
         .collect();
     inputs.sort_by_key(|(k, _)| *k);
+    // NAME, -n and -l narrow both sides; a NAME or namespace that is on
+    // neither side is an error.
+    for pair in inputs.chunks_mut(2) {
+        let mut misses = Vec::new();
+        let mut rendered = 0;
+        for (_, input) in pair.iter_mut() {
+            if let Input::Rendered(r) = input {
+                rendered += 1;
+                if let Err(d) = select::filter(r, kind, &sel) {
+                    misses.push(d);
+                }
+            }
+        }
+        if rendered > 0 && misses.len() == rendered {
+            return misses.swap_remove(0).fail();
+        }
+    }
     let mut diffs: Vec<EnvDiff> = Vec::new();
     let mut code = 0;
     for (i, pair) in inputs.chunks(2).enumerate() {
-        let env = &a.envs[i];
+        let env = &targets[i].name;
         let (base, head) = (&pair[0].1, &pair[1].1);
         if let (Input::Absent(_), Input::Absent(_)) = (base, head) {
-            eprintln!(
-                "error: environment {env}: {} exists on neither side",
-                entry(env)
-            );
-            eprintln!(
-                "hint: ENV names kubernetes/clusters/ENV under the repository root; use --repo or --path"
-            );
+            let mut d = Diag::error(format!(
+                "environment {env}: {} exists on neither side",
+                targets[i].path
+            ));
+            let known = repo.environments();
+            if let Some(c) = diag::closest(env, known.iter().map(|e| e.name.as_str())).first() {
+                d = d.help(format!("did you mean '{c}'?"));
+            }
+            d.help("--path names the entry directory relative to the repository root (see --repo)")
+                .emit();
             code = 2;
         }
         let d = flate::diff::diff_env(env, base, head, &diff_opts);
         for (side, e) in &d.errors {
-            eprintln!("error: {env}: {} could not be rendered: {e}", side.as_str());
+            diag::error(format!(
+                "{env}: {} could not be rendered: {e}",
+                side.as_str()
+            ));
         }
         for p in d.problems.iter().filter(|p| p.is_fatal()) {
-            eprintln!("error: {env}: {}", p.describe());
+            diag::error(format!("{env}: {}", p.describe()));
         }
         if d.is_fatal() {
             code = 2;
@@ -228,8 +335,8 @@ pub fn run(a: DiffArgs) -> i32 {
         Format::Unified => flate::diff::unified(&diffs, use_color(a.color)),
         Format::Markdown => flate::diff::markdown(&diffs, &MarkdownOptions { limit: a.max_chars }),
         Format::Json => {
-            let mut s =
-                serde_json::to_string_pretty(&flate::diff::json(&diffs)).unwrap_or_default();
+            let doc = flate::output::envelope("Diff", flate::diff::json(&diffs));
+            let mut s = serde_json::to_string_pretty(&doc).unwrap_or_default();
             s.push('\n');
             s
         }

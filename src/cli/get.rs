@@ -1,206 +1,383 @@
-//! `flate get ks|hr|sources ENV [-o table|json]`
+//! `flate get ks|hr|all|sources|envs [ENV] [NAME] [-n NS] [-l SEL]
+//! [-o table|wide|name|yaml|json]`
 
 use clap::{Args, ValueEnum};
-use serde_json::json;
+use serde_json::{Value as J, json};
 
-use flate::flux::Status;
+use flate::flux::{Rendered, Status};
 
-use super::common::{EnvArgs, render};
-
-#[derive(ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
-pub enum What {
-    Ks,
-    Hr,
-    Sources,
-}
+use super::common::{EnvArgs, Repo, SpecErrors, pick, render_env};
+use super::diag::Diag;
+use super::select::{self, Kind, SelectArgs, Selection};
+use super::table::{self, Col, col, wide};
 
 #[derive(ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Format {
+    /// Columns that fit the terminal.
     Table,
+    /// Every column, uncut.
+    Wide,
+    /// One `Kind/namespace/name` a line.
+    Name,
+    Yaml,
     Json,
 }
 
 #[derive(Args, Debug)]
 pub struct GetArgs {
-    #[arg(value_enum)]
-    pub what: What,
-    pub env: String,
+    /// TYPE [ENV] [NAME]: TYPE is ks (kustomization[s]), hr
+    /// (helmrelease[s]), all, sources or envs; ENV may be left out with
+    /// --path or when the repository has one environment; NAME is
+    /// `name` or `namespace/name`.
+    #[arg(required = true, num_args = 1..=3, value_name = "ARGS")]
+    pub args: Vec<String>,
     #[arg(short = 'o', long = "output", value_enum, default_value = "table")]
     pub output: Format,
+    #[command(flatten)]
+    pub select: SelectArgs,
     #[command(flatten)]
     pub env_args: EnvArgs,
 }
 
-fn table(header: &[&str], rows: &[Vec<String>]) -> String {
-    let mut widths: Vec<usize> = header.iter().map(|h| h.len()).collect();
-    for r in rows {
-        for (i, c) in r.iter().enumerate() {
-            widths[i] = widths[i].max(c.chars().count());
-        }
-    }
-    let line = |cells: Vec<String>| {
-        let mut s = String::new();
-        for (i, c) in cells.iter().enumerate() {
-            if i + 1 == cells.len() {
-                s.push_str(c);
+/// One printed row: the table cells, the name (`-o name`) and the JSON item.
+struct Item {
+    cells: Vec<String>,
+    name: String,
+    json: J,
+}
+
+const KS_COLS: [Col; 8] = [
+    col("NAMESPACE"),
+    col("NAME"),
+    col("PATH"),
+    col("STATUS"),
+    col("OBJECTS"),
+    wide("SOURCE"),
+    wide("DEPENDS ON"),
+    col("MESSAGE"),
+];
+
+const HR_COLS: [Col; 6] = [
+    col("NAMESPACE"),
+    col("NAME"),
+    col("CHART"),
+    wide("DIGEST"),
+    col("STATUS"),
+    col("KUSTOMIZATION"),
+];
+
+const SOURCE_COLS: [Col; 7] = [
+    col("NAMESPACE"),
+    col("KIND"),
+    col("NAME"),
+    col("URL"),
+    col("REF"),
+    wide("DIGEST"),
+    col("KUSTOMIZATION"),
+];
+
+const ENV_COLS: [Col; 3] = [col("NAME"), col("PATH"), col("FOUND IN")];
+
+fn ks_items(r: &Rendered) -> Vec<Item> {
+    r.kustomizations
+        .iter()
+        .map(|k| Item {
+            cells: vec![
+                k.namespace.clone(),
+                k.name.clone(),
+                k.path.clone(),
+                k.status.as_str().to_string(),
+                k.objects.len().to_string(),
+                k.source.to_string(),
+                k.depends_on.join(","),
+                k.message.clone(),
+            ],
+            name: format!("Kustomization/{}", k.key()),
+            json: json!({
+                "kind": "Kustomization", "namespace": k.namespace, "name": k.name, "path": k.path,
+                "source": k.source.to_string(), "status": k.status.as_str(), "objects": k.objects.len(),
+                "dependsOn": k.depends_on, "message": k.message,
+            }),
+        })
+        .collect()
+}
+
+fn hr_items(r: &Rendered) -> Vec<Item> {
+    r.helmreleases
+        .iter()
+        .map(|h| {
+            let version = if h.chart.tag.is_empty() {
+                &h.chart.version
             } else {
-                s.push_str(&format!("{:w$}  ", c, w = widths[i]));
+                &h.chart.tag
+            };
+            let chart = if h.chart.url.is_empty() {
+                &h.chart.chart
+            } else {
+                &h.chart.url
+            };
+            Item {
+                cells: vec![
+                    h.namespace.clone(),
+                    h.name.clone(),
+                    format!("{chart} {version}"),
+                    if h.chart.digest.is_empty() {
+                        "-".into()
+                    } else {
+                        h.chart.digest.clone()
+                    },
+                    if h.ok { "ok".into() } else { "failed".into() },
+                    h.kustomization.clone(),
+                ],
+                name: format!("HelmRelease/{}/{}", h.namespace, h.name),
+                json: json!({
+                    "kind": "HelmRelease", "namespace": h.namespace, "name": h.name, "kustomization": h.kustomization,
+                    "chart": {"kind": h.chart.kind, "name": h.chart.name, "url": h.chart.url, "tag": h.chart.tag,
+                              "digest": h.chart.digest, "chart": h.chart.chart, "version": h.chart.version},
+                    "status": if h.ok { "ok" } else { "failed" }, "message": h.message,
+                }),
             }
+        })
+        .collect()
+}
+
+fn source_items(r: &Rendered, sel: &Selection) -> Vec<Item> {
+    let mut out = Vec::new();
+    for (k, o) in r.all_objects() {
+        let g = o.gvk();
+        if g.group != flate::flux::model::SOURCE_GROUP {
+            continue;
         }
-        s.trim_end().to_string() + "\n"
-    };
-    let mut out = line(header.iter().map(|h| h.to_string()).collect());
-    for r in rows {
-        out.push_str(&line(r.clone()));
+        if sel
+            .namespace
+            .as_deref()
+            .is_some_and(|ns| ns != o.namespace())
+            || sel
+                .name
+                .as_deref()
+                .is_some_and(|n| n != o.name() && n != format!("{}/{}", o.namespace(), o.name()))
+            || sel.selector.as_ref().is_some_and(|s| {
+                !s.matches(
+                    o.obj
+                        .get_path(&["metadata", "labels"])
+                        .and_then(|n| n.as_map()),
+                )
+            })
+        {
+            continue;
+        }
+        let s = |p: &[&str]| o.obj.get_str(p).unwrap_or("").to_string();
+        let rf = [
+            s(&["spec", "ref", "tag"]),
+            s(&["spec", "ref", "semver"]),
+            s(&["spec", "ref", "branch"]),
+        ]
+        .into_iter()
+        .find(|x| !x.is_empty())
+        .unwrap_or_default();
+        out.push(Item {
+            cells: vec![
+                o.namespace().to_string(),
+                g.kind.clone(),
+                o.name().to_string(),
+                s(&["spec", "url"]),
+                rf.clone(),
+                s(&["spec", "ref", "digest"]),
+                k.key(),
+            ],
+            name: format!("{}/{}/{}", g.kind, o.namespace(), o.name()),
+            json: json!({"kind": g.kind, "namespace": o.namespace(), "name": o.name(), "url": s(&["spec", "url"]),
+                "ref": rf, "digest": s(&["spec", "ref", "digest"]), "kustomization": k.key()}),
+        });
     }
     out
 }
 
+fn print_items(cols: &[Col], items: &[Item], list_kind: &str, env: Option<&str>, f: Format) -> i32 {
+    let doc = || {
+        let mut m = serde_json::Map::new();
+        if let Some(e) = env {
+            m.insert("environment".into(), J::from(e));
+        }
+        m.insert(
+            "items".into(),
+            J::Array(items.iter().map(|i| i.json.clone()).collect()),
+        );
+        flate::output::envelope(list_kind, J::Object(m))
+    };
+    let text = match f {
+        Format::Table | Format::Wide => {
+            let rows: Vec<Vec<String>> = items.iter().map(|i| i.cells.clone()).collect();
+            table::render(cols, &rows, f == Format::Wide, table::width())
+        }
+        Format::Name => items.iter().map(|i| format!("{}\n", i.name)).collect(),
+        Format::Json => serde_json::to_string_pretty(&doc()).unwrap_or_default() + "\n",
+        Format::Yaml => flate::yaml::to_string(&flate::yaml::Node::from_json(&doc())),
+    };
+    super::common::print(&text)
+}
+
 pub fn run(a: GetArgs) -> i32 {
-    let r = match render(&a.env, &a.env_args) {
+    let repo = match Repo::open(&a.env_args) {
+        Ok(r) => r,
+        Err(d) => return d.fail(),
+    };
+    let allowed = [Kind::Ks, Kind::Hr, Kind::All, Kind::Sources, Kind::Envs];
+    let w = match select::words(&a.args, &allowed, false, &repo, &a.env_args) {
+        Ok(w) => w,
+        Err(d) => return d.fail(),
+    };
+    let Some(kind) = w.kind else {
+        return Diag::error(format!("'{}' is not a type", a.args[0]))
+            .help("the types are: ks, hr, all, sources, envs (e.g. `flate get ks production`)")
+            .fail();
+    };
+    if kind == Kind::Envs {
+        return envs(&repo, a.output);
+    }
+    let sel = match Selection::new(w.name, &a.select) {
+        Ok(s) => s,
+        Err(d) => return d.fail(),
+    };
+    let (repo, env) = match pick(w.envs.first().map(String::as_str), &a.env_args) {
+        Ok(p) => p,
+        Err(c) => return c,
+    };
+    let mut r = match render_env(&repo, &env, &a.env_args, SpecErrors::Fatal) {
         Ok(r) => r,
         Err(c) => return c,
     };
-    let (header, rows, js): (Vec<&str>, Vec<Vec<String>>, serde_json::Value) = match a.what {
-        What::Ks => {
-            let rows = r
-                .kustomizations
-                .iter()
-                .map(|k| {
-                    vec![
-                        k.namespace.clone(),
-                        k.name.clone(),
-                        k.path.clone(),
-                        k.status.as_str().to_string(),
-                        k.objects.len().to_string(),
-                        k.depends_on.join(","),
-                        k.message.clone(),
-                    ]
-                })
-                .collect();
-            let js = json!(r.kustomizations.iter().map(|k| json!({
-                "namespace": k.namespace, "name": k.name, "path": k.path, "source": k.source.to_string(),
-                "status": k.status.as_str(), "objects": k.objects.len(), "dependsOn": k.depends_on, "message": k.message,
-            })).collect::<Vec<_>>());
-            (
-                vec![
-                    "NAMESPACE",
-                    "NAME",
-                    "PATH",
-                    "STATUS",
-                    "OBJECTS",
-                    "DEPENDS ON",
-                    "MESSAGE",
-                ],
-                rows,
-                js,
-            )
-        }
-        What::Hr => {
-            let chart = |h: &flate::flux::helm::HelmReleaseReport| {
-                let v = if h.chart.tag.is_empty() {
-                    h.chart.version.clone()
-                } else {
-                    h.chart.tag.clone()
-                };
-                format!(
-                    "{} {}",
-                    if h.chart.url.is_empty() {
-                        &h.chart.chart
-                    } else {
-                        &h.chart.url
-                    },
-                    v
-                )
-            };
-            let rows = r
-                .helmreleases
-                .iter()
-                .map(|h| {
-                    vec![
-                        h.namespace.clone(),
-                        h.name.clone(),
-                        chart(h),
-                        if h.chart.digest.is_empty() {
-                            "-".into()
-                        } else {
-                            h.chart.digest.clone()
-                        },
-                        if h.ok { "ok".into() } else { "failed".into() },
-                        h.kustomization.clone(),
-                    ]
-                })
-                .collect();
-            let js = json!(r.helmreleases.iter().map(|h| json!({
-                "namespace": h.namespace, "name": h.name, "kustomization": h.kustomization,
-                "chart": {"kind": h.chart.kind, "name": h.chart.name, "url": h.chart.url, "tag": h.chart.tag,
-                          "digest": h.chart.digest, "chart": h.chart.chart, "version": h.chart.version},
-                "status": if h.ok { "ok" } else { "failed" }, "message": h.message,
-            })).collect::<Vec<_>>());
-            (
-                vec![
-                    "NAMESPACE",
-                    "NAME",
-                    "CHART",
-                    "DIGEST",
-                    "STATUS",
-                    "KUSTOMIZATION",
-                ],
-                rows,
-                js,
-            )
-        }
-        What::Sources => {
-            let mut rows = Vec::new();
-            let mut js = Vec::new();
-            for (k, o) in r.all_objects() {
-                let g = o.gvk();
-                if g.group != flate::flux::model::SOURCE_GROUP {
-                    continue;
-                }
-                let s = |p: &[&str]| o.obj.get_str(p).unwrap_or("").to_string();
-                let rf = [
-                    s(&["spec", "ref", "tag"]),
-                    s(&["spec", "ref", "semver"]),
-                    s(&["spec", "ref", "branch"]),
-                ]
-                .into_iter()
-                .find(|x| !x.is_empty())
-                .unwrap_or_default();
-                rows.push(vec![
-                    o.namespace().to_string(),
-                    g.kind.clone(),
-                    o.name().to_string(),
-                    s(&["spec", "url"]),
-                    rf.clone(),
-                    s(&["spec", "ref", "digest"]),
-                    k.key(),
-                ]);
-                js.push(json!({"namespace": o.namespace(), "kind": g.kind, "name": o.name(), "url": s(&["spec", "url"]),
-                    "ref": rf, "digest": s(&["spec", "ref", "digest"]), "kustomization": k.key()}));
+    let failed = r.kustomizations.iter().any(|k| k.status == Status::Failed);
+    let p = match kind {
+        Kind::Sources => {
+            let items = source_items(&r, &sel);
+            if items.is_empty() && (sel.name.is_some() || sel.namespace.is_some()) {
+                let all: Vec<String> = source_items(&r, &Selection::default())
+                    .iter()
+                    .map(|i| {
+                        i.name
+                            .split_once('/')
+                            .map_or(i.name.clone(), |(_, n)| n.to_string())
+                    })
+                    .collect();
+                return sel.nothing_matched("source", &env.name, &all).fail();
             }
-            (
-                vec![
-                    "NAMESPACE",
-                    "KIND",
-                    "NAME",
-                    "URL",
-                    "REF",
-                    "DIGEST",
-                    "KUSTOMIZATION",
-                ],
-                rows,
-                json!(js),
+            print_items(
+                &SOURCE_COLS,
+                &items,
+                "SourceList",
+                Some(&env.name),
+                a.output,
             )
+        }
+        _ => {
+            if let Err(d) = select::filter(&mut r, kind, &sel) {
+                return d.fail();
+            }
+            match kind {
+                Kind::Ks => print_items(
+                    &KS_COLS,
+                    &ks_items(&r),
+                    "KustomizationList",
+                    Some(&env.name),
+                    a.output,
+                ),
+                Kind::Hr => print_items(
+                    &HR_COLS,
+                    &hr_items(&r),
+                    "HelmReleaseList",
+                    Some(&env.name),
+                    a.output,
+                ),
+                _ => {
+                    if matches!(a.output, Format::Table | Format::Wide) {
+                        let p = print_items(&KS_COLS, &ks_items(&r), "", None, a.output);
+                        if p != 0 {
+                            return p;
+                        }
+                        println!();
+                        print_items(&HR_COLS, &hr_items(&r), "", None, a.output)
+                    } else {
+                        let mut items = ks_items(&r);
+                        items.extend(hr_items(&r));
+                        print_items(&[], &items, "List", Some(&env.name), a.output)
+                    }
+                }
+            }
         }
     };
-    match a.output {
-        Format::Table => print!("{}", table(&header, &rows)),
-        Format::Json => println!("{}", serde_json::to_string_pretty(&js).unwrap_or_default()),
-    }
-    if r.kustomizations.iter().any(|k| k.status == Status::Failed) {
+    if p != 0 {
+        p
+    } else if failed {
         1
     } else {
         0
     }
+}
+
+/// `flate get envs`: the environments and where each was found.
+fn envs(repo: &Repo, f: Format) -> i32 {
+    let envs = repo.environments();
+    let items: Vec<Item> = envs
+        .iter()
+        .map(|e| Item {
+            cells: vec![e.name.clone(), e.path.clone(), e.origin()],
+            name: e.name.clone(),
+            json: json!({
+                "kind": "Environment",
+                "name": e.name,
+                "path": e.path,
+                "foundIn": e.origin(),
+                "settings": e.settings.iter().map(|s| super::common::rel(&repo.root, s)).collect::<Vec<_>>(),
+                "kubernetesVersion": e.kubernetes_version,
+            }),
+        })
+        .collect();
+    if items.is_empty() && matches!(f, Format::Table | Format::Wide) {
+        Diag::warning(format!("no environments found in {}", repo.root.display()))
+            .help("name the entry directory with --path DIR, or list environments in .flate.yaml")
+            .emit();
+    }
+    if matches!(f, Format::Json | Format::Yaml) {
+        // The repository-wide inputs of .flate.yaml too.
+        let mut doc = serde_json::Map::new();
+        doc.insert(
+            "config".into(),
+            json!(
+                repo.config
+                    .file
+                    .as_ref()
+                    .map(|p| super::common::rel(&repo.root, p))
+            ),
+        );
+        doc.insert(
+            "charts".into(),
+            json!(
+                repo.chart_dirs()
+                    .iter()
+                    .map(|p| p.display().to_string())
+                    .collect::<Vec<_>>()
+            ),
+        );
+        doc.insert(
+            "sources".into(),
+            J::Object(
+                repo.source_dirs()
+                    .into_iter()
+                    .map(|(k, d)| (k, J::from(d.display().to_string())))
+                    .collect(),
+            ),
+        );
+        doc.insert(
+            "items".into(),
+            J::Array(items.iter().map(|i| i.json.clone()).collect()),
+        );
+        let doc = flate::output::envelope("EnvironmentList", J::Object(doc));
+        let text = match f {
+            Format::Json => serde_json::to_string_pretty(&doc).unwrap_or_default() + "\n",
+            _ => flate::yaml::to_string(&flate::yaml::Node::from_json(&doc)),
+        };
+        return super::common::print(&text);
+    }
+    print_items(&ENV_COLS, &items, "EnvironmentList", None, f)
 }

@@ -27,9 +27,6 @@ pub fn build(dir: Option<PathBuf>, restrictor: Restrictor) -> i32 {
             }
             0
         }
-        Err(e) => {
-            eprintln!("error: {e}");
-            2
-        }
+        Err(e) => super::diag::from_error(&e, None).fail(),
     }
 }

@@ -7,11 +7,15 @@ use clap::{Parser, Subcommand, ValueEnum};
 pub mod build;
 pub mod check;
 pub mod common;
+pub mod config;
+pub mod diag;
 pub mod diff;
 pub mod get;
 pub mod kustomize;
 pub mod pins;
 pub mod schemas;
+pub mod select;
+pub mod table;
 pub mod talos;
 pub mod test;
 
@@ -22,6 +26,13 @@ pub mod test;
     about = "Offline compiler and validator for Flux GitOps repositories"
 )]
 pub struct Cli {
+    /// Errors only on standard error (no warnings or notes).
+    #[arg(short = 'q', long, global = true, conflicts_with = "verbose")]
+    pub quiet: bool,
+    /// Also say which environment, entry directory and configuration
+    /// were used.
+    #[arg(short = 'v', long, global = true)]
+    pub verbose: bool,
     #[command(subcommand)]
     pub command: Command,
 }
@@ -30,10 +41,11 @@ pub struct Cli {
 pub enum Command {
     /// Render every object Flux would apply to an environment.
     ///
-    /// `flate build ENV` renders kubernetes/clusters/ENV; `flate build hr ENV
-    /// [NAME]` prints HelmReleases with their effective values and chart.
+    /// `flate build ENV` renders the environment (kubernetes/clusters/ENV,
+    /// or as .flate.yaml or --path say); `flate build hr ENV [NAME]` prints
+    /// HelmReleases with their effective values and chart.
     Build(build::BuildArgs),
-    /// List Kustomizations, HelmReleases or sources of an environment.
+    /// List Kustomizations, HelmReleases, sources or the environments.
     Get(get::GetArgs),
     /// One PASS/FAIL/SKIPPED line per Kustomization and HelmRelease.
     Test(test::TestArgs),
@@ -64,6 +76,17 @@ pub enum Command {
         #[command(subcommand)]
         command: KustomizeCommand,
     },
+    /// Print a shell completion script (bash, zsh, fish, powershell, elvish).
+    ///
+    /// bash: `source <(flate completions bash)`; zsh: `flate completions
+    /// zsh > ~/.zfunc/_flate`; fish: `flate completions fish >
+    /// ~/.config/fish/completions/flate.fish`.
+    Completions {
+        #[arg(value_enum)]
+        shell: clap_complete::Shell,
+    },
+    /// Print the manual page (roff): `flate man | man -l -`.
+    Man,
 }
 
 #[derive(Subcommand, Debug)]
@@ -88,6 +111,7 @@ pub enum Restrictor {
 
 /// Exit codes: 0 ok, 1 findings, 2 could not run.
 pub fn run(cli: Cli) -> i32 {
+    diag::set_verbosity(cli.quiet, cli.verbose);
     match cli.command {
         Command::Build(a) => build::run(a),
         Command::Get(a) => get::run(a),
@@ -104,5 +128,19 @@ pub fn run(cli: Cli) -> i32 {
                 },
         } => kustomize::build(dir, load_restrictor),
         Command::Talos { command } => talos::run(command),
+        Command::Completions { shell } => {
+            let mut cmd = <Cli as clap::CommandFactory>::command();
+            let mut out = Vec::new();
+            clap_complete::generate(shell, &mut cmd, "flate", &mut out);
+            common::print(&String::from_utf8_lossy(&out))
+        }
+        Command::Man => {
+            let cmd = <Cli as clap::CommandFactory>::command();
+            let mut out = Vec::new();
+            if let Err(e) = clap_mangen::Man::new(cmd).render(&mut out) {
+                return diag::error(format!("man page: {e}"));
+            }
+            common::print(&String::from_utf8_lossy(&out))
+        }
     }
 }

@@ -17,8 +17,9 @@ use flate::check::pins::{self, LocatedRefPatch, Pin, PinFailure};
 use flate::flux::Rendered;
 use flate::fs::{FileSystem, RealFs};
 
-use super::check::env_names;
-use super::common::{EnvArgs, SpecErrors, render_with, repo_root};
+use super::common::{EnvArgs, SpecErrors, pick_all, render_env};
+use super::config::Environment;
+use super::diag::{self, Diag};
 
 #[derive(ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Format {
@@ -28,7 +29,7 @@ pub enum Format {
 
 #[derive(Args, Debug)]
 pub struct PinsArgs {
-    /// Environments (default: every directory under kubernetes/clusters/).
+    /// Environments (default: all of them, as for `flate check`).
     pub envs: Vec<String>,
     /// Compare with this git revision (branch, tag, commit): fail when a
     /// tag changed but its digest did not, or a digest disappeared.
@@ -42,10 +43,14 @@ pub struct PinsArgs {
 
 /// Renders `env` from `fs` (a git revision), with the same options as the
 /// working tree.
-fn render_fs(fs: &dyn FileSystem, repo: &Path, env: &str, a: &EnvArgs) -> Result<Rendered, String> {
+fn render_fs(
+    fs: &dyn FileSystem,
+    repo: &Path,
+    env: &Environment,
+    a: &EnvArgs,
+) -> Result<Rendered, String> {
     let opts = super::common::render_options(fs, repo, env, a, SpecErrors::Warn)?;
-    flate::flux::render(fs, repo, &super::common::entry(env, a), env, &opts)
-        .map_err(|e| e.to_string())
+    flate::flux::render(fs, repo, &env.path, &env.name, &opts).map_err(|e| e.to_string())
 }
 
 struct Side {
@@ -78,7 +83,15 @@ fn short(d: &str) -> String {
 }
 
 fn table(pins: &[Pin]) -> String {
-    let header = ["ENV", "KIND", "NAME", "SOURCE", "TAG", "DIGEST"];
+    use super::table::col;
+    let cols = [
+        col("ENV"),
+        col("KIND"),
+        col("NAME"),
+        col("SOURCE"),
+        col("TAG"),
+        col("DIGEST"),
+    ];
     let rows: Vec<Vec<String>> = pins
         .iter()
         .map(|p| {
@@ -96,45 +109,21 @@ fn table(pins: &[Pin]) -> String {
             ]
         })
         .collect();
-    let mut w: Vec<usize> = header.iter().map(|h| h.len()).collect();
-    for r in &rows {
-        for (i, c) in r.iter().enumerate() {
-            w[i] = w[i].max(c.chars().count());
-        }
-    }
-    let line = |cells: &[String]| {
-        let mut s = String::new();
-        for (i, c) in cells.iter().enumerate() {
-            if i + 1 == cells.len() {
-                s.push_str(c);
-            } else {
-                s.push_str(&format!("{:w$}  ", c, w = w[i]));
-            }
-        }
-        s.trim_end().to_string() + "\n"
-    };
-    let mut out = line(&header.map(String::from));
-    for r in &rows {
-        out.push_str(&line(r));
-    }
-    out
+    super::table::render(&cols, &rows, false, super::table::width())
 }
 
 pub fn run(a: PinsArgs) -> i32 {
-    let repo = repo_root(&a.env.repo);
-    let names = match env_names(&a.envs, &a.env, &repo) {
-        Ok(n) => n,
-        Err(e) => {
-            eprintln!("error: {e}");
-            return 2;
-        }
+    let (repo_cfg, targets) = match pick_all(&a.envs, &a.env) {
+        Ok(p) => p,
+        Err(c) => return c,
     };
+    let repo = repo_cfg.root.clone();
     let mut head_envs = Vec::new();
-    for n in &names {
+    for t in &targets {
         // A broken Talos spec does not stop a pin report (Renovate's
         // post-upgrade check); `flate check` reports it.
-        match render_with(n, &a.env, SpecErrors::Warn) {
-            Ok(r) => head_envs.push(Env::new(n, &repo, &RealFs, r)),
+        match render_env(&repo_cfg, t, &a.env, SpecErrors::Warn) {
+            Ok(r) => head_envs.push(Env::new(&t.name, &repo, &RealFs, r)),
             Err(c) => return c,
         }
     }
@@ -161,16 +150,16 @@ pub fn run(a: PinsArgs) -> i32 {
         git = match flate::git::GitTreeFs::open(&repo, rev, &repo) {
             Ok(g) => g,
             Err(e) => {
-                eprintln!("error: --base {rev}: {e}");
-                return 2;
+                return Diag::error(format!("--base {rev}: {e}")).fail();
             }
         };
         let mut base_envs = Vec::new();
-        for n in &names {
-            match render_fs(&git, &repo, n, &a.env) {
-                Ok(r) => base_envs.push(Env::new(n, &repo, &git, r)),
+        for t in &targets {
+            match render_fs(&git, &repo, t, &a.env) {
+                Ok(r) => base_envs.push(Env::new(&t.name, &repo, &git, r)),
                 Err(e) => notes.push(format!(
-                    "environment {n} does not render at {rev} ({e}): not compared"
+                    "environment {} does not render at {rev} ({e}): not compared",
+                    t.name
                 )),
             }
         }
@@ -197,15 +186,13 @@ pub fn run(a: PinsArgs) -> i32 {
                 println!("FAIL {at}{} {} {} [{}]", f.kind, f.name, f.message, f.env);
             }
             if !failures.is_empty() {
-                println!(
-                    "{} pin failure{}",
-                    failures.len(),
-                    if failures.len() == 1 { "" } else { "s" }
-                );
+                println!("{}", diag::plural(failures.len(), "pin failure"));
             }
         }
         Format::Json => {
             let js = json!({
+                "apiVersion": flate::output::API_VERSION,
+                "kind": "PinReport",
                 "base": a.base,
                 "pins": head.pins.iter().map(Pin::to_json).collect::<Vec<_>>(),
                 "failures": failures.iter().map(PinFailure::to_json).collect::<Vec<_>>(),

@@ -11,6 +11,7 @@ use flate::check::crd;
 use flate::fs::absolute;
 
 use super::common::repo_root;
+use super::diag::{self, Diag};
 
 #[derive(Subcommand, Debug)]
 pub enum SchemasCommand {
@@ -50,24 +51,23 @@ fn import(files: &[PathBuf], out_dir: Option<PathBuf>, repo: Option<PathBuf>) ->
         let text = if f.as_os_str() == "-" {
             let mut s = String::new();
             if let Err(e) = std::io::Read::read_to_string(&mut std::io::stdin(), &mut s) {
-                eprintln!("error: stdin: {e}");
-                return 2;
+                return diag::error(format!("stdin: {e}"));
             }
             s
         } else {
             match std::fs::read_to_string(f) {
                 Ok(t) => t,
                 Err(e) => {
-                    eprintln!("error: {}: {e}", f.display());
-                    return 2;
+                    return Diag::error(format!("cannot read {}: {e}", f.display())).fail();
                 }
             }
         };
         let docs = match flate::yaml::parse_stream(&text) {
             Ok(d) => d,
             Err(e) => {
-                eprintln!("error: {}: {e}", f.display());
-                return 2;
+                return Diag::error(format!("not valid YAML: {}", e.message))
+                    .at(f.clone(), e.line)
+                    .fail();
             }
         };
         let mut found = 0;
@@ -79,8 +79,7 @@ fn import(files: &[PathBuf], out_dir: Option<PathBuf>, repo: Option<PathBuf>) ->
             let schemas = match crd::from_crd(&d.node) {
                 Ok(s) => s,
                 Err(e) => {
-                    eprintln!("error: {}:{}: {e}", f.display(), d.line);
-                    return 2;
+                    return Diag::error(e.to_string()).at(f.clone(), d.line).fail();
                 }
             };
             for s in schemas {
@@ -92,24 +91,20 @@ fn import(files: &[PathBuf], out_dir: Option<PathBuf>, repo: Option<PathBuf>) ->
                     .unwrap_or(Ok(()))
                     .and_then(|_| std::fs::write(&path, text));
                 if let Err(e) = res {
-                    eprintln!("error: writing {}: {e}", path.display());
-                    return 2;
+                    return diag::error(format!("writing {}: {e}", path.display()));
                 }
                 println!("{} ({} {})", path.display(), s.kind, s.api_version());
                 written += 1;
             }
         }
         if found == 0 {
-            eprintln!(
-                "error: {}: no CustomResourceDefinition in the file",
-                f.display()
-            );
-            return 2;
+            return Diag::error("no CustomResourceDefinition in the file")
+                .at(f.clone(), 0)
+                .fail();
         }
     }
-    eprintln!(
-        "wrote {written} schema file{}",
-        if written == 1 { "" } else { "s" }
-    );
+    if !diag::quiet() {
+        eprintln!("wrote {}", diag::plural(written, "schema file"));
+    }
     0
 }

@@ -8,6 +8,7 @@ use flate::fs::absolute;
 use flate::talos::{self, GeneratedFile, check::Status, write::Outcome};
 
 use super::common::{print, repo_root};
+use super::diag::{self, Diag};
 
 #[derive(Args, Debug, Clone)]
 pub struct SpecArgs {
@@ -94,23 +95,20 @@ fn gen_cmd(a: &SpecArgs, out_dir: Option<&Path>, node: Option<&str>) -> i32 {
     let env = match load(a, &repo) {
         Ok(e) => e,
         Err(e) => {
-            eprintln!("error: {e}");
-            return 2;
+            return diag::error(e.to_string());
         }
     };
     let files: Vec<GeneratedFile> = match node {
         Some(n) => match talos::generate_node(&env, n) {
             Ok(f) => vec![f],
             Err(e) => {
-                eprintln!("error: {e}");
-                return 2;
+                return diag::error(e.to_string());
             }
         },
         None => talos::generate(&env),
     };
     if let Err(e) = talos::verify(&env, &files) {
-        eprintln!("error: {e}");
-        return 2;
+        return diag::error(e.to_string());
     }
     match out_dir {
         Some(dir) => match talos::write::write_files(dir, &files) {
@@ -126,11 +124,9 @@ fn gen_cmd(a: &SpecArgs, out_dir: Option<&Path>, node: Option<&str>) -> i32 {
                 }
                 print(&text)
             }
-            Err(e) => {
-                eprintln!("error: {e}");
-                eprintln!("note: no file in {} was changed", shown(dir));
-                2
-            }
+            Err(e) => Diag::error(e.to_string())
+                .note(format!("no file in {} was changed", shown(dir)))
+                .fail(),
         },
         None if node.is_some() => print(&files[0].contents),
         None => {
@@ -160,8 +156,7 @@ fn check_cmd(a: &SpecArgs, path: Option<&str>) -> i32 {
             return 1;
         }
         Err(e) => {
-            eprintln!("error: {e}");
-            return 2;
+            return diag::error(e.to_string());
         }
     };
     let entry = repo.join(
@@ -171,8 +166,7 @@ fn check_cmd(a: &SpecArgs, path: Option<&str>) -> i32 {
     let objects = match talos::render::render_env(&repo, &entry) {
         Ok(o) => o,
         Err(e) => {
-            eprintln!("error: {e}");
-            return 2;
+            return diag::error(e.to_string());
         }
     };
     let findings = talos::check::run(&env, &objects);

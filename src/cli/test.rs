@@ -1,53 +1,66 @@
-//! `flate test [ks|hr|all] ENV`
+//! `flate test [ks|hr|all] [ENV] [NAME]`
 
-use clap::{Args, ValueEnum};
+use clap::Args;
 
 use flate::flux::Status;
 
-use super::common::{EnvArgs, render};
-
-#[derive(ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Scope {
-    Ks,
-    Hr,
-    All,
-}
+use super::common::{EnvArgs, Repo, SpecErrors, pick, render_env};
+use super::diag;
+use super::select::{self, Kind, SelectArgs, Selection};
 
 #[derive(Args, Debug)]
 pub struct TestArgs {
-    /// ks, hr or all, then ENV (`flate test production` means all).
-    #[arg(required = true, num_args = 1..=2)]
+    /// [TYPE] [ENV] [NAME]: TYPE is ks, hr or all (the default); ENV may be
+    /// left out with --path or when the repository has one environment.
+    #[arg(num_args = 0..=3, value_name = "ARGS")]
     pub args: Vec<String>,
+    #[command(flatten)]
+    pub select: SelectArgs,
     #[command(flatten)]
     pub env: EnvArgs,
 }
 
 pub fn run(a: TestArgs) -> i32 {
-    let (scope, env) = match a.args.as_slice() {
-        [env] => (Scope::All, env.clone()),
-        [s, env] => match Scope::from_str(s, true) {
-            Ok(sc) => (sc, env.clone()),
-            Err(_) => {
-                eprintln!("error: the scope must be ks, hr or all, not '{s}'");
-                return 2;
-            }
-        },
-        _ => unreachable!("clap bounds the arguments"),
+    let repo = match Repo::open(&a.env) {
+        Ok(r) => r,
+        Err(d) => return d.fail(),
     };
-    let r = match render(&env, &a.env) {
+    let w = match select::words(
+        &a.args,
+        &[Kind::Ks, Kind::Hr, Kind::All],
+        false,
+        &repo,
+        &a.env,
+    ) {
+        Ok(w) => w,
+        Err(d) => return d.fail(),
+    };
+    let scope = w.kind.unwrap_or(Kind::All);
+    let sel = match Selection::new(w.name.clone(), &a.select) {
+        Ok(s) => s,
+        Err(d) => return d.fail(),
+    };
+    let (repo, env) = match pick(w.envs.first().map(String::as_str), &a.env) {
+        Ok(p) => p,
+        Err(c) => return c,
+    };
+    let mut r = match render_env(&repo, &env, &a.env, SpecErrors::Fatal) {
         Ok(r) => r,
         Err(c) => return c,
     };
+    if let Err(d) = select::filter(&mut r, scope, &sel) {
+        return d.fail();
+    }
     let (mut pass, mut fail, mut skip) = (0, 0, 0);
-    if scope != Scope::Hr {
+    if scope != Kind::Hr {
         for k in &r.kustomizations {
             match k.status {
                 Status::Rendered => {
                     pass += 1;
                     println!(
-                        "PASS Kustomization {} ({} objects)",
+                        "PASS Kustomization {} ({})",
                         k.key(),
-                        k.objects.len()
+                        diag::plural(k.objects.len(), "object")
                     );
                 }
                 Status::Skipped => {
@@ -61,7 +74,7 @@ pub fn run(a: TestArgs) -> i32 {
             }
         }
     }
-    if scope != Scope::Ks {
+    if scope != Kind::Ks {
         for h in &r.helmreleases {
             if h.ok {
                 pass += 1;

@@ -610,10 +610,12 @@ fn render_one(
                                 unset.push(u);
                             }
                         }
+                        // Named as substituted (the name may hold a variable).
+                        let named = r.cur_id();
                         for (path, before, after) in out.retyped {
                             report.warnings.push(format!(
-                                "substitution changed the type of {}/{} {}{path} from {before} to {after}",
-                                id.gvk.kind, id.name, ""
+                                "substitution changed the type of {}/{} {path} from {before} to {after}",
+                                named.gvk.kind, named.name
                             ));
                         }
                     }

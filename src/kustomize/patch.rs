@@ -175,7 +175,7 @@ pub fn select(m: &ResMap, sel: &Selector) -> Result<Vec<usize>, String> {
     Ok(out)
 }
 
-#[derive(Debug)]
+#[derive(Debug, Clone)]
 enum Req {
     Eq(String, String),
     Ne(String, String),
@@ -196,6 +196,21 @@ impl Req {
             Req::Exists(k) => get(k).is_some(),
             Req::NotExists(k) => get(k).is_none(),
         }
+    }
+}
+
+/// A parsed Kubernetes label selector (`app=a,tier!=b,env in (x,y),!k`),
+/// for callers outside patch targets (`flate get -l`).
+#[derive(Debug, Clone)]
+pub struct LabelSelector(Vec<Req>);
+
+impl LabelSelector {
+    pub fn parse(s: &str) -> Result<LabelSelector, String> {
+        parse_label_selector(s).map(LabelSelector)
+    }
+    /// Whether `labels` (an object's metadata.labels) satisfy every requirement.
+    pub fn matches(&self, labels: Option<&Map>) -> bool {
+        self.0.iter().all(|r| r.matches(labels))
     }
 }
 

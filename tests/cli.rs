@@ -1,0 +1,677 @@
+//! The command line on repositories of other layouts: environments from
+//! `.flate.yaml` or discovered, `--path` alone, selection, `--path-orig`,
+//! completions, the man page and the JSON envelope.
+
+mod common;
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+fn stdout(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stdout).into_owned()
+}
+
+fn stderr(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stderr).into_owned()
+}
+
+/// `flate ARGS` run in `dir` (no --repo: found from the directory).
+fn flate_at(args: &[&str], dir: &Path) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_flate"))
+        .args(args)
+        .current_dir(dir)
+        .env_remove("COLUMNS")
+        .env("NO_COLOR", "1")
+        .output()
+        .expect("run flate")
+}
+
+fn write(root: &Path, rel: &str, text: &str) {
+    let p = root.join(rel);
+    std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+    std::fs::write(p, text).unwrap();
+}
+
+fn scratch(name: &str) -> PathBuf {
+    let d = std::env::temp_dir().join(format!("flate-cli-{}-{name}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&d);
+    std::fs::create_dir_all(&d).unwrap();
+    d
+}
+
+/// A Flux sync as `flux bootstrap --path PATH` writes it.
+fn gotk_sync(path: &str) -> String {
+    format!(
+        r#"---
+apiVersion: source.toolkit.fluxcd.io/v1
+kind: GitRepository
+metadata:
+  name: flux-system
+  namespace: flux-system
+spec:
+  interval: 1m0s
+  ref:
+    branch: main
+  secretRef:
+    name: flux-system
+  url: ssh://git@example.com/org/fleet
+---
+apiVersion: kustomize.toolkit.fluxcd.io/v1
+kind: Kustomization
+metadata:
+  name: flux-system
+  namespace: flux-system
+spec:
+  interval: 10m0s
+  path: ./{path}
+  prune: true
+  sourceRef:
+    kind: GitRepository
+    name: flux-system
+"#
+    )
+}
+
+/// An app directory: a ConfigMap, and a Flux Kustomization pointing at it
+/// (labelled, in namespace `flux-system`).
+fn app(root: &Path, entry: &str, name: &str, apps_dir: &str) {
+    write(
+        root,
+        &format!("{entry}/{name}.yaml"),
+        &format!(
+            r#"apiVersion: kustomize.toolkit.fluxcd.io/v1
+kind: Kustomization
+metadata:
+  name: {name}
+  namespace: flux-system
+  labels:
+    tier: {name}-tier
+spec:
+  interval: 10m
+  path: ./{apps_dir}/{name}
+  prune: true
+  sourceRef:
+    kind: GitRepository
+    name: flux-system
+"#
+        ),
+    );
+    write(
+        root,
+        &format!("{apps_dir}/{name}/kustomization.yaml"),
+        "apiVersion: kustomize.config.k8s.io/v1beta1\nkind: Kustomization\nresources:\n  - configmap.yaml\n",
+    );
+    write(
+        root,
+        &format!("{apps_dir}/{name}/configmap.yaml"),
+        &format!(
+            "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: {name}-config\n  namespace: default\ndata:\n  key: value\n"
+        ),
+    );
+}
+
+/// A repository whose entry directory `entry` holds two apps and a
+/// kustomization.yaml listing them (and `extra` resources).
+fn repo_with_entry(root: &Path, entry: &str, extra: &[&str]) {
+    app(root, entry, "podinfo", "apps");
+    app(root, entry, "redis", "apps");
+    let mut res: Vec<&str> = vec!["podinfo.yaml", "redis.yaml"];
+    res.extend(extra);
+    write(
+        root,
+        &format!("{entry}/kustomization.yaml"),
+        &format!(
+            "apiVersion: kustomize.config.k8s.io/v1beta1\nkind: Kustomization\nresources:\n{}",
+            res.iter().map(|r| format!("  - {r}\n")).collect::<String>()
+        ),
+    );
+}
+
+fn git_init(root: &Path) {
+    common::git(root, &["init", "-q"]);
+    common::git(root, &["add", "-A"]);
+    common::git(root, &["commit", "-q", "-m", "init"]);
+}
+
+/// Layout 1: `flux bootstrap --path clusters/production` (discovered from
+/// the Flux sync). Layout 2: kubernetes/flux/cluster, named in
+/// .flate.yaml. Layout 3: kubernetes/main/cluster/config with its sync
+/// next to it (discovered).
+fn three_layouts(tag: &str) -> Vec<(PathBuf, &'static str, &'static str)> {
+    let a = scratch(&format!("{tag}-bootstrap"));
+    repo_with_entry(&a, "clusters/production", &["flux-system"]);
+    write(
+        &a,
+        "clusters/production/flux-system/gotk-sync.yaml",
+        &gotk_sync("clusters/production"),
+    );
+    write(
+        &a,
+        "clusters/production/flux-system/kustomization.yaml",
+        "apiVersion: kustomize.config.k8s.io/v1beta1\nkind: Kustomization\nresources:\n  - gotk-sync.yaml\n",
+    );
+    git_init(&a);
+
+    let b = scratch(&format!("{tag}-config"));
+    repo_with_entry(&b, "kubernetes/flux/cluster", &[]);
+    write(
+        &b,
+        ".flate.yaml",
+        "environments:\n  main:\n    path: kubernetes/flux/cluster\n",
+    );
+    git_init(&b);
+
+    let c = scratch(&format!("{tag}-multi"));
+    repo_with_entry(&c, "kubernetes/main/cluster/config", &["cluster.yaml"]);
+    write(
+        &c,
+        "kubernetes/main/cluster/config/cluster.yaml",
+        &gotk_sync("kubernetes/main/cluster/config"),
+    );
+    git_init(&c);
+    vec![
+        (a, "production", "clusters/production"),
+        (b, "main", "kubernetes/flux/cluster"),
+        (c, "config", "kubernetes/main/cluster/config"),
+    ]
+}
+
+#[test]
+fn three_layouts_check_pins_and_diff_with_no_arguments() {
+    for (root, name, path) in three_layouts("noargs") {
+        // From a subdirectory: the repository is found above it.
+        let sub = root.join("apps/podinfo");
+        let o = flate_at(&["get", "envs"], &sub);
+        assert!(o.status.success(), "{}: {}", root.display(), stderr(&o));
+        let envs = stdout(&o);
+        let line = envs.lines().nth(1).unwrap_or_default();
+        assert!(
+            line.starts_with(name) && line.contains(path),
+            "{}: {envs}",
+            root.display()
+        );
+        assert_eq!(envs.lines().count(), 2, "one environment: {envs}");
+
+        let o = flate_at(&["check"], &sub);
+        assert!(
+            o.status.success(),
+            "check in {}: {}\n{}",
+            root.display(),
+            stdout(&o),
+            stderr(&o)
+        );
+        let o = flate_at(&["pins"], &sub);
+        assert!(o.status.success(), "pins: {}", stderr(&o));
+        let o = flate_at(&["diff", "--base", "HEAD", "--exit-code"], &sub);
+        assert!(
+            o.status.success(),
+            "diff against HEAD is empty in {}: {}\n{}",
+            root.display(),
+            stdout(&o),
+            stderr(&o)
+        );
+        // Every rendering command needs nothing else either.
+        let o = flate_at(&["test"], &sub);
+        assert!(o.status.success(), "test: {}{}", stdout(&o), stderr(&o));
+        assert!(
+            stdout(&o).contains("PASS Kustomization flux-system/podinfo (1 object)"),
+            "{}",
+            stdout(&o)
+        );
+        let o = flate_at(&["build"], &sub);
+        assert!(stdout(&o).contains("name: redis-config"), "{}", stderr(&o));
+        let _ = std::fs::remove_dir_all(&root);
+    }
+}
+
+#[test]
+fn path_alone_names_the_environment() {
+    let root = scratch("path-alone");
+    repo_with_entry(&root, "kubernetes/flux/cluster", &[]);
+    git_init(&root);
+    for args in [
+        vec!["build", "--path", "kubernetes/flux/cluster"],
+        vec!["get", "ks", "--path", "kubernetes/flux/cluster"],
+        vec!["test", "--path", "kubernetes/flux/cluster"],
+        vec!["check", "--path", "kubernetes/flux/cluster"],
+        vec!["pins", "--path", "kubernetes/flux/cluster"],
+    ] {
+        let o = flate_at(&args, &root);
+        assert!(o.status.success(), "{args:?}: {}{}", stdout(&o), stderr(&o));
+    }
+    let o = flate_at(
+        &["build", "-o", "json", "--path", "kubernetes/flux/cluster"],
+        &root,
+    );
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(v["cluster"], "cluster", "named after the entry directory");
+    // A path relative to the working directory works too.
+    let o = flate_at(
+        &["get", "ks", "--path", "."],
+        &root.join("kubernetes/flux/cluster"),
+    );
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(stdout(&o).contains("podinfo"), "{}", stdout(&o));
+    // --path nope names the path.
+    let o = flate_at(&["build", "--path", "nope"], &root);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        stderr(&o).contains("--path nope: no such directory"),
+        "{}",
+        stderr(&o)
+    );
+    assert!(!stderr(&o).contains("ENV"), "no ENV hint: {}", stderr(&o));
+    let _ = std::fs::remove_dir_all(&root);
+}
+
+#[test]
+fn unknown_environment_lists_the_known_ones() {
+    let o = common::flate_in(&["build", "prodution"], &common::root());
+    assert_eq!(o.status.code(), Some(2));
+    let e = stderr(&o);
+    assert!(e.contains("unknown environment 'prodution'"), "{e}");
+    assert!(e.contains("did you mean 'production'?"), "{e}");
+    assert!(
+        e.contains("production (kubernetes/clusters/production)")
+            && e.contains("staging (kubernetes/clusters/staging)"),
+        "{e}"
+    );
+}
+
+#[test]
+fn selection_by_type_name_namespace_and_labels() {
+    let root = scratch("select");
+    repo_with_entry(&root, "kubernetes/flux/cluster", &[]);
+    write(
+        &root,
+        ".flate.yaml",
+        "environments:\n  main: {path: kubernetes/flux/cluster}\n",
+    );
+    git_init(&root);
+    // Aliases; NAME; the environment may be left out (there is one).
+    for t in ["ks", "kustomization", "kustomizations", "Kustomizations"] {
+        let o = flate_at(&["get", t, "podinfo", "-o", "name"], &root);
+        assert!(o.status.success(), "{t}: {}", stderr(&o));
+        assert_eq!(stdout(&o), "Kustomization/flux-system/podinfo\n", "{t}");
+    }
+    let o = flate_at(
+        &["get", "ks", "main", "flux-system/redis", "-o", "name"],
+        &root,
+    );
+    assert_eq!(
+        stdout(&o),
+        "Kustomization/flux-system/redis\n",
+        "{}",
+        stderr(&o)
+    );
+    // -l on the Kustomizations' labels.
+    let o = flate_at(&["get", "ks", "-l", "tier=redis-tier", "-o", "name"], &root);
+    assert_eq!(
+        stdout(&o),
+        "Kustomization/flux-system/redis\n",
+        "{}",
+        stderr(&o)
+    );
+    let o = flate_at(&["get", "ks", "-l", "tier", "-o", "name"], &root);
+    assert_eq!(stdout(&o).lines().count(), 2, "{}", stdout(&o));
+    // -n: a namespace that holds nothing is an error that names the ones there are.
+    let o = flate_at(&["get", "ks", "-n", "flux-sytem"], &root);
+    assert_eq!(o.status.code(), Some(2), "{}", stdout(&o));
+    assert!(
+        stderr(&o).contains("did you mean namespace 'flux-system'?"),
+        "{}",
+        stderr(&o)
+    );
+    // A NAME that matches nothing: exit 2 with the closest names.
+    let o = flate_at(&["build", "ks", "podinf"], &root);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stdout(&o).is_empty());
+    assert!(
+        stderr(&o).contains("no Kustomization named 'podinf' in environment main"),
+        "{}",
+        stderr(&o)
+    );
+    assert!(
+        stderr(&o).contains("did you mean 'podinfo'"),
+        "{}",
+        stderr(&o)
+    );
+    let o = flate_at(&["build", "main", "--ks", "nope"], &root);
+    assert_eq!(o.status.code(), Some(2), "--ks nope: {}", stdout(&o));
+    // build ks NAME prints only that Kustomization's objects.
+    let o = flate_at(&["build", "ks", "redis"], &root);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let out = stdout(&o);
+    assert!(
+        out.contains("redis-config") && !out.contains("podinfo-config"),
+        "{out}"
+    );
+    // test ks NAME.
+    let o = flate_at(&["test", "ks", "podinfo"], &root);
+    assert_eq!(
+        stdout(&o),
+        "PASS Kustomization flux-system/podinfo (1 object)\n1 passed, 0 failed, 0 skipped\n"
+    );
+    // diff narrows both sides.
+    write(
+        &root,
+        "apps/redis/configmap.yaml",
+        "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: redis-config\n  namespace: default\ndata:\n  key: changed\n",
+    );
+    let o = flate_at(
+        &["diff", "ks", "podinfo", "--base", "HEAD", "--exit-code"],
+        &root,
+    );
+    assert_eq!(o.status.code(), Some(0), "{}{}", stdout(&o), stderr(&o));
+    let o = flate_at(
+        &["diff", "ks", "redis", "--base", "HEAD", "--exit-code"],
+        &root,
+    );
+    assert_eq!(o.status.code(), Some(1), "{}{}", stdout(&o), stderr(&o));
+    let o = flate_at(&["diff", "ks", "nope", "--base", "HEAD"], &root);
+    assert_eq!(o.status.code(), Some(2), "{}{}", stdout(&o), stderr(&o));
+    let _ = std::fs::remove_dir_all(&root);
+}
+
+#[test]
+fn tables_fit_the_terminal_width() {
+    let o = Command::new(env!("CARGO_BIN_EXE_flate"))
+        .args(["get", "ks", "production", "--repo"])
+        .arg(common::root())
+        .env("COLUMNS", "100")
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", stderr(&o));
+    let out = stdout(&o);
+    assert!(out.lines().all(|l| l.chars().count() <= 100), "{out}");
+    let o = common::flate_in(&["get", "ks", "production", "-o", "wide"], &common::root());
+    assert!(stdout(&o).contains("DEPENDS ON"), "{}", stdout(&o));
+}
+
+#[test]
+fn path_orig_takes_a_root_or_the_counterpart_of_path() {
+    let head = scratch("orig-head");
+    repo_with_entry(&head, "clusters/prod", &[]);
+    let base = scratch("orig-base");
+    repo_with_entry(&base, "clusters/prod", &[]);
+    write(
+        &head,
+        "apps/redis/configmap.yaml",
+        "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: redis-config\n  namespace: default\ndata:\n  key: changed\n",
+    );
+    let base_entry = base.join("clusters/prod");
+    for (orig, took) in [
+        (base.clone(), "another checkout's root"),
+        (
+            base_entry.clone(),
+            "the other checkout's counterpart of clusters/prod",
+        ),
+    ] {
+        let o = Command::new(env!("CARGO_BIN_EXE_flate"))
+            .args([
+                "diff",
+                "--path",
+                "clusters/prod",
+                "-o",
+                "json",
+                "--path-orig",
+            ])
+            .arg(&orig)
+            .arg("--repo")
+            .arg(&head)
+            .output()
+            .unwrap();
+        assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+        assert!(stderr(&o).contains(took), "{}", stderr(&o));
+        let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+        let counts = &v["environments"][0]["counts"];
+        assert_eq!(counts["changed"], 1, "{orig:?}: {counts}");
+        assert_eq!(counts["added"], 0, "{orig:?}: {counts}");
+    }
+    let _ = std::fs::remove_dir_all(&head);
+    let _ = std::fs::remove_dir_all(&base);
+}
+
+#[test]
+fn config_errors_name_field_and_line() {
+    let root = scratch("badconfig");
+    repo_with_entry(&root, "kubernetes/flux/cluster", &[]);
+    write(
+        &root,
+        ".flate.yaml",
+        "environments:\n  main:\n    path: kubernetes/flux/cluster\ncheck:\n  disable: [image-unpined]\n",
+    );
+    let o = flate_at(&["check"], &root);
+    assert_eq!(o.status.code(), Some(2));
+    let e = stderr(&o);
+    assert!(
+        e.contains("check.disable: unknown rule 'image-unpined'"),
+        "{e}"
+    );
+    assert!(e.contains(".flate.yaml:5"), "{e}");
+    assert!(e.contains("did you mean 'image-unpinned'?"), "{e}");
+    // Flags add to the file; a valid file's fields are used.
+    write(
+        &root,
+        ".flate.yaml",
+        "environments:\n  main:\n    path: kubernetes/flux/cluster\ncheck:\n  disable: [image-unpinned]\ndiff:\n  ignoreFields: [data.key]\n",
+    );
+    let o = flate_at(&["check", "-v"], &root);
+    assert!(o.status.success(), "{}{}", stdout(&o), stderr(&o));
+    assert!(stderr(&o).contains("configuration from"), "{}", stderr(&o));
+    let _ = std::fs::remove_dir_all(&root);
+}
+
+#[test]
+fn completions_load_in_bash_and_the_man_page_renders() {
+    let run = |args: &[&str]| {
+        Command::new(env!("CARGO_BIN_EXE_flate"))
+            .args(args)
+            .output()
+            .unwrap()
+    };
+    let o = run(&["completions", "bash"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let script = std::env::temp_dir().join(format!("flate-completion-{}.bash", std::process::id()));
+    std::fs::write(&script, &o.stdout).unwrap();
+    // Load it and ask bash what `flate bu<TAB>` completes to.
+    let probe = format!(
+        "source {}\nCOMP_WORDS=(flate bu)\nCOMP_CWORD=1\nCOMP_LINE='flate bu'\nCOMP_POINT=8\n_flate flate bu flate\necho \"${{COMPREPLY[@]}}\"\ncomplete -p flate\n",
+        script.display()
+    );
+    let b = Command::new("bash")
+        .args(["--norc", "-c", &probe])
+        .output()
+        .unwrap();
+    let _ = std::fs::remove_file(&script);
+    assert!(b.status.success(), "{}", String::from_utf8_lossy(&b.stderr));
+    let out = String::from_utf8_lossy(&b.stdout);
+    assert!(out.lines().next() == Some("build"), "{out}");
+    assert!(out.contains("-F _flate flate"), "{out}");
+    for shell in ["zsh", "fish", "powershell"] {
+        let o = run(&["completions", shell]);
+        assert!(o.status.success() && o.stdout.len() > 1000, "{shell}");
+    }
+    let o = run(&["man"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(
+        stdout(&o).starts_with(".ie") || stdout(&o).contains(".TH flate"),
+        "{}",
+        stdout(&o)
+    );
+}
+
+#[test]
+fn quiet_hides_warnings_and_verbose_says_which_environment() {
+    let o = common::flate_in(&["build", "production", "-v"], &common::root());
+    assert!(
+        stderr(&o).contains("environment production at kubernetes/clusters/production"),
+        "{}",
+        stderr(&o)
+    );
+    let o = common::flate_in(
+        &["build", "production", "-q", "--ks", "nope"],
+        &common::root(),
+    );
+    assert!(stderr(&o).contains("error:"), "errors stay: {}", stderr(&o));
+}
+
+/// Checks that `example` has the shape of `real`: the same JSON types and
+/// the same keys (both ways) down to the first item of each list; inside
+/// rendered objects and Helm values (free-form), only the example's keys
+/// must exist.
+fn conforms(
+    example: &serde_json::Value,
+    real: &serde_json::Value,
+    at: &str,
+    free: bool,
+) -> Result<(), String> {
+    use serde_json::Value as J;
+    match (example, real) {
+        (J::Object(e), J::Object(r)) => {
+            for (k, v) in e {
+                let Some(rv) = r.get(k) else {
+                    return Err(format!("{at}.{k}: in the example, not in the output"));
+                };
+                let free = free || matches!(k.as_str(), "objects" | "values" | "schema");
+                conforms(v, rv, &format!("{at}.{k}"), free)?;
+            }
+            if !free && let Some(k) = r.keys().find(|k| !e.contains_key(*k)) {
+                return Err(format!("{at}.{k}: in the output, not in the example"));
+            }
+            Ok(())
+        }
+        (J::Array(e), J::Array(r)) => match (e.first(), r.first()) {
+            (Some(e0), Some(r0)) => conforms(e0, r0, &format!("{at}[0]"), free),
+            _ => Ok(()),
+        },
+        (J::Null, _) | (_, J::Null) => Ok(()),
+        (J::String(_), J::String(_)) | (J::Bool(_), J::Bool(_)) | (J::Number(_), J::Number(_)) => {
+            Ok(())
+        }
+        _ => Err(format!(
+            "{at}: {example} in the example, {real} in the output"
+        )),
+    }
+}
+
+#[test]
+fn docs_json_examples_match_the_real_output() {
+    let doc = std::fs::read_to_string(common::root().join("docs/json.md")).unwrap();
+    let blocks: Vec<&str> = doc.split("```").collect();
+    let mut checked = 0;
+    for i in 0..blocks.len() {
+        let Some(cmd) = blocks[i].strip_prefix("sh\n") else {
+            continue;
+        };
+        let Some(json) = blocks.get(i + 2).and_then(|b| b.strip_prefix("json\n")) else {
+            continue;
+        };
+        let cmd = cmd.trim();
+        let args: Vec<&str> = cmd.split_whitespace().skip(1).collect();
+        assert_eq!(cmd.split_whitespace().next(), Some("flate"), "{cmd}");
+        let o = Command::new(env!("CARGO_BIN_EXE_flate"))
+            .args(&args)
+            .current_dir(common::root())
+            .output()
+            .unwrap();
+        let real: serde_json::Value = serde_json::from_slice(&o.stdout)
+            .unwrap_or_else(|e| panic!("{cmd}: {e}: {}", stderr(&o)));
+        let example: serde_json::Value =
+            serde_json::from_str(json).unwrap_or_else(|e| panic!("{cmd}: the example: {e}"));
+        assert_eq!(real["apiVersion"], "flate.dev/v1", "{cmd}");
+        assert_eq!(example["apiVersion"], real["apiVersion"], "{cmd}");
+        assert_eq!(example["kind"], real["kind"], "{cmd}");
+        if let Err(e) = conforms(&example, &real, "", false) {
+            panic!("docs/json.md, `{cmd}`: {e}");
+        }
+        checked += 1;
+    }
+    assert!(checked >= 10, "{checked} examples");
+}
+
+#[test]
+fn a_type_change_warning_names_the_object_after_substitution() {
+    let root = scratch("retype");
+    write(
+        &root,
+        "cluster/app.yaml",
+        r#"apiVersion: kustomize.toolkit.fluxcd.io/v1
+kind: Kustomization
+metadata:
+  name: app
+  namespace: flux-system
+spec:
+  interval: 10m
+  path: ./app
+  prune: true
+  sourceRef:
+    kind: GitRepository
+    name: flux-system
+  postBuild:
+    substitute:
+      APP: web
+      COUNT: "3"
+"#,
+    );
+    write(
+        &root,
+        "app/configmap.yaml",
+        "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: ${APP}-settings\n  namespace: default\n  annotations:\n    count: ${COUNT}\n",
+    );
+    let o = flate_at(&["build", "--path", "cluster"], &root);
+    let e = stderr(&o);
+    assert!(
+        e.contains("substitution changed the type of ConfigMap/web-settings"),
+        "{e}"
+    );
+    assert!(!e.contains("${APP}"), "{e}");
+    let _ = std::fs::remove_dir_all(&root);
+}
+
+#[test]
+fn docs_commands_names_every_flag() {
+    let doc = std::fs::read_to_string(common::root().join("docs/commands.md")).unwrap();
+    let subs: &[&[&str]] = &[
+        &["build"],
+        &["get"],
+        &["test"],
+        &["diff"],
+        &["check"],
+        &["pins"],
+        &["schemas", "import"],
+        &["talos", "gen"],
+        &["talos", "check"],
+        &["kustomize", "build"],
+        &["completions"],
+        &["man"],
+    ];
+    let mut missing = Vec::new();
+    for sub in subs {
+        let o = Command::new(env!("CARGO_BIN_EXE_flate"))
+            .args(*sub)
+            .arg("--help")
+            .output()
+            .unwrap();
+        let help = stdout(&o);
+        for line in help.lines() {
+            let line = line.trim_start();
+            if !line.starts_with('-') {
+                continue;
+            }
+            // `-o, --output <OUTPUT>` → `--output`
+            let Some(flag) = line
+                .split([' ', ','])
+                .find(|w| w.starts_with("--") && w.len() > 2)
+            else {
+                continue;
+            };
+            if !doc.contains(&format!("`{flag}"))
+                && !doc.contains(&format!("`-{}`, `{flag}", &flag[2..3]))
+            {
+                missing.push(format!("flate {} {flag}", sub.join(" ")));
+            }
+        }
+    }
+    assert!(missing.is_empty(), "not in docs/commands.md: {missing:?}");
+}
