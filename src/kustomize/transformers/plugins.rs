@@ -348,6 +348,32 @@ fn with_sentinel(t: &Transformer<'static>) -> Option<Transformer<'static>> {
     Some(t)
 }
 
+/// Whether a patch transformer patches any object (kustomize's patches
+/// rebuild the nodes they touch, even with the values already there): an
+/// untargeted strategic-merge patch always does (it fails otherwise), a
+/// targeted one when its target selects something.
+fn patch_touches(t: &Transformer, m: &ResMap) -> bool {
+    let Transformer::Field(k, f) = t else {
+        return false;
+    };
+    let key = match f {
+        Field::PatchesStrategicMerge => return true,
+        Field::Patches => "patches",
+        Field::PatchesJson6902 => "patchesJson6902",
+        Field::Replacements => return false,
+    };
+    k.list(key)
+        .unwrap_or_default()
+        .iter()
+        .any(|item| match item.get("target") {
+            None | Some(Node::Null) => true,
+            Some(sel) => {
+                super::super::patch::select(m, &super::super::patch::Selector::from_node(sel))
+                    .is_ok_and(|v| !v.is_empty())
+            }
+        })
+}
+
 /// Runs `validators:`: each runs on a copy of the objects, and the build
 /// fails if it wrote to them.
 pub fn validate(
@@ -369,7 +395,8 @@ pub fn validate(
         v.apply(ldr, &mut copy)?;
         // The namespace transformer records every object's previous id.
         let mut changed = before != shown(&copy)
-            || matches!(&v, Transformer::Namespace(x) if !x.namespace.is_empty() && !m.is_empty());
+            || matches!(&v, Transformer::Namespace(x) if !x.namespace.is_empty() && !m.is_empty())
+            || patch_touches(&v, m);
         if !changed && let Some(probe) = with_sentinel(&v) {
             let mut copy = m.clone();
             probe.apply(ldr, &mut copy)?;
