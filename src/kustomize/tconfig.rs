@@ -181,8 +181,14 @@ impl TransformerConfig {
 
     /// Adds one field spec to a table.
     pub fn add(&mut self, t: Table, fs: FieldSpec) -> Result<(), String> {
-        merge_one(t.defaults(), &mut self.extra[t.index()], fs)
-            .map_err(|e| format!("failed to merge {t:?} fieldSpec: {e}"))
+        merge_one(t.defaults(), &mut self.extra[t.index()], fs).map_err(|e| {
+            // kustomize's names for the tables in this message.
+            let name = match t {
+                Table::Namespace => "NameSpace".to_string(),
+                other => format!("{other:?}"),
+            };
+            format!("failed to merge {name} fieldSpec: {e}")
+        })
     }
 
     /// Adds one name-reference entry (its referrers join those of an

@@ -63,10 +63,9 @@ const TRANSFORMER_KINDS: [&str; 14] = [
 ];
 
 /// An entry is inline when it parses as one or more objects.
-fn inline_objects(entry: &str) -> Option<Vec<Node>> {
-    let docs = crate::yaml::parse_stream(entry).ok()?;
-    let nodes: Vec<Node> = docs.into_iter().map(|d| d.node).collect();
-    (!nodes.is_empty() && nodes.iter().all(|n| matches!(n, Node::Map(_)))).then_some(nodes)
+fn is_inline(entry: &str) -> bool {
+    crate::yaml::parse_stream(entry)
+        .is_ok_and(|docs| !docs.is_empty() && docs.iter().all(|d| matches!(d.node, Node::Map(_))))
 }
 
 /// The configurations listed in `field` of `k`, in order.
@@ -84,21 +83,20 @@ fn load_configs(
     let mut inline = ResMap::new();
     let mut paths = Vec::new();
     for e in &entries {
-        match inline_objects(e) {
-            Some(_) => {
-                let objs = super::super::build::resources_from_text(&k.file, e)
-                    .map_err(|err| err.context(format!("configuring {field}")))?;
-                for mut r in objs {
-                    if kz.tracks_origins() {
-                        let o = Origin::file(origin::relative(&stack[0], &k.file));
-                        origin::set_annotation(&mut r, origin::ORIGIN, Some(o.text()));
-                    }
-                    inline
-                        .append(r)
-                        .map_err(|m| k.err(format!("configuring {field}: {m}")))?;
-                }
+        if !is_inline(e) {
+            paths.push(e.clone());
+            continue;
+        }
+        let objs = super::super::build::resources_from_text(&k.file, e)
+            .map_err(|err| err.context(format!("configuring {field}")))?;
+        for mut r in objs {
+            if kz.tracks_origins() {
+                let o = Origin::file(origin::relative(&stack[0], &k.file));
+                origin::set_annotation(&mut r, origin::ORIGIN, Some(o.text()));
             }
-            None => paths.push(e.clone()),
+            inline
+                .append(r)
+                .map_err(|m| k.err(format!("configuring {field}: {m}")))?;
         }
     }
     let mut from_paths = ResMap::new();
@@ -189,10 +187,6 @@ fn pick(c: &Config, fields: &[(&str, &str)]) -> Node {
     Node::Map(m)
 }
 
-fn nonempty_str(c: &Config, key: &str) -> Result<String, String> {
-    c.str_at(&[key])
-}
-
 /// The transformers one builtin configuration makes.
 fn transformers_of(
     k: &Kustomization,
@@ -235,7 +229,7 @@ fn transformers_of(
                     ("options", "options"),
                 ],
             );
-            if nonempty_str(c, "path")?.is_empty() && nonempty_str(c, "patch")?.trim().is_empty() {
+            if c.str_at(&["path"])?.is_empty() && c.str_at(&["patch"])?.trim().is_empty() {
                 return Err("must specify one of patch and path".into());
             }
             one(as_field(k, "patches", Node::Seq(vec![item]), Field::Patches))
@@ -246,7 +240,7 @@ fn transformers_of(
                 Some(Node::Seq(items)) => items.clone(),
                 Some(_) => return Err("'paths' must be a list of strings".into()),
             };
-            let inline = nonempty_str(c, "patches")?;
+            let inline = c.str_at(&["patches"])?;
             if entries.is_empty() && inline.is_empty() {
                 return Err("empty file path and empty patch content".into());
             }
@@ -264,8 +258,8 @@ fn transformers_of(
             if c.str_at(&["target", "name"])?.is_empty() {
                 return Err("must specify the target name".into());
             }
-            let path = nonempty_str(c, "path")?;
-            let op = nonempty_str(c, "jsonOp")?;
+            let path = c.str_at(&["path"])?;
+            let op = c.str_at(&["jsonOp"])?;
             if path.is_empty() && op.is_empty() {
                 return Err("empty file path and empty jsonOp".into());
             }
@@ -348,6 +342,32 @@ fn with_sentinel(t: &Transformer<'static>) -> Option<Transformer<'static>> {
     Some(t)
 }
 
+/// Whether a patch transformer patches any object (kustomize's patches
+/// rebuild the nodes they touch, even with the values already there): an
+/// untargeted strategic-merge patch always does (it fails otherwise), a
+/// targeted one when its target selects something.
+fn patch_touches(t: &Transformer, m: &ResMap) -> bool {
+    let Transformer::Field(k, f) = t else {
+        return false;
+    };
+    let key = match f {
+        Field::PatchesStrategicMerge => return true,
+        Field::Patches => "patches",
+        Field::PatchesJson6902 => "patchesJson6902",
+        Field::Replacements => return false,
+    };
+    k.list(key)
+        .unwrap_or_default()
+        .iter()
+        .any(|item| match item.get("target") {
+            None | Some(Node::Null) => true,
+            Some(sel) => {
+                super::super::patch::select(m, &super::super::patch::Selector::from_node(sel))
+                    .is_ok_and(|v| !v.is_empty())
+            }
+        })
+}
+
 /// Runs `validators:`: each runs on a copy of the objects, and the build
 /// fails if it wrote to them.
 pub fn validate(
@@ -369,7 +389,8 @@ pub fn validate(
         v.apply(ldr, &mut copy)?;
         // The namespace transformer records every object's previous id.
         let mut changed = before != shown(&copy)
-            || matches!(&v, Transformer::Namespace(x) if !x.namespace.is_empty() && !m.is_empty());
+            || matches!(&v, Transformer::Namespace(x) if !x.namespace.is_empty() && !m.is_empty())
+            || patch_touches(&v, m);
         if !changed && let Some(probe) = with_sentinel(&v) {
             let mut copy = m.clone();
             probe.apply(ldr, &mut copy)?;
