@@ -544,6 +544,14 @@ pub fn apply_json6902(doc: &mut Node, ops: &[Node]) -> Result<(), String> {
             }
             other => return Err(format!("Unexpected kind: {other}")),
         }
+        if matches!(kind.as_str(), "add" | "replace" | "move" | "copy")
+            && doc.depth() > crate::yaml::parse::MAX_DEPTH
+        {
+            return Err(format!(
+                "{kind} operation makes the object nest deeper than the limit of {} levels",
+                crate::yaml::parse::MAX_DEPTH
+            ));
+        }
     }
     if !matches!(doc, Node::Map(_)) {
         return Err(

@@ -475,6 +475,28 @@ impl Node {
         }
     }
 
+    /// How deeply collections nest in this tree (0 for a scalar, 1 for a
+    /// collection of scalars). Walks without recursion, so it is safe on a
+    /// tree of any depth.
+    pub fn depth(&self) -> usize {
+        let mut max = 0;
+        let mut stack: Vec<(&Node, usize)> = vec![(self, 0)];
+        while let Some((n, d)) = stack.pop() {
+            match n {
+                Node::Seq(s) => {
+                    max = max.max(d + 1);
+                    stack.extend(s.iter().map(|c| (c, d + 1)));
+                }
+                Node::Map(m) => {
+                    max = max.max(d + 1);
+                    stack.extend(m.iter().map(|(_, c)| (c, d + 1)));
+                }
+                _ => {}
+            }
+        }
+        max
+    }
+
     /// Converts to JSON. Floats that are whole numbers become integers, as
     /// Go's encoding/json prints them.
     pub fn to_json(&self) -> serde_json::Value {
