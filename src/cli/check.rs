@@ -147,9 +147,10 @@ pub fn run(a: CheckArgs) -> i32 {
         .map(|n| render_with(n, &a.env, SpecErrors::Ignore))
         .collect();
     let mut envs = Vec::new();
+    let fs = flate::fs::Confined::new(&RealFs, &repo);
     for (n, r) in names.iter().zip(renders) {
         match r {
-            Ok(r) => envs.push(Env::new(n, &repo, &RealFs, r)),
+            Ok(r) => envs.push(Env::new(n, &repo, &fs, r)),
             Err(c) => return c,
         }
     }

@@ -130,11 +130,12 @@ pub fn run(a: PinsArgs) -> i32 {
         }
     };
     let mut head_envs = Vec::new();
+    let fs = flate::fs::Confined::new(&RealFs, &repo);
     for n in &names {
         // A broken Talos spec does not stop a pin report (Renovate's
         // post-upgrade check); `flate check` reports it.
         match render_with(n, &a.env, SpecErrors::Warn) {
-            Ok(r) => head_envs.push(Env::new(n, &repo, &RealFs, r)),
+            Ok(r) => head_envs.push(Env::new(n, &repo, &fs, r)),
             Err(c) => return c,
         }
     }

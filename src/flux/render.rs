@@ -515,8 +515,10 @@ pub fn render(
     opts: &RenderOptions,
 ) -> Result<Rendered, Error> {
     let repo: PathBuf = repo.to_path_buf();
+    // Nothing outside the repository is read, through a symlink or not.
+    let confined = crate::fs::Confined::new(fs, &repo);
     let artifact = super::source::ArtifactFs {
-        inner: fs,
+        inner: &confined,
         root: repo.clone(),
     };
     let fs: &dyn FileSystem = &artifact;

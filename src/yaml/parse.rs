@@ -73,6 +73,34 @@ pub fn parse_stream_with(text: &str, schema: Schema) -> Result<Vec<Document>, Pa
 
 fn parse(text: &str, schema: Schema, json_keys: bool) -> Result<Vec<Document>, ParseError> {
     let text = text.strip_prefix('\u{feff}').unwrap_or(text);
+    parse_text(text, schema, json_keys).map_err(|e| at_tab(text, e))
+}
+
+/// yaml-rust2 reports a tab that indents a line at the end of the line
+/// before it: moves such an error to the tab.
+fn at_tab(text: &str, mut e: ParseError) -> ParseError {
+    if !e.message.contains("tab") {
+        return e;
+    }
+    let tab_at = |l: &str| {
+        let indent = l.len() - l.trim_start_matches([' ', '\t']).len();
+        l[..indent].find('\t')
+    };
+    let lines: Vec<&str> = text.split('\n').collect();
+    if e.line >= 1 && lines.get(e.line - 1).is_some_and(|l| tab_at(l).is_some()) {
+        return e;
+    }
+    for (i, l) in lines.iter().enumerate().skip(e.line).take(3) {
+        if let Some(c) = tab_at(l) {
+            e.line = i + 1;
+            e.col = c + 1;
+            break;
+        }
+    }
+    e
+}
+
+fn parse_text(text: &str, schema: Schema, json_keys: bool) -> Result<Vec<Document>, ParseError> {
     if text.len() > MAX_TEXT_BYTES {
         return Err(ParseError {
             line: 1,
@@ -811,6 +839,14 @@ mod tests {
         };
         assert_eq!(err.line, MAX_DEPTH + 1, "{err}");
         assert_eq!(parse_one(&block(MAX_DEPTH)).unwrap().depth(), MAX_DEPTH);
+    }
+
+    #[test]
+    fn tab_indentation_is_reported_on_its_line() {
+        let err = parse_stream("a: 1\nb:\n  c: d\n\te: f\n").unwrap_err();
+        assert_eq!((err.line, err.col), (4, 1), "{err}");
+        let err = parse_stream("a:\n\tb: 1\n").unwrap_err();
+        assert_eq!(err.line, 2, "{err}");
     }
 
     #[test]
