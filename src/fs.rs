@@ -11,6 +11,12 @@ pub trait FileSystem: Send + Sync {
     /// Names of the entries of a directory, sorted.
     fn list(&self, path: &Path) -> io::Result<Vec<String>>;
 
+    /// `path` with every symlink on it resolved, when it exists (a file
+    /// system without symlinks returns it as it is).
+    fn real_path(&self, path: &Path) -> Option<PathBuf> {
+        Some(path.to_path_buf())
+    }
+
     fn read_to_string(&self, path: &Path) -> io::Result<String> {
         let b = self.read(path)?;
         String::from_utf8(b).map_err(|e| io::Error::new(io::ErrorKind::InvalidData, e))
@@ -31,6 +37,9 @@ impl FileSystem for RealFs {
     fn is_file(&self, path: &Path) -> bool {
         path.is_file()
     }
+    fn real_path(&self, path: &Path) -> Option<PathBuf> {
+        std::fs::canonicalize(path).ok()
+    }
     fn list(&self, path: &Path) -> io::Result<Vec<String>> {
         let mut v: Vec<String> = std::fs::read_dir(path)?
             .filter_map(|e| e.ok())
@@ -38,6 +47,88 @@ impl FileSystem for RealFs {
             .collect();
         v.sort();
         Ok(v)
+    }
+}
+
+/// A file system confined to a repository: reading a path outside `root`,
+/// or one that a symlink (on the path or at its end) leads out of `root`,
+/// fails with an error naming the link and where it leads. Listing and
+/// testing paths behaves as the inner file system does, so that such a
+/// path is reported when it is read rather than as missing.
+pub struct Confined<'a> {
+    inner: &'a dyn FileSystem,
+    root: PathBuf,
+    real_root: PathBuf,
+}
+
+impl<'a> Confined<'a> {
+    pub fn new(inner: &'a dyn FileSystem, root: &Path) -> Confined<'a> {
+        Confined {
+            inner,
+            root: root.to_path_buf(),
+            real_root: inner.real_path(root).unwrap_or_else(|| root.to_path_buf()),
+        }
+    }
+
+    /// Refuses `path` when it, or a symlink on it, leads out of the root.
+    pub fn guard(&self, path: &Path) -> io::Result<()> {
+        if !path.starts_with(&self.root) {
+            return Err(io::Error::new(
+                io::ErrorKind::PermissionDenied,
+                format!(
+                    "'{}' is outside the repository '{}'",
+                    path.display(),
+                    self.root.display()
+                ),
+            ));
+        }
+        match self.inner.real_path(path) {
+            Some(real) if !real.starts_with(&self.real_root) => {}
+            _ => return Ok(()),
+        }
+        // Name the first link on the path that leads out.
+        let mut link = self.root.clone();
+        let mut target = None;
+        for c in path.strip_prefix(&self.root).unwrap_or(path).components() {
+            link.push(c);
+            if let Some(real) = self.inner.real_path(&link)
+                && !real.starts_with(&self.real_root)
+            {
+                target = Some(real);
+                break;
+            }
+        }
+        let target = target.unwrap_or_default();
+        let mut msg = format!(
+            "'{}' is a symlink to '{}', outside the repository '{}'",
+            link.display(),
+            target.display(),
+            self.root.display()
+        );
+        if link != path {
+            msg = format!("reading '{}': {msg}", path.display());
+        }
+        Err(io::Error::new(io::ErrorKind::PermissionDenied, msg))
+    }
+}
+
+impl FileSystem for Confined<'_> {
+    fn read(&self, path: &Path) -> io::Result<Vec<u8>> {
+        self.guard(path)?;
+        self.inner.read(path)
+    }
+    fn is_dir(&self, path: &Path) -> bool {
+        self.inner.is_dir(path)
+    }
+    fn is_file(&self, path: &Path) -> bool {
+        self.inner.is_file(path)
+    }
+    fn list(&self, path: &Path) -> io::Result<Vec<String>> {
+        self.guard(path)?;
+        self.inner.list(path)
+    }
+    fn real_path(&self, path: &Path) -> Option<PathBuf> {
+        self.inner.real_path(path)
     }
 }
 

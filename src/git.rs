@@ -12,7 +12,12 @@ use crate::fs::FileSystem;
 enum Entry {
     Dir(Vec<String>),
     File(gix::ObjectId),
+    /// A symlink: the blob holds the target path.
+    Link(gix::ObjectId),
 }
+
+/// How many symlinks one path may pass through (as Linux's `MAXSYMLINKS`).
+const MAX_LINKS: usize = 40;
 
 /// The tree of one commit, mounted at `root` (paths under `root` resolve
 /// to paths in the commit's tree).
@@ -92,6 +97,65 @@ impl GitTreeFs {
     pub fn root(&self) -> &Path {
         &self.root
     }
+
+    fn blob(&self, id: gix::ObjectId) -> io::Result<Vec<u8>> {
+        let repo = self
+            .repo
+            .lock()
+            .map_err(|_| io::Error::other("git repository lock poisoned"))?;
+        let obj = repo.find_object(id).map_err(io::Error::other)?;
+        Ok(obj.data.clone())
+    }
+
+    /// `path` with the symlinks of the tree on it resolved as a checkout
+    /// would (a target is relative to the link's directory). A path that
+    /// a link leads out of the tree comes back outside `root`, where
+    /// nothing exists.
+    fn resolve(&self, path: &Path) -> io::Result<PathBuf> {
+        let Ok(rel) = path.strip_prefix(&self.root) else {
+            return Ok(path.to_path_buf());
+        };
+        let mut rest: Vec<std::ffi::OsString> =
+            rel.components().map(|c| c.as_os_str().to_owned()).collect();
+        rest.reverse();
+        let mut cur = self.root.clone();
+        let mut hops = 0;
+        while let Some(c) = rest.pop() {
+            let next = cur.join(&c);
+            match self.entries.get(&next) {
+                Some(Entry::Link(id)) => {
+                    hops += 1;
+                    if hops > MAX_LINKS {
+                        return Err(io::Error::other(format!(
+                            "{}: too many levels of symbolic links",
+                            path.display()
+                        )));
+                    }
+                    let target = String::from_utf8_lossy(&self.blob(*id)?).into_owned();
+                    let t = crate::fs::normalize(&cur, Path::new(&target));
+                    let Ok(inside) = t.strip_prefix(&self.root) else {
+                        // Out of the tree: the rest is not looked up.
+                        let mut out = t;
+                        out.extend(rest.iter().rev());
+                        return Ok(out);
+                    };
+                    let mut again: Vec<std::ffi::OsString> = inside
+                        .components()
+                        .map(|c| c.as_os_str().to_owned())
+                        .collect();
+                    again.reverse();
+                    rest.extend(again);
+                    cur = self.root.clone();
+                }
+                _ => cur = next,
+            }
+        }
+        Ok(cur)
+    }
+
+    fn entry(&self, path: &Path) -> Option<&Entry> {
+        self.entries.get(&self.resolve(path).ok()?)
+    }
 }
 
 fn index(
@@ -111,6 +175,8 @@ fn index(
             subtrees.push((e.oid().to_owned(), path));
         } else if mode.is_blob() {
             out.insert(path, Entry::File(e.oid().to_owned()));
+        } else if mode.is_link() {
+            out.insert(path, Entry::Link(e.oid().to_owned()));
         } else {
             continue;
         }
@@ -131,36 +197,40 @@ fn index(
 
 impl FileSystem for GitTreeFs {
     fn read(&self, path: &Path) -> io::Result<Vec<u8>> {
-        match self.entries.get(path) {
-            Some(Entry::File(id)) => {
-                let repo = self
-                    .repo
-                    .lock()
-                    .map_err(|_| io::Error::other("git repository lock poisoned"))?;
-                let obj = repo.find_object(*id).map_err(io::Error::other)?;
-                Ok(obj.data.clone())
-            }
+        let real = self.resolve(path)?;
+        match self.entries.get(&real) {
+            Some(Entry::File(id)) => self.blob(*id),
             Some(Entry::Dir(_)) => Err(io::Error::new(
                 io::ErrorKind::IsADirectory,
                 "is a directory",
             )),
-            None => Err(io::Error::new(
+            Some(Entry::Link(_)) | None => Err(io::Error::new(
                 io::ErrorKind::NotFound,
                 format!("{} not found in the revision", path.display()),
             )),
         }
     }
     fn is_dir(&self, path: &Path) -> bool {
-        matches!(self.entries.get(path), Some(Entry::Dir(_)))
+        matches!(self.entry(path), Some(Entry::Dir(_)))
     }
     fn is_file(&self, path: &Path) -> bool {
-        matches!(self.entries.get(path), Some(Entry::File(_)))
+        // A link out of the tree counts as a file, so that reading it
+        // reports where it leads.
+        match self.resolve(path) {
+            Ok(real) if !real.starts_with(&self.root) => true,
+            Ok(real) => matches!(self.entries.get(&real), Some(Entry::File(_))),
+            Err(_) => false,
+        }
     }
     fn list(&self, path: &Path) -> io::Result<Vec<String>> {
-        match self.entries.get(path) {
+        match self.entry(path) {
             Some(Entry::Dir(names)) => Ok(names.clone()),
             _ => Err(io::Error::new(io::ErrorKind::NotFound, "not a directory")),
         }
+    }
+    fn real_path(&self, path: &Path) -> Option<PathBuf> {
+        let real = self.resolve(path).ok()?;
+        (!real.starts_with(&self.root) || self.entries.contains_key(&real)).then_some(real)
     }
 }
 

@@ -125,9 +125,10 @@ pub fn run(a: CheckArgs) -> i32 {
         .map(|e| render_env(&repo, e, &a.env, SpecErrors::Ignore))
         .collect();
     let mut envs = Vec::new();
+    let fs = flate::fs::Confined::new(&RealFs, &repo.root);
     for (e, r) in targets.iter().zip(renders) {
         match r {
-            Ok(r) => envs.push(Env::new(&e.name, &repo.root, &RealFs, r)),
+            Ok(r) => envs.push(Env::new(&e.name, &repo.root, &fs, r)),
             Err(c) => return c,
         }
     }

@@ -119,11 +119,12 @@ pub fn run(a: PinsArgs) -> i32 {
     };
     let repo = repo_cfg.root.clone();
     let mut head_envs = Vec::new();
+    let fs = flate::fs::Confined::new(&RealFs, &repo);
     for t in &targets {
         // A broken Talos spec does not stop a pin report (Renovate's
         // post-upgrade check); `flate check` reports it.
         match render_env(&repo_cfg, t, &a.env, SpecErrors::Warn) {
-            Ok(r) => head_envs.push(Env::new(&t.name, &repo, &RealFs, r)),
+            Ok(r) => head_envs.push(Env::new(&t.name, &repo, &fs, r)),
             Err(c) => return c,
         }
     }

@@ -75,6 +75,15 @@ fn load(a: &SpecArgs, repo: &Path) -> Result<talos::Env, talos::Error> {
             ),
         });
     }
+    if a.spec.is_none() {
+        // The default spec is the repository's: a symlink may not lead out.
+        flate::fs::Confined::new(&flate::fs::RealFs, repo)
+            .guard(&path)
+            .map_err(|e| talos::Error::Io {
+                path: path.clone(),
+                message: e.to_string(),
+            })?;
+    }
     talos::load(&path)
 }
 

@@ -95,6 +95,7 @@ pub fn kustomization_for(
                 file: dir.join("kustomization.yaml"),
                 is_component: false,
                 raw,
+                text: None,
             }
         }
     };

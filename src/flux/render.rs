@@ -576,7 +576,13 @@ fn render_one(
     if ks.has_post_build {
         let vars = match load_vars(ks, known, &mut report.warnings, &mut report.absent_sources) {
             Ok(v) => v,
-            Err(e) => return (fail(report, e), Vec::new()),
+            Err(e) => {
+                let e = match substitute_from_declaration(fs, root, &ks.origin, &e) {
+                    Some(at) => format!("{at}: {e}"),
+                    None => e,
+                };
+                return (fail(report, e), Vec::new());
+            }
         };
         report.message = report
             .absent_sources
@@ -621,6 +627,10 @@ fn render_one(
                     }
                     Err(e) => {
                         let msg = format!("{} {}: {e}", id.gvk.kind, id.name);
+                        let msg = match substitution_source(fs, root, &r.origin, &e) {
+                            Some(at) => format!("{at}: {msg}"),
+                            None => msg,
+                        };
                         return (fail(report, msg), Vec::new());
                     }
                 }
@@ -642,6 +652,106 @@ fn render_one(
 }
 
 /// An error message with paths relative to the repository.
+/// Where the `substituteFrom` entry a substitution error names
+/// (`substitute from 'Kind/name'`) is written: in the file that defines the
+/// Flux Kustomization, else in the first YAML file of the repository that
+/// declares it (a parent's patch that adds it), as `file:line`.
+fn substitute_from_declaration(
+    fs: &dyn FileSystem,
+    repo: &Path,
+    origin: &crate::resource::Origin,
+    err: &str,
+) -> Option<String> {
+    let (_, rest) = err.split_once("substitute from '")?;
+    let (kind_name, _) = rest.split_once('\'')?;
+    let (_, name) = kind_name.split_once('/')?;
+    let find = |text: &str| -> Option<usize> {
+        let lines: Vec<&str> = text.lines().collect();
+        let indent = |l: &str| l.len() - l.trim_start().len();
+        for (i, l) in lines.iter().enumerate() {
+            if l.trim_start().trim_start_matches("- ").trim_end() != "substituteFrom:" {
+                continue;
+            }
+            for (j, m) in lines.iter().enumerate().skip(i + 1) {
+                if !m.trim().is_empty()
+                    && indent(m) <= indent(l)
+                    && !m.trim_start().starts_with('-')
+                {
+                    break;
+                }
+                let t = m.trim_start().trim_start_matches("- ").trim();
+                if t.strip_prefix("name:")
+                    .is_some_and(|v| v.trim().trim_matches(['"', '\'']) == name)
+                {
+                    return Some(j + 1);
+                }
+            }
+        }
+        None
+    };
+    let show = |file: &Path, line: usize| {
+        let rel = file.strip_prefix(repo).unwrap_or(file);
+        format!("{}:{line}", rel.display())
+    };
+    if let Some(file) = origin.file.as_deref()
+        && let Ok(text) = fs.read_to_string(file)
+        && let Some(line) = find(&text)
+    {
+        return Some(show(file, line));
+    }
+    // Walk the repository (sorted, hidden directories left out).
+    let mut dirs = vec![repo.to_path_buf()];
+    let mut seen = 0;
+    while let Some(d) = dirs.pop() {
+        let Ok(names) = fs.list(&d) else { continue };
+        for n in names.iter().rev() {
+            if n.starts_with('.') {
+                continue;
+            }
+            let p = d.join(n);
+            if fs.is_dir(&p) {
+                dirs.push(p);
+            } else if n.ends_with(".yaml") || n.ends_with(".yml") {
+                seen += 1;
+                if seen > 10_000 {
+                    return None;
+                }
+                if let Ok(text) = fs.read_to_string(&p)
+                    && text.contains("substituteFrom")
+                    && let Some(line) = find(&text)
+                {
+                    return Some(show(&p, line));
+                }
+            }
+        }
+    }
+    None
+}
+
+/// Where in the object's source file the expression a substitution error
+/// quotes (`expression "${VAR"`) is written: `file:line`, the file
+/// relative to the repository. The error's own line counts in the printed
+/// object, which is not a file anyone edits.
+fn substitution_source(
+    fs: &dyn FileSystem,
+    repo: &Path,
+    origin: &crate::resource::Origin,
+    err: &str,
+) -> Option<String> {
+    let file = origin.file.as_deref()?;
+    let (_, rest) = err.split_once("expression \"")?;
+    let expr = rest.rsplit_once("\" at line").map_or(rest, |(e, _)| e);
+    let text = fs.read_to_string(file).ok()?;
+    let line = text
+        .lines()
+        .enumerate()
+        .skip(origin.line.saturating_sub(1))
+        .find(|(_, l)| l.contains(expr))
+        .map(|(i, _)| i + 1)?;
+    let rel = file.strip_prefix(repo).unwrap_or(file);
+    Some(format!("{}:{line}", rel.display()))
+}
+
 pub fn show_error(repo: &Path, e: &Error) -> String {
     let rel = |p: &Path| {
         p.strip_prefix(repo)
@@ -717,12 +827,14 @@ pub fn render(
 ) -> Result<Rendered, Error> {
     let repo: PathBuf = repo.to_path_buf();
     let raw = fs;
+    // Nothing outside the repository is read, through a symlink or not.
+    let confined = crate::fs::Confined::new(raw, &repo);
     let mut sources = Sources {
         fs: raw,
         repo: ArtifactFs {
-            inner: raw,
+            inner: &confined,
             root: repo.clone(),
-            ignore: Ignore::git(raw, &repo, None),
+            ignore: Ignore::git(&confined, &repo, None),
         },
         root_source: None,
         local: &opts.sources,

@@ -499,6 +499,9 @@ impl FileSystem for ArtifactFs<'_> {
     fn is_file(&self, path: &Path) -> bool {
         !self.hidden(path, false) && self.inner.is_file(path)
     }
+    fn real_path(&self, path: &Path) -> Option<PathBuf> {
+        self.inner.real_path(path)
+    }
     fn list(&self, path: &Path) -> io::Result<Vec<String>> {
         let names = self.inner.list(path)?;
         Ok(names

@@ -36,9 +36,21 @@ pub struct Loader<'a> {
     pub opts: &'a BuildOptions,
     /// The kustomization file, for error messages.
     pub file: PathBuf,
+    /// Its text, to find the line that names a file in an error.
+    pub text: Option<Arc<str>>,
 }
 
 impl Loader<'_> {
+    /// An error at the kustomization's line that names `rel`.
+    fn err_naming(&self, rel: &str, message: String) -> Error {
+        let mut e = Error::at(&self.file, message);
+        e.line = self
+            .text
+            .as_deref()
+            .and_then(|t| super::kustfile::any_value_line(t, rel));
+        e
+    }
+
     pub fn resolve(&self, rel: &str) -> PathBuf {
         normalize(&self.root, Path::new(rel))
     }
@@ -68,16 +80,16 @@ impl Loader<'_> {
 
     fn check(&self, rel: &str) -> Result<PathBuf, Error> {
         if is_remote(rel) {
-            return Err(Error::at(
-                &self.file,
-                format!("remote file '{rel}' is not supported offline"),
-            ));
+            return Err(
+                self.err_naming(rel, format!("remote file '{rel}' is not supported offline"))
+            );
         }
         let p = self.resolve(rel);
-        self.check_boundary(&p)?;
+        self.check_boundary(&p)
+            .map_err(|e| self.err_naming(rel, e.message))?;
         if self.opts.load_restrictor == LoadRestrictor::RootOnly && !p.starts_with(&self.root) {
-            return Err(Error::at(
-                &self.file,
+            return Err(self.err_naming(
+                rel,
                 format!(
                     "security; file '{}' is not in or below '{}' (use --load-restrictor none to allow it)",
                     p.display(),
@@ -86,9 +98,25 @@ impl Loader<'_> {
             ));
         }
         if !self.fs.is_file(&p) {
-            return Err(Error::at(
-                &self.file,
+            return Err(self.err_naming(
+                rel,
                 format!("'{}' does not exist or is not a file", p.display()),
+            ));
+        }
+        // kustomize resolves symlinks before it applies the restrictor.
+        if self.opts.load_restrictor == LoadRestrictor::RootOnly
+            && let Some(real) = self.fs.real_path(&p)
+            && let Some(real_root) = self.fs.real_path(&self.root)
+            && !real.starts_with(&real_root)
+        {
+            return Err(self.err_naming(
+                rel,
+                format!(
+                    "security; file '{}' is not in or below '{}': it is a symlink to '{}' (use --load-restrictor none to allow it)",
+                    p.display(),
+                    real_root.display(),
+                    real.display()
+                ),
             ));
         }
         Ok(p)
@@ -103,6 +131,16 @@ impl Loader<'_> {
             .map_err(|e| Error::at(&p, e.to_string()))?;
         Ok((p, text))
     }
+}
+
+/// An error at the line of the `nth` listing of `p` under `resources`
+/// (or `bases`).
+fn resource_err(k: &Kustomization, p: &str, nth: usize, message: String) -> Error {
+    let mut e = k.err(message);
+    e.line = k
+        .item_line("resources", p, nth)
+        .or_else(|| k.item_line("bases", p, nth));
+    e
 }
 
 pub fn is_remote(s: &str) -> bool {
@@ -448,6 +486,7 @@ impl<'a> Kustomizer<'a> {
             root: k.dir().to_path_buf(),
             opts: &self.opts,
             file: k.file.clone(),
+            text: k.text.clone(),
         }
     }
 
@@ -475,29 +514,35 @@ impl<'a> Kustomizer<'a> {
             .count();
         // A few directories are not worth waking the thread pool for (a
         // single `kustomize build` starts it from nothing).
+        // Which listing of the same path each one is (for error lines).
+        let nth: Vec<usize> = (0..paths.len())
+            .map(|i| paths[..i].iter().filter(|q| **q == paths[i]).count())
+            .collect();
         if dirs < PARALLEL_DIRS {
-            for p in &paths {
-                self.accumulate_path(k, &ldr, p, &mut ra, cfg, stack)?;
+            for (p, n) in paths.iter().zip(&nth) {
+                self.accumulate_path(k, &ldr, p, *n, &mut ra, cfg, stack)?;
             }
         } else {
             use rayon::prelude::*;
             let schema = super::openapi_custom::active();
             let pieces: Vec<Result<(ResMap, TransformerConfig), Error>> = paths
                 .par_iter()
-                .map(|p| {
+                .zip(&nth)
+                .map(|(p, n)| {
                     let _schema = super::openapi_custom::scoped(schema);
                     let mut piece = ResMap::new();
                     let mut piece_cfg = TransformerConfig::default();
                     let mut stack = stack.clone();
-                    self.accumulate_path(k, &ldr, p, &mut piece, &mut piece_cfg, &mut stack)
+                    self.accumulate_path(k, &ldr, p, *n, &mut piece, &mut piece_cfg, &mut stack)
                         .map(|_| (piece, piece_cfg))
                 })
                 .collect();
             let mut ids = ra.id_set();
-            for (p, piece) in paths.iter().zip(pieces) {
+            for ((p, n), piece) in paths.iter().zip(&nth).zip(pieces) {
                 let (piece, piece_cfg) = piece?;
-                ra.append_with(piece, &mut ids)
-                    .map_err(|m| k.err(format!("accumulating resources from '{p}': {m}")))?;
+                ra.append_with(piece, &mut ids).map_err(|m| {
+                    resource_err(k, p, *n, format!("accumulating resources from '{p}': {m}"))
+                })?;
                 cfg.merge(&piece_cfg)
                     .map_err(|m| k.err(format!("merging config from '{p}': {m}")))?;
             }
@@ -518,6 +563,11 @@ impl<'a> Kustomizer<'a> {
         for c in k.str_list("components")? {
             if is_remote(&c) {
                 return Err(k.err(format!("remote component '{c}' is not supported offline")));
+            }
+            if Path::new(&c).is_absolute() {
+                return Err(k.err_at_item("components", &c, 0, format!(
+                    "accumulating components: new root '{c}' cannot be absolute (name the directory relative to the kustomization)"
+                )));
             }
             let dir = ldr.resolve(&c);
             let ck = self
@@ -556,12 +606,14 @@ impl<'a> Kustomizer<'a> {
         k: &Kustomization,
         ldr: &Loader,
         p: &str,
+        nth: usize,
         ra: &mut ResMap,
         cfg: &mut TransformerConfig,
         stack: &mut Vec<PathBuf>,
     ) -> Result<(), Error> {
+        let err = |m: String| resource_err(k, p, nth, m);
         if is_remote(p) {
-            return Err(k.err(format!(
+            return Err(err(format!(
                 "resource '{p}' is remote: remote resources are not supported offline (vendor it into the repository)"
             )));
         }
@@ -576,14 +628,19 @@ impl<'a> Kustomizer<'a> {
                     origin::set_annotation(&mut r, origin::ORIGIN, Some(o.clone()));
                 }
                 ra.append(r)
-                    .map_err(|m| k.err(format!("accumulating resources from '{p}': {m}")))?;
+                    .map_err(|m| err(format!("accumulating resources from '{p}': {m}")))?;
             }
             return Ok(());
         }
         if self.fs.is_dir(&full) {
+            if Path::new(p).is_absolute() {
+                return Err(err(format!(
+                    "accumulating resources from '{p}': new root '{p}' cannot be absolute (name the directory relative to the kustomization)"
+                )));
+            }
             let sub = self.load_dir(&full, stack)?;
             if sub.is_component {
-                return Err(k.err(format!(
+                return Err(err(format!(
                     "accumulating resources: expected kind != 'Component' for path '{}' (list it under 'components')",
                     full.display()
                 )));
@@ -595,10 +652,10 @@ impl<'a> Kustomizer<'a> {
             cfg.merge(&sub_cfg)
                 .map_err(|m| k.err(format!("merging config from '{p}': {m}")))?;
             ra.append_all(m)
-                .map_err(|m| k.err(format!("accumulating resources from '{p}': {m}")))?;
+                .map_err(|m| err(format!("accumulating resources from '{p}': {m}")))?;
             return Ok(());
         }
-        Err(k.err(format!(
+        Err(err(format!(
             "accumulating resources: '{}' does not exist (not a file, not a directory)",
             full.display()
         )))

@@ -419,6 +419,70 @@ pub struct Kustomization {
     pub file: PathBuf,
     pub is_component: bool,
     pub raw: Map,
+    /// The file's text (none for a kustomization Flux generates), to find
+    /// the lines that errors point at.
+    pub text: Option<std::sync::Arc<str>>,
+}
+
+/// The 1-based line of the top-level key `field` (matched as kustomize
+/// matches field names, ignoring case) in a kustomization text.
+fn field_line(text: &str, field: &str) -> Option<usize> {
+    text.lines()
+        .position(|l| {
+            let key = l.split(':').next().unwrap_or("").trim_end();
+            !l.starts_with([' ', '\t', '#', '-'])
+                && l.contains(':')
+                && key.trim_matches(['"', '\'']).eq_ignore_ascii_case(field)
+        })
+        .map(|i| i + 1)
+}
+
+/// The 1-based line of the first list item or map value anywhere in a
+/// kustomization text that is `value` (bare or quoted).
+pub fn any_value_line(text: &str, value: &str) -> Option<usize> {
+    let quoted = [
+        value.to_string(),
+        format!("\"{value}\""),
+        format!("'{value}'"),
+    ];
+    text.lines()
+        .position(|l| {
+            let t = l.trim_start().trim_start_matches("- ").trim_start();
+            let t = t.split_once(": ").map_or(t, |(_, v)| v).trim_end();
+            quoted.iter().any(|q| t == q)
+        })
+        .map(|i| i + 1)
+}
+
+/// The 1-based line, within the block of top-level key `field`, of the
+/// first item or value that is `value` (bare or quoted, after `- ` or a
+/// `key: `), skipping `skip` earlier matches.
+fn value_line(text: &str, field: &str, value: &str, skip: usize) -> Option<usize> {
+    let start = field_line(text, field)?;
+    let lines: Vec<&str> = text.lines().collect();
+    let quoted = [
+        value.to_string(),
+        format!("\"{value}\""),
+        format!("'{value}'"),
+    ];
+    let mut seen = 0;
+    // The field's own line may hold a flow list.
+    for (i, l) in lines.iter().enumerate().skip(start - 1) {
+        if i >= start && !l.trim().is_empty() && !l.starts_with([' ', '\t', '-', '#']) {
+            break;
+        }
+        let t = l.trim_start().trim_start_matches("- ").trim_start();
+        let t = t.split_once(": ").map_or(t, |(_, v)| v).trim_end();
+        let hit =
+            quoted.iter().any(|q| t == q) || (i + 1 == start && l.contains(&format!(" {value}")));
+        if hit {
+            if seen == skip {
+                return Some(i + 1);
+            }
+            seen += 1;
+        }
+    }
+    None
 }
 
 /// Finds the kustomization file in `dir`.
@@ -468,6 +532,7 @@ impl Kustomization {
     }
 
     pub fn parse(file: &Path, text: &str) -> Result<Kustomization, Error> {
+        let source: std::sync::Arc<str> = text.into();
         // kustomize reads its own file with sigs.k8s.io/yaml (YAML 1.1).
         let node = crate::yaml::parse::parse_stream_json_keys(text)
             .map_err(|e| Error::yaml(file, &e))?
@@ -501,12 +566,14 @@ impl Kustomization {
         };
         for k in raw.keys() {
             if !KNOWN_FIELDS.contains(&k.as_str()) {
-                return Err(Error::at(
+                let mut e = Error::at(
                     file,
                     format!(
                         "invalid Kustomization: json: unknown field \"{k}\" (remove it or fix its spelling)"
                     ),
-                ));
+                );
+                e.line = field_line(text, k);
+                return Err(e);
             }
         }
         let mut raw = raw;
@@ -553,6 +620,7 @@ impl Kustomization {
             file: file.to_path_buf(),
             is_component,
             raw,
+            text: Some(source),
         };
         for unsupported in ["helmCharts", "helmChartInflationGenerator", "helmGlobals"] {
             if k.raw.contains_key(unsupported) {
@@ -617,6 +685,29 @@ impl Kustomization {
 
     pub fn err(&self, msg: impl Into<String>) -> Error {
         Error::at(&self.file, msg.into())
+    }
+
+    /// The line of the `skip`-th (from 0) item `value` listed under
+    /// `field`.
+    pub fn item_line(&self, field: &str, value: &str, skip: usize) -> Option<usize> {
+        value_line(self.text.as_deref()?, field, value, skip)
+    }
+
+    /// An error at the line of the `skip`-th (from 0) item `value` listed
+    /// under `field` (the field's line when the item is not found).
+    pub fn err_at_item(
+        &self,
+        field: &str,
+        value: &str,
+        skip: usize,
+        msg: impl Into<String>,
+    ) -> Error {
+        let mut e = self.err(msg);
+        e.line = self
+            .text
+            .as_deref()
+            .and_then(|t| value_line(t, field, value, skip).or_else(|| field_line(t, field)));
+        e
     }
 }
 

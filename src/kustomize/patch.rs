@@ -2,6 +2,7 @@
 //! plus target selection.
 
 use regex::Regex;
+use std::path::Path;
 
 use crate::resource::{Gvk, ResMap, Resource};
 use crate::yaml::{Map, Node};
@@ -559,6 +560,14 @@ pub fn apply_json6902(doc: &mut Node, ops: &[Node]) -> Result<(), String> {
             }
             other => return Err(format!("Unexpected kind: {other}")),
         }
+        if matches!(kind.as_str(), "add" | "replace" | "move" | "copy")
+            && doc.depth() > crate::yaml::parse::MAX_DEPTH
+        {
+            return Err(format!(
+                "{kind} operation makes the object nest deeper than the limit of {} levels",
+                crate::yaml::parse::MAX_DEPTH
+            ));
+        }
     }
     if !matches!(doc, Node::Map(_)) {
         return Err(
@@ -986,6 +995,56 @@ fn apply_body_with(
     }
 }
 
+/// The error of a patch that failed: at the line of the JSON 6902
+/// operation it names (in the patch file, or in the kustomization for an
+/// inline patch), else at the kustomization.
+fn patch_error(
+    k: &Kustomization,
+    file: Option<&Path>,
+    text: &str,
+    body: &PatchBody,
+    msg: String,
+) -> Error {
+    let mut e = k.err(msg);
+    let PatchBody::Json(ops) = body else {
+        return e;
+    };
+    // The operation whose path (or from) the message names; the longest
+    // such path, so that `/spec` does not win over `/spec/x`.
+    let Some(p) = ops
+        .iter()
+        .flat_map(|op| [op.get_str(&["path"]), op.get_str(&["from"])])
+        .flatten()
+        .filter(|p| !p.is_empty() && e.message.contains(*p))
+        .max_by_key(|p| p.len())
+    else {
+        return e;
+    };
+    let (in_file, in_text) = match file {
+        Some(f) => (f.to_path_buf(), text),
+        None => match k.text.as_deref() {
+            Some(t) => (k.file.clone(), t),
+            None => return e,
+        },
+    };
+    let ends_value = |rest: &str| {
+        rest.chars()
+            .next()
+            .is_none_or(|c| matches!(c, '"' | '\'' | ',' | '}' | ' '))
+    };
+    let line = in_text.lines().position(|l| {
+        l.match_indices(p)
+            .any(|(i, _)| ends_value(&l[i + p.len()..]) && l[..i].contains("path"))
+            || l.match_indices(p)
+                .any(|(i, _)| ends_value(&l[i + p.len()..]) && l[..i].contains("from"))
+    });
+    if let Some(l) = line {
+        e.file = Some(in_file);
+        e.line = Some(l + 1);
+    }
+    e
+}
+
 fn options(item: &Node) -> (bool, bool) {
     let o = |k: &str| {
         item.get_path(&["options", k])
@@ -1005,17 +1064,19 @@ pub fn patches(k: &Kustomization, ldr: &Loader, m: &mut ResMap) -> Result<(), Er
         if !path.is_empty() && !inline.is_empty() {
             return Err(k.err("a patch cannot have both 'path' and 'patch'"));
         }
-        let (text, what) = if !path.is_empty() {
-            (ldr.load(path)?.1, format!("patch '{path}'"))
+        let (file, text, what) = if !path.is_empty() {
+            let (file, text) = ldr.load(path)?;
+            (Some(file), text, format!("patch '{path}'"))
         } else if !inline.is_empty() {
-            (inline.to_string(), "inline patch".to_string())
+            (None, inline.to_string(), "inline patch".to_string())
         } else {
             return Err(k.err("a patch must have 'path' or 'patch'"));
         };
         let body = parse_patch_body(&text, &what).map_err(|e| k.err(e))?;
         let target = item.get("target").map(Selector::from_node);
         let (an, ak) = options(&item);
-        apply_body(m, &body, target.as_ref(), an, ak).map_err(|e| k.err(format!("{what}: {e}")))?;
+        apply_body(m, &body, target.as_ref(), an, ak)
+            .map_err(|e| patch_error(k, file.as_deref(), &text, &body, format!("{what}: {e}")))?;
     }
     Ok(())
 }
@@ -1056,10 +1117,11 @@ pub fn patches_json6902(k: &Kustomization, ldr: &Loader, m: &mut ResMap) -> Resu
             .ok_or_else(|| k.err("patchesJson6902 entries need a 'target'"))?;
         let path = item.get_str(&["path"]).unwrap_or("");
         let inline = item.get_str(&["patch"]).unwrap_or("");
-        let (text, what) = if !path.is_empty() {
-            (ldr.load(path)?.1, format!("patch '{path}'"))
+        let (file, text, what) = if !path.is_empty() {
+            let (file, text) = ldr.load(path)?;
+            (Some(file), text, format!("patch '{path}'"))
         } else {
-            (inline.to_string(), "inline patch".to_string())
+            (None, inline.to_string(), "inline patch".to_string())
         };
         if target.name.is_empty() {
             return Err(k.err("patchesJson6902: must specify the target name"));
@@ -1070,8 +1132,9 @@ pub fn patches_json6902(k: &Kustomization, ldr: &Loader, m: &mut ResMap) -> Resu
         }
         // The legacy transformer selects like `patches` (regexes) but does
         // not record the previous name of what it renames.
-        apply_body_with(m, &PatchBody::Json(ops), Some(&target), false, false, true)
-            .map_err(|e| k.err(format!("{what}: {e}")))?;
+        let body = PatchBody::Json(ops);
+        apply_body_with(m, &body, Some(&target), false, false, true)
+            .map_err(|e| patch_error(k, file.as_deref(), &text, &body, format!("{what}: {e}")))?;
     }
     Ok(())
 }

@@ -682,6 +682,12 @@ fn apply_one(m: &mut ResMap, rep: &Node) -> Result<(), String> {
                         if create { "find or create" } else { "find" }
                     ));
                 }
+                if m.resources[ri].obj.depth() > crate::yaml::parse::MAX_DEPTH {
+                    return Err(format!(
+                        "replacing field \"{p}\" makes the object nest deeper than the limit of {} levels",
+                        crate::yaml::parse::MAX_DEPTH
+                    ));
+                }
             }
         }
     }

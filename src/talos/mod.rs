@@ -247,6 +247,8 @@ pub fn bootstrap_settings_in(
     env_name: &str,
 ) -> Result<Option<crate::yaml::Node>, Error> {
     let path = spec_path(repo_root, env_name);
+    use crate::fs::FileSystem;
+    let fs = crate::fs::Confined::new(fs, repo_root);
     if !fs.is_file(&path) {
         return Ok(None);
     }

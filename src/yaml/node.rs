@@ -6,6 +6,7 @@
 //! original spelling. The model therefore keeps resolved values; the
 //! emitter reproduces go-yaml v2's choice of quoting and layout.
 
+use std::collections::HashMap;
 use std::fmt;
 
 /// A YAML value.
@@ -42,43 +43,59 @@ pub const PRINT_FLOW: u8 = 4;
 #[derive(Debug, Clone, Default)]
 pub struct Map {
     entries: Vec<(String, Node)>,
-    /// What most maps do not need (source texts, styles), boxed so that a
-    /// node stays small: a cluster holds millions of them.
+    /// What most maps do not need (source texts, styles, the index of a
+    /// large map), boxed so that a node stays small: a cluster holds
+    /// millions of them.
     meta: Option<Box<Meta>>,
 }
 
+/// Maps with more entries than this find keys through an index
+/// (`Meta::index`); smaller ones scan their entries.
+const INDEX_MIN: usize = 16;
+
 #[derive(Debug, Clone, Default)]
 struct Meta {
-    raw: Vec<(String, String)>,
-    /// Keys whose string value is written quoted or as a block scalar (a
-    /// patch value that replaces it keeps that style, see `smp`).
-    quoted: Vec<String>,
-    /// Keys whose scalar value kustomize wrote without a type tag (a field
-    /// a replacement created, a name a prefix was added to): its text is
-    /// read as YAML again, and a patch that walks over it makes it a string.
-    tagless: Vec<String>,
-    /// How go-yaml v3 prints the value at a key (`PRINT_FOLDED`,
-    /// `PRINT_LITERAL`, `PRINT_FLOW`); kustomize reads its printed output
-    /// back, which changes some values.
-    print_breaks: Vec<(String, u8)>,
+    /// Source texts and styles of the scalars at some keys.
+    keys: HashMap<String, KeyMeta>,
     /// On a document's root: the document ends with a comment after an
     /// empty line (go-yaml v3's document foot comment, see
     /// `kustomize::build::apply_print_breaks`).
     doc_foot_comment: bool,
     /// The map is written in flow style (`{...}`).
     flow: bool,
-    /// Keys whose scalar keeps a type tag its text does not resolve to (a
-    /// replacement writes only a node's text): printing the object fails.
-    bad_tags: Vec<(String, &'static str)>,
+    /// The position of every key in `entries`, when the map has more than
+    /// `INDEX_MIN` entries (else empty).
+    index: HashMap<String, usize>,
 }
 
-impl Meta {
-    fn forget(&mut self, key: &str) {
-        self.raw.retain(|(k, _)| k != key);
-        self.quoted.retain(|k| k != key);
-        self.tagless.retain(|k| k != key);
-        self.print_breaks.retain(|(k, _)| k != key);
-        self.bad_tags.retain(|(k, _)| k != key);
+#[derive(Debug, Clone, Default)]
+struct KeyMeta {
+    /// The source text of a plain scalar whose text is not the canonical
+    /// text of its value.
+    raw: Option<String>,
+    /// The string value is written quoted or as a block scalar (a patch
+    /// value that replaces it keeps that style, see `smp`).
+    quoted: bool,
+    /// kustomize wrote the scalar without a type tag (a field a
+    /// replacement created, a name a prefix was added to): its text is
+    /// read as YAML again, and a patch that walks over it makes it a string.
+    tagless: bool,
+    /// How go-yaml v3 prints the value (`PRINT_FOLDED`, `PRINT_LITERAL`,
+    /// `PRINT_FLOW`); kustomize reads its printed output back, which
+    /// changes some values.
+    print_breaks: u8,
+    /// A type tag the scalar keeps that its text does not resolve to (a
+    /// replacement writes only a node's text): printing the object fails.
+    bad_tag: Option<&'static str>,
+}
+
+impl KeyMeta {
+    fn is_empty(&self) -> bool {
+        self.raw.is_none()
+            && !self.quoted
+            && !self.tagless
+            && self.print_breaks == 0
+            && self.bad_tag.is_none()
     }
 }
 
@@ -95,6 +112,52 @@ impl Map {
     fn meta_mut(&mut self) -> &mut Meta {
         self.meta.get_or_insert_with(Box::default)
     }
+    /// The per-key metadata of `key`, created when absent.
+    fn key_meta_mut(&mut self, key: &str) -> &mut KeyMeta {
+        let keys = &mut self.meta_mut().keys;
+        if !keys.contains_key(key) {
+            keys.insert(key.to_string(), KeyMeta::default());
+        }
+        keys.get_mut(key).expect("inserted above")
+    }
+    fn key_meta(&self, key: &str) -> Option<&KeyMeta> {
+        self.meta.as_deref()?.keys.get(key)
+    }
+    /// Drops the metadata of `key` when nothing is left in it.
+    fn prune_key_meta(&mut self, key: &str) {
+        if let Some(m) = self.meta.as_deref_mut()
+            && m.keys.get(key).is_some_and(KeyMeta::is_empty)
+        {
+            m.keys.remove(key);
+        }
+    }
+    /// The position of `key` in `entries`.
+    fn position(&self, key: &str) -> Option<usize> {
+        if self.entries.len() > INDEX_MIN
+            && let Some(m) = self.meta.as_deref()
+            && !m.index.is_empty()
+        {
+            return m.index.get(key).copied();
+        }
+        self.entries.iter().position(|(k, _)| k == key)
+    }
+    /// Rebuilds the index after entries moved (or drops it from a map
+    /// that became small).
+    fn reindex(&mut self) {
+        if self.entries.len() <= INDEX_MIN {
+            if let Some(m) = self.meta.as_deref_mut() {
+                m.index = HashMap::new();
+            }
+            return;
+        }
+        let index = self
+            .entries
+            .iter()
+            .enumerate()
+            .map(|(i, (k, _))| (k.clone(), i))
+            .collect();
+        self.meta_mut().index = index;
+    }
     pub fn len(&self) -> usize {
         self.entries.len()
     }
@@ -102,31 +165,48 @@ impl Map {
         self.entries.is_empty()
     }
     pub fn get(&self, key: &str) -> Option<&Node> {
-        self.entries.iter().find(|(k, _)| k == key).map(|(_, v)| v)
+        self.position(key).map(|i| &self.entries[i].1)
     }
     pub fn get_mut(&mut self, key: &str) -> Option<&mut Node> {
-        self.entries
-            .iter_mut()
-            .find(|(k, _)| k == key)
-            .map(|(_, v)| v)
+        self.position(key).map(|i| &mut self.entries[i].1)
     }
     pub fn contains_key(&self, key: &str) -> bool {
-        self.entries.iter().any(|(k, _)| k == key)
+        self.position(key).is_some()
     }
     /// Sets `key`, replacing an existing value in place.
     pub fn insert(&mut self, key: impl Into<String>, value: Node) {
         let key = key.into();
         self.forget_raw(&key);
-        if let Some(v) = self.get_mut(&key) {
-            *v = value;
-        } else {
-            self.entries.push((key, value));
+        if let Some(i) = self.position(&key) {
+            self.entries[i].1 = value;
+            return;
+        }
+        self.entries.push((key, value));
+        let n = self.entries.len();
+        if n == INDEX_MIN + 1 {
+            self.reindex();
+        } else if n > INDEX_MIN {
+            let key = self.entries[n - 1].0.clone();
+            self.meta_mut().index.insert(key, n - 1);
         }
     }
     pub fn remove(&mut self, key: &str) -> Option<Node> {
-        let i = self.entries.iter().position(|(k, _)| k == key)?;
+        let i = self.position(key)?;
         self.forget_raw(key);
-        Some(self.entries.remove(i).1)
+        let (_, v) = self.entries.remove(i);
+        if self.entries.len() == INDEX_MIN {
+            self.reindex();
+        } else if let Some(m) = self.meta.as_deref_mut()
+            && !m.index.is_empty()
+        {
+            m.index.remove(key);
+            for p in m.index.values_mut() {
+                if *p > i {
+                    *p -= 1;
+                }
+            }
+        }
+        Some(v)
     }
     pub fn iter(&self) -> impl Iterator<Item = (&String, &Node)> {
         self.entries.iter().map(|(k, v)| (k, v))
@@ -148,49 +228,49 @@ impl Map {
         self.get_mut(key).expect("inserted above")
     }
     pub fn retain(&mut self, mut f: impl FnMut(&str, &Node) -> bool) {
+        let before = self.entries.len();
         self.entries.retain(|(k, v)| f(k, v));
-        let entries = &self.entries;
-        if let Some(m) = self.meta.as_deref_mut() {
-            let live = |k: &str| entries.iter().any(|(ek, _)| ek == k);
-            m.raw.retain(|(k, _)| live(k));
-            m.quoted.retain(|k| live(k));
-            m.tagless.retain(|k| live(k));
-            m.print_breaks.retain(|(k, _)| live(k));
-            m.bad_tags.retain(|(k, _)| live(k));
+        if self.entries.len() == before {
+            return;
+        }
+        self.reindex();
+        if let Some(m) = self.meta.as_deref_mut()
+            && !m.keys.is_empty()
+        {
+            let live: std::collections::HashSet<&str> =
+                self.entries.iter().map(|(k, _)| k.as_str()).collect();
+            m.keys.retain(|k, _| live.contains(k.as_str()));
         }
     }
 
     /// Records the source text of the plain scalar at `key`.
     pub fn set_raw(&mut self, key: &str, text: impl Into<String>) {
-        let m = self.meta_mut();
-        m.raw.retain(|(k, _)| k != key);
-        m.raw.push((key.to_string(), text.into()));
+        self.key_meta_mut(key).raw = Some(text.into());
     }
 
     /// Forgets the source texts of this map's scalars (not nested maps'),
-    /// and its style and comments.
+    /// and its style and comments (type tags its scalars cannot be read as
+    /// stay).
     pub fn clear_source_texts(&mut self) {
         if let Some(m) = self.meta.as_deref_mut() {
-            let bad_tags = std::mem::take(&mut m.bad_tags);
-            if bad_tags.is_empty() {
-                self.meta = None;
-            } else {
-                *m = Meta {
-                    bad_tags,
-                    ..Meta::default()
+            m.keys.retain(|_, km| km.bad_tag.is_some());
+            for km in m.keys.values_mut() {
+                *km = KeyMeta {
+                    bad_tag: km.bad_tag,
+                    ..KeyMeta::default()
                 };
+            }
+            m.doc_foot_comment = false;
+            m.flow = false;
+            if m.keys.is_empty() && m.index.is_empty() {
+                self.meta = None;
             }
         }
     }
 
     /// The recorded source text of the plain scalar at `key`, if any.
     pub fn raw_text(&self, key: &str) -> Option<&str> {
-        self.meta
-            .as_deref()?
-            .raw
-            .iter()
-            .find(|(k, _)| k == key)
-            .map(|(_, t)| t.as_str())
+        self.key_meta(key)?.raw.as_deref()
     }
 
     /// Sets `key` to the scalar at `from_key` of `from`, with its source
@@ -206,32 +286,26 @@ impl Map {
 
     /// Forgets the source text (and style) of the scalar at `key`.
     pub fn forget_raw(&mut self, key: &str) {
-        if let Some(m) = self.meta.as_deref_mut() {
-            m.forget(key);
+        if let Some(m) = self.meta.as_deref_mut()
+            && !m.keys.is_empty()
+        {
+            m.keys.remove(key);
         }
     }
 
     /// Records that the scalar at `key` keeps the type tag `tag` (such as
     /// `!!int`) that its text does not resolve to.
     pub fn set_bad_tag(&mut self, key: &str, tag: Option<&'static str>) {
-        if tag.is_none() && self.meta.is_none() {
+        if tag.is_none() && self.key_meta(key).is_none() {
             return;
         }
-        let m = self.meta_mut();
-        m.bad_tags.retain(|(k, _)| k != key);
-        if let Some(t) = tag {
-            m.bad_tags.push((key.to_string(), t));
-        }
+        self.key_meta_mut(key).bad_tag = tag;
+        self.prune_key_meta(key);
     }
 
     /// The type tag the scalar at `key` keeps but cannot be read as.
     pub fn bad_tag(&self, key: &str) -> Option<&'static str> {
-        self.meta
-            .as_deref()?
-            .bad_tags
-            .iter()
-            .find(|(k, _)| k == key)
-            .map(|(_, t)| *t)
+        self.key_meta(key)?.bad_tag
     }
 
     /// Records whether the map is written in flow style.
@@ -260,63 +334,45 @@ impl Map {
 
     /// Records how the block scalar at `key` is printed (`PRINT_*` flags).
     pub fn set_print_breaks(&mut self, key: &str, n: u8) {
-        if n == 0 && self.meta.is_none() {
+        if n == 0 && self.key_meta(key).is_none() {
             return;
         }
-        let m = self.meta_mut();
-        m.print_breaks.retain(|(k, _)| k != key);
-        if n > 0 {
-            m.print_breaks.push((key.to_string(), n));
-        }
+        self.key_meta_mut(key).print_breaks = n;
+        self.prune_key_meta(key);
     }
 
     /// How the block scalar at `key` is printed (`PRINT_*` flags).
     pub fn print_breaks(&self, key: &str) -> u8 {
-        self.meta.as_deref().map_or(0, |m| {
-            m.print_breaks
-                .iter()
-                .find(|(k, _)| k == key)
-                .map_or(0, |(_, n)| *n)
-        })
+        self.key_meta(key).map_or(0, |km| km.print_breaks)
     }
 
     /// Records whether the scalar at `key` has no type tag.
     pub fn set_tagless(&mut self, key: &str, tagless: bool) {
-        if !tagless && self.meta.is_none() {
+        if !tagless && self.key_meta(key).is_none() {
             return;
         }
-        let m = self.meta_mut();
-        m.tagless.retain(|k| k != key);
-        if tagless {
-            m.tagless.push(key.to_string());
-        }
+        self.key_meta_mut(key).tagless = tagless;
+        self.prune_key_meta(key);
     }
 
     /// Whether the scalar at `key` has no type tag.
     pub fn is_tagless(&self, key: &str) -> bool {
-        self.meta
-            .as_deref()
-            .is_some_and(|m| m.tagless.iter().any(|k| k == key))
+        self.key_meta(key).is_some_and(|km| km.tagless)
     }
 
     /// Records whether the scalar at `key` is written quoted (or as a
     /// block scalar).
     pub fn set_quoted(&mut self, key: &str, quoted: bool) {
-        if !quoted && self.meta.is_none() {
+        if !quoted && self.key_meta(key).is_none() {
             return;
         }
-        let m = self.meta_mut();
-        m.quoted.retain(|k| k != key);
-        if quoted {
-            m.quoted.push(key.to_string());
-        }
+        self.key_meta_mut(key).quoted = quoted;
+        self.prune_key_meta(key);
     }
 
     /// Whether the scalar at `key` is written quoted (or as a block).
     pub fn is_quoted(&self, key: &str) -> bool {
-        self.meta
-            .as_deref()
-            .is_some_and(|m| m.quoted.iter().any(|k| k == key))
+        self.key_meta(key).is_some_and(|km| km.quoted)
     }
 
     /// The source text of the scalar at `key`, as kustomize reads it back
@@ -475,6 +531,28 @@ impl Node {
         }
     }
 
+    /// How deeply collections nest in this tree (0 for a scalar, 1 for a
+    /// collection of scalars). Walks without recursion, so it is safe on a
+    /// tree of any depth.
+    pub fn depth(&self) -> usize {
+        let mut max = 0;
+        let mut stack: Vec<(&Node, usize)> = vec![(self, 0)];
+        while let Some((n, d)) = stack.pop() {
+            match n {
+                Node::Seq(s) => {
+                    max = max.max(d + 1);
+                    stack.extend(s.iter().map(|c| (c, d + 1)));
+                }
+                Node::Map(m) => {
+                    max = max.max(d + 1);
+                    stack.extend(m.iter().map(|(_, c)| (c, d + 1)));
+                }
+                _ => {}
+            }
+        }
+        max
+    }
+
     /// Converts to JSON. Floats that are whole numbers become integers, as
     /// Go's encoding/json prints them.
     pub fn to_json(&self) -> serde_json::Value {
@@ -535,5 +613,75 @@ impl Node {
 impl fmt::Display for Node {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(&crate::yaml::emit::to_string(self))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A large map (indexed) and the same operations on a plain list agree
+    /// on lookups and order through inserts, replacements, removals and
+    /// retain, across the index threshold both ways.
+    #[test]
+    fn indexed_map_keeps_order_and_finds_every_key() {
+        let mut m = Map::new();
+        let mut model: Vec<(String, i64)> = Vec::new();
+        let check = |m: &Map, model: &[(String, i64)]| {
+            let got: Vec<(String, i64)> = m
+                .iter()
+                .map(|(k, v)| (k.clone(), v.as_i64().unwrap()))
+                .collect();
+            assert_eq!(got, model);
+            for (k, v) in model {
+                assert_eq!(m.get(k), Some(&Node::Int(*v)), "{k}");
+            }
+            assert!(m.get("absent").is_none());
+        };
+        for i in 0..100 {
+            m.insert(format!("k{i}"), Node::Int(i));
+            model.push((format!("k{i}"), i));
+        }
+        check(&m, &model);
+        m.insert("k50", Node::Int(-50));
+        model[50].1 = -50;
+        for i in (0..100).step_by(3) {
+            let k = format!("k{i}");
+            assert!(m.remove(&k).is_some());
+            model.retain(|(mk, _)| *mk != k);
+        }
+        check(&m, &model);
+        m.retain(|k, _| k.len() == 3);
+        model.retain(|(k, _)| k.len() == 3);
+        check(&m, &model);
+        assert!(m.len() > INDEX_MIN);
+        while m.len() > 3 {
+            let k = model.remove(0).0;
+            m.remove(&k);
+            check(&m, &model);
+        }
+        m.insert("again", Node::Int(7));
+        model.push(("again".into(), 7));
+        check(&m, &model);
+        let c = m.clone();
+        check(&c, &model);
+    }
+
+    #[test]
+    fn key_styles_follow_their_key() {
+        let mut m: Map = (0..40).map(|i| (format!("k{i}"), Node::str("v"))).collect();
+        m.set_quoted("k3", true);
+        m.set_raw("k4", "0o17");
+        m.set_bad_tag("k5", Some("!!int"));
+        m.set_print_breaks("k6", PRINT_LITERAL);
+        assert!(m.is_quoted("k3") && !m.is_quoted("k4"));
+        assert_eq!(m.raw_text("k4"), Some("0o17"));
+        m.insert("k4", Node::Int(15));
+        assert_eq!(m.raw_text("k4"), None);
+        m.clear_source_texts();
+        assert!(!m.is_quoted("k3"));
+        assert_eq!(m.print_breaks("k6"), 0);
+        assert_eq!(m.bad_tag("k5"), Some("!!int"));
+        assert_eq!(m.get("k39"), Some(&Node::str("v")));
     }
 }

@@ -40,7 +40,20 @@ pub struct Document {
 }
 
 /// Upper bound on nodes produced by alias expansion in one stream.
-const MAX_ALIAS_NODES: usize = 1_000_000;
+pub const MAX_ALIAS_NODES: usize = 1_000_000;
+/// Upper bound on the bytes of scalars copied by alias expansion in one
+/// stream (a long string aliased many times).
+pub const MAX_ALIAS_BYTES: usize = 64 << 20;
+/// Upper bound on how deeply collections nest (block and flow alike, and
+/// through aliases): every walk over a tree recurses once per level, and
+/// this keeps it far inside a 2 MiB thread stack.
+pub const MAX_DEPTH: usize = 200;
+/// Upper bound on the size of one YAML text (a file or an inline patch).
+pub const MAX_TEXT_BYTES: usize = 64 << 20;
+/// Upper bound on the size of one scalar.
+pub const MAX_SCALAR_BYTES: usize = 16 << 20;
+/// Upper bound on the number of documents in one stream.
+pub const MAX_DOCUMENTS: usize = 100_000;
 
 /// Parses every document of `text` (V3 resolution rules).
 pub fn parse_stream(text: &str) -> Result<Vec<Document>, ParseError> {
@@ -60,6 +73,45 @@ pub fn parse_stream_with(text: &str, schema: Schema) -> Result<Vec<Document>, Pa
 
 fn parse(text: &str, schema: Schema, json_keys: bool) -> Result<Vec<Document>, ParseError> {
     let text = text.strip_prefix('\u{feff}').unwrap_or(text);
+    parse_text(text, schema, json_keys).map_err(|e| at_tab(text, e))
+}
+
+/// yaml-rust2 reports a tab that indents a line at the end of the line
+/// before it: moves such an error to the tab.
+fn at_tab(text: &str, mut e: ParseError) -> ParseError {
+    if !e.message.contains("tab") {
+        return e;
+    }
+    let tab_at = |l: &str| {
+        let indent = l.len() - l.trim_start_matches([' ', '\t']).len();
+        l[..indent].find('\t')
+    };
+    let lines: Vec<&str> = text.split('\n').collect();
+    if e.line >= 1 && lines.get(e.line - 1).is_some_and(|l| tab_at(l).is_some()) {
+        return e;
+    }
+    for (i, l) in lines.iter().enumerate().skip(e.line).take(3) {
+        if let Some(c) = tab_at(l) {
+            e.line = i + 1;
+            e.col = c + 1;
+            break;
+        }
+    }
+    e
+}
+
+fn parse_text(text: &str, schema: Schema, json_keys: bool) -> Result<Vec<Document>, ParseError> {
+    if text.len() > MAX_TEXT_BYTES {
+        return Err(ParseError {
+            line: 1,
+            col: 1,
+            message: format!(
+                "the YAML text is {} bytes, more than the limit of {} MiB",
+                text.len(),
+                MAX_TEXT_BYTES >> 20
+            ),
+        });
+    }
     if let Some((i, c)) = text
         .char_indices()
         .find(|&(_, c)| (c < ' ' && c != '\t' && c != '\n' && c != '\r') || c == '\u{7f}')
@@ -87,9 +139,18 @@ fn parse(text: &str, schema: Schema, json_keys: bool) -> Result<Vec<Document>, P
         schema,
         anchors: HashMap::new(),
         alias_nodes: 0,
+        alias_bytes: 0,
+        depth: 0,
     };
     let mut docs = Vec::new();
     loop {
+        if docs.len() > MAX_DOCUMENTS {
+            return Err(ParseError {
+                line: b.last_mark.0,
+                col: 1,
+                message: format!("the stream holds more than {MAX_DOCUMENTS} documents"),
+            });
+        }
         let (ev, mark) = b.next()?;
         match ev {
             Event::StreamStart | Event::DocumentEnd | Event::Nothing => {}
@@ -157,6 +218,14 @@ fn check_flow_plain_scalars(text: &str) -> Result<(), ParseError> {
     Ok(())
 }
 
+fn depth_error(line: usize, col: usize) -> ParseError {
+    ParseError {
+        line,
+        col,
+        message: format!("collections nest deeper than the limit of {MAX_DEPTH} levels"),
+    }
+}
+
 /// Parses exactly one document (an empty text is `Null`).
 pub fn parse_one(text: &str) -> Result<Node, ParseError> {
     let mut docs = parse_stream(text)?;
@@ -191,15 +260,37 @@ struct Builder<'a> {
     /// `parse_stream_json_keys`).
     json_keys: bool,
     schema: Schema,
-    anchors: HashMap<usize, (Node, usize)>,
+    /// Anchored nodes with their node count, scalar bytes and depth.
+    anchors: HashMap<usize, Anchored>,
     alias_nodes: usize,
+    alias_bytes: usize,
+    /// How many collections enclose the node being read.
+    depth: usize,
 }
 
-fn count(n: &Node) -> usize {
+#[derive(Clone)]
+struct Anchored {
+    node: Node,
+    nodes: usize,
+    bytes: usize,
+    depth: usize,
+}
+
+/// The number of nodes, the bytes of scalars (keys included) and the
+/// depth of collections (0 for a scalar) of a tree whose depth is bounded
+/// by `MAX_DEPTH`.
+fn measure(n: &Node) -> (usize, usize, usize) {
     match n {
-        Node::Seq(s) => 1 + s.iter().map(count).sum::<usize>(),
-        Node::Map(m) => 1 + m.iter().map(|(_, v)| 1 + count(v)).sum::<usize>(),
-        _ => 1,
+        Node::Seq(s) => s.iter().fold((1, 0, 1), |(c, b, d), it| {
+            let (c2, b2, d2) = measure(it);
+            (c + c2, b + b2, d.max(d2 + 1))
+        }),
+        Node::Map(m) => m.iter().fold((1, 0, 1), |(c, b, d), (k, v)| {
+            let (c2, b2, d2) = measure(v);
+            (c + 1 + c2, b + k.len() + b2, d.max(d2 + 1))
+        }),
+        Node::Str(s) => (1, s.len(), 0),
+        _ => (1, 8, 0),
     }
 }
 
@@ -213,10 +304,16 @@ fn is_core_tag(tag: &Tag) -> Option<&str> {
 
 impl Builder<'_> {
     fn next(&mut self) -> Result<(Event, yaml_rust2::scanner::Marker), ParseError> {
-        let r = self.parser.next_token().map_err(|e| ParseError {
-            line: e.marker().line(),
-            col: e.marker().col() + 1,
-            message: e.info().to_string(),
+        let r = self.parser.next_token().map_err(|e| {
+            if e.info() == "recursion limit exceeded" {
+                // yaml-rust2 allows 255 nested flow collections.
+                return depth_error(e.marker().line(), e.marker().col() + 1);
+            }
+            ParseError {
+                line: e.marker().line(),
+                col: e.marker().col() + 1,
+                message: e.info().to_string(),
+            }
         })?;
         self.last_mark = (r.1.line(), r.1.col());
         Ok(r)
@@ -306,9 +403,27 @@ impl Builder<'_> {
 
     fn anchor(&mut self, id: usize, node: &Node) {
         if id > 0 {
-            let c = count(node);
-            self.anchors.insert(id, (node.clone(), c));
+            let (nodes, bytes, depth) = measure(node);
+            self.anchors.insert(
+                id,
+                Anchored {
+                    node: node.clone(),
+                    nodes,
+                    bytes,
+                    depth,
+                },
+            );
         }
+    }
+
+    /// Enters a collection that starts on `line`, refusing one nested
+    /// deeper than `MAX_DEPTH`.
+    fn enter(&mut self, line: usize) -> Result<(), ParseError> {
+        self.depth += 1;
+        if self.depth > MAX_DEPTH {
+            return Err(depth_error(line, self.last_mark.1 + 1));
+        }
+        Ok(())
     }
 
     fn node(&mut self, ev: Event, line: usize) -> Result<Node, ParseError> {
@@ -345,24 +460,30 @@ impl Builder<'_> {
                 Ok(n)
             }
             Event::Alias(id) => {
-                let (n, c) = self.anchors.get(&id).cloned().ok_or_else(|| ParseError {
+                let a = self.anchors.get(&id).ok_or_else(|| ParseError {
                     line,
                     col: 1,
                     message: "unknown anchor".into(),
                 })?;
-                self.alias_nodes += c;
-                if self.alias_nodes > MAX_ALIAS_NODES {
+                self.alias_nodes += a.nodes;
+                self.alias_bytes += a.bytes;
+                if self.alias_nodes > MAX_ALIAS_NODES || self.alias_bytes > MAX_ALIAS_BYTES {
                     return Err(ParseError {
                         line,
                         col: 1,
                         message: format!(
-                            "document contains excessive aliasing (more than {MAX_ALIAS_NODES} nodes from aliases)"
+                            "document contains excessive aliasing (more than {MAX_ALIAS_NODES} nodes or {} MiB from aliases)",
+                            MAX_ALIAS_BYTES >> 20
                         ),
                     });
                 }
-                Ok(n)
+                if self.depth + a.depth > MAX_DEPTH {
+                    return Err(depth_error(line, self.last_mark.1 + 1));
+                }
+                Ok(a.node.clone())
             }
             Event::SequenceStart(anchor, _) => {
+                self.enter(line)?;
                 let mut flow = self.at_flow_start();
                 let start = self.last_mark;
                 let mut items = Vec::new();
@@ -393,11 +514,13 @@ impl Builder<'_> {
                     self.flow_depth -= 1;
                 }
                 self.last_adjusted = if flow { Some(PRINT_FLOW) } else { last_block };
+                self.depth -= 1;
                 let n = Node::Seq(items);
                 self.anchor(anchor, &n);
                 Ok(n)
             }
             Event::MappingStart(anchor, _) => {
+                self.enter(line)?;
                 let mut flow = self.at_flow_start();
                 let start = self.last_mark;
                 let mut entered = false;
@@ -534,6 +657,7 @@ impl Builder<'_> {
                     self.flow_depth -= 1;
                 }
                 self.last_adjusted = flow.then_some(PRINT_FLOW);
+                self.depth -= 1;
                 map.set_flow(flow);
                 let n = Node::Map(map);
                 self.anchor(anchor, &n);
@@ -554,6 +678,17 @@ impl Builder<'_> {
         tag: Option<&Tag>,
         line: usize,
     ) -> Result<Node, ParseError> {
+        if text.len() > MAX_SCALAR_BYTES {
+            return Err(ParseError {
+                line,
+                col: 1,
+                message: format!(
+                    "a scalar of {} bytes is longer than the limit of {} MiB",
+                    text.len(),
+                    MAX_SCALAR_BYTES >> 20
+                ),
+            });
+        }
         if let Some(t) = tag
             && let Some(core) = is_core_tag(t)
         {
@@ -638,6 +773,85 @@ mod tests {
         }
         let err = parse_stream(&s).unwrap_err();
         assert!(err.message.contains("excessive aliasing"), "{err}");
+    }
+
+    #[test]
+    fn alias_bytes_are_capped() {
+        // Few nodes, many bytes: a 1 MiB string aliased 100 times.
+        let mut s = format!("a: &a \"{}\"\nb: [", "x".repeat(1 << 20));
+        s.push_str(&vec!["*a"; 100].join(", "));
+        s.push_str("]\n");
+        let err = parse_stream(&s).unwrap_err();
+        assert!(err.message.contains("excessive aliasing"), "{err}");
+        assert_eq!(err.line, 2);
+    }
+
+    #[test]
+    fn size_limits_name_the_line() {
+        let big = "x".repeat(MAX_TEXT_BYTES + 1);
+        let err = parse_stream(&big).unwrap_err();
+        assert_eq!(err.line, 1);
+        assert!(
+            err.message.contains("more than the limit of 64 MiB"),
+            "{err}"
+        );
+
+        let s = format!("a: 1\nb: {}\n", "y".repeat(MAX_SCALAR_BYTES + 1));
+        let err = parse_stream(&s).unwrap_err();
+        assert_eq!(err.line, 2);
+        assert!(
+            err.message.contains("longer than the limit of 16 MiB"),
+            "{err}"
+        );
+
+        let s = "---\na: 1\n".repeat(MAX_DOCUMENTS + 1);
+        let err = parse_stream(&s).unwrap_err();
+        assert!(err.message.contains("more than 100000 documents"), "{err}");
+        assert!(err.line >= 2 * MAX_DOCUMENTS, "{err}");
+        assert_eq!(
+            parse_stream(&"---\na: 1\n".repeat(MAX_DOCUMENTS))
+                .unwrap()
+                .len(),
+            MAX_DOCUMENTS
+        );
+    }
+
+    #[test]
+    fn nesting_is_capped_in_block_and_flow_style() {
+        let flow = format!("a: {}{}\n", "[".repeat(MAX_DEPTH), "]".repeat(MAX_DEPTH));
+        let err = parse_stream(&flow).unwrap_err();
+        assert_eq!(
+            (
+                err.line,
+                err.message.contains("deeper than the limit of 200")
+            ),
+            (1, true),
+            "{err}"
+        );
+        let ok = format!(
+            "a: {}{}\n",
+            "[".repeat(MAX_DEPTH - 1),
+            "]".repeat(MAX_DEPTH - 1)
+        );
+        assert_eq!(parse_one(&ok).unwrap().depth(), MAX_DEPTH);
+        let block = |levels: usize| {
+            (0..levels)
+                .map(|i| format!("{}k:\n", "  ".repeat(i)))
+                .collect::<String>()
+        };
+        let Err(err) = parse_stream(&block(MAX_DEPTH + 1)) else {
+            panic!("a block map nested {} deep was read", MAX_DEPTH + 1);
+        };
+        assert_eq!(err.line, MAX_DEPTH + 1, "{err}");
+        assert_eq!(parse_one(&block(MAX_DEPTH)).unwrap().depth(), MAX_DEPTH);
+    }
+
+    #[test]
+    fn tab_indentation_is_reported_on_its_line() {
+        let err = parse_stream("a: 1\nb:\n  c: d\n\te: f\n").unwrap_err();
+        assert_eq!((err.line, err.col), (4, 1), "{err}");
+        let err = parse_stream("a:\n\tb: 1\n").unwrap_err();
+        assert_eq!(err.line, 2, "{err}");
     }
 
     #[test]

@@ -107,7 +107,7 @@ fn load_configs(
                 "{field}: remote configuration '{p}' is not supported offline"
             )));
         }
-        kz.accumulate_path(k, ldr, p, &mut from_paths, &mut throwaway, stack)
+        kz.accumulate_path(k, ldr, p, 0, &mut from_paths, &mut throwaway, stack)
             .map_err(|e| e.context(format!("loading {field}")))?;
     }
     inline
@@ -168,6 +168,7 @@ fn as_field<'a>(k: &Kustomization, key: &str, value: Node, f: Field) -> Transfor
             file: k.file.clone(),
             is_component: false,
             raw,
+            text: None,
         }),
         f,
     )
@@ -489,6 +490,7 @@ pub fn generate(
             raw: [(key.to_string(), Node::Seq(vec![Node::Map(args)]))]
                 .into_iter()
                 .collect(),
+            text: None,
         };
         if kz.tracks_origins() {
             let o = plugin_origin(&c);
