@@ -34,7 +34,7 @@ fn stderr(o: &Output) -> String {
 }
 
 fn assert_at(err: &str, file: &Path, line: usize, what: &str) {
-    let want = format!("{}:{line}: ", file.display());
+    let want = format!("{}:{line}:", file.display());
     assert!(err.contains(&want), "want {want:?} in: {err}");
     assert!(err.contains(what), "want {what:?} in: {err}");
 }

@@ -116,7 +116,7 @@ fn nesting_beyond_the_limit_is_refused_with_file_and_line() {
             assert_eq!(o.status.code(), Some(2), "{style} {levels}: {}", stderr(&o));
             let err = stderr(&o);
             assert!(
-                err.contains(&format!("cm.yaml:{line}: "))
+                err.contains(&format!("cm.yaml:{line}:"))
                     && err.contains(&format!("deeper than the limit of {MAX_DEPTH} levels")),
                 "{style} {levels}: {err}"
             );
