@@ -186,7 +186,7 @@ fn production_only_pin_bump_changes_only_production() {
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
     assert!(stdout(&o).contains("staging: no changes"), "{}", stdout(&o));
     // The summary in the unified and markdown outputs.
-    let u = stdout(&r.flate(&["diff", "production", "--base", "HEAD~1"]));
+    let u = stdout(&r.flate(&["diff", "production", "--base", "HEAD~1", "-o", "unified"]));
     assert!(
         u.contains("chart OCIRepository observability/kube-state-metrics: 6.1.0@sha256:b9061daed524 → 6.2.0@sha256:b9061daed524"),
         "{u}"
@@ -343,7 +343,7 @@ fn an_object_that_changes_kustomization_is_a_move() {
         ["-reclaimPolicy: Retain", "+reclaimPolicy: Delete"]
     );
     assert!(pair(e, "StorageClass", "openebs-system-disk")["hunks"].is_null());
-    let u = stdout(&r.flate(&["diff", "staging", "--base", "HEAD~1"]));
+    let u = stdout(&r.flate(&["diff", "staging", "--base", "HEAD~1", "-o", "unified"]));
     assert!(
         u.contains("# moved StorageClass openebs-system-disk from Kustomization flux-system/openebs, content unchanged"),
         "{u}"
@@ -557,7 +557,7 @@ fn helmrelease_values_from_a_secret_are_redacted() {
     let v = pair(e, "Values", "cert-manager");
     assert_eq!(v["producer"]["kind"], "HelmRelease");
     assert_eq!(v["producer"]["name"], "cert-manager/cert-manager");
-    let u = stdout(&r.flate(&["diff", "staging", "--base", "HEAD~1"]));
+    let u = stdout(&r.flate(&["diff", "staging", "--base", "HEAD~1", "-o", "unified"]));
     assert!(
         u.contains("=== staging: HelmRelease cert-manager/cert-manager (1 changed)\n# changed effective values of HelmRelease cert-manager/cert-manager"),
         "{u}"
@@ -819,10 +819,12 @@ fn colour_only_when_asked_or_on_a_terminal() {
     let r = Repo::new("colour");
     r.edit(CM_HR, "replicaCount: 1", "replicaCount: 2");
     r.commit("replicas");
-    let plain = stdout(&r.flate(&["diff", "staging", "--base", "HEAD~1"]));
+    let plain = stdout(&r.flate(&["diff", "staging", "--base", "HEAD~1", "-o", "unified"]));
     assert!(!plain.contains('\x1b'), "piped output is plain");
     assert!(plain.contains("\n+    replicaCount: 2\n"), "{plain}");
-    let coloured = stdout(&r.flate(&["diff", "staging", "--base", "HEAD~1", "--color", "always"]));
+    let coloured = stdout(&r.flate(&[
+        "diff", "staging", "--base", "HEAD~1", "--color", "always", "-o", "unified",
+    ]));
     assert!(
         coloured.contains("\x1b[32m+    replicaCount: 2\x1b[0m"),
         "{coloured:?}"

@@ -1,4 +1,4 @@
-//! `flate diff ENV... [--base REV | --path-orig DIR] [-o unified|markdown|json] [--exit-code]`
+//! `flate diff ENV... [--base REV | --path-orig DIR] [-o human|unified|markdown|github|gitlab|html|json] [--exit-code]`
 
 use std::io::{IsTerminal, Write};
 use std::path::{Path, PathBuf};
@@ -14,6 +14,9 @@ use super::common::{EnvArgs, SpecErrors, repo_root};
 
 #[derive(ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Format {
+    /// The structural diff, grouped (the default).
+    Human,
+    /// Line hunks of the YAML each object prints as.
     Unified,
     Markdown,
     Json,
@@ -39,7 +42,7 @@ pub struct DiffArgs {
     /// Diff against another checkout of the repository instead of a revision.
     #[arg(long = "path-orig", value_name = "DIR")]
     pub path_orig: Option<PathBuf>,
-    #[arg(short = 'o', long = "output", value_enum, default_value = "unified")]
+    #[arg(short = 'o', long = "output", value_enum, default_value = "human")]
     pub output: Format,
     /// Exit with status 1 when something changed.
     #[arg(long)]
@@ -48,11 +51,25 @@ pub struct DiffArgs {
     /// `[Kind:]a.b.c`, `*` for any key or element, `[key.with.dots]`.
     #[arg(long = "ignore-field", value_name = "PATH")]
     pub ignore_field: Vec<String>,
-    /// Keep kustomize's build-metadata annotations, which are ignored by
-    /// default (config.kubernetes.io/origin,
-    /// alpha.config.kubernetes.io/transformations).
+    /// Keep the fields ignored by default: kustomize's build-metadata
+    /// annotations (config.kubernetes.io/origin,
+    /// alpha.config.kubernetes.io/transformations) and chart-bump noise
+    /// (helm.sh/chart and app.kubernetes.io/version labels, checksum/*
+    /// annotations).
     #[arg(long)]
     pub no_default_ignores: bool,
+    /// Leave objects of this kind out (repeatable, or comma-separated).
+    #[arg(long = "skip-kinds", value_name = "KIND", value_delimiter = ',')]
+    pub skip_kinds: Vec<String>,
+    /// Leave CustomResourceDefinitions out.
+    #[arg(long)]
+    pub skip_crds: bool,
+    /// Leave Secrets out.
+    #[arg(long)]
+    pub skip_secrets: bool,
+    /// Print the whole text of added and removed objects (-o human).
+    #[arg(long)]
+    pub full: bool,
     /// Lines of context around each change.
     #[arg(short = 'U', long, default_value_t = 3, value_name = "N")]
     pub context: usize,
@@ -112,11 +129,12 @@ fn use_color(c: Color) -> bool {
 }
 
 pub fn run(a: DiffArgs) -> i32 {
-    let mut ignore = if a.no_default_ignores {
+    let defaults = if a.no_default_ignores {
         Vec::new()
     } else {
         flate::diff::ignore::defaults()
     };
+    let mut ignore = Vec::new();
     for p in &a.ignore_field {
         match FieldPath::parse(p) {
             Ok(f) => ignore.push(f),
@@ -166,8 +184,17 @@ pub fn run(a: DiffArgs) -> i32 {
                 }
             }
         };
+    let mut skip_kinds = a.skip_kinds.clone();
+    if a.skip_crds {
+        skip_kinds.push("CustomResourceDefinition".into());
+    }
+    if a.skip_secrets {
+        skip_kinds.push("Secret".into());
+    }
     let diff_opts = DiffOptions {
         ignore,
+        defaults,
+        skip_kinds,
         context: a.context,
         base_label,
     };
@@ -224,6 +251,13 @@ pub fn run(a: DiffArgs) -> i32 {
         diffs.push(d);
     }
     let text = match a.output {
+        Format::Human => flate::diff::human(
+            &diffs,
+            &flate::diff::HumanOptions {
+                color: use_color(a.color),
+                full: a.full,
+            },
+        ),
         Format::Unified => flate::diff::unified(&diffs, use_color(a.color)),
         Format::Markdown => flate::diff::markdown(&diffs, &MarkdownOptions { limit: a.max_chars }),
         Format::Json => {

@@ -374,6 +374,8 @@ mod tests {
                     })
                     .collect(),
             }],
+            changes: Vec::new(),
+            hidden: Vec::new(),
         }
     }
 
@@ -386,6 +388,7 @@ mod tests {
             errors: Vec::new(),
             notes: Vec::new(),
             versions: Vec::new(),
+            skipped: Vec::new(),
         }
     }
 
