@@ -412,25 +412,36 @@ fn changed_secret_values_never_appear_in_any_format() {
     .flat_map(|s| [s.to_string(), b64(s)])
     .chain([b64("admin")])
     .collect();
-    for format in ["unified", "markdown", "json"] {
+    for format in [
+        "unified", "json", "human", "markdown", "github", "gitlab", "html",
+    ] {
         let o = r.flate(&["diff", "staging", "--base", "HEAD~1", "-o", format]);
         assert_eq!(o.status.code(), Some(0), "{format}: {}", stderr(&o));
         let out = stdout(&o) + &stderr(&o);
         for f in &forbidden {
             assert!(!out.contains(f.as_str()), "{format} shows {f}:\n{out}");
         }
+        let text = matches!(format, "unified" | "json");
         for key in ["password", "token", "api-key"] {
+            let line = match format {
+                "unified" | "json" => format!("+  {key}: '<redacted: changed>'"),
+                "human" => format!(".{key}: **redacted** → <redacted: changed>"),
+                "html" => "redacted: changed".to_string(),
+                _ => format!(".{key} @@\n-**redacted**\n+<redacted: changed>"),
+            };
             assert!(
-                out.contains(&format!("+  {key}: '<redacted: changed>'")),
+                out.contains(&line),
                 "{format}: no changed line for {key}:\n{out}"
             );
         }
         // An unchanged value is redacted too, and does not show as changed.
-        assert!(
-            out.contains("  username: '**redacted**'"),
-            "{format}:\n{out}"
-        );
-        assert!(!out.contains("+  username"), "{format}:\n{out}");
+        if text {
+            assert!(
+                out.contains("  username: '**redacted**'"),
+                "{format}:\n{out}"
+            );
+        }
+        assert!(!out.contains("+  username") && !out.contains(".username"), "{format}:\n{out}");
     }
     // The generated Secret's name hash changed: it pairs with its old self.
     let (doc, _) = r.json(&["diff", "staging", "--base", "HEAD~1"]);

@@ -6,6 +6,7 @@ use std::path::{Path, PathBuf};
 use clap::{Args, ValueEnum};
 use rayon::prelude::*;
 
+use flate::diff::markdown::{self, Flavor};
 use flate::diff::{DiffOptions, EnvDiff, FieldPath, Input, MarkdownOptions};
 use flate::flux::RenderOptions;
 use flate::fs::{FileSystem, RealFs, absolute, normalize};
@@ -18,7 +19,12 @@ pub enum Format {
     Human,
     /// Line hunks of the YAML each object prints as.
     Unified,
+    /// A pull-request comment (GitHub flavour; same as github).
     Markdown,
+    /// A GitHub pull-request comment.
+    Github,
+    /// A GitLab merge-request comment.
+    Gitlab,
     Json,
 }
 
@@ -76,9 +82,10 @@ pub struct DiffArgs {
     /// Colour for -o unified: auto is on a terminal unless NO_COLOR is set.
     #[arg(long, value_enum, default_value = "auto")]
     pub color: Color,
-    /// -o markdown stays under this many characters (GitHub's comment limit).
-    #[arg(long, default_value_t = flate::diff::markdown::GITHUB_COMMENT_LIMIT, value_name = "N")]
-    pub max_chars: usize,
+    /// -o markdown/github/gitlab stays under this many characters (default:
+    /// GitHub's comment limit, 65536; GitLab's note limit, 1000000).
+    #[arg(long, value_name = "N")]
+    pub max_chars: Option<usize>,
     #[command(flatten)]
     pub env: EnvArgs,
 }
@@ -259,7 +266,21 @@ pub fn run(a: DiffArgs) -> i32 {
             },
         ),
         Format::Unified => flate::diff::unified(&diffs, use_color(a.color)),
-        Format::Markdown => flate::diff::markdown(&diffs, &MarkdownOptions { limit: a.max_chars }),
+        Format::Markdown | Format::Github | Format::Gitlab => {
+            let (flavor, limit) = if a.output == Format::Gitlab {
+                (Flavor::GitLab, markdown::GITLAB_NOTE_LIMIT)
+            } else {
+                (Flavor::GitHub, markdown::GITHUB_COMMENT_LIMIT)
+            };
+            flate::diff::markdown(
+                &diffs,
+                &MarkdownOptions {
+                    limit: a.max_chars.unwrap_or(limit),
+                    flavor,
+                    full: a.full,
+                },
+            )
+        }
         Format::Json => {
             let mut s =
                 serde_json::to_string_pretty(&flate::diff::json(&diffs)).unwrap_or_default();

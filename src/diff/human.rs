@@ -212,15 +212,11 @@ pub fn human(diffs: &[EnvDiff], opts: &HumanOptions) -> String {
             match (g.changes, g.changes[0].one_line()) {
                 ([_], Some(l)) => o.line(0, CYAN, &format!("~ {l}")),
                 _ => {
-                    o.line(
-                        0,
-                        CYAN,
-                        &format!(
-                            "~ {} change{}",
-                            g.changes.len(),
-                            if g.changes.len() == 1 { "" } else { "s" }
-                        ),
-                    );
+                    let what = match g.changes {
+                        [c] => c.path().to_string(),
+                        cs => format!("{} changes", cs.len()),
+                    };
+                    o.line(0, CYAN, &format!("~ {what}"));
                     for c in g.changes {
                         change_lines(&mut o, 4, c);
                     }
