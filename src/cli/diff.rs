@@ -25,6 +25,8 @@ pub enum Format {
     Github,
     /// A GitLab merge-request comment.
     Gitlab,
+    /// One self-contained HTML page.
+    Html,
     Json,
 }
 
@@ -281,6 +283,7 @@ pub fn run(a: DiffArgs) -> i32 {
                 },
             )
         }
+        Format::Html => flate::diff::html(&diffs),
         Format::Json => {
             let mut s =
                 serde_json::to_string_pretty(&flate::diff::json(&diffs)).unwrap_or_default();

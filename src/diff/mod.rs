@@ -15,6 +15,7 @@
 
 pub mod base;
 pub mod group;
+pub mod html;
 pub mod human;
 pub mod ignore;
 mod json;
@@ -31,6 +32,7 @@ use crate::flux::Rendered;
 use crate::resource::Resource;
 
 pub use ignore::FieldPath;
+pub use html::html;
 pub use human::{HumanOptions, human};
 pub use json::json;
 pub use markdown::{MarkdownOptions, markdown};
