@@ -937,9 +937,11 @@ fn markdown_stays_under_the_comment_limit_cutting_the_largest_diffs_first() {
     assert!(m.contains("## flate diff `production`"), "{m}");
 }
 
-#[test]
-fn markdown_of_a_reviewed_example() {
-    let r = Repo::new("snapshot");
+/// The example tree, then a commit with a bit of everything: a chart pin
+/// bump, a value change, an image tag, a Secret value, two objects moved to
+/// another Kustomization, and a Kustomization that fails on head.
+fn everything_repo(name: &str) -> Repo {
+    let r = Repo::new(name);
     let secret = |pw: &str| {
         format!(
             "apiVersion: v1\nkind: Secret\nmetadata:\n  name: grafana-extra\ndata:\n  password: {}\n",
@@ -993,6 +995,12 @@ fn markdown_of_a_reviewed_example() {
         "  - ./helmrelease.yaml\n  - ./missing.yaml\n",
     );
     r.commit("a bit of everything");
+    r
+}
+
+#[test]
+fn markdown_of_a_reviewed_example() {
+    let r = everything_repo("snapshot");
     let base = r.git(&["rev-parse", "--short=12", "HEAD~1"]);
     let o = r.flate(&[
         "diff",
@@ -1007,4 +1015,94 @@ fn markdown_of_a_reviewed_example() {
     let m = stdout(&o).replace(&base, "BASE");
     assert!(!m.contains(SECRET_OLD) && !m.contains(&b64(SECRET_NEW)));
     insta::assert_snapshot!(m);
+}
+
+/// The objects a JSON diff lists as changed: `env|Kind|namespace/name`.
+fn changed_objects(doc: &Value) -> Vec<String> {
+    let mut out = Vec::new();
+    for e in doc["environments"].as_array().unwrap() {
+        for p in e["pairs"].as_array().unwrap() {
+            if p["status"] == "unchanged" {
+                continue;
+            }
+            let (ns, name) = (p["namespace"].as_str().unwrap(), p["name"].as_str().unwrap());
+            let q = if ns.is_empty() { name.to_string() } else { format!("{ns}/{name}") };
+            out.push(format!("{}|{}|{q}", e["environment"].as_str().unwrap(), p["kind"].as_str().unwrap()));
+        }
+    }
+    out
+}
+
+/// Why the browser check cannot run here, if it cannot.
+fn browser_missing() -> Option<String> {
+    let chromium = std::env::var("CHROMIUM").unwrap_or_else(|_| "/usr/bin/chromium".into());
+    if !std::path::Path::new(&chromium).exists() {
+        return Some(format!("{chromium} is missing (apt-get install chromium)"));
+    }
+    if Command::new("node").arg("--version").output().is_err() {
+        return Some("node is not on PATH".into());
+    }
+    let pw = common::root().join("tests/browser/node_modules/playwright-core");
+    if !pw.exists() {
+        return Some("tests/browser/node_modules is missing (npm ci --prefix tests/browser)".into());
+    }
+    None
+}
+
+#[test]
+fn html_report_is_self_contained_and_works_in_a_browser() {
+    let r = everything_repo("html");
+    let o = r.flate(&["diff", "production", "staging", "--base", "HEAD~1", "-o", "html"]);
+    assert_eq!(o.status.code(), Some(2), "spegel fails on head");
+    let page = stdout(&o);
+    // Self-contained: no external resources, and a policy that forbids them.
+    assert!(page.contains("Content-Security-Policy\" content=\"default-src 'none'"));
+    for bad in ["<link", " src=", "@import", "url("] {
+        assert!(!page.contains(bad), "the page has {bad}");
+    }
+    assert!(!page.contains(SECRET_OLD) && !page.contains(&b64(SECRET_NEW)));
+    assert!(page.contains("1 chart upgraded in 1 release, 1 image changed"));
+    let (doc, _) = r.json(&["diff", "production", "staging", "--base", "HEAD~1"]);
+    let objects = changed_objects(&doc);
+    for want in [
+        "production|OCIRepository|observability/kube-state-metrics",
+        "staging|Secret|observability/grafana-extra",
+        "staging|StorageClass|openebs-system-disk",
+    ] {
+        assert!(objects.iter().any(|o| o == want), "{want} in {objects:?}");
+    }
+    if let Some(why) = browser_missing() {
+        assert!(
+            std::env::var_os("FLATE_BROWSER_TEST").is_none(),
+            "FLATE_BROWSER_TEST is set but {why}"
+        );
+        println!("SKIPPED: browser check of the HTML report: {why}");
+        return;
+    }
+    let report = r.path("report.html");
+    std::fs::write(&report, &page).unwrap();
+    let keeps: Vec<&String> = objects.iter().filter(|o| o.contains("|StorageClass|")).collect();
+    let mut expect = serde_json::json!({
+        "objects": objects,
+        "hideKind": "Secret",
+        "search": "storageclass",
+        "searchKeeps": keeps,
+        "maxOpenMs": 2000,
+    });
+    if let Some(shot) = std::env::var_os("FLATE_SCREENSHOT") {
+        expect["screenshot"] = shot.to_string_lossy().into();
+        expect["screenshotSelect"] = "HelmRelease network/multus".into();
+    }
+    let expect_path = r.path("expect.json");
+    std::fs::write(&expect_path, expect.to_string()).unwrap();
+    let o = Command::new("node")
+        .arg(common::root().join("tests/browser/report.test.mjs"))
+        .arg(&report)
+        .arg(&expect_path)
+        .output()
+        .expect("run node");
+    let out = stdout(&o) + &stderr(&o);
+    assert!(o.status.success(), "{out}");
+    assert!(out.contains("ok tree lists the expected"), "{out}");
+    println!("{out}");
 }
