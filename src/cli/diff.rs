@@ -39,7 +39,9 @@ pub enum Color {
 
 #[derive(Args, Debug)]
 pub struct DiffArgs {
-    /// Environments to diff (kubernetes/clusters/ENV).
+    /// Environments to diff (kubernetes/clusters/ENV). `images ENV...`
+    /// compares the container images instead (a table per image with the
+    /// workloads that run it, flagging a tag change without a digest change).
     #[arg(required = true, value_name = "ENV")]
     pub envs: Vec<String>,
     /// The base revision (any revision git understands). Default: the
@@ -137,7 +139,15 @@ fn use_color(c: Color) -> bool {
     }
 }
 
-pub fn run(a: DiffArgs) -> i32 {
+pub fn run(mut a: DiffArgs) -> i32 {
+    let images_mode = a.envs.first().is_some_and(|e| e == "images");
+    if images_mode {
+        a.envs.remove(0);
+        if a.envs.is_empty() {
+            eprintln!("error: flate diff images: name at least one environment (flate diff images ENV...)");
+            return 2;
+        }
+    }
     let defaults = if a.no_default_ignores {
         Vec::new()
     } else {
@@ -232,6 +242,9 @@ pub fn run(a: DiffArgs) -> i32 {
         })
         .collect();
     inputs.sort_by_key(|(k, _)| *k);
+    if images_mode {
+        return images(&a, &inputs);
+    }
     let mut diffs: Vec<EnvDiff> = Vec::new();
     let mut code = 0;
     for (i, pair) in inputs.chunks(2).enumerate() {
@@ -306,4 +319,128 @@ pub fn run(a: DiffArgs) -> i32 {
         return 1;
     }
     0
+}
+
+/// `flate diff images ENV...`.
+fn images(a: &DiffArgs, inputs: &[((usize, bool), Input)]) -> i32 {
+    use flate::diff::images::{ImageChange, changes, uses};
+    let mut code = 0;
+    let mut all: Vec<(String, Vec<ImageChange>)> = Vec::new();
+    for (i, pair) in inputs.chunks(2).enumerate() {
+        let env = &a.envs[i];
+        let mut side = |input: &Input, which: &str| match input {
+            Input::Rendered(r) => {
+                if r.failed() {
+                    eprintln!(
+                        "warning: {env}: some Kustomizations fail on {which}; their images are not listed"
+                    );
+                }
+                uses(r)
+            }
+            Input::Absent(_) => Vec::new(),
+            Input::Error(e) => {
+                eprintln!("error: {env}: {which} could not be rendered: {e}");
+                code = 2;
+                Vec::new()
+            }
+        };
+        let (b, h) = (side(&pair[0].1, "base"), side(&pair[1].1, "head"));
+        all.push((env.clone(), changes(&b, &h)));
+    }
+    let dash = |s: String| if s.is_empty() { "-".to_string() } else { s };
+    let text = match a.output {
+        Format::Json => {
+            let v = serde_json::json!({"environments": all.iter().map(|(env, cs)| serde_json::json!({
+                "environment": env,
+                "images": cs.iter().map(|c| serde_json::json!({
+                    "image": c.name,
+                    "old": {"tag": c.old.0, "digest": c.old.1},
+                    "new": {"tag": c.new.0, "digest": c.new.1},
+                    "change": c.what(),
+                    "tagWithoutDigest": c.tag_without_digest(),
+                    "workloads": c.workloads,
+                })).collect::<Vec<_>>(),
+            })).collect::<Vec<_>>()});
+            serde_json::to_string_pretty(&v).unwrap_or_default() + "\n"
+        }
+        Format::Markdown | Format::Github | Format::Gitlab => {
+            let mut s = String::new();
+            for (env, cs) in &all {
+                s.push_str(&format!("## flate diff images `{env}`\n\n"));
+                if cs.is_empty() {
+                    s.push_str("No image changes.\n\n");
+                    continue;
+                }
+                s.push_str("| Image | Old | New | Change | Workloads |\n| --- | --- | --- | --- | --- |\n");
+                for c in cs {
+                    let flag = if c.tag_without_digest() { "⚠️ " } else { "" };
+                    s.push_str(&format!(
+                        "| `{}` | `{}` | `{}` | {flag}{} | {} |\n",
+                        c.name,
+                        dash(c.old_ref()),
+                        dash(c.new_ref()),
+                        c.what(),
+                        c.workloads.join(", ")
+                    ));
+                }
+                s.push('\n');
+            }
+            s
+        }
+        _ => {
+            let mut rows: Vec<[String; 6]> = vec![[
+                "ENV".into(),
+                "IMAGE".into(),
+                "OLD".into(),
+                "NEW".into(),
+                "CHANGE".into(),
+                "WORKLOADS".into(),
+            ]];
+            for (env, cs) in &all {
+                for c in cs {
+                    let flag = if c.tag_without_digest() { "! " } else { "" };
+                    rows.push([
+                        env.clone(),
+                        c.name.clone(),
+                        dash(flate::diff::versions::display(&c.old_ref())),
+                        dash(flate::diff::versions::display(&c.new_ref())),
+                        format!("{flag}{}", c.what()),
+                        c.workloads.join(", "),
+                    ]);
+                }
+            }
+            if rows.len() == 1 {
+                "no image changes\n".to_string()
+            } else {
+                let mut w = [0usize; 6];
+                for r in &rows {
+                    for (i, c) in r.iter().enumerate() {
+                        w[i] = w[i].max(c.chars().count());
+                    }
+                }
+                let mut s = String::new();
+                for r in &rows {
+                    let mut line = String::new();
+                    for (i, c) in r.iter().enumerate() {
+                        if i + 1 == r.len() {
+                            line.push_str(c);
+                        } else {
+                            line.push_str(&format!("{:w$}  ", c, w = w[i]));
+                        }
+                    }
+                    s.push_str(line.trim_end());
+                    s.push('\n');
+                }
+                if all.iter().flat_map(|(_, cs)| cs).any(ImageChange::tag_without_digest) {
+                    s.push_str("! the tag changed but the digest did not: the cluster still pulls the old image\n");
+                }
+                s
+            }
+        }
+    };
+    print!("{text}");
+    if code == 0 && a.exit_code && all.iter().any(|(_, cs)| !cs.is_empty()) {
+        return 1;
+    }
+    code
 }

@@ -1,4 +1,4 @@
-//! `flate get ks|hr|sources ENV [-o table|json]`
+//! `flate get ks|hr|sources|images ENV [-o table|json]`
 
 use clap::{Args, ValueEnum};
 use serde_json::json;
@@ -12,6 +12,8 @@ pub enum What {
     Ks,
     Hr,
     Sources,
+    /// Every container image with the workloads that run it.
+    Images,
 }
 
 #[derive(ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
@@ -149,6 +151,25 @@ pub fn run(a: GetArgs) -> i32 {
                 rows,
                 js,
             )
+        }
+        What::Images => {
+            let inv = flate::diff::images::inventory(&flate::diff::images::uses(&r));
+            let dash = |s: &str| if s.is_empty() { "-".to_string() } else { s.to_string() };
+            let rows = inv
+                .iter()
+                .map(|i| {
+                    vec![
+                        i.name.clone(),
+                        dash(&i.tag),
+                        dash(&i.digest),
+                        i.workloads.join(", "),
+                    ]
+                })
+                .collect();
+            let js = json!(inv.iter().map(|i| json!({
+                "image": i.name, "tag": i.tag, "digest": i.digest, "workloads": i.workloads,
+            })).collect::<Vec<_>>());
+            (vec!["IMAGE", "TAG", "DIGEST", "WORKLOADS"], rows, js)
         }
         What::Sources => {
             let mut rows = Vec::new();

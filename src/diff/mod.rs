@@ -18,6 +18,7 @@ pub mod group;
 pub mod html;
 pub mod human;
 pub mod ignore;
+pub mod images;
 mod json;
 pub mod markdown;
 pub mod pairing;

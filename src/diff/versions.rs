@@ -131,7 +131,7 @@ fn plausible_image(v: &str) -> bool {
 }
 
 /// Images in `n`: (path, name, `tag@digest`).
-fn images(n: &Node, path: &mut String, out: &mut Vec<(String, String, String)>) {
+pub fn images(n: &Node, path: &mut String, out: &mut Vec<(String, String, String)>) {
     match n {
         Node::Map(m) => {
             for (k, v) in m.iter() {
