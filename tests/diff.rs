@@ -1106,3 +1106,117 @@ fn html_report_is_self_contained_and_works_in_a_browser() {
     assert!(out.contains("ok tree lists the expected"), "{out}");
     println!("{out}");
 }
+
+#[test]
+fn human_output_names_paths_groups_identical_changes_and_skips_kinds() {
+    let r = everything_repo("human");
+    let args = ["diff", "production", "staging", "--base", "HEAD~1"];
+    let o = r.flate(&args);
+    assert_eq!(o.status.code(), Some(2), "spegel fails on head");
+    let h = stdout(&o);
+    assert!(h.contains("Versions: 1 chart upgraded in 1 release, 1 image changed"), "{h}");
+    // One line for the change both environments share, with where.
+    assert!(
+        h.contains("~ spec.values.replicaCount: 1 → 2\n    in 2 HelmReleases (cert-manager) in production and staging\n"),
+        "{h}"
+    );
+    assert_eq!(h.matches("replicaCount").count(), 1, "{h}");
+    assert!(h.contains("~ changed OCIRepository observability/kube-state-metrics\n"), "{h}");
+    assert!(h.contains("    spec.ref.tag: 6.1.0 → 6.2.0\n"), "{h}");
+    assert!(h.contains("→ moved StorageClass openebs-system-disk from Kustomization flux-system/openebs, content unchanged"), "{h}");
+    assert!(!h.contains("@@ -"), "no line hunks in the human output:\n{h}");
+
+    // The comment formats: `@@ path @@` sections, GitLab's alert syntax.
+    let gh = stdout(&r.flate(&[&args[..], &["-o", "github"]].concat()));
+    assert!(gh.contains("@@ spec.ref.tag @@\n-6.1.0\n+6.2.0\n"), "{gh}");
+    assert!(gh.contains("> [!CAUTION]"), "{gh}");
+    let gl = stdout(&r.flate(&[&args[..], &["-o", "gitlab"]].concat()));
+    assert!(gl.contains("> **Caution**") && !gl.contains("[!CAUTION]"), "{gl}");
+    assert_eq!(gh.replace("> [!CAUTION]\n", ""), gl.replace("> **Caution**\n>\n", ""));
+
+    // Images: the multus tag moved, its digest did not.
+    let o = r.flate(&["diff", "images", "staging", "--base", "HEAD~1"]);
+    let t = stdout(&o);
+    assert!(
+        t.lines().any(|l| l.starts_with("staging  ghcr.io/k8snetworkplumbingwg/multus-cni")
+            && l.contains("v4.2.2@sha256:5ca9ea201015")
+            && l.contains("v4.2.3@sha256:5ca9ea201015")
+            && l.contains("! tag changed, digest did not")
+            && l.ends_with("HelmRelease network/multus")),
+        "{t}"
+    );
+    let g = stdout(&r.flate(&["get", "images", "staging"]));
+    assert!(
+        g.lines().any(|l| l.starts_with("ghcr.io/k8snetworkplumbingwg/multus-cni")
+            && l.contains("v4.2.3")
+            && l.ends_with("HelmRelease network/multus")),
+        "{g}"
+    );
+
+    // Skipping kinds.
+    let (doc, _) = r.json(&[&args[..], &["--skip-secrets", "--skip-kinds", "StorageClass"]].concat());
+    let objects = changed_objects(&doc);
+    assert!(!objects.is_empty());
+    assert!(
+        objects.iter().all(|o| !o.contains("|Secret|") && !o.contains("|StorageClass|")),
+        "{objects:?}"
+    );
+    let h = stdout(&r.flate(&[&args[..], &["--skip-secrets", "--skip-kinds", "StorageClass"]].concat()));
+    assert!(h.contains("note: skipped: 1 Secret and 2 StorageClasses"), "{h}");
+}
+
+#[test]
+fn chart_bump_noise_is_hidden_and_said_and_lists_pair_by_name() {
+    let r = Repo::new("noise");
+    let deploy = |chart: &str, sum: &str, env: &str, image: &str| {
+        format!(
+            "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: web\n  labels:\n    helm.sh/chart: web-{chart}\n    app.kubernetes.io/version: '{chart}'\nspec:\n  selector:\n    matchLabels: {{app: web}}\n  template:\n    metadata:\n      labels: {{app: web}}\n      annotations:\n        checksum/config: '{sum}'\n    spec:\n      containers:\n      - name: app\n        image: {image}\n        env:\n{env}      - name: sidecar\n        image: envoy:1\n"
+        )
+    };
+    let ab = "        - name: A\n          value: '1'\n        - name: B\n          value: '2'\n";
+    let ba = "        - name: B\n          value: '2'\n        - name: A\n          value: '1'\n";
+    r.write(
+        "kubernetes/apps/base/grafana/app/web.yaml",
+        &deploy("1.0.0", "aaa", ab, "nginx:1.26"),
+    );
+    r.edit(
+        "kubernetes/apps/base/grafana/app/kustomization.yaml",
+        "resources:\n",
+        "resources:\n  - ./web.yaml\n",
+    );
+    r.commit("web");
+    r.write(
+        "kubernetes/apps/base/grafana/app/web.yaml",
+        &deploy("1.1.0", "bbb", ba, "nginx:1.27"),
+    );
+    r.write(
+        "kubernetes/apps/base/grafana/app/extra.yaml",
+        "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: extra\ndata:\n  k: v\n",
+    );
+    r.edit(
+        "kubernetes/apps/base/grafana/app/kustomization.yaml",
+        "resources:\n",
+        "resources:\n  - ./extra.yaml\n",
+    );
+    r.commit("chart bump");
+    let h = stdout(&r.flate(&["diff", "staging", "--base", "HEAD~1"]));
+    assert!(
+        h.contains("~ changed Deployment observability/web\n    spec.template.spec.containers[name=app].env: ⇆ order changed\n    spec.template.spec.containers[name=app].image: nginx:1.26 → nginx:1.27\n"),
+        "{h}"
+    );
+    assert!(!h.contains("helm.sh/chart:") && !h.contains("checksum/config:"), "{h}");
+    assert!(
+        h.contains("note: the default ignores hid 3 differences in 1 object (helm.sh/chart, app.kubernetes.io/version, checksum/*); --no-default-ignores shows them"),
+        "{h}"
+    );
+    assert!(h.contains("+ added ConfigMap observability/extra (--full prints it)"), "{h}");
+    let full = stdout(&r.flate(&["diff", "staging", "--base", "HEAD~1", "--full"]));
+    assert!(full.contains("+ added ConfigMap observability/extra\n    +apiVersion: v1\n"), "{full}");
+    let all = stdout(&r.flate(&["diff", "staging", "--base", "HEAD~1", "--no-default-ignores"]));
+    assert!(all.contains("    metadata.labels[helm.sh/chart]: web-1.0.0 → web-1.1.0\n"), "{all}");
+    assert!(
+        all.contains("    spec.template.metadata.annotations.checksum/config: aaa → bbb\n"),
+        "{all}"
+    );
+    assert!(!all.contains("default ignores hid"), "{all}");
+}

@@ -57,7 +57,10 @@ pub fn noise_notes(d: &EnvDiff) -> Vec<String> {
         let mut what: Vec<String> = Vec::new();
         for p in &d.pairs {
             for h in &p.hidden {
-                let leaf = h.rsplit('.').next().unwrap_or(h);
+                let leaf = match h.strip_suffix(']').and_then(|x| x.rsplit_once('[')) {
+                    Some((_, key)) => key,
+                    None => h.rsplit('.').next().unwrap_or(h),
+                };
                 let leaf = if leaf.starts_with("checksum/") {
                     "checksum/*".to_string()
                 } else {

@@ -179,8 +179,8 @@ fn remove(node: &mut Node, segs: &[Seg], path: &mut String, out: &mut Vec<(Strin
     let at = path.len();
     let step = |path: &mut String, k: &str| {
         path.truncate(at);
-        path.push('.');
-        path.push_str(k);
+        let p = super::structural::child(path, k);
+        *path = p;
     };
     if let Seg::Deep = first {
         remove(node, rest, path, out);
@@ -302,10 +302,10 @@ mod tests {
         assert_eq!(
             paths,
             [
-                ".metadata.labels.helm.sh/chart",
-                ".spec.template.metadata.labels.helm.sh/chart",
-                ".spec.template.metadata.annotations.checksum/config",
-                ".spec.template.metadata.annotations.checksum/secret",
+                "metadata.labels[helm.sh/chart]",
+                "spec.template.metadata.labels[helm.sh/chart]",
+                "spec.template.metadata.annotations[checksum/config]",
+                "spec.template.metadata.annotations[checksum/secret]",
             ]
         );
         let t = crate::yaml::to_string(&n);

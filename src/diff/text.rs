@@ -150,13 +150,12 @@ fn prepare(p: &RawPair<'_>, opts: &DiffOptions) -> (Option<Node>, Option<Node>, 
     if let (true, Some((_, ra)), Some((_, rb))) = (both, &a, &b) {
         for (path, v) in ra {
             if !rb.iter().any(|(q, w)| q == path && w == v) {
-                hidden.push(path.trim_start_matches('.').to_string());
+                hidden.push(path.clone());
             }
         }
         for (path, _) in rb {
-            let path = path.trim_start_matches('.').to_string();
-            if !ra.iter().any(|(q, _)| q.trim_start_matches('.') == path) && !hidden.contains(&path) {
-                hidden.push(path);
+            if !ra.iter().any(|(q, _)| q == path) && !hidden.contains(path) {
+                hidden.push(path.clone());
             }
         }
     }
