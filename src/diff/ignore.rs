@@ -304,8 +304,8 @@ mod tests {
             [
                 "metadata.labels[helm.sh/chart]",
                 "spec.template.metadata.labels[helm.sh/chart]",
-                "spec.template.metadata.annotations[checksum/config]",
-                "spec.template.metadata.annotations[checksum/secret]",
+                "spec.template.metadata.annotations.checksum/config",
+                "spec.template.metadata.annotations.checksum/secret",
             ]
         );
         let t = crate::yaml::to_string(&n);
