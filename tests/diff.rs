@@ -441,7 +441,10 @@ fn changed_secret_values_never_appear_in_any_format() {
                 "{format}:\n{out}"
             );
         }
-        assert!(!out.contains("+  username") && !out.contains(".username"), "{format}:\n{out}");
+        assert!(
+            !out.contains("+  username") && !out.contains(".username"),
+            "{format}:\n{out}"
+        );
     }
     // The generated Secret's name hash changed: it pairs with its old self.
     let (doc, _) = r.json(&["diff", "staging", "--base", "HEAD~1"]);
@@ -1025,9 +1028,20 @@ fn changed_objects(doc: &Value) -> Vec<String> {
             if p["status"] == "unchanged" {
                 continue;
             }
-            let (ns, name) = (p["namespace"].as_str().unwrap(), p["name"].as_str().unwrap());
-            let q = if ns.is_empty() { name.to_string() } else { format!("{ns}/{name}") };
-            out.push(format!("{}|{}|{q}", e["environment"].as_str().unwrap(), p["kind"].as_str().unwrap()));
+            let (ns, name) = (
+                p["namespace"].as_str().unwrap(),
+                p["name"].as_str().unwrap(),
+            );
+            let q = if ns.is_empty() {
+                name.to_string()
+            } else {
+                format!("{ns}/{name}")
+            };
+            out.push(format!(
+                "{}|{}|{q}",
+                e["environment"].as_str().unwrap(),
+                p["kind"].as_str().unwrap()
+            ));
         }
     }
     out
@@ -1044,7 +1058,9 @@ fn browser_missing() -> Option<String> {
     }
     let pw = common::root().join("tests/browser/node_modules/playwright-core");
     if !pw.exists() {
-        return Some("tests/browser/node_modules is missing (npm ci --prefix tests/browser)".into());
+        return Some(
+            "tests/browser/node_modules is missing (npm ci --prefix tests/browser)".into(),
+        );
     }
     None
 }
@@ -1052,7 +1068,15 @@ fn browser_missing() -> Option<String> {
 #[test]
 fn html_report_is_self_contained_and_works_in_a_browser() {
     let r = everything_repo("html");
-    let o = r.flate(&["diff", "production", "staging", "--base", "HEAD~1", "-o", "html"]);
+    let o = r.flate(&[
+        "diff",
+        "production",
+        "staging",
+        "--base",
+        "HEAD~1",
+        "-o",
+        "html",
+    ]);
     assert_eq!(o.status.code(), Some(2), "spegel fails on head");
     let page = stdout(&o);
     // Self-contained: no external resources, and a policy that forbids them.
@@ -1081,7 +1105,10 @@ fn html_report_is_self_contained_and_works_in_a_browser() {
     }
     let report = r.path("report.html");
     std::fs::write(&report, &page).unwrap();
-    let keeps: Vec<&String> = objects.iter().filter(|o| o.contains("|StorageClass|")).collect();
+    let keeps: Vec<&String> = objects
+        .iter()
+        .filter(|o| o.contains("|StorageClass|"))
+        .collect();
     let mut expect = serde_json::json!({
         "objects": objects,
         "hideKind": "Secret",
@@ -1114,55 +1141,92 @@ fn human_output_names_paths_groups_identical_changes_and_skips_kinds() {
     let o = r.flate(&args);
     assert_eq!(o.status.code(), Some(2), "spegel fails on head");
     let h = stdout(&o);
-    assert!(h.contains("Versions: 1 chart upgraded in 1 release, 1 image changed"), "{h}");
+    assert!(
+        h.contains("Versions: 1 chart upgraded in 1 release, 1 image changed"),
+        "{h}"
+    );
     // One line for the change both environments share, with where.
     assert!(
         h.contains("~ spec.values.replicaCount: 1 → 2\n    in 2 HelmReleases (cert-manager) in production and staging\n"),
         "{h}"
     );
     assert_eq!(h.matches("replicaCount").count(), 1, "{h}");
-    assert!(h.contains("~ changed OCIRepository observability/kube-state-metrics\n"), "{h}");
+    assert!(
+        h.contains("~ changed OCIRepository observability/kube-state-metrics\n"),
+        "{h}"
+    );
     assert!(h.contains("    spec.ref.tag: 6.1.0 → 6.2.0\n"), "{h}");
     assert!(h.contains("→ moved StorageClass openebs-system-disk from Kustomization flux-system/openebs, content unchanged"), "{h}");
-    assert!(!h.contains("@@ -"), "no line hunks in the human output:\n{h}");
+    assert!(
+        !h.contains("@@ -"),
+        "no line hunks in the human output:\n{h}"
+    );
 
     // The comment formats: `@@ path @@` sections, GitLab's alert syntax.
     let gh = stdout(&r.flate(&[&args[..], &["-o", "github"]].concat()));
     assert!(gh.contains("@@ spec.ref.tag @@\n-6.1.0\n+6.2.0\n"), "{gh}");
     assert!(gh.contains("> [!CAUTION]"), "{gh}");
     let gl = stdout(&r.flate(&[&args[..], &["-o", "gitlab"]].concat()));
-    assert!(gl.contains("> **Caution**") && !gl.contains("[!CAUTION]"), "{gl}");
-    assert_eq!(gh.replace("> [!CAUTION]\n", ""), gl.replace("> **Caution**\n>\n", ""));
+    assert!(
+        gl.contains("> **Caution**") && !gl.contains("[!CAUTION]"),
+        "{gl}"
+    );
+    assert_eq!(
+        gh.replace("> [!CAUTION]\n", ""),
+        gl.replace("> **Caution**\n>\n", "")
+    );
 
     // Images: the multus tag moved, its digest did not.
     let o = r.flate(&["diff", "images", "staging", "--base", "HEAD~1"]);
     let t = stdout(&o);
     assert!(
-        t.lines().any(|l| l.starts_with("staging  ghcr.io/k8snetworkplumbingwg/multus-cni")
-            && l.contains("v4.2.2@sha256:5ca9ea201015")
-            && l.contains("v4.2.3@sha256:5ca9ea201015")
-            && l.contains("! tag changed, digest did not")
-            && l.ends_with("HelmRelease network/multus")),
+        t.lines().any(
+            |l| l.starts_with("staging  ghcr.io/k8snetworkplumbingwg/multus-cni")
+                && l.contains("v4.2.2@sha256:5ca9ea201015")
+                && l.contains("v4.2.3@sha256:5ca9ea201015")
+                && l.contains("! tag changed, digest did not")
+                && l.ends_with("HelmRelease network/multus")
+        ),
         "{t}"
     );
     let g = stdout(&r.flate(&["get", "images", "staging"]));
     assert!(
-        g.lines().any(|l| l.starts_with("ghcr.io/k8snetworkplumbingwg/multus-cni")
-            && l.contains("v4.2.3")
-            && l.ends_with("HelmRelease network/multus")),
+        g.lines()
+            .any(|l| l.starts_with("ghcr.io/k8snetworkplumbingwg/multus-cni")
+                && l.contains("v4.2.3")
+                && l.ends_with("HelmRelease network/multus")),
         "{g}"
     );
 
     // Skipping kinds.
-    let (doc, _) = r.json(&[&args[..], &["--skip-secrets", "--skip-kinds", "StorageClass"]].concat());
+    let (doc, _) = r.json(
+        &[
+            &args[..],
+            &["--skip-secrets", "--skip-kinds", "StorageClass"],
+        ]
+        .concat(),
+    );
     let objects = changed_objects(&doc);
     assert!(!objects.is_empty());
     assert!(
-        objects.iter().all(|o| !o.contains("|Secret|") && !o.contains("|StorageClass|")),
+        objects
+            .iter()
+            .all(|o| !o.contains("|Secret|") && !o.contains("|StorageClass|")),
         "{objects:?}"
     );
-    let h = stdout(&r.flate(&[&args[..], &["--skip-secrets", "--skip-kinds", "StorageClass"]].concat()));
-    assert!(h.contains("note: skipped: 1 Secret and 2 StorageClasses"), "{h}");
+    let h = stdout(
+        &r.flate(
+            &[
+                &args[..],
+                &["--skip-secrets", "--skip-kinds", "StorageClass"],
+            ]
+            .concat(),
+        ),
+    );
+    assert!(
+        h.contains("note: skipped: 1 Secret and 2 StorageClasses"),
+        "{h}"
+    );
 }
 
 #[test]
@@ -1204,16 +1268,34 @@ fn chart_bump_noise_is_hidden_and_said_and_lists_pair_by_name() {
         h.contains("~ changed Deployment observability/web\n    spec.template.spec.containers[name=app].env: ⇆ order changed\n    spec.template.spec.containers[name=app].image: nginx:1.26 → nginx:1.27\n"),
         "{h}"
     );
-    assert!(!h.contains("helm.sh/chart:") && !h.contains("checksum/config:"), "{h}");
+    assert!(
+        !h.contains("helm.sh/chart:") && !h.contains("checksum/config:"),
+        "{h}"
+    );
     assert!(
         h.contains("note: the default ignores hid 3 differences in 1 object (helm.sh/chart, app.kubernetes.io/version, checksum/*); --no-default-ignores shows them"),
         "{h}"
     );
-    assert!(h.contains("+ added ConfigMap observability/extra (--full prints it)"), "{h}");
+    assert!(
+        h.contains("+ added ConfigMap observability/extra (--full prints it)"),
+        "{h}"
+    );
     let full = stdout(&r.flate(&["diff", "staging", "--base", "HEAD~1", "--full"]));
-    assert!(full.contains("+ added ConfigMap observability/extra\n    +apiVersion: v1\n"), "{full}");
-    let all = stdout(&r.flate(&["diff", "staging", "--base", "HEAD~1", "--no-default-ignores"]));
-    assert!(all.contains("    metadata.labels[helm.sh/chart]: web-1.0.0 → web-1.1.0\n"), "{all}");
+    assert!(
+        full.contains("+ added ConfigMap observability/extra\n    +apiVersion: v1\n"),
+        "{full}"
+    );
+    let all = stdout(&r.flate(&[
+        "diff",
+        "staging",
+        "--base",
+        "HEAD~1",
+        "--no-default-ignores",
+    ]));
+    assert!(
+        all.contains("    metadata.labels[helm.sh/chart]: web-1.0.0 → web-1.1.0\n"),
+        "{all}"
+    );
     assert!(
         all.contains("    spec.template.metadata.annotations.checksum/config: aaa → bbb\n"),
         "{all}"

@@ -144,7 +144,9 @@ pub fn run(mut a: DiffArgs) -> i32 {
     if images_mode {
         a.envs.remove(0);
         if a.envs.is_empty() {
-            eprintln!("error: flate diff images: name at least one environment (flate diff images ENV...)");
+            eprintln!(
+                "error: flate diff images: name at least one environment (flate diff images ENV...)"
+            );
             return 2;
         }
     }
@@ -371,9 +373,15 @@ fn images(a: &DiffArgs, inputs: &[((usize, bool), Input)]) -> i32 {
                     s.push_str("No image changes.\n\n");
                     continue;
                 }
-                s.push_str("| Image | Old | New | Change | Workloads |\n| --- | --- | --- | --- | --- |\n");
+                s.push_str(
+                    "| Image | Old | New | Change | Workloads |\n| --- | --- | --- | --- | --- |\n",
+                );
                 for c in cs {
-                    let flag = if c.tag_without_digest() { "⚠️ " } else { "" };
+                    let flag = if c.tag_without_digest() {
+                        "⚠️ "
+                    } else {
+                        ""
+                    };
                     s.push_str(&format!(
                         "| `{}` | `{}` | `{}` | {flag}{} | {} |\n",
                         c.name,
@@ -431,7 +439,11 @@ fn images(a: &DiffArgs, inputs: &[((usize, bool), Input)]) -> i32 {
                     s.push_str(line.trim_end());
                     s.push('\n');
                 }
-                if all.iter().flat_map(|(_, cs)| cs).any(ImageChange::tag_without_digest) {
+                if all
+                    .iter()
+                    .flat_map(|(_, cs)| cs)
+                    .any(ImageChange::tag_without_digest)
+                {
                     s.push_str("! the tag changed but the digest did not: the cluster still pulls the old image\n");
                 }
                 s

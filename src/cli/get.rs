@@ -154,7 +154,13 @@ pub fn run(a: GetArgs) -> i32 {
         }
         What::Images => {
             let inv = flate::diff::images::inventory(&flate::diff::images::uses(&r));
-            let dash = |s: &str| if s.is_empty() { "-".to_string() } else { s.to_string() };
+            let dash = |s: &str| {
+                if s.is_empty() {
+                    "-".to_string()
+                } else {
+                    s.to_string()
+                }
+            };
             let rows = inv
                 .iter()
                 .map(|i| {
@@ -166,7 +172,8 @@ pub fn run(a: GetArgs) -> i32 {
                     ]
                 })
                 .collect();
-            let js = json!(inv.iter().map(|i| json!({
+            let js =
+                json!(inv.iter().map(|i| json!({
                 "image": i.name, "tag": i.tag, "digest": i.digest, "workloads": i.workloads,
             })).collect::<Vec<_>>());
             (vec!["IMAGE", "TAG", "DIGEST", "WORKLOADS"], rows, js)

@@ -301,7 +301,10 @@ mod tests {
         assert_eq!(plural("Ingress", 2), "Ingresses");
         assert_eq!(plural("Gateway", 2), "Gateways");
         assert_eq!(plural("Deployment", 1), "Deployment");
-        assert_eq!(and_list(&["a".into(), "b".into(), "c".into()]), "a, b and c");
+        assert_eq!(
+            and_list(&["a".into(), "b".into(), "c".into()]),
+            "a, b and c"
+        );
     }
 
     #[test]

@@ -194,6 +194,9 @@ mod tests {
             v,
             "still the same JSON"
         );
-        assert_eq!(esc("<a href='x'>&\""), "&lt;a href=&#39;x&#39;&gt;&amp;&quot;");
+        assert_eq!(
+            esc("<a href='x'>&\""),
+            "&lt;a href=&#39;x&#39;&gt;&amp;&quot;"
+        );
     }
 }

@@ -71,9 +71,9 @@ pub const DEFAULTS: [&str; 5] = [
 
 pub fn defaults() -> Vec<FieldPath> {
     DEFAULTS
-    .iter()
-    .map(|p| FieldPath::parse(p).expect("valid default path"))
-    .collect()
+        .iter()
+        .map(|p| FieldPath::parse(p).expect("valid default path"))
+        .collect()
 }
 
 impl FieldPath {
@@ -309,7 +309,10 @@ mod tests {
             ]
         );
         let t = crate::yaml::to_string(&n);
-        assert!(t.contains("app: web") && t.contains("keep: k") && !t.contains("x-1.0"), "{t}");
+        assert!(
+            t.contains("app: web") && t.contains("keep: k") && !t.contains("x-1.0"),
+            "{t}"
+        );
         assert!(glob("a*c*e", "abcde") && !glob("a*c", "abcd") && glob("checksum/*", "checksum/"));
     }
 

@@ -120,6 +120,9 @@ pub fn inventory(uses: &[ImageUse]) -> Vec<InventoryRow> {
         .collect()
 }
 
+/// (tag, digest).
+type Ref = (String, String);
+
 /// An image whose reference changed in some workloads.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ImageChange {
@@ -143,7 +146,10 @@ impl ImageChange {
         self.old.0 != self.new.0 && !self.old.1.is_empty() && self.old.1 == self.new.1
     }
     pub fn what(&self) -> &'static str {
-        match (self.old.0.is_empty() && self.old.1.is_empty(), self.new.0.is_empty() && self.new.1.is_empty()) {
+        match (
+            self.old.0.is_empty() && self.old.1.is_empty(),
+            self.new.0.is_empty() && self.new.1.is_empty(),
+        ) {
             (true, _) => "added",
             (_, true) => "removed",
             _ if self.tag_without_digest() => "tag changed, digest did not",
@@ -174,14 +180,17 @@ pub fn changes(base: &[ImageUse], head: &[ImageUse]) -> Vec<ImageChange> {
     for (w, p) in places {
         let key = (w.to_string(), p.to_string());
         let (o, n) = (b.get(&key), h.get(&key));
-        let pick = |u: Option<&ImageUse>| u.map(|u| (u.tag.clone(), u.digest.clone())).unwrap_or_default();
+        let pick = |u: Option<&ImageUse>| {
+            u.map(|u| (u.tag.clone(), u.digest.clone()))
+                .unwrap_or_default()
+        };
         let (old, new) = (pick(o), pick(n));
         let (oname, nname) = (o.map(|u| u.name.as_str()), n.map(|u| u.name.as_str()));
         if old == new && oname == nname {
             continue;
         }
         // A different repository at the same place: removed and added.
-        let rows: Vec<(String, (String, String), (String, String))> = match (oname, nname) {
+        let rows: Vec<(String, Ref, Ref)> = match (oname, nname) {
             (Some(a), Some(z)) if a != z => vec![
                 (a.to_string(), old, Default::default()),
                 (z.to_string(), Default::default(), new),
@@ -189,7 +198,10 @@ pub fn changes(base: &[ImageUse], head: &[ImageUse]) -> Vec<ImageChange> {
             _ => vec![(nname.or(oname).unwrap_or_default().to_string(), old, new)],
         };
         for (name, old, new) in rows {
-            match out.iter_mut().find(|c| c.name == name && c.old == old && c.new == new) {
+            match out
+                .iter_mut()
+                .find(|c| c.name == name && c.old == old && c.new == new)
+            {
                 Some(c) => {
                     if !c.workloads.iter().any(|x| x == w) {
                         c.workloads.push(w.to_string());
@@ -241,12 +253,26 @@ mod tests {
         let c = changes(&base, &head);
         let rows: Vec<(String, String, String, usize, &str)> = c
             .iter()
-            .map(|c| (c.name.clone(), c.old_ref(), c.new_ref(), c.workloads.len(), c.what()))
+            .map(|c| {
+                (
+                    c.name.clone(),
+                    c.old_ref(),
+                    c.new_ref(),
+                    c.workloads.len(),
+                    c.what(),
+                )
+            })
             .collect();
         assert_eq!(
             rows,
             [
-                ("multus".into(), "v4.2.2@sha256:aa".into(), "v4.2.3@sha256:aa".into(), 1, "tag changed, digest did not"),
+                (
+                    "multus".into(),
+                    "v4.2.2@sha256:aa".into(),
+                    "v4.2.3@sha256:aa".into(),
+                    1,
+                    "tag changed, digest did not"
+                ),
                 ("new".into(), "".into(), "2".into(), 1, "added"),
                 ("nginx".into(), "1.26".into(), "1.27".into(), 2, "changed"),
                 ("old".into(), "1".into(), "".into(), 1, "removed"),

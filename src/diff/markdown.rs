@@ -353,8 +353,7 @@ fn blocks(diffs: &[EnvDiff], opts: &MarkdownOptions) -> Vec<Block> {
     let mut out = Vec::new();
     for (ei, d) in diffs.iter().enumerate() {
         for (pi, p) in d.pairs.iter().enumerate() {
-            if p.status == Status::Unchanged || p.hunks.is_empty() || covered.contains(&(ei, pi))
-            {
+            if p.status == Status::Unchanged || p.hunks.is_empty() || covered.contains(&(ei, pi)) {
                 continue;
             }
             let size: usize = pair_body(p, opts.full)
@@ -454,8 +453,7 @@ pub fn markdown(diffs: &[EnvDiff], opts: &MarkdownOptions) -> String {
     }
     // Still too long with every diff cut: headlines and tables only.
     let list: Vec<&Block> = blocks.iter().collect();
-    let note =
-        cut_note(&list, &[], opts) + "> The per-Kustomization details were left out too.\n";
+    let note = cut_note(&list, &[], opts) + "> The per-Kustomization details were left out too.\n";
     let (head, _) = render(diffs, &cut, false, opts);
     let room = opts.limit.saturating_sub(note.len() + 2);
     if head.len() <= room {

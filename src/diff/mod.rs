@@ -32,9 +32,9 @@ use std::fmt;
 use crate::flux::Rendered;
 use crate::resource::Resource;
 
-pub use ignore::FieldPath;
 pub use html::html;
 pub use human::{HumanOptions, human};
+pub use ignore::FieldPath;
 pub use json::json;
 pub use markdown::{MarkdownOptions, markdown};
 pub use structural::Change;

@@ -168,7 +168,11 @@ impl Schema {
         }
     }
     fn or(self, other: Schema) -> Schema {
-        if matches!(self, Schema::None) { other } else { self }
+        if matches!(self, Schema::None) {
+            other
+        } else {
+            self
+        }
     }
 }
 
@@ -337,7 +341,10 @@ impl Walker<'_> {
         let ids = |s: &[Node]| -> Vec<String> { s.iter().map(|n| id_of(n, keys)).collect() };
         let (ia, ib) = (ids(a), ids(b));
         let pos = |ids: &[String]| -> std::collections::HashMap<String, usize> {
-            ids.iter().enumerate().map(|(i, k)| (k.clone(), i)).collect()
+            ids.iter()
+                .enumerate()
+                .map(|(i, k)| (k.clone(), i))
+                .collect()
         };
         let (pa, pb) = (pos(&ia), pos(&ib));
         for (i, id) in ia.iter().enumerate() {
@@ -425,14 +432,20 @@ fn identity(a: &[Node], b: &[Node], merge: &[&str]) -> Option<Vec<String>> {
     if !merge.is_empty() {
         let keys: Vec<String> = merge.iter().map(|s| s.to_string()).collect();
         // The first key must be present (protocol defaults when absent).
-        let first = a.iter().chain(b).all(|n| n.get(&keys[0]).is_some_and(Node::is_scalar));
+        let first = a
+            .iter()
+            .chain(b)
+            .all(|n| n.get(&keys[0]).is_some_and(Node::is_scalar));
         if first && unique(&keys) {
             return Some(keys);
         }
     }
     for k in ["name", "key", "id"] {
         let keys = vec![k.to_string()];
-        let all = a.iter().chain(b).all(|n| n.get(k).is_some_and(Node::is_scalar));
+        let all = a
+            .iter()
+            .chain(b)
+            .all(|n| n.get(k).is_some_and(Node::is_scalar));
         if all && unique(&keys) {
             return Some(keys);
         }
@@ -525,7 +538,10 @@ mod tests {
             ["args: ⇆ order changed"]
         );
         let c = d("args: [a, b, c]\n", "args: [a, x, c]\n");
-        assert_eq!(c[0].diff_lines(), [" a", "-b", "+x", " c"].map(String::from));
+        assert_eq!(
+            c[0].diff_lines(),
+            [" a", "-b", "+x", " c"].map(String::from)
+        );
         assert!(d("a: 1\n", "a: 1\n").is_empty());
         let c = d("a: {b: 1}\n", "a: 2\n");
         assert_eq!(c[0].one_line(), None);

@@ -190,11 +190,8 @@ pub fn diff_pairs(paired: &Paired<'_>, opts: &DiffOptions) -> Vec<Pair> {
             } else {
                 prepare(p, opts)
             };
-            let print = |n: &Option<Node>| {
-                n.as_ref()
-                    .map(crate::yaml::to_string)
-                    .unwrap_or_default()
-            };
+            let print =
+                |n: &Option<Node>| n.as_ref().map(crate::yaml::to_string).unwrap_or_default();
             let changes = match (&a, &b) {
                 (Some(x), Some(y)) => super::structural::diff(x, y, opts.context),
                 _ => Vec::new(),
