@@ -193,7 +193,7 @@ fn production_only_pin_bump_changes_only_production() {
     );
     let m = stdout(&r.flate(&["diff", "production", "--base", "HEAD~1", "-o", "markdown"]));
     assert!(
-        m.contains("| OCIRepository `observability/kube-state-metrics` | `6.1.0@sha256:b9061daed524` | `6.2.0@sha256:b9061daed524` |"),
+        m.contains("| chart `kube-state-metrics` | `6.1.0@sha256:b9061daed524` | `6.2.0@sha256:b9061daed524` | 1 OCIRepository, used by 1 HelmRelease in production |"),
         "{m}"
     );
 }
@@ -547,7 +547,7 @@ fn helmrelease_values_from_a_secret_are_redacted() {
         &values(TOKEN_NEW, "beta"),
     );
     r.commit("rotate");
-    for format in ["unified", "markdown", "json"] {
+    for format in ["unified", "json", "markdown", "human", "html"] {
         let o = r.flate(&["diff", "staging", "--base", "HEAD~1", "-o", format]);
         assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
         let out = stdout(&o);
@@ -556,15 +556,31 @@ fn helmrelease_values_from_a_secret_are_redacted() {
         }
         // The ConfigMap is not secret; the HelmRelease's effective values
         // read a Secret, so every value there is redacted.
-        assert!(out.contains("+      team: beta"), "{format}:\n{out}");
-        assert!(
-            out.contains("+  token: '<redacted: changed>'"),
-            "{format}:\n{out}"
-        );
-        assert!(
-            out.contains("+  team: '<redacted: changed>'"),
-            "{format}:\n{out}"
-        );
+        let (plain, token, team) = match format {
+            "unified" | "json" => (
+                "+      team: beta".to_string(),
+                "+  token: '<redacted: changed>'".to_string(),
+                "+  team: '<redacted: changed>'".to_string(),
+            ),
+            "markdown" => (
+                "@@ data[values.yaml] @@\n".into(),
+                "token @@\n-**redacted**\n+<redacted: changed>".into(),
+                ".team @@\n-**redacted**\n+<redacted: changed>".into(),
+            ),
+            "human" => (
+                "+      team: beta".into(),
+                "token: **redacted** → <redacted: changed>".into(),
+                ".team: **redacted** → <redacted: changed>".into(),
+            ),
+            _ => (
+                "+      team: beta".into(),
+                "redacted: changed".into(),
+                "-**redacted**".into(),
+            ),
+        };
+        for want in [plain, token, team] {
+            assert!(out.contains(&want), "{format}: {want}\n{out}");
+        }
     }
     let (doc, _) = r.json(&["diff", "staging", "--base", "HEAD~1"]);
     let e = env(&doc, "staging");
@@ -909,17 +925,19 @@ fn markdown_stays_under_the_comment_limit_cutting_the_largest_diffs_first() {
     ]));
     assert!(m.chars().count() < 65_536, "{}", m.len());
     assert!(
-        m.contains("Cut to stay under GitHub's 65,536-character comment limit, largest first: the diffs of 2 objects (16000 changed lines): `ConfigMap network/big (staging)`, `ConfigMap network/big (production)`."),
+        m.contains("Cut to stay under GitHub's 65,536-character comment limit, largest first: the diffs of 2 objects (8000 changed lines): `staging: ConfigMap network/big, production: ConfigMap network/big`."),
         "{}",
         &m[m.len().saturating_sub(600)..]
     );
+    // The big change is the same in both environments: one group, whose
+    // diff was cut.
     assert!(
-        m.contains("Left out because all their diffs were cut: `Kustomization flux-system/spegel (staging)`, `Kustomization flux-system/spegel (production)`."),
-        "{}",
-        &m[m.len().saturating_sub(600)..]
+        m.contains("- `data.conf` in 2 ConfigMaps (big) in staging and production (diff cut to fit)\n"),
+        "{m}"
     );
     // The rest is kept.
-    assert!(m.contains("+    replicaCount: 2"));
+    assert!(m.contains("- `spec.values.replicaCount: 1 → 2` in 2 HelmReleases (cert-manager) in staging and production\n"), "{m}");
+    assert!(m.contains("@@ spec.ref.tag @@\n-6.1.0\n+6.2.0\n"), "{m}");
     // A smaller limit cuts more, largest first.
     let m = stdout(&r.flate(&[
         "diff",

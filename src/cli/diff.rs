@@ -218,6 +218,8 @@ pub fn run(mut a: DiffArgs) -> i32 {
         skip_kinds,
         context: a.context,
         base_label,
+        text: matches!(a.output, Format::Unified | Format::Json | Format::Html),
+        structural: a.output != Format::Unified,
     };
     let entry = |env: &str| super::common::entry(env, &a.env);
     // Every (environment, side) renders in parallel.

@@ -116,11 +116,39 @@ fn problem(p: &super::Problem) -> String {
 
 type Cut = HashSet<(usize, usize)>;
 
+/// A diff that can be cut: an object's, `(env, pair)`, or a shared
+/// group's, `(GROUP, group)`.
 struct Block {
     id: (usize, usize),
     size: usize,
     lines: usize,
+    /// Objects whose diff it is.
+    objects: usize,
     title: String,
+}
+
+/// The first half of the id of a group's block.
+const GROUP: usize = usize::MAX;
+
+/// The diff lines of a group of identical changes.
+fn group_body(changes: &[super::Change]) -> String {
+    let mut body = String::new();
+    for l in changes
+        .iter()
+        .flat_map(|c| std::iter::once(format!("@@ {} @@", c.path())).chain(c.diff_lines()))
+    {
+        body.push_str(&l);
+        body.push('\n');
+    }
+    body
+}
+
+/// A group shows as one line when it has one short change.
+fn group_line(changes: &[super::Change]) -> Option<String> {
+    match changes {
+        [c] => c.one_line().filter(|l| l.len() < 200),
+        _ => None,
+    }
 }
 
 /// The first line of an alert blockquote.
@@ -140,7 +168,7 @@ fn alert(flavor: Flavor, kind: &str) -> String {
 
 /// The overview over every environment: the version headline and table,
 /// and the changes shared by several objects.
-fn overview(diffs: &[EnvDiff], s: &mut String) {
+fn overview(diffs: &[EnvDiff], cut: &Cut, s: &mut String) {
     let rows = group::versions(diffs);
     if !rows.is_empty() {
         s.push_str(&format!("**{}**\n\n", group::version_headline(&rows)));
@@ -172,27 +200,22 @@ fn overview(diffs: &[EnvDiff], s: &mut String) {
     }
     s.push_str("### Changed the same way in several objects\n\n");
     const MAX: usize = 50;
-    for g in groups.iter().take(MAX) {
+    for (gi, g) in groups.iter().enumerate().take(MAX) {
         let where_ = esc(&group::places(diffs, &g.members));
         let names = group::member_names(diffs, &g.members, 20);
         let names: Vec<String> = names.iter().map(|n| code(n)).collect();
-        match (g.changes, g.changes[0].one_line()) {
-            ([_], Some(l)) if l.len() < 200 => {
-                s.push_str(&format!("- {} in {where_}\n", code(&l)));
-            }
-            _ => {
-                let mut body = String::new();
-                for l in g.changes.iter().flat_map(|c| {
-                    std::iter::once(format!("@@ {} @@", c.path())).chain(c.diff_lines())
-                }) {
-                    body.push_str(&l);
-                    body.push('\n');
-                }
+        if let Some(l) = group_line(g.changes) {
+            s.push_str(&format!("- {} in {where_}\n", code(&l)));
+        } else {
+            let what = match g.changes {
+                [c] => code(c.path()),
+                cs => format!("{} changes", cs.len()),
+            };
+            if cut.contains(&(GROUP, gi)) {
+                s.push_str(&format!("- {what} in {where_} (diff cut to fit)\n"));
+            } else {
+                let body = group_body(g.changes);
                 let fence = "`".repeat((longest_run(&body, '`') + 1).max(3));
-                let what = match g.changes {
-                    [c] => code(c.path()),
-                    cs => format!("{} changes", cs.len()),
-                };
                 s.push_str(&format!(
                     "- {what} in {where_}\n\n  <details><summary>changes</summary>\n\n{fence}diff\n{body}{fence}\n\n  </details>\n\n"
                 ));
@@ -220,7 +243,7 @@ fn render(
     let mut s = String::new();
     s.push_str(&marker(diffs));
     s.push('\n');
-    overview(diffs, &mut s);
+    overview(diffs, cut, &mut s);
     let (_, covered) = group::shared(diffs);
     for (ei, d) in diffs.iter().enumerate() {
         let c = d.counts();
@@ -349,11 +372,31 @@ fn render(
 }
 
 fn blocks(diffs: &[EnvDiff], opts: &MarkdownOptions) -> Vec<Block> {
-    let (_, covered) = group::shared(diffs);
+    let (groups, covered) = group::shared(diffs);
     let mut out = Vec::new();
+    for (gi, g) in groups.iter().enumerate() {
+        if group_line(g.changes).is_some() {
+            continue;
+        }
+        let body = group_body(g.changes);
+        let names = group::member_names(diffs, &g.members, 3);
+        out.push(Block {
+            id: (GROUP, gi),
+            size: body.len(),
+            lines: body
+                .lines()
+                .filter(|l| l.starts_with(['+', '-']))
+                .count(),
+            objects: g.members.len(),
+            title: names.join(", "),
+        });
+    }
     for (ei, d) in diffs.iter().enumerate() {
         for (pi, p) in d.pairs.iter().enumerate() {
-            if p.status == Status::Unchanged || p.hunks.is_empty() || covered.contains(&(ei, pi)) {
+            if p.status == Status::Unchanged
+                || covered.contains(&(ei, pi))
+                || pair_body(p, opts.full).is_empty()
+            {
                 continue;
             }
             let size: usize = pair_body(p, opts.full)
@@ -366,6 +409,7 @@ fn blocks(diffs: &[EnvDiff], opts: &MarkdownOptions) -> Vec<Block> {
                 id: (ei, pi),
                 size,
                 lines: p.changed_lines(),
+                objects: 1,
                 title: format!("{} ({})", p.key, d.env),
             });
         }
@@ -382,6 +426,7 @@ fn cut_note(cut: &[&Block], hidden: &[String], opts: &MarkdownOptions) -> String
         Flavor::GitLab => "GitLab's",
     };
     let lines: usize = cut.iter().map(|b| b.lines).sum();
+    let objects: usize = cut.iter().map(|b| b.objects).sum();
     let list = |items: Vec<String>, total: usize| {
         let mut v: Vec<String> = items.into_iter().take(20).collect();
         if total > 20 {
@@ -393,8 +438,8 @@ fn cut_note(cut: &[&Block], hidden: &[String], opts: &MarkdownOptions) -> String
         "{}> Cut to stay under {site} {}-character comment limit, largest first: the diffs of {} object{} ({lines} changed lines): {}.",
         alert(opts.flavor, "NOTE"),
         group_thousands(limit),
-        cut.len(),
-        if cut.len() == 1 { "" } else { "s" },
+        objects,
+        if objects == 1 { "" } else { "s" },
         list(cut.iter().map(|b| code(&b.title)).collect(), cut.len())
     );
     if !hidden.is_empty() {

@@ -151,6 +151,11 @@ pub struct DiffOptions {
     pub skip_kinds: Vec<String>,
     /// Lines of context around each change.
     pub context: usize,
+    /// Compute the line diff of changed objects (`-o unified`, `json`,
+    /// `html`); added and removed objects always get their text.
+    pub text: bool,
+    /// Compute the structural changes (every format but `-o unified`).
+    pub structural: bool,
     /// What the base is (a revision and commit, or a directory), for the
     /// headlines.
     pub base_label: String,
@@ -163,6 +168,8 @@ impl Default for DiffOptions {
             defaults: ignore::defaults(),
             skip_kinds: Vec::new(),
             context: 3,
+            text: true,
+            structural: true,
             base_label: String::new(),
         }
     }
@@ -214,6 +221,14 @@ pub struct Pair {
 impl Pair {
     /// Lines added or removed.
     pub fn changed_lines(&self) -> usize {
+        if !self.changes.is_empty() {
+            return self
+                .changes
+                .iter()
+                .flat_map(|c| c.diff_lines())
+                .filter(|l| l.starts_with(['+', '-']))
+                .count();
+        }
         self.hunks
             .iter()
             .flat_map(|h| h.lines.iter())

@@ -192,11 +192,24 @@ pub fn diff_pairs(paired: &Paired<'_>, opts: &DiffOptions) -> Vec<Pair> {
             };
             let print =
                 |n: &Option<Node>| n.as_ref().map(crate::yaml::to_string).unwrap_or_default();
+            let both = a.is_some() && b.is_some();
             let changes = match (&a, &b) {
-                (Some(x), Some(y)) => super::structural::diff(x, y, opts.context),
+                (Some(x), Some(y)) if opts.structural => {
+                    super::structural::diff(x, y, opts.context)
+                }
                 _ => Vec::new(),
             };
-            let equal = same || (changes.is_empty() && a.is_some() && b.is_some());
+            // Printing is needed for the line diff and for the text of an
+            // added or removed object.
+            let texts = (opts.text || !both) && !same;
+            let (ta, tb) = if texts {
+                (print(&a), print(&b))
+            } else {
+                Default::default()
+            };
+            let equal = same
+                || (both && opts.structural && changes.is_empty())
+                || (both && !opts.structural && ta == tb);
             let main = p.main();
             let status = match p.kind {
                 Kind::Added => Status::Added,
@@ -205,10 +218,10 @@ pub fn diff_pairs(paired: &Paired<'_>, opts: &DiffOptions) -> Vec<Pair> {
                 Kind::Matched if equal => Status::Unchanged,
                 Kind::Matched => Status::Changed,
             };
-            let hunks = if equal {
+            let hunks = if equal || !texts {
                 Vec::new()
             } else {
-                hunks(&print(&a), &print(&b), opts.context)
+                hunks(&ta, &tb, opts.context)
             };
             let base_name = match (&p.base, &p.head) {
                 (Some(x), Some(y)) if x.key.name != y.key.name => Some(x.key.name.clone()),
