@@ -568,7 +568,7 @@ fn helmrelease_values_from_a_secret_are_redacted() {
                 ".team @@\n-**redacted**\n+<redacted: changed>".into(),
             ),
             "human" => (
-                "+      team: beta".into(),
+                "      +  team: beta\n".into(),
                 "token: **redacted** → <redacted: changed>".into(),
                 ".team: **redacted** → <redacted: changed>".into(),
             ),

@@ -77,13 +77,15 @@ pub struct DiffArgs {
     /// Leave Secrets out.
     #[arg(long)]
     pub skip_secrets: bool,
-    /// Print the whole text of added and removed objects (-o human).
+    /// Print the whole text of added and removed objects (-o human and the
+    /// comment formats), not only their kind and name.
     #[arg(long)]
     pub full: bool,
     /// Lines of context around each change.
     #[arg(short = 'U', long, default_value_t = 3, value_name = "N")]
     pub context: usize,
-    /// Colour for -o unified: auto is on a terminal unless NO_COLOR is set.
+    /// Colour for -o human and unified: auto is on a terminal unless
+    /// NO_COLOR is set.
     #[arg(long, value_enum, default_value = "auto")]
     pub color: Color,
     /// -o markdown/github/gitlab stays under this many characters (default:
