@@ -932,7 +932,9 @@ fn markdown_stays_under_the_comment_limit_cutting_the_largest_diffs_first() {
     // The big change is the same in both environments: one group, whose
     // diff was cut.
     assert!(
-        m.contains("- `data.conf` in 2 ConfigMaps (big) in staging and production (diff cut to fit)\n"),
+        m.contains(
+            "- `data.conf` in 2 ConfigMaps (big) in staging and production (diff cut to fit)\n"
+        ),
         "{m}"
     );
     // The rest is kept.

@@ -383,10 +383,7 @@ fn blocks(diffs: &[EnvDiff], opts: &MarkdownOptions) -> Vec<Block> {
         out.push(Block {
             id: (GROUP, gi),
             size: body.len(),
-            lines: body
-                .lines()
-                .filter(|l| l.starts_with(['+', '-']))
-                .count(),
+            lines: body.lines().filter(|l| l.starts_with(['+', '-'])).count(),
             objects: g.members.len(),
             title: names.join(", "),
         });
