@@ -4,6 +4,8 @@
 #
 # Usage: bench/diff.sh [ROUNDS]   (default 11)
 #   APPS=1000   apps in the synthetic repository (bench/gen_synthetic.py)
+#   FORMATS     the -o formats timed (default: unified human markdown)
+#   FLATE       a flate binary to time (default: a release build)
 #
 # Each case is a temporary git repository with commits made here:
 #   example     the example tree (kubernetes/), then a Renovate-like commit:
@@ -26,8 +28,13 @@ apps=${APPS:-1000}
 [[ $rounds =~ ^[1-9][0-9]*$ ]] || { echo "ROUNDS must be a positive integer" >&2; exit 2; }
 command -v git >/dev/null || { echo "git is needed to make the benchmark repositories" >&2; exit 2; }
 command -v python3 >/dev/null || { echo "python3 is needed (synthetic repository, JSON)" >&2; exit 2; }
-cargo build --release --quiet
-flate=$PWD/target/release/flate
+# FLATE=path/to/flate times that binary instead of building one.
+if [[ -n ${FLATE:-} ]]; then
+  flate=$FLATE
+else
+  cargo build --release --quiet
+  flate=$PWD/target/release/flate
+fi
 
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
