@@ -4,6 +4,8 @@
 #
 # Usage: bench/diff.sh [ROUNDS]   (default 11)
 #   APPS=1000   apps in the synthetic repository (bench/gen_synthetic.py)
+#   FORMATS     the -o formats timed (default: unified human markdown)
+#   FLATE       a flate binary to time (default: a release build)
 #
 # Each case is a temporary git repository with commits made here:
 #   example     the example tree (kubernetes/), then a Renovate-like commit:
@@ -12,9 +14,13 @@
 #   synthetic   the synthetic repository, then the same kind of commit (a
 #               production pin bump, a base image tag change), then a wide
 #               one: a cluster-settings value every app uses
-# and `flate diff ENV... --base HEAD~1 -o FORMAT > /dev/null` is timed: the
-# base tree is read from the git object database (gix), both sides render,
-# every object pairs and diffs. The target for the example tree is < 100 ms.
+# and `flate diff ENV... --base HEAD~1 -o FORMAT > /dev/null` is timed for
+# FORMATS (default: unified human markdown): the base tree is read from the
+# git object database (gix), both sides render, every object pairs and
+# diffs. The target for the example tree is < 100 ms. After the table: the
+# median ratio human/unified per case, and the size of `-o html` of the wide
+# change; with chromium and tests/browser/node_modules present, the time
+# the browser check (tests/browser/report.test.mjs) takes to open it.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 rounds=${1:-11}
@@ -22,8 +28,13 @@ apps=${APPS:-1000}
 [[ $rounds =~ ^[1-9][0-9]*$ ]] || { echo "ROUNDS must be a positive integer" >&2; exit 2; }
 command -v git >/dev/null || { echo "git is needed to make the benchmark repositories" >&2; exit 2; }
 command -v python3 >/dev/null || { echo "python3 is needed (synthetic repository, JSON)" >&2; exit 2; }
-cargo build --release --quiet
-flate=$PWD/target/release/flate
+# FLATE=path/to/flate times that binary instead of building one.
+if [[ -n ${FLATE:-} ]]; then
+  flate=$FLATE
+else
+  cargo build --release --quiet
+  flate=$PWD/target/release/flate
+fi
 
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
@@ -70,11 +81,12 @@ echo
 
 status=0
 rows=()
+declare -A medians
 for case in "example|$ex|production" "example|$ex|staging" "example|$ex|production staging" \
             "synthetic|$syn|production" "synthetic|$syn|production staging" \
             "synthetic-wide|$syn_wide|production" "synthetic-wide|$syn_wide|production staging"; do
   IFS='|' read -r label repo envs <<<"$case"
-  for format in unified markdown; do
+  for format in ${FORMATS:-unified human markdown}; do
     # shellcheck disable=SC2086 # envs is a word list
     "$flate" diff $envs --base HEAD~1 --repo "$repo" -o json >"$tmp/out.json" 2>"$tmp/err" || {
       echo "flate diff failed on $label ($envs): $(cat "$tmp/err")" >&2
@@ -100,6 +112,7 @@ EOF
     range="$(sort -n <<<"$ms" | sed -n 1p | awk '{ printf "%.0f", $1 }')-$(sort -n <<<"$ms" | sed -n '$p' | awk '{ printf "%.0f", $1 }')"
     size=$(wc -c <"$tmp/out")
     rows+=("$label|$envs|$format|$n_pairs|$n_changed|$med ($range)|$size")
+    medians["$label|$envs|$format"]=$med
     if [[ $label == example ]] && awk -v m="$med" 'BEGIN { exit !(m >= 100) }'; then
       echo "note: example $envs $format: median $med ms is over the 100 ms target" >&2
       status=1
@@ -111,6 +124,29 @@ done
   echo "case|environments|format|objects|changed|ms|output bytes"
   printf '%s\n' "${rows[@]}"
 } | column -t -s '|'
+echo
+for key in "${!medians[@]}"; do
+  [[ $key == *"|unified" ]] || continue
+  base=${key%|unified}
+  h=${medians["$base|human"]:-}
+  if [[ -n $h ]]; then
+    awk -v c="$base" -v u="${medians[$key]}" -v h="$h" 'BEGIN { printf "human/unified %-40s %.2f\n", c, h / u }'
+  fi
+done | sort
+echo
+# The HTML report of the wide change.
+"$flate" diff production --base HEAD~1 --repo "$syn_wide" -o html >"$tmp/report.html" 2>/dev/null || true
+echo "html report, synthetic-wide production: $(wc -c <"$tmp/report.html") bytes"
+if [[ -x ${CHROMIUM:-/usr/bin/chromium} && -d tests/browser/node_modules/playwright-core ]]; then
+  n=$(python3 - "$syn_wide" "$flate" <<'EOF'
+import json, subprocess, sys
+out = subprocess.run([sys.argv[2], "diff", "production", "--base", "HEAD~1", "--repo", sys.argv[1], "-o", "json"], capture_output=True).stdout
+print(sum(1 for e in json.loads(out)["environments"] for p in e["pairs"] if p["status"] != "unchanged"))
+EOF
+)
+  echo "{\"count\": $n, \"maxOpenMs\": 2000}" >"$tmp/expect.json"
+  node tests/browser/report.test.mjs "$tmp/report.html" "$tmp/expect.json" | sed 's/^/  /' || status=1
+fi
 echo
 echo "load average at end: $(cut -d' ' -f1-3 /proc/loadavg)"
 exit "$status"

@@ -186,14 +186,14 @@ fn production_only_pin_bump_changes_only_production() {
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
     assert!(stdout(&o).contains("staging: no changes"), "{}", stdout(&o));
     // The summary in the unified and markdown outputs.
-    let u = stdout(&r.flate(&["diff", "production", "--base", "HEAD~1"]));
+    let u = stdout(&r.flate(&["diff", "production", "--base", "HEAD~1", "-o", "unified"]));
     assert!(
         u.contains("chart OCIRepository observability/kube-state-metrics: 6.1.0@sha256:b9061daed524 → 6.2.0@sha256:b9061daed524"),
         "{u}"
     );
     let m = stdout(&r.flate(&["diff", "production", "--base", "HEAD~1", "-o", "markdown"]));
     assert!(
-        m.contains("| OCIRepository `observability/kube-state-metrics` | `6.1.0@sha256:b9061daed524` | `6.2.0@sha256:b9061daed524` |"),
+        m.contains("| chart `kube-state-metrics` | `6.1.0@sha256:b9061daed524` | `6.2.0@sha256:b9061daed524` | 1 OCIRepository, used by 1 HelmRelease in production |"),
         "{m}"
     );
 }
@@ -343,7 +343,7 @@ fn an_object_that_changes_kustomization_is_a_move() {
         ["-reclaimPolicy: Retain", "+reclaimPolicy: Delete"]
     );
     assert!(pair(e, "StorageClass", "openebs-system-disk")["hunks"].is_null());
-    let u = stdout(&r.flate(&["diff", "staging", "--base", "HEAD~1"]));
+    let u = stdout(&r.flate(&["diff", "staging", "--base", "HEAD~1", "-o", "unified"]));
     assert!(
         u.contains("# moved StorageClass openebs-system-disk from Kustomization flux-system/openebs, content unchanged"),
         "{u}"
@@ -412,25 +412,39 @@ fn changed_secret_values_never_appear_in_any_format() {
     .flat_map(|s| [s.to_string(), b64(s)])
     .chain([b64("admin")])
     .collect();
-    for format in ["unified", "markdown", "json"] {
+    for format in [
+        "unified", "json", "human", "markdown", "github", "gitlab", "html",
+    ] {
         let o = r.flate(&["diff", "staging", "--base", "HEAD~1", "-o", format]);
         assert_eq!(o.status.code(), Some(0), "{format}: {}", stderr(&o));
         let out = stdout(&o) + &stderr(&o);
         for f in &forbidden {
             assert!(!out.contains(f.as_str()), "{format} shows {f}:\n{out}");
         }
+        let text = matches!(format, "unified" | "json");
         for key in ["password", "token", "api-key"] {
+            let line = match format {
+                "unified" | "json" => format!("+  {key}: '<redacted: changed>'"),
+                "human" => format!(".{key}: **redacted** → <redacted: changed>"),
+                "html" => "redacted: changed".to_string(),
+                _ => format!(".{key} @@\n-**redacted**\n+<redacted: changed>"),
+            };
             assert!(
-                out.contains(&format!("+  {key}: '<redacted: changed>'")),
+                out.contains(&line),
                 "{format}: no changed line for {key}:\n{out}"
             );
         }
         // An unchanged value is redacted too, and does not show as changed.
+        if text {
+            assert!(
+                out.contains("  username: '**redacted**'"),
+                "{format}:\n{out}"
+            );
+        }
         assert!(
-            out.contains("  username: '**redacted**'"),
+            !out.contains("+  username") && !out.contains(".username"),
             "{format}:\n{out}"
         );
-        assert!(!out.contains("+  username"), "{format}:\n{out}");
     }
     // The generated Secret's name hash changed: it pairs with its old self.
     let (doc, _) = r.json(&["diff", "staging", "--base", "HEAD~1"]);
@@ -533,7 +547,7 @@ fn helmrelease_values_from_a_secret_are_redacted() {
         &values(TOKEN_NEW, "beta"),
     );
     r.commit("rotate");
-    for format in ["unified", "markdown", "json"] {
+    for format in ["unified", "json", "markdown", "human", "html"] {
         let o = r.flate(&["diff", "staging", "--base", "HEAD~1", "-o", format]);
         assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
         let out = stdout(&o);
@@ -542,22 +556,38 @@ fn helmrelease_values_from_a_secret_are_redacted() {
         }
         // The ConfigMap is not secret; the HelmRelease's effective values
         // read a Secret, so every value there is redacted.
-        assert!(out.contains("+      team: beta"), "{format}:\n{out}");
-        assert!(
-            out.contains("+  token: '<redacted: changed>'"),
-            "{format}:\n{out}"
-        );
-        assert!(
-            out.contains("+  team: '<redacted: changed>'"),
-            "{format}:\n{out}"
-        );
+        let (plain, token, team) = match format {
+            "unified" | "json" => (
+                "+      team: beta".to_string(),
+                "+  token: '<redacted: changed>'".to_string(),
+                "+  team: '<redacted: changed>'".to_string(),
+            ),
+            "markdown" => (
+                "@@ data[values.yaml] @@\n".into(),
+                "token @@\n-**redacted**\n+<redacted: changed>".into(),
+                ".team @@\n-**redacted**\n+<redacted: changed>".into(),
+            ),
+            "human" => (
+                "      +  team: beta\n".into(),
+                "token: **redacted** → <redacted: changed>".into(),
+                ".team: **redacted** → <redacted: changed>".into(),
+            ),
+            _ => (
+                "+      team: beta".into(),
+                "redacted: changed".into(),
+                "-**redacted**".into(),
+            ),
+        };
+        for want in [plain, token, team] {
+            assert!(out.contains(&want), "{format}: {want}\n{out}");
+        }
     }
     let (doc, _) = r.json(&["diff", "staging", "--base", "HEAD~1"]);
     let e = env(&doc, "staging");
     let v = pair(e, "Values", "cert-manager");
     assert_eq!(v["producer"]["kind"], "HelmRelease");
     assert_eq!(v["producer"]["name"], "cert-manager/cert-manager");
-    let u = stdout(&r.flate(&["diff", "staging", "--base", "HEAD~1"]));
+    let u = stdout(&r.flate(&["diff", "staging", "--base", "HEAD~1", "-o", "unified"]));
     assert!(
         u.contains("=== staging: HelmRelease cert-manager/cert-manager (1 changed)\n# changed effective values of HelmRelease cert-manager/cert-manager"),
         "{u}"
@@ -842,10 +872,12 @@ fn colour_only_when_asked_or_on_a_terminal() {
     let r = Repo::new("colour");
     r.edit(CM_HR, "replicaCount: 1", "replicaCount: 2");
     r.commit("replicas");
-    let plain = stdout(&r.flate(&["diff", "staging", "--base", "HEAD~1"]));
+    let plain = stdout(&r.flate(&["diff", "staging", "--base", "HEAD~1", "-o", "unified"]));
     assert!(!plain.contains('\x1b'), "piped output is plain");
     assert!(plain.contains("\n+    replicaCount: 2\n"), "{plain}");
-    let coloured = stdout(&r.flate(&["diff", "staging", "--base", "HEAD~1", "--color", "always"]));
+    let coloured = stdout(&r.flate(&[
+        "diff", "staging", "--base", "HEAD~1", "--color", "always", "-o", "unified",
+    ]));
     assert!(
         coloured.contains("\x1b[32m+    replicaCount: 2\x1b[0m"),
         "{coloured:?}"
@@ -916,17 +948,21 @@ fn markdown_stays_under_the_comment_limit_cutting_the_largest_diffs_first() {
     ]));
     assert!(m.chars().count() < 65_536, "{}", m.len());
     assert!(
-        m.contains("Cut to stay under GitHub's 65,536-character comment limit, largest first: the diffs of 2 objects (16000 changed lines): `ConfigMap network/big (staging)`, `ConfigMap network/big (production)`."),
+        m.contains("Cut to stay under GitHub's 65,536-character comment limit, largest first: the diffs of 2 objects (8000 changed lines): `staging: ConfigMap network/big, production: ConfigMap network/big`."),
         "{}",
         &m[m.len().saturating_sub(600)..]
     );
+    // The big change is the same in both environments: one group, whose
+    // diff was cut.
     assert!(
-        m.contains("Left out because all their diffs were cut: `Kustomization flux-system/spegel (staging)`, `Kustomization flux-system/spegel (production)`."),
-        "{}",
-        &m[m.len().saturating_sub(600)..]
+        m.contains(
+            "- `data.conf` in 2 ConfigMaps (big) in staging and production (diff cut to fit)\n"
+        ),
+        "{m}"
     );
     // The rest is kept.
-    assert!(m.contains("+    replicaCount: 2"));
+    assert!(m.contains("- `spec.values.replicaCount: 1 → 2` in 2 HelmReleases (cert-manager) in staging and production\n"), "{m}");
+    assert!(m.contains("@@ spec.ref.tag @@\n-6.1.0\n+6.2.0\n"), "{m}");
     // A smaller limit cuts more, largest first.
     let m = stdout(&r.flate(&[
         "diff",
@@ -947,9 +983,11 @@ fn markdown_stays_under_the_comment_limit_cutting_the_largest_diffs_first() {
     assert!(m.contains("## flate diff `production`"), "{m}");
 }
 
-#[test]
-fn markdown_of_a_reviewed_example() {
-    let r = Repo::new("snapshot");
+/// The example tree, then a commit with a bit of everything: a chart pin
+/// bump, a value change, an image tag, a Secret value, two objects moved to
+/// another Kustomization, and a Kustomization that fails on head.
+fn everything_repo(name: &str) -> Repo {
+    let r = Repo::new(name);
     let secret = |pw: &str| {
         format!(
             "apiVersion: v1\nkind: Secret\nmetadata:\n  name: grafana-extra\ndata:\n  password: {}\n",
@@ -1003,6 +1041,12 @@ fn markdown_of_a_reviewed_example() {
         "  - ./helmrelease.yaml\n  - ./missing.yaml\n",
     );
     r.commit("a bit of everything");
+    r
+}
+
+#[test]
+fn markdown_of_a_reviewed_example() {
+    let r = everything_repo("snapshot");
     let base = r.git(&["rev-parse", "--short=12", "HEAD~1"]);
     let o = r.flate(&[
         "diff",
@@ -1017,4 +1061,287 @@ fn markdown_of_a_reviewed_example() {
     let m = stdout(&o).replace(&base, "BASE");
     assert!(!m.contains(SECRET_OLD) && !m.contains(&b64(SECRET_NEW)));
     insta::assert_snapshot!(m);
+}
+
+/// The objects a JSON diff lists as changed: `env|Kind|namespace/name`.
+fn changed_objects(doc: &Value) -> Vec<String> {
+    let mut out = Vec::new();
+    for e in doc["environments"].as_array().unwrap() {
+        for p in e["pairs"].as_array().unwrap() {
+            if p["status"] == "unchanged" {
+                continue;
+            }
+            let (ns, name) = (
+                p["namespace"].as_str().unwrap(),
+                p["name"].as_str().unwrap(),
+            );
+            let q = if ns.is_empty() {
+                name.to_string()
+            } else {
+                format!("{ns}/{name}")
+            };
+            out.push(format!(
+                "{}|{}|{q}",
+                e["environment"].as_str().unwrap(),
+                p["kind"].as_str().unwrap()
+            ));
+        }
+    }
+    out
+}
+
+/// Why the browser check cannot run here, if it cannot.
+fn browser_missing() -> Option<String> {
+    let chromium = std::env::var("CHROMIUM").unwrap_or_else(|_| "/usr/bin/chromium".into());
+    if !std::path::Path::new(&chromium).exists() {
+        return Some(format!("{chromium} is missing (apt-get install chromium)"));
+    }
+    if Command::new("node").arg("--version").output().is_err() {
+        return Some("node is not on PATH".into());
+    }
+    let pw = common::root().join("tests/browser/node_modules/playwright-core");
+    if !pw.exists() {
+        return Some(
+            "tests/browser/node_modules is missing (npm ci --prefix tests/browser)".into(),
+        );
+    }
+    None
+}
+
+#[test]
+fn html_report_is_self_contained_and_works_in_a_browser() {
+    let r = everything_repo("html");
+    let o = r.flate(&[
+        "diff",
+        "production",
+        "staging",
+        "--base",
+        "HEAD~1",
+        "-o",
+        "html",
+    ]);
+    assert_eq!(o.status.code(), Some(2), "spegel fails on head");
+    let page = stdout(&o);
+    // Self-contained: no external resources, and a policy that forbids them.
+    assert!(page.contains("Content-Security-Policy\" content=\"default-src 'none'"));
+    for bad in ["<link", " src=", "@import", "url("] {
+        assert!(!page.contains(bad), "the page has {bad}");
+    }
+    assert!(!page.contains(SECRET_OLD) && !page.contains(&b64(SECRET_NEW)));
+    assert!(page.contains("1 chart upgraded in 1 release, 1 image changed"));
+    let (doc, _) = r.json(&["diff", "production", "staging", "--base", "HEAD~1"]);
+    let objects = changed_objects(&doc);
+    for want in [
+        "production|OCIRepository|observability/kube-state-metrics",
+        "staging|Secret|observability/grafana-extra",
+        "staging|StorageClass|openebs-system-disk",
+    ] {
+        assert!(objects.iter().any(|o| o == want), "{want} in {objects:?}");
+    }
+    if let Some(why) = browser_missing() {
+        assert!(
+            std::env::var_os("FLATE_BROWSER_TEST").is_none(),
+            "FLATE_BROWSER_TEST is set but {why}"
+        );
+        println!("SKIPPED: browser check of the HTML report: {why}");
+        return;
+    }
+    let report = r.path("report.html");
+    std::fs::write(&report, &page).unwrap();
+    let keeps: Vec<&String> = objects
+        .iter()
+        .filter(|o| o.contains("|StorageClass|"))
+        .collect();
+    let mut expect = serde_json::json!({
+        "objects": objects,
+        "hideKind": "Secret",
+        "search": "storageclass",
+        "searchKeeps": keeps,
+        "maxOpenMs": 2000,
+    });
+    if let Some(shot) = std::env::var_os("FLATE_SCREENSHOT") {
+        expect["screenshot"] = shot.to_string_lossy().into();
+        expect["screenshotSelect"] = "HelmRelease network/multus".into();
+    }
+    let expect_path = r.path("expect.json");
+    std::fs::write(&expect_path, expect.to_string()).unwrap();
+    let o = Command::new("node")
+        .arg(common::root().join("tests/browser/report.test.mjs"))
+        .arg(&report)
+        .arg(&expect_path)
+        .output()
+        .expect("run node");
+    let out = stdout(&o) + &stderr(&o);
+    assert!(o.status.success(), "{out}");
+    assert!(out.contains("ok tree lists the expected"), "{out}");
+    println!("{out}");
+}
+
+#[test]
+fn human_output_names_paths_groups_identical_changes_and_skips_kinds() {
+    let r = everything_repo("human");
+    let args = ["diff", "production", "staging", "--base", "HEAD~1"];
+    let o = r.flate(&args);
+    assert_eq!(o.status.code(), Some(2), "spegel fails on head");
+    let h = stdout(&o);
+    assert!(
+        h.contains("Versions: 1 chart upgraded in 1 release, 1 image changed"),
+        "{h}"
+    );
+    // One line for the change both environments share, with where.
+    assert!(
+        h.contains("~ spec.values.replicaCount: 1 → 2\n    in 2 HelmReleases (cert-manager) in production and staging\n"),
+        "{h}"
+    );
+    assert_eq!(h.matches("replicaCount").count(), 1, "{h}");
+    assert!(
+        h.contains("~ changed OCIRepository observability/kube-state-metrics\n"),
+        "{h}"
+    );
+    assert!(h.contains("    spec.ref.tag: 6.1.0 → 6.2.0\n"), "{h}");
+    assert!(h.contains("→ moved StorageClass openebs-system-disk from Kustomization flux-system/openebs, content unchanged"), "{h}");
+    assert!(
+        !h.contains("@@ -"),
+        "no line hunks in the human output:\n{h}"
+    );
+
+    // The comment formats: `@@ path @@` sections, GitLab's alert syntax.
+    let gh = stdout(&r.flate(&[&args[..], &["-o", "github"]].concat()));
+    assert!(gh.contains("@@ spec.ref.tag @@\n-6.1.0\n+6.2.0\n"), "{gh}");
+    assert!(gh.contains("> [!CAUTION]"), "{gh}");
+    let gl = stdout(&r.flate(&[&args[..], &["-o", "gitlab"]].concat()));
+    assert!(
+        gl.contains("> **Caution**") && !gl.contains("[!CAUTION]"),
+        "{gl}"
+    );
+    assert_eq!(
+        gh.replace("> [!CAUTION]\n", ""),
+        gl.replace("> **Caution**\n>\n", "")
+    );
+
+    // Images: the multus tag moved, its digest did not.
+    let o = r.flate(&["diff", "images", "staging", "--base", "HEAD~1"]);
+    let t = stdout(&o);
+    assert!(
+        t.lines().any(
+            |l| l.starts_with("staging  ghcr.io/k8snetworkplumbingwg/multus-cni")
+                && l.contains("v4.2.2@sha256:5ca9ea201015")
+                && l.contains("v4.2.3@sha256:5ca9ea201015")
+                && l.contains("! tag changed, digest did not")
+                && l.ends_with("HelmRelease network/multus")
+        ),
+        "{t}"
+    );
+    let g = stdout(&r.flate(&["get", "images", "staging"]));
+    assert!(
+        g.lines()
+            .any(|l| l.starts_with("ghcr.io/k8snetworkplumbingwg/multus-cni")
+                && l.contains("v4.2.3")
+                && l.ends_with("HelmRelease network/multus")),
+        "{g}"
+    );
+
+    // Skipping kinds.
+    let (doc, _) = r.json(
+        &[
+            &args[..],
+            &["--skip-secrets", "--skip-kinds", "StorageClass"],
+        ]
+        .concat(),
+    );
+    let objects = changed_objects(&doc);
+    assert!(!objects.is_empty());
+    assert!(
+        objects
+            .iter()
+            .all(|o| !o.contains("|Secret|") && !o.contains("|StorageClass|")),
+        "{objects:?}"
+    );
+    let h = stdout(
+        &r.flate(
+            &[
+                &args[..],
+                &["--skip-secrets", "--skip-kinds", "StorageClass"],
+            ]
+            .concat(),
+        ),
+    );
+    assert!(
+        h.contains("note: skipped: 1 Secret and 2 StorageClasses"),
+        "{h}"
+    );
+}
+
+#[test]
+fn chart_bump_noise_is_hidden_and_said_and_lists_pair_by_name() {
+    let r = Repo::new("noise");
+    let deploy = |chart: &str, sum: &str, env: &str, image: &str| {
+        format!(
+            "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: web\n  labels:\n    helm.sh/chart: web-{chart}\n    app.kubernetes.io/version: '{chart}'\nspec:\n  selector:\n    matchLabels: {{app: web}}\n  template:\n    metadata:\n      labels: {{app: web}}\n      annotations:\n        checksum/config: '{sum}'\n    spec:\n      containers:\n      - name: app\n        image: {image}\n        env:\n{env}      - name: sidecar\n        image: envoy:1\n"
+        )
+    };
+    let ab = "        - name: A\n          value: '1'\n        - name: B\n          value: '2'\n";
+    let ba = "        - name: B\n          value: '2'\n        - name: A\n          value: '1'\n";
+    r.write(
+        "kubernetes/apps/base/grafana/app/web.yaml",
+        &deploy("1.0.0", "aaa", ab, "nginx:1.26"),
+    );
+    r.edit(
+        "kubernetes/apps/base/grafana/app/kustomization.yaml",
+        "resources:\n",
+        "resources:\n  - ./web.yaml\n",
+    );
+    r.commit("web");
+    r.write(
+        "kubernetes/apps/base/grafana/app/web.yaml",
+        &deploy("1.1.0", "bbb", ba, "nginx:1.27"),
+    );
+    r.write(
+        "kubernetes/apps/base/grafana/app/extra.yaml",
+        "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: extra\ndata:\n  k: v\n",
+    );
+    r.edit(
+        "kubernetes/apps/base/grafana/app/kustomization.yaml",
+        "resources:\n",
+        "resources:\n  - ./extra.yaml\n",
+    );
+    r.commit("chart bump");
+    let h = stdout(&r.flate(&["diff", "staging", "--base", "HEAD~1"]));
+    assert!(
+        h.contains("~ changed Deployment observability/web\n    spec.template.spec.containers[name=app].env: ⇆ order changed\n    spec.template.spec.containers[name=app].image: nginx:1.26 → nginx:1.27\n"),
+        "{h}"
+    );
+    assert!(
+        !h.contains("helm.sh/chart:") && !h.contains("checksum/config:"),
+        "{h}"
+    );
+    assert!(
+        h.contains("note: the default ignores hid 3 differences in 1 object (helm.sh/chart, app.kubernetes.io/version, checksum/*); --no-default-ignores shows them"),
+        "{h}"
+    );
+    assert!(
+        h.contains("+ added ConfigMap observability/extra (--full prints it)"),
+        "{h}"
+    );
+    let full = stdout(&r.flate(&["diff", "staging", "--base", "HEAD~1", "--full"]));
+    assert!(
+        full.contains("+ added ConfigMap observability/extra\n    +apiVersion: v1\n"),
+        "{full}"
+    );
+    let all = stdout(&r.flate(&[
+        "diff",
+        "staging",
+        "--base",
+        "HEAD~1",
+        "--no-default-ignores",
+    ]));
+    assert!(
+        all.contains("    metadata.labels[helm.sh/chart]: web-1.0.0 → web-1.1.0\n"),
+        "{all}"
+    );
+    assert!(
+        all.contains("    spec.template.metadata.annotations.checksum/config: aaa → bbb\n"),
+        "{all}"
+    );
+    assert!(!all.contains("default ignores hid"), "{all}");
 }

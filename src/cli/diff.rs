@@ -1,5 +1,6 @@
 //! `flate diff [ks|hr|all] [ENV...] [NAME] [--base REV | --path-orig DIR]
-//! [-o unified|markdown|json] [--exit-code]`
+//! [-o human|unified|markdown|github|gitlab|html|json] [--exit-code]`;
+//! `flate diff images [ENV...]`
 
 use std::io::{IsTerminal, Write};
 use std::path::{Path, PathBuf};
@@ -7,6 +8,7 @@ use std::path::{Path, PathBuf};
 use clap::{Args, ValueEnum};
 use rayon::prelude::*;
 
+use flate::diff::markdown::{self, Flavor};
 use flate::diff::{DiffOptions, EnvDiff, FieldPath, Input, MarkdownOptions};
 use flate::flux::RenderOptions;
 use flate::fs::{FileSystem, RealFs, absolute, normalize};
@@ -18,8 +20,18 @@ use super::select::{self, Kind, SelectArgs, Selection};
 
 #[derive(ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Format {
+    /// The structural diff, grouped (the default).
+    Human,
+    /// Line hunks of the YAML each object prints as.
     Unified,
+    /// A pull-request comment (GitHub flavour; same as github).
     Markdown,
+    /// A GitHub pull-request comment.
+    Github,
+    /// A GitLab merge-request comment.
+    Gitlab,
+    /// One self-contained HTML page.
+    Html,
     Json,
 }
 
@@ -34,7 +46,9 @@ pub enum Color {
 pub struct DiffArgs {
     /// [TYPE] [ENV...] [NAME]: TYPE (ks, hr or all) and NAME narrow the
     /// diff to some Kustomizations or HelmReleases; without ENV, every
-    /// environment (as for `flate check`).
+    /// environment (as for `flate check`). `images [ENV...]` compares the
+    /// container images instead (a table per image with the workloads that
+    /// run it, flagging a tag change without a digest change).
     #[arg(value_name = "ARGS")]
     pub envs: Vec<String>,
     /// The base revision (any revision git understands). Default: the
@@ -46,7 +60,7 @@ pub struct DiffArgs {
     /// (as flux-local) its counterpart of the entry directory (--path).
     #[arg(long = "path-orig", value_name = "DIR")]
     pub path_orig: Option<PathBuf>,
-    #[arg(short = 'o', long = "output", value_enum, default_value = "unified")]
+    #[arg(short = 'o', long = "output", value_enum, default_value = "human")]
     pub output: Format,
     /// Exit with status 1 when something changed.
     #[arg(long)]
@@ -55,20 +69,37 @@ pub struct DiffArgs {
     /// `[Kind:]a.b.c`, `*` for any key or element, `[key.with.dots]`.
     #[arg(long = "ignore-field", value_name = "PATH")]
     pub ignore_field: Vec<String>,
-    /// Keep kustomize's build-metadata annotations, which are ignored by
-    /// default (config.kubernetes.io/origin,
-    /// alpha.config.kubernetes.io/transformations).
+    /// Keep the fields ignored by default: kustomize's build-metadata
+    /// annotations (config.kubernetes.io/origin,
+    /// alpha.config.kubernetes.io/transformations) and chart-bump noise
+    /// (helm.sh/chart and app.kubernetes.io/version labels, checksum/*
+    /// annotations).
     #[arg(long)]
     pub no_default_ignores: bool,
+    /// Leave objects of this kind out (repeatable, or comma-separated).
+    #[arg(long = "skip-kinds", value_name = "KIND", value_delimiter = ',')]
+    pub skip_kinds: Vec<String>,
+    /// Leave CustomResourceDefinitions out.
+    #[arg(long)]
+    pub skip_crds: bool,
+    /// Leave Secrets out.
+    #[arg(long)]
+    pub skip_secrets: bool,
+    /// Print the whole text of added and removed objects (-o human and the
+    /// comment formats), not only their kind and name.
+    #[arg(long)]
+    pub full: bool,
     /// Lines of context around each change.
     #[arg(short = 'U', long, default_value_t = 3, value_name = "N")]
     pub context: usize,
-    /// Colour for -o unified: auto is on a terminal unless NO_COLOR is set.
+    /// Colour for -o human and unified: auto is on a terminal unless
+    /// NO_COLOR is set.
     #[arg(long, value_enum, default_value = "auto")]
     pub color: Color,
-    /// -o markdown stays under this many characters (GitHub's comment limit).
-    #[arg(long, default_value_t = flate::diff::markdown::GITHUB_COMMENT_LIMIT, value_name = "N")]
-    pub max_chars: usize,
+    /// -o markdown/github/gitlab stays under this many characters (default:
+    /// GitHub's comment limit, 65536; GitLab's note limit, 1000000).
+    #[arg(long, value_name = "N")]
+    pub max_chars: Option<usize>,
     #[command(flatten)]
     pub select: SelectArgs,
     #[command(flatten)]
@@ -173,7 +204,11 @@ fn use_color(c: Color) -> bool {
     }
 }
 
-pub fn run(a: DiffArgs) -> i32 {
+pub fn run(mut a: DiffArgs) -> i32 {
+    let images_mode = a.envs.first().is_some_and(|e| e == "images");
+    if images_mode {
+        a.envs.remove(0);
+    }
     let repo = match Repo::open(&a.env) {
         Ok(r) => r,
         Err(d) => return d.fail(),
@@ -197,11 +232,12 @@ pub fn run(a: DiffArgs) -> i32 {
         Ok(p) => p,
         Err(c) => return c,
     };
-    let mut ignore = if a.no_default_ignores {
+    let defaults = if a.no_default_ignores {
         Vec::new()
     } else {
         flate::diff::ignore::defaults()
     };
+    let mut ignore = Vec::new();
     // The file's diff.ignoreFields, then --ignore-field.
     for p in repo.config.diff.ignore_fields.iter().chain(&a.ignore_field) {
         match FieldPath::parse(p) {
@@ -254,10 +290,21 @@ pub fn run(a: DiffArgs) -> i32 {
             }
         }
     };
+    let mut skip_kinds = a.skip_kinds.clone();
+    if a.skip_crds {
+        skip_kinds.push("CustomResourceDefinition".into());
+    }
+    if a.skip_secrets {
+        skip_kinds.push("Secret".into());
+    }
     let diff_opts = DiffOptions {
         ignore,
+        defaults,
+        skip_kinds,
         context: a.context,
         base_label,
+        text: matches!(a.output, Format::Unified | Format::Json | Format::Html),
+        structural: a.output != Format::Unified,
     };
     // Every (environment, side) renders in parallel.
     let jobs: Vec<(usize, bool)> = (0..targets.len())
@@ -298,6 +345,9 @@ pub fn run(a: DiffArgs) -> i32 {
             return misses.swap_remove(0).fail();
         }
     }
+    if images_mode {
+        return images(&a, &inputs);
+    }
     let mut diffs: Vec<EnvDiff> = Vec::new();
     let mut code = 0;
     for (i, pair) in inputs.chunks(2).enumerate() {
@@ -332,8 +382,30 @@ pub fn run(a: DiffArgs) -> i32 {
         diffs.push(d);
     }
     let text = match a.output {
+        Format::Human => flate::diff::human(
+            &diffs,
+            &flate::diff::HumanOptions {
+                color: use_color(a.color),
+                full: a.full,
+            },
+        ),
         Format::Unified => flate::diff::unified(&diffs, use_color(a.color)),
-        Format::Markdown => flate::diff::markdown(&diffs, &MarkdownOptions { limit: a.max_chars }),
+        Format::Markdown | Format::Github | Format::Gitlab => {
+            let (flavor, limit) = if a.output == Format::Gitlab {
+                (Flavor::GitLab, markdown::GITLAB_NOTE_LIMIT)
+            } else {
+                (Flavor::GitHub, markdown::GITHUB_COMMENT_LIMIT)
+            };
+            flate::diff::markdown(
+                &diffs,
+                &MarkdownOptions {
+                    limit: a.max_chars.unwrap_or(limit),
+                    flavor,
+                    full: a.full,
+                },
+            )
+        }
+        Format::Html => flate::diff::html(&diffs),
         Format::Json => {
             let doc = flate::output::envelope("Diff", flate::diff::json(&diffs));
             let mut s = serde_json::to_string_pretty(&doc).unwrap_or_default();
@@ -356,4 +428,138 @@ pub fn run(a: DiffArgs) -> i32 {
         return 1;
     }
     0
+}
+
+/// `flate diff images ENV...`.
+fn images(a: &DiffArgs, inputs: &[((usize, bool), Input)]) -> i32 {
+    use flate::diff::images::{ImageChange, changes, uses};
+    let mut code = 0;
+    let mut all: Vec<(String, Vec<ImageChange>)> = Vec::new();
+    for (i, pair) in inputs.chunks(2).enumerate() {
+        let env = &a.envs[i];
+        let mut side = |input: &Input, which: &str| match input {
+            Input::Rendered(r) => {
+                if r.failed() {
+                    eprintln!(
+                        "warning: {env}: some Kustomizations fail on {which}; their images are not listed"
+                    );
+                }
+                uses(r)
+            }
+            Input::Absent(_) => Vec::new(),
+            Input::Error(e) => {
+                eprintln!("error: {env}: {which} could not be rendered: {e}");
+                code = 2;
+                Vec::new()
+            }
+        };
+        let (b, h) = (side(&pair[0].1, "base"), side(&pair[1].1, "head"));
+        all.push((env.clone(), changes(&b, &h)));
+    }
+    let dash = |s: String| if s.is_empty() { "-".to_string() } else { s };
+    let text = match a.output {
+        Format::Json => {
+            let v = serde_json::json!({"environments": all.iter().map(|(env, cs)| serde_json::json!({
+                "environment": env,
+                "images": cs.iter().map(|c| serde_json::json!({
+                    "image": c.name,
+                    "old": {"tag": c.old.0, "digest": c.old.1},
+                    "new": {"tag": c.new.0, "digest": c.new.1},
+                    "change": c.what(),
+                    "tagWithoutDigest": c.tag_without_digest(),
+                    "workloads": c.workloads,
+                })).collect::<Vec<_>>(),
+            })).collect::<Vec<_>>()});
+            serde_json::to_string_pretty(&v).unwrap_or_default() + "\n"
+        }
+        Format::Markdown | Format::Github | Format::Gitlab => {
+            let mut s = String::new();
+            for (env, cs) in &all {
+                s.push_str(&format!("## flate diff images `{env}`\n\n"));
+                if cs.is_empty() {
+                    s.push_str("No image changes.\n\n");
+                    continue;
+                }
+                s.push_str(
+                    "| Image | Old | New | Change | Workloads |\n| --- | --- | --- | --- | --- |\n",
+                );
+                for c in cs {
+                    let flag = if c.tag_without_digest() {
+                        "⚠️ "
+                    } else {
+                        ""
+                    };
+                    s.push_str(&format!(
+                        "| `{}` | `{}` | `{}` | {flag}{} | {} |\n",
+                        c.name,
+                        dash(c.old_ref()),
+                        dash(c.new_ref()),
+                        c.what(),
+                        c.workloads.join(", ")
+                    ));
+                }
+                s.push('\n');
+            }
+            s
+        }
+        _ => {
+            let mut rows: Vec<[String; 6]> = vec![[
+                "ENV".into(),
+                "IMAGE".into(),
+                "OLD".into(),
+                "NEW".into(),
+                "CHANGE".into(),
+                "WORKLOADS".into(),
+            ]];
+            for (env, cs) in &all {
+                for c in cs {
+                    let flag = if c.tag_without_digest() { "! " } else { "" };
+                    rows.push([
+                        env.clone(),
+                        c.name.clone(),
+                        dash(flate::diff::versions::display(&c.old_ref())),
+                        dash(flate::diff::versions::display(&c.new_ref())),
+                        format!("{flag}{}", c.what()),
+                        c.workloads.join(", "),
+                    ]);
+                }
+            }
+            if rows.len() == 1 {
+                "no image changes\n".to_string()
+            } else {
+                let mut w = [0usize; 6];
+                for r in &rows {
+                    for (i, c) in r.iter().enumerate() {
+                        w[i] = w[i].max(c.chars().count());
+                    }
+                }
+                let mut s = String::new();
+                for r in &rows {
+                    let mut line = String::new();
+                    for (i, c) in r.iter().enumerate() {
+                        if i + 1 == r.len() {
+                            line.push_str(c);
+                        } else {
+                            line.push_str(&format!("{:w$}  ", c, w = w[i]));
+                        }
+                    }
+                    s.push_str(line.trim_end());
+                    s.push('\n');
+                }
+                if all
+                    .iter()
+                    .flat_map(|(_, cs)| cs)
+                    .any(ImageChange::tag_without_digest)
+                {
+                    s.push_str("! the tag changed but the digest did not: the cluster still pulls the old image\n");
+                }
+                s
+            }
+        }
+    };
+    print!("{text}");
+    if code == 0 && a.exit_code && all.iter().any(|(_, cs)| !cs.is_empty()) {
+        return 1;
+    }
+    code
 }

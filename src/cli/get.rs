@@ -1,4 +1,4 @@
-//! `flate get ks|hr|all|sources|envs [ENV] [NAME] [-n NS] [-l SEL]
+//! `flate get ks|hr|all|sources|images|envs [ENV] [NAME] [-n NS] [-l SEL]
 //! [-o table|wide|name|yaml|json]`
 
 use clap::{Args, ValueEnum};
@@ -75,6 +75,35 @@ const SOURCE_COLS: [Col; 7] = [
     wide("DIGEST"),
     col("KUSTOMIZATION"),
 ];
+
+const IMAGE_COLS: [Col; 4] = [col("IMAGE"), col("TAG"), wide("DIGEST"), col("WORKLOADS")];
+
+/// Every container image of the environment with the workloads that run
+/// it, tag and digest.
+fn image_items(r: &Rendered) -> Vec<Item> {
+    let dash = |s: &str| {
+        if s.is_empty() {
+            "-".to_string()
+        } else {
+            s.to_string()
+        }
+    };
+    flate::diff::images::inventory(&flate::diff::images::uses(r))
+        .iter()
+        .map(|i| Item {
+            cells: vec![
+                i.name.clone(),
+                dash(&i.tag),
+                dash(&i.digest),
+                i.workloads.join(", "),
+            ],
+            name: i.name.clone(),
+            json: json!({
+                "image": i.name, "tag": i.tag, "digest": i.digest, "workloads": i.workloads,
+            }),
+        })
+        .collect()
+}
 
 const ENV_COLS: [Col; 3] = [col("NAME"), col("PATH"), col("FOUND IN")];
 
@@ -222,14 +251,21 @@ pub fn run(a: GetArgs) -> i32 {
         Ok(r) => r,
         Err(d) => return d.fail(),
     };
-    let allowed = [Kind::Ks, Kind::Hr, Kind::All, Kind::Sources, Kind::Envs];
+    let allowed = [
+        Kind::Ks,
+        Kind::Hr,
+        Kind::All,
+        Kind::Sources,
+        Kind::Images,
+        Kind::Envs,
+    ];
     let w = match select::words(&a.args, &allowed, false, &repo, &a.env_args) {
         Ok(w) => w,
         Err(d) => return d.fail(),
     };
     let Some(kind) = w.kind else {
         return Diag::error(format!("'{}' is not a type", a.args[0]))
-            .help("the types are: ks, hr, all, sources, envs (e.g. `flate get ks production`)")
+            .help("the types are: ks, hr, all, sources, images, envs (e.g. `flate get ks production`)")
             .fail();
     };
     if kind == Kind::Envs {
@@ -249,6 +285,13 @@ pub fn run(a: GetArgs) -> i32 {
     };
     let failed = r.kustomizations.iter().any(|k| k.status == Status::Failed);
     let p = match kind {
+        Kind::Images => print_items(
+            &IMAGE_COLS,
+            &image_items(&r),
+            "ImageList",
+            Some(&env.name),
+            a.output,
+        ),
         Kind::Sources => {
             let items = source_items(&r, &sel);
             if items.is_empty() && (sel.name.is_some() || sel.namespace.is_some()) {

@@ -23,6 +23,8 @@ pub enum Kind {
     All,
     Sources,
     Envs,
+    /// Every container image with the workloads that run it.
+    Images,
 }
 
 impl Kind {
@@ -36,6 +38,7 @@ impl Kind {
             "all" => Kind::All,
             "sources" | "source" | "src" => Kind::Sources,
             "envs" | "env" | "environment" | "environments" => Kind::Envs,
+            "images" | "image" | "img" => Kind::Images,
             _ => return None,
         })
     }
@@ -46,6 +49,7 @@ impl Kind {
             Kind::All => "all",
             Kind::Sources => "sources",
             Kind::Envs => "envs",
+            Kind::Images => "images",
         }
     }
 }
@@ -110,7 +114,7 @@ pub fn words(
         let last = i + 1 == rest.len();
         let takes_name = w
             .kind
-            .is_some_and(|k| k != Kind::Envs && k != Kind::Sources)
+            .is_some_and(|k| k != Kind::Envs && k != Kind::Sources && k != Kind::Images)
             || (w.kind == Some(Kind::Sources) && !many_envs);
         if is_env(word) && w.envs.len() < max_envs && (a.path.is_none() || w.envs.is_empty()) {
             // With --path, a word naming an environment names the

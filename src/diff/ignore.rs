@@ -13,6 +13,30 @@ use crate::yaml::Node;
 enum Seg {
     Key(String),
     Any,
+    /// Zero or more levels.
+    Deep,
+    /// A key pattern with `*` inside.
+    Glob(String),
+}
+
+/// `pat` (with `*` matching any text) matches `key`.
+fn glob(pat: &str, key: &str) -> bool {
+    let mut parts = pat.split('*');
+    let first = parts.next().unwrap_or_default();
+    let Some(mut rest) = key.strip_prefix(first) else {
+        return false;
+    };
+    let parts: Vec<&str> = parts.collect();
+    for (i, p) in parts.iter().enumerate() {
+        if i + 1 == parts.len() {
+            return rest.len() >= p.len() && rest.ends_with(p);
+        }
+        match rest.find(p) {
+            Some(at) => rest = &rest[at + p.len()..],
+            None => return false,
+        }
+    }
+    rest.is_empty()
 }
 
 /// A parsed `--ignore-field` path.
@@ -29,18 +53,27 @@ impl fmt::Display for FieldPath {
     }
 }
 
-/// Drops kustomize's build-metadata annotations: the file and the
-/// transformers an object came from (`buildMetadata: [originAnnotations,
-/// transformerAnnotations]`). They change when a file moves, never what
-/// the object does.
+/// The default ignore set (off with `--no-default-ignores`):
+/// - kustomize's build-metadata annotations: the file and the transformers
+///   an object came from (`buildMetadata: [originAnnotations,
+///   transformerAnnotations]`); they change when a file moves, never what
+///   the object does;
+/// - chart-bump noise: the `helm.sh/chart` and `app.kubernetes.io/version`
+///   labels and the `checksum/*` annotations charts stamp on every object
+///   and pod template, at any depth.
+pub const DEFAULTS: [&str; 5] = [
+    "metadata.annotations[config.kubernetes.io/origin]",
+    "metadata.annotations[alpha.config.kubernetes.io/transformations]",
+    "**.labels[helm.sh/chart]",
+    "**.labels[app.kubernetes.io/version]",
+    "**.annotations[checksum/*]",
+];
+
 pub fn defaults() -> Vec<FieldPath> {
-    [
-        "metadata.annotations[config.kubernetes.io/origin]",
-        "metadata.annotations[alpha.config.kubernetes.io/transformations]",
-    ]
-    .iter()
-    .map(|p| FieldPath::parse(p).expect("valid default path"))
-    .collect()
+    DEFAULTS
+        .iter()
+        .map(|p| FieldPath::parse(p).expect("valid default path"))
+        .collect()
 }
 
 impl FieldPath {
@@ -78,7 +111,11 @@ impl FieldPath {
                     if !ok {
                         return bad("unclosed '['");
                     }
-                    segs.push(Seg::Key(key));
+                    segs.push(if key.contains('*') && key != "*" {
+                        Seg::Glob(key)
+                    } else {
+                        Seg::Key(key)
+                    });
                     closed = true;
                     if let Some('.') = chars.peek() {
                         chars.next();
@@ -113,58 +150,117 @@ impl FieldPath {
 
     /// Removes the designated fields from `obj` (an object of `kind`).
     pub fn apply(&self, kind: &str, obj: &mut Node) {
+        self.apply_collect(kind, obj, &mut Vec::new());
+    }
+
+    /// Removes the designated fields from `obj` and appends what was
+    /// removed to `removed` as (path, value).
+    pub fn apply_collect(&self, kind: &str, obj: &mut Node, removed: &mut Vec<(String, Node)>) {
         if self.kind.as_deref().is_some_and(|k| k != kind) {
             return;
         }
-        remove(obj, &self.segs);
+        remove(obj, &self.segs, &mut String::new(), removed);
     }
 }
 
 fn seg(s: String) -> Seg {
-    if s == "*" { Seg::Any } else { Seg::Key(s) }
+    match s.as_str() {
+        "*" => Seg::Any,
+        "**" => Seg::Deep,
+        _ if s.contains('*') => Seg::Glob(s),
+        _ => Seg::Key(s),
+    }
 }
 
-fn remove(node: &mut Node, segs: &[Seg]) {
+fn remove(node: &mut Node, segs: &[Seg], path: &mut String, out: &mut Vec<(String, Node)>) {
     let Some((first, rest)) = segs.split_first() else {
         return;
     };
+    let at = path.len();
+    let step = |path: &mut String, k: &str| {
+        path.truncate(at);
+        let p = super::structural::child(path, k);
+        *path = p;
+    };
+    if let Seg::Deep = first {
+        remove(node, rest, path, out);
+        match node {
+            Node::Map(m) => {
+                for (k, v) in m.iter_mut() {
+                    step(path, k);
+                    remove(v, segs, path, out);
+                }
+            }
+            Node::Seq(items) => {
+                for (i, v) in items.iter_mut().enumerate() {
+                    step(path, &i.to_string());
+                    remove(v, segs, path, out);
+                }
+            }
+            _ => {}
+        }
+        path.truncate(at);
+        return;
+    }
+    let matches = |k: &str| match first {
+        Seg::Key(x) => x == k,
+        Seg::Glob(g) => glob(g, k),
+        Seg::Any => true,
+        Seg::Deep => false,
+    };
     match node {
-        Node::Map(m) => match first {
-            Seg::Key(k) if rest.is_empty() => {
-                m.remove(k);
-            }
-            Seg::Key(k) => {
+        Node::Map(m) => {
+            if rest.is_empty() {
+                let hit: Vec<String> = m.keys().filter(|k| matches(k)).cloned().collect();
+                for k in hit {
+                    if let Some(v) = m.remove(&k) {
+                        step(path, &k);
+                        out.push((path.clone(), v));
+                    }
+                }
+            } else if let Seg::Key(k) = first {
                 if let Some(v) = m.get_mut(k) {
-                    remove(v, rest);
+                    step(path, k);
+                    remove(v, rest, path, out);
+                }
+            } else {
+                for (k, v) in m.iter_mut() {
+                    if matches(k) {
+                        step(path, k);
+                        remove(v, rest, path, out);
+                    }
                 }
             }
-            Seg::Any if rest.is_empty() => m.retain(|_, _| false),
-            Seg::Any => {
-                for (_, v) in m.iter_mut() {
-                    remove(v, rest);
-                }
-            }
-        },
+        }
         Node::Seq(items) => match first {
             Seg::Key(k) => {
                 let Ok(i) = k.parse::<usize>() else { return };
+                step(path, k);
                 if rest.is_empty() {
                     if i < items.len() {
-                        items.remove(i);
+                        out.push((path.clone(), items.remove(i)));
                     }
                 } else if let Some(v) = items.get_mut(i) {
-                    remove(v, rest);
+                    remove(v, rest, path, out);
                 }
             }
-            Seg::Any if rest.is_empty() => items.clear(),
+            Seg::Any if rest.is_empty() => {
+                for (i, v) in items.drain(..).enumerate() {
+                    step(path, &i.to_string());
+                    out.push((path.clone(), v));
+                }
+            }
             Seg::Any => {
-                for v in items.iter_mut() {
-                    remove(v, rest);
+                for (i, v) in items.iter_mut().enumerate() {
+                    step(path, &i.to_string());
+                    remove(v, rest, path, out);
                 }
             }
+            Seg::Glob(_) | Seg::Deep => {}
         },
         _ => {}
     }
+    path.truncate(at);
 }
 
 #[cfg(test)]
@@ -192,6 +288,32 @@ mod tests {
         assert_eq!(apply("Deployment:spec", "X", y), apply("nothing", "X", y));
         assert!(!apply("Deployment:spec", "Deployment", y).contains("spec"));
         assert!(!apply("spec.c.1", "X", y).contains("image: j"));
+    }
+
+    #[test]
+    fn globs_and_any_depth_collect_what_they_remove() {
+        let y = "metadata:\n  labels:\n    helm.sh/chart: x-1.0\n    app: web\nspec:\n  template:\n    metadata:\n      annotations:\n        checksum/config: abc\n        checksum/secret: def\n        keep: k\n      labels:\n        helm.sh/chart: x-1.0\n";
+        let mut n = parse_one(y).unwrap();
+        let mut removed = Vec::new();
+        for p in defaults() {
+            p.apply_collect("Deployment", &mut n, &mut removed);
+        }
+        let paths: Vec<&str> = removed.iter().map(|(p, _)| p.as_str()).collect();
+        assert_eq!(
+            paths,
+            [
+                "metadata.labels[helm.sh/chart]",
+                "spec.template.metadata.labels[helm.sh/chart]",
+                "spec.template.metadata.annotations.checksum/config",
+                "spec.template.metadata.annotations.checksum/secret",
+            ]
+        );
+        let t = crate::yaml::to_string(&n);
+        assert!(
+            t.contains("app: web") && t.contains("keep: k") && !t.contains("x-1.0"),
+            "{t}"
+        );
+        assert!(glob("a*c*e", "abcde") && !glob("a*c", "abcd") && glob("checksum/*", "checksum/"));
     }
 
     #[test]

@@ -1,12 +1,27 @@
-//! `-o json`: per environment, every pair with its status and hunks, the
-//! version changes and the problems.
+//! `-o json`: per environment, every pair with its status, structural
+//! changes (`path`, `type`: changed/added/removed/reordered/lines) and
+//! hunks, the version changes, the problems and the kinds skipped.
 
 use serde_json::{Value as J, json as j};
 
-use super::{EnvDiff, KsState, Producer};
+use super::{Change, EnvDiff, KsState, Producer};
 
 fn producer(p: &Producer) -> J {
     j!({"kind": p.kind(), "name": p.key()})
+}
+
+fn change(c: &Change) -> J {
+    match c {
+        Change::Changed { path, old, new } => {
+            j!({"path": path, "type": "changed", "old": old, "new": new})
+        }
+        Change::Added { path, value } => j!({"path": path, "type": "added", "new": value}),
+        Change::Removed { path, value } => j!({"path": path, "type": "removed", "old": value}),
+        Change::Reordered { path } => j!({"path": path, "type": "reordered"}),
+        Change::Lines { path, .. } => {
+            j!({"path": path, "type": "lines", "lines": c.diff_lines()})
+        }
+    }
 }
 
 fn state(s: &KsState) -> J {
@@ -36,6 +51,12 @@ pub fn json(diffs: &[EnvDiff]) -> J {
                     }
                     if let Some(f) = &p.moved_from {
                         o["movedFrom"] = producer(f);
+                    }
+                    if !p.changes.is_empty() {
+                        o["changes"] = p.changes.iter().map(change).collect();
+                    }
+                    if !p.hidden.is_empty() {
+                        o["hidden"] = j!(p.hidden);
                     }
                     if !p.hunks.is_empty() {
                         o["hunks"] = p
@@ -72,6 +93,7 @@ pub fn json(diffs: &[EnvDiff]) -> J {
                     "message": p.describe(),
                 })).collect::<Vec<_>>(),
                 "notes": d.notes,
+                "skipped": d.skipped.iter().map(|(k, n)| j!({"kind": k, "count": n})).collect::<Vec<_>>(),
                 "versions": d.versions.iter().map(|v| j!({
                     "kind": v.kind.as_str(), "name": v.name, "source": v.source,
                     "old": v.old, "new": v.new, "usedBy": v.used_by,

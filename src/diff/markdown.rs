@@ -1,31 +1,71 @@
-//! `-o markdown`: a comment ready to post on a pull request. Per
-//! environment: a headline with counts, a table of version changes, the
-//! problems, and one collapsible `<details>` per changed producer with a
-//! fenced `diff` block. The whole text stays under GitHub's comment limit
-//! (65,536 characters) by cutting the largest object diffs first and
-//! saying which were cut.
+//! `-o markdown` / `-o github` / `-o gitlab`: a comment ready to post on a
+//! pull request, made from the structural diff. First a headline over all
+//! environments ("1 chart upgraded in 39 releases, 2 images changed"), the
+//! version table grouped by chart and image, and the changes shared by
+//! several objects, each shown once with where it is. Then per
+//! environment: counts, problems, what the default ignores hid, and one
+//! collapsible `<details>` per changed producer with a fenced `diff` block
+//! in which every change is an `@@ path @@` section (GitHub and GitLab
+//! highlight those lines). The whole text stays under the comment limit
+//! (GitHub: 65,536 characters; GitLab: 1,000,000) by cutting the largest
+//! object diffs first and saying which were cut. The GitLab flavour writes
+//! alerts as bold blockquotes instead of GitHub's `[!CAUTION]` syntax.
 
 use std::collections::HashSet;
 
-use super::unified::{group_counts, pair_body, pair_title};
-use super::versions::display;
-use super::{EnvDiff, Status};
+use super::group;
+use super::unified::{group_counts, pair_title};
+use super::{EnvDiff, Pair, Status};
 
 /// GitHub's limit on the body of an issue or pull request comment.
 pub const GITHUB_COMMENT_LIMIT: usize = 65_536;
+/// GitLab's limit on the body of a note (merge request comment).
+pub const GITLAB_NOTE_LIMIT: usize = 1_000_000;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Flavor {
+    #[default]
+    GitHub,
+    GitLab,
+}
 
 #[derive(Debug, Clone)]
 pub struct MarkdownOptions {
     /// The text stays strictly under this many bytes (hence characters).
     pub limit: usize,
+    pub flavor: Flavor,
+    /// The whole text of added and removed objects.
+    pub full: bool,
 }
 
 impl Default for MarkdownOptions {
     fn default() -> Self {
         MarkdownOptions {
             limit: GITHUB_COMMENT_LIMIT,
+            flavor: Flavor::GitHub,
+            full: false,
         }
     }
+}
+
+/// The lines of a pair in a fenced `diff` block: an `@@ path @@` header per
+/// change, then its lines; the whole text of an added or removed object
+/// when `full`.
+pub fn pair_body(p: &Pair, full: bool) -> Vec<String> {
+    let mut out = Vec::new();
+    if matches!(p.status, Status::Added | Status::Removed) {
+        if full {
+            for h in &p.hunks {
+                out.extend(h.lines.iter().map(|l| format!("{}{}", l.tag, l.text)));
+            }
+        }
+        return out;
+    }
+    for c in &p.changes {
+        out.push(format!("@@ {} @@", c.path()));
+        out.extend(c.diff_lines());
+    }
+    out
 }
 
 /// The hidden first line that identifies the comment (the workflow finds
@@ -76,19 +116,135 @@ fn problem(p: &super::Problem) -> String {
 
 type Cut = HashSet<(usize, usize)>;
 
+/// A diff that can be cut: an object's, `(env, pair)`, or a shared
+/// group's, `(GROUP, group)`.
 struct Block {
     id: (usize, usize),
     size: usize,
     lines: usize,
+    /// Objects whose diff it is.
+    objects: usize,
     title: String,
 }
 
+/// The first half of the id of a group's block.
+const GROUP: usize = usize::MAX;
+
+/// The diff lines of a group of identical changes.
+fn group_body(changes: &[super::Change]) -> String {
+    let mut body = String::new();
+    for l in changes
+        .iter()
+        .flat_map(|c| std::iter::once(format!("@@ {} @@", c.path())).chain(c.diff_lines()))
+    {
+        body.push_str(&l);
+        body.push('\n');
+    }
+    body
+}
+
+/// A group shows as one line when it has one short change.
+fn group_line(changes: &[super::Change]) -> Option<String> {
+    match changes {
+        [c] => c.one_line().filter(|l| l.len() < 200),
+        _ => None,
+    }
+}
+
+/// The first line of an alert blockquote.
+fn alert(flavor: Flavor, kind: &str) -> String {
+    match flavor {
+        Flavor::GitHub => format!("> [!{kind}]\n"),
+        Flavor::GitLab => {
+            let word = match kind {
+                "CAUTION" => "Caution",
+                "WARNING" => "Warning",
+                _ => "Note",
+            };
+            format!("> **{word}**\n>\n")
+        }
+    }
+}
+
+/// The overview over every environment: the version headline and table,
+/// and the changes shared by several objects.
+fn overview(diffs: &[EnvDiff], cut: &Cut, s: &mut String) {
+    let rows = group::versions(diffs);
+    if !rows.is_empty() {
+        s.push_str(&format!("**{}**\n\n", group::version_headline(&rows)));
+        s.push_str("| | Old | New | Where |\n| --- | --- | --- | --- |\n");
+        for r in &rows {
+            let mut used = group::count_kinds(&r.objects);
+            if !r.users.is_empty() {
+                used.push_str(&format!(
+                    ", used by {} HelmRelease{}",
+                    r.users.len(),
+                    if r.users.len() == 1 { "" } else { "s" }
+                ));
+            }
+            s.push_str(&format!(
+                "| {} {} | {} | {} | {} in {} |\n",
+                r.kind.as_str(),
+                code(&r.what),
+                code(&r.old),
+                code(&r.new),
+                esc(&used),
+                esc(&group::and_list(&r.envs)),
+            ));
+        }
+        s.push('\n');
+    }
+    let (groups, _) = group::shared(diffs);
+    if groups.is_empty() {
+        return;
+    }
+    s.push_str("### Changed the same way in several objects\n\n");
+    const MAX: usize = 50;
+    for (gi, g) in groups.iter().enumerate().take(MAX) {
+        let where_ = esc(&group::places(diffs, &g.members));
+        let names = group::member_names(diffs, &g.members, 20);
+        let names: Vec<String> = names.iter().map(|n| code(n)).collect();
+        if let Some(l) = group_line(g.changes) {
+            s.push_str(&format!("- {} in {where_}\n", code(&l)));
+        } else {
+            let what = match g.changes {
+                [c] => code(c.path()),
+                cs => format!("{} changes", cs.len()),
+            };
+            if cut.contains(&(GROUP, gi)) {
+                s.push_str(&format!("- {what} in {where_} (diff cut to fit)\n"));
+            } else {
+                let body = group_body(g.changes);
+                let fence = "`".repeat((longest_run(&body, '`') + 1).max(3));
+                s.push_str(&format!(
+                    "- {what} in {where_}\n\n  <details><summary>changes</summary>\n\n{fence}diff\n{body}{fence}\n\n  </details>\n\n"
+                ));
+            }
+        }
+        s.push_str(&format!("  <sub>{}</sub>\n", names.join(", ")));
+    }
+    if groups.len() > MAX {
+        s.push_str(&format!(
+            "- and {} more groups; run `flate diff` locally to see them\n",
+            groups.len() - MAX
+        ));
+    }
+    s.push('\n');
+}
+
 /// The text, and the producers left out because every diff of theirs was cut.
-fn render(diffs: &[EnvDiff], cut: &Cut, with_details: bool) -> (String, Vec<String>) {
+fn render(
+    diffs: &[EnvDiff],
+    cut: &Cut,
+    with_details: bool,
+    opts: &MarkdownOptions,
+) -> (String, Vec<String>) {
     let mut hidden = Vec::new();
     let mut s = String::new();
     s.push_str(&marker(diffs));
     s.push('\n');
+    overview(diffs, cut, &mut s);
+    let (_, covered) = group::shared(diffs);
     for (ei, d) in diffs.iter().enumerate() {
         let c = d.counts();
         s.push_str(&format!("## flate diff `{}`\n\n", d.env));
@@ -139,35 +295,16 @@ fn render(diffs: &[EnvDiff], cut: &Cut, with_details: bool) -> (String, Vec<Stri
             if items.is_empty() {
                 continue;
             }
-            s.push_str(&format!("> [!{kind}]\n"));
+            s.push_str(&alert(opts.flavor, kind));
             for i in items {
                 s.push_str(&format!("> - {i}\n"));
             }
             s.push('\n');
         }
-        if !d.versions.is_empty() {
-            s.push_str("| Version | Old | New | Used by |\n| --- | --- | --- | --- |\n");
-            for v in &d.versions {
-                let name = match v.name.split_once(' ') {
-                    Some((kind, n)) if v.kind == super::versions::VersionKind::Chart => {
-                        format!("{kind} {}", code(n))
-                    }
-                    _ => format!("image {}", code(&v.name)),
-                };
-                let used: Vec<String> = v
-                    .used_by
-                    .iter()
-                    .map(|u| match u.split_once(' ') {
-                        Some((k, n)) => format!("{k} {}", code(n)),
-                        None => code(u),
-                    })
-                    .collect();
-                s.push_str(&format!(
-                    "| {name} | {} | {} | {} |\n",
-                    code(&display(&v.old)),
-                    code(&display(&v.new)),
-                    used.join(", ")
-                ));
+        let noise = super::human::noise_notes(d);
+        if !noise.is_empty() {
+            for n in noise {
+                s.push_str(&format!("<sub>{}</sub><br>\n", esc(&n)));
             }
             s.push('\n');
         }
@@ -187,6 +324,13 @@ fn render(diffs: &[EnvDiff], cut: &Cut, with_details: bool) -> (String, Vec<Stri
                     .copied()
                     .unwrap_or(usize::MAX)
             };
+            let pairs: Vec<&super::Pair> = pairs
+                .into_iter()
+                .filter(|p| !covered.contains(&(ei, idx(p))))
+                .collect();
+            if pairs.is_empty() {
+                continue;
+            }
             let (kept, dropped): (Vec<&super::Pair>, Vec<&super::Pair>) =
                 pairs.iter().partition(|p| !cut.contains(&(ei, idx(p))));
             if kept.is_empty() {
@@ -202,7 +346,7 @@ fn render(diffs: &[EnvDiff], cut: &Cut, with_details: bool) -> (String, Vec<Stri
             let mut body = String::new();
             for p in &kept {
                 body.push_str(&format!("# {}\n", pair_title(p)));
-                for l in pair_body(p) {
+                for l in pair_body(p, opts.full) {
                     body.push_str(&l);
                     body.push('\n');
                 }
@@ -227,19 +371,42 @@ fn render(diffs: &[EnvDiff], cut: &Cut, with_details: bool) -> (String, Vec<Stri
     (s, hidden)
 }
 
-fn blocks(diffs: &[EnvDiff]) -> Vec<Block> {
+fn blocks(diffs: &[EnvDiff], opts: &MarkdownOptions) -> Vec<Block> {
+    let (groups, covered) = group::shared(diffs);
     let mut out = Vec::new();
+    for (gi, g) in groups.iter().enumerate() {
+        if group_line(g.changes).is_some() {
+            continue;
+        }
+        let body = group_body(g.changes);
+        let names = group::member_names(diffs, &g.members, 3);
+        out.push(Block {
+            id: (GROUP, gi),
+            size: body.len(),
+            lines: body.lines().filter(|l| l.starts_with(['+', '-'])).count(),
+            objects: g.members.len(),
+            title: names.join(", "),
+        });
+    }
     for (ei, d) in diffs.iter().enumerate() {
         for (pi, p) in d.pairs.iter().enumerate() {
-            if p.status == Status::Unchanged || p.hunks.is_empty() {
+            if p.status == Status::Unchanged
+                || covered.contains(&(ei, pi))
+                || pair_body(p, opts.full).is_empty()
+            {
                 continue;
             }
-            let size: usize =
-                pair_body(p).iter().map(|l| l.len() + 1).sum::<usize>() + pair_title(p).len() + 3;
+            let size: usize = pair_body(p, opts.full)
+                .iter()
+                .map(|l| l.len() + 1)
+                .sum::<usize>()
+                + pair_title(p).len()
+                + 3;
             out.push(Block {
                 id: (ei, pi),
                 size,
                 lines: p.changed_lines(),
+                objects: 1,
                 title: format!("{} ({})", p.key, d.env),
             });
         }
@@ -249,8 +416,14 @@ fn blocks(diffs: &[EnvDiff]) -> Vec<Block> {
     out
 }
 
-fn cut_note(cut: &[&Block], hidden: &[String], limit: usize) -> String {
+fn cut_note(cut: &[&Block], hidden: &[String], opts: &MarkdownOptions) -> String {
+    let limit = opts.limit;
+    let site = match opts.flavor {
+        Flavor::GitHub => "GitHub's",
+        Flavor::GitLab => "GitLab's",
+    };
     let lines: usize = cut.iter().map(|b| b.lines).sum();
+    let objects: usize = cut.iter().map(|b| b.objects).sum();
     let list = |items: Vec<String>, total: usize| {
         let mut v: Vec<String> = items.into_iter().take(20).collect();
         if total > 20 {
@@ -259,10 +432,11 @@ fn cut_note(cut: &[&Block], hidden: &[String], limit: usize) -> String {
         v.join(", ")
     };
     let mut s = format!(
-        "> [!NOTE]\n> Cut to stay under GitHub's {}-character comment limit, largest first: the diffs of {} object{} ({lines} changed lines): {}.",
+        "{}> Cut to stay under {site} {}-character comment limit, largest first: the diffs of {} object{} ({lines} changed lines): {}.",
+        alert(opts.flavor, "NOTE"),
         group_thousands(limit),
-        cut.len(),
-        if cut.len() == 1 { "" } else { "s" },
+        objects,
+        if objects == 1 { "" } else { "s" },
         list(cut.iter().map(|b| code(&b.title)).collect(), cut.len())
     );
     if !hidden.is_empty() {
@@ -290,17 +464,17 @@ fn group_thousands(n: usize) -> String {
 /// The comment for `diffs`, strictly shorter than `opts.limit` bytes.
 pub fn markdown(diffs: &[EnvDiff], opts: &MarkdownOptions) -> String {
     let cut: Cut = HashSet::new();
-    let (full, _) = render(diffs, &cut, true);
+    let (full, _) = render(diffs, &cut, true, opts);
     if full.len() < opts.limit {
         return full;
     }
-    let blocks = blocks(diffs);
+    let blocks = blocks(diffs, opts);
     // The text with the `k` largest diffs cut, if it fits.
     let attempt = |k: usize| -> Option<String> {
         let cut: Cut = blocks[..k].iter().map(|b| b.id).collect();
         let list: Vec<&Block> = blocks[..k].iter().collect();
-        let (body, hidden) = render(diffs, &cut, true);
-        let text = body + "\n" + &cut_note(&list, &hidden, opts.limit);
+        let (body, hidden) = render(diffs, &cut, true, opts);
+        let text = body + "\n" + &cut_note(&list, &hidden, opts);
         (text.len() < opts.limit).then_some(text)
     };
     // The fewest cuts that fit (the length falls as k grows; the note's
@@ -321,9 +495,8 @@ pub fn markdown(diffs: &[EnvDiff], opts: &MarkdownOptions) -> String {
     }
     // Still too long with every diff cut: headlines and tables only.
     let list: Vec<&Block> = blocks.iter().collect();
-    let note =
-        cut_note(&list, &[], opts.limit) + "> The per-Kustomization details were left out too.\n";
-    let (head, _) = render(diffs, &cut, false);
+    let note = cut_note(&list, &[], opts) + "> The per-Kustomization details were left out too.\n";
+    let (head, _) = render(diffs, &cut, false, opts);
     let room = opts.limit.saturating_sub(note.len() + 2);
     if head.len() <= room {
         return head + "\n" + &note;
@@ -374,6 +547,14 @@ mod tests {
                     })
                     .collect(),
             }],
+            changes: (0..lines)
+                .map(|i| crate::diff::Change::Changed {
+                    path: format!("data.key{i}"),
+                    old: format!("old-{obj}"),
+                    new: format!("new-{obj}"),
+                })
+                .collect(),
+            hidden: Vec::new(),
         }
     }
 
@@ -386,6 +567,7 @@ mod tests {
             errors: Vec::new(),
             notes: Vec::new(),
             versions: Vec::new(),
+            skipped: Vec::new(),
         }
     }
 

@@ -14,10 +14,15 @@
 //! replaced before the text is produced (see [`text::redact_pair`]).
 
 pub mod base;
+pub mod group;
+pub mod html;
+pub mod human;
 pub mod ignore;
+pub mod images;
 mod json;
 pub mod markdown;
 pub mod pairing;
+pub mod structural;
 pub mod text;
 pub mod unified;
 pub mod versions;
@@ -27,9 +32,12 @@ use std::fmt;
 use crate::flux::Rendered;
 use crate::resource::Resource;
 
+pub use html::html;
+pub use human::{HumanOptions, human};
 pub use ignore::FieldPath;
 pub use json::json;
 pub use markdown::{MarkdownOptions, markdown};
+pub use structural::Change;
 pub use text::{Hunk, Line};
 pub use unified::unified;
 pub use versions::VersionChange;
@@ -133,10 +141,21 @@ pub enum Input {
 /// Diff settings.
 #[derive(Debug, Clone)]
 pub struct DiffOptions {
-    /// Fields dropped from both sides before comparing.
+    /// Fields dropped from both sides before comparing (`--ignore-field`).
     pub ignore: Vec<FieldPath>,
+    /// The default ignore set ([`ignore::DEFAULTS`]), dropped too, and what
+    /// it hid is counted.
+    pub defaults: Vec<FieldPath>,
+    /// Kinds left out of the comparison (`--skip-kinds`, `--skip-crds`,
+    /// `--skip-secrets`).
+    pub skip_kinds: Vec<String>,
     /// Lines of context around each change.
     pub context: usize,
+    /// Compute the line diff of changed objects (`-o unified`, `json`,
+    /// `html`); added and removed objects always get their text.
+    pub text: bool,
+    /// Compute the structural changes (every format but `-o unified`).
+    pub structural: bool,
     /// What the base is (a revision and commit, or a directory), for the
     /// headlines.
     pub base_label: String,
@@ -145,8 +164,12 @@ pub struct DiffOptions {
 impl Default for DiffOptions {
     fn default() -> Self {
         DiffOptions {
-            ignore: ignore::defaults(),
+            ignore: Vec::new(),
+            defaults: ignore::defaults(),
+            skip_kinds: Vec::new(),
             context: 3,
+            text: true,
+            structural: true,
             base_label: String::new(),
         }
     }
@@ -189,11 +212,23 @@ pub struct Pair {
     /// The diff of the YAML texts (the whole text for added and removed
     /// objects; empty for unchanged ones and moves without changes).
     pub hunks: Vec<Hunk>,
+    /// The structural changes (empty for added and removed objects).
+    pub changes: Vec<Change>,
+    /// Paths of the differences the default ignore set hid.
+    pub hidden: Vec<String>,
 }
 
 impl Pair {
     /// Lines added or removed.
     pub fn changed_lines(&self) -> usize {
+        if !self.changes.is_empty() {
+            return self
+                .changes
+                .iter()
+                .flat_map(|c| c.diff_lines())
+                .filter(|l| l.starts_with(['+', '-']))
+                .count();
+        }
         self.hunks
             .iter()
             .flat_map(|h| h.lines.iter())
@@ -338,9 +373,16 @@ pub struct EnvDiff {
     /// Facts worth a line (an environment absent on one side).
     pub notes: Vec<String>,
     pub versions: Vec<VersionChange>,
+    /// Objects left out by kind (`--skip-kinds`...): (kind, count).
+    pub skipped: Vec<(String, usize)>,
 }
 
 impl EnvDiff {
+    /// Differences hidden by the default ignore set: (count, objects).
+    pub fn hidden(&self) -> (usize, usize) {
+        let objs = self.pairs.iter().filter(|p| !p.hidden.is_empty()).count();
+        (self.pairs.iter().map(|p| p.hidden.len()).sum(), objs)
+    }
     pub fn counts(&self) -> Counts {
         let mut c = Counts::default();
         for p in &self.pairs {
@@ -388,6 +430,7 @@ pub fn diff_env(env: &str, base: &Input, head: &Input, opts: &DiffOptions) -> En
         errors: Vec::new(),
         notes: Vec::new(),
         versions: Vec::new(),
+        skipped: Vec::new(),
     };
     for (side, input) in [(Side::Base, base), (Side::Head, head)] {
         match input {
@@ -416,7 +459,22 @@ pub fn diff_env(env: &str, base: &Input, head: &Input, opts: &DiffOptions) -> En
         Input::Rendered(r) => r,
         _ => &empty,
     };
-    let paired = pairing::pair(b, h);
+    let mut paired = pairing::pair(b, h);
+    if !opts.skip_kinds.is_empty() {
+        let mut skipped: Vec<(String, usize)> = Vec::new();
+        paired.pairs.retain(|p| {
+            let kind = &p.main().key.kind;
+            if !opts.skip_kinds.iter().any(|k| k.eq_ignore_ascii_case(kind)) {
+                return true;
+            }
+            match skipped.iter_mut().find(|(k, _)| k == kind) {
+                Some(e) => e.1 += 1,
+                None => skipped.push((kind.clone(), 1)),
+            }
+            false
+        });
+        d.skipped = skipped;
+    }
     d.problems = paired.problems.clone();
     d.versions = versions::changes(&paired, b, h);
     d.pairs = text::diff_pairs(&paired, opts);

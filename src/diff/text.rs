@@ -15,7 +15,7 @@ use super::{DiffOptions, Pair, Status};
 pub const REDACTED_CHANGED: &str = "<redacted: changed>";
 
 /// One line of a hunk: `tag` is ' ', '-' or '+'; `text` has no newline.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub struct Line {
     pub tag: char,
     pub text: String,
@@ -23,7 +23,7 @@ pub struct Line {
 
 /// A unified-diff hunk. Starts are 1-based line numbers, as in
 /// `@@ -old_start,old_lines +new_start,new_lines @@`.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub struct Hunk {
     pub old_start: usize,
     pub old_lines: usize,
@@ -134,17 +134,38 @@ fn is_secret(o: &Obj<'_>) -> bool {
             .is_some()
 }
 
-/// The two texts of a pair, ignored fields dropped and secrets replaced.
-fn texts(p: &RawPair<'_>, opts: &DiffOptions) -> (String, String) {
+/// The two sides of a pair, ignored fields dropped and secrets replaced,
+/// with the paths of the differences the default ignores hid.
+fn prepare(p: &RawPair<'_>, opts: &DiffOptions) -> (Option<Node>, Option<Node>, Vec<String>) {
+    let both = p.base.is_some() && p.head.is_some();
     let prepare = |o: &Obj<'_>| {
         let mut n = o.node.clone().into_owned();
         for f in &opts.ignore {
             f.apply(&o.key.kind, &mut n);
         }
-        n
+        let mut removed = Vec::new();
+        for f in &opts.defaults {
+            f.apply_collect(&o.key.kind, &mut n, &mut removed);
+        }
+        (n, removed)
     };
-    let mut a = p.base.as_ref().map(prepare);
-    let mut b = p.head.as_ref().map(prepare);
+    let a = p.base.as_ref().map(prepare);
+    let b = p.head.as_ref().map(prepare);
+    let mut hidden = Vec::new();
+    if let (true, Some((_, ra)), Some((_, rb))) = (both, &a, &b) {
+        for (path, v) in ra {
+            if !rb.iter().any(|(q, w)| q == path && w == v) {
+                hidden.push(path.clone());
+            }
+        }
+        for (path, _) in rb {
+            if !ra.iter().any(|(q, _)| q == path) && !hidden.contains(path) {
+                hidden.push(path.clone());
+            }
+        }
+    }
+    let mut a = a.map(|x| x.0);
+    let mut b = b.map(|x| x.0);
     let any_secret = p.base.iter().chain(p.head.iter()).any(is_secret);
     let secret_leaves = p.base.iter().chain(p.head.iter()).any(|o| o.secret_leaves);
     if secret_leaves {
@@ -157,35 +178,55 @@ fn texts(p: &RawPair<'_>, opts: &DiffOptions) -> (String, String) {
             );
         }
     }
-    let print = |n: Option<Node>| n.map(|n| crate::yaml::to_string(&n)).unwrap_or_default();
-    (print(a), print(b))
+    (a, b, hidden)
 }
 
-/// The diff of every pair.
+/// The diff of every pair: the structural changes, and the line diff of
+/// the YAML texts.
 pub fn diff_pairs(paired: &Paired<'_>, opts: &DiffOptions) -> Vec<Pair> {
     paired
         .pairs
         .iter()
         .map(|p| {
-            // Equal trees print equally: skip printing (most pairs).
+            // Equal trees print equally: skip everything (most pairs).
             let same = matches!((&p.base, &p.head), (Some(x), Some(y)) if x.node == y.node);
-            let (a, b) = if same {
-                Default::default()
+            let (a, b, hidden) = if same {
+                (None, None, Vec::new())
             } else {
-                texts(p, opts)
+                prepare(p, opts)
             };
+            let print =
+                |n: &Option<Node>| n.as_ref().map(crate::yaml::to_string).unwrap_or_default();
+            let both = a.is_some() && b.is_some();
+            let changes = match (&a, &b) {
+                (Some(x), Some(y)) if opts.structural => {
+                    super::structural::diff(x, y, opts.context)
+                }
+                _ => Vec::new(),
+            };
+            // Printing is needed for the line diff and for the text of an
+            // added or removed object.
+            let texts = (opts.text || !both) && !same;
+            let (ta, tb) = if texts {
+                (print(&a), print(&b))
+            } else {
+                Default::default()
+            };
+            let equal = same
+                || (both && opts.structural && changes.is_empty())
+                || (both && !opts.structural && ta == tb);
             let main = p.main();
             let status = match p.kind {
                 Kind::Added => Status::Added,
                 Kind::Removed => Status::Removed,
                 Kind::Moved => Status::Moved,
-                Kind::Matched if a == b => Status::Unchanged,
+                Kind::Matched if equal => Status::Unchanged,
                 Kind::Matched => Status::Changed,
             };
-            let hunks = if a == b {
+            let hunks = if equal || !texts {
                 Vec::new()
             } else {
-                hunks(&a, &b, opts.context)
+                hunks(&ta, &tb, opts.context)
             };
             let base_name = match (&p.base, &p.head) {
                 (Some(x), Some(y)) if x.key.name != y.key.name => Some(x.key.name.clone()),
@@ -202,6 +243,8 @@ pub fn diff_pairs(paired: &Paired<'_>, opts: &DiffOptions) -> Vec<Pair> {
                 producer: main.producer.clone(),
                 moved_from,
                 hunks,
+                changes,
+                hidden,
             }
         })
         .collect()

@@ -47,7 +47,7 @@ pub fn pair_title(p: &Pair) -> String {
     }
     if let Some(from) = &p.moved_from {
         t.push_str(&format!(" from {from}"));
-        if p.hunks.is_empty() {
+        if p.hunks.is_empty() && p.changes.is_empty() {
             t.push_str(", content unchanged");
         }
     }

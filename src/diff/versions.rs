@@ -132,7 +132,7 @@ fn plausible_image(v: &str) -> bool {
 
 /// Images in `n`: (path, name, `tag@digest`). `flate pins` reads the
 /// images of HelmRelease values with it too.
-pub(crate) fn images(n: &Node, path: &mut String, out: &mut Vec<(String, String, String)>) {
+pub fn images(n: &Node, path: &mut String, out: &mut Vec<(String, String, String)>) {
     match n {
         Node::Map(m) => {
             for (k, v) in m.iter() {
