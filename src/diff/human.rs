@@ -162,7 +162,7 @@ pub fn human(diffs: &[EnvDiff], opts: &HumanOptions) -> String {
             let (style, word) = if p.is_fatal() {
                 (RED, "error")
             } else {
-                (YELLOW, "warning")
+                (YELLOW, "note")
             };
             o.line(2, style, &format!("{word}: {}", p.describe()));
         }
