@@ -13,4 +13,5 @@ pub mod kustomize;
 pub mod output;
 pub mod resource;
 pub mod talos;
+pub mod template;
 pub mod yaml;
