@@ -323,7 +323,6 @@ impl<'a, 'e> State<'a, 'e> {
                 return self.eval_function(dot, first, name, &cmd.args[1..], At::Cmd(cmd), fin);
             }
             Arg::Pipe(p) => {
-                self.at = At::Arg(first);
                 self.not_a_function(cmd, &fin)?;
                 return self.eval_pipeline(dot, p);
             }
@@ -736,7 +735,7 @@ pub(crate) fn add_builtins(t: &mut Templates) {
         Value::Str(s) => Ok(Value::Int(s.len() as i64)),
         Value::List(l) => Ok(Value::Int(l.len() as i64)),
         Value::Map(m) => Ok(Value::Int(m.len() as i64)),
-        Value::Nil => Err("len of untyped nil".into()),
+        Value::Nil => Err("len of nil pointer".into()),
         other => Err(format!("len of type {}", other.type_name())),
     });
     t.add_func("index", 1, None, |_, a| index(a));

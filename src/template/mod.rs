@@ -133,9 +133,7 @@ impl Templates {
         let parsed = parse::parse(name, text, &names)?;
         self.texts.insert(name.to_string(), Rc::from(text));
         let mut add = |tname: String, root: Vec<parse::Node>, main: bool| {
-            let empty = root
-                .iter()
-                .all(|n| matches!(n, parse::Node::Text(s) if s.trim().is_empty()));
+            let empty = parse::is_empty_tree(&root);
             if !main && empty && self.trees.contains_key(&tname) {
                 return;
             }

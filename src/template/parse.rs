@@ -15,7 +15,10 @@ enum Tok {
     Var(String),
     Ident(String),
     Keyword(&'static str),
-    Str { quoted: String, value: String },
+    Str {
+        quoted: String,
+        value: String,
+    },
     Char(String),
     Number(String),
     Bool(bool),
@@ -26,6 +29,8 @@ enum Tok {
     Decl,
     Assign,
     Comma,
+    /// Any other printable ASCII character (the parser rejects it).
+    Other(char),
     Eof,
 }
 
@@ -61,6 +66,7 @@ impl Token {
             Tok::Decl => quote_short(":="),
             Tok::Assign => quote_short("="),
             Tok::Comma => quote_short(","),
+            Tok::Other(c) => quote_short(&c.to_string()),
         }
     }
 }
@@ -351,6 +357,10 @@ impl<'a> Lexer<'a> {
                     self.push(tok, p, l);
                     self.advance(n);
                 }
+                c if c.is_ascii() && !c.is_ascii_control() => {
+                    self.push(Tok::Other(c), p, l);
+                    self.advance(1);
+                }
                 c => {
                     return Err(self.err(
                         l,
@@ -556,7 +566,7 @@ impl std::fmt::Display for Arg {
             Arg::Number { text, .. } => write!(f, "{text}"),
             Arg::Str { quoted, .. } => write!(f, "{quoted}"),
             Arg::Ident { name, .. } => write!(f, "{name}"),
-            Arg::Pipe(p) => write!(f, "({p})"),
+            Arg::Pipe(p) => write!(f, "{p}"),
             Arg::Chain { node, fields, .. } => {
                 match node.as_ref() {
                     Arg::Pipe(p) => write!(f, "({p})")?,
@@ -583,7 +593,10 @@ impl std::fmt::Display for Command {
             if i > 0 {
                 write!(f, " ")?;
             }
-            write!(f, "{a}")?;
+            match a {
+                Arg::Pipe(p) => write!(f, "({p})")?,
+                a => write!(f, "{a}")?,
+            }
         }
         Ok(())
     }
@@ -725,6 +738,12 @@ pub fn parse(name: &str, text: &str, funcs: &HashSet<String>) -> Result<Parsed, 
         root,
         defines: p.defines,
     })
+}
+
+/// Go's `parse.IsEmptyTree`: only whitespace text.
+pub fn is_empty_tree(list: &[Node]) -> bool {
+    list.iter()
+        .all(|n| matches!(n, Node::Text(s) if s.trim().is_empty()))
 }
 
 fn end_name(t: &Token) -> String {
@@ -872,7 +891,7 @@ impl Parser<'_> {
                 if let End::Else(_) = end {
                     return Err(self.err_at(&t, "unexpected {{else}}".into()));
                 }
-                self.defines.push((call.name.clone(), list));
+                self.add_define(call.name.clone(), list, &t)?;
                 Ok(Ok(Node::Template(call)))
             }
             Tok::Keyword("define") => Err(self.err_at(&t, "unexpected <define> in command".into())),
@@ -924,6 +943,24 @@ impl Parser<'_> {
         self.vars = saved;
         if let End::Else(_) = end {
             return Err(self.err_at(&t, "unexpected {{else}}".into()));
+        }
+        let end_tok = self.toks[self.i.saturating_sub(1)].clone();
+        self.add_define(name, list, &end_tok)
+    }
+
+    /// Records a definition; a second non-empty one of the same name in
+    /// one text is an error, an empty one never replaces a definition.
+    fn add_define(&mut self, name: String, list: Vec<Node>, at: &Token) -> Result<(), Error> {
+        if let Some(slot) = self.defines.iter_mut().find(|(n, _)| *n == name) {
+            if is_empty_tree(&slot.1) {
+                slot.1 = list;
+            } else if !is_empty_tree(&list) {
+                return Err(self.err_at(
+                    at,
+                    format!("template: multiple definition of template {name:?}"),
+                ));
+            }
+            return Ok(());
         }
         self.defines.push((name, list));
         Ok(())
