@@ -8,14 +8,15 @@
 //! JSON). Success cases are recorded through `include` of a partial, so
 //! the expected text is exactly the template's output (no trimming, no
 //! `<no value>` replacement). Error cases compare with the error text Helm
-//! prints, which Helm derives from Go's message (see `helm_error_text`).
+//! prints, which Helm derives from Go's message (`flate::helm::error_text`).
+//! Cases named `NNN-helm-*` use the Helm/Sprig functions of `flate::helm::funcs`.
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use base64::Engine as _;
-use flate::template::{Error, Templates, Value};
+use flate::template::{Templates, Value};
 use flate::yaml::Node;
 
 /// Cases where flate is known to differ from Helm, with the reason. The
@@ -76,32 +77,6 @@ fn helm_value(n: &Node) -> Value {
     }
 }
 
-/// How `helm template` prints a template error (Helm's
-/// `cleanupParseError` / `reformatExecErrorMsg`).
-fn helm_error_text(e: &Error) -> String {
-    let go = e.to_string();
-    if e.is_parse_error() {
-        let tokens: Vec<&str> = go.split(": ").collect();
-        return format!(
-            "parse error at ({}): {}",
-            tokens[1],
-            tokens[tokens.len() - 1]
-        );
-    }
-    if e.message.starts_with("error calling ") {
-        return go;
-    }
-    format!(
-        "{}:{}:{}\n  executing {:?} at <{}>:\n    {}",
-        e.name,
-        e.line,
-        e.col.unwrap_or(0),
-        e.executing.as_deref().unwrap_or(""),
-        e.context,
-        e.message
-    )
-}
-
 fn run_flate(c: &Case) -> Result<String, String> {
     let values = flate::yaml::parse_one(&c.values)
         .map_err(|e| format!("values.yaml: {e:?}"))
@@ -120,9 +95,11 @@ fn run_flate(c: &Case) -> Result<String, String> {
         "c/templates/t.yaml"
     };
     let mut t = Templates::new();
+    t.name = "gotpl".into();
+    flate::helm::funcs::add_funcs(&mut t);
     t.parse(name, &c.template)
         .and_then(|()| t.execute(name, &data))
-        .map_err(|e| helm_error_text(&e))
+        .map_err(|e| flate::helm::error_text(&e))
 }
 
 fn known(name: &str) -> bool {

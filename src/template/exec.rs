@@ -32,7 +32,10 @@ impl Exec<'_> {
     /// Executes template `name` with `data` (for `include`-like functions).
     pub fn execute(&self, name: &str, data: &Value) -> Result<String, Error> {
         let tree = self.templates.trees.get(name).ok_or_else(|| {
-            Error::plain(format!("no template {:?} associated with template", name))
+            Error::plain(format!(
+                "no template {:?} associated with template {:?}",
+                name, self.templates.name
+            ))
         })?;
         let mut st = State::new(self, name, tree, data.clone());
         match st.walk_list(data, &tree.root) {
@@ -55,7 +58,8 @@ pub(crate) fn execute(t: &Templates, name: &str, data: &Value) -> Result<String,
     };
     if !t.trees.contains_key(name) {
         return Err(Error::plain(format!(
-            "no template {name:?} associated with template"
+            "no template {name:?} associated with template {:?}",
+            t.name
         )));
     }
     ex.execute(name, data)

@@ -83,6 +83,8 @@ pub(crate) struct Tree {
 
 /// A set of named templates sharing one function registry.
 pub struct Templates {
+    /// The set's own name (Go's `template.New(name)`), shown in "no template" errors.
+    pub name: String,
     pub(crate) trees: HashMap<String, Rc<Tree>>,
     pub(crate) texts: HashMap<String, Rc<str>>,
     pub(crate) funcs: HashMap<String, Func>,
@@ -98,6 +100,7 @@ impl Templates {
     /// An empty set with Go's built-in functions.
     pub fn new() -> Self {
         let mut t = Templates {
+            name: String::new(),
             trees: HashMap::new(),
             texts: HashMap::new(),
             funcs: HashMap::new(),
