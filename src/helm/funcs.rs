@@ -1,6 +1,6 @@
 //! Helm's and Sprig's template functions, as Helm exposes them.
 //!
-//! Implemented: `include`, `required`, `toYaml`, `default`, `quote`,
+//! Implemented: `include`, `tpl`, `required`, `toYaml`, `default`, `quote`,
 //! `indent`, `nindent`, `trim`, `trimAll`, `trimPrefix`, `trimSuffix`,
 //! `upper`, `lower`, `list`, `dict`, `hasKey`. Arguments of the wrong Go
 //! type are reported as errors of the call (Go reports some of them as
@@ -90,6 +90,23 @@ pub fn add_funcs(t: &mut Templates) {
         ex.execute(name, &a[1])
             .map(Value::Str)
             .map_err(|e| e.to_string())
+    });
+    t.add_func("tpl", 2, Some(2), |ex, a| {
+        let text = want_str(&a[0], "tpl")?;
+        // Helm parses the text into a clone of the set, under the set's
+        // own name, and removes "<no value>" from the result.
+        let mut set = ex.templates.clone();
+        let name = set.name.clone();
+        set.parse(&name, text)
+            .map_err(|e| format!("cannot parse template {}: {e}", go_quote(text)))?;
+        set.execute(&name, &a[1])
+            .map(|s| Value::Str(s.replace("<no value>", "")))
+            .map_err(|e| {
+                format!(
+                    "error during tpl function execution for {}: {e}",
+                    go_quote(text)
+                )
+            })
     });
     t.add_func("required", 2, Some(2), |_, a| {
         let msg = want_str(&a[0], "required")?;

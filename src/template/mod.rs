@@ -82,6 +82,7 @@ pub(crate) struct Tree {
 }
 
 /// A set of named templates sharing one function registry.
+#[derive(Clone)]
 pub struct Templates {
     /// The set's own name (Go's `template.New(name)`), shown in "no template" errors.
     pub name: String,
