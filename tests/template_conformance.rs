@@ -25,7 +25,6 @@ const KNOWN_DIFFERENCES: &[(&str, &str)] = &[];
 
 struct Case {
     name: String,
-    dir: PathBuf,
     template: String,
     values: String,
     expected: Result<String, String>,
@@ -51,7 +50,6 @@ fn cases() -> Vec<Case> {
             Case {
                 template: read("template.tpl").unwrap(),
                 values: read("values.yaml").unwrap_or_default(),
-                dir: d,
                 name,
                 expected,
             }
@@ -215,7 +213,6 @@ fn template_fixtures_match_live_helm() {
         if (run_flate(&c) == live) == known(&c.name) {
             failures.push(format!("{}: flate and live helm disagree", c.name));
         }
-        let _ = &c.dir;
     }
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }

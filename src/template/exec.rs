@@ -315,13 +315,13 @@ impl<'a, 'e> State<'a, 'e> {
         match first {
             Arg::Field { names, .. } => {
                 self.at = At::Arg(first);
-                return self.eval_field_chain(dot.clone(), first, names, has_args, false);
+                return self.eval_field_chain(dot.clone(), first, names, has_args);
             }
             Arg::Chain { node, fields, .. } => {
                 self.at = At::Arg(first);
                 let recv = self.eval_arg(dot, node)?;
                 self.at = At::Arg(first);
-                return self.eval_field_chain(recv, first, fields, has_args, false);
+                return self.eval_field_chain(recv, first, fields, has_args);
             }
             Arg::Ident { name, .. } => {
                 return self.eval_function(dot, first, name, &cmd.args[1..], At::Cmd(cmd), fin);
@@ -337,7 +337,7 @@ impl<'a, 'e> State<'a, 'e> {
                     self.not_a_function(cmd, &fin)?;
                     return Ok(v);
                 }
-                return self.eval_field_chain(v, first, fields, has_args, false);
+                return self.eval_field_chain(v, first, fields, has_args);
             }
             _ => {}
         }
@@ -360,7 +360,6 @@ impl<'a, 'e> State<'a, 'e> {
         node: &'a Arg,
         names: &[String],
         has_args: bool,
-        _interface: bool,
     ) -> R<Value> {
         self.at = At::Arg(node);
         for (i, name) in names.iter().enumerate() {
@@ -395,19 +394,17 @@ impl<'a, 'e> State<'a, 'e> {
         match arg {
             Arg::Dot(_) => Ok(dot.clone()),
             Arg::Nil(_) => Ok(Value::Nil),
-            Arg::Field { names, .. } => {
-                self.eval_field_chain(dot.clone(), arg, names, false, false)
-            }
+            Arg::Field { names, .. } => self.eval_field_chain(dot.clone(), arg, names, false),
             Arg::Var { name, fields, .. } => {
                 let v = self.var(name)?;
-                self.eval_field_chain(v, arg, fields, false, false)
+                self.eval_field_chain(v, arg, fields, false)
             }
             Arg::Pipe(p) => self.eval_pipeline(dot, p),
             Arg::Ident { name, .. } => self.eval_function(dot, arg, name, &[], At::Arg(arg), None),
             Arg::Chain { node, fields, .. } => {
                 let recv = self.eval_arg(dot, node)?;
                 self.at = At::Arg(arg);
-                self.eval_field_chain(recv, arg, fields, false, false)
+                self.eval_field_chain(recv, arg, fields, false)
             }
             Arg::Bool(_, b) => Ok(Value::Bool(*b)),
             Arg::Number { text, .. } => Ok(number_value(text).unwrap_or_default()),
