@@ -1,0 +1,778 @@
+//! The executor: walks parsed templates over a [`Value`], and Go's
+//! built-in template functions.
+
+use std::cell::Cell;
+use std::rc::Rc;
+
+use super::parse::{Arg, Command, Node, Pipe, TemplateCall};
+use super::value::{Value, sprint, sprint_value, sprintf, sprintln};
+use super::{Error, Templates, Tree};
+
+/// A registered function: argument bounds and the closure.
+#[derive(Clone)]
+pub struct Func {
+    pub min_args: usize,
+    pub max_args: Option<usize>,
+    #[allow(clippy::type_complexity)]
+    pub f: Rc<dyn Fn(&Exec, &[Value]) -> Result<Value, String>>,
+}
+
+/// What a function sees of the running execution: it can run other
+/// templates (Helm's `include` needs that).
+pub struct Exec<'a> {
+    pub templates: &'a Templates,
+    depth: Cell<usize>,
+}
+
+/// Deepest nesting of template calls (Go allows 100000; a native stack
+/// does not, so this engine stops earlier with the same message shape).
+const MAX_DEPTH: usize = 1000;
+
+impl Exec<'_> {
+    /// Executes template `name` with `data` (for `include`-like functions).
+    pub fn execute(&self, name: &str, data: &Value) -> Result<String, Error> {
+        let tree = self.templates.trees.get(name).ok_or_else(|| {
+            Error::plain(format!(
+                "no template {:?} associated with template {:?}",
+                name, self.templates.name
+            ))
+        })?;
+        let mut st = State::new(self, name, tree, data.clone());
+        match st.walk_list(data, &tree.root) {
+            Ok(()) => Ok(st.out),
+            Err(Flow::Err(e)) => Err(*e),
+            Err(_) => Ok(st.out),
+        }
+    }
+
+    /// The current nesting depth of template calls.
+    pub fn depth(&self) -> usize {
+        self.depth.get()
+    }
+}
+
+pub(crate) fn execute(t: &Templates, name: &str, data: &Value) -> Result<String, Error> {
+    let ex = Exec {
+        templates: t,
+        depth: Cell::new(0),
+    };
+    if !t.trees.contains_key(name) {
+        return Err(Error::plain(format!(
+            "no template {name:?} associated with template {:?}",
+            t.name
+        )));
+    }
+    ex.execute(name, data)
+}
+
+enum Flow {
+    Err(Box<Error>),
+    Break,
+    Continue,
+}
+
+type R<T> = Result<T, Flow>;
+
+#[derive(Clone, Copy)]
+enum At<'a> {
+    None,
+    Pipe(&'a Pipe),
+    Cmd(&'a Command),
+    Arg(&'a Arg),
+    Tmpl(&'a TemplateCall),
+}
+
+struct State<'a, 'e> {
+    ex: &'e Exec<'a>,
+    name: String,
+    tree: &'a Tree,
+    vars: Vec<(String, Value)>,
+    at: At<'a>,
+    out: String,
+}
+
+impl<'a, 'e> State<'a, 'e> {
+    fn new(ex: &'e Exec<'a>, name: &str, tree: &'a Tree, data: Value) -> Self {
+        State {
+            ex,
+            name: name.to_string(),
+            tree,
+            vars: vec![("$".into(), data)],
+            at: At::None,
+            out: String::new(),
+        }
+    }
+
+    fn err(&self, msg: String) -> Flow {
+        let (pos, context) = match self.at {
+            At::None => (0, String::new()),
+            At::Pipe(p) => (p.pos, p.to_string()),
+            At::Cmd(c) => (c.pos, c.to_string()),
+            At::Arg(a) => (a.pos(), a.to_string()),
+            At::Tmpl(t) => (t.pos, t.to_string()),
+        };
+        let text = self
+            .ex
+            .templates
+            .texts
+            .get(&self.tree.parse_name)
+            .cloned()
+            .unwrap_or_else(|| Rc::from(""));
+        let before = &text[..pos.min(text.len())];
+        let line = 1 + before.matches('\n').count();
+        let col = match before.rfind('\n') {
+            Some(i) => pos - (i + 1),
+            None => pos,
+        };
+        Flow::Err(Box::new(Error {
+            name: self.tree.parse_name.clone(),
+            line,
+            col: Some(col),
+            executing: Some(self.name.clone()),
+            context,
+            message: msg,
+        }))
+    }
+
+    fn walk_list(&mut self, dot: &Value, list: &'a [Node]) -> R<()> {
+        for n in list {
+            self.walk(dot, n)?;
+        }
+        Ok(())
+    }
+
+    fn walk(&mut self, dot: &Value, node: &'a Node) -> R<()> {
+        match node {
+            Node::Text(s) => self.out.push_str(s),
+            Node::Action(p) => {
+                let v = self.eval_pipeline(dot, p)?;
+                if p.decl.is_empty() {
+                    match v {
+                        Value::Nil => self.out.push_str("<no value>"),
+                        v => self.out.push_str(&sprint_value(&v)),
+                    }
+                }
+            }
+            Node::If {
+                pipe,
+                list,
+                else_list,
+            }
+            | Node::With {
+                pipe,
+                list,
+                else_list,
+            } => {
+                let mark = self.vars.len();
+                let v = self.eval_pipeline(dot, pipe)?;
+                let r = if v.is_true() {
+                    if matches!(node, Node::With { .. }) {
+                        self.walk_list(&v, list)
+                    } else {
+                        self.walk_list(dot, list)
+                    }
+                } else {
+                    self.walk_list(dot, else_list)
+                };
+                self.vars.truncate(mark);
+                r?;
+            }
+            Node::Range {
+                pipe,
+                list,
+                else_list,
+            } => {
+                let mark = self.vars.len();
+                let v = self.eval_pipeline_value(dot, pipe)?;
+                let items: Vec<(Value, Value)> = match &v {
+                    Value::List(l) => l
+                        .iter()
+                        .enumerate()
+                        .map(|(i, e)| (Value::Int(i as i64), e.clone()))
+                        .collect(),
+                    Value::Map(m) => m
+                        .iter()
+                        .map(|(k, e)| (Value::Str(k.clone()), e.clone()))
+                        .collect(),
+                    Value::Int(n) => {
+                        if pipe.decl.len() > 1 {
+                            return Err(self.err(format!(
+                                "can't use {n} to iterate over more than one variable"
+                            )));
+                        }
+                        (0..*n).map(|i| (Value::Int(i), Value::Int(i))).collect()
+                    }
+                    Value::Nil => Vec::new(),
+                    other => {
+                        return Err(
+                            self.err(format!("range can't iterate over {}", sprint_value(other)))
+                        );
+                    }
+                };
+                if items.is_empty() {
+                    let r = self.walk_list(dot, else_list);
+                    self.vars.truncate(mark);
+                    return r;
+                }
+                for (idx, elem) in items {
+                    self.vars.truncate(mark);
+                    let vals: Vec<Value> = match pipe.decl.len() {
+                        0 => vec![],
+                        1 => vec![elem.clone()],
+                        _ => vec![idx, elem.clone()],
+                    };
+                    for (name, val) in pipe.decl.iter().zip(vals) {
+                        if pipe.is_assign {
+                            self.set_var(name, val);
+                        } else {
+                            self.vars.push((name.clone(), val));
+                        }
+                    }
+                    match self.walk_list(&elem, list) {
+                        Ok(()) | Err(Flow::Continue) => {}
+                        Err(Flow::Break) => break,
+                        Err(e) => return Err(e),
+                    }
+                }
+                self.vars.truncate(mark);
+            }
+            Node::Template(call) => {
+                self.at = At::Tmpl(call);
+                let templates = self.ex.templates;
+                let tree = match templates.trees.get(&call.name) {
+                    Some(t) => t,
+                    None => return Err(self.err(format!("template {:?} not defined", call.name))),
+                };
+                let data = match &call.pipe {
+                    Some(p) => self.eval_pipeline(dot, p)?,
+                    None => Value::Nil,
+                };
+                let depth = self.ex.depth.get();
+                if depth >= MAX_DEPTH {
+                    return Err(self.err(format!("exceeded maximum template depth ({MAX_DEPTH})")));
+                }
+                self.ex.depth.set(depth + 1);
+                let mut sub = State::new(self.ex, &call.name, tree, data.clone());
+                let r = sub.walk_list(&data, &tree.root);
+                self.ex.depth.set(depth);
+                self.out.push_str(&sub.out);
+                r?;
+            }
+            Node::Break => return Err(Flow::Break),
+            Node::Continue => return Err(Flow::Continue),
+        }
+        Ok(())
+    }
+
+    fn set_var(&mut self, name: &str, v: Value) {
+        if let Some(slot) = self.vars.iter_mut().rev().find(|(n, _)| n == name) {
+            slot.1 = v;
+        }
+    }
+
+    fn var(&self, name: &str) -> R<Value> {
+        match self.vars.iter().rev().find(|(n, _)| n == name) {
+            Some((_, v)) => Ok(v.clone()),
+            None => Err(self.err(format!("undefined variable: {name}"))),
+        }
+    }
+
+    /// Evaluates the commands of a pipeline, without its declarations.
+    fn eval_pipeline_value(&mut self, dot: &Value, pipe: &'a Pipe) -> R<Value> {
+        self.at = At::Pipe(pipe);
+        let mut v = None;
+        for c in &pipe.cmds {
+            v = Some(self.eval_command(dot, c, v)?);
+        }
+        Ok(v.unwrap_or_default())
+    }
+
+    fn eval_pipeline(&mut self, dot: &Value, pipe: &'a Pipe) -> R<Value> {
+        let v = self.eval_pipeline_value(dot, pipe)?;
+        for name in &pipe.decl {
+            if pipe.is_assign {
+                self.set_var(name, v.clone());
+            } else {
+                self.vars.push((name.clone(), v.clone()));
+            }
+        }
+        Ok(v)
+    }
+
+    fn not_a_function(&self, cmd: &Command, fin: &Option<Value>) -> R<()> {
+        if cmd.args.len() > 1 || fin.is_some() {
+            return Err(self.err(format!(
+                "can't give argument to non-function {}",
+                cmd.args[0]
+            )));
+        }
+        Ok(())
+    }
+
+    fn eval_command(&mut self, dot: &Value, cmd: &'a Command, fin: Option<Value>) -> R<Value> {
+        let first = &cmd.args[0];
+        let has_args = cmd.args.len() > 1 || fin.is_some();
+        match first {
+            Arg::Field { names, .. } => {
+                self.at = At::Arg(first);
+                return self.eval_field_chain(dot.clone(), first, names, has_args);
+            }
+            Arg::Chain { node, fields, .. } => {
+                self.at = At::Arg(first);
+                let recv = self.eval_arg(dot, node)?;
+                self.at = At::Arg(first);
+                return self.eval_field_chain(recv, first, fields, has_args);
+            }
+            Arg::Ident { name, .. } => {
+                return self.eval_function(dot, first, name, &cmd.args[1..], At::Cmd(cmd), fin);
+            }
+            Arg::Pipe(p) => {
+                self.not_a_function(cmd, &fin)?;
+                return self.eval_pipeline(dot, p);
+            }
+            Arg::Var { name, fields, .. } => {
+                self.at = At::Arg(first);
+                let v = self.var(name)?;
+                if fields.is_empty() {
+                    self.not_a_function(cmd, &fin)?;
+                    return Ok(v);
+                }
+                return self.eval_field_chain(v, first, fields, has_args);
+            }
+            _ => {}
+        }
+        self.at = At::Arg(first);
+        self.not_a_function(cmd, &fin)?;
+        match first {
+            Arg::Bool(_, b) => Ok(Value::Bool(*b)),
+            Arg::Dot(_) => Ok(dot.clone()),
+            Arg::Nil(_) => Err(self.err("nil is not a command".into())),
+            Arg::Number { text, .. } => Ok(number_value(text).unwrap_or_default()),
+            Arg::Str { value, .. } => Ok(Value::Str(value.clone())),
+            _ => Err(self.err(format!("can't evaluate command {first}"))),
+        }
+    }
+
+    /// `receiver.f1.f2...`; `has_args` applies to the last field.
+    fn eval_field_chain(
+        &mut self,
+        mut recv: Value,
+        node: &'a Arg,
+        names: &[String],
+        has_args: bool,
+    ) -> R<Value> {
+        self.at = At::Arg(node);
+        for (i, name) in names.iter().enumerate() {
+            let last = i + 1 == names.len();
+            let iface = i > 0;
+            recv = match recv {
+                Value::Map(mut m) => {
+                    if last && has_args {
+                        return Err(self.err(format!("{name} is not a method but has arguments")));
+                    }
+                    m.remove(name).unwrap_or_default()
+                }
+                Value::Nil if iface => {
+                    return Err(self.err(format!("nil pointer evaluating interface {{}}.{name}")));
+                }
+                Value::Nil => Value::Nil,
+                other => {
+                    let ty = if iface {
+                        "interface {}"
+                    } else {
+                        other.type_name()
+                    };
+                    return Err(self.err(format!("can't evaluate field {name} in type {ty}")));
+                }
+            };
+        }
+        Ok(recv)
+    }
+
+    fn eval_arg(&mut self, dot: &Value, arg: &'a Arg) -> R<Value> {
+        self.at = At::Arg(arg);
+        match arg {
+            Arg::Dot(_) => Ok(dot.clone()),
+            Arg::Nil(_) => Ok(Value::Nil),
+            Arg::Field { names, .. } => self.eval_field_chain(dot.clone(), arg, names, false),
+            Arg::Var { name, fields, .. } => {
+                let v = self.var(name)?;
+                self.eval_field_chain(v, arg, fields, false)
+            }
+            Arg::Pipe(p) => self.eval_pipeline(dot, p),
+            Arg::Ident { name, .. } => self.eval_function(dot, arg, name, &[], At::Arg(arg), None),
+            Arg::Chain { node, fields, .. } => {
+                let recv = self.eval_arg(dot, node)?;
+                self.at = At::Arg(arg);
+                self.eval_field_chain(recv, arg, fields, false)
+            }
+            Arg::Bool(_, b) => Ok(Value::Bool(*b)),
+            Arg::Number { text, .. } => Ok(number_value(text).unwrap_or_default()),
+            Arg::Str { value, .. } => Ok(Value::Str(value.clone())),
+        }
+    }
+
+    fn eval_function(
+        &mut self,
+        dot: &Value,
+        ident: &'a Arg,
+        name: &str,
+        args: &'a [Arg],
+        call_at: At<'a>,
+        fin: Option<Value>,
+    ) -> R<Value> {
+        self.at = At::Arg(ident);
+        let templates = self.ex.templates;
+        let Some(func) = templates.funcs.get(name) else {
+            return Err(self.err(format!("{name:?} is not a defined function")));
+        };
+        let nargs = args.len() + usize::from(fin.is_some());
+        let arity_ok = nargs >= func.min_args && func.max_args.is_none_or(|m| nargs <= m);
+        if !arity_ok {
+            let want = match func.max_args {
+                None => format!("at least {}", func.min_args),
+                Some(m) if m == func.min_args => m.to_string(),
+                Some(m) => format!("{}..{}", func.min_args, m),
+            };
+            return Err(self.err(format!(
+                "wrong number of args for {name}: want {want} got {nargs}"
+            )));
+        }
+        if name == "and" || name == "or" {
+            let want = name == "or";
+            let mut last = Value::Nil;
+            for a in args {
+                last = self.eval_arg(dot, a)?;
+                if last.is_true() == want {
+                    return Ok(last);
+                }
+            }
+            if let Some(f) = fin {
+                last = f;
+            }
+            return Ok(last);
+        }
+        let mut vals = Vec::with_capacity(nargs);
+        for a in args {
+            vals.push(self.eval_arg(dot, a)?);
+        }
+        if let Some(f) = fin {
+            vals.push(f);
+        }
+        match (func.f)(self.ex, &vals) {
+            Ok(v) => Ok(v),
+            Err(msg) => {
+                self.at = call_at;
+                Err(self.err(format!("error calling {name}: {msg}")))
+            }
+        }
+    }
+}
+
+/// The value of a number or character literal, as Go's parser types it.
+pub fn number_value(text: &str) -> Option<Value> {
+    if text.starts_with('\'') {
+        return super::parse::unquote_char(text).map(Value::Int);
+    }
+    if text.ends_with('i') {
+        return None;
+    }
+    let clean: String = text.chars().filter(|c| *c != '_').collect();
+    let (neg, body) = match clean.strip_prefix('-') {
+        Some(b) => (true, b.to_string()),
+        None => (false, clean.trim_start_matches('+').to_string()),
+    };
+    let lower = body.to_ascii_lowercase();
+    let int = if let Some(h) = lower.strip_prefix("0x") {
+        i64::from_str_radix(h, 16).ok()
+    } else if let Some(o) = lower.strip_prefix("0o") {
+        i64::from_str_radix(o, 8).ok()
+    } else if let Some(b) = lower.strip_prefix("0b") {
+        i64::from_str_radix(b, 2).ok()
+    } else if lower.contains(['.', 'e']) {
+        None
+    } else if lower.len() > 1 && lower.starts_with('0') {
+        i64::from_str_radix(&lower[1..], 8).ok()
+    } else {
+        lower.parse::<i64>().ok()
+    };
+    if let Some(i) = int {
+        return Some(Value::Int(if neg { -i } else { i }));
+    }
+    if lower.starts_with("0x") {
+        return None;
+    }
+    let f: f64 = lower.parse().ok()?;
+    Some(Value::Float(if neg { -f } else { f }))
+}
+
+// ------------------------------------------------------------ builtins
+
+fn eval_args(args: &[Value]) -> String {
+    match args {
+        [Value::Str(s)] => s.clone(),
+        _ => sprint(args),
+    }
+}
+
+fn index_of(v: &Value, what: &str) -> Result<i64, String> {
+    match v {
+        Value::Int(i) => Ok(*i),
+        Value::Nil => Err(format!("cannot index {what} with nil")),
+        other => Err(format!(
+            "cannot index {what} with type {}",
+            other.type_name()
+        )),
+    }
+}
+
+fn index(args: &[Value]) -> Result<Value, String> {
+    let mut item = args[0].clone();
+    for ix in &args[1..] {
+        item = match item {
+            Value::Nil => return Err("index of untyped nil".into()),
+            Value::List(mut l) => {
+                let i = index_of(ix, "slice/array")?;
+                if i < 0 || i as usize >= l.len() {
+                    return Err(format!("index out of range: {i}"));
+                }
+                l.swap_remove(i as usize)
+            }
+            Value::Str(s) => {
+                let i = index_of(ix, "slice/array")?;
+                if i < 0 || i as usize >= s.len() {
+                    return Err(format!("index out of range: {i}"));
+                }
+                Value::Int(i64::from(s.as_bytes()[i as usize]))
+            }
+            Value::Map(mut m) => match ix {
+                Value::Str(k) => m.remove(k).unwrap_or_default(),
+                Value::Nil => Value::Nil,
+                other => {
+                    return Err(format!(
+                        "value has type {}; should be string",
+                        other.type_name()
+                    ));
+                }
+            },
+            other => return Err(format!("can't index item of type {}", other.type_name())),
+        };
+    }
+    Ok(item)
+}
+
+fn slice(args: &[Value]) -> Result<Value, String> {
+    let item = &args[0];
+    let len = match item {
+        Value::Nil => return Err("slice of untyped nil".into()),
+        Value::List(l) => l.len(),
+        Value::Str(s) => s.len(),
+        other => return Err(format!("can't slice item of type {}", other.type_name())),
+    };
+    if args.len() > 3 {
+        return Err(format!("too many slice indexes: {}", args.len() - 1));
+    }
+    if args.len() > 3 || (args.len() == 4 && matches!(item, Value::Str(_))) {
+        return Err("cannot 3-index slice a string".into());
+    }
+    let mut idx = [0usize, len];
+    for (k, a) in args[1..].iter().enumerate() {
+        let i = index_of(a, "slice/array")?;
+        if i < 0 || i as usize > len {
+            return Err(format!("index out of range: {i}"));
+        }
+        idx[k] = i as usize;
+    }
+    if idx[0] > idx[1] {
+        return Err(format!("invalid slice index: {} > {}", idx[0], idx[1]));
+    }
+    Ok(match item {
+        Value::List(l) => Value::List(l[idx[0]..idx[1]].to_vec()),
+        Value::Str(s) => {
+            Value::Str(String::from_utf8_lossy(&s.as_bytes()[idx[0]..idx[1]]).into_owned())
+        }
+        _ => unreachable!("checked above"),
+    })
+}
+
+#[derive(PartialEq, Clone, Copy)]
+enum Kind {
+    Bool,
+    Int,
+    Float,
+    Str,
+    Other,
+}
+
+fn kind(v: &Value) -> Kind {
+    match v {
+        Value::Bool(_) => Kind::Bool,
+        Value::Int(_) => Kind::Int,
+        Value::Float(_) => Kind::Float,
+        Value::Str(_) => Kind::Str,
+        _ => Kind::Other,
+    }
+}
+
+fn incompatible(a: &Value, b: &Value) -> String {
+    format!(
+        "incompatible types for comparison: {} and {}",
+        a.type_name(),
+        b.type_name()
+    )
+}
+
+fn eq(args: &[Value]) -> Result<Value, String> {
+    let a = &args[0];
+    if args.len() < 2 {
+        return Err("missing argument for comparison".into());
+    }
+    for b in &args[1..] {
+        let (ka, kb) = (kind(a), kind(b));
+        let truth = if ka != kb {
+            if !matches!(a, Value::Nil) && !matches!(b, Value::Nil) {
+                return Err(incompatible(a, b));
+            }
+            false
+        } else {
+            match (a, b) {
+                (Value::Nil, Value::Nil) => true,
+                (Value::Nil, _) | (_, Value::Nil) => false,
+                (Value::List(_) | Value::Map(_), _) | (_, Value::List(_) | Value::Map(_)) => {
+                    return Err(format!(
+                        "non-comparable type {}: {}",
+                        sprint_value(b),
+                        b.type_name()
+                    ));
+                }
+                _ => a == b,
+            }
+        };
+        if truth {
+            return Ok(Value::Bool(true));
+        }
+    }
+    Ok(Value::Bool(false))
+}
+
+fn less(a: &Value, b: &Value) -> Result<bool, String> {
+    let (ka, kb) = (kind(a), kind(b));
+    if ka == Kind::Other || kb == Kind::Other || ka == Kind::Bool || kb == Kind::Bool {
+        return Err("invalid type for comparison".into());
+    }
+    if ka != kb {
+        return Err(incompatible(a, b));
+    }
+    Ok(match (a, b) {
+        (Value::Int(x), Value::Int(y)) => x < y,
+        (Value::Float(x), Value::Float(y)) => x < y,
+        (Value::Str(x), Value::Str(y)) => x < y,
+        _ => false,
+    })
+}
+
+fn html_escape(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    for c in s.chars() {
+        match c {
+            '\0' => out.push('\u{FFFD}'),
+            '"' => out.push_str("&#34;"),
+            '\'' => out.push_str("&#39;"),
+            '&' => out.push_str("&amp;"),
+            '<' => out.push_str("&lt;"),
+            '>' => out.push_str("&gt;"),
+            c => out.push(c),
+        }
+    }
+    out
+}
+
+fn js_escape(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    for c in s.chars() {
+        match c {
+            '\\' => out.push_str("\\\\"),
+            '\'' => out.push_str("\\'"),
+            '"' => out.push_str("\\\""),
+            '<' => out.push_str("\\u003C"),
+            '>' => out.push_str("\\u003E"),
+            '&' => out.push_str("\\u0026"),
+            '=' => out.push_str("\\u003D"),
+            c if (c as u32) < 0x20 => out.push_str(&format!("\\u{:04X}", c as u32)),
+            c if (c as u32) >= 0x80 && c.is_control() => {
+                out.push_str(&format!("\\u{:04X}", c as u32))
+            }
+            c => out.push(c),
+        }
+    }
+    out
+}
+
+fn url_query_escape(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    for b in s.bytes() {
+        match b {
+            b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'-' | b'_' | b'.' | b'~' => {
+                out.push(b as char)
+            }
+            b' ' => out.push('+'),
+            b => out.push_str(&format!("%{b:02X}")),
+        }
+    }
+    out
+}
+
+pub(crate) fn add_builtins(t: &mut Templates) {
+    // `and`/`or` are evaluated lazily by the executor; these bodies only
+    // register the names and arities.
+    t.add_func("and", 1, None, |_, a| {
+        Ok(a.last().cloned().unwrap_or_default())
+    });
+    t.add_func("or", 1, None, |_, a| {
+        Ok(a.last().cloned().unwrap_or_default())
+    });
+    t.add_func("not", 1, Some(1), |_, a| Ok(Value::Bool(!a[0].is_true())));
+    t.add_func("len", 1, Some(1), |_, a| match &a[0] {
+        Value::Str(s) => Ok(Value::Int(s.len() as i64)),
+        Value::List(l) => Ok(Value::Int(l.len() as i64)),
+        Value::Map(m) => Ok(Value::Int(m.len() as i64)),
+        Value::Nil => Err("len of nil pointer".into()),
+        other => Err(format!("len of type {}", other.type_name())),
+    });
+    t.add_func("index", 1, None, |_, a| index(a));
+    t.add_func("slice", 1, None, |_, a| slice(a));
+    t.add_func("print", 0, None, |_, a| Ok(Value::Str(sprint(a))));
+    t.add_func("println", 0, None, |_, a| Ok(Value::Str(sprintln(a))));
+    t.add_func("printf", 1, None, |_, a| match &a[0] {
+        Value::Str(f) => Ok(Value::Str(sprintf(f, &a[1..]))),
+        other => Err(format!(
+            "wrong type for value; expected string; got {}",
+            other.type_name()
+        )),
+    });
+    t.add_func("eq", 1, None, |_, a| eq(a));
+    t.add_func("ne", 2, Some(2), |_, a| {
+        eq(a).map(|v| Value::Bool(!v.is_true()))
+    });
+    t.add_func("lt", 2, Some(2), |_, a| less(&a[0], &a[1]).map(Value::Bool));
+    t.add_func("le", 2, Some(2), |_, a| {
+        let lt = less(&a[0], &a[1])?;
+        Ok(Value::Bool(lt || eq(a)?.is_true()))
+    });
+    t.add_func("gt", 2, Some(2), |_, a| {
+        let lt = less(&a[0], &a[1])?;
+        Ok(Value::Bool(!lt && !eq(a)?.is_true()))
+    });
+    t.add_func("ge", 2, Some(2), |_, a| {
+        Ok(Value::Bool(!less(&a[0], &a[1])?))
+    });
+    t.add_func("html", 0, None, |_, a| {
+        Ok(Value::Str(html_escape(&eval_args(a))))
+    });
+    t.add_func("js", 0, None, |_, a| {
+        Ok(Value::Str(js_escape(&eval_args(a))))
+    });
+    t.add_func("urlquery", 0, None, |_, a| {
+        Ok(Value::Str(url_query_escape(&eval_args(a))))
+    });
+}

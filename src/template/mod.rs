@@ -1,0 +1,168 @@
+//! Go's `text/template` language, written from its specification: a lexer
+//! and parser ([`parse`]), an executor over [`Value`] ([`exec`]), Go's
+//! built-in functions and `fmt` printing ([`value`]).
+//!
+//! The engine knows nothing of Helm: callers add functions with
+//! [`Templates::add_func`] and post-process output as they need (Helm, for
+//! one, replaces `<no value>` with an empty string).
+
+pub mod exec;
+pub mod parse;
+pub mod value;
+
+use std::collections::{HashMap, HashSet};
+use std::fmt;
+use std::rc::Rc;
+
+pub use exec::{Exec, Func};
+pub use value::Value;
+
+/// A parse or execution error, printed the way Go prints it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Error {
+    /// Name of the parsed text the error points into.
+    pub name: String,
+    pub line: usize,
+    /// Byte column (0-based, as Go counts it) for execution errors.
+    pub col: Option<usize>,
+    /// Name of the template being executed (execution errors only).
+    pub executing: Option<String>,
+    /// The source text of the node being evaluated (execution errors only).
+    pub context: String,
+    pub message: String,
+}
+
+impl Error {
+    pub(crate) fn parse(name: &str, line: usize, message: String) -> Error {
+        Error {
+            name: name.to_string(),
+            line,
+            col: None,
+            executing: None,
+            context: String::new(),
+            message,
+        }
+    }
+
+    /// An error raised outside any template (unknown template name).
+    pub(crate) fn plain(message: String) -> Error {
+        Error::parse("", 0, message)
+    }
+
+    pub fn is_parse_error(&self) -> bool {
+        self.executing.is_none()
+    }
+}
+
+impl fmt::Display for Error {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match (&self.executing, self.col) {
+            (Some(exec), Some(col)) => write!(
+                f,
+                "template: {}:{}:{}: executing {} at <{}>: {}",
+                self.name,
+                self.line,
+                col,
+                value::go_quote(exec),
+                self.context,
+                self.message
+            ),
+            _ if self.name.is_empty() => write!(f, "template: {}", self.message),
+            _ => write!(f, "template: {}:{}: {}", self.name, self.line, self.message),
+        }
+    }
+}
+
+impl std::error::Error for Error {}
+
+pub(crate) struct Tree {
+    /// Name of the text this template was parsed from.
+    pub parse_name: String,
+    pub root: Vec<parse::Node>,
+}
+
+/// A set of named templates sharing one function registry.
+#[derive(Clone)]
+pub struct Templates {
+    /// The set's own name (Go's `template.New(name)`), shown in "no template" errors.
+    pub name: String,
+    pub(crate) trees: HashMap<String, Rc<Tree>>,
+    pub(crate) texts: HashMap<String, Rc<str>>,
+    pub(crate) funcs: HashMap<String, Func>,
+}
+
+impl Default for Templates {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl Templates {
+    /// An empty set with Go's built-in functions.
+    pub fn new() -> Self {
+        let mut t = Templates {
+            name: String::new(),
+            trees: HashMap::new(),
+            texts: HashMap::new(),
+            funcs: HashMap::new(),
+        };
+        exec::add_builtins(&mut t);
+        t
+    }
+
+    /// Adds (or replaces) a function. `min_args`/`max_args` bound the
+    /// argument count (`None`: variadic), checked as Go checks them.
+    pub fn add_func(
+        &mut self,
+        name: &str,
+        min_args: usize,
+        max_args: Option<usize>,
+        f: impl Fn(&Exec, &[Value]) -> Result<Value, String> + 'static,
+    ) {
+        self.funcs.insert(
+            name.to_string(),
+            Func {
+                min_args,
+                max_args,
+                f: Rc::new(f),
+            },
+        );
+    }
+
+    /// Parses `text` as the template `name`; the templates it defines
+    /// (`define`, `block`) are added too. A later definition replaces an
+    /// earlier one of the same name, unless it is empty.
+    pub fn parse(&mut self, name: &str, text: &str) -> Result<(), Error> {
+        let names: HashSet<String> = self.funcs.keys().cloned().collect();
+        let parsed = parse::parse(name, text, &names)?;
+        self.texts.insert(name.to_string(), Rc::from(text));
+        let mut add = |tname: String, root: Vec<parse::Node>, main: bool| {
+            let empty = parse::is_empty_tree(&root);
+            if !main && empty && self.trees.contains_key(&tname) {
+                return;
+            }
+            self.trees.insert(
+                tname,
+                Rc::new(Tree {
+                    parse_name: name.to_string(),
+                    root,
+                }),
+            );
+        };
+        add(name.to_string(), parsed.root, true);
+        for (dname, root) in parsed.defines {
+            add(dname, root, false);
+        }
+        Ok(())
+    }
+
+    /// Whether a template of this name is defined.
+    pub fn has(&self, name: &str) -> bool {
+        self.trees.contains_key(name)
+    }
+
+    /// Executes template `name` with `data` as dot and `$`.
+    pub fn execute(&self, name: &str, data: &Value) -> Result<String, Error> {
+        exec::execute(self, name, data)
+    }
+}

@@ -1,0 +1,1257 @@
+//! Lexer and parser for Go's `text/template` language.
+
+use std::collections::HashSet;
+
+use super::Error;
+
+#[derive(Debug, Clone, PartialEq)]
+enum Tok {
+    Text(String),
+    LeftDelim,
+    RightDelim,
+    Space,
+    Field(String),
+    Dot,
+    Var(String),
+    Ident(String),
+    Keyword(&'static str),
+    Str {
+        quoted: String,
+        value: String,
+    },
+    Char(String),
+    Number(String),
+    Bool(bool),
+    Nil,
+    LParen,
+    RParen,
+    Pipe,
+    Decl,
+    Assign,
+    Comma,
+    /// Any other printable ASCII character (the parser rejects it).
+    Other(char),
+    Eof,
+}
+
+#[derive(Debug, Clone)]
+struct Token {
+    tok: Tok,
+    pos: usize,
+    line: usize,
+}
+
+impl Token {
+    /// How Go's `item.String()` names the token in "unexpected" errors.
+    fn describe(&self) -> String {
+        match &self.tok {
+            Tok::Eof => "EOF".into(),
+            Tok::Keyword(k) => format!("<{k}>"),
+            Tok::Text(s)
+            | Tok::Field(s)
+            | Tok::Var(s)
+            | Tok::Ident(s)
+            | Tok::Number(s)
+            | Tok::Char(s) => quote_short(s),
+            Tok::Str { quoted, .. } => quote_short(quoted),
+            Tok::LeftDelim => quote_short("{{"),
+            Tok::RightDelim => quote_short("}}"),
+            Tok::Space => quote_short(" "),
+            Tok::Dot => quote_short("."),
+            Tok::Bool(b) => quote_short(if *b { "true" } else { "false" }),
+            Tok::Nil => quote_short("nil"),
+            Tok::LParen => quote_short("("),
+            Tok::RParen => quote_short(")"),
+            Tok::Pipe => quote_short("|"),
+            Tok::Decl => quote_short(":="),
+            Tok::Assign => quote_short("="),
+            Tok::Comma => quote_short(","),
+            Tok::Other(c) => quote_short(&c.to_string()),
+        }
+    }
+}
+
+fn quote_short(s: &str) -> String {
+    if s.chars().count() > 10 {
+        let head: String = s.chars().take(10).collect();
+        format!("{}...", super::value::go_quote(&head))
+    } else {
+        super::value::go_quote(s)
+    }
+}
+
+const KEYWORDS: &[&str] = &[
+    "block", "break", "continue", "define", "else", "end", "if", "range", "nil", "template", "with",
+];
+
+struct Lexer<'a> {
+    src: &'a str,
+    name: &'a str,
+    pos: usize,
+    line: usize,
+    toks: Vec<Token>,
+}
+
+fn is_space(c: u8) -> bool {
+    matches!(c, b' ' | b'\t' | b'\r' | b'\n')
+}
+
+fn is_alnum(c: char) -> bool {
+    c == '_' || c.is_alphanumeric()
+}
+
+impl<'a> Lexer<'a> {
+    fn err(&self, line: usize, msg: String) -> Error {
+        Error::parse(self.name, line, msg)
+    }
+
+    fn push(&mut self, tok: Tok, pos: usize, line: usize) {
+        self.toks.push(Token { tok, pos, line });
+    }
+
+    fn rest(&self) -> &'a str {
+        &self.src[self.pos..]
+    }
+
+    fn advance(&mut self, n: usize) {
+        self.line += self.src[self.pos..self.pos + n].matches('\n').count();
+        self.pos += n;
+    }
+
+    fn run(mut self) -> Result<Vec<Token>, Error> {
+        let mut trim_next = false;
+        loop {
+            let rest = self.rest();
+            let (start, line) = (self.pos, self.line);
+            let end = rest.find("{{").unwrap_or(rest.len());
+            let mut text = &rest[..end];
+            if trim_next {
+                text = text.trim_start_matches([' ', '\t', '\r', '\n']);
+            }
+            let trim_left = rest[end..].starts_with("{{-")
+                && rest[end + 3..].bytes().next().is_some_and(is_space);
+            if trim_left {
+                text = text.trim_end_matches([' ', '\t', '\r', '\n']);
+            }
+            if !text.is_empty() {
+                let tpos = start + (text.as_ptr() as usize - rest.as_ptr() as usize);
+                let tline = line + self.src[start..tpos].matches('\n').count();
+                self.push(Tok::Text(text.to_string()), tpos, tline);
+            }
+            self.advance(end);
+            if self.pos >= self.src.len() {
+                let (p, l) = (self.pos, self.line);
+                self.push(Tok::Eof, p, l);
+                return Ok(self.toks);
+            }
+            trim_next = self.action(trim_left)?;
+        }
+    }
+
+    /// Lexes one action starting at `{{`; returns whether it ends with `-}}`.
+    fn action(&mut self, trim_left: bool) -> Result<bool, Error> {
+        let start_line = self.line;
+        let mut after = 2;
+        if trim_left {
+            after = 4;
+        }
+        // Comments.
+        let body = &self.rest()[after..];
+        if body.starts_with("/*") {
+            let close = match body.find("*/") {
+                Some(i) => i,
+                None => return Err(self.err(start_line, "unclosed comment".into())),
+            };
+            let tail = &body[close + 2..];
+            let (n, trim) = if tail.starts_with(" -}}") {
+                (4, true)
+            } else if tail.starts_with("}}") {
+                (2, false)
+            } else {
+                return Err(self.err(start_line, "comment ends before closing delimiter".into()));
+            };
+            self.advance(after + close + 2 + n);
+            return Ok(trim);
+        }
+        let (p, l) = (self.pos, self.line);
+        self.push(Tok::LeftDelim, p, l);
+        self.advance(if trim_left { 3 } else { 2 });
+        let mut paren = 0usize;
+        loop {
+            let rest = self.rest();
+            let (p, l) = (self.pos, self.line);
+            if rest.starts_with(" -}}")
+                || rest.starts_with("\t-}}")
+                || rest.starts_with("\n-}}")
+                || rest.starts_with("\r-}}")
+            {
+                self.push(Tok::RightDelim, p + 1, l);
+                self.advance(4);
+                return Ok(true);
+            }
+            if rest.starts_with("}}") {
+                if paren > 0 {
+                    return Err(self.err(l, "unclosed left paren".into()));
+                }
+                self.push(Tok::RightDelim, p, l);
+                self.advance(2);
+                return Ok(false);
+            }
+            let c = match rest.chars().next() {
+                Some(c) => c,
+                None => {
+                    return Err(self.err(
+                        l,
+                        format!("unclosed action started at {}:{}", self.name, start_line),
+                    ));
+                }
+            };
+            match c {
+                ' ' | '\t' | '\r' | '\n' => {
+                    let n = rest.bytes().take_while(|b| is_space(*b)).count();
+                    // Leave " -}}" for the right delimiter check.
+                    let n = if rest[n - 1..].starts_with(" -}}") && n > 1 {
+                        n - 1
+                    } else {
+                        n
+                    };
+                    self.push(Tok::Space, p, l);
+                    self.advance(n);
+                    if rest[n - 1..].starts_with(" -}}") {
+                        continue;
+                    }
+                }
+                '=' => {
+                    self.push(Tok::Assign, p, l);
+                    self.advance(1);
+                }
+                ':' => {
+                    if !rest.starts_with(":=") {
+                        return Err(self.err(l, "expected :=".into()));
+                    }
+                    self.push(Tok::Decl, p, l);
+                    self.advance(2);
+                }
+                '|' => {
+                    self.push(Tok::Pipe, p, l);
+                    self.advance(1);
+                }
+                ',' => {
+                    self.push(Tok::Comma, p, l);
+                    self.advance(1);
+                }
+                '(' => {
+                    paren += 1;
+                    self.push(Tok::LParen, p, l);
+                    self.advance(1);
+                }
+                ')' => {
+                    if paren == 0 {
+                        return Err(self.err(l, "unexpected right paren".into()));
+                    }
+                    paren -= 1;
+                    self.push(Tok::RParen, p, l);
+                    self.advance(1);
+                }
+                '"' => {
+                    let mut i = 1;
+                    let b = rest.as_bytes();
+                    loop {
+                        match b.get(i) {
+                            None | Some(b'\n') => {
+                                return Err(self.err(l, "unterminated quoted string".into()));
+                            }
+                            Some(b'\\') => i += 2,
+                            Some(b'"') => break,
+                            _ => i += 1,
+                        }
+                    }
+                    let quoted = &rest[..=i];
+                    let value = unquote(quoted)
+                        .ok_or_else(|| self.err(l, format!("invalid syntax: {quoted}")))?;
+                    self.push(
+                        Tok::Str {
+                            quoted: quoted.to_string(),
+                            value,
+                        },
+                        p,
+                        l,
+                    );
+                    self.advance(i + 1);
+                }
+                '`' => {
+                    let close = match rest[1..].find('`') {
+                        Some(i) => i + 1,
+                        None => return Err(self.err(l, "unterminated raw quoted string".into())),
+                    };
+                    let quoted = &rest[..=close];
+                    self.push(
+                        Tok::Str {
+                            quoted: quoted.to_string(),
+                            value: rest[1..close].to_string(),
+                        },
+                        p,
+                        l,
+                    );
+                    self.advance(close + 1);
+                }
+                '\'' => {
+                    let mut i = 1;
+                    let b = rest.as_bytes();
+                    loop {
+                        match b.get(i) {
+                            None | Some(b'\n') => {
+                                return Err(self.err(l, "unterminated character constant".into()));
+                            }
+                            Some(b'\\') => i += 2,
+                            Some(b'\'') => break,
+                            _ => i += 1,
+                        }
+                    }
+                    self.push(Tok::Char(rest[..=i].to_string()), p, l);
+                    self.advance(i + 1);
+                }
+                '$' => {
+                    let n = 1 + rest[1..]
+                        .chars()
+                        .take_while(|c| is_alnum(*c))
+                        .map(char::len_utf8)
+                        .sum::<usize>();
+                    self.push(Tok::Var(rest[..n].to_string()), p, l);
+                    self.advance(n);
+                }
+                '.' => {
+                    let second = rest[1..].chars().next();
+                    if second.is_some_and(|c| c.is_ascii_digit()) {
+                        self.number(p, l)?;
+                    } else if second.is_some_and(is_alnum) {
+                        let n = 1 + rest[1..]
+                            .chars()
+                            .take_while(|c| is_alnum(*c))
+                            .map(char::len_utf8)
+                            .sum::<usize>();
+                        self.push(Tok::Field(rest[1..n].to_string()), p, l);
+                        self.advance(n);
+                    } else {
+                        self.push(Tok::Dot, p, l);
+                        self.advance(1);
+                    }
+                }
+                '+' | '-' | '0'..='9' => self.number(p, l)?,
+                c if is_alnum(c) => {
+                    let n: usize = rest
+                        .chars()
+                        .take_while(|c| is_alnum(*c))
+                        .map(char::len_utf8)
+                        .sum();
+                    let word = &rest[..n];
+                    let tok = match word {
+                        "true" => Tok::Bool(true),
+                        "false" => Tok::Bool(false),
+                        "nil" => Tok::Nil,
+                        w => match KEYWORDS.iter().find(|k| **k == w) {
+                            Some(k) => Tok::Keyword(k),
+                            None => Tok::Ident(w.to_string()),
+                        },
+                    };
+                    self.push(tok, p, l);
+                    self.advance(n);
+                }
+                c if c.is_ascii() && !c.is_ascii_control() => {
+                    self.push(Tok::Other(c), p, l);
+                    self.advance(1);
+                }
+                c => {
+                    return Err(self.err(
+                        l,
+                        format!("unrecognized character in action: {}", go_unicode(c)),
+                    ));
+                }
+            }
+        }
+    }
+
+    fn number(&mut self, p: usize, l: usize) -> Result<(), Error> {
+        let rest = self.rest();
+        let b = rest.as_bytes();
+        let mut i = 0;
+        if matches!(b.first(), Some(b'+' | b'-')) {
+            i += 1;
+        }
+        let mut digits: &str = "0123456789_";
+        if b.get(i) == Some(&b'0')
+            && matches!(b.get(i + 1), Some(b'x' | b'X' | b'o' | b'O' | b'b' | b'B'))
+        {
+            digits = match b[i + 1] {
+                b'x' | b'X' => "0123456789abcdefABCDEF_",
+                b'o' | b'O' => "01234567_",
+                _ => "01_",
+            };
+            i += 2;
+        }
+        let run = |i: &mut usize, set: &str| {
+            while b.get(*i).is_some_and(|c| set.as_bytes().contains(c)) {
+                *i += 1;
+            }
+        };
+        run(&mut i, digits);
+        if b.get(i) == Some(&b'.') {
+            i += 1;
+            run(&mut i, digits);
+        }
+        if digits.len() == 11 && matches!(b.get(i), Some(b'e' | b'E')) {
+            i += 1;
+            if matches!(b.get(i), Some(b'+' | b'-')) {
+                i += 1;
+            }
+            run(&mut i, "0123456789_");
+        }
+        if b.get(i) == Some(&b'i') {
+            i += 1;
+        }
+        if rest[i..].chars().next().is_some_and(is_alnum) {
+            let n = i + rest[i..]
+                .chars()
+                .take_while(|c| is_alnum(*c))
+                .map(char::len_utf8)
+                .sum::<usize>();
+            return Err(self.err(l, format!("bad number syntax: {:?}", &rest[..n])));
+        }
+        self.push(Tok::Number(rest[..i].to_string()), p, l);
+        self.advance(i);
+        Ok(())
+    }
+}
+
+fn go_unicode(c: char) -> String {
+    format!("U+{:04X} '{c}'", c as u32)
+}
+
+/// Go's `strconv.Unquote` for double-quoted strings.
+fn unquote(q: &str) -> Option<String> {
+    let inner = &q[1..q.len() - 1];
+    let mut out = String::new();
+    let mut it = inner.chars().peekable();
+    while let Some(c) = it.next() {
+        if c != '\\' {
+            out.push(c);
+            continue;
+        }
+        let e = it.next()?;
+        match e {
+            'a' => out.push('\x07'),
+            'b' => out.push('\x08'),
+            'f' => out.push('\x0c'),
+            'n' => out.push('\n'),
+            'r' => out.push('\r'),
+            't' => out.push('\t'),
+            'v' => out.push('\x0b'),
+            '\\' => out.push('\\'),
+            '"' => out.push('"'),
+            '\'' => return None,
+            'x' | 'u' | 'U' => {
+                let n = match e {
+                    'x' => 2,
+                    'u' => 4,
+                    _ => 8,
+                };
+                let h: String = (0..n).filter_map(|_| it.next()).collect();
+                let v = u32::from_str_radix(&h, 16).ok()?;
+                out.push(char::from_u32(v)?);
+            }
+            '0'..='7' => {
+                let mut s = e.to_string();
+                s.push(it.next()?);
+                s.push(it.next()?);
+                out.push(char::from_u32(u32::from_str_radix(&s, 8).ok()?)?);
+            }
+            _ => return None,
+        }
+    }
+    Some(out)
+}
+
+/// Value of a char constant such as `'a'` or `'\n'`.
+pub(crate) fn unquote_char(q: &str) -> Option<i64> {
+    let inner = &q[1..q.len() - 1];
+    let s = if inner == "\"" {
+        "\"".to_string()
+    } else if inner == "\\'" {
+        "'".to_string()
+    } else {
+        unquote(&format!("\"{inner}\""))?
+    };
+    let mut cs = s.chars();
+    let c = cs.next()?;
+    if cs.next().is_some() {
+        return None;
+    }
+    Some(c as i64)
+}
+
+// ---------------------------------------------------------------- AST
+
+/// An operand of a command.
+#[derive(Debug, Clone)]
+pub enum Arg {
+    Field {
+        pos: usize,
+        names: Vec<String>,
+    },
+    Var {
+        pos: usize,
+        name: String,
+        fields: Vec<String>,
+    },
+    Dot(usize),
+    Nil(usize),
+    Bool(usize, bool),
+    Number {
+        pos: usize,
+        text: String,
+    },
+    Str {
+        pos: usize,
+        quoted: String,
+        value: String,
+    },
+    Ident {
+        pos: usize,
+        name: String,
+    },
+    Pipe(Box<Pipe>),
+    Chain {
+        pos: usize,
+        node: Box<Arg>,
+        fields: Vec<String>,
+    },
+}
+
+impl Arg {
+    pub fn pos(&self) -> usize {
+        match self {
+            Arg::Field { pos, .. }
+            | Arg::Var { pos, .. }
+            | Arg::Dot(pos)
+            | Arg::Nil(pos)
+            | Arg::Bool(pos, _)
+            | Arg::Number { pos, .. }
+            | Arg::Str { pos, .. }
+            | Arg::Ident { pos, .. }
+            | Arg::Chain { pos, .. } => *pos,
+            Arg::Pipe(p) => p.pos,
+        }
+    }
+}
+
+impl std::fmt::Display for Arg {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Arg::Field { names, .. } => {
+                for n in names {
+                    write!(f, ".{n}")?;
+                }
+                Ok(())
+            }
+            Arg::Var { name, fields, .. } => {
+                write!(f, "{name}")?;
+                for n in fields {
+                    write!(f, ".{n}")?;
+                }
+                Ok(())
+            }
+            Arg::Dot(_) => write!(f, "."),
+            Arg::Nil(_) => write!(f, "nil"),
+            Arg::Bool(_, b) => write!(f, "{b}"),
+            Arg::Number { text, .. } => write!(f, "{text}"),
+            Arg::Str { quoted, .. } => write!(f, "{quoted}"),
+            Arg::Ident { name, .. } => write!(f, "{name}"),
+            Arg::Pipe(p) => write!(f, "{p}"),
+            Arg::Chain { node, fields, .. } => {
+                match node.as_ref() {
+                    Arg::Pipe(p) => write!(f, "({p})")?,
+                    n => write!(f, "{n}")?,
+                }
+                for n in fields {
+                    write!(f, ".{n}")?;
+                }
+                Ok(())
+            }
+        }
+    }
+}
+
+#[derive(Debug, Clone)]
+pub struct Command {
+    pub pos: usize,
+    pub args: Vec<Arg>,
+}
+
+impl std::fmt::Display for Command {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        for (i, a) in self.args.iter().enumerate() {
+            if i > 0 {
+                write!(f, " ")?;
+            }
+            match a {
+                Arg::Pipe(p) => write!(f, "({p})")?,
+                a => write!(f, "{a}")?,
+            }
+        }
+        Ok(())
+    }
+}
+
+#[derive(Debug, Clone)]
+pub struct Pipe {
+    pub pos: usize,
+    pub decl: Vec<String>,
+    pub is_assign: bool,
+    pub cmds: Vec<Command>,
+}
+
+impl std::fmt::Display for Pipe {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        if !self.decl.is_empty() {
+            write!(f, "{}", self.decl.join(", "))?;
+            write!(f, "{}", if self.is_assign { " = " } else { " := " })?;
+        }
+        for (i, c) in self.cmds.iter().enumerate() {
+            if i > 0 {
+                write!(f, " | ")?;
+            }
+            write!(f, "{c}")?;
+        }
+        Ok(())
+    }
+}
+
+#[derive(Debug, Clone)]
+pub struct TemplateCall {
+    pub pos: usize,
+    pub name: String,
+    pub pipe: Option<Pipe>,
+}
+
+impl std::fmt::Display for TemplateCall {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match &self.pipe {
+            Some(p) => write!(
+                f,
+                "{{{{template {} {p}}}}}",
+                super::value::go_quote(&self.name)
+            ),
+            None => write!(f, "{{{{template {}}}}}", super::value::go_quote(&self.name)),
+        }
+    }
+}
+
+#[derive(Debug, Clone)]
+pub enum Node {
+    Text(String),
+    Action(Pipe),
+    If {
+        pipe: Pipe,
+        list: Vec<Node>,
+        else_list: Vec<Node>,
+    },
+    With {
+        pipe: Pipe,
+        list: Vec<Node>,
+        else_list: Vec<Node>,
+    },
+    Range {
+        pipe: Pipe,
+        list: Vec<Node>,
+        else_list: Vec<Node>,
+    },
+    Template(TemplateCall),
+    Break,
+    Continue,
+}
+
+/// The result of parsing one text: its main body and the templates it defines.
+pub struct Parsed {
+    pub root: Vec<Node>,
+    pub defines: Vec<(String, Vec<Node>)>,
+}
+
+struct Parser<'a> {
+    name: &'a str,
+    toks: Vec<Token>,
+    i: usize,
+    vars: Vec<String>,
+    range_depth: usize,
+    funcs: &'a HashSet<String>,
+    defines: Vec<(String, Vec<Node>)>,
+}
+
+enum End {
+    End,
+    Else(usize),
+}
+
+/// Parses `text` (named `name` in errors). `funcs` is the set of defined
+/// function names: calling any other is a parse error, as in Go.
+pub fn parse(name: &str, text: &str, funcs: &HashSet<String>) -> Result<Parsed, Error> {
+    let toks = Lexer {
+        src: text,
+        name,
+        pos: 0,
+        line: 1,
+        toks: Vec::new(),
+    }
+    .run()?;
+    let mut p = Parser {
+        name,
+        toks,
+        i: 0,
+        vars: vec!["$".into()],
+        range_depth: 0,
+        funcs,
+        defines: Vec::new(),
+    };
+    let mut root = Vec::new();
+    loop {
+        let t = p.peek().clone();
+        match &t.tok {
+            Tok::Eof => break,
+            Tok::LeftDelim => {
+                let save = p.i;
+                p.next();
+                let n = p.peek_non_space().clone();
+                if n.tok == Tok::Keyword("define") {
+                    p.next_non_space();
+                    p.parse_define()?;
+                    continue;
+                }
+                p.i = save;
+            }
+            _ => {}
+        }
+        match p.text_or_action()? {
+            Ok(node) => root.push(node),
+            Err((tok, _)) => return Err(p.err_at(&tok, format!("unexpected {}", end_name(&tok)))),
+        }
+    }
+    Ok(Parsed {
+        root,
+        defines: p.defines,
+    })
+}
+
+/// Go's `parse.IsEmptyTree`: only whitespace text.
+pub fn is_empty_tree(list: &[Node]) -> bool {
+    list.iter()
+        .all(|n| matches!(n, Node::Text(s) if s.trim().is_empty()))
+}
+
+fn end_name(t: &Token) -> String {
+    match t.tok {
+        Tok::Keyword("end") => "{{end}}".into(),
+        Tok::Keyword("else") => "{{else}}".into(),
+        _ => t.describe(),
+    }
+}
+
+impl Parser<'_> {
+    fn err_at(&self, t: &Token, msg: String) -> Error {
+        Error::parse(self.name, t.line, msg)
+    }
+
+    fn peek(&self) -> &Token {
+        &self.toks[self.i.min(self.toks.len() - 1)]
+    }
+
+    fn next(&mut self) -> Token {
+        let t = self.peek().clone();
+        if self.i < self.toks.len() - 1 {
+            self.i += 1;
+        }
+        t
+    }
+
+    fn next_non_space(&mut self) -> Token {
+        loop {
+            let t = self.next();
+            if t.tok != Tok::Space {
+                return t;
+            }
+        }
+    }
+
+    fn peek_non_space(&mut self) -> &Token {
+        while self.peek().tok == Tok::Space {
+            self.i += 1;
+        }
+        self.peek()
+    }
+
+    fn expect(&mut self, want: Tok, context: &str) -> Result<Token, Error> {
+        let t = self.next_non_space();
+        if t.tok != want {
+            return Err(self.err_at(&t, format!("unexpected {} in {context}", t.describe())));
+        }
+        Ok(t)
+    }
+
+    /// One text or action node. `Ok(Err(token, else_pos))` reports an
+    /// `{{end}}` or `{{else}}` to the enclosing list.
+    #[allow(clippy::type_complexity)]
+    fn text_or_action(&mut self) -> Result<Result<Node, (Token, End)>, Error> {
+        let t = self.next();
+        match t.tok {
+            Tok::Text(s) => Ok(Ok(Node::Text(s))),
+            Tok::LeftDelim => self.action(),
+            Tok::Eof => Err(self.err_at(&t, "unexpected EOF".into())),
+            _ => Err(self.err_at(&t, format!("unexpected {}", t.describe()))),
+        }
+    }
+
+    #[allow(clippy::type_complexity)]
+    fn action(&mut self) -> Result<Result<Node, (Token, End)>, Error> {
+        let t = self.peek_non_space().clone();
+        match t.tok {
+            Tok::Keyword("if") => {
+                self.next();
+                self.control("if").map(|(pipe, list, else_list)| {
+                    Ok(Node::If {
+                        pipe,
+                        list,
+                        else_list,
+                    })
+                })
+            }
+            Tok::Keyword("with") => {
+                self.next();
+                self.control("with").map(|(pipe, list, else_list)| {
+                    Ok(Node::With {
+                        pipe,
+                        list,
+                        else_list,
+                    })
+                })
+            }
+            Tok::Keyword("range") => {
+                self.next();
+                self.range_depth += 1;
+                let r = self.control("range");
+                self.range_depth -= 1;
+                r.map(|(pipe, list, else_list)| {
+                    Ok(Node::Range {
+                        pipe,
+                        list,
+                        else_list,
+                    })
+                })
+            }
+            Tok::Keyword("end") => {
+                self.next();
+                self.expect(Tok::RightDelim, "end")?;
+                Ok(Err((t, End::End)))
+            }
+            Tok::Keyword("else") => {
+                self.next();
+                let n = self.peek_non_space().clone();
+                if matches!(n.tok, Tok::Keyword("if") | Tok::Keyword("with")) {
+                    // `{{else if}}`: the caller parses the rest as a nested control.
+                    return Ok(Err((t, End::Else(self.i))));
+                }
+                self.expect(Tok::RightDelim, "else")?;
+                Ok(Err((t, End::Else(0))))
+            }
+            Tok::Keyword(k @ ("break" | "continue")) => {
+                self.next();
+                let n = self.next_non_space();
+                if n.tok != Tok::RightDelim {
+                    return Err(
+                        self.err_at(&n, format!("unexpected {} in {{{{{k}}}}}", n.describe()))
+                    );
+                }
+                if self.range_depth == 0 {
+                    return Err(self.err_at(&t, format!("{{{{{k}}}}} outside {{{{range}}}}")));
+                }
+                Ok(Ok(if k == "break" {
+                    Node::Break
+                } else {
+                    Node::Continue
+                }))
+            }
+            Tok::Keyword("template") => {
+                self.next();
+                self.template_call("template")
+                    .map(|c| Ok(Node::Template(c)))
+            }
+            Tok::Keyword("block") => {
+                self.next();
+                let call = self.template_call("block")?;
+                let saved = std::mem::replace(&mut self.vars, vec!["$".into()]);
+                let (list, end) = self.list()?;
+                self.vars = saved;
+                if let End::Else(_) = end {
+                    return Err(self.err_at(&t, "unexpected {{else}}".into()));
+                }
+                self.add_define(call.name.clone(), list, &t)?;
+                Ok(Ok(Node::Template(call)))
+            }
+            Tok::Keyword("define") => Err(self.err_at(&t, "unexpected <define> in command".into())),
+            _ => {
+                let pipe = self.pipeline("command", Tok::RightDelim)?;
+                Ok(Ok(Node::Action(pipe)))
+            }
+        }
+    }
+
+    fn template_call(&mut self, context: &str) -> Result<TemplateCall, Error> {
+        let t = self.next_non_space();
+        let name = match &t.tok {
+            Tok::Str { value, .. } => value.clone(),
+            _ => {
+                return Err(self.err_at(
+                    &t,
+                    format!("unexpected {} in {context} clause", t.describe()),
+                ));
+            }
+        };
+        let n = self.peek_non_space().clone();
+        let pipe = if n.tok == Tok::RightDelim {
+            self.next();
+            None
+        } else {
+            Some(self.pipeline(context, Tok::RightDelim)?)
+        };
+        Ok(TemplateCall {
+            pos: t.pos,
+            name,
+            pipe,
+        })
+    }
+
+    fn parse_define(&mut self) -> Result<(), Error> {
+        let t = self.next_non_space();
+        let name = match &t.tok {
+            Tok::Str { value, .. } => value.clone(),
+            _ => {
+                return Err(
+                    self.err_at(&t, format!("unexpected {} in define clause", t.describe()))
+                );
+            }
+        };
+        self.expect(Tok::RightDelim, "define clause")?;
+        let saved = std::mem::replace(&mut self.vars, vec!["$".into()]);
+        let (list, end) = self.list()?;
+        self.vars = saved;
+        if let End::Else(_) = end {
+            return Err(self.err_at(&t, "unexpected {{else}}".into()));
+        }
+        let end_tok = self.toks[self.i.saturating_sub(1)].clone();
+        self.add_define(name, list, &end_tok)
+    }
+
+    /// Records a definition; a second non-empty one of the same name in
+    /// one text is an error, an empty one never replaces a definition.
+    fn add_define(&mut self, name: String, list: Vec<Node>, at: &Token) -> Result<(), Error> {
+        if let Some(slot) = self.defines.iter_mut().find(|(n, _)| *n == name) {
+            if is_empty_tree(&slot.1) {
+                slot.1 = list;
+            } else if !is_empty_tree(&list) {
+                return Err(self.err_at(
+                    at,
+                    format!("template: multiple definition of template {name:?}"),
+                ));
+            }
+            return Ok(());
+        }
+        self.defines.push((name, list));
+        Ok(())
+    }
+
+    /// Nodes up to `{{end}}` or `{{else}}`.
+    fn list(&mut self) -> Result<(Vec<Node>, End), Error> {
+        let mut out = Vec::new();
+        loop {
+            if self.peek().tok == Tok::LeftDelim {
+                let save = self.i;
+                self.next();
+                if self.peek_non_space().tok == Tok::Keyword("define") {
+                    let t = self.peek().clone();
+                    return Err(self.err_at(&t, "unexpected <define> in command".into()));
+                }
+                self.i = save;
+            }
+            match self.text_or_action()? {
+                Ok(n) => out.push(n),
+                Err((_, end)) => return Ok((out, end)),
+            }
+        }
+    }
+
+    #[allow(clippy::type_complexity)]
+    fn control(&mut self, context: &str) -> Result<(Pipe, Vec<Node>, Vec<Node>), Error> {
+        let mark = self.vars.len();
+        let pipe = self.pipeline(context, Tok::RightDelim)?;
+        let (list, end) = self.list()?;
+        let else_list = match end {
+            End::End => Vec::new(),
+            End::Else(0) => {
+                let (l, e) = self.list()?;
+                if let End::Else(_) = e {
+                    let t = self.peek().clone();
+                    return Err(self.err_at(&t, "expected end; found {{else}}".into()));
+                }
+                l
+            }
+            End::Else(_) => {
+                // `{{else if ...}}` / `{{else with ...}}`: a nested control that
+                // consumes the shared `{{end}}`.
+                let kw = self.next_non_space();
+                let nested = match kw.tok {
+                    Tok::Keyword("if") => {
+                        self.control("if").map(|(pipe, list, else_list)| Node::If {
+                            pipe,
+                            list,
+                            else_list,
+                        })?
+                    }
+                    _ => self
+                        .control("with")
+                        .map(|(pipe, list, else_list)| Node::With {
+                            pipe,
+                            list,
+                            else_list,
+                        })?,
+                };
+                vec![nested]
+            }
+        };
+        self.vars.truncate(mark);
+        Ok((pipe, list, else_list))
+    }
+
+    fn pipeline(&mut self, context: &str, end: Tok) -> Result<Pipe, Error> {
+        let start = self.peek_non_space().clone();
+        let mut pipe = Pipe {
+            pos: start.pos,
+            decl: Vec::new(),
+            is_assign: false,
+            cmds: Vec::new(),
+        };
+        // Declarations.
+        if let Tok::Var(v) = &start.tok {
+            let save = self.i;
+            self.next();
+            let after = self.peek_non_space().clone();
+            match after.tok {
+                Tok::Decl | Tok::Assign => {
+                    self.next();
+                    pipe.is_assign = after.tok == Tok::Assign;
+                    pipe.decl.push(v.clone());
+                    if pipe.is_assign {
+                        if !self.vars.contains(v) {
+                            return Err(self.err_at(&start, format!("undefined variable {:?}", v)));
+                        }
+                    } else {
+                        self.vars.push(v.clone());
+                    }
+                }
+                Tok::Comma if context == "range" => {
+                    self.next();
+                    let second = self.next_non_space();
+                    let v2 = match &second.tok {
+                        Tok::Var(v2) => v2.clone(),
+                        _ => {
+                            return Err(self.err_at(
+                                &second,
+                                "range can only initialize variables".to_string(),
+                            ));
+                        }
+                    };
+                    let op = self.next_non_space();
+                    match op.tok {
+                        Tok::Decl => {
+                            self.vars.push(v.clone());
+                            self.vars.push(v2.clone());
+                        }
+                        Tok::Assign => pipe.is_assign = true,
+                        _ => {
+                            return Err(
+                                self.err_at(&op, format!("unexpected {} in range", op.describe()))
+                            );
+                        }
+                    }
+                    pipe.decl.push(v.clone());
+                    pipe.decl.push(v2);
+                }
+                _ => self.i = save,
+            }
+        }
+        loop {
+            let t = self.next_non_space();
+            if t.tok == end {
+                if pipe.cmds.is_empty() {
+                    return Err(self.err_at(&t, format!("missing value for {context}")));
+                }
+                for (i, c) in pipe.cmds.iter().enumerate().skip(1) {
+                    if matches!(
+                        c.args[0],
+                        Arg::Bool(..)
+                            | Arg::Dot(_)
+                            | Arg::Nil(_)
+                            | Arg::Number { .. }
+                            | Arg::Str { .. }
+                    ) {
+                        return Err(self.err_at(
+                            &t,
+                            format!("non executable command in pipeline stage {}", i + 1),
+                        ));
+                    }
+                }
+                return Ok(pipe);
+            }
+            match t.tok {
+                Tok::Bool(_)
+                | Tok::Char(_)
+                | Tok::Dot
+                | Tok::Field(_)
+                | Tok::Ident(_)
+                | Tok::Number(_)
+                | Tok::Nil
+                | Tok::Str { .. }
+                | Tok::Var(_)
+                | Tok::LParen => {
+                    self.i -= 1;
+                    let c = self.command()?;
+                    pipe.cmds.push(c);
+                }
+                _ => {
+                    return Err(
+                        self.err_at(&t, format!("unexpected {} in {context}", t.describe()))
+                    );
+                }
+            }
+        }
+    }
+
+    fn command(&mut self) -> Result<Command, Error> {
+        let pos = self.peek_non_space().pos;
+        let mut cmd = Command {
+            pos,
+            args: Vec::new(),
+        };
+        loop {
+            self.peek_non_space();
+            if let Some(a) = self.operand()? {
+                cmd.args.push(a);
+            }
+            let t = self.next();
+            match t.tok {
+                Tok::Space => continue,
+                Tok::RightDelim | Tok::RParen => self.i -= 1,
+                Tok::Pipe => {}
+                _ => return Err(self.err_at(&t, format!("unexpected {} in operand", t.describe()))),
+            }
+            break;
+        }
+        if cmd.args.is_empty() {
+            let t = self.peek().clone();
+            return Err(self.err_at(&t, "empty command".into()));
+        }
+        Ok(cmd)
+    }
+
+    fn operand(&mut self) -> Result<Option<Arg>, Error> {
+        let Some(term) = self.term()? else {
+            return Ok(None);
+        };
+        if !matches!(self.peek().tok, Tok::Field(_)) {
+            return Ok(Some(term));
+        }
+        let chain_pos = self.peek().pos;
+        let mut fields = Vec::new();
+        while let Tok::Field(f) = &self.peek().tok {
+            fields.push(f.clone());
+            self.next();
+        }
+        Ok(Some(match term {
+            Arg::Field { mut names, .. } => {
+                names.extend(fields);
+                Arg::Field {
+                    pos: chain_pos,
+                    names,
+                }
+            }
+            Arg::Var {
+                name,
+                fields: mut f0,
+                ..
+            } => {
+                f0.extend(fields);
+                Arg::Var {
+                    pos: chain_pos,
+                    name,
+                    fields: f0,
+                }
+            }
+            Arg::Bool(..) | Arg::Str { .. } | Arg::Number { .. } | Arg::Nil(_) | Arg::Dot(_) => {
+                let t = self.toks[self.i - 1].clone();
+                return Err(self.err_at(
+                    &t,
+                    format!("unexpected . after term {:?}", term.to_string()),
+                ));
+            }
+            other => Arg::Chain {
+                pos: chain_pos,
+                node: Box::new(other),
+                fields,
+            },
+        }))
+    }
+
+    fn term(&mut self) -> Result<Option<Arg>, Error> {
+        let t = self.next_non_space();
+        Ok(Some(match t.tok.clone() {
+            Tok::Ident(name) => {
+                if !self.funcs.contains(&name) {
+                    return Err(self.err_at(&t, format!("function {name:?} not defined")));
+                }
+                Arg::Ident { pos: t.pos, name }
+            }
+            Tok::Dot => Arg::Dot(t.pos),
+            Tok::Nil => Arg::Nil(t.pos),
+            Tok::Var(name) => {
+                if !self.vars.contains(&name) {
+                    return Err(self.err_at(&t, format!("undefined variable {name:?}")));
+                }
+                Arg::Var {
+                    pos: t.pos,
+                    name,
+                    fields: Vec::new(),
+                }
+            }
+            Tok::Field(f) => Arg::Field {
+                pos: t.pos,
+                names: vec![f],
+            },
+            Tok::Bool(b) => Arg::Bool(t.pos, b),
+            Tok::Number(text) | Tok::Char(text) => {
+                if super::exec::number_value(&text).is_none() {
+                    return Err(self.err_at(&t, format!("illegal number syntax: {text:?}")));
+                }
+                Arg::Number { pos: t.pos, text }
+            }
+            Tok::LParen => {
+                let p = self.pipeline("parenthesized pipeline", Tok::RParen)?;
+                Arg::Pipe(Box::new(p))
+            }
+            Tok::Str { quoted, value } => Arg::Str {
+                pos: t.pos,
+                quoted,
+                value,
+            },
+            _ => {
+                self.i -= 1;
+                return Ok(None);
+            }
+        }))
+    }
+}

@@ -1,0 +1,511 @@
+//! The data a template works on, and Go's `fmt` printing of it.
+
+use std::collections::BTreeMap;
+
+/// A template value: the shapes Helm's data takes once decoded from YAML or
+/// JSON (`interface{}` holding nil, bool, int64, float64, string,
+/// `[]interface{}` or `map[string]interface{}`).
+#[derive(Debug, Clone, PartialEq, Default)]
+pub enum Value {
+    /// A nil `interface{}` (a missing map key, a YAML null, the `nil` literal).
+    #[default]
+    Nil,
+    Bool(bool),
+    Int(i64),
+    Float(f64),
+    Str(String),
+    List(Vec<Value>),
+    /// Keys are kept sorted, as Go prints and ranges over maps.
+    Map(BTreeMap<String, Value>),
+}
+
+impl Value {
+    /// The Go type name, as `fmt` and `text/template` print it.
+    pub fn type_name(&self) -> &'static str {
+        match self {
+            Value::Nil => "<nil>",
+            Value::Bool(_) => "bool",
+            Value::Int(_) => "int",
+            Value::Float(_) => "float64",
+            Value::Str(_) => "string",
+            Value::List(_) => "[]interface {}",
+            Value::Map(_) => "map[string]interface {}",
+        }
+    }
+
+    /// Go's `text/template` truth: false, 0, "", nil, empty list or map are false.
+    pub fn is_true(&self) -> bool {
+        match self {
+            Value::Nil => false,
+            Value::Bool(b) => *b,
+            Value::Int(i) => *i != 0,
+            Value::Float(f) => *f != 0.0,
+            Value::Str(s) => !s.is_empty(),
+            Value::List(l) => !l.is_empty(),
+            Value::Map(m) => !m.is_empty(),
+        }
+    }
+
+    pub fn as_str(&self) -> Option<&str> {
+        match self {
+            Value::Str(s) => Some(s),
+            _ => None,
+        }
+    }
+}
+
+impl From<&str> for Value {
+    fn from(s: &str) -> Self {
+        Value::Str(s.to_string())
+    }
+}
+
+impl From<String> for Value {
+    fn from(s: String) -> Self {
+        Value::Str(s)
+    }
+}
+
+/// `fmt.Sprint(v)` (the `%v` verb).
+pub fn sprint_value(v: &Value) -> String {
+    let mut s = String::new();
+    write_v(&mut s, v);
+    s
+}
+
+fn write_v(out: &mut String, v: &Value) {
+    match v {
+        Value::Nil => out.push_str("<nil>"),
+        Value::Bool(b) => out.push_str(if *b { "true" } else { "false" }),
+        Value::Int(i) => out.push_str(&i.to_string()),
+        Value::Float(f) => out.push_str(&format_float_g(*f, None, false)),
+        Value::Str(s) => out.push_str(s),
+        Value::List(l) => {
+            out.push('[');
+            for (i, e) in l.iter().enumerate() {
+                if i > 0 {
+                    out.push(' ');
+                }
+                write_v(out, e);
+            }
+            out.push(']');
+        }
+        Value::Map(m) => {
+            out.push_str("map[");
+            for (i, (k, e)) in m.iter().enumerate() {
+                if i > 0 {
+                    out.push(' ');
+                }
+                out.push_str(k);
+                out.push(':');
+                write_v(out, e);
+            }
+            out.push(']');
+        }
+    }
+}
+
+/// `fmt.Sprint(args...)`: a space between operands when neither is a string.
+pub fn sprint(args: &[Value]) -> String {
+    let mut out = String::new();
+    for (i, a) in args.iter().enumerate() {
+        if i > 0 && !matches!(a, Value::Str(_)) && !matches!(args[i - 1], Value::Str(_)) {
+            out.push(' ');
+        }
+        write_v(&mut out, a);
+    }
+    out
+}
+
+/// `fmt.Sprintln(args...)`: always a space between operands, then a newline.
+pub fn sprintln(args: &[Value]) -> String {
+    let parts: Vec<String> = args.iter().map(sprint_value).collect();
+    let mut s = parts.join(" ");
+    s.push('\n');
+    s
+}
+
+/// Shortest decimal digits and exponent of a finite non-zero float:
+/// value = 0.d1d2d3... * 10^dp.
+fn shortest_digits(f: f64) -> (String, i32) {
+    let s = format!("{:e}", f.abs());
+    let (mant, exp) = s.split_once('e').unwrap_or((&s, "0"));
+    let exp: i32 = exp.parse().unwrap_or(0);
+    let digits: String = mant.chars().filter(|c| c.is_ascii_digit()).collect();
+    let digits = digits.trim_end_matches('0').to_string();
+    let digits = if digits.is_empty() {
+        "0".into()
+    } else {
+        digits
+    };
+    (digits, exp + 1)
+}
+
+/// Go's `%g` (precision None = shortest, `%v` style); `upper` for `%G`.
+pub fn format_float_g(f: f64, prec: Option<usize>, upper: bool) -> String {
+    if f.is_nan() {
+        return "NaN".into();
+    }
+    if f.is_infinite() {
+        return if f > 0.0 {
+            "+Inf".into()
+        } else {
+            "-Inf".into()
+        };
+    }
+    if f == 0.0 {
+        return if f.is_sign_negative() {
+            "-0".into()
+        } else {
+            "0".into()
+        };
+    }
+    let neg = f < 0.0;
+    let (digits, dp, eprec) = match prec {
+        None => {
+            let (d, dp) = shortest_digits(f);
+            (d, dp, 6)
+        }
+        Some(p) => {
+            let p = p.max(1);
+            let s = format!("{:.*e}", p - 1, f.abs());
+            let (mant, exp) = s.split_once('e').unwrap_or((&s, "0"));
+            let exp: i32 = exp.parse().unwrap_or(0);
+            let d: String = mant.chars().filter(|c| c.is_ascii_digit()).collect();
+            let d = d.trim_end_matches('0').to_string();
+            let d = if d.is_empty() { "0".into() } else { d };
+            let nd = d.len() as i32;
+            let mut eprec = p as i32;
+            if eprec > nd && nd > exp {
+                eprec = nd;
+            }
+            (d, exp + 1, eprec)
+        }
+    };
+    let exp = dp - 1;
+    let mut out = String::new();
+    if neg {
+        out.push('-');
+    }
+    if exp < -4 || exp >= eprec {
+        out.push_str(&digits[..1]);
+        if digits.len() > 1 {
+            out.push('.');
+            out.push_str(&digits[1..]);
+        }
+        out.push(if upper { 'E' } else { 'e' });
+        out.push(if exp < 0 { '-' } else { '+' });
+        let e = exp.unsigned_abs();
+        if e < 10 {
+            out.push('0');
+        }
+        out.push_str(&e.to_string());
+    } else if dp <= 0 {
+        out.push_str("0.");
+        for _ in 0..(-dp) {
+            out.push('0');
+        }
+        out.push_str(&digits);
+    } else {
+        let dpu = dp as usize;
+        if digits.len() <= dpu {
+            out.push_str(&digits);
+            for _ in digits.len()..dpu {
+                out.push('0');
+            }
+        } else {
+            out.push_str(&digits[..dpu]);
+            out.push('.');
+            out.push_str(&digits[dpu..]);
+        }
+    }
+    out
+}
+
+/// Go's `strconv.Quote`.
+pub fn go_quote(s: &str) -> String {
+    let mut out = String::from("\"");
+    for c in s.chars() {
+        match c {
+            '"' => out.push_str("\\\""),
+            '\\' => out.push_str("\\\\"),
+            '\x07' => out.push_str("\\a"),
+            '\x08' => out.push_str("\\b"),
+            '\x0c' => out.push_str("\\f"),
+            '\n' => out.push_str("\\n"),
+            '\r' => out.push_str("\\r"),
+            '\t' => out.push_str("\\t"),
+            '\x0b' => out.push_str("\\v"),
+            c if (c as u32) < 0x20 || c as u32 == 0x7f => {
+                out.push_str(&format!("\\x{:02x}", c as u32))
+            }
+            c if c.is_control() => {
+                let n = c as u32;
+                if n < 0x10000 {
+                    out.push_str(&format!("\\u{n:04x}"));
+                } else {
+                    out.push_str(&format!("\\U{n:08x}"));
+                }
+            }
+            c => out.push(c),
+        }
+    }
+    out.push('"');
+    out
+}
+
+struct Spec {
+    minus: bool,
+    plus: bool,
+    zero: bool,
+    space: bool,
+    sharp: bool,
+    width: Option<usize>,
+    prec: Option<usize>,
+}
+
+fn pad(s: String, sp: &Spec) -> String {
+    let w = match sp.width {
+        Some(w) => w,
+        None => return s,
+    };
+    let n = s.chars().count();
+    if n >= w {
+        return s;
+    }
+    let fill = w - n;
+    if sp.minus {
+        format!("{s}{}", " ".repeat(fill))
+    } else if sp.zero {
+        if let Some(rest) = s.strip_prefix('-') {
+            format!("-{}{rest}", "0".repeat(fill))
+        } else if let Some(rest) = s.strip_prefix('+') {
+            format!("+{}{rest}", "0".repeat(fill))
+        } else {
+            format!("{}{s}", "0".repeat(fill))
+        }
+    } else {
+        format!("{}{s}", " ".repeat(fill))
+    }
+}
+
+fn bad_verb(verb: char, v: &Value) -> String {
+    match v {
+        Value::Nil => format!("%!{verb}(<nil>)"),
+        _ => format!("%!{verb}({}={})", v.type_name(), sprint_value(v)),
+    }
+}
+
+fn sign(s: String, nonneg: bool, sp: &Spec) -> String {
+    if nonneg && sp.plus {
+        format!("+{s}")
+    } else if nonneg && sp.space {
+        format!(" {s}")
+    } else {
+        s
+    }
+}
+
+fn fmt_one(verb: char, v: &Value, sp: &Spec) -> String {
+    match (verb, v) {
+        (_, Value::List(l)) if verb != 'T' => {
+            let parts: Vec<String> = l.iter().map(|e| fmt_one(verb, e, sp)).collect();
+            return format!("[{}]", parts.join(" "));
+        }
+        (_, Value::Map(m)) if verb != 'T' => {
+            let parts: Vec<String> = m
+                .iter()
+                .map(|(k, e)| {
+                    format!(
+                        "{}:{}",
+                        fmt_one(verb, &Value::Str(k.clone()), sp),
+                        fmt_one(verb, e, sp)
+                    )
+                })
+                .collect();
+            return format!("map[{}]", parts.join(" "));
+        }
+        _ => {}
+    }
+    match (verb, v) {
+        ('T', _) => v.type_name().to_string(),
+        ('v', Value::Float(f)) => sign(format_float_g(*f, sp.prec, false), *f >= 0.0, sp),
+        ('v', Value::Int(i)) => sign(i.to_string(), *i >= 0, sp),
+        ('v', Value::Str(s)) if sp.sharp => go_quote(s),
+        ('v', _) => sprint_value(v),
+        ('s', Value::Str(s)) => match sp.prec {
+            Some(p) => s.chars().take(p).collect(),
+            None => s.clone(),
+        },
+        ('q', Value::Str(s)) => go_quote(s),
+        ('q', Value::Int(i)) => match char::from_u32(*i as u32) {
+            Some(c) if *i >= 0 => {
+                let q = go_quote(&c.to_string());
+                let inner = &q[1..q.len() - 1];
+                let inner = if inner == "\\\"" {
+                    "\""
+                } else if inner == "'" {
+                    "\\'"
+                } else {
+                    inner
+                };
+                format!("'{inner}'")
+            }
+            _ => "'\u{FFFD}'".to_string(),
+        },
+        ('t', Value::Bool(b)) => b.to_string(),
+        ('d', Value::Int(i)) => sign(i.to_string(), *i >= 0, sp),
+        ('b', Value::Int(i)) => {
+            sign(format!("{:b}", i.unsigned_abs()), *i >= 0, sp).replace_with_sign(*i < 0)
+        }
+        ('o', Value::Int(i)) => {
+            sign(format!("{:o}", i.unsigned_abs()), *i >= 0, sp).replace_with_sign(*i < 0)
+        }
+        ('x', Value::Int(i)) => {
+            sign(format!("{:x}", i.unsigned_abs()), *i >= 0, sp).replace_with_sign(*i < 0)
+        }
+        ('X', Value::Int(i)) => {
+            sign(format!("{:X}", i.unsigned_abs()), *i >= 0, sp).replace_with_sign(*i < 0)
+        }
+        ('c', Value::Int(i)) => char::from_u32(*i as u32).unwrap_or('\u{FFFD}').to_string(),
+        ('x', Value::Str(s)) => s.bytes().map(|b| format!("{b:02x}")).collect(),
+        ('X', Value::Str(s)) => s.bytes().map(|b| format!("{b:02X}")).collect(),
+        ('f' | 'F', Value::Float(f)) => {
+            sign(format!("{:.*}", sp.prec.unwrap_or(6), f), *f >= 0.0, sp)
+        }
+        ('e' | 'E', Value::Float(f)) => {
+            let s = format!("{:.*e}", sp.prec.unwrap_or(6), f);
+            let (m, e) = s.split_once('e').unwrap_or((&s, "0"));
+            let e: i32 = e.parse().unwrap_or(0);
+            let ec = if verb == 'E' { 'E' } else { 'e' };
+            let es = if e < 0 { '-' } else { '+' };
+            sign(format!("{m}{ec}{es}{:02}", e.unsigned_abs()), *f >= 0.0, sp)
+        }
+        ('g' | 'G', Value::Float(f)) => {
+            sign(format_float_g(*f, sp.prec, verb == 'G'), *f >= 0.0, sp)
+        }
+        _ => bad_verb(verb, v),
+    }
+}
+
+trait SignFix {
+    fn replace_with_sign(self, neg: bool) -> String;
+}
+
+impl SignFix for String {
+    fn replace_with_sign(self, neg: bool) -> String {
+        if neg { format!("-{self}") } else { self }
+    }
+}
+
+/// Go's `fmt.Sprintf` for the verbs templates use.
+pub fn sprintf(format: &str, args: &[Value]) -> String {
+    let mut out = String::new();
+    let mut argi = 0;
+    let chars: Vec<char> = format.chars().collect();
+    let mut i = 0;
+    while i < chars.len() {
+        let c = chars[i];
+        if c != '%' {
+            out.push(c);
+            i += 1;
+            continue;
+        }
+        i += 1;
+        let mut sp = Spec {
+            minus: false,
+            plus: false,
+            zero: false,
+            space: false,
+            sharp: false,
+            width: None,
+            prec: None,
+        };
+        while i < chars.len() {
+            match chars[i] {
+                '-' => sp.minus = true,
+                '+' => sp.plus = true,
+                '0' => sp.zero = true,
+                ' ' => sp.space = true,
+                '#' => sp.sharp = true,
+                _ => break,
+            }
+            i += 1;
+        }
+        let mut w = String::new();
+        while i < chars.len() && chars[i].is_ascii_digit() {
+            w.push(chars[i]);
+            i += 1;
+        }
+        if !w.is_empty() {
+            sp.width = w.parse().ok();
+        }
+        if i < chars.len() && chars[i] == '.' {
+            i += 1;
+            let mut p = String::new();
+            while i < chars.len() && chars[i].is_ascii_digit() {
+                p.push(chars[i]);
+                i += 1;
+            }
+            sp.prec = Some(p.parse().unwrap_or(0));
+        }
+        if i >= chars.len() {
+            out.push_str("%!(NOVERB)");
+            break;
+        }
+        let verb = chars[i];
+        i += 1;
+        if verb == '%' {
+            out.push('%');
+            continue;
+        }
+        if argi >= args.len() {
+            out.push_str(&format!("%!{verb}(MISSING)"));
+            continue;
+        }
+        let s = fmt_one(verb, &args[argi], &sp);
+        argi += 1;
+        out.push_str(&pad(s, &sp));
+    }
+    if argi < args.len() {
+        out.push_str("%!(EXTRA ");
+        let parts: Vec<String> = args[argi..]
+            .iter()
+            .map(|a| match a {
+                Value::Nil => "<nil>".to_string(),
+                _ => format!("{}={}", a.type_name(), sprint_value(a)),
+            })
+            .collect();
+        out.push_str(&parts.join(", "));
+        out.push(')');
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn floats_print_as_go() {
+        assert_eq!(format_float_g(1000000.0, None, false), "1e+06");
+        assert_eq!(format_float_g(100000.0, None, false), "100000");
+        assert_eq!(format_float_g(0.5, None, false), "0.5");
+        assert_eq!(format_float_g(0.00001, None, false), "1e-05");
+        assert_eq!(format_float_g(123456789.0, None, false), "1.23456789e+08");
+        assert_eq!(format_float_g(3.0, None, false), "3");
+    }
+
+    #[test]
+    fn sprintf_verbs() {
+        let v = |s: &str| Value::Str(s.into());
+        assert_eq!(sprintf("%s-%d", &[v("a"), Value::Int(3)]), "a-3");
+        assert_eq!(sprintf("%d", &[Value::Float(3.0)]), "%!d(float64=3)");
+        assert_eq!(
+            sprintf("%05d|%-3s|", &[Value::Int(42), v("x")]),
+            "00042|x  |"
+        );
+        assert_eq!(sprintf("%s %s", &[v("a")]), "a %!s(MISSING)");
+        assert_eq!(sprintf("%s", &[v("a"), v("b")]), "a%!(EXTRA string=b)");
+    }
+}
