@@ -12,5 +12,6 @@ pub mod git;
 pub mod kustomize;
 pub mod output;
 pub mod resource;
+pub mod secret;
 pub mod talos;
 pub mod yaml;

@@ -13,36 +13,34 @@ use crate::flux::{KsReport, Rendered, Status};
 use crate::resource::Resource;
 use crate::yaml::Node;
 
-/// What replaces every Secret value in human-facing output.
-pub const REDACTED: &str = "**redacted**";
+pub use crate::secret::REDACTED;
 
-/// A copy of `r` with Secret values replaced by [`REDACTED`].
+/// A copy of `r` with every secret value (see `crate::secret`) replaced
+/// by [`REDACTED`].
 pub fn redact(r: &Resource) -> Node {
-    let mut n = r.obj.clone();
-    if r.kind() == "Secret" && r.gvk().group.is_empty() {
-        for field in ["data", "stringData"] {
-            if let Some(Node::Map(m)) = n.get_mut(field) {
-                for (_, v) in m.iter_mut() {
-                    *v = Node::str(REDACTED);
-                }
-            }
-        }
-    }
-    n
+    crate::secret::redacted(r).unwrap_or_else(|| r.obj.clone())
 }
 
-/// Whether `r` is a core Secret, whose values are redacted.
-fn is_secret(r: &Resource) -> bool {
-    r.kind() == "Secret" && r.gvk().group.is_empty()
+/// The object as printed: secret values redacted unless asked not to.
+pub fn object_node(r: &Resource, show_secrets: bool) -> Cow<'_, Node> {
+    if show_secrets {
+        return Cow::Borrowed(&r.obj);
+    }
+    match crate::secret::redacted(r) {
+        Some(n) => Cow::Owned(n),
+        None => Cow::Borrowed(&r.obj),
+    }
 }
 
-/// The object as printed: a redacted copy of a Secret, else the object.
-fn object_node(r: &Resource, show_secrets: bool) -> Cow<'_, Node> {
-    if !show_secrets && is_secret(r) {
-        Cow::Owned(redact(r))
-    } else {
-        Cow::Borrowed(&r.obj)
+/// The effective values of a HelmRelease as printed: values that came
+/// from a Secret redacted unless asked not to.
+pub fn values_node(h: &crate::flux::helm::HelmReleaseReport, show_secrets: bool) -> Cow<'_, Node> {
+    if show_secrets || h.secret_paths.is_empty() {
+        return Cow::Borrowed(&h.values);
     }
+    let mut n = h.values.clone();
+    crate::secret::redact_paths(&mut n, &h.secret_paths);
+    Cow::Owned(n)
 }
 
 /// The objects of one Kustomization as kustomize prints a stream.
@@ -160,7 +158,7 @@ impl Serialize for JsonKs<'_> {
     }
 }
 
-fn helmrelease_json(h: &crate::flux::helm::HelmReleaseReport) -> J {
+fn helmrelease_json(h: &crate::flux::helm::HelmReleaseReport, show_secrets: bool) -> J {
     json!({
         "name": h.name,
         "namespace": h.namespace,
@@ -172,7 +170,7 @@ fn helmrelease_json(h: &crate::flux::helm::HelmReleaseReport) -> J {
         },
         "status": if h.ok { "ok" } else { "failed" },
         "message": h.message,
-        "values": to_json_node(&h.values),
+        "values": to_json_node(&values_node(h, show_secrets)),
     })
 }
 
@@ -202,7 +200,12 @@ pub fn write_json(
                     show_secrets: self.show_secrets,
                 })
                 .collect();
-            let hrs: Vec<J> = self.r.helmreleases.iter().map(helmrelease_json).collect();
+            let hrs: Vec<J> = self
+                .r
+                .helmreleases
+                .iter()
+                .map(|h| helmrelease_json(h, self.show_secrets))
+                .collect();
             let mut m = s.serialize_map(Some(4))?;
             m.serialize_entry("cluster", &self.r.cluster)?;
             m.serialize_entry("root", &self.r.root)?;

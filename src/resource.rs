@@ -164,6 +164,8 @@ pub struct Resource {
     pub behavior: Option<Behavior>,
     /// Fields that share one node (see `Link`).
     pub links: Vec<Link>,
+    /// Values that came from a Secret (see `crate::secret`).
+    pub secret_paths: crate::secret::SecretPaths,
 }
 
 impl Resource {
@@ -178,6 +180,7 @@ impl Resource {
             needs_hash: false,
             behavior: None,
             links: Vec::new(),
+            secret_paths: Vec::new(),
         }
     }
     pub fn map(&self) -> &Map {

@@ -125,10 +125,6 @@ pub fn redact_pair(a: Option<&mut Node>, b: Option<&mut Node>) {
     }
 }
 
-fn is_secret(o: &Obj<'_>) -> bool {
-    o.key.kind == "Secret" && o.key.group.is_empty()
-}
-
 /// The two texts of a pair, ignored fields dropped and secrets replaced.
 fn texts(p: &RawPair<'_>, opts: &DiffOptions) -> (String, String) {
     let prepare = |o: &Obj<'_>| {
@@ -140,17 +136,19 @@ fn texts(p: &RawPair<'_>, opts: &DiffOptions) -> (String, String) {
     };
     let mut a = p.base.as_ref().map(prepare);
     let mut b = p.head.as_ref().map(prepare);
-    let any_secret = p.base.iter().chain(p.head.iter()).any(is_secret);
-    let secret_leaves = p.base.iter().chain(p.head.iter()).any(|o| o.secret_leaves);
-    if secret_leaves {
-        redact_pair(a.as_mut(), b.as_mut());
-    } else if any_secret {
-        for field in ["data", "stringData"] {
-            redact_pair(
-                a.as_mut().and_then(|n| n.get_mut(field)),
-                b.as_mut().and_then(|n| n.get_mut(field)),
-            );
-        }
+    // A value secret on either side is redacted on both.
+    for path in p
+        .base
+        .iter()
+        .chain(p.head.iter())
+        .flat_map(|o| &o.secret_paths)
+    {
+        redact_pair(
+            a.as_mut()
+                .and_then(|n| crate::secret::get_path_mut(n, path)),
+            b.as_mut()
+                .and_then(|n| crate::secret::get_path_mut(n, path)),
+        );
     }
     let print = |n: Option<Node>| n.map(|n| crate::yaml::to_string(&n)).unwrap_or_default();
     (print(a), print(b))

@@ -235,8 +235,11 @@ fn load_vars(
     known: &Known,
     warnings: &mut Vec<String>,
     absent: &mut Vec<AbsentSource>,
-) -> Result<Vec<(String, String)>, String> {
+) -> Result<(Vec<(String, String)>, HashSet<String>), String> {
     let mut vars: Vec<(String, String)> = Vec::new();
+    // Names whose value comes from a Secret (or from a ConfigMap value that
+    // was itself substituted from one).
+    let mut secret: HashSet<String> = HashSet::new();
     let b64 = base64::engine::general_purpose::STANDARD;
     for sf in &ks.substitute_from {
         let Some(obj) = known.find(&sf.kind, &ks.namespace, &sf.name) else {
@@ -271,9 +274,24 @@ fn load_vars(
                 sf.kind, sf.name, ks.namespace
             ));
         };
+        let from_secret = |k: &str| {
+            sf.kind == "Secret"
+                || crate::secret::covers(
+                    &obj.secret_paths,
+                    &[
+                        crate::resource::PathElem::Key("data".into()),
+                        crate::resource::PathElem::Key(k.into()),
+                    ],
+                )
+        };
         let mut set = |k: &str, v: String| {
             vars.retain(|(x, _)| x != k);
             vars.push((k.to_string(), strip_newlines(&v)));
+            if from_secret(k) {
+                secret.insert(k.to_string());
+            } else {
+                secret.remove(k);
+            }
         };
         if let Some(Node::Map(m)) = obj.obj.get("data") {
             for (k, v) in m.iter() {
@@ -298,13 +316,18 @@ fn load_vars(
     for (k, v) in &ks.substitute {
         vars.retain(|(x, _)| x != k);
         vars.push((k.clone(), strip_newlines(v)));
+        if ks.secret_substitute.contains(k) {
+            secret.insert(k.clone());
+        } else {
+            secret.remove(k);
+        }
     }
     if let Some((bad, _)) = vars.iter().find(|(k, _)| !is_valid_var_name(k)) {
         return Err(format!(
             "'{bad}' var name is invalid, must match '^[_[:alpha:]][_[:alpha:][:digit:]]*$'"
         ));
     }
-    Ok(vars)
+    Ok((vars, secret))
 }
 
 fn fail(mut r: KsReport, msg: impl Into<String>) -> KsReport {
@@ -375,10 +398,11 @@ fn render_one(
     };
     report.objects = m.resources;
     if ks.has_post_build {
-        let vars = match load_vars(ks, known, &mut report.warnings, &mut report.absent_sources) {
-            Ok(v) => v,
-            Err(e) => return (fail(report, e), Vec::new()),
-        };
+        let (vars, secret) =
+            match load_vars(ks, known, &mut report.warnings, &mut report.absent_sources) {
+                Ok(v) => v,
+                Err(e) => return (fail(report, e), Vec::new()),
+            };
         report.message = report
             .absent_sources
             .iter()
@@ -399,7 +423,8 @@ fn render_one(
                     continue;
                 }
                 let id = r.cur_id();
-                match varsub::substitute(r, &vars, opts.strict_substitute) {
+                let is_secret = |name: &str| secret.contains(name);
+                match varsub::substitute_tainted(r, &vars, opts.strict_substitute, &is_secret) {
                     Ok(out) => {
                         for u in out.unset {
                             report.unset_vars.push(UnsetVar {
