@@ -58,6 +58,9 @@ pub struct KsReport {
     pub unset_vars: Vec<UnsetVar>,
     /// `substituteFrom` entries that were absent offline and skipped.
     pub absent_sources: Vec<AbsentSource>,
+    /// Patches of the kustomization files it read whose target selected
+    /// nothing (kustomize ignores them silently).
+    pub unmatched_patches: Vec<crate::kustomize::UnmatchedPatch>,
 }
 
 /// A `${VAR}` substituted with an empty string, and where it was used.
@@ -359,6 +362,7 @@ fn render_one(
         parent,
         unset_vars: Vec::new(),
         absent_sources: Vec::new(),
+        unmatched_patches: Vec::new(),
     };
     if ks.suspend {
         report.status = Status::Skipped;
@@ -387,7 +391,9 @@ fn render_one(
                 boundary: Some(repo.to_path_buf()),
             },
         );
-        kz.build_kustomization(&k)
+        let m = kz.build_kustomization(&k);
+        report.unmatched_patches = kz.take_unmatched();
+        m
     });
     let m = match built {
         Ok(m) => m,

@@ -34,6 +34,24 @@ pub struct Loader<'a> {
     pub opts: &'a BuildOptions,
     /// The kustomization file, for error messages.
     pub file: PathBuf,
+    /// Where patches that select nothing are recorded.
+    pub unmatched: &'a std::sync::Mutex<Vec<UnmatchedPatch>>,
+}
+
+/// A `patches` or `patchesJson6902` entry whose target selected no object
+/// (kustomize applies it to nothing, silently).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct UnmatchedPatch {
+    /// The kustomization file declaring it.
+    pub file: PathBuf,
+    /// `patches` or `patchesJson6902`.
+    pub field: &'static str,
+    /// Position in that list.
+    pub index: usize,
+    /// The target, as `kind=Deployment name=app`.
+    pub target: String,
+    /// The patch sets an image, tag, digest or chart version.
+    pub sets_pin: bool,
 }
 
 impl Loader<'_> {
@@ -246,11 +264,26 @@ const PARALLEL_DIRS: usize = 8;
 pub struct Kustomizer<'a> {
     pub fs: &'a dyn FileSystem,
     pub opts: BuildOptions,
+    /// Patches whose target selected nothing, in every kustomization the
+    /// builds so far read.
+    pub unmatched: std::sync::Mutex<Vec<UnmatchedPatch>>,
 }
 
 impl<'a> Kustomizer<'a> {
     pub fn new(fs: &'a dyn FileSystem, opts: BuildOptions) -> Self {
-        Kustomizer { fs, opts }
+        Kustomizer {
+            fs,
+            opts,
+            unmatched: Default::default(),
+        }
+    }
+
+    /// The patches whose target selected nothing, in a stable order.
+    pub fn take_unmatched(&self) -> Vec<UnmatchedPatch> {
+        let mut v = std::mem::take(&mut *self.unmatched.lock().unwrap_or_else(|e| e.into_inner()));
+        v.sort_by(|a, b| (&a.file, a.field, a.index).cmp(&(&b.file, b.field, b.index)));
+        v.dedup();
+        v
     }
 
     /// `kustomize build DIR`: the final, sorted resources.
@@ -369,6 +402,7 @@ impl<'a> Kustomizer<'a> {
             root: k.dir().to_path_buf(),
             opts: &self.opts,
             file: k.file.clone(),
+            unmatched: &self.unmatched,
         }
     }
 
