@@ -10,6 +10,7 @@ pub mod flux;
 pub mod fs;
 pub mod git;
 pub mod kustomize;
+pub mod outdir;
 pub mod output;
 pub mod resource;
 pub mod secret;

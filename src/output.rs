@@ -230,35 +230,24 @@ pub fn file_name(k: &KsReport) -> String {
     format!("{}__{}.yaml", k.namespace, k.name)
 }
 
-/// Writes one file per rendered Kustomization into `dir`, each through a
-/// temporary file and a rename. A Kustomization that failed keeps its
-/// previous file.
+/// Writes one file per rendered Kustomization into `dir`, replacing the
+/// directory's contents as a whole (see `crate::outdir`). A Kustomization
+/// that failed keeps its previous file.
 pub fn write_out_dir(
     r: &Rendered,
     dir: &Path,
     only: &[String],
     show_secrets: bool,
 ) -> std::io::Result<usize> {
-    std::fs::create_dir_all(dir)?;
-    let mut written = 0;
-    for k in r
+    let files: Vec<crate::outdir::OutFile> = r
         .kustomizations
-        .iter()
+        .par_iter()
         .filter(|k| selected(k, only) && k.status == Status::Rendered)
-    {
-        let target = dir.join(file_name(k));
-        let tmp = dir.join(format!(".{}.tmp-{}", file_name(k), std::process::id()));
-        let result = (|| {
-            let mut f = std::fs::File::create(&tmp)?;
-            f.write_all(ks_stream(k, show_secrets).as_bytes())?;
-            f.sync_all()?;
-            std::fs::rename(&tmp, &target)
-        })();
-        if let Err(e) = result {
-            let _ = std::fs::remove_file(&tmp);
-            return Err(e);
-        }
-        written += 1;
-    }
-    Ok(written)
+        .map(|k| crate::outdir::OutFile {
+            name: file_name(k),
+            contents: ks_stream(k, show_secrets).into_bytes(),
+        })
+        .collect();
+    crate::outdir::write_dir(dir, &files)?;
+    Ok(files.len())
 }
