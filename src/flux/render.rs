@@ -232,13 +232,17 @@ fn strip_newlines(s: &str) -> String {
     s.replace('\n', "")
 }
 
+/// Variables in order of precedence, and the names among them whose value
+/// came from a Secret.
+type Vars = (Vec<(String, String)>, HashSet<String>);
+
 /// Variables of `ks`, or why they cannot be had.
 fn load_vars(
     ks: &FluxKustomization,
     known: &Known,
     warnings: &mut Vec<String>,
     absent: &mut Vec<AbsentSource>,
-) -> Result<(Vec<(String, String)>, HashSet<String>), String> {
+) -> Result<Vars, String> {
     let mut vars: Vec<(String, String)> = Vec::new();
     // Names whose value comes from a Secret (or from a ConfigMap value that
     // was itself substituted from one).

@@ -96,11 +96,7 @@ fn secret_paths(
         }
         fn walk(&mut self, n: &Node, path: &mut Vec<PathElem>) {
             match n {
-                Node::Str(s) => {
-                    if self.reads_secret(s) {
-                        self.out.push(path.clone());
-                    }
-                }
+                Node::Str(s) if self.reads_secret(s) => self.out.push(path.clone()),
                 Node::Seq(items) => {
                     for (i, v) in items.iter().enumerate() {
                         path.push(PathElem::Index(i));
