@@ -13,7 +13,7 @@ for t in $(cargo fuzz list); do
     echo "fuzz smoke: $t (${SECONDS_PER_TARGET}s)"
     log="$(mktemp)"
     if ! cargo fuzz run -s none -a -O "$t" "corpus/$t" -- \
-        -max_total_time="$SECONDS_PER_TARGET" -timeout=10 -rss_limit_mb=2048 "${extra[@]}" \
+        -max_total_time="$SECONDS_PER_TARGET" -timeout=60 -rss_limit_mb=2048 "${extra[@]}" \
         -print_final_stats=1 >"$log" 2>&1; then
         tail -50 "$log"
         echo "fuzz smoke: $t found a failure (see fuzz/artifacts/$t)"
