@@ -37,37 +37,34 @@ pub fn envelope(kind: &str, v: J) -> J {
     J::Object(m)
 }
 
-/// What replaces every Secret value in human-facing output.
-pub const REDACTED: &str = "**redacted**";
+pub use crate::secret::REDACTED;
 
-/// A copy of `r` with Secret values replaced by [`REDACTED`].
+/// A copy of `r` with every secret value (see `crate::secret`) replaced
+/// by [`REDACTED`].
 pub fn redact(r: &Resource) -> Node {
-    let mut n = r.obj.clone();
-    if is_secret(r) {
-        for field in ["data", "stringData"] {
-            if let Some(Node::Map(m)) = n.get_mut(field) {
-                for (_, v) in m.iter_mut() {
-                    *v = Node::str(REDACTED);
-                }
-            }
-        }
-    }
-    n
+    crate::secret::redacted(r).unwrap_or_else(|| r.obj.clone())
 }
 
-/// Whether `r` is a core Secret or held SOPS-encrypted values: its values
-/// are redacted.
-fn is_secret(r: &Resource) -> bool {
-    (r.kind() == "Secret" && r.gvk().group.is_empty()) || crate::flux::sops::is_encrypted(r)
+/// The object as printed: secret values redacted unless asked not to.
+pub fn object_node(r: &Resource, show_secrets: bool) -> Cow<'_, Node> {
+    if show_secrets {
+        return Cow::Borrowed(&r.obj);
+    }
+    match crate::secret::redacted(r) {
+        Some(n) => Cow::Owned(n),
+        None => Cow::Borrowed(&r.obj),
+    }
 }
 
-/// The object as printed: a redacted copy of a Secret, else the object.
-fn object_node(r: &Resource, show_secrets: bool) -> Cow<'_, Node> {
-    if !show_secrets && is_secret(r) {
-        Cow::Owned(redact(r))
-    } else {
-        Cow::Borrowed(&r.obj)
+/// The effective values of a HelmRelease as printed: values that came
+/// from a Secret redacted unless asked not to.
+pub fn values_node(h: &crate::flux::helm::HelmReleaseReport, show_secrets: bool) -> Cow<'_, Node> {
+    if show_secrets || h.secret_paths.is_empty() {
+        return Cow::Borrowed(&h.values);
     }
+    let mut n = h.values.clone();
+    crate::secret::redact_paths(&mut n, &h.secret_paths);
+    Cow::Owned(n)
 }
 
 /// The objects of one Kustomization as kustomize prints a stream.
@@ -185,7 +182,7 @@ impl Serialize for JsonKs<'_> {
     }
 }
 
-fn helmrelease_json(h: &crate::flux::helm::HelmReleaseReport) -> J {
+fn helmrelease_json(h: &crate::flux::helm::HelmReleaseReport, show_secrets: bool) -> J {
     json!({
         "name": h.name,
         "namespace": h.namespace,
@@ -197,7 +194,7 @@ fn helmrelease_json(h: &crate::flux::helm::HelmReleaseReport) -> J {
         },
         "status": if h.ok { "ok" } else { "failed" },
         "message": h.message,
-        "values": to_json_node(&h.values),
+        "values": to_json_node(&values_node(h, show_secrets)),
     })
 }
 
@@ -227,7 +224,12 @@ pub fn write_json(
                     show_secrets: self.show_secrets,
                 })
                 .collect();
-            let hrs: Vec<J> = self.r.helmreleases.iter().map(helmrelease_json).collect();
+            let hrs: Vec<J> = self
+                .r
+                .helmreleases
+                .iter()
+                .map(|h| helmrelease_json(h, self.show_secrets))
+                .collect();
             let mut m = s.serialize_map(Some(6))?;
             m.serialize_entry("apiVersion", API_VERSION)?;
             m.serialize_entry("kind", "Build")?;
@@ -254,35 +256,24 @@ pub fn file_name(k: &KsReport) -> String {
     format!("{}__{}.yaml", k.namespace, k.name)
 }
 
-/// Writes one file per rendered Kustomization into `dir`, each through a
-/// temporary file and a rename. A Kustomization that failed keeps its
-/// previous file.
+/// Writes one file per rendered Kustomization into `dir`, replacing the
+/// directory's contents as a whole (see `crate::outdir`). A Kustomization
+/// that failed keeps its previous file.
 pub fn write_out_dir(
     r: &Rendered,
     dir: &Path,
     only: &[String],
     show_secrets: bool,
 ) -> std::io::Result<usize> {
-    std::fs::create_dir_all(dir)?;
-    let mut written = 0;
-    for k in r
+    let files: Vec<crate::outdir::OutFile> = r
         .kustomizations
-        .iter()
+        .par_iter()
         .filter(|k| selected(k, only) && k.status == Status::Rendered)
-    {
-        let target = dir.join(file_name(k));
-        let tmp = dir.join(format!(".{}.tmp-{}", file_name(k), std::process::id()));
-        let result = (|| {
-            let mut f = std::fs::File::create(&tmp)?;
-            f.write_all(ks_stream(k, show_secrets).as_bytes())?;
-            f.sync_all()?;
-            std::fs::rename(&tmp, &target)
-        })();
-        if let Err(e) = result {
-            let _ = std::fs::remove_file(&tmp);
-            return Err(e);
-        }
-        written += 1;
-    }
-    Ok(written)
+        .map(|k| crate::outdir::OutFile {
+            name: file_name(k),
+            contents: ks_stream(k, show_secrets).into_bytes(),
+        })
+        .collect();
+    crate::outdir::write_dir(dir, &files)?;
+    Ok(files.len())
 }

@@ -169,6 +169,8 @@ pub struct Resource {
     pub links: Vec<Link>,
     /// Names of the `vars` whose object this is.
     pub ref_var_names: Vec<String>,
+    /// Values that came from a Secret (see `crate::secret`).
+    pub secret_paths: crate::secret::SecretPaths,
 }
 
 impl Resource {
@@ -184,6 +186,7 @@ impl Resource {
             behavior: None,
             links: Vec::new(),
             ref_var_names: Vec::new(),
+            secret_paths: Vec::new(),
         }
     }
     pub fn map(&self) -> &Map {

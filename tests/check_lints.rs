@@ -182,6 +182,11 @@ fn patch_target_unmatched() {
 }
 
 #[test]
+fn kustomize_patch_unmatched() {
+    case("kustomize-patch-unmatched");
+}
+
+#[test]
 fn image_unpinned() {
     case("image-unpinned");
 }

@@ -294,3 +294,31 @@ fn images_in_helmrelease_values_are_pins() {
     assert_eq!(code, 0, "{js:#}");
     let _ = std::fs::remove_dir_all(&d);
 }
+
+#[test]
+fn a_kustomization_patch_that_selects_nothing_fails_when_it_sets_a_pin() {
+    let dir = common::root().join("fixtures/check/kustomize-patch-unmatched");
+    let (code, js) = pins_json(&dir.join("bad"), &[]);
+    assert_eq!(code, 1, "{js:#}");
+    let failures = js["failures"].as_array().unwrap();
+    // patches[0] sets the image (the pin is lost); patchesJson6902[0] only
+    // adds an annotation, which `flate check` reports but pins does not.
+    assert_eq!(failures.len(), 1, "{js:#}");
+    assert_eq!(
+        failures[0]["file"],
+        "kubernetes/apps/test/app/kustomization.yaml"
+    );
+    assert_eq!(failures[0]["line"], 9);
+    assert!(
+        failures[0]["message"]
+            .as_str()
+            .unwrap()
+            .contains("name=wbe"),
+        "{js:#}"
+    );
+    // The base's tag is what renders.
+    assert_eq!(js["pins"][0]["tag"], "4.2.0", "{js:#}");
+    let (code, js) = pins_json(&dir.join("good"), &[]);
+    assert_eq!(code, 0, "{js:#}");
+    assert_eq!(js["pins"][0]["tag"], "4.1.2", "{js:#}");
+}

@@ -106,6 +106,11 @@ pub const RULES: &[Rule] = &[
         summary: "a Flux spec.patches target selects no rendered object (kustomize ignores it silently)",
     },
     Rule {
+        id: "kustomize-patch-unmatched",
+        severity: Severity::Error,
+        summary: "a kustomization `patches`/`patchesJson6902` target selects no object (kustomize ignores it silently)",
+    },
+    Rule {
         id: "talos-spec-invalid",
         severity: Severity::Error,
         summary: "the environment's Talos spec (kubernetes/clusters/ENV/talos.yaml) does not validate",

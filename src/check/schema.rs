@@ -621,6 +621,13 @@ fn describe(e: &jsonschema::ValidationError<'_>) -> (String, String) {
 
 /// Validates a JSON document.
 pub fn errors(validator: &Validator, doc: &Value) -> Vec<SchemaError> {
+    errors_redacted(validator, doc, &[])
+}
+
+/// [`errors`], with every value of `secrets` (the object's secret values)
+/// replaced by `**redacted**` in the messages, which quote the values they
+/// complain about.
+pub fn errors_redacted(validator: &Validator, doc: &Value, secrets: &[Value]) -> Vec<SchemaError> {
     let mut out: Vec<SchemaError> = Vec::new();
     for e in validator.iter_errors(doc).take(MAX_ERRORS) {
         // A value flate could not see (SOPS-encrypted, not decrypted
@@ -632,6 +639,15 @@ pub fn errors(validator: &Validator, doc: &Value) -> Vec<SchemaError> {
             continue;
         }
         let (path, mut message) = describe(&e);
+        for v in secrets {
+            let quoted = v.to_string();
+            message = message.replace(&quoted, "\"**redacted**\"");
+            if let Value::String(raw) = v
+                && raw.len() >= 4
+            {
+                message = message.replace(raw.as_str(), crate::secret::REDACTED);
+            }
+        }
         if message.len() > 300 {
             let mut cut = 300;
             while !message.is_char_boundary(cut) {
@@ -658,7 +674,8 @@ pub fn validate_object(
         Lookup::Found { validator, .. } => {
             let mut doc = r.obj.to_json();
             strip_nulls(&mut doc);
-            Ok(Some(errors(&validator, &doc)))
+            let secrets = crate::secret::secret_values(r);
+            Ok(Some(errors_redacted(&validator, &doc, &secrets)))
         }
         Lookup::Missing => Ok(None),
         Lookup::Broken(e) => Err(e),

@@ -196,9 +196,10 @@ fn build_hr(a: &BuildArgs, rendered: &Rendered) -> i32 {
             d.emit();
             code = 1;
         }
-        let mut obj = h.object.obj.clone();
+        let mut obj = flate::output::object_node(&h.object, a.show_secrets).into_owned();
+        let values = flate::output::values_node(h, a.show_secrets);
         if let Some(spec) = obj.get_mut("spec").and_then(|s| s.as_map_mut()) {
-            spec.insert("values", h.values.clone());
+            spec.insert("values", values.clone().into_owned());
         }
         let mut chart = flate::yaml::Map::new();
         for (k, v) in [
@@ -246,7 +247,7 @@ fn build_hr(a: &BuildArgs, rendered: &Rendered) -> i32 {
             "name": h.name, "namespace": h.namespace, "kustomization": h.kustomization,
             "chart": flate::yaml::Node::Map(chart).to_json(),
             "status": if h.ok { "ok" } else { "failed" }, "message": h.message,
-            "values": h.values.to_json(),
+            "values": values.to_json(),
         }));
         docs.push(obj);
     }

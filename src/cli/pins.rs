@@ -145,6 +145,19 @@ pub fn run(a: PinsArgs) -> i32 {
             }
         }
     }
+    // A kustomization patch that selects nothing loses the pin it sets.
+    for e in &head_envs {
+        for f in flate::check::lints::kustomize_patch_unmatched::lost_pins(e) {
+            failures.push(PinFailure {
+                env: e.name.clone(),
+                kind: "Kustomization".into(),
+                name: f.kustomization.clone().unwrap_or_default(),
+                message: f.message,
+                file: f.file,
+                line: f.line,
+            });
+        }
+    }
     let mut notes = Vec::new();
     let git;
     if let Some(rev) = &a.base {

@@ -23,9 +23,8 @@ pub struct Obj<'a> {
     pub producer: Producer,
     pub key: ObjectKey,
     pub node: Cow<'a, Node>,
-    /// Every scalar leaf may hold a secret (the effective values of a
-    /// HelmRelease that reads values from a Secret).
-    pub secret_leaves: bool,
+    /// Paths of the values that came from a Secret (see `crate::secret`).
+    pub secret_paths: crate::secret::SecretPaths,
     /// (producer position, object position): the output order.
     pub order: (usize, usize),
 }
@@ -152,7 +151,7 @@ fn objects<'a>(
                 producer: producer.clone(),
                 key: ObjectKey::of(o),
                 node: Cow::Borrowed(&o.obj),
-                secret_leaves: false,
+                secret_paths: crate::secret::paths_of(o),
                 order: (p, i),
             });
         }
@@ -161,16 +160,15 @@ fn objects<'a>(
         if excluded.contains(h.kustomization.as_str()) {
             continue;
         }
-        let Some(from) = h
+        let reads_values = h
             .object
             .obj
             .get_path(&["spec", "valuesFrom"])
             .and_then(Node::as_seq)
-            .filter(|s| !s.is_empty())
-        else {
+            .is_some_and(|s| !s.is_empty());
+        if !reads_values {
             continue;
-        };
-        let secret = from.iter().any(|f| f.get_str(&["kind"]) == Some("Secret"));
+        }
         let producer = Producer::HelmRelease(format!("{}/{}", h.namespace, h.name));
         out.push(Obj {
             order: (order[&producer], 0),
@@ -182,7 +180,7 @@ fn objects<'a>(
                 name: h.name.clone(),
             },
             node: Cow::Owned(h.values.clone()),
-            secret_leaves: secret,
+            secret_paths: h.secret_paths.clone(),
         });
     }
     out

@@ -125,15 +125,6 @@ pub fn redact_pair(a: Option<&mut Node>, b: Option<&mut Node>) {
     }
 }
 
-/// A core Secret, or an object that held SOPS-encrypted values
-/// (`flux::sops`): its `data` and `stringData` are redacted.
-fn is_secret(o: &Obj<'_>) -> bool {
-    (o.key.kind == "Secret" && o.key.group.is_empty())
-        || o.node
-            .get_path(&["metadata", "annotations", crate::flux::sops::ANNOTATION])
-            .is_some()
-}
-
 /// The two sides of a pair, ignored fields dropped and secrets replaced,
 /// with the paths of the differences the default ignores hid.
 fn prepare(p: &RawPair<'_>, opts: &DiffOptions) -> (Option<Node>, Option<Node>, Vec<String>) {
@@ -166,17 +157,19 @@ fn prepare(p: &RawPair<'_>, opts: &DiffOptions) -> (Option<Node>, Option<Node>, 
     }
     let mut a = a.map(|x| x.0);
     let mut b = b.map(|x| x.0);
-    let any_secret = p.base.iter().chain(p.head.iter()).any(is_secret);
-    let secret_leaves = p.base.iter().chain(p.head.iter()).any(|o| o.secret_leaves);
-    if secret_leaves {
-        redact_pair(a.as_mut(), b.as_mut());
-    } else if any_secret {
-        for field in ["data", "stringData"] {
-            redact_pair(
-                a.as_mut().and_then(|n| n.get_mut(field)),
-                b.as_mut().and_then(|n| n.get_mut(field)),
-            );
-        }
+    // A value secret on either side is redacted on both.
+    for path in p
+        .base
+        .iter()
+        .chain(p.head.iter())
+        .flat_map(|o| &o.secret_paths)
+    {
+        redact_pair(
+            a.as_mut()
+                .and_then(|n| crate::secret::get_path_mut(n, path)),
+            b.as_mut()
+                .and_then(|n| crate::secret::get_path_mut(n, path)),
+        );
     }
     (a, b, hidden)
 }

@@ -36,6 +36,8 @@ pub struct HelmReleaseReport {
     pub ok: bool,
     pub message: String,
     pub values: Node,
+    /// Paths of `values` that came from a Secret (see `crate::secret`).
+    pub secret_paths: crate::secret::SecretPaths,
     pub object: Resource,
 }
 
@@ -149,8 +151,18 @@ fn resolve_chart(hr: &Resource, ns: &str, all: &Index<'_>) -> Result<ChartInfo, 
     })
 }
 
-fn resolve_values(hr: &Resource, ns: &str, all: &Index<'_>) -> Result<Node, String> {
+/// The effective values of `hr` and the paths among them that came from a
+/// Secret: a taint tree (see `crate::secret::taint_tree`) goes through the
+/// same merges as the values.
+fn resolve_values(
+    hr: &Resource,
+    ns: &str,
+    all: &Index<'_>,
+) -> Result<(Node, crate::secret::SecretPaths), String> {
+    use crate::resource::PathElem;
+    use crate::secret::{taint_tree, taint_tree_from_paths, under};
     let mut values = Node::map();
+    let mut taint = Node::map();
     let b64 = base64::engine::general_purpose::STANDARD;
     if let Some(Node::Seq(vf)) = hr.obj.get_path(&["spec", "valuesFrom"]) {
         for v in vf {
@@ -169,6 +181,15 @@ fn resolve_values(hr: &Resource, ns: &str, all: &Index<'_>) -> Result<Node, Stri
                     "valuesFrom {kind}/{ns}/{name} is not among the rendered objects"
                 ));
             };
+            // A Secret's keys, or a ConfigMap key holding a value that
+            // was substituted from a Secret.
+            let secret = kind == "Secret"
+                || ["data", "binaryData"].iter().any(|f| {
+                    crate::secret::covers(
+                        &obj.secret_paths,
+                        &[PathElem::Key((*f).into()), PathElem::Key(vkey.clone())],
+                    )
+                });
             let text = match (
                 kind.as_str(),
                 obj.obj.get_path(&["data", &vkey]),
@@ -201,16 +222,24 @@ fn resolve_values(hr: &Resource, ns: &str, all: &Index<'_>) -> Result<Node, Stri
                     .map_err(|e| format!("valuesFrom {kind}/{name} key {vkey}: {e}"))?;
                 if !parsed.is_null() {
                     merge_values(&mut values, &parsed);
+                    merge_values(&mut taint, &taint_tree(&parsed, secret));
                 }
             } else {
                 set_path(&mut values, &target, Node::Str(text));
+                set_path(&mut taint, &target, Node::Bool(secret));
             }
         }
     }
     if let Some(v @ Node::Map(_)) = hr.obj.get_path(&["spec", "values"]) {
         merge_values(&mut values, v);
+        // spec.values may hold values substituted from a Secret.
+        let inline = under(
+            &crate::secret::paths_of(hr),
+            &[PathElem::Key("spec".into()), PathElem::Key("values".into())],
+        );
+        merge_values(&mut taint, &taint_tree_from_paths(v, &inline));
     }
-    Ok(values)
+    Ok((values, crate::secret::true_leaves(&taint)))
 }
 
 /// Resolves every HelmRelease of the rendered Kustomizations.
@@ -251,7 +280,8 @@ pub fn resolve_all(reports: &[KsReport]) -> Vec<HelmReleaseReport> {
                 chart: chart.unwrap_or_default(),
                 ok,
                 message: msgs.join("; "),
-                values: values.unwrap_or(Node::Map(Map::new())),
+                secret_paths: values.as_ref().map(|v| v.1.clone()).unwrap_or_default(),
+                values: values.map(|v| v.0).unwrap_or(Node::Map(Map::new())),
                 object: r.clone(),
             });
         }

@@ -44,6 +44,9 @@ pub struct FluxKustomization {
     pub suspend: bool,
     pub depends_on: Vec<String>,
     pub substitute: Vec<(String, String)>,
+    /// Names of `substitute` whose value was substituted from a Secret
+    /// (into this object, by its parent's post-build).
+    pub secret_substitute: std::collections::HashSet<String>,
     pub substitute_from: Vec<SubstituteFrom>,
     pub has_post_build: bool,
 }
@@ -100,6 +103,17 @@ impl FluxKustomization {
                 .collect(),
             _ => Vec::new(),
         };
+        let secret_substitute = substitute
+            .iter()
+            .filter(|(k, _)| {
+                crate::secret::covers(
+                    &r.secret_paths,
+                    &["spec", "postBuild", "substitute", k.as_str()]
+                        .map(|e| crate::resource::PathElem::Key(e.into())),
+                )
+            })
+            .map(|(k, _)| k.clone())
+            .collect();
         let substitute_from = match pb.and_then(|p| p.get("substituteFrom")) {
             Some(Node::Seq(items)) => items
                 .iter()
@@ -124,6 +138,7 @@ impl FluxKustomization {
                 .unwrap_or(false),
             depends_on,
             substitute,
+            secret_substitute,
             substitute_from,
             has_post_build: pb.is_some_and(|p| !p.is_null()),
         }

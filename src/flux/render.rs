@@ -59,6 +59,9 @@ pub struct KsReport {
     pub unset_vars: Vec<UnsetVar>,
     /// `substituteFrom` entries that were absent offline and skipped.
     pub absent_sources: Vec<AbsentSource>,
+    /// Patches of the kustomization files it read whose target selected
+    /// nothing (kustomize ignores them silently).
+    pub unmatched_patches: Vec<crate::kustomize::UnmatchedPatch>,
 }
 
 /// A `${VAR}` substituted with an empty string, and where it was used.
@@ -360,14 +363,21 @@ fn strip_newlines(s: &str) -> String {
     s.replace('\n', "")
 }
 
+/// Variables in order of precedence, and the names among them whose value
+/// came from a Secret.
+type Vars = (Vec<(String, String)>, HashSet<String>);
+
 /// Variables of `ks`, or why they cannot be had.
 fn load_vars(
     ks: &FluxKustomization,
     known: &Known,
     warnings: &mut Vec<String>,
     absent: &mut Vec<AbsentSource>,
-) -> Result<Vec<(String, String)>, String> {
+) -> Result<Vars, String> {
     let mut vars: Vec<(String, String)> = Vec::new();
+    // Names whose value comes from a Secret (or from a ConfigMap value that
+    // was itself substituted from one).
+    let mut secret: HashSet<String> = HashSet::new();
     let b64 = base64::engine::general_purpose::STANDARD;
     for sf in &ks.substitute_from {
         let Some(obj) = known.find(&sf.kind, &ks.namespace, &sf.name) else {
@@ -410,9 +420,24 @@ fn load_vars(
                 super::sops::PLACEHOLDER
             ));
         }
+        let from_secret = |k: &str| {
+            sf.kind == "Secret"
+                || crate::secret::covers(
+                    &obj.secret_paths,
+                    &[
+                        crate::resource::PathElem::Key("data".into()),
+                        crate::resource::PathElem::Key(k.into()),
+                    ],
+                )
+        };
         let mut set = |k: &str, v: String| {
             vars.retain(|(x, _)| x != k);
             vars.push((k.to_string(), strip_newlines(&v)));
+            if from_secret(k) {
+                secret.insert(k.to_string());
+            } else {
+                secret.remove(k);
+            }
         };
         if let Some(Node::Map(m)) = obj.obj.get("data") {
             for (k, v) in m.iter() {
@@ -437,13 +462,18 @@ fn load_vars(
     for (k, v) in &ks.substitute {
         vars.retain(|(x, _)| x != k);
         vars.push((k.clone(), strip_newlines(v)));
+        if ks.secret_substitute.contains(k) {
+            secret.insert(k.clone());
+        } else {
+            secret.remove(k);
+        }
     }
     if let Some((bad, _)) = vars.iter().find(|(k, _)| !is_valid_var_name(k)) {
         return Err(format!(
             "'{bad}' var name is invalid, must match '^[_[:alpha:]][_[:alpha:][:digit:]]*$'"
         ));
     }
-    Ok(vars)
+    Ok((vars, secret))
 }
 
 fn fail(mut r: KsReport, msg: impl Into<String>) -> KsReport {
@@ -505,6 +535,7 @@ fn render_one(
         parent,
         unset_vars: Vec::new(),
         absent_sources: Vec::new(),
+        unmatched_patches: Vec::new(),
     };
     if ks.suspend {
         report.status = Status::Skipped;
@@ -553,7 +584,9 @@ fn render_one(
                 boundary: Some(root.to_path_buf()),
             },
         );
-        kz.build_kustomization(&k)
+        let m = kz.build_kustomization(&k);
+        report.unmatched_patches = kz.take_unmatched();
+        m
     });
     let m = match built {
         Ok(m) => m,
@@ -574,16 +607,17 @@ fn render_one(
     report.objects = m.resources;
     mask_encrypted(ks, &mut report);
     if ks.has_post_build {
-        let vars = match load_vars(ks, known, &mut report.warnings, &mut report.absent_sources) {
-            Ok(v) => v,
-            Err(e) => {
-                let e = match substitute_from_declaration(fs, root, &ks.origin, &e) {
-                    Some(at) => format!("{at}: {e}"),
-                    None => e,
-                };
-                return (fail(report, e), Vec::new());
-            }
-        };
+        let (vars, secret) =
+            match load_vars(ks, known, &mut report.warnings, &mut report.absent_sources) {
+                Ok(v) => v,
+                Err(e) => {
+                    let e = match substitute_from_declaration(fs, root, &ks.origin, &e) {
+                        Some(at) => format!("{at}: {e}"),
+                        None => e,
+                    };
+                    return (fail(report, e), Vec::new());
+                }
+            };
         report.message = report
             .absent_sources
             .iter()
@@ -604,7 +638,8 @@ fn render_one(
                     continue;
                 }
                 let id = r.cur_id();
-                match varsub::substitute(r, &vars, opts.strict_substitute) {
+                let is_secret = |name: &str| secret.contains(name);
+                match varsub::substitute_tainted(r, &vars, opts.strict_substitute, &is_secret) {
                     Ok(out) => {
                         for u in out.unset {
                             report.unset_vars.push(UnsetVar {

@@ -32,6 +32,133 @@ pub fn substitute(
     substitute_with(r, vars, strict, true)
 }
 
+/// Substitutes `vars` into `r` and records in `r.secret_paths` every value
+/// that took in a variable for which `secret` is true (one that came from
+/// a Secret).
+pub fn substitute_tainted(
+    r: &mut Resource,
+    vars: &[(String, String)],
+    strict: bool,
+    secret: &dyn Fn(&str) -> bool,
+) -> Result<Outcome, String> {
+    let lookup = |name: &str| -> Option<String> {
+        vars.iter()
+            .rev()
+            .find(|(k, _)| k == name)
+            .map(|(_, v)| v.clone())
+    };
+    let paths = secret_paths(&r.obj, &lookup, secret);
+    let out = substitute_with(r, vars, strict, true)?;
+    for p in paths {
+        crate::secret::taint_decrypted(r, [p]);
+    }
+    Ok(out)
+}
+
+/// The paths of the values of `obj` (before substitution) in which a
+/// secret variable is substituted. A key holding one taints the whole
+/// map it is in; an expression that cannot be placed (it does not parse
+/// within one value) taints every field but `apiVersion`, `kind` and the
+/// object's name and namespace.
+fn secret_paths(
+    obj: &Node,
+    lookup: &dyn Fn(&str) -> Option<String>,
+    secret: &dyn Fn(&str) -> bool,
+) -> crate::secret::SecretPaths {
+    use crate::resource::PathElem;
+    use std::cell::Cell;
+    struct W<'a> {
+        lookup: &'a dyn Fn(&str) -> Option<String>,
+        secret: &'a dyn Fn(&str) -> bool,
+        out: crate::secret::SecretPaths,
+        unplaced: bool,
+    }
+    impl W<'_> {
+        /// Whether substituting `s` reads a secret variable.
+        fn reads_secret(&mut self, s: &str) -> bool {
+            if !s.contains('$') {
+                return false;
+            }
+            let hit = Cell::new(false);
+            let rec = |name: &str| {
+                let v = (self.lookup)(name);
+                if v.is_some() && (self.secret)(name) {
+                    hit.set(true);
+                }
+                v
+            };
+            if envsubst::substitute(s, &rec, false).is_err() {
+                // An expression split across values: placed by the
+                // fallback below when a secret is used at all.
+                self.unplaced = true;
+            }
+            hit.get()
+        }
+        fn walk(&mut self, n: &Node, path: &mut Vec<PathElem>) {
+            match n {
+                Node::Str(s) if self.reads_secret(s) => self.out.push(path.clone()),
+                Node::Seq(items) => {
+                    for (i, v) in items.iter().enumerate() {
+                        path.push(PathElem::Index(i));
+                        self.walk(v, path);
+                        path.pop();
+                    }
+                }
+                Node::Map(m) => {
+                    if m.keys().any(|k| self.reads_secret(k)) {
+                        self.out.push(path.clone());
+                        return;
+                    }
+                    for (k, v) in m.iter() {
+                        path.push(PathElem::Key(k.clone()));
+                        self.walk(v, path);
+                        path.pop();
+                    }
+                }
+                _ => {}
+            }
+        }
+    }
+    let mut w = W {
+        lookup,
+        secret,
+        out: Vec::new(),
+        unplaced: false,
+    };
+    w.walk(obj, &mut Vec::new());
+    if w.unplaced || w.out.iter().any(|p| p.is_empty()) {
+        // Does the object as a whole read a secret variable?
+        let text = crate::yaml::to_string(obj);
+        let hit = Cell::new(false);
+        let rec = |name: &str| {
+            let v = lookup(name);
+            if v.is_some() && secret(name) {
+                hit.set(true);
+            }
+            v
+        };
+        let _ = envsubst::substitute(&text, &rec, false);
+        if hit.get() {
+            w.out.retain(|p| !p.is_empty());
+            if let Node::Map(m) = obj {
+                for k in m.keys() {
+                    match k.as_str() {
+                        "apiVersion" | "kind" => {}
+                        "metadata" => {
+                            for f in ["labels", "annotations"] {
+                                w.out
+                                    .push(vec![PathElem::Key(k.clone()), PathElem::Key(f.into())]);
+                            }
+                        }
+                        _ => w.out.push(vec![PathElem::Key(k.clone())]),
+                    }
+                }
+            }
+        }
+    }
+    w.out
+}
+
 /// [`substitute`]; `fast: false` always takes the text route (tests compare
 /// the two).
 fn substitute_with(

@@ -38,6 +38,24 @@ pub struct Loader<'a> {
     pub file: PathBuf,
     /// Its text, to find the line that names a file in an error.
     pub text: Option<Arc<str>>,
+    /// Where patches that select nothing are recorded.
+    pub unmatched: &'a std::sync::Mutex<Vec<UnmatchedPatch>>,
+}
+
+/// A `patches` or `patchesJson6902` entry whose target selected no object
+/// (kustomize applies it to nothing, silently).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct UnmatchedPatch {
+    /// The kustomization file declaring it.
+    pub file: PathBuf,
+    /// `patches` or `patchesJson6902`.
+    pub field: &'static str,
+    /// Position in that list.
+    pub index: usize,
+    /// The target, as `kind=Deployment name=app`.
+    pub target: String,
+    /// The patch sets an image, tag, digest or chart version.
+    pub sets_pin: bool,
 }
 
 impl Loader<'_> {
@@ -288,6 +306,9 @@ pub struct Kustomizer<'a> {
     pub opts: BuildOptions,
     /// The built kustomization's `buildMetadata`, when it asks for any.
     meta: Option<BuildMeta>,
+    /// Patches whose target selected nothing, in every kustomization the
+    /// builds so far read.
+    pub unmatched: std::sync::Mutex<Vec<UnmatchedPatch>>,
 }
 
 impl<'a> Kustomizer<'a> {
@@ -296,7 +317,16 @@ impl<'a> Kustomizer<'a> {
             fs,
             opts,
             meta: None,
+            unmatched: Default::default(),
         }
+    }
+
+    /// The patches whose target selected nothing, in a stable order.
+    pub fn take_unmatched(&self) -> Vec<UnmatchedPatch> {
+        let mut v = std::mem::take(&mut *self.unmatched.lock().unwrap_or_else(|e| e.into_inner()));
+        v.sort_by(|a, b| (&a.file, a.field, a.index).cmp(&(&b.file, b.field, b.index)));
+        v.dedup();
+        v
     }
 
     /// `kustomize build DIR`: the final, sorted resources.
@@ -316,8 +346,15 @@ impl<'a> Kustomizer<'a> {
                 fs: self.fs,
                 opts: self.opts.clone(),
                 meta: Some(meta),
+                unmatched: Default::default(),
             };
-            return kz.build_kustomization(k);
+            let built = kz.build_kustomization(k);
+            let found = kz.take_unmatched();
+            self.unmatched
+                .lock()
+                .unwrap_or_else(|e| e.into_inner())
+                .extend(found);
+            return built;
         }
         // The schema for strategic merge is chosen per build (see
         // `openapi_custom`): the top level first.
@@ -487,6 +524,7 @@ impl<'a> Kustomizer<'a> {
             opts: &self.opts,
             file: k.file.clone(),
             text: k.text.clone(),
+            unmatched: &self.unmatched,
         }
     }
 

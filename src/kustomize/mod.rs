@@ -28,7 +28,7 @@ pub mod vars;
 use std::fmt;
 use std::path::{Path, PathBuf};
 
-pub use build::{BuildOptions, Kustomizer, LoadRestrictor};
+pub use build::{BuildOptions, Kustomizer, LoadRestrictor, UnmatchedPatch};
 
 /// A build error, naming the file (and line when known) it is about.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -1054,9 +1054,71 @@ fn options(item: &Node) -> (bool, bool) {
     (o("allowNameChange"), o("allowKindChange"))
 }
 
+/// Records a patch whose target selects nothing (an invalid selector is
+/// left to the patch itself to report).
+fn note_unmatched(
+    ldr: &Loader,
+    m: &ResMap,
+    target: &Selector,
+    field: &'static str,
+    index: usize,
+    text: &str,
+) {
+    if !matches!(select(m, target), Ok(v) if v.is_empty()) {
+        return;
+    }
+    let what: Vec<String> = [
+        ("group", &target.group),
+        ("version", &target.version),
+        ("kind", &target.kind),
+        ("name", &target.name),
+        ("namespace", &target.namespace),
+        ("labelSelector", &target.label_selector),
+        ("annotationSelector", &target.annotation_selector),
+    ]
+    .iter()
+    .filter(|(_, v)| !v.is_empty())
+    .map(|(k, v)| format!("{k}={v}"))
+    .collect();
+    let u = super::build::UnmatchedPatch {
+        file: ldr.file.clone(),
+        field,
+        index,
+        target: what.join(" "),
+        sets_pin: sets_pin(text),
+    };
+    ldr.unmatched
+        .lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .push(u);
+}
+
+/// Whether a patch's text sets an image, tag, digest or chart version (a
+/// field or a JSON patch path of that name).
+pub fn sets_pin(text: &str) -> bool {
+    text.lines().any(|l| {
+        let l = l.trim_start().trim_start_matches("- ").trim_start();
+        [
+            "image:",
+            "tag:",
+            "digest:",
+            "version:",
+            "newTag:",
+            "newDigest:",
+        ]
+        .iter()
+        .any(|f| l.starts_with(f))
+            || ["/image", "/tag", "/digest", "/version"].iter().any(|p| {
+                l.contains(&format!("{p}\""))
+                    || l.contains(&format!("{p}'"))
+                    || l.trim_end().ends_with(p)
+            })
+    })
+}
+
 /// `patches:`
 pub fn patches(k: &Kustomization, ldr: &Loader, m: &mut ResMap) -> Result<(), Error> {
-    for item in k.list("patches")? {
+    for (i, item) in k.list("patches")?.into_iter().enumerate() {
         let path = item.get_str(&["path"]).unwrap_or("");
         // kustomize's PatchTransformer trims an inline patch (Go's
         // strings.TrimSpace): a final literal block loses its last newline.
@@ -1074,6 +1136,9 @@ pub fn patches(k: &Kustomization, ldr: &Loader, m: &mut ResMap) -> Result<(), Er
         };
         let body = parse_patch_body(&text, &what).map_err(|e| k.err(e))?;
         let target = item.get("target").map(Selector::from_node);
+        if let Some(t) = &target {
+            note_unmatched(ldr, m, t, "patches", i, &text);
+        }
         let (an, ak) = options(&item);
         apply_body(m, &body, target.as_ref(), an, ak)
             .map_err(|e| patch_error(k, file.as_deref(), &text, &body, format!("{what}: {e}")))?;
@@ -1110,7 +1175,7 @@ pub fn patches_strategic_merge(
 
 /// `patchesJson6902:`
 pub fn patches_json6902(k: &Kustomization, ldr: &Loader, m: &mut ResMap) -> Result<(), Error> {
-    for item in k.list("patchesJson6902")? {
+    for (i, item) in k.list("patchesJson6902")?.into_iter().enumerate() {
         let target = item
             .get("target")
             .map(Selector::from_node)
@@ -1130,6 +1195,7 @@ pub fn patches_json6902(k: &Kustomization, ldr: &Loader, m: &mut ResMap) -> Resu
         if ops.is_empty() {
             return Err(k.err(format!("{what}: patch appears to be empty")));
         }
+        note_unmatched(ldr, m, &target, "patchesJson6902", i, &text);
         // The legacy transformer selects like `patches` (regexes) but does
         // not record the previous name of what it renames.
         let body = PatchBody::Json(ops);

@@ -7,6 +7,7 @@ mod dependson_cycle;
 mod dependson_missing;
 mod duplicate_object;
 mod image_unpinned;
+pub mod kustomize_patch_unmatched;
 mod patch_target_unmatched;
 mod pin_digest_lost;
 mod pin_digest_mismatch;
@@ -256,7 +257,7 @@ pub fn run_env(env: &Env<'_>, out: &mut Vec<Finding>) {
     let ctx = Ctx::new(env);
     let timings = std::env::var_os("FLATE_TIMINGS").is_some();
     type Lint = fn(&Ctx, &mut Vec<Finding>);
-    let lints: [(&str, Lint); 11] = [
+    let lints: [(&str, Lint); 12] = [
         ("render-failed", render_failed::run),
         ("pin-digest-lost", pin_digest_lost::run),
         ("unresolved-variable", unresolved_variable::run),
@@ -267,6 +268,10 @@ pub fn run_env(env: &Env<'_>, out: &mut Vec<Finding>) {
         ("valuesfrom-missing", valuesfrom_missing::run),
         ("targetnamespace-mismatch", targetnamespace_mismatch::run),
         ("patch-target-unmatched", patch_target_unmatched::run),
+        (
+            kustomize_patch_unmatched::RULE,
+            kustomize_patch_unmatched::run,
+        ),
         ("image-unpinned", image_unpinned::run),
     ];
     for (id, lint) in lints {

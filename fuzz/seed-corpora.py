@@ -1,0 +1,112 @@
+#!/usr/bin/env python3
+"""Builds the fuzz seed corpora (fuzz/corpus/TARGET/) from the repository's
+fixtures. Run from anywhere; re-running replaces the seeds it wrote before
+(files the fuzzer added are kept)."""
+
+import hashlib
+import os
+import re
+import sys
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+FIXTURES = os.path.join(os.path.dirname(HERE), "fixtures")
+CORPUS = os.path.join(HERE, "corpus")
+SEP = "\n#%%\n"  # flate_fuzz::PART_SEPARATOR
+HEADER = "#> "  # flate_fuzz::FILE_HEADER
+MAX_SEED = 64 * 1024
+
+
+def read(path):
+    try:
+        with open(path, encoding="utf-8") as f:
+            return f.read()
+    except (UnicodeDecodeError, OSError):
+        return None
+
+
+def put(target, text, counts):
+    if text is None or len(text.encode()) > MAX_SEED:
+        return
+    d = os.path.join(CORPUS, target)
+    os.makedirs(d, exist_ok=True)
+    name = "seed-" + hashlib.sha1(text.encode()).hexdigest()[:16]
+    with open(os.path.join(d, name), "w", encoding="utf-8") as f:
+        f.write(text)
+    counts[target] = counts.get(target, 0) + 1
+
+
+def yaml_files(root):
+    for dirpath, _, files in os.walk(root):
+        for f in sorted(files):
+            if f.endswith((".yaml", ".yml", ".json")):
+                yield os.path.join(dirpath, f)
+
+
+def main():
+    counts = {}
+    for d in os.listdir(CORPUS) if os.path.isdir(CORPUS) else []:
+        for f in os.listdir(os.path.join(CORPUS, d)):
+            if f.startswith("seed-"):
+                os.remove(os.path.join(CORPUS, d, f))
+
+    all_yaml = list(yaml_files(FIXTURES))
+    for p in all_yaml:
+        text = read(p)
+        put("yaml_roundtrip", text, counts)
+        if text and "${" in text:
+            # Whole files, and each line holding an expression.
+            put("envsubst", text, counts)
+            for line in text.splitlines():
+                if "${" in line:
+                    put("envsubst", line.strip(), counts)
+
+    # Kustomization trees: every fixtures/kustomize/*/in directory.
+    kdir = os.path.join(FIXTURES, "kustomize")
+    for case in sorted(os.listdir(kdir)):
+        root = os.path.join(kdir, case, "in")
+        if not os.path.isdir(root):
+            continue
+        parts = []
+        for dirpath, _, files in os.walk(root):
+            for f in sorted(files):
+                rel = os.path.relpath(os.path.join(dirpath, f), root)
+                text = read(os.path.join(dirpath, f))
+                if text is None:
+                    continue
+                if not text.endswith("\n"):
+                    text += "\n"
+                parts.append(HEADER + rel + "\n" + text)
+        put("kustomize_build", "".join(parts), counts)
+
+    # Object + patch pairs from the same directory.
+    by_dir = {}
+    for p in all_yaml:
+        by_dir.setdefault(os.path.dirname(p), []).append(p)
+    for d, files in by_dir.items():
+        texts = {p: read(p) for p in files}
+        objects = [t for p, t in texts.items()
+                   if t and re.search(r"^kind:", t, re.M)
+                   and not os.path.basename(p).startswith("kustomization")]
+        for p, t in texts.items():
+            if not t:
+                continue
+            is_json_patch = re.search(r'^\s*-\s*op:|"op"\s*:', t, re.M)
+            for obj in objects[:4]:
+                if obj is t:
+                    continue
+                if is_json_patch:
+                    put("json6902", obj + SEP + t, counts)
+                elif "patch" in os.path.basename(p).lower():
+                    put("strategic_merge", obj + SEP + t, counts)
+        # Any two objects of a directory merge as object and patch too.
+        for a in objects[:3]:
+            for b in objects[:3]:
+                if a is not b:
+                    put("strategic_merge", a + SEP + b, counts)
+
+    for t in sorted(counts):
+        print(f"{t}: {counts[t]} seeds")
+
+
+if __name__ == "__main__":
+    sys.exit(main())

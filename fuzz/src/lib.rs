@@ -1,0 +1,116 @@
+//! Helpers shared by the fuzz targets: how one fuzz input becomes several
+//! texts, and an in-memory file system for kustomization trees.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::io;
+use std::path::{Path, PathBuf};
+
+use flate::fs::FileSystem;
+
+/// Separates the parts of a two-part input (an object and its patch).
+pub const PART_SEPARATOR: &str = "\n#%%\n";
+
+/// Splits a two-part input; `None` when the separator is missing.
+pub fn two_parts(text: &str) -> Option<(&str, &str)> {
+    text.split_once(PART_SEPARATOR)
+}
+
+/// Starts a file in a tree input: `#> path/in/tree` on a line of its own.
+pub const FILE_HEADER: &str = "#> ";
+
+/// The directory a tree input is built in.
+pub const TREE_ROOT: &str = "/fuzz";
+
+/// A read-only in-memory file tree.
+#[derive(Debug, Default)]
+pub struct MemFs {
+    files: BTreeMap<PathBuf, Vec<u8>>,
+    dirs: BTreeSet<PathBuf>,
+}
+
+impl MemFs {
+    /// Reads a tree input: text before the first `#> ` header is
+    /// `kustomization.yaml`; every header line names the file the lines
+    /// after it (up to the next header) fill. Paths are relative to
+    /// [`TREE_ROOT`]; `..` and absolute paths are kept as written, so the
+    /// loader's own checks see them.
+    pub fn from_tree_input(text: &str) -> MemFs {
+        let mut fs = MemFs::default();
+        fs.dirs.insert(PathBuf::from("/"));
+        let root = Path::new(TREE_ROOT);
+        let mut name = "kustomization.yaml".to_string();
+        let mut body = String::new();
+        for line in text.split_inclusive('\n') {
+            if let Some(rest) = line.strip_prefix(FILE_HEADER) {
+                fs.add(&root.join(&name), std::mem::take(&mut body).into_bytes());
+                name = rest.trim_end_matches(['\n', '\r']).to_string();
+            } else {
+                body.push_str(line);
+            }
+        }
+        fs.add(&root.join(&name), body.into_bytes());
+        fs
+    }
+
+    fn add(&mut self, path: &Path, data: Vec<u8>) {
+        let path = flate::fs::normalize(Path::new("/"), path);
+        if path.as_os_str().is_empty() || path == Path::new("/") {
+            return;
+        }
+        let mut dir = path.parent();
+        while let Some(d) = dir {
+            self.dirs.insert(d.to_path_buf());
+            dir = d.parent();
+        }
+        if !self.dirs.contains(&path) {
+            self.files.insert(path, data);
+        }
+    }
+}
+
+impl FileSystem for MemFs {
+    fn read(&self, path: &Path) -> io::Result<Vec<u8>> {
+        self.files
+            .get(path)
+            .cloned()
+            .ok_or_else(|| io::Error::new(io::ErrorKind::NotFound, "no such file"))
+    }
+    fn is_dir(&self, path: &Path) -> bool {
+        self.dirs.contains(path)
+    }
+    fn is_file(&self, path: &Path) -> bool {
+        self.files.contains_key(path)
+    }
+    fn list(&self, path: &Path) -> io::Result<Vec<String>> {
+        if !self.dirs.contains(path) {
+            return Err(io::Error::new(io::ErrorKind::NotFound, "no such directory"));
+        }
+        let mut names: BTreeSet<String> = BTreeSet::new();
+        for p in self.files.keys().chain(self.dirs.iter()) {
+            if p.parent() == Some(path) {
+                if let Some(n) = p.file_name() {
+                    names.insert(n.to_string_lossy().into_owned());
+                }
+            }
+        }
+        Ok(names.into_iter().collect())
+    }
+}
+
+/// Prints documents and checks the printed text reads back to the same
+/// text when printed again (the writer's output is stable YAML).
+pub fn assert_print_stable(nodes: &[flate::yaml::Node], what: &str) {
+    let out = flate::yaml::stream_to_string(nodes.iter());
+    let again = match flate::yaml::parse_stream(&out) {
+        Ok(d) => d,
+        Err(e) => panic!("{what}: printed YAML does not parse ({e}):\n{out}"),
+    };
+    let again: Vec<_> = again.into_iter().map(|d| d.node).collect();
+    let out2 = flate::yaml::stream_to_string(again.iter());
+    // go-yaml (and so kustomize, which flate's writer matches byte for
+    // byte) reads U+0085, U+2028 and U+2029 as line breaks in some
+    // scalars, so text holding them may change on every round trip.
+    if !out.contains(['\u{85}', '\u{2028}', '\u{2029}']) {
+        assert_eq!(out, out2, "{what}: printing is not stable");
+    }
+}
