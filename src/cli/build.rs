@@ -17,8 +17,9 @@ pub enum Format {
 
 #[derive(Args, Debug)]
 pub struct BuildArgs {
-    /// ENV, or `hr ENV [NAME]` for HelmReleases.
-    #[arg(required = true, num_args = 1..=3)]
+    /// ENV, or `hr ENV [NAME]` for HelmReleases (ENV may be left out
+    /// with --path: the entry directory's name).
+    #[arg(required_unless_present = "path", num_args = 1..=3)]
     pub args: Vec<String>,
     #[arg(short = 'o', long = "output", value_enum, default_value = "yaml")]
     pub output: Format,
@@ -87,8 +88,20 @@ pub fn report_failures(r: &Rendered) -> i32 {
     code
 }
 
-pub fn run(a: BuildArgs) -> i32 {
-    if a.args[0] == "hr" {
+pub fn run(mut a: BuildArgs) -> i32 {
+    let from_path = a.args.is_empty();
+    if from_path {
+        // Only with --path (clap requires one or the other).
+        let name = a
+            .env
+            .path
+            .as_deref()
+            .and_then(|p| std::path::Path::new(p).file_name())
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_else(|| "cluster".into());
+        a.args.push(name);
+    }
+    if a.args[0] == "hr" && !from_path {
         return build_hr(&a);
     }
     if a.args.len() > 1 {
