@@ -18,7 +18,8 @@ details beside it:
    or one it reaches through local resources/components/bases, uses
    `helmCharts`/`helmChartInflationGenerator` (needs helm and the network)
    or names a remote resource (`scheme://`, `github.com/...`, `git@...`,
-   `?ref=`): kubectl would have to download it.
+   `?ref=`) or a remote generator file (`URL` in `files:`): kubectl would
+   have to download it.
 2. build: `flate build NAME --repo ROOT --path ENTRY -o json` per cluster entry:
    Flux Kustomizations rendered / skipped / failed, with each failure.
 3. check: `flate check --repo ROOT --path ENTRY -o json` per cluster:
@@ -110,6 +111,10 @@ def needs_network(d: Path, seen=None):
             return "helmChartInflationGenerator"
         if isinstance(g, str) and (d / g).is_file() and "HelmChartInflationGenerator" in (d / g).read_text(errors="replace"):
             return "helmChartInflationGenerator"
+    for gen in (k.get("configMapGenerator") or []) + (k.get("secretGenerator") or []):
+        for e in (gen.get("files") or []) if isinstance(gen, dict) else []:
+            if isinstance(e, str) and "://" in e:
+                return f"remote generator file: {e}"
     for key in ("resources", "components", "bases"):
         for e in k.get(key) or []:
             if not isinstance(e, str):
