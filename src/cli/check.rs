@@ -34,6 +34,11 @@ pub struct CheckArgs {
     /// (repeatable; searched in order, before the embedded schemas).
     #[arg(long = "schema-dir", value_name = "DIR")]
     pub schema_dir: Vec<String>,
+    /// Check built-in kinds against Kubernetes X.Y (embedded: 1.33 to 1.36;
+    /// default: the environment's Talos spec kubernetesVersion, else the
+    /// newest).
+    #[arg(long = "kubernetes-version", value_name = "X.Y")]
+    pub kubernetes_version: Option<String>,
     /// Kinds without a schema are errors.
     #[arg(long)]
     pub strict: bool,
@@ -135,11 +140,24 @@ pub fn run(a: CheckArgs) -> i32 {
         eprintln!("error: {e}");
         return 2;
     }
+    let forced = match a
+        .kubernetes_version
+        .as_deref()
+        .map(check::schema::embedded_version)
+    {
+        None => None,
+        Some(Ok(v)) => Some(v),
+        Some(Err(e)) => {
+            eprintln!("error: --kubernetes-version {e}");
+            return 2;
+        }
+    };
     let t0 = std::time::Instant::now();
     if !a.skip_schemas {
         // Parse the embedded Kubernetes schemas while the environments render.
-        std::thread::spawn(|| {
-            let _ = check::schema::kubernetes();
+        let v = forced.unwrap_or(check::schema::KUBERNETES_VERSION);
+        std::thread::spawn(move || {
+            let _ = check::schema::kubernetes_version(v);
         });
     }
     let renders: Vec<Result<Rendered, i32>> = names
@@ -149,7 +167,13 @@ pub fn run(a: CheckArgs) -> i32 {
     let mut envs = Vec::new();
     for (n, r) in names.iter().zip(renders) {
         match r {
-            Ok(r) => envs.push(Env::new(n, &repo, &RealFs, r)),
+            Ok(r) => {
+                let mut env = Env::new(n, &repo, &RealFs, r);
+                if let Some(v) = forced {
+                    env.kubernetes_version = v.to_string();
+                }
+                envs.push(env)
+            }
             Err(c) => return c,
         }
     }
