@@ -243,7 +243,10 @@ fn kubernetes_bundle() -> (Value, Map<String, Value>) {
 
 /// The minor number of "1.33".
 fn minor(v: &str) -> u32 {
-    v.rsplit('.').next().and_then(|m| m.parse().ok()).unwrap_or(0)
+    v.rsplit('.')
+        .next()
+        .and_then(|m| m.parse().ok())
+        .unwrap_or(0)
 }
 
 /// Adds `version` to the variant of `name` whose content is `value`, or
@@ -320,7 +323,12 @@ fn main() {
         Some("version") if args.len() == 2 => {
             let (bundle, _) = kubernetes_bundle();
             let p = PathBuf::from(&args[1]);
-            write(p.parent().unwrap_or(Path::new(".")), p.file_name().unwrap().to_str().unwrap(), &bundle, false);
+            write(
+                p.parent().unwrap_or(Path::new(".")),
+                p.file_name().unwrap().to_str().unwrap(),
+                &bundle,
+                false,
+            );
         }
         Some("finish") if args.len() > 2 => finish(Path::new(&args[1]), &args[2..]),
         _ => usage(),
