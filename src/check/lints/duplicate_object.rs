@@ -44,12 +44,18 @@ pub fn run(ctx: &Ctx, out: &mut Vec<Finding>) {
     // (cluster, group, kind, namespace, name) → producers.
     type Id = (String, String, String, String, String);
     let mut seen: BTreeMap<Id, Vec<(&KsReport, &Resource)>> = BTreeMap::new();
-    let mut clusters: std::collections::HashMap<String, String> = Default::default();
+    // Per producer (consecutive in `all`): its target cluster.
+    let mut last: Option<(*const KsReport, String)> = None;
     for (k, o) in &ctx.all {
-        let cluster = clusters
-            .entry(k.key())
-            .or_insert_with(|| target_cluster(ctx, k))
-            .clone();
+        let ptr: *const KsReport = *k;
+        let cluster = match &last {
+            Some((p, c)) if *p == ptr => c.clone(),
+            _ => {
+                let c = target_cluster(ctx, k);
+                last = Some((ptr, c.clone()));
+                c
+            }
+        };
         let id = o.cur_id();
         let ns = if id.gvk.is_cluster_scoped() {
             String::new()
