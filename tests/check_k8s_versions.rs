@@ -147,6 +147,16 @@ fn mutating_admission_policy_v1_is_valid_on_1_36_and_not_served_on_1_33() {
         ),
         None
     );
+    // A kind 1.33 has in no version at all, but a newer embedded one has.
+    assert_eq!(
+        unserved_in("1.33", "scheduling.k8s.io/v1alpha2", "Workload"),
+        Some(vec![])
+    );
+    assert_eq!(
+        unserved_in("1.36", "scheduling.k8s.io/v1alpha2", "Workload"),
+        None
+    );
+    assert_eq!(unserved_in("1.33", "example.com/v1", "Widget"), None);
     // A field of the 1.36 schema is still checked.
     let bad = object(&MAP_V1.replace("failurePolicy: Fail", "failurePolicy: Fail\n  nope: 1"));
     let e = validate_object_in(&set, "1.36", &bad, &none)
