@@ -8,6 +8,7 @@ use std::process::Command;
 use flate::check::schema::{
     CrdSchemas, KUBERNETES_VERSION, KUBERNETES_VERSIONS, SchemaOptions, SchemaSet,
     embedded_version, kubernetes_version, nearest_version, unserved_in, validate_object_in,
+    versions_serving,
 };
 use flate::resource::{Origin, Resource};
 use serde_json::Value;
@@ -146,6 +147,17 @@ fn mutating_admission_policy_v1_is_valid_on_1_36_and_not_served_on_1_33() {
             "MutatingAdmissionPolicy"
         ),
         None
+    );
+    assert_eq!(
+        versions_serving("admissionregistration.k8s.io/v1", "MutatingAdmissionPolicy"),
+        vec!["1.36"]
+    );
+    assert_eq!(
+        versions_serving(
+            "storagemigration.k8s.io/v1alpha1",
+            "StorageVersionMigration"
+        ),
+        vec!["1.33", "1.34"]
     );
     // A kind 1.33 has in no version at all, but a newer embedded one has.
     assert_eq!(

@@ -863,13 +863,28 @@ pub fn unserved_in(version: &str, api_version: &str, kind: &str) -> Option<Vec<S
         Some(served) => (!served.iter().any(|a| a == api_version)).then(|| served.clone()),
         // A kind this version does not have at all, but another embedded
         // version has: not served either (an empty list).
-        None => KUBERNETES_VERSIONS
-            .iter()
-            .filter(|v| **v != k8s.version)
-            .filter_map(|v| kubernetes_version(v).ok())
-            .any(|o| o.kinds.contains_key(&format!("{api_version}/{kind}")))
-            .then(Vec::new),
+        None => (!versions_serving(api_version, kind).is_empty()).then(Vec::new),
     }
+}
+
+/// The embedded Kubernetes versions that serve `api_version` `kind`
+/// (read from the store's index: no version's schemas are built).
+pub fn versions_serving(api_version: &str, kind: &str) -> Vec<&'static str> {
+    let Ok(store) = store() else {
+        return Vec::new();
+    };
+    let Some(variants) = store
+        .get("kinds")
+        .and_then(|k| k.get(format!("{api_version}/{kind}")))
+        .and_then(Value::as_array)
+    else {
+        return Vec::new();
+    };
+    KUBERNETES_VERSIONS
+        .iter()
+        .copied()
+        .filter(|v| variants.iter().any(|x| in_version(x, v)))
+        .collect()
 }
 
 /// Validates every rendered object and kustomization file of `env`.
@@ -969,20 +984,10 @@ pub fn validate_env(env: &Env<'_>, schemas: &SchemaSet) -> EnvValidation {
                     {
                         let what = super::ObjectRef::of(o);
                         let served = if served.is_empty() {
-                            let since: Vec<&str> = KUBERNETES_VERSIONS
-                                .iter()
-                                .copied()
-                                .filter(|v| {
-                                    kubernetes_version(v).is_ok_and(|k| {
-                                        k.kinds.contains_key(&format!(
-                                            "{}/{}",
-                                            o.api_version(),
-                                            o.kind()
-                                        ))
-                                    })
-                                })
-                                .collect();
-                            format!("served in Kubernetes {}", since.join(", "))
+                            format!(
+                                "served in Kubernetes {}",
+                                versions_serving(o.api_version(), o.kind()).join(", ")
+                            )
                         } else {
                             format!("served: {}", served.join(", "))
                         };
