@@ -129,7 +129,7 @@ fn builtin_kinds_reject_invalid_objects() {
         "",
         "\"metadata\" is a required property",
     );
-    // A version Kubernetes 1.35 does not serve.
+    // A version the newest embedded Kubernetes does not serve.
     assert_eq!(
         validate("apiVersion: policy/v1beta1\nkind: PodDisruptionBudget\nmetadata: {name: p}\n"),
         None
@@ -909,6 +909,6 @@ fn embedded_bundle_covers_the_pinned_kubernetes_version() {
     ] {
         assert!(k.kinds.contains_key(kind), "{kind}");
     }
-    assert_eq!(flate::check::schema::KUBERNETES_VERSION, "1.35");
+    assert_eq!(flate::check::schema::KUBERNETES_VERSION, "1.36");
     let _ = json!(null);
 }

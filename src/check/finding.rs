@@ -103,7 +103,7 @@ pub const RULES: &[Rule] = &[
     Rule {
         id: "patch-target-unmatched",
         severity: Severity::Error,
-        summary: "a Flux spec.patches target selects no rendered object (kustomize ignores it silently)",
+        summary: "a Flux spec.patches target names no rendered object (kustomize ignores it silently)",
     },
     Rule {
         id: "kustomize-patch-unmatched",

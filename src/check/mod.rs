@@ -49,18 +49,29 @@ pub struct Env<'a> {
     pub fs: &'a dyn FileSystem,
     pub rendered: Rendered,
     pub kfiles: kustfiles::KustFiles,
+    /// The Kubernetes minor version built-in kinds are checked against
+    /// (one of [`schema::KUBERNETES_VERSIONS`]): the Talos spec's
+    /// `cluster.kubernetesVersion` when the environment has one (the
+    /// nearest embedded version when it is outside their range), else the
+    /// newest embedded; `flate check --kubernetes-version` sets it.
+    pub kubernetes_version: String,
 }
 
 impl<'a> Env<'a> {
     /// Wraps a render: walks the kustomization files it used.
     pub fn new(name: &str, repo: &Path, fs: &'a dyn FileSystem, rendered: Rendered) -> Env<'a> {
         let kfiles = kustfiles::KustFiles::walk(fs, repo, &rendered);
+        let kubernetes_version = talos_kubernetes_version(fs, repo, name)
+            .map(|v| schema::nearest_version(&v).0)
+            .unwrap_or(schema::KUBERNETES_VERSION)
+            .to_string();
         Env {
             name: name.to_string(),
             repo: repo.to_path_buf(),
             fs,
             rendered,
             kfiles,
+            kubernetes_version,
         }
     }
 
@@ -70,6 +81,19 @@ impl<'a> Env<'a> {
             .map(Path::to_path_buf)
             .unwrap_or_else(|_| path.to_path_buf())
     }
+}
+
+/// `cluster.kubernetesVersion` of the environment's Talos spec, when it
+/// has one (read leniently: the spec's own errors are `talos-spec-invalid`).
+fn talos_kubernetes_version(fs: &dyn FileSystem, repo: &Path, env: &str) -> Option<String> {
+    let spec = crate::talos::spec_path(repo, env);
+    if !fs.is_file(&spec) {
+        return None;
+    }
+    let text = fs.read_to_string(&spec).ok()?;
+    let doc = crate::yaml::parse_one(&text).ok()?;
+    doc.get_str(&["cluster", "kubernetesVersion"])
+        .map(str::to_string)
 }
 
 /// What `flate check` runs.

@@ -33,13 +33,61 @@ use crate::flux::Status;
 use crate::resource::{Gvk, Resource};
 use crate::yaml::Node;
 
-/// The Kubernetes minor version the embedded built-in schemas describe.
-pub const KUBERNETES_VERSION: &str = "1.35";
+/// The Kubernetes minor versions whose built-in schemas are embedded,
+/// oldest first.
+pub const KUBERNETES_VERSIONS: &[&str] = &["1.33", "1.34", "1.35", "1.36"];
+/// The newest of them: the version checked against by default.
+pub const KUBERNETES_VERSION: &str = "1.36";
 /// Where the generator took them from.
 pub const KUBERNETES_SOURCE: &str = "k8s-openapi 0.29.0";
 
-const K8S_BUNDLE: &str = include_str!("../../schemas/kubernetes/v1.35.json");
-const K8S_URI: &str = "urn:flate:schemas:kubernetes-v1.35";
+/// Every version's definitions and kinds, each stored once per distinct
+/// content with the versions it belongs to (tools/schemagen).
+const K8S_STORE: &str = include_str!("../../schemas/kubernetes/kubernetes.json");
+
+/// The embedded version `v` names ("1.35", "v1.35", "1.35.2", "v1.35.2"),
+/// or an error listing the embedded ones.
+pub fn embedded_version(v: &str) -> Result<&'static str, String> {
+    let t = v.trim().trim_start_matches('v');
+    let mut parts = t.split('.');
+    let (major, minor) = (parts.next().unwrap_or(""), parts.next().unwrap_or(""));
+    let wanted = format!("{major}.{minor}");
+    KUBERNETES_VERSIONS
+        .iter()
+        .find(|x| **x == wanted)
+        .copied()
+        .ok_or_else(|| {
+            format!(
+                "Kubernetes {v}: no embedded schemas for it (embedded: {})",
+                KUBERNETES_VERSIONS.join(", ")
+            )
+        })
+}
+
+/// The embedded version closest to `v` (for a cluster older or newer than
+/// the embedded range), and whether it is `v` itself.
+pub fn nearest_version(v: &str) -> (&'static str, bool) {
+    if let Ok(x) = embedded_version(v) {
+        return (x, true);
+    }
+    let minor = |s: &str| -> Option<u32> {
+        let t = s.trim().trim_start_matches('v');
+        let mut p = t.split('.');
+        (p.next()? == "1").then_some(())?;
+        p.next()?.parse().ok()
+    };
+    let newest = KUBERNETES_VERSIONS[KUBERNETES_VERSIONS.len() - 1];
+    match minor(v) {
+        Some(m) if m < minor(KUBERNETES_VERSIONS[0]).unwrap_or(0) => {
+            (KUBERNETES_VERSIONS[0], false)
+        }
+        _ => (newest, false),
+    }
+}
+
+fn k8s_uri(version: &str) -> String {
+    format!("urn:flate:schemas:kubernetes-v{version}")
+}
 
 /// Embedded standalone schemas: (apiVersion, kind, JSON).
 pub const EMBEDDED: &[(&str, &str, &str)] = &[
@@ -96,44 +144,95 @@ pub struct SchemaOptions {
     pub kubernetes_version: String,
 }
 
-/// The parsed Kubernetes bundle.
+/// The built-in schemas of one Kubernetes version.
 pub struct K8s {
+    /// The version ("1.35").
+    pub version: &'static str,
     /// `apiVersion/kind` → definition name.
     pub kinds: HashMap<String, String>,
     /// `(group, kind)` → served apiVersions.
     pub served: HashMap<(String, String), Vec<String>>,
     registry: Registry<'static>,
-    /// The bundle's definitions, for standalone schemas (`schemas import`).
+    /// The version's definitions, for standalone schemas (`schemas import`).
     pub defs: serde_json::Map<String, Value>,
 }
 
+/// Whether a stored variant belongs to `version` (no `versions` list: every
+/// version).
+fn in_version(variant: &Value, version: &str) -> bool {
+    match variant.get("versions").and_then(Value::as_array) {
+        None => true,
+        Some(vs) => vs.iter().any(|v| v.as_str() == Some(version)),
+    }
+}
+
+/// The parsed store, once.
+fn store() -> Result<&'static Value, String> {
+    static STORE: OnceLock<Result<Value, String>> = OnceLock::new();
+    STORE
+        .get_or_init(|| {
+            serde_json::from_str(K8S_STORE).map_err(|e| format!("embedded Kubernetes schemas: {e}"))
+        })
+        .as_ref()
+        .map_err(Clone::clone)
+}
+
 impl K8s {
-    fn load() -> Result<K8s, String> {
-        let bundle: Value =
-            serde_json::from_str(K8S_BUNDLE).map_err(|e| format!("embedded bundle: {e}"))?;
+    fn load(version: &'static str) -> Result<K8s, String> {
+        let store = store()?;
         let mut kinds = HashMap::new();
         let mut served: HashMap<(String, String), Vec<String>> = HashMap::new();
-        if let Some(m) = bundle.get("kinds").and_then(Value::as_object) {
-            for (k, v) in m {
-                let (api_version, kind) = k.rsplit_once('/').unwrap_or(("", k));
-                let gvk = Gvk::from_api_version(api_version, kind);
-                served
-                    .entry((gvk.group.clone(), kind.to_string()))
-                    .or_default()
-                    .push(api_version.to_string());
-                kinds.insert(k.clone(), v.as_str().unwrap_or_default().to_string());
+        for (k, variants) in store
+            .get("kinds")
+            .and_then(Value::as_object)
+            .into_iter()
+            .flatten()
+        {
+            let Some(def) = variants
+                .as_array()
+                .into_iter()
+                .flatten()
+                .find(|v| in_version(v, version))
+                .and_then(|v| v.get("def"))
+                .and_then(Value::as_str)
+            else {
+                continue;
+            };
+            let (api_version, kind) = k.rsplit_once('/').unwrap_or(("", k));
+            let gvk = Gvk::from_api_version(api_version, kind);
+            served
+                .entry((gvk.group.clone(), kind.to_string()))
+                .or_default()
+                .push(api_version.to_string());
+            kinds.insert(k.clone(), def.to_string());
+        }
+        let mut defs = serde_json::Map::new();
+        for (name, variants) in store
+            .get("defs")
+            .and_then(Value::as_object)
+            .into_iter()
+            .flatten()
+        {
+            if let Some(schema) = variants
+                .as_array()
+                .into_iter()
+                .flatten()
+                .find(|v| in_version(v, version))
+                .and_then(|v| v.get("schema"))
+            {
+                defs.insert(name.clone(), schema.clone());
             }
         }
-        let defs = bundle
-            .get("$defs")
-            .and_then(Value::as_object)
-            .cloned()
-            .unwrap_or_default();
+        let bundle = json!({
+            "$schema": "https://json-schema.org/draft/2020-12/schema",
+            "$defs": defs,
+        });
         let registry = Registry::new()
-            .add(K8S_URI, bundle)
+            .add(k8s_uri(version), bundle)
             .and_then(|b| b.prepare())
-            .map_err(|e| format!("embedded bundle: {e}"))?;
+            .map_err(|e| format!("embedded Kubernetes {version} schemas: {e}"))?;
         Ok(K8s {
+            version,
             kinds,
             served,
             registry,
@@ -142,11 +241,25 @@ impl K8s {
     }
 }
 
-static K8S: OnceLock<Result<K8s, String>> = OnceLock::new();
+/// The built-in schemas of Kubernetes `version` (one of
+/// [`KUBERNETES_VERSIONS`]), built once.
+pub fn kubernetes_version(version: &str) -> Result<&'static K8s, String> {
+    static K8S: [OnceLock<Result<K8s, String>>; KUBERNETES_VERSIONS.len()] =
+        [const { OnceLock::new() }; KUBERNETES_VERSIONS.len()];
+    let version = embedded_version(version)?;
+    let i = KUBERNETES_VERSIONS
+        .iter()
+        .position(|v| *v == version)
+        .expect("embedded version");
+    K8S[i]
+        .get_or_init(|| K8s::load(version))
+        .as_ref()
+        .map_err(Clone::clone)
+}
 
-/// The embedded Kubernetes bundle, parsed once.
+/// The built-in schemas of the newest embedded version.
 pub fn kubernetes() -> Result<&'static K8s, String> {
-    K8S.get_or_init(K8s::load).as_ref().map_err(Clone::clone)
+    kubernetes_version(KUBERNETES_VERSION)
 }
 
 /// Resolves `file://` references to local files; nothing else.
@@ -398,9 +511,22 @@ impl SchemaSet {
         slot.get_or_init(make).clone()
     }
 
-    /// The schema for a kind; `crds` are the CRD schemas of the object's
-    /// environment.
+    /// The schema for a kind, built-in kinds as the newest embedded
+    /// Kubernetes version has them; `crds` are the CRD schemas of the
+    /// object's environment.
     pub fn lookup(&self, api_version: &str, kind: &str, crds: &CrdSchemas) -> Lookup {
+        self.lookup_in(KUBERNETES_VERSION, api_version, kind, crds)
+    }
+
+    /// [`SchemaSet::lookup`] with built-in kinds as Kubernetes `version`
+    /// (one of [`KUBERNETES_VERSIONS`]) has them.
+    pub fn lookup_in(
+        &self,
+        version: &str,
+        api_version: &str,
+        kind: &str,
+        crds: &CrdSchemas,
+    ) -> Lookup {
         for loc in &self.opts.locations {
             for p in candidates(loc, api_version, kind, &self.opts) {
                 if p.is_file() {
@@ -443,16 +569,16 @@ impl SchemaSet {
                 }
             });
         }
-        let k8s = match kubernetes() {
+        let k8s = match kubernetes_version(version) {
             Ok(k) => k,
             Err(e) => return Lookup::Broken(e),
         };
         let Some(def) = k8s.kinds.get(&format!("{api_version}/{kind}")) else {
             return Lookup::Missing;
         };
-        let key = format!("k8s:{api_version}/{kind}");
+        let key = format!("k8s:{}:{api_version}/{kind}", k8s.version);
         self.cached(key, || {
-            let root = json!({"$ref": format!("{K8S_URI}#/$defs/{def}")});
+            let root = json!({"$ref": format!("{}#/$defs/{def}", k8s_uri(k8s.version))});
             match jsonschema::options()
                 .with_registry(&k8s.registry)
                 .should_validate_formats(false)
@@ -460,7 +586,7 @@ impl SchemaSet {
             {
                 Ok(v) => Lookup::Found {
                     validator: Arc::new(v),
-                    source: format!("Kubernetes {KUBERNETES_VERSION}"),
+                    source: format!("Kubernetes {}", k8s.version),
                 },
                 Err(e) => Lookup::Broken(format!("embedded Kubernetes schema {def}: {e}")),
             }
@@ -664,13 +790,24 @@ pub fn errors_redacted(validator: &Validator, doc: &Value, secrets: &[Value]) ->
     out
 }
 
-/// Validates one object: its schema errors, or `None` without a schema.
+/// Validates one object (built-in kinds as the newest embedded Kubernetes
+/// version has them): its schema errors, or `None` without a schema.
 pub fn validate_object(
     schemas: &SchemaSet,
     r: &Resource,
     crds: &CrdSchemas,
 ) -> Result<Option<Vec<SchemaError>>, String> {
-    match schemas.lookup(r.api_version(), r.kind(), crds) {
+    validate_object_in(schemas, KUBERNETES_VERSION, r, crds)
+}
+
+/// [`validate_object`] against Kubernetes `version`.
+pub fn validate_object_in(
+    schemas: &SchemaSet,
+    version: &str,
+    r: &Resource,
+    crds: &CrdSchemas,
+) -> Result<Option<Vec<SchemaError>>, String> {
+    match schemas.lookup_in(version, r.api_version(), r.kind(), crds) {
         Lookup::Found { validator, .. } => {
             let mut doc = r.obj.to_json();
             strip_nulls(&mut doc);
@@ -736,13 +873,43 @@ pub struct EnvValidation {
     pub missing: MissingKinds,
 }
 
-/// The apiVersions serving a built-in kind, when `api_version` is not one
-/// of them (a removed or mistyped version).
+/// The apiVersions serving a built-in kind in the newest embedded
+/// Kubernetes version, when `api_version` is not one of them (a removed or
+/// mistyped version).
 pub fn unserved(api_version: &str, kind: &str) -> Option<Vec<String>> {
-    let k8s = kubernetes().ok()?;
+    unserved_in(KUBERNETES_VERSION, api_version, kind)
+}
+
+/// [`unserved`] in Kubernetes `version`.
+pub fn unserved_in(version: &str, api_version: &str, kind: &str) -> Option<Vec<String>> {
+    let k8s = kubernetes_version(version).ok()?;
     let g = Gvk::from_api_version(api_version, kind);
-    let served = k8s.served.get(&(g.group.clone(), kind.to_string()))?;
-    (!served.iter().any(|a| a == api_version)).then(|| served.clone())
+    match k8s.served.get(&(g.group.clone(), kind.to_string())) {
+        Some(served) => (!served.iter().any(|a| a == api_version)).then(|| served.clone()),
+        // A kind this version does not have at all, but another embedded
+        // version has: not served either (an empty list).
+        None => (!versions_serving(api_version, kind).is_empty()).then(Vec::new),
+    }
+}
+
+/// The embedded Kubernetes versions that serve `api_version` `kind`
+/// (read from the store's index: no version's schemas are built).
+pub fn versions_serving(api_version: &str, kind: &str) -> Vec<&'static str> {
+    let Ok(store) = store() else {
+        return Vec::new();
+    };
+    let Some(variants) = store
+        .get("kinds")
+        .and_then(|k| k.get(format!("{api_version}/{kind}")))
+        .and_then(Value::as_array)
+    else {
+        return Vec::new();
+    };
+    KUBERNETES_VERSIONS
+        .iter()
+        .copied()
+        .filter(|v| variants.iter().any(|x| in_version(x, v)))
+        .collect()
 }
 
 /// Validates every rendered object and kustomization file of `env`.
@@ -765,7 +932,10 @@ pub fn validate_env(env: &Env<'_>, schemas: &SchemaSet) -> EnvValidation {
         .map(|(k, o)| {
             let (file, doc_line) = match &o.origin.file {
                 Some(f) => (Some(f.as_path().to_path_buf()), o.origin.line),
-                None => (k.origin.file.as_ref().map(|f| f.as_path().to_path_buf()), k.origin.line),
+                None => (
+                    k.origin.file.as_ref().map(|f| f.as_path().to_path_buf()),
+                    k.origin.line,
+                ),
             };
             let rel = file.as_ref().map(|f| env.rel(f));
             let base = |msg: String| {
@@ -777,7 +947,7 @@ pub fn validate_env(env: &Env<'_>, schemas: &SchemaSet) -> EnvValidation {
             if super::opted_out(o, "schema-invalid") {
                 return Outcome::Errors(Vec::new());
             }
-            match validate_object(schemas, o, &crds) {
+            match validate_object_in(schemas, &env.kubernetes_version, o, &crds) {
                 Ok(Some(errs)) => {
                     // Variables left unset because an optional source is
                     // absent offline: an error in a field written with
@@ -800,7 +970,9 @@ pub fn validate_env(env: &Env<'_>, schemas: &SchemaSet) -> EnvValidation {
                                         let l = locator.field_line(f, doc_line, &e.path);
                                         let text = locator.text(f);
                                         let sub = text
-                                            .and_then(|t| t.lines().nth(l - 1).map(|x| x.contains("${")))
+                                            .and_then(|t| {
+                                                t.lines().nth(l - 1).map(|x| x.contains("${"))
+                                            })
                                             .unwrap_or(false);
                                         (l, sub && l != doc_line)
                                     }
@@ -832,15 +1004,32 @@ pub fn validate_env(env: &Env<'_>, schemas: &SchemaSet) -> EnvValidation {
                     )
                 }
                 Ok(None) => {
-                    if let Some(served) = unserved(o.api_version(), o.kind()) {
+                    if let Some(served) =
+                        unserved_in(&env.kubernetes_version, o.api_version(), o.kind())
+                    {
                         let what = super::ObjectRef::of(o);
+                        let served = if served.is_empty() {
+                            format!(
+                                "served in Kubernetes {}",
+                                versions_serving(o.api_version(), o.kind()).join(", ")
+                            )
+                        } else {
+                            format!("served: {}", served.join(", "))
+                        };
                         return Outcome::Errors(vec![
                             base(format!(
-                                "{what}: {} is not served by Kubernetes {KUBERNETES_VERSION} (served: {})",
+                                "{what}: {} is not served by Kubernetes {} ({served})",
                                 o.api_version(),
-                                served.join(", ")
+                                env.kubernetes_version,
                             ))
-                            .at(rel.clone(), locator.field_line(file.as_deref().unwrap_or(Path::new("")), doc_line, "apiVersion"))
+                            .at(
+                                rel.clone(),
+                                locator.field_line(
+                                    file.as_deref().unwrap_or(Path::new("")),
+                                    doc_line,
+                                    "apiVersion",
+                                ),
+                            )
                             .path("apiVersion"),
                         ]);
                     }

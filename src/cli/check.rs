@@ -36,6 +36,11 @@ pub struct CheckArgs {
     /// (repeatable; searched in order, before the embedded schemas).
     #[arg(long = "schema-dir", value_name = "DIR")]
     pub schema_dir: Vec<String>,
+    /// Check built-in kinds against Kubernetes X.Y (embedded: 1.33 to 1.36;
+    /// default: the environment's kubernetesVersion in .flate.yaml, else its
+    /// Talos spec's, else the newest).
+    #[arg(long = "kubernetes-version", value_name = "X.Y")]
+    pub kubernetes_version: Option<String>,
     /// Kinds without a schema are errors.
     #[arg(long)]
     pub strict: bool,
@@ -113,11 +118,21 @@ pub fn run(a: CheckArgs) -> i32 {
     if let Err(e) = check::schema::check_locations(&sopts) {
         return diag::error(e.to_string());
     }
+    let forced = match a
+        .kubernetes_version
+        .as_deref()
+        .map(check::schema::embedded_version)
+    {
+        None => None,
+        Some(Ok(v)) => Some(v),
+        Some(Err(e)) => return diag::error(format!("--kubernetes-version {e}")),
+    };
     let t0 = std::time::Instant::now();
     if !a.skip_schemas {
         // Parse the embedded Kubernetes schemas while the environments render.
-        std::thread::spawn(|| {
-            let _ = check::schema::kubernetes();
+        let v = forced.unwrap_or(check::schema::KUBERNETES_VERSION);
+        std::thread::spawn(move || {
+            let _ = check::schema::kubernetes_version(v);
         });
     }
     let renders: Vec<Result<Rendered, i32>> = targets
@@ -128,7 +143,28 @@ pub fn run(a: CheckArgs) -> i32 {
     let fs = flate::fs::Confined::new(&RealFs, &repo.root);
     for (e, r) in targets.iter().zip(renders) {
         match r {
-            Ok(r) => envs.push(Env::new(&e.name, &repo.root, &fs, r)),
+            Ok(r) => {
+                let mut env = Env::new(&e.name, &repo.root, &fs, r);
+                // --kubernetes-version, else the environment's
+                // kubernetesVersion in .flate.yaml, else the Talos spec's.
+                let configured = match e.kubernetes_version.as_deref() {
+                    Some(v) => match check::schema::embedded_version(v) {
+                        Ok(v) => Some(v),
+                        Err(m) => {
+                            return diag::error(format!(
+                                "{}: environment {}: kubernetesVersion {m}",
+                                flate_config_name(),
+                                e.name
+                            ));
+                        }
+                    },
+                    None => None,
+                };
+                if let Some(v) = forced.or(configured) {
+                    env.kubernetes_version = v.to_string();
+                }
+                envs.push(env)
+            }
             Err(c) => return c,
         }
     }
@@ -165,4 +201,8 @@ pub fn run(a: CheckArgs) -> i32 {
         return 2;
     }
     if report.errors() > 0 { 1 } else { 0 }
+}
+
+fn flate_config_name() -> &'static str {
+    super::config::FILE_NAME
 }

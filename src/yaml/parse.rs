@@ -73,7 +73,7 @@ pub fn parse_stream_with(text: &str, schema: Schema) -> Result<Vec<Document>, Pa
 
 fn parse(text: &str, schema: Schema, json_keys: bool) -> Result<Vec<Document>, ParseError> {
     let text = text.strip_prefix('\u{feff}').unwrap_or(text);
-    parse_text(text, schema, json_keys).map_err(|e| at_tab(text, e))
+    parse_reindenting(text, schema, json_keys).map_err(|e| at_tab(text, e))
 }
 
 /// yaml-rust2 reports a tab that indents a line at the end of the line
@@ -98,6 +98,69 @@ fn at_tab(text: &str, mut e: ParseError) -> ParseError {
         }
     }
     e
+}
+
+fn parse_reindenting(
+    text: &str,
+    schema: Schema,
+    json_keys: bool,
+) -> Result<Vec<Document>, ParseError> {
+    let first = match parse_text(text, schema, json_keys) {
+        Err(e) if is_flow_indentation(&e) && error_in_flow(text) => e,
+        r => return r,
+    };
+    // go-yaml does not check indentation inside flow collections (a
+    // closing `]` under its key is common); yaml-rust2 does. Whitespace
+    // before a token there means nothing, so indenting the offending line
+    // more changes nothing but the check. (The original error stands if
+    // that does not help.)
+    let mut lines: Vec<String> = text.split('\n').map(str::to_string).collect();
+    let mut e = first.clone();
+    for _ in 0..MAX_REINDENTS {
+        let i = e.line.saturating_sub(1);
+        let Some(line) = lines.get(i) else { break };
+        let col = line.len() - line.trim_start_matches(' ').len();
+        let prev = lines[..i]
+            .iter()
+            .rev()
+            .find(|l| !l.trim().is_empty())
+            .map(|l| l.len() - l.trim_start_matches(' ').len())
+            .unwrap_or(0);
+        let to = if prev > col { prev } else { col + 1 };
+        lines[i] = format!("{}{}", " ".repeat(to - col), lines[i]);
+        let fixed = lines.join("\n");
+        match parse_text(&fixed, schema, json_keys) {
+            Err(next) if is_flow_indentation(&next) && error_in_flow(&fixed) => e = next,
+            Err(_) => return Err(first),
+            ok => return ok,
+        }
+    }
+    Err(first)
+}
+
+/// Lines re-indented at most (see `parse`).
+const MAX_REINDENTS: usize = 256;
+
+/// Whether the scanner stops (at its first error) inside a flow
+/// collection.
+fn error_in_flow(text: &str) -> bool {
+    use yaml_rust2::scanner::{Scanner, TokenType};
+    let mut depth = 0usize;
+    let mut scanner = Scanner::new(text.chars());
+    for tok in scanner.by_ref() {
+        match tok.1 {
+            TokenType::FlowSequenceStart | TokenType::FlowMappingStart => depth += 1,
+            TokenType::FlowSequenceEnd | TokenType::FlowMappingEnd => {
+                depth = depth.saturating_sub(1)
+            }
+            _ => {}
+        }
+    }
+    scanner.get_error().is_some() && depth > 0
+}
+
+fn is_flow_indentation(e: &ParseError) -> bool {
+    e.message == "invalid indentation" || e.message == "invalid indentation in flow construct"
 }
 
 fn parse_text(text: &str, schema: Schema, json_keys: bool) -> Result<Vec<Document>, ParseError> {
@@ -740,6 +803,21 @@ impl Builder<'_> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn flow_collections_ignore_indentation_as_go_yaml_does() {
+        // A closing bracket under its key, and flow content less indented
+        // than the block around it: go-yaml reads both.
+        let text =
+            "a:\n  args: [\n    \"x\",\n    \"y\"\n  ]\n  env: {\n  k: v\n  }\nb: [\n1, 2\n]\n";
+        let n = parse_one(text).unwrap();
+        let want = parse_one("a:\n  args: [x, y]\n  env: {k: v}\nb: [1, 2]\n").unwrap();
+        assert_eq!(n, want);
+        // A block-context indentation error is still one, unchanged.
+        let err = parse_one("a:\n  b: 1\n c: 2\n").unwrap_err();
+        let again = parse_text("a:\n  b: 1\n c: 2\n", Schema::V3, false).unwrap_err();
+        assert_eq!(err, again);
+    }
 
     #[test]
     fn documents_and_lines() {

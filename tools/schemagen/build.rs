@@ -1,13 +1,24 @@
-//! Lists every listable Kubernetes kind k8s-openapi defines for the pinned
-//! Kubernetes minor version (types with `impl crate::ListableResource`),
-//! and writes `$OUT_DIR/kinds.rs`: one `add::<Type>()` call per kind.
+//! Lists every listable Kubernetes kind k8s-openapi defines for the
+//! Kubernetes minor version of the enabled `v1_*` feature (types with
+//! `impl crate::ListableResource`), and writes `$OUT_DIR/kinds.rs`: one
+//! `add::<Type>()` call per kind, and `K8S_VERSION`.
 
 use std::path::{Path, PathBuf};
 
-/// Must match the `v1_*` feature of k8s-openapi in Cargo.toml.
-const K8S_MODULE: &str = "v1_35";
+/// The `v1_*` module of the enabled feature.
+fn k8s_module() -> String {
+    let enabled: Vec<String> = (30..=40)
+        .map(|v| format!("v1_{v}"))
+        .filter(|f| std::env::var(format!("CARGO_FEATURE_{}", f.to_uppercase())).is_ok())
+        .collect();
+    assert!(
+        enabled.len() == 1,
+        "enable exactly one Kubernetes version feature (v1_33 ... v1_36), not {enabled:?}"
+    );
+    enabled[0].clone()
+}
 
-fn k8s_openapi_src() -> PathBuf {
+fn k8s_openapi_src(module: &str) -> PathBuf {
     let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
     let manifest = Path::new(&std::env::var("CARGO_MANIFEST_DIR").unwrap()).join("Cargo.toml");
     let out = std::process::Command::new(cargo)
@@ -32,7 +43,7 @@ fn k8s_openapi_src() -> PathBuf {
         .parent()
         .unwrap()
         .join("src")
-        .join(K8S_MODULE)
+        .join(module)
 }
 
 fn walk(dir: &Path, out: &mut Vec<PathBuf>) {
@@ -51,7 +62,8 @@ fn walk(dir: &Path, out: &mut Vec<PathBuf>) {
 }
 
 fn main() {
-    let src = k8s_openapi_src();
+    let module = k8s_module();
+    let src = k8s_openapi_src(&module);
     let mut files = Vec::new();
     walk(&src, &mut files);
     let mut calls = Vec::new();
@@ -79,8 +91,9 @@ fn main() {
         calls.len(),
         src.display()
     );
+    let version = module.trim_start_matches('v').replace('_', ".");
     let code = format!(
-        "/// Every listable kind of Kubernetes {K8S_MODULE} in k8s-openapi ({} kinds).\npub fn all_kinds(g: &mut Gen) {{\n{}\n}}\n",
+        "/// The Kubernetes minor version generated.\npub const K8S_VERSION: &str = \"{version}\";\n/// Every listable kind of Kubernetes {version} in k8s-openapi ({} kinds).\npub fn all_kinds(g: &mut Gen) {{\n{}\n}}\n",
         calls.len(),
         calls.join("\n")
     );

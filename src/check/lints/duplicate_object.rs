@@ -1,7 +1,9 @@
 //! `duplicate-object`: two Kustomizations of one environment produce the
-//! same object (group, kind, namespace, name). Both apply it, each prunes
-//! it when the other changes: the last one to reconcile wins, back and
-//! forth.
+//! same object (group, kind, namespace, name) in the same cluster. Both
+//! apply it, each prunes it when the other changes: the last one to
+//! reconcile wins, back and forth. A Kustomization with `spec.kubeConfig`
+//! applies to another cluster (a hub deploying to its spokes): its objects
+//! only clash with those of Kustomizations targeting that same cluster.
 
 use std::collections::BTreeMap;
 
@@ -10,11 +12,50 @@ use crate::check::Finding;
 use crate::flux::KsReport;
 use crate::resource::Resource;
 
+/// The cluster a Kustomization applies to: "" for its own, else the
+/// `spec.kubeConfig` reference (Secret or ConfigMap, in the
+/// Kustomization's namespace).
+fn target_cluster(ctx: &Ctx, k: &KsReport) -> String {
+    let Some((_, obj)) = ctx.ks_objects.get(&k.key()) else {
+        return String::new();
+    };
+    let Some(kc) = obj
+        .obj
+        .get_path(&["spec", "kubeConfig"])
+        .filter(|n| !n.is_null())
+    else {
+        return String::new();
+    };
+    let r = |kind: &str, field: &str| {
+        kc.get_str(&[field, "name"]).map(|n| {
+            format!(
+                "{kind}/{}/{n}:{}",
+                obj.namespace(),
+                kc.get_str(&[field, "key"]).unwrap_or("")
+            )
+        })
+    };
+    r("Secret", "secretRef")
+        .or_else(|| r("ConfigMap", "configMapRef"))
+        .unwrap_or_else(|| "kubeConfig".to_string())
+}
+
 pub fn run(ctx: &Ctx, out: &mut Vec<Finding>) {
-    // (group, kind, namespace, name) → producers.
-    type Id = (String, String, String, String);
+    // (cluster, group, kind, namespace, name) → producers.
+    type Id = (String, String, String, String, String);
     let mut seen: BTreeMap<Id, Vec<(&KsReport, &Resource)>> = BTreeMap::new();
+    // Per producer (consecutive in `all`): its target cluster.
+    let mut last: Option<(*const KsReport, String)> = None;
     for (k, o) in &ctx.all {
+        let ptr: *const KsReport = *k;
+        let cluster = match &last {
+            Some((p, c)) if *p == ptr => c.clone(),
+            _ => {
+                let c = target_cluster(ctx, k);
+                last = Some((ptr, c.clone()));
+                c
+            }
+        };
         let id = o.cur_id();
         let ns = if id.gvk.is_cluster_scoped() {
             String::new()
@@ -22,6 +63,7 @@ pub fn run(ctx: &Ctx, out: &mut Vec<Finding>) {
             id.effective_namespace()
         };
         seen.entry((
+            cluster,
             id.gvk.group.clone(),
             id.gvk.kind.clone(),
             ns,
@@ -30,7 +72,7 @@ pub fn run(ctx: &Ctx, out: &mut Vec<Finding>) {
         .or_default()
         .push((k, o));
     }
-    for ((_, kind, ns, name), list) in seen {
+    for ((_, _, kind, ns, name), list) in seen {
         let mut producers: Vec<String> = list.iter().map(|(k, _)| k.key()).collect();
         producers.dedup();
         if producers.len() < 2 {

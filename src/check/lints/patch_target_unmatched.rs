@@ -1,9 +1,10 @@
 //! `patch-target-unmatched`: a Flux Kustomization `spec.patches` entry
-//! whose target selects by name, label or annotation and matches none of
-//! the objects the Kustomization renders. kustomize ignores such a patch
-//! silently; it is almost always a typo (or an app that was renamed).
-//! Kind-wide targets (no name, no selector) are broadcasts and may match
-//! nothing.
+//! whose target names an object (`name`, with any selectors) and matches
+//! none of the objects the Kustomization renders. kustomize ignores such a
+//! patch silently; it is almost always a typo (or an app that was
+//! renamed). Targets without a name may match nothing: kind-wide ones are
+//! broadcasts, selector-only ones opt-in hooks (an object joins by
+//! carrying the label).
 
 use super::{Ctx, name_matches};
 use crate::check::Finding;
@@ -104,10 +105,11 @@ pub fn run(ctx: &Ctx, out: &mut Vec<Finding>) {
                 continue;
             };
             let s = |key: &str| target.get_str(&[key]).unwrap_or("").to_string();
-            if s("name").is_empty()
-                && s("labelSelector").is_empty()
-                && s("annotationSelector").is_empty()
-            {
+            // Only a named target is a promise to match something: a
+            // kind-wide or selector-only patch is a broadcast or an opt-in
+            // hook (objects join it by carrying the label), legitimately
+            // matching nothing for now.
+            if s("name").is_empty() {
                 continue;
             }
             if k.objects.iter().any(|o| selected(target, o)) {
@@ -127,11 +129,7 @@ pub fn run(ctx: &Ctx, out: &mut Vec<Finding>) {
             .map(|f| format!("{f}={}", s(f)))
             .collect();
             let sources = ctx.patch_sources(k);
-            let needle = if s("name").is_empty() {
-                s("labelSelector")
-            } else {
-                format!("name: {}", s("name"))
-            };
+            let needle = format!("name: {}", s("name"));
             let (file, line) =
                 match ctx
                     .loc
