@@ -526,7 +526,9 @@ impl Builder<'_> {
                 let mut entered = false;
                 let mut map = Map::new();
                 let mut merges: Vec<Node> = Vec::new();
-                let mut lines: HashMap<String, usize> = HashMap::new();
+                // The line of each key, in the order of the map's entries
+                // (the parser only appends; merges come after).
+                let mut lines: Vec<usize> = Vec::new();
                 loop {
                     let (ev, mark) = self.next()?;
                     if matches!(ev, Event::MappingEnd) {
@@ -590,7 +592,8 @@ impl Builder<'_> {
                             });
                         }
                     };
-                    if let Some(prev) = lines.get(&key) {
+                    if map.contains_key(&key) {
+                        let prev = map.keys().position(|k| *k == key).map_or(0, |i| lines[i]);
                         return Err(ParseError {
                             line: key_line,
                             col: 1,
@@ -599,9 +602,14 @@ impl Builder<'_> {
                             ),
                         });
                     }
-                    lines.insert(key.clone(), key_line);
+                    lines.push(key_line);
                     let raw = plain_text.filter(|t| value.scalar_text().as_ref() != Some(t));
-                    map.insert(key.clone(), value);
+                    let fresh = raw.is_some() || quoted || adjusted.is_some();
+                    map.insert(if fresh { key.clone() } else { key }, value);
+                    if !fresh {
+                        continue;
+                    }
+                    let key = map.keys().last().cloned().unwrap_or_default();
                     if let Some(t) = raw {
                         map.set_raw(&key, t);
                     }
