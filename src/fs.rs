@@ -17,6 +17,12 @@ pub trait FileSystem: Send + Sync {
         Some(path.to_path_buf())
     }
 
+    /// Whether `path` itself may be a symlink (its directory aside): true
+    /// unless the file system knows better.
+    fn may_be_symlink(&self, _path: &Path) -> bool {
+        true
+    }
+
     fn read_to_string(&self, path: &Path) -> io::Result<String> {
         let b = self.read(path)?;
         String::from_utf8(b).map_err(|e| io::Error::new(io::ErrorKind::InvalidData, e))
@@ -40,6 +46,9 @@ impl FileSystem for RealFs {
     fn real_path(&self, path: &Path) -> Option<PathBuf> {
         std::fs::canonicalize(path).ok()
     }
+    fn may_be_symlink(&self, path: &Path) -> bool {
+        std::fs::symlink_metadata(path).is_ok_and(|m| m.file_type().is_symlink())
+    }
     fn list(&self, path: &Path) -> io::Result<Vec<String>> {
         let mut v: Vec<String> = std::fs::read_dir(path)?
             .filter_map(|e| e.ok())
@@ -59,6 +68,8 @@ pub struct Confined<'a> {
     inner: &'a dyn FileSystem,
     root: PathBuf,
     real_root: PathBuf,
+    /// Directories already checked, and whether they stay inside.
+    dirs: std::sync::Mutex<std::collections::HashMap<PathBuf, bool>>,
 }
 
 impl<'a> Confined<'a> {
@@ -67,7 +78,30 @@ impl<'a> Confined<'a> {
             inner,
             root: root.to_path_buf(),
             real_root: inner.real_path(root).unwrap_or_else(|| root.to_path_buf()),
+            dirs: Default::default(),
         }
+    }
+
+    /// Whether `path` resolves inside the root (a path that does not
+    /// exist does).
+    fn inside(&self, path: &Path) -> bool {
+        self.inner
+            .real_path(path)
+            .is_none_or(|real| real.starts_with(&self.real_root))
+    }
+
+    /// Whether directory `dir` resolves inside the root, remembered.
+    fn dir_inside(&self, dir: &Path) -> bool {
+        if let Ok(cache) = self.dirs.lock()
+            && let Some(ok) = cache.get(dir)
+        {
+            return *ok;
+        }
+        let ok = self.inside(dir);
+        if let Ok(mut cache) = self.dirs.lock() {
+            cache.insert(dir.to_path_buf(), ok);
+        }
+        ok
     }
 
     /// Refuses `path` when it, or a symlink on it, leads out of the root.
@@ -82,9 +116,15 @@ impl<'a> Confined<'a> {
                 ),
             ));
         }
-        match self.inner.real_path(path) {
-            Some(real) if !real.starts_with(&self.real_root) => {}
-            _ => return Ok(()),
+        // The directory once, then the path itself when it is a link.
+        let ok = match path.parent().filter(|d| d.starts_with(&self.root)) {
+            Some(d) => {
+                self.dir_inside(d) && (!self.inner.may_be_symlink(path) || self.inside(path))
+            }
+            None => self.inside(path),
+        };
+        if ok {
+            return Ok(());
         }
         // Name the first link on the path that leads out.
         let mut link = self.root.clone();

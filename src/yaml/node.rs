@@ -6,7 +6,9 @@
 //! original spelling. The model therefore keeps resolved values; the
 //! emitter reproduces go-yaml v2's choice of quoting and layout.
 
-use std::collections::HashMap;
+/// Keys are hashed with foldhash (randomly seeded per process): SipHash
+/// was the largest cost of reading a map with a million keys.
+type HashMap<K, V> = foldhash::HashMap<K, V>;
 use std::fmt;
 
 /// A YAML value.
@@ -146,7 +148,7 @@ impl Map {
     fn reindex(&mut self) {
         if self.entries.len() <= INDEX_MIN {
             if let Some(m) = self.meta.as_deref_mut() {
-                m.index = HashMap::new();
+                m.index = HashMap::default();
             }
             return;
         }
@@ -237,7 +239,7 @@ impl Map {
         if let Some(m) = self.meta.as_deref_mut()
             && !m.keys.is_empty()
         {
-            let live: std::collections::HashSet<&str> =
+            let live: foldhash::HashSet<&str> =
                 self.entries.iter().map(|(k, _)| k.as_str()).collect();
             m.keys.retain(|k, _| live.contains(k.as_str()));
         }

@@ -589,7 +589,9 @@ impl Builder<'_> {
                 let mut entered = false;
                 let mut map = Map::new();
                 let mut merges: Vec<Node> = Vec::new();
-                let mut lines: HashMap<String, usize> = HashMap::new();
+                // The line of each key, in the order of the map's entries
+                // (the parser only appends; merges come after).
+                let mut lines: Vec<usize> = Vec::new();
                 loop {
                     let (ev, mark) = self.next()?;
                     if matches!(ev, Event::MappingEnd) {
@@ -653,12 +655,21 @@ impl Builder<'_> {
                             });
                         }
                     };
-                    if lines.contains_key(&key) && self.json_keys {
+                    let repeated = if map.contains_key(&key) {
+                        map.keys().position(|k| *k == key)
+                    } else {
+                        None
+                    };
+                    if let Some(i) = repeated
+                        && self.json_keys
+                    {
                         // sigs.k8s.io/yaml (kustomization files, JSON
                         // patches) keeps the last value of a repeated key.
                         map.remove(&key);
+                        lines.remove(i);
                         map.set_quoted(&key, false);
-                    } else if let Some(prev) = lines.get(&key) {
+                    } else if let Some(i) = repeated {
+                        let prev = lines[i];
                         return Err(ParseError {
                             line: key_line,
                             col: 1,
@@ -667,9 +678,14 @@ impl Builder<'_> {
                             ),
                         });
                     }
-                    lines.insert(key.clone(), key_line);
+                    lines.push(key_line);
                     let raw = plain_text.filter(|t| value.scalar_text().as_ref() != Some(t));
-                    map.insert(key.clone(), value);
+                    let fresh = raw.is_some() || quoted || adjusted.is_some();
+                    map.insert(if fresh { key.clone() } else { key }, value);
+                    if !fresh {
+                        continue;
+                    }
+                    let key = map.keys().last().cloned().unwrap_or_default();
                     if let Some(t) = raw {
                         map.set_raw(&key, t);
                     }
