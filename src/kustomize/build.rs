@@ -639,6 +639,7 @@ impl<'a> Kustomizer<'a> {
         self.meta.is_some()
     }
 
+    #[allow(clippy::too_many_arguments)]
     pub(crate) fn accumulate_path(
         &self,
         k: &Kustomization,
