@@ -8,7 +8,7 @@ use clap::{Args, ValueEnum};
 
 use flate::flux::{Rendered, Status};
 
-use super::common::{EnvArgs, Repo, SpecErrors, pick, print, render_env};
+use super::common::{EnvArgs, SpecErrors, pick, print, render_env};
 use super::diag::{self, Diag};
 use super::select::{self, Kind, SelectArgs, Selection};
 
@@ -96,22 +96,8 @@ pub fn report_failures(r: &Rendered) -> i32 {
 }
 
 pub fn run(a: BuildArgs) -> i32 {
-    let repo = match Repo::open(&a.env) {
-        Ok(r) => r,
-        Err(d) => return d.fail(),
-    };
-    let w = match select::words(
-        &a.args,
-        &[Kind::Ks, Kind::Hr, Kind::All],
-        false,
-        &repo,
-        &a.env,
-    ) {
-        Ok(w) => w,
-        Err(d) => return d.fail(),
-    };
-    let sel = match Selection::new(w.name.clone(), &a.select) {
-        Ok(s) => s,
+    let (w, sel) = match select::rendering_words(&a.args, false, &a.env, &a.select) {
+        Ok(p) => p,
         Err(d) => return d.fail(),
     };
     let (repo, env) = match pick(w.envs.first().map(String::as_str), &a.env) {

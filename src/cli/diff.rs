@@ -13,10 +13,10 @@ use flate::diff::{DiffOptions, EnvDiff, FieldPath, Input, MarkdownOptions};
 use flate::flux::RenderOptions;
 use flate::fs::{FileSystem, RealFs, absolute, normalize};
 
-use super::common::{EnvArgs, Repo, SpecErrors, pick_all_with};
+use super::common::{EnvArgs, SpecErrors, pick_all_with};
 use super::config::Environment;
 use super::diag::{self, Diag};
-use super::select::{self, Kind, SelectArgs, Selection};
+use super::select::{self, Kind, SelectArgs};
 
 #[derive(ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Format {
@@ -209,22 +209,8 @@ pub fn run(mut a: DiffArgs) -> i32 {
     if images_mode {
         a.envs.remove(0);
     }
-    let repo = match Repo::open(&a.env) {
-        Ok(r) => r,
-        Err(d) => return d.fail(),
-    };
-    let w = match select::words(
-        &a.envs,
-        &[Kind::Ks, Kind::Hr, Kind::All],
-        true,
-        &repo,
-        &a.env,
-    ) {
-        Ok(w) => w,
-        Err(d) => return d.fail(),
-    };
-    let sel = match Selection::new(w.name.clone(), &a.select) {
-        Ok(s) => s,
+    let (w, sel) = match select::rendering_words(&a.envs, true, &a.env, &a.select) {
+        Ok(p) => p,
         Err(d) => return d.fail(),
     };
     let kind = w.kind.unwrap_or(Kind::All);

@@ -80,6 +80,20 @@ pub struct Words {
 /// type; a word naming an environment is an environment; with a type, a
 /// last word that does not is NAME. Without a type, an unknown word is
 /// an environment (and reported as unknown with the known ones).
+/// The words of `[TYPE] [ENV...] [NAME]` of a rendering command (`ks`, `hr`
+/// or `all`) and the selection they make with `-n`/`-l`.
+pub fn rendering_words(
+    args: &[String],
+    many_envs: bool,
+    a: &EnvArgs,
+    select: &SelectArgs,
+) -> Result<(Words, Selection), Diag> {
+    let repo = Repo::open(a)?;
+    let w = words(args, &[Kind::Ks, Kind::Hr, Kind::All], many_envs, &repo, a)?;
+    let sel = Selection::new(w.name.clone(), select)?;
+    Ok((w, sel))
+}
+
 pub fn words(
     args: &[String],
     allowed: &[Kind],

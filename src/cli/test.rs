@@ -4,9 +4,9 @@ use clap::Args;
 
 use flate::flux::Status;
 
-use super::common::{EnvArgs, Repo, SpecErrors, pick, render_env};
+use super::common::{EnvArgs, SpecErrors, pick, render_env};
 use super::diag;
-use super::select::{self, Kind, SelectArgs, Selection};
+use super::select::{self, Kind, SelectArgs};
 
 #[derive(Args, Debug)]
 pub struct TestArgs {
@@ -21,25 +21,11 @@ pub struct TestArgs {
 }
 
 pub fn run(a: TestArgs) -> i32 {
-    let repo = match Repo::open(&a.env) {
-        Ok(r) => r,
-        Err(d) => return d.fail(),
-    };
-    let w = match select::words(
-        &a.args,
-        &[Kind::Ks, Kind::Hr, Kind::All],
-        false,
-        &repo,
-        &a.env,
-    ) {
-        Ok(w) => w,
+    let (w, sel) = match select::rendering_words(&a.args, false, &a.env, &a.select) {
+        Ok(p) => p,
         Err(d) => return d.fail(),
     };
     let scope = w.kind.unwrap_or(Kind::All);
-    let sel = match Selection::new(w.name.clone(), &a.select) {
-        Ok(s) => s,
-        Err(d) => return d.fail(),
-    };
     let (repo, env) = match pick(w.envs.first().map(String::as_str), &a.env) {
         Ok(p) => p,
         Err(c) => return c,
