@@ -4,6 +4,7 @@
 //! ([`funcs::add_funcs`]). Chart loading and rendering come later.
 
 pub mod funcs;
+pub mod semver;
 
 use crate::template::Error;
 
