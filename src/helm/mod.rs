@@ -4,7 +4,9 @@
 //! ([`funcs::add_funcs`]). Chart loading and rendering come later.
 
 pub mod funcs;
+pub mod json;
 pub mod semver;
+pub mod sprig;
 
 use crate::template::Error;
 
