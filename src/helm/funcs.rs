@@ -98,6 +98,9 @@ pub fn add_funcs(t: &mut Templates) {
         }
         Ok(Value::Map(BTreeMap::new()))
     });
+    t.add_func("toToml", 1, Some(1), |_, a| {
+        Ok(Value::Str(crate::helm::toml::to_toml(&a[0])))
+    });
     for name in ["toYaml", "mustToYaml", "toYamlPretty"] {
         t.add_func(name, 1, Some(1), |_, a| Ok(Value::Str(to_yaml(&a[0]))));
     }

@@ -140,12 +140,24 @@ pub fn parse_go_int(s: &str) -> Option<i64> {
     } else if lower.len() > 1 && lower.starts_with('0') {
         (8, lower[1..].to_string())
     } else {
-        if lower.contains('_') {
-            return None;
-        }
         (10, lower.clone())
     };
-    let digits = digits.trim_start_matches('_').replace('_', "");
+    // Underscores only between digits (or after a base prefix).
+    let prefixed = radix != 10 && lower.len() > 1;
+    let bytes = digits.as_bytes();
+    for (i, &b) in bytes.iter().enumerate() {
+        if b == b'_' {
+            let before_ok = if i == 0 {
+                prefixed
+            } else {
+                bytes[i - 1] != b'_'
+            };
+            if !before_ok || i + 1 == bytes.len() || bytes[i + 1] == b'_' {
+                return None;
+            }
+        }
+    }
+    let digits = digits.replace('_', "");
     if digits.is_empty() || digits.starts_with(['+', '-']) {
         return None;
     }
