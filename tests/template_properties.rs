@@ -116,6 +116,33 @@ const CASES: &[(&str, &str, Check)] = &[
         }
         Ok(())
     }),
+    ("now", "{{ now }}", |o| {
+        let re = regex::Regex::new(
+            r"^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}(\.\d{1,9})? [+-]\d{4} [A-Z+-][A-Za-z0-9+-]*( m=[+-]\d+\.\d+)?$",
+        )
+        .unwrap();
+        if re.is_match(o) {
+            Ok(())
+        } else {
+            Err("Go's time.Time text".into())
+        }
+    }),
+    ("ago-now", "{{ ago now }}", |o| {
+        if o == "0s" { Ok(()) } else { Err("0s".into()) }
+    }),
+    (
+        "htmlDate-now",
+        "{{ htmlDate now }}|{{ now | unixEpoch }}",
+        |o| {
+            let f = fields(o);
+            let date_ok = f[0].len() == 10 && f[0].chars().filter(|c| *c == '-').count() == 2;
+            if date_ok && !f[1].is_empty() && all_in(f[1], DIGITS) {
+                Ok(())
+            } else {
+                Err("a YYYY-MM-DD date, then Unix seconds".into())
+            }
+        },
+    ),
     (
         "keys",
         "{{ keys (dict \"b\" 1 \"a\" 2 \"c\" 3) | join \",\" }}",
@@ -129,10 +156,20 @@ const CASES: &[(&str, &str, Check)] = &[
     ),
 ];
 
+/// The instant the tests' fixed clock reads: 2023-11-14 22:13:20.000000005 UTC.
+const FIXED: flate::helm::sprig::dates::Clock =
+    flate::helm::sprig::dates::Clock::Fixed(1_700_000_000, 5);
+
 fn render(template: &str) -> Result<String, String> {
     let mut t = Templates::new();
     t.name = "gotpl".into();
-    flate::helm::funcs::add_funcs(&mut t);
+    flate::helm::funcs::add_funcs_with(
+        &mut t,
+        &flate::helm::sprig::Options {
+            clock: FIXED,
+            ..Default::default()
+        },
+    );
     t.parse("t", template)
         .and_then(|()| t.execute("t", &Value::Map(BTreeMap::new())))
         .map_err(|e| e.to_string())
@@ -151,6 +188,14 @@ fn random_functions_have_helms_properties_and_are_seeded() {
             failures.push(format!("{name}: not deterministic: {out:?} then {again:?}"));
         }
     }
+    // The fixed clock.
+    assert_eq!(
+        render(
+            "{{ now | unixEpoch }}|{{ dateInZone \"2006-01-02 15:04:05.000000000\" now \"UTC\" }}"
+        )
+        .unwrap(),
+        "1700000000|2023-11-14 22:13:20.000000005"
+    );
     // flate's `keys` is sorted.
     assert_eq!(
         render("{{ keys (dict \"b\" 1 \"a\" 2) (dict \"c\" 3) }}").unwrap(),

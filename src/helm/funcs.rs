@@ -53,9 +53,15 @@ pub fn to_yaml(v: &Value) -> String {
     text.strip_suffix('\n').unwrap_or(&text).to_string()
 }
 
-/// Adds Sprig's and Helm's functions to a template set.
+/// Adds Sprig's and Helm's functions to a template set (Sprig's random
+/// functions seeded with [`sprig::SEED`], `now` reading the system clock).
 pub fn add_funcs(t: &mut Templates) {
-    sprig::add_funcs(t);
+    add_funcs_with(t, &sprig::Options::default());
+}
+
+/// [`add_funcs`] with a chosen seed and clock.
+pub fn add_funcs_with(t: &mut Templates, opts: &sprig::Options) {
+    sprig::add_funcs_with(t, opts);
     t.add_func("include", 2, Some(2), |ex, a| {
         let name = want_str(&a[0], "include")?;
         ex.execute(name, &a[1])

@@ -11,6 +11,7 @@
 //! every time; `keys` and `values` follow sorted key order where Go's is
 //! random.
 
+pub mod dates;
 pub mod lists;
 pub mod math;
 pub mod other;
@@ -194,11 +195,35 @@ impl Rng {
     }
 }
 
-/// Adds every Sprig function Helm keeps to a template set.
+/// What makes Sprig's output vary between runs: the random generator's
+/// seed and the clock `now` reads.
+#[derive(Clone, Copy, Debug)]
+pub struct Options {
+    pub seed: u64,
+    pub clock: dates::Clock,
+}
+
+impl Default for Options {
+    fn default() -> Self {
+        Options {
+            seed: SEED,
+            clock: dates::Clock::System,
+        }
+    }
+}
+
+/// Adds every Sprig function Helm keeps to a template set (seeded
+/// generator, system clock).
 pub fn add_funcs(t: &mut Templates) {
-    let rng = Rng::new(SEED);
+    add_funcs_with(t, &Options::default());
+}
+
+/// [`add_funcs`] with a chosen seed and clock.
+pub fn add_funcs_with(t: &mut Templates, opts: &Options) {
+    let rng = Rng::new(opts.seed);
     strings::add(t, &rng);
     lists::add(t);
     math::add(t, &rng);
     other::add(t, &rng);
+    dates::add(t, opts.clock);
 }
