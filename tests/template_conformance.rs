@@ -35,12 +35,16 @@ const KNOWN_DIFFERENCES: &[(&str, &str)] = &[
         "Sprig's integer arithmetic returns int64; flate's values have one integer type, int",
     ),
     (
-        "461-helm-set-values-dot",
-        "Go maps are references: `set .Values ...` changes the map `.` holds; flate writes a changed map back only into variables (`$d`, `$.Values`)",
+        "490-helm-set-in-with-block",
+        "Go maps are references: `set .` inside `with` changes the map in `.Values`; flate writes a changed map back only into variables and the top-level dot",
     ),
     (
-        "462-helm-merge-into-values",
-        "Go maps are references: `merge .Values.x ...` changes the map `.` holds; flate writes a changed map back only into variables",
+        "491-helm-set-in-include",
+        "Go maps are references: a change an included template makes to `.Values` is seen by the caller; in flate it is not",
+    ),
+    (
+        "492-helm-set-alias-var",
+        "Go maps are references: `$a := .Values.x` then `set $a ...` changes `.Values.x` too; in flate only `$a` changes",
     ),
 ];
 

@@ -43,6 +43,7 @@ impl Exec<'_> {
             ))
         })?;
         let mut st = State::new(self, name, tree, data.clone());
+        st.root = data;
         match st.walk_list(data, &tree.root) {
             Ok(()) => Ok(st.out),
             Err(Flow::Err(e)) => Err(*e),
@@ -94,6 +95,13 @@ struct State<'a, 'e> {
     vars: Vec<(String, Value)>,
     at: At<'a>,
     out: String,
+    /// The data the template was called with (dot at its top level), by
+    /// address: where `.` is still that value, it and `$` are one map in
+    /// Go.
+    root: *const Value,
+    /// A function changed the map `$` holds (see [`Func::writes_first`]):
+    /// dot at the top level reads `$` from then on.
+    root_changed: bool,
 }
 
 impl<'a, 'e> State<'a, 'e> {
@@ -105,6 +113,18 @@ impl<'a, 'e> State<'a, 'e> {
             vars: vec![("$".into(), data)],
             at: At::None,
             out: String::new(),
+            root: std::ptr::null(),
+            root_changed: false,
+        }
+    }
+
+    /// The value of dot: `$` when dot is the top-level data and a function
+    /// has changed `$` since.
+    fn dot_value(&self, dot: &Value) -> Value {
+        if self.root_changed && std::ptr::eq(dot, self.root) {
+            self.vars[0].1.clone()
+        } else {
+            dot.clone()
         }
     }
 
@@ -258,6 +278,7 @@ impl<'a, 'e> State<'a, 'e> {
                 }
                 self.ex.depth.set(depth + 1);
                 let mut sub = State::new(self.ex, &call.name, tree, data.clone());
+                sub.root = &data;
                 let r = sub.walk_list(&data, &tree.root);
                 self.ex.depth.set(depth);
                 self.out.push_str(&sub.out);
@@ -277,6 +298,9 @@ impl<'a, 'e> State<'a, 'e> {
 
     /// Stores `v` into variable `name` at the path `fields` (maps only).
     fn write_back(&mut self, name: &str, fields: &[String], v: Value) {
+        if name == "$" {
+            self.root_changed = true;
+        }
         let Some(slot) = self.vars.iter_mut().rev().find(|(n, _)| n == name) else {
             return;
         };
@@ -338,7 +362,8 @@ impl<'a, 'e> State<'a, 'e> {
         match first {
             Arg::Field { names, .. } => {
                 self.at = At::Arg(first);
-                return self.eval_field_chain(dot.clone(), first, names, has_args);
+                let recv = self.dot_value(dot);
+                return self.eval_field_chain(recv, first, names, has_args);
             }
             Arg::Chain { node, fields, .. } => {
                 self.at = At::Arg(first);
@@ -368,7 +393,7 @@ impl<'a, 'e> State<'a, 'e> {
         self.not_a_function(cmd, &fin)?;
         match first {
             Arg::Bool(_, b) => Ok(Value::Bool(*b)),
-            Arg::Dot(_) => Ok(dot.clone()),
+            Arg::Dot(_) => Ok(self.dot_value(dot)),
             Arg::Nil(_) => Err(self.err("nil is not a command".into())),
             Arg::Number { text, .. } => Ok(number_value(text).unwrap_or_default()),
             Arg::Str { value, .. } => Ok(Value::Str(value.clone())),
@@ -415,9 +440,12 @@ impl<'a, 'e> State<'a, 'e> {
     fn eval_arg(&mut self, dot: &Value, arg: &'a Arg) -> R<Value> {
         self.at = At::Arg(arg);
         match arg {
-            Arg::Dot(_) => Ok(dot.clone()),
+            Arg::Dot(_) => Ok(self.dot_value(dot)),
             Arg::Nil(_) => Ok(Value::Nil),
-            Arg::Field { names, .. } => self.eval_field_chain(dot.clone(), arg, names, false),
+            Arg::Field { names, .. } => {
+                let recv = self.dot_value(dot);
+                self.eval_field_chain(recv, arg, names, false)
+            }
             Arg::Var { name, fields, .. } => {
                 let v = self.var(name)?;
                 self.eval_field_chain(v, arg, fields, false)
@@ -484,10 +512,17 @@ impl<'a, 'e> State<'a, 'e> {
         }
         match (func.f)(self.ex, &vals) {
             Ok(v) => {
-                if func.writes_first {
-                    if let (Some(Arg::Var { name, fields, .. }), Value::Map(_)) = (args.first(), &v)
-                    {
-                        self.write_back(name, fields, v.clone());
+                if func.writes_first && matches!(v, Value::Map(_)) {
+                    let at_root = std::ptr::eq(dot, self.root);
+                    match args.first() {
+                        Some(Arg::Var { name, fields, .. }) => {
+                            self.write_back(name, fields, v.clone());
+                        }
+                        Some(Arg::Field { names, .. }) if at_root => {
+                            self.write_back("$", names, v.clone());
+                        }
+                        Some(Arg::Dot(_)) if at_root => self.write_back("$", &[], v.clone()),
+                        _ => {}
                     }
                 }
                 Ok(v)
