@@ -32,7 +32,140 @@ fn sorted(s: &str) -> String {
     c.into_iter().collect()
 }
 
+/// The PEM blocks of a text: (label, DER bytes).
+fn pem_blocks(text: &str) -> Result<Vec<(String, Vec<u8>)>, String> {
+    let mut out = Vec::new();
+    let mut rest = text;
+    while let Some(i) = rest.find("-----BEGIN ") {
+        let after = &rest[i + 11..];
+        let (label, body) = after.split_once("-----").ok_or("bad PEM header")?;
+        let end = body
+            .find(&format!("-----END {label}-----"))
+            .ok_or("no PEM end line")?;
+        let b64: String = body[..end].chars().filter(|c| !c.is_whitespace()).collect();
+        let der = base64::engine::general_purpose::STANDARD
+            .decode(b64)
+            .map_err(|e| e.to_string())?;
+        if der.first() != Some(&0x30) {
+            return Err(format!("{label}: not a DER sequence"));
+        }
+        out.push((label.to_string(), der));
+        rest = &body[end..];
+    }
+    Ok(out)
+}
+
+/// Runs openssl on a PEM text; None when openssl is not installed.
+fn openssl(args: &[&str], files: &[(&str, &str)]) -> Option<Result<String, String>> {
+    let dir = tempfile::tempdir().ok()?;
+    for (name, text) in files {
+        std::fs::write(dir.path().join(name), text).ok()?;
+    }
+    let out = Command::new("openssl")
+        .args(args)
+        .current_dir(dir.path())
+        .output()
+        .ok()?;
+    let text = format!(
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    Some(if out.status.success() {
+        Ok(text)
+    } else {
+        Err(text)
+    })
+}
+
+fn check_ca(o: &str) -> Result<(), String> {
+    let blocks = pem_blocks(o)?;
+    let labels: Vec<&str> = blocks.iter().map(|(l, _)| l.as_str()).collect();
+    if labels != ["CERTIFICATE", "RSA PRIVATE KEY"] {
+        return Err(format!("a certificate and an RSA key, got {labels:?}"));
+    }
+    if let Some(r) = openssl(
+        &[
+            "x509",
+            "-in",
+            "c.pem",
+            "-noout",
+            "-subject",
+            "-ext",
+            "basicConstraints",
+        ],
+        &[("c.pem", o)],
+    ) {
+        let text = r?;
+        if !text.contains("CN=my-ca") && !text.contains("CN = my-ca") || !text.contains("CA:TRUE") {
+            return Err(format!("openssl reads no CA named my-ca: {text}"));
+        }
+        openssl(
+            &["rsa", "-in", "c.pem", "-check", "-noout"],
+            &[("c.pem", o)],
+        )
+        .unwrap()?;
+    }
+    Ok(())
+}
+
+fn check_signed(o: &str) -> Result<(), String> {
+    let (ca, leaf) = o.split_once("|").ok_or("two parts")?;
+    let blocks = pem_blocks(leaf)?;
+    if blocks.len() != 2 {
+        return Err("a certificate and a key".into());
+    }
+    if let Some(r) = openssl(
+        &["verify", "-no_check_time", "-CAfile", "ca.pem", "leaf.pem"],
+        &[("ca.pem", ca), ("leaf.pem", leaf)],
+    ) {
+        r?;
+        let text = openssl(
+            &["x509", "-in", "leaf.pem", "-noout", "-text"],
+            &[("leaf.pem", leaf)],
+        )
+        .unwrap()?;
+        for want in [
+            "DNS:svc.ns.svc",
+            "IP Address:10.0.0.1",
+            "TLS Web Server Authentication",
+        ] {
+            if !text.contains(want) {
+                return Err(format!("no {want} in {text}"));
+            }
+        }
+    }
+    Ok(())
+}
+
 const CASES: &[(&str, &str, Check)] = &[
+    (
+        "genCA",
+        "{{ $ca := genCA \"my-ca\" 365 }}{{ $ca.Cert }}{{ $ca.Key }}",
+        check_ca,
+    ),
+    (
+        "genSignedCert",
+        "{{ $ca := genCA \"ca\" 30 }}{{ $c := genSignedCert \"svc\" (list \"10.0.0.1\") (list \"svc.ns.svc\") 30 $ca }}{{ $ca.Cert }}|{{ $c.Cert }}{{ $c.Key }}",
+        check_signed,
+    ),
+    (
+        "genSelfSignedCert",
+        "{{ $c := genSelfSignedCert \"svc\" (list \"10.0.0.1\") (list \"svc.ns.svc\") 30 }}{{ $c.Cert }}|{{ $c.Cert }}{{ $c.Key }}",
+        check_signed,
+    ),
+    (
+        "encryptAES",
+        "{{ encryptAES \"secretkey\" \"plaintext\" | decryptAES \"secretkey\" }}|{{ encryptAES \"k\" \"x\" | len }}",
+        |o| {
+            // 16 bytes of IV and one block, in base64.
+            if o == "plaintext|44" {
+                Ok(())
+            } else {
+                Err("the plain text back, and 16 bytes of IV and one block".into())
+            }
+        },
+    ),
     ("randAlpha", "{{ randAlpha 12 }}|{{ randAlpha 0 }}", |o| {
         let f = fields(o);
         if f[0].len() == 12 && all_in(f[0], ALPHA) && f[1].is_empty() {

@@ -25,7 +25,12 @@ pub enum Clock {
 }
 
 impl Clock {
-    fn now(self) -> Timestamp {
+    /// Unix seconds now.
+    pub fn now_seconds(self) -> i64 {
+        self.now().as_second()
+    }
+
+    pub(crate) fn now(self) -> Timestamp {
         match self {
             Clock::System => Timestamp::now(),
             Clock::Fixed(s, n) => Timestamp::new(s, n as i32).unwrap_or(Timestamp::UNIX_EPOCH),

@@ -11,6 +11,7 @@
 //! every time; `keys` and `values` follow sorted key order where Go's is
 //! random.
 
+pub mod crypto;
 pub mod dates;
 pub mod lists;
 pub mod math;
@@ -226,4 +227,5 @@ pub fn add_funcs_with(t: &mut Templates, opts: &Options) {
     math::add(t, &rng);
     other::add(t, &rng);
     dates::add(t, opts.clock);
+    crypto::add(t, &rng, opts.clock);
 }
