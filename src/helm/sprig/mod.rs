@@ -117,10 +117,12 @@ pub fn to_f64(v: &Value) -> f64 {
 }
 
 fn trim_zero_decimal(s: &str) -> &str {
-    if let Some((int, frac)) = s.split_once('.') {
-        if !int.is_empty() && !frac.is_empty() && frac.chars().all(|c| c == '0') {
-            return int;
-        }
+    if let Some((int, frac)) = s.split_once('.')
+        && !int.is_empty()
+        && !frac.is_empty()
+        && frac.chars().all(|c| c == '0')
+    {
+        return int;
     }
     s
 }

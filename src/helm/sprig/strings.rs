@@ -219,7 +219,7 @@ fn joined_lower(s: &str, sep: &str) -> String {
 
 fn pascal(s: &str) -> String {
     let mut out = String::new();
-    for part in s.split(|c: char| c == '_' || c == '-' || c == ' ' || c == '.') {
+    for part in s.split(['_', '-', ' ', '.']) {
         let mut cs = part.chars();
         if let Some(f) = cs.next() {
             out.extend(f.to_uppercase());
@@ -290,7 +290,7 @@ fn b32enc(data: &[u8]) -> String {
 fn b32dec(text: &str) -> Result<Vec<u8>, String> {
     let b = text.as_bytes();
     let bad = |i: usize| format!("illegal base32 data at input byte {i}");
-    if b.len() % 8 != 0 {
+    if !b.len().is_multiple_of(8) {
         return Err(bad(b.len() / 8 * 8));
     }
     let mut out = Vec::new();
