@@ -728,7 +728,202 @@ fn decrypt_aes(password: &str, text: &str) -> Result<String, String> {
     Ok(String::from_utf8_lossy(&out).into_owned())
 }
 
+// Sprig's derivePassword: the Master Password algorithm (scrypt, then
+// HMAC-SHA256 choosing a template and its characters).
+
+fn hmac_sha256(key: &[u8], msg: &[u8]) -> [u8; 32] {
+    let mut k = [0u8; 64];
+    if key.len() > 64 {
+        k[..32].copy_from_slice(&sha2::Sha256::digest(key));
+    } else {
+        k[..key.len()].copy_from_slice(key);
+    }
+    let mut inner = sha2::Sha256::new();
+    inner.update(k.map(|b| b ^ 0x36));
+    inner.update(msg);
+    let mut outer = sha2::Sha256::new();
+    outer.update(k.map(|b| b ^ 0x5c));
+    outer.update(inner.finalize());
+    outer.finalize().into()
+}
+
+fn pbkdf2_sha256(password: &[u8], salt: &[u8], len: usize) -> Vec<u8> {
+    // One iteration, as scrypt uses it.
+    let mut out = Vec::new();
+    let mut block = 1u32;
+    while out.len() < len {
+        let mut msg = salt.to_vec();
+        msg.extend_from_slice(&block.to_be_bytes());
+        out.extend_from_slice(&hmac_sha256(password, &msg));
+        block += 1;
+    }
+    out.truncate(len);
+    out
+}
+
+fn salsa20_8(b: &mut [u32; 16]) {
+    let mut x = *b;
+    for _ in 0..4 {
+        macro_rules! qr {
+            ($a:expr, $b:expr, $c:expr, $d:expr) => {
+                x[$b] ^= x[$a].wrapping_add(x[$d]).rotate_left(7);
+                x[$c] ^= x[$b].wrapping_add(x[$a]).rotate_left(9);
+                x[$d] ^= x[$c].wrapping_add(x[$b]).rotate_left(13);
+                x[$a] ^= x[$d].wrapping_add(x[$c]).rotate_left(18);
+            };
+        }
+        qr!(0, 4, 8, 12);
+        qr!(5, 9, 13, 1);
+        qr!(10, 14, 2, 6);
+        qr!(15, 3, 7, 11);
+        qr!(0, 1, 2, 3);
+        qr!(5, 6, 7, 4);
+        qr!(10, 11, 8, 9);
+        qr!(15, 12, 13, 14);
+    }
+    for i in 0..16 {
+        b[i] = b[i].wrapping_add(x[i]);
+    }
+}
+
+fn block_mix(b: &[u32], out: &mut [u32], r: usize) {
+    let mut x: [u32; 16] = b[(2 * r - 1) * 16..].try_into().unwrap_or([0; 16]);
+    for i in 0..2 * r {
+        for j in 0..16 {
+            x[j] ^= b[i * 16 + j];
+        }
+        salsa20_8(&mut x);
+        let dst = if i % 2 == 0 { i / 2 } else { r + i / 2 };
+        out[dst * 16..dst * 16 + 16].copy_from_slice(&x);
+    }
+}
+
+fn ro_mix(block: &mut [u32], n: usize, r: usize) {
+    let len = 32 * r;
+    let mut v = vec![0u32; n * len];
+    let mut x = block.to_vec();
+    let mut y = vec![0u32; len];
+    for i in 0..n {
+        v[i * len..(i + 1) * len].copy_from_slice(&x);
+        block_mix(&x, &mut y, r);
+        std::mem::swap(&mut x, &mut y);
+    }
+    for _ in 0..n {
+        let j = (x[(2 * r - 1) * 16] as usize) & (n - 1);
+        for k in 0..len {
+            x[k] ^= v[j * len + k];
+        }
+        block_mix(&x, &mut y, r);
+        std::mem::swap(&mut x, &mut y);
+    }
+    block.copy_from_slice(&x);
+}
+
+/// scrypt (RFC 7914).
+fn scrypt(password: &[u8], salt: &[u8], n: usize, r: usize, p: usize, len: usize) -> Vec<u8> {
+    let mut b = pbkdf2_sha256(password, salt, p * 128 * r);
+    for chunk in b.chunks_mut(128 * r) {
+        let mut words: Vec<u32> = chunk
+            .chunks(4)
+            .map(|w| u32::from_le_bytes([w[0], w[1], w[2], w[3]]))
+            .collect();
+        ro_mix(&mut words, n, r);
+        for (i, w) in words.iter().enumerate() {
+            chunk[4 * i..4 * i + 4].copy_from_slice(&w.to_le_bytes());
+        }
+    }
+    pbkdf2_sha256(password, &b, len)
+}
+
+fn password_templates(kind: &str) -> Option<&'static [&'static str]> {
+    Some(match kind {
+        "maximum" => &["anoxxxxxxxxxxxxxxxxx", "axxxxxxxxxxxxxxxxxno"],
+        "long" => &[
+            "CvcvnoCvcvCvcv",
+            "CvcvCvcvnoCvcv",
+            "CvcvCvcvCvcvno",
+            "CvccnoCvcvCvcv",
+            "CvccCvcvnoCvcv",
+            "CvccCvcvCvcvno",
+            "CvcvnoCvccCvcv",
+            "CvcvCvccnoCvcv",
+            "CvcvCvccCvcvno",
+            "CvcvnoCvcvCvcc",
+            "CvcvCvcvnoCvcc",
+            "CvcvCvcvCvccno",
+            "CvccnoCvccCvcv",
+            "CvccCvccnoCvcv",
+            "CvccCvccCvcvno",
+            "CvcvnoCvccCvcc",
+            "CvcvCvccnoCvcc",
+            "CvcvCvccCvccno",
+            "CvccnoCvcvCvcc",
+            "CvccCvcvnoCvcc",
+            "CvccCvcvCvccno",
+        ],
+        "medium" => &["CvcnoCvc", "CvcCvcno"],
+        "short" => &["Cvcn"],
+        "basic" => &["aaanaaan", "aannaaan", "aaannaaa"],
+        "pin" => &["nnnn"],
+        _ => return None,
+    })
+}
+
+fn template_chars(c: u8) -> &'static str {
+    match c {
+        b'V' => "AEIOU",
+        b'C' => "BCDFGHJKLMNPQRSTVWXYZ",
+        b'v' => "aeiou",
+        b'c' => "bcdfghjklmnpqrstvwxyz",
+        b'A' => "AEIOUBCDFGHJKLMNPQRSTVWXYZ",
+        b'a' => "AEIOUaeiouBCDFGHJKLMNPQRSTVWXYZbcdfghjklmnpqrstvwxyz",
+        b'n' => "0123456789",
+        b'o' => "@&%?,=[]_:-+*$#!'^~;()/.",
+        _ => "AEIOUaeiouBCDFGHJKLMNPQRSTVWXYZbcdfghjklmnpqrstvwxyz0123456789!@#$%^&*()",
+    }
+}
+
+/// Sprig's `derivePassword`.
+pub fn derive_password(counter: u32, kind: &str, password: &str, user: &str, site: &str) -> String {
+    let Some(templates) = password_templates(kind) else {
+        return format!("cannot find password template {kind}");
+    };
+    const SEED: &[u8] = b"com.lyndir.masterpassword";
+    let mut salt = SEED.to_vec();
+    salt.extend_from_slice(&(user.len() as u32).to_be_bytes());
+    salt.extend_from_slice(user.as_bytes());
+    let key = scrypt(password.as_bytes(), &salt, 32_768, 8, 2, 64);
+    let mut msg = SEED.to_vec();
+    msg.extend_from_slice(&(site.len() as u32).to_be_bytes());
+    msg.extend_from_slice(site.as_bytes());
+    msg.extend_from_slice(&counter.to_be_bytes());
+    let seed = hmac_sha256(&key, &msg);
+    let template = templates[seed[0] as usize % templates.len()];
+    template
+        .bytes()
+        .enumerate()
+        .map(|(i, c)| {
+            let chars = template_chars(c).as_bytes();
+            chars[seed[i + 1] as usize % chars.len()] as char
+        })
+        .collect()
+}
+
 pub(super) fn add(t: &mut Templates, rng: &Rng, clock: Clock) {
+    t.add_func("derivePassword", 5, Some(5), |_, a| {
+        let counter = want_int(&a[0], "derivePassword")?;
+        let kind = want_str(&a[1], "derivePassword")?;
+        let password = want_str(&a[2], "derivePassword")?;
+        let user = want_str(&a[3], "derivePassword")?;
+        let site = want_str(&a[4], "derivePassword")?;
+        Ok(Value::Str(derive_password(
+            counter as u32,
+            kind,
+            password,
+            user,
+            site,
+        )))
+    });
     let r = rng.clone();
     t.add_func("genPrivateKey", 1, Some(1), move |_, a| {
         match want_str(&a[0], "genPrivateKey")? {
@@ -836,6 +1031,14 @@ pub(super) fn add(t: &mut Templates, rng: &Rng, clock: Clock) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn scrypt_known_answer() {
+        // RFC 7914, section 12, second vector.
+        let out = scrypt(b"password", b"NaCl", 1024, 8, 16, 64);
+        let hex: String = out.iter().map(|x| format!("{x:02x}")).collect();
+        assert!(hex.starts_with("fdbabe1c9d3472007856e7190d01e9fe7c6ad7cbc8237830e7737"));
+    }
 
     #[test]
     fn aes_known_answer() {
