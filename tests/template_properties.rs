@@ -138,7 +138,33 @@ fn check_signed(o: &str) -> Result<(), String> {
     Ok(())
 }
 
+fn check_bcrypt(o: &str, password: &str) -> Result<(), String> {
+    if o.len() != 60 || !o.starts_with("$2a$10$") {
+        return Err(format!("a 60-character $2a$10$ hash, got {o:?}"));
+    }
+    if !flate::helm::sprig::crypto::bcrypt_verify(password.as_bytes(), o) {
+        return Err("a bcrypt hash of the password".into());
+    }
+    Ok(())
+}
+
 const CASES: &[(&str, &str, Check)] = &[
+    ("bcrypt", "{{ bcrypt \"s3cret\" }}", |o| {
+        check_bcrypt(o, "s3cret")
+    }),
+    (
+        "htpasswd",
+        "{{ htpasswd \"admin\" \"pw\" }}|{{ htpasswd \"a:b\" \"pw\" }}",
+        |o| {
+            let f = fields(o);
+            let hash = f[0].strip_prefix("admin:").ok_or("admin:HASH")?;
+            check_bcrypt(hash, "pw")?;
+            if f[1] != "invalid username: a:b" {
+                return Err("a username with a colon is refused".into());
+            }
+            Ok(())
+        },
+    ),
     (
         "genCA",
         "{{ $ca := genCA \"my-ca\" 365 }}{{ $ca.Cert }}{{ $ca.Key }}",

@@ -909,7 +909,228 @@ pub fn derive_password(counter: u32, kind: &str, password: &str, user: &str, sit
         .collect()
 }
 
+// bcrypt (Provos and Mazières), as golang.org/x/crypto/bcrypt writes it:
+// `$2a$10$` + 22 characters of salt + 31 of hash.
+
+/// Blowfish's initial P-array and S-boxes: the fractional hexadecimal
+/// digits of pi, computed once (Machin's formula in fixed point).
+static BLOWFISH_INIT: std::sync::LazyLock<Vec<u32>> = std::sync::LazyLock::new(|| {
+    let words = 18 + 4 * 256;
+    let bits = words * 32 + 64;
+    let one = big(1) << bits;
+    // atan(1/x) * 2^bits
+    let atan = |x: u32| {
+        let x2 = big(x * x);
+        let mut term = &one / big(x);
+        let mut pos = BigUint::default();
+        let mut neg = BigUint::default();
+        let mut k = 0u32;
+        while term != BigUint::default() {
+            let t = &term / big(2 * k + 1);
+            if k % 2 == 0 {
+                pos += t;
+            } else {
+                neg += t;
+            }
+            term /= &x2;
+            k += 1;
+        }
+        pos - neg
+    };
+    let pi = atan(5) * big(16) - atan(239) * big(4);
+    let frac = pi - (big(3) << bits);
+    let mask = BigUint::from(u32::MAX);
+    (0..words)
+        .map(|i| {
+            let w: BigUint = (&frac >> (bits - 32 * (i + 1))) & &mask;
+            w.to_u32_digits().first().copied().unwrap_or(0)
+        })
+        .collect()
+});
+
+struct Blowfish {
+    p: [u32; 18],
+    s: [[u32; 256]; 4],
+}
+
+impl Blowfish {
+    fn new() -> Blowfish {
+        let init = &*BLOWFISH_INIT;
+        let mut b = Blowfish {
+            p: [0; 18],
+            s: [[0; 256]; 4],
+        };
+        b.p.copy_from_slice(&init[..18]);
+        for i in 0..4 {
+            b.s[i].copy_from_slice(&init[18 + 256 * i..18 + 256 * (i + 1)]);
+        }
+        b
+    }
+
+    fn f(&self, x: u32) -> u32 {
+        let s = &self.s;
+        (s[0][(x >> 24) as usize].wrapping_add(s[1][(x >> 16 & 0xff) as usize])
+            ^ s[2][(x >> 8 & 0xff) as usize])
+            .wrapping_add(s[3][(x & 0xff) as usize])
+    }
+
+    fn encrypt(&self, mut l: u32, mut r: u32) -> (u32, u32) {
+        l ^= self.p[0];
+        for i in (1..=16).step_by(2) {
+            r ^= self.f(l) ^ self.p[i];
+            l ^= self.f(r) ^ self.p[i + 1];
+        }
+        r ^= self.p[17];
+        (r, l)
+    }
+
+    fn next_word(data: &[u8], pos: &mut usize) -> u32 {
+        let mut w = 0u32;
+        for _ in 0..4 {
+            w = (w << 8) | u32::from(data[*pos]);
+            *pos = (*pos + 1) % data.len();
+        }
+        w
+    }
+
+    /// Blowfish's key schedule, with a salt mixed in (`salt` empty: none).
+    fn expand(&mut self, key: &[u8], salt: &[u8]) {
+        let mut j = 0;
+        for i in 0..18 {
+            self.p[i] ^= Self::next_word(key, &mut j);
+        }
+        let (mut l, mut r) = (0u32, 0u32);
+        let mut sj = 0;
+        let mut next = |l: &mut u32, r: &mut u32, bf: &Blowfish| {
+            if !salt.is_empty() {
+                *l ^= Self::next_word(salt, &mut sj);
+                *r ^= Self::next_word(salt, &mut sj);
+            }
+            let (a, b) = bf.encrypt(*l, *r);
+            *l = a;
+            *r = b;
+        };
+        for i in (0..18).step_by(2) {
+            next(&mut l, &mut r, self);
+            self.p[i] = l;
+            self.p[i + 1] = r;
+        }
+        for b in 0..4 {
+            for i in (0..256).step_by(2) {
+                next(&mut l, &mut r, self);
+                self.s[b][i] = l;
+                self.s[b][i + 1] = r;
+            }
+        }
+    }
+}
+
+const BCRYPT_B64: &[u8; 64] = b"./ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789";
+
+fn bcrypt_b64(data: &[u8]) -> String {
+    let mut out = String::new();
+    for chunk in data.chunks(3) {
+        let mut n = 0u32;
+        for (i, b) in chunk.iter().enumerate() {
+            n |= u32::from(*b) << (16 - 8 * i);
+        }
+        for i in 0..=chunk.len() {
+            out.push(BCRYPT_B64[(n >> (18 - 6 * i) & 63) as usize] as char);
+        }
+    }
+    out
+}
+
+fn bcrypt_unb64(text: &str) -> Option<Vec<u8>> {
+    let vals: Vec<u32> = text
+        .bytes()
+        .map(|c| BCRYPT_B64.iter().position(|&x| x == c).map(|p| p as u32))
+        .collect::<Option<_>>()?;
+    let mut out = Vec::new();
+    for chunk in vals.chunks(4) {
+        let mut n = 0u32;
+        for (i, v) in chunk.iter().enumerate() {
+            n |= v << (18 - 6 * i);
+        }
+        for i in 0..chunk.len().saturating_sub(1) {
+            out.push((n >> (16 - 8 * i)) as u8);
+        }
+    }
+    Some(out)
+}
+
+/// bcrypt of `password` with a 16-byte `salt` at `cost`, in the modular
+/// crypt format (`$2a$COST$SALTHASH`).
+pub fn bcrypt_with_salt(password: &[u8], cost: u32, salt: &[u8; 16]) -> Result<String, String> {
+    if password.len() > 72 {
+        return Err("bcrypt: password length exceeds 72 bytes".into());
+    }
+    let mut key = password.to_vec();
+    key.push(0);
+    let mut bf = Blowfish::new();
+    bf.expand(&key, salt);
+    for _ in 0..1u64 << cost {
+        bf.expand(&key, &[]);
+        bf.expand(salt, &[]);
+    }
+    let mut data = *b"OrpheanBeholderScryDoubt";
+    for block in data.chunks_mut(8) {
+        let mut l = u32::from_be_bytes([block[0], block[1], block[2], block[3]]);
+        let mut r = u32::from_be_bytes([block[4], block[5], block[6], block[7]]);
+        for _ in 0..64 {
+            (l, r) = bf.encrypt(l, r);
+        }
+        block[..4].copy_from_slice(&l.to_be_bytes());
+        block[4..].copy_from_slice(&r.to_be_bytes());
+    }
+    Ok(format!(
+        "$2a${cost:02}${}{}",
+        bcrypt_b64(salt),
+        bcrypt_b64(&data[..23])
+    ))
+}
+
+/// Whether `hash` (modular crypt format) is bcrypt's hash of `password`.
+pub fn bcrypt_verify(password: &[u8], hash: &str) -> bool {
+    let parts: Vec<&str> = hash.split('$').collect();
+    let [_, _, cost, rest] = parts.as_slice() else {
+        return false;
+    };
+    let (Ok(cost), Some(salt)) = (cost.parse::<u32>(), rest.get(..22).and_then(bcrypt_unb64))
+    else {
+        return false;
+    };
+    let Ok(salt) = <[u8; 16]>::try_from(salt.as_slice()) else {
+        return false;
+    };
+    bcrypt_with_salt(password, cost, &salt).is_ok_and(|h| h[7..] == hash[7..])
+}
+
+fn bcrypt_random(rng: &Rng, password: &str) -> String {
+    let mut salt = [0u8; 16];
+    salt[..8].copy_from_slice(&rng.next_u64().to_le_bytes());
+    salt[8..].copy_from_slice(&rng.next_u64().to_le_bytes());
+    bcrypt_with_salt(password.as_bytes(), 10, &salt)
+        .unwrap_or_else(|e| format!("failed to encrypt string with bcrypt: {e}"))
+}
+
 pub(super) fn add(t: &mut Templates, rng: &Rng, clock: Clock) {
+    let r = rng.clone();
+    t.add_func("bcrypt", 1, Some(1), move |_, a| {
+        Ok(Value::Str(bcrypt_random(&r, want_str(&a[0], "bcrypt")?)))
+    });
+    let r = rng.clone();
+    t.add_func("htpasswd", 2, Some(2), move |_, a| {
+        let user = want_str(&a[0], "htpasswd")?;
+        let password = want_str(&a[1], "htpasswd")?;
+        if user.contains(':') {
+            return Ok(Value::Str(format!("invalid username: {user}")));
+        }
+        Ok(Value::Str(format!(
+            "{user}:{}",
+            bcrypt_random(&r, password)
+        )))
+    });
     t.add_func("derivePassword", 5, Some(5), |_, a| {
         let counter = want_int(&a[0], "derivePassword")?;
         let kind = want_str(&a[1], "derivePassword")?;
@@ -1031,6 +1252,19 @@ pub(super) fn add(t: &mut Templates, rng: &Rng, clock: Clock) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn blowfish_constants_and_bcrypt_known_answer() {
+        let init = &*BLOWFISH_INIT;
+        assert_eq!(init[0], 0x243f_6a88);
+        assert_eq!(init[17], 0x8979_fb1b);
+        assert_eq!(init[18], 0xd131_0ba6);
+        assert_eq!(init[18 + 1023], 0x3ac3_72e6);
+        // Openwall crypt_blowfish test vector.
+        let hash = "$2a$05$CCCCCCCCCCCCCCCCCCCCC.E5YPO9kmyuRGyh0XouQYb4YMJKvyOeW";
+        assert!(bcrypt_verify(b"U*U", hash));
+        assert!(!bcrypt_verify(b"U*V", hash));
+    }
 
     #[test]
     fn scrypt_known_answer() {
