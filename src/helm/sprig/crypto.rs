@@ -927,7 +927,7 @@ static BLOWFISH_INIT: std::sync::LazyLock<Vec<u32>> = std::sync::LazyLock::new(|
         let mut k = 0u32;
         while term != BigUint::default() {
             let t = &term / big(2 * k + 1);
-            if k % 2 == 0 {
+            if k.is_multiple_of(2) {
                 pos += t;
             } else {
                 neg += t;
