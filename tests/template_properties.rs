@@ -148,7 +148,30 @@ fn check_bcrypt(o: &str, password: &str) -> Result<(), String> {
     Ok(())
 }
 
+fn check_key(o: &str, label: &str, openssl_args: &[&str]) -> Result<(), String> {
+    let blocks = pem_blocks(o)?;
+    if blocks.len() != 1 || blocks[0].0 != label {
+        return Err(format!("one {label} block"));
+    }
+    let mut args = openssl_args.to_vec();
+    args.extend(["-in", "k.pem", "-noout"]);
+    if let Some(r) = openssl(&args, &[("k.pem", o)]) {
+        r.map_err(|e| format!("openssl rejects the key: {e}"))?;
+    }
+    Ok(())
+}
+
 const CASES: &[(&str, &str, Check)] = &[
+    (
+        "genPrivateKey-ecdsa",
+        "{{ genPrivateKey \"ecdsa\" }}",
+        |o| check_key(o, "EC PRIVATE KEY", &["ec", "-check"]),
+    ),
+    (
+        "genPrivateKey-ed25519",
+        "{{ genPrivateKey \"ed25519\" }}",
+        |o| check_key(o, "PRIVATE KEY", &["pkey"]),
+    ),
     ("bcrypt", "{{ bcrypt \"s3cret\" }}", |o| {
         check_bcrypt(o, "s3cret")
     }),

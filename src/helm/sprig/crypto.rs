@@ -193,6 +193,107 @@ impl RsaKey {
     }
 }
 
+// ECDSA P-256 keys (SEC1 `EC PRIVATE KEY`, as Go's
+// `x509.MarshalECPrivateKey` writes them).
+
+struct P256 {
+    p: BigUint,
+    n: BigUint,
+    g: (BigUint, BigUint),
+}
+
+fn hex_big(h: &str) -> BigUint {
+    BigUint::parse_bytes(h.as_bytes(), 16).unwrap_or_default()
+}
+
+static P256_CURVE: std::sync::LazyLock<P256> = std::sync::LazyLock::new(|| P256 {
+    p: hex_big("ffffffff00000001000000000000000000000000ffffffffffffffffffffffff"),
+    n: hex_big("ffffffff00000000ffffffffffffffffbce6faada7179e84f3b9cac2fc632551"),
+    g: (
+        hex_big("6b17d1f2e12c4247f8bce6e563a440f277037d812deb33a0f4a13945d898c296"),
+        hex_big("4fe342e2fe1a7f9b8ee7eb4a7c0f9e162bce33576b315ececbb6406837bf51f5"),
+    ),
+});
+
+type Point = Option<(BigUint, BigUint)>;
+
+impl P256 {
+    fn sub(&self, a: &BigUint, b: &BigUint) -> BigUint {
+        ((a + &self.p) - (b % &self.p)) % &self.p
+    }
+
+    fn add(&self, a: &Point, b: &Point) -> Point {
+        let (Some((x1, y1)), Some((x2, y2))) = (a, b) else {
+            return a.clone().or_else(|| b.clone());
+        };
+        let p = &self.p;
+        let lambda = if x1 == x2 {
+            if (y1 + y2) % p == BigUint::default() {
+                return None;
+            }
+            // (3x^2 - 3) / 2y
+            let num = self.sub(&(big(3) * x1 * x1), &big(3));
+            num * (big(2) * y1).modinv(p)? % p
+        } else {
+            self.sub(y2, y1) * self.sub(x2, x1).modinv(p)? % p
+        };
+        let x3 = self.sub(&self.sub(&(&lambda * &lambda), x1), x2);
+        let y3 = self.sub(&(&lambda * self.sub(x1, &x3)), y1);
+        Some((x3, y3))
+    }
+
+    fn mul(&self, k: &BigUint, pt: &Point) -> Point {
+        let mut acc: Point = None;
+        for i in (0..k.bits()).rev() {
+            acc = self.add(&acc, &acc);
+            if k.bit(i) {
+                acc = self.add(&acc, pt);
+            }
+        }
+        acc
+    }
+}
+
+fn fixed32(n: &BigUint) -> Vec<u8> {
+    let b = n.to_bytes_be();
+    let mut out = vec![0u8; 32usize.saturating_sub(b.len())];
+    out.extend_from_slice(&b);
+    out
+}
+
+fn ecdsa_key_pem(rng: &Rng) -> String {
+    let c = &*P256_CURVE;
+    let d = loop {
+        let d = random_bits(rng, 256);
+        if d > BigUint::default() && d < c.n {
+            break d;
+        }
+    };
+    let q = c.mul(&d, &Some(c.g.clone())).unwrap_or_default();
+    let mut point = vec![0x04];
+    point.extend(fixed32(&q.0));
+    point.extend(fixed32(&q.1));
+    let der = seq(&[
+        int_small(1),
+        tlv(0x04, &fixed32(&d)),
+        tlv(0xa0, &oid(&[1, 2, 840, 10_045, 3, 1, 7])),
+        tlv(0xa1, &bit_string(&point, 0)),
+    ]);
+    pem("EC PRIVATE KEY", &der)
+}
+
+/// An Ed25519 key as Go's `x509.MarshalPKCS8PrivateKey` writes it (the
+/// 32-byte seed).
+fn ed25519_key_pem(rng: &Rng) -> String {
+    let seed: Vec<u8> = (0..4).flat_map(|_| rng.next_u64().to_le_bytes()).collect();
+    let der = seq(&[
+        int_small(0),
+        seq(&[oid(&[1, 3, 101, 112])]),
+        tlv(0x04, &tlv(0x04, &seed)),
+    ]);
+    pem("PRIVATE KEY", &der)
+}
+
 // DER.
 
 fn tlv(tag: u8, body: &[u8]) -> Vec<u8> {
@@ -1152,9 +1253,9 @@ pub(super) fn add(t: &mut Templates, rng: &Rng, clock: Clock) {
                 "RSA PRIVATE KEY",
                 &RsaKey::generate(&r, 4096).pkcs1(),
             ))),
-            typ @ ("ecdsa" | "ed25519" | "dsa") => Err(format!(
-                "genPrivateKey: {typ} keys are not implemented in flate (only rsa)"
-            )),
+            "ecdsa" => Ok(Value::Str(ecdsa_key_pem(&r))),
+            "ed25519" => Ok(Value::Str(ed25519_key_pem(&r))),
+            "dsa" => Err("genPrivateKey: dsa keys are not implemented in flate".into()),
             typ => Ok(Value::Str(format!("Unknown type {typ}"))),
         }
     });
@@ -1264,6 +1365,16 @@ mod tests {
         let hash = "$2a$05$CCCCCCCCCCCCCCCCCCCCC.E5YPO9kmyuRGyh0XouQYb4YMJKvyOeW";
         assert!(bcrypt_verify(b"U*U", hash));
         assert!(!bcrypt_verify(b"U*V", hash));
+    }
+
+    #[test]
+    fn p256_generator_is_on_the_curve_and_of_order_n() {
+        let c = &*P256_CURVE;
+        let (x, y) = &c.g;
+        let b = hex_big("5ac635d8aa3a93e7b3ebbd55769886bc651d06b0cc53b0f63bce3c3e27d2604b");
+        let rhs = c.sub(&((x * x * x + &b) % &c.p), &(big(3) * x));
+        assert_eq!((y * y) % &c.p, rhs);
+        assert!(c.mul(&c.n, &Some(c.g.clone())).is_none());
     }
 
     #[test]
