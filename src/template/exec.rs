@@ -184,6 +184,10 @@ impl<'a, 'e> State<'a, 'e> {
             } => {
                 let mark = self.vars.len();
                 let v = self.eval_pipeline_value(dot, pipe)?;
+                let v = match v {
+                    Value::Object(o) => o.0.plain(),
+                    v => v,
+                };
                 let items: Vec<(Value, Value)> = match &v {
                     Value::List(l) => l
                         .iter()

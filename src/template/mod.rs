@@ -90,6 +90,12 @@ pub struct ParsedText {
     trees: Vec<(String, Arc<Tree>)>,
 }
 
+impl fmt::Debug for ParsedText {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "ParsedText({:?})", self.name)
+    }
+}
+
 /// A set of named templates sharing one function registry.
 #[derive(Clone)]
 pub struct Templates {
