@@ -15,10 +15,10 @@ use super::{Chart, ChartError, Manifest, Metadata, RenderOptions, Rendered};
 use crate::template::{ParsedText, Templates, Value};
 
 /// The function set every chart is rendered with (Go's, Sprig's and
-/// Helm's functions), built once per process.
-fn base_templates() -> &'static Templates {
-    static BASE: OnceLock<Templates> = OnceLock::new();
-    BASE.get_or_init(|| {
+/// Helm's functions). Built anew for each render, so that Sprig's seeded
+/// random functions give the same output for the same render.
+fn fresh_templates() -> Templates {
+    {
         let mut t = Templates::new();
         t.name = "gotpl".into();
         crate::helm::funcs::add_funcs(&mut t);
@@ -42,7 +42,7 @@ fn base_templates() -> &'static Templates {
             });
         }
         t
-    })
+    }
 }
 
 /// Helm's `InstallOrder` of kinds.
@@ -350,7 +350,7 @@ pub fn render(chart: &Chart, opts: &RenderOptions) -> Result<Rendered, ChartErro
     all_templates(&w, None, &top, &w.name.clone(), &mut collect);
     let mut keys: Vec<String> = collect.templates.keys().cloned().collect();
     sort_templates(&mut keys);
-    let mut set = base_templates().clone();
+    let mut set = fresh_templates();
     for k in &keys {
         let (r, owner, file) = &collect.templates[k];
         let parsed = parsed_text(chart, owner, k, file);
@@ -441,7 +441,7 @@ fn parsed_text(
 
 fn base_names() -> &'static std::collections::HashSet<String> {
     static NAMES: OnceLock<std::collections::HashSet<String>> = OnceLock::new();
-    NAMES.get_or_init(|| base_templates().func_names())
+    NAMES.get_or_init(|| fresh_templates().func_names())
 }
 
 fn crd_objects(w: &WChart, full_path: &str, out: &mut Vec<Manifest>) {

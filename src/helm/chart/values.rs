@@ -302,12 +302,12 @@ mod tests {
     #[test]
     fn tables_coalesce_and_null_deletes() {
         let mut dst = m("a: 1\nb: null\nc: {x: 1}\n");
-        let src = m("a: 2\nb: 3\nc: {y: 2}\nd: 4\n");
+        let src = m("a: 2\nb: 3\nc: {z: 2}\nd: 4\n");
         let mut w = Vec::new();
         coalesce_tables(&mut dst, src, "", false, &mut w);
         assert_eq!(
             sprint_value(&Value::Map(dst)),
-            "map[a:1 c:map[x:1 y:2] d:4]"
+            "map[a:1 c:map[x:1 z:2] d:4]"
         );
     }
 
