@@ -459,16 +459,20 @@ fn crd_objects(w: &WChart, full_path: &str, out: &mut Vec<Manifest>) {
     }
 }
 
-/// Helm's `SplitManifests`: documents split on lines starting with `---`,
-/// blank ones dropped, leading whitespace trimmed.
+/// Helm's `SplitManifests` (v4.1): the text trimmed, split on
+/// `(?:^|\s*\n)---\s*`, each document trimmed, empty ones dropped.
 pub(crate) fn split_manifests(big: &str) -> Vec<String> {
     static SEP: OnceLock<regex::Regex> = OnceLock::new();
-    let sep = SEP.get_or_init(|| regex::Regex::new(r"(?m)^---[ \t]*").expect("regex"));
-    let big = big.trim_start();
-    sep.split(big)
-        .filter(|d| !d.trim().is_empty())
-        .map(|d| d.trim_start().to_string())
+    let sep = SEP.get_or_init(|| regex::Regex::new(r"(?:^|\s*\n)---\s*").expect("regex"));
+    sep.split(go_trim(big))
+        .filter(|d| !d.is_empty())
+        .map(|d| go_trim(d).to_string())
         .collect()
+}
+
+/// Go's `strings.TrimSpace` (Unicode white space).
+fn go_trim(s: &str) -> &str {
+    s.trim_matches(|c: char| c.is_whitespace())
 }
 
 struct Head {
@@ -606,7 +610,7 @@ pub fn print_template(r: &Rendered) -> String {
     for m in r.manifests.iter().filter(|m| !m.hook) {
         manifest.push_str(&format!("---\n# Source: {}\n{}\n", m.source, m.body));
     }
-    let mut out = manifest.trim().to_string();
+    let mut out = go_trim(&manifest).to_string();
     out.push('\n');
     for m in r.manifests.iter().filter(|m| m.hook) {
         out.push_str(&format!("---\n# Source: {}\n{}\n", m.source, m.body));
@@ -620,8 +624,8 @@ mod tests {
 
     #[test]
     fn split_like_helm() {
-        let docs = split_manifests("\n---\na: 1\n---  \n\n---\nb: 2\n----x\n");
-        assert_eq!(docs, vec!["a: 1\n", "b: 2\n", "-x\n"]);
+        let docs = split_manifests("\n---\na: 1\n---  \n\n---\nb: 2\n---x\n");
+        assert_eq!(docs, vec!["a: 1", "---\nb: 2", "x"]);
     }
 
     #[test]
