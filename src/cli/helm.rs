@@ -155,6 +155,13 @@ fn template(a: TemplateArgs) -> i32 {
             }
             0
         }
+        Err(e) if e.in_render => helm_error(
+            &format!(
+                "{}\n\nUse --debug flag to render out invalid YAML",
+                e.message
+            ),
+            1,
+        ),
         Err(e) => helm_error(&e.message, 1),
     }
 }

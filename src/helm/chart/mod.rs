@@ -32,6 +32,9 @@ pub struct ChartError {
     pub message: String,
     /// The file the error is about, where known.
     pub path: Option<PathBuf>,
+    /// The error happened while rendering templates (Helm then adds
+    /// "Use --debug flag to render out invalid YAML").
+    pub in_render: bool,
 }
 
 impl ChartError {
@@ -39,6 +42,7 @@ impl ChartError {
         ChartError {
             message: message.into(),
             path: None,
+            in_render: false,
         }
     }
 
@@ -46,7 +50,13 @@ impl ChartError {
         ChartError {
             message: message.into(),
             path: Some(path.into()),
+            in_render: false,
         }
+    }
+
+    pub(crate) fn rendering(mut self) -> Self {
+        self.in_render = true;
+        self
     }
 }
 

@@ -283,7 +283,7 @@ pub fn render(chart: &Chart, opts: &RenderOptions) -> Result<Rendered, ChartErro
             .collect();
         if !missing.is_empty() {
             return Err(chart_err(format!(
-                "an error occurred while checking for chart dependencies. You may need to run 'helm dependency build' to fetch missing dependencies: found in Chart.yaml, but missing in charts/ directory: {}",
+                "an error occurred while checking for chart dependencies. You may need to run `helm dependency build` to fetch missing dependencies: found in Chart.yaml, but missing in charts/ directory: {}",
                 missing.join(", ")
             )));
         }
@@ -338,7 +338,8 @@ pub fn render(chart: &Chart, opts: &RenderOptions) -> Result<Rendered, ChartErro
             return Err(chart_err(format!(
                 "chart requires kubeVersion: {} which is incompatible with Kubernetes {}",
                 chart.metadata.kube_version, kube.version
-            )));
+            ))
+            .rendering());
         }
     }
 
@@ -357,7 +358,7 @@ pub fn render(chart: &Chart, opts: &RenderOptions) -> Result<Rendered, ChartErro
         match &*parsed {
             Ok(p) => set.add_parsed(p),
             Err(e) => {
-                return Err(ChartError::at(crate::helm::error_text(e), &r.origin));
+                return Err(ChartError::at(crate::helm::error_text(e), &r.origin).rendering());
             }
         }
     }
@@ -381,7 +382,7 @@ pub fn render(chart: &Chart, opts: &RenderOptions) -> Result<Rendered, ChartErro
         }
         let out = set
             .execute(k, data)
-            .map_err(|e| ChartError::at(crate::helm::error_text(&e), &r.origin))?;
+            .map_err(|e| ChartError::at(crate::helm::error_text(&e), &r.origin).rendering())?;
         files.insert(k.clone(), out.replace("<no value>", ""));
     }
 
@@ -398,7 +399,7 @@ pub fn render(chart: &Chart, opts: &RenderOptions) -> Result<Rendered, ChartErro
         true
     });
 
-    let (hooks, generic) = sort_manifests(&files)?;
+    let (hooks, generic) = sort_manifests(&files).map_err(ChartError::rendering)?;
     let mut manifests = Vec::new();
     if opts.include_crds {
         crd_objects(&w, &w.name, &mut manifests);
