@@ -338,11 +338,11 @@ mod tests {
 
     #[test]
     fn errors_worded_as_helm() {
-        let schema = br#"{"type": "object", "required": ["x"], "properties": {"n": {"type": "integer", "maximum": 1000}}}"#;
+        let schema = br#"{"type": "object", "required": ["x"], "properties": {"num": {"type": "integer", "maximum": 1000}}}"#;
         let mut w = Vec::new();
-        let e = validate_one("c", schema, &vals("n: 5000\nx: 1\n"), &mut w).unwrap_err();
-        assert_eq!(e, "- at '/n': maximum: got 5,000, want 1,000\n");
-        let e = validate_one("c", schema, &vals("n: 1\n"), &mut w).unwrap_err();
+        let e = validate_one("c", schema, &vals("num: 5000\nx: 1\n"), &mut w).unwrap_err();
+        assert_eq!(e, "- at '/num': maximum: got 5,000, want 1,000\n");
+        let e = validate_one("c", schema, &vals("num: 1\n"), &mut w).unwrap_err();
         assert_eq!(e, "- at '': missing property 'x'\n");
     }
 }
