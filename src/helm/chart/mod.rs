@@ -14,6 +14,7 @@ mod load;
 mod objects;
 mod render;
 mod schema;
+pub mod strvals;
 pub mod values;
 
 use std::collections::BTreeMap;
@@ -24,7 +25,7 @@ use std::sync::{Arc, Mutex};
 use crate::template::{ParsedText, Value};
 
 pub use load::load;
-pub use render::{print_template, render};
+pub use render::{print_template, render, render_values};
 
 /// A chart error: `Display` is Helm's message text.
 #[derive(Debug, Clone, PartialEq)]
@@ -227,4 +228,18 @@ pub struct Rendered {
     pub notes: Option<String>,
     /// What Helm would log (coalescing conflicts, skipped schemas).
     pub warnings: Vec<String>,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn shareable<T: Send + Sync>() {}
+
+    #[test]
+    fn charts_are_shareable_across_threads() {
+        shareable::<Chart>();
+        shareable::<Rendered>();
+        shareable::<RenderOptions>();
+    }
 }

@@ -269,6 +269,17 @@ fn sort_templates(names: &mut [String]) {
 
 /// Renders a chart as `helm template` does.
 pub fn render(chart: &Chart, opts: &RenderOptions) -> Result<Rendered, ChartError> {
+    let user = match from_node(&opts.values) {
+        Value::Map(m) => m,
+        _ => M::new(),
+    };
+    render_values(chart, opts, user)
+}
+
+/// [`render`] with the user values given as template data (`opts.values`
+/// is not read): what `-f` files and `--set` arguments
+/// ([`super::strvals`]) make, where `--set` integers are int64.
+pub fn render_values(chart: &Chart, opts: &RenderOptions, user: M) -> Result<Rendered, ChartError> {
     let mut warnings = Vec::new();
     let chart_err = |m: String| ChartError::at(m, &chart.path);
     match chart.metadata.chart_type.as_str() {
@@ -288,10 +299,6 @@ pub fn render(chart: &Chart, opts: &RenderOptions) -> Result<Rendered, ChartErro
             )));
         }
     }
-    let user = match from_node(&opts.values) {
-        Value::Map(m) => m,
-        _ => M::new(),
-    };
     let kube = match &opts.kube_version {
         Some(v) => KubeVersion::parse(v)
             .map_err(|e| ChartError::new(format!("invalid kube version '{v}': {e}")))?,
