@@ -43,6 +43,7 @@ impl Exec<'_> {
             ))
         })?;
         let mut st = State::new(self, name, tree, data.clone());
+        st.root = data;
         match st.walk_list(data, &tree.root) {
             Ok(()) => Ok(st.out),
             Err(Flow::Err(e)) => Err(*e),
@@ -94,6 +95,13 @@ struct State<'a, 'e> {
     vars: Vec<(String, Value)>,
     at: At<'a>,
     out: String,
+    /// The data the template was called with (dot at its top level), by
+    /// address: where `.` is still that value, it and `$` are one map in
+    /// Go.
+    root: *const Value,
+    /// A function changed the map `$` holds (see [`Func::writes_first`]):
+    /// dot at the top level reads `$` from then on.
+    root_changed: bool,
 }
 
 impl<'a, 'e> State<'a, 'e> {
@@ -105,6 +113,27 @@ impl<'a, 'e> State<'a, 'e> {
             vars: vec![("$".into(), data)],
             at: At::None,
             out: String::new(),
+            root: std::ptr::null(),
+            root_changed: false,
+        }
+    }
+
+    /// The value of dot: `$` when dot is the top-level data and a function
+    /// has changed `$` since.
+    /// Dot, or the changed root when dot is the root (see `dot_value`).
+    fn dot_ref<'s>(&'s self, dot: &'s Value) -> &'s Value {
+        if self.root_changed && std::ptr::eq(dot, self.root) {
+            &self.vars[0].1
+        } else {
+            dot
+        }
+    }
+
+    fn dot_value(&self, dot: &Value) -> Value {
+        if self.root_changed && std::ptr::eq(dot, self.root) {
+            self.vars[0].1.clone()
+        } else {
+            dot.clone()
         }
     }
 
@@ -262,6 +291,7 @@ impl<'a, 'e> State<'a, 'e> {
                 }
                 self.ex.depth.set(depth + 1);
                 let mut sub = State::new(self.ex, &call.name, tree, data.clone());
+                sub.root = &data;
                 let r = sub.walk_list(&data, &tree.root);
                 self.ex.depth.set(depth);
                 self.out.push_str(&sub.out);
@@ -281,6 +311,9 @@ impl<'a, 'e> State<'a, 'e> {
 
     /// Stores `v` into variable `name` at the path `fields` (maps only).
     fn write_back(&mut self, name: &str, fields: &[String], v: Value) {
+        if name == "$" {
+            self.root_changed = true;
+        }
         let Some(slot) = self.vars.iter_mut().rev().find(|(n, _)| n == name) else {
             return;
         };
@@ -348,7 +381,7 @@ impl<'a, 'e> State<'a, 'e> {
             Arg::Field { names, .. } => {
                 let call = self.method_args(dot, cmd, fin, has_args)?;
                 self.at = At::Arg(first);
-                return self.walk_fields(dot, names, call);
+                return self.walk_fields(self.dot_ref(dot), names, call);
             }
             Arg::Chain { node, fields, .. } => {
                 self.at = At::Arg(first);
@@ -382,7 +415,7 @@ impl<'a, 'e> State<'a, 'e> {
         self.not_a_function(cmd, &fin)?;
         match first {
             Arg::Bool(_, b) => Ok(Value::Bool(*b)),
-            Arg::Dot(_) => Ok(dot.clone()),
+            Arg::Dot(_) => Ok(self.dot_value(dot)),
             Arg::Nil(_) => Err(self.err("nil is not a command".into())),
             Arg::Number { text, .. } => Ok(number_value(text).unwrap_or_default()),
             Arg::Str { value, .. } => Ok(Value::Str(value.clone())),
@@ -479,9 +512,9 @@ impl<'a, 'e> State<'a, 'e> {
     fn eval_arg(&mut self, dot: &Value, arg: &'a Arg) -> R<Value> {
         self.at = At::Arg(arg);
         match arg {
-            Arg::Dot(_) => Ok(dot.clone()),
+            Arg::Dot(_) => Ok(self.dot_value(dot)),
             Arg::Nil(_) => Ok(Value::Nil),
-            Arg::Field { names, .. } => self.walk_fields(dot, names, None),
+            Arg::Field { names, .. } => self.walk_fields(self.dot_ref(dot), names, None),
             Arg::Var { name, fields, .. } => {
                 let i = self.var_index(name)?;
                 self.walk_fields(&self.vars[i].1, fields, None)
@@ -548,10 +581,17 @@ impl<'a, 'e> State<'a, 'e> {
         }
         match (func.f)(self.ex, &vals) {
             Ok(v) => {
-                if func.writes_first {
-                    if let (Some(Arg::Var { name, fields, .. }), Value::Map(_)) = (args.first(), &v)
-                    {
-                        self.write_back(name, fields, v.clone());
+                if func.writes_first && matches!(v, Value::Map(_)) {
+                    let at_root = std::ptr::eq(dot, self.root);
+                    match args.first() {
+                        Some(Arg::Var { name, fields, .. }) => {
+                            self.write_back(name, fields, v.clone());
+                        }
+                        Some(Arg::Field { names, .. }) if at_root => {
+                            self.write_back("$", names, v.clone());
+                        }
+                        Some(Arg::Dot(_)) if at_root => self.write_back("$", &[], v.clone()),
+                        _ => {}
                     }
                 }
                 Ok(v)
