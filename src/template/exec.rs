@@ -27,6 +27,10 @@ pub struct Func {
 pub struct Exec<'a> {
     pub templates: &'a Templates,
     depth: Cell<usize>,
+    /// The changed `$` of the last template run by [`Exec::execute`] (Go
+    /// maps are references: what `include "x" .` changes in its data, the
+    /// caller sees).
+    root_out: std::cell::RefCell<Option<Value>>,
 }
 
 /// Deepest nesting of template calls (Go allows 100000; a native stack
@@ -44,7 +48,11 @@ impl Exec<'_> {
         })?;
         let mut st = State::new(self, name, tree, data.clone());
         st.root = data;
-        match st.walk_list(data, &tree.root) {
+        let r = st.walk_list(data, &tree.root);
+        if st.root_changed {
+            *self.root_out.borrow_mut() = Some(st.vars[0].1.clone());
+        }
+        match r {
             Ok(()) => Ok(st.out),
             Err(Flow::Err(e)) => Err(*e),
             Err(_) => Ok(st.out),
@@ -61,6 +69,7 @@ pub(crate) fn execute(t: &Templates, name: &str, data: &Value) -> Result<String,
     let ex = Exec {
         templates: t,
         depth: Cell::new(0),
+        root_out: std::cell::RefCell::new(None),
     };
     if !t.trees.contains_key(name) {
         return Err(Error::plain(format!(
@@ -579,7 +588,19 @@ impl<'a, 'e> State<'a, 'e> {
         if let Some(f) = fin {
             vals.push(f);
         }
-        match (func.f)(self.ex, &vals) {
+        self.ex.root_out.borrow_mut().take();
+        let result = (func.f)(self.ex, &vals);
+        if let Some(new_root) = self.ex.root_out.borrow_mut().take() {
+            // `include "x" DATA` changed DATA: write it back where it came from.
+            let at_root = std::ptr::eq(dot, self.root);
+            match args.get(1) {
+                Some(Arg::Dot(_)) if at_root => self.write_back("$", &[], new_root),
+                Some(Arg::Var { name, fields, .. }) => self.write_back(name, fields, new_root),
+                Some(Arg::Field { names, .. }) if at_root => self.write_back("$", names, new_root),
+                _ => {}
+            }
+        }
+        match result {
             Ok(v) => {
                 if func.writes_first && matches!(v, Value::Map(_)) {
                     let at_root = std::ptr::eq(dot, self.root);

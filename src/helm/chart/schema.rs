@@ -31,6 +31,35 @@ fn to_json(v: &Value) -> serde_json::Value {
     }
 }
 
+/// Refuses every external resource, remembering the first URL asked for.
+struct NoFetch(std::sync::Mutex<Option<String>>);
+
+impl jsonschema::Retrieve for NoFetch {
+    fn retrieve(
+        &self,
+        uri: &jsonschema::Uri<String>,
+    ) -> Result<serde_json::Value, Box<dyn std::error::Error + Send + Sync>> {
+        if let Ok(mut first) = self.0.lock()
+            && first.is_none()
+        {
+            *first = Some(uri.to_string());
+        }
+        Err(format!("{uri}: not fetched").into())
+    }
+}
+
+/// The retriever handed to the validator (it wants ownership).
+struct Fetcher(std::sync::Arc<NoFetch>);
+
+impl jsonschema::Retrieve for Fetcher {
+    fn retrieve(
+        &self,
+        uri: &jsonschema::Uri<String>,
+    ) -> Result<serde_json::Value, Box<dyn std::error::Error + Send + Sync>> {
+        self.0.retrieve(uri)
+    }
+}
+
 fn remote_ref(v: &serde_json::Value) -> Option<String> {
     match v {
         serde_json::Value::Object(m) => {
@@ -247,10 +276,24 @@ fn validate_one(
         ));
         return Ok(());
     }
-    let validator = jsonschema::options()
+    let asked = std::sync::Arc::new(NoFetch(std::sync::Mutex::new(None)));
+    let validator = match jsonschema::options()
         .should_validate_formats(false)
+        .with_retriever(Fetcher(asked.clone()))
         .build(&schema)
-        .map_err(|e| format!("jsonschema: {e}"))?;
+    {
+        Ok(v) => v,
+        Err(e) => {
+            let url = asked.0.lock().ok().and_then(|u| u.clone());
+            if let Some(url) = url {
+                warn.push(format!(
+                    "{chart}: values.schema.json refers to {url}, which is not fetched: the schema is not checked"
+                ));
+                return Ok(());
+            }
+            return Err(format!("jsonschema: {e}"));
+        }
+    };
     let instance = to_json(&Value::Map(values.clone()));
     let leaves: Vec<Leaf> = validator
         .iter_errors(&instance)
