@@ -39,10 +39,6 @@ const KNOWN_DIFFERENCES: &[(&str, &str)] = &[
         "Go maps are references: `set .` inside `with` changes the map in `.Values`; flate writes a changed map back only into variables and the top-level dot",
     ),
     (
-        "491-helm-set-in-include",
-        "Go maps are references: a change an included template makes to `.Values` is seen by the caller; in flate it is not",
-    ),
-    (
         "492-helm-set-alias-var",
         "Go maps are references: `$a := .Values.x` then `set $a ...` changes `.Values.x` too; in flate only `$a` changes",
     ),
