@@ -34,14 +34,6 @@ const KNOWN_DIFFERENCES: &[(&str, &str)] = &[
         "448-helm-kindof-numbers",
         "Sprig's integer arithmetic returns int64; flate's values have one integer type, int",
     ),
-    (
-        "490-helm-set-in-with-block",
-        "Go maps are references: `set .` inside `with` changes the map in `.Values`; flate writes a changed map back only into variables and the top-level dot",
-    ),
-    (
-        "492-helm-set-alias-var",
-        "Go maps are references: `$a := .Values.x` then `set $a ...` changes `.Values.x` too; in flate only `$a` changes",
-    ),
 ];
 
 struct Case {
