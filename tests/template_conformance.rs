@@ -38,18 +38,6 @@ const KNOWN_DIFFERENCES: &[(&str, &str)] = &[
         "501-helm-gensignedcert-bad-ca",
         "Sprig's certificates are a struct type, which Go checks before the call; flate's are maps with Cert and Key",
     ),
-    (
-        "490-helm-set-in-with-block",
-        "Go maps are references: `set .` inside `with` changes the map in `.Values`; flate writes a changed map back only into variables and the top-level dot",
-    ),
-    (
-        "491-helm-set-in-include",
-        "Go maps are references: a change an included template makes to `.Values` is seen by the caller; in flate it is not",
-    ),
-    (
-        "492-helm-set-alias-var",
-        "Go maps are references: `$a := .Values.x` then `set $a ...` changes `.Values.x` too; in flate only `$a` changes",
-    ),
 ];
 
 struct Case {

@@ -37,6 +37,7 @@ pub fn to_node(v: &Value) -> Node {
             }
             Node::Map(out)
         }
+        Value::Object(o) => to_node(&o.0.plain()),
     }
 }
 
@@ -191,7 +192,7 @@ fn json_kind(v: &Value) -> &'static str {
         Value::Int(_) | Value::Float(_) => "number",
         Value::Str(_) => "string",
         Value::List(_) => "array",
-        Value::Map(_) => "object",
+        Value::Map(_) | Value::Object(_) => "object",
     }
 }
 

@@ -64,6 +64,7 @@ fn write(
         }
     };
     match v {
+        Value::Object(o) => return write(&o.0.plain(), pretty, html, depth, out),
         Value::Nil => out.push_str("null"),
         Value::Bool(b) => out.push_str(if *b { "true" } else { "false" }),
         Value::Int(i) => out.push_str(&i.to_string()),

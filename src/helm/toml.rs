@@ -59,6 +59,7 @@ fn is_table_array(v: &Value) -> bool {
 
 fn inline(v: &Value) -> Result<String, String> {
     Ok(match v {
+        Value::Object(o) => return inline(&o.0.plain()),
         Value::Bool(b) => b.to_string(),
         Value::Int(i) => i.to_string(),
         Value::Float(f) => float(*f),

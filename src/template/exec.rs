@@ -2,7 +2,7 @@
 //! built-in template functions.
 
 use std::cell::Cell;
-use std::rc::Rc;
+use std::sync::Arc;
 
 use super::parse::{Arg, Command, Node, Pipe, TemplateCall};
 use super::value::{Value, sprint, sprint_value, sprintf, sprintln};
@@ -19,7 +19,7 @@ pub struct Func {
     /// the variable (or the variable's field) the first argument names.
     pub writes_first: bool,
     #[allow(clippy::type_complexity)]
-    pub f: Rc<dyn Fn(&Exec, &[Value]) -> Result<Value, String>>,
+    pub f: Arc<dyn Fn(&Exec, &[Value]) -> Result<Value, String> + Send + Sync>,
 }
 
 /// What a function sees of the running execution: it can run other
@@ -27,6 +27,10 @@ pub struct Func {
 pub struct Exec<'a> {
     pub templates: &'a Templates,
     depth: Cell<usize>,
+    /// The changed `$` of the last template run by [`Exec::execute`] (Go
+    /// maps are references: what `include "x" .` changes in its data, the
+    /// caller sees).
+    root_out: std::cell::RefCell<Option<Value>>,
 }
 
 /// Deepest nesting of template calls (Go allows 100000; a native stack
@@ -44,7 +48,11 @@ impl Exec<'_> {
         })?;
         let mut st = State::new(self, name, tree, data.clone());
         st.root = data;
-        match st.walk_list(data, &tree.root) {
+        let r = st.walk_list(data, &tree.root);
+        if st.root_changed {
+            *self.root_out.borrow_mut() = Some(st.vars[0].1.clone());
+        }
+        match r {
             Ok(()) => Ok(st.out),
             Err(Flow::Err(e)) => Err(*e),
             Err(_) => Ok(st.out),
@@ -61,6 +69,7 @@ pub(crate) fn execute(t: &Templates, name: &str, data: &Value) -> Result<String,
     let ex = Exec {
         templates: t,
         depth: Cell::new(0),
+        root_out: std::cell::RefCell::new(None),
     };
     if !t.trees.contains_key(name) {
         return Err(Error::plain(format!(
@@ -102,6 +111,22 @@ struct State<'a, 'e> {
     /// A function changed the map `$` holds (see [`Func::writes_first`]):
     /// dot at the top level reads `$` from then on.
     root_changed: bool,
+    /// Where a variable's value was read from, by variable index: a
+    /// variable, a path in it (Go maps are references: what a function
+    /// changes through `$x` it changes there too).
+    var_origins: Vec<(usize, Origin)>,
+    /// The same for dot inside `range` and `with`, by the address of the
+    /// value dot is.
+    dot_origins: Vec<(*const Value, Origin, bool)>,
+}
+
+/// A place in a variable: its index in the variable stack and a path.
+type Origin = (usize, Vec<Step>);
+
+#[derive(Clone, Debug)]
+enum Step {
+    Key(String),
+    Index(usize),
 }
 
 impl<'a, 'e> State<'a, 'e> {
@@ -115,17 +140,165 @@ impl<'a, 'e> State<'a, 'e> {
             out: String::new(),
             root: std::ptr::null(),
             root_changed: false,
+            var_origins: Vec::new(),
+            dot_origins: Vec::new(),
+        }
+    }
+
+    /// Declares a variable, remembering where its value came from.
+    fn push_var(&mut self, name: &str, v: Value, origin: Option<Origin>) {
+        let idx = self.vars.len();
+        self.var_origins.retain(|(i, _)| *i < idx);
+        self.vars.push((name.to_string(), v));
+        if let Some(o) = origin {
+            self.var_origins.push((idx, o));
+        }
+    }
+
+    fn var_origin(&self, idx: usize) -> Option<&Origin> {
+        self.var_origins
+            .iter()
+            .rev()
+            .find(|(i, _)| *i == idx)
+            .map(|(_, o)| o)
+    }
+
+    fn dot_origin(&self, dot: &Value) -> Option<Origin> {
+        if std::ptr::eq(dot, self.root) {
+            return Some((0, Vec::new()));
+        }
+        self.dot_origins
+            .iter()
+            .rev()
+            .find(|(p, _, _)| std::ptr::eq(*p, dot))
+            .map(|(_, o, _)| o.clone())
+    }
+
+    /// Dot read again from where it came from, once a function changed
+    /// that place.
+    fn changed_dot(&self, dot: &Value) -> Option<&Value> {
+        let (_, (idx, path), changed) = self
+            .dot_origins
+            .iter()
+            .rev()
+            .find(|(p, _, _)| std::ptr::eq(*p, dot))?;
+        if !*changed {
+            return None;
+        }
+        let mut cur = &self.vars.get(*idx)?.1;
+        for step in path {
+            cur = match (step, cur) {
+                (Step::Key(k), Value::Map(m)) => m.get(k)?,
+                (Step::Index(i), Value::List(l)) => l.get(*i)?,
+                _ => return None,
+            };
+        }
+        Some(cur)
+    }
+
+    /// Where the value of a pipeline that only reads a variable, dot or a
+    /// field chain of them comes from.
+    fn pipe_origin(&self, dot: &Value, pipe: &Pipe) -> Option<Origin> {
+        match pipe.cmds.as_slice() {
+            [cmd] if cmd.args.len() == 1 => self.arg_origin(dot, &cmd.args[0]),
+            _ => None,
+        }
+    }
+
+    fn arg_origin(&self, dot: &Value, arg: &Arg) -> Option<Origin> {
+        let keys = |o: Origin, names: &[String]| {
+            let (i, mut path) = o;
+            path.extend(names.iter().map(|n| Step::Key(n.clone())));
+            (i, path)
+        };
+        match arg {
+            Arg::Var { name, fields, .. } => {
+                let i = self.vars.iter().rposition(|(n, _)| n == name)?;
+                Some(keys((i, Vec::new()), fields))
+            }
+            Arg::Field { names, .. } => self.dot_origin(dot).map(|o| keys(o, names)),
+            Arg::Dot(_) => self.dot_origin(dot),
+            Arg::Pipe(p) => self.pipe_origin(dot, p),
+            _ => None,
+        }
+    }
+
+    /// Stores `v` at `path` in variable `idx`, then the changed variable
+    /// where it came from, and so on.
+    fn write_through(&mut self, idx: usize, path: &[Step], v: Value, depth: usize) {
+        if idx >= self.vars.len() || depth > 64 {
+            return;
+        }
+        let mut target = &mut self.vars[idx].1;
+        for step in path {
+            let next = match (step, target) {
+                (Step::Key(k), Value::Map(m)) => m.get_mut(k),
+                (Step::Index(i), Value::List(l)) => l.get_mut(*i),
+                _ => None,
+            };
+            match next {
+                Some(t) => target = t,
+                None => return,
+            }
+        }
+        *target = v;
+        if idx == 0 {
+            self.root_changed = true;
+        }
+        for (_, (oi, _), changed) in self.dot_origins.iter_mut() {
+            if *oi == idx {
+                *changed = true;
+            }
+        }
+        if let Some((oi, op)) = self.var_origin(idx).cloned()
+            && oi < idx
+        {
+            let whole = self.vars[idx].1.clone();
+            self.write_through(oi, &op, whole, depth + 1);
+        }
+    }
+
+    /// A function changed the map its argument `arg` read: store the new
+    /// map where that map came from.
+    fn write_origin(&mut self, dot: &Value, arg: Option<&Arg>, v: &Value) {
+        let origin = match arg {
+            Some(Arg::Var { name, fields, .. }) => {
+                let Some(i) = self.vars.iter().rposition(|(n, _)| n == name) else {
+                    return;
+                };
+                match self.var_origin(i).cloned() {
+                    Some((oi, mut op)) => {
+                        op.extend(fields.iter().map(|f| Step::Key(f.clone())));
+                        Some((oi, op))
+                    }
+                    None => None,
+                }
+            }
+            Some(a @ (Arg::Dot(_) | Arg::Field { .. })) if !std::ptr::eq(dot, self.root) => {
+                self.arg_origin(dot, a)
+            }
+            _ => None,
+        };
+        if let Some((i, path)) = origin {
+            self.write_through(i, &path, v.clone(), 0);
         }
     }
 
     /// The value of dot: `$` when dot is the top-level data and a function
     /// has changed `$` since.
-    fn dot_value(&self, dot: &Value) -> Value {
+    /// Dot, or the changed root when dot is the root (see `dot_value`).
+    fn dot_ref<'s>(&'s self, dot: &'s Value) -> &'s Value {
         if self.root_changed && std::ptr::eq(dot, self.root) {
-            self.vars[0].1.clone()
+            &self.vars[0].1
+        } else if let Some(v) = self.changed_dot(dot) {
+            v
         } else {
-            dot.clone()
+            dot
         }
+    }
+
+    fn dot_value(&self, dot: &Value) -> Value {
+        self.dot_ref(dot).clone()
     }
 
     fn err(&self, msg: String) -> Flow {
@@ -142,7 +315,7 @@ impl<'a, 'e> State<'a, 'e> {
             .texts
             .get(&self.tree.parse_name)
             .cloned()
-            .unwrap_or_else(|| Rc::from(""));
+            .unwrap_or_else(|| Arc::from(""));
         let before = &text[..pos.min(text.len())];
         let line = 1 + before.matches('\n').count();
         let col = match before.rfind('\n') {
@@ -189,10 +362,17 @@ impl<'a, 'e> State<'a, 'e> {
                 else_list,
             } => {
                 let mark = self.vars.len();
+                let origin = self.pipe_origin(dot, pipe);
                 let v = self.eval_pipeline(dot, pipe)?;
                 let r = if v.is_true() {
                     if matches!(node, Node::With { .. }) {
-                        self.walk_list(&v, list)
+                        let n = self.dot_origins.len();
+                        if let Some(o) = origin {
+                            self.dot_origins.push((&v as *const Value, o, false));
+                        }
+                        let r = self.walk_list(&v, list);
+                        self.dot_origins.truncate(n);
+                        r
                     } else {
                         self.walk_list(dot, list)
                     }
@@ -208,7 +388,12 @@ impl<'a, 'e> State<'a, 'e> {
                 else_list,
             } => {
                 let mark = self.vars.len();
+                let origin = self.pipe_origin(dot, pipe);
                 let v = self.eval_pipeline_value(dot, pipe)?;
+                let v = match v {
+                    Value::Object(o) => o.0.plain(),
+                    v => v,
+                };
                 let items: Vec<(Value, Value)> = match &v {
                     Value::List(l) => l
                         .iter()
@@ -241,19 +426,35 @@ impl<'a, 'e> State<'a, 'e> {
                 }
                 for (idx, elem) in items {
                     self.vars.truncate(mark);
+                    let elem_origin = origin.clone().map(|(i, mut path)| {
+                        path.push(match &idx {
+                            Value::Str(k) => Step::Key(k.clone()),
+                            Value::Int(n) => Step::Index(*n as usize),
+                            _ => Step::Index(0),
+                        });
+                        (i, path)
+                    });
                     let vals: Vec<Value> = match pipe.decl.len() {
                         0 => vec![],
                         1 => vec![elem.clone()],
                         _ => vec![idx, elem.clone()],
                     };
-                    for (name, val) in pipe.decl.iter().zip(vals) {
+                    let last = pipe.decl.len().saturating_sub(1);
+                    for (k, (name, val)) in pipe.decl.iter().zip(vals).enumerate() {
                         if pipe.is_assign {
                             self.set_var(name, val);
                         } else {
-                            self.vars.push((name.clone(), val));
+                            let o = if k == last { elem_origin.clone() } else { None };
+                            self.push_var(name, val, o);
                         }
                     }
-                    match self.walk_list(&elem, list) {
+                    let n = self.dot_origins.len();
+                    if let Some(o) = elem_origin {
+                        self.dot_origins.push((&elem as *const Value, o, false));
+                    }
+                    let r = self.walk_list(&elem, list);
+                    self.dot_origins.truncate(n);
+                    match r {
                         Ok(()) | Err(Flow::Continue) => {}
                         Err(Flow::Break) => break,
                         Err(e) => return Err(e),
@@ -318,8 +519,13 @@ impl<'a, 'e> State<'a, 'e> {
     }
 
     fn var(&self, name: &str) -> R<Value> {
-        match self.vars.iter().rev().find(|(n, _)| n == name) {
-            Some((_, v)) => Ok(v.clone()),
+        let i = self.var_index(name)?;
+        Ok(self.vars[i].1.clone())
+    }
+
+    fn var_index(&self, name: &str) -> R<usize> {
+        match self.vars.iter().rposition(|(n, _)| n == name) {
+            Some(i) => Ok(i),
             None => Err(self.err(format!("undefined variable: {name}"))),
         }
     }
@@ -335,12 +541,23 @@ impl<'a, 'e> State<'a, 'e> {
     }
 
     fn eval_pipeline(&mut self, dot: &Value, pipe: &'a Pipe) -> R<Value> {
+        let origin = if pipe.decl.is_empty() {
+            None
+        } else {
+            self.pipe_origin(dot, pipe)
+        };
         let v = self.eval_pipeline_value(dot, pipe)?;
         for name in &pipe.decl {
             if pipe.is_assign {
+                if let Some(i) = self.vars.iter().rposition(|(n, _)| n == name) {
+                    self.var_origins.retain(|(j, _)| *j != i);
+                    if let Some(o) = origin.clone().filter(|(oi, _)| *oi < i) {
+                        self.var_origins.push((i, o));
+                    }
+                }
                 self.set_var(name, v.clone());
             } else {
-                self.vars.push((name.clone(), v.clone()));
+                self.push_var(name, v.clone(), origin.clone());
             }
         }
         Ok(v)
@@ -361,15 +578,16 @@ impl<'a, 'e> State<'a, 'e> {
         let has_args = cmd.args.len() > 1 || fin.is_some();
         match first {
             Arg::Field { names, .. } => {
+                let call = self.method_args(dot, cmd, fin, has_args)?;
                 self.at = At::Arg(first);
-                let recv = self.dot_value(dot);
-                return self.eval_field_chain(recv, first, names, has_args);
+                return self.walk_fields(self.dot_ref(dot), names, call);
             }
             Arg::Chain { node, fields, .. } => {
                 self.at = At::Arg(first);
                 let recv = self.eval_arg(dot, node)?;
+                let call = self.method_args(dot, cmd, fin, has_args)?;
                 self.at = At::Arg(first);
-                return self.eval_field_chain(recv, first, fields, has_args);
+                return self.walk_fields(&recv, fields, call);
             }
             Arg::Ident { name, .. } => {
                 return self.eval_function(dot, first, name, &cmd.args[1..], At::Cmd(cmd), fin);
@@ -380,12 +598,15 @@ impl<'a, 'e> State<'a, 'e> {
             }
             Arg::Var { name, fields, .. } => {
                 self.at = At::Arg(first);
-                let v = self.var(name)?;
                 if fields.is_empty() {
+                    let v = self.var(name)?;
                     self.not_a_function(cmd, &fin)?;
                     return Ok(v);
                 }
-                return self.eval_field_chain(v, first, fields, has_args);
+                let call = self.method_args(dot, cmd, fin, has_args)?;
+                self.at = At::Arg(first);
+                let i = self.var_index(name)?;
+                return self.walk_fields(&self.vars[i].1, fields, call);
             }
             _ => {}
         }
@@ -401,40 +622,90 @@ impl<'a, 'e> State<'a, 'e> {
         }
     }
 
-    /// `receiver.f1.f2...`; `has_args` applies to the last field.
-    fn eval_field_chain(
+    /// The evaluated arguments of a command whose first word is a field
+    /// chain (used when the last field is a method).
+    fn method_args(
         &mut self,
-        mut recv: Value,
-        node: &'a Arg,
-        names: &[String],
+        dot: &Value,
+        cmd: &'a Command,
+        fin: Option<Value>,
         has_args: bool,
-    ) -> R<Value> {
-        self.at = At::Arg(node);
+    ) -> R<Option<Vec<Value>>> {
+        if !has_args {
+            return Ok(None);
+        }
+        let mut vals = Vec::with_capacity(cmd.args.len());
+        for a in &cmd.args[1..] {
+            vals.push(self.eval_arg(dot, a)?);
+        }
+        if let Some(f) = fin {
+            vals.push(f);
+        }
+        Ok(Some(vals))
+    }
+
+    /// One step of a field chain: field `name` of `recv`.
+    fn field_step<'v>(
+        &self,
+        recv: &'v Value,
+        name: &str,
+        iface: bool,
+        call: Option<&[Value]>,
+    ) -> R<std::borrow::Cow<'v, Value>> {
+        use std::borrow::Cow;
+        match recv {
+            Value::Map(m) => {
+                if call.is_some() {
+                    return Err(self.err(format!("{name} is not a method but has arguments")));
+                }
+                Ok(m.get(name).map_or(Cow::Owned(Value::Nil), Cow::Borrowed))
+            }
+            Value::Object(o) => {
+                if let Some(r) = o.0.call(name, call.unwrap_or(&[])) {
+                    return r
+                        .map(Cow::Owned)
+                        .map_err(|e| self.err(format!("error calling {name}: {e}")));
+                }
+                match o.0.field(name) {
+                    Some(_) if call.is_some() => {
+                        Err(self.err(format!("{name} is not a method but has arguments")))
+                    }
+                    Some(v) => Ok(Cow::Owned(v)),
+                    None => Err(self.err(format!(
+                        "can't evaluate field {name} in type {}",
+                        o.0.type_name()
+                    ))),
+                }
+            }
+            Value::Nil if iface => {
+                Err(self.err(format!("nil pointer evaluating interface {{}}.{name}")))
+            }
+            Value::Nil => Ok(Cow::Owned(Value::Nil)),
+            other => {
+                let ty = if iface {
+                    "interface {}"
+                } else {
+                    other.type_name()
+                };
+                Err(self.err(format!("can't evaluate field {name} in type {ty}")))
+            }
+        }
+    }
+
+    /// `receiver.f1.f2...`; `call` holds the arguments of the last field
+    /// when it is called as a method.
+    fn walk_fields(&self, recv: &Value, names: &[String], call: Option<Vec<Value>>) -> R<Value> {
+        use std::borrow::Cow;
+        let mut cur: Cow<'_, Value> = Cow::Borrowed(recv);
         for (i, name) in names.iter().enumerate() {
             let last = i + 1 == names.len();
-            let iface = i > 0;
-            recv = match recv {
-                Value::Map(mut m) => {
-                    if last && has_args {
-                        return Err(self.err(format!("{name} is not a method but has arguments")));
-                    }
-                    m.remove(name).unwrap_or_default()
-                }
-                Value::Nil if iface => {
-                    return Err(self.err(format!("nil pointer evaluating interface {{}}.{name}")));
-                }
-                Value::Nil => Value::Nil,
-                other => {
-                    let ty = if iface {
-                        "interface {}"
-                    } else {
-                        other.type_name()
-                    };
-                    return Err(self.err(format!("can't evaluate field {name} in type {ty}")));
-                }
+            let args = if last { call.as_deref() } else { None };
+            cur = match cur {
+                Cow::Borrowed(v) => self.field_step(v, name, i > 0, args)?,
+                Cow::Owned(v) => Cow::Owned(self.field_step(&v, name, i > 0, args)?.into_owned()),
             };
         }
-        Ok(recv)
+        Ok(cur.into_owned())
     }
 
     fn eval_arg(&mut self, dot: &Value, arg: &'a Arg) -> R<Value> {
@@ -442,20 +713,17 @@ impl<'a, 'e> State<'a, 'e> {
         match arg {
             Arg::Dot(_) => Ok(self.dot_value(dot)),
             Arg::Nil(_) => Ok(Value::Nil),
-            Arg::Field { names, .. } => {
-                let recv = self.dot_value(dot);
-                self.eval_field_chain(recv, arg, names, false)
-            }
+            Arg::Field { names, .. } => self.walk_fields(self.dot_ref(dot), names, None),
             Arg::Var { name, fields, .. } => {
-                let v = self.var(name)?;
-                self.eval_field_chain(v, arg, fields, false)
+                let i = self.var_index(name)?;
+                self.walk_fields(&self.vars[i].1, fields, None)
             }
             Arg::Pipe(p) => self.eval_pipeline(dot, p),
             Arg::Ident { name, .. } => self.eval_function(dot, arg, name, &[], At::Arg(arg), None),
             Arg::Chain { node, fields, .. } => {
                 let recv = self.eval_arg(dot, node)?;
                 self.at = At::Arg(arg);
-                self.eval_field_chain(recv, arg, fields, false)
+                self.walk_fields(&recv, fields, None)
             }
             Arg::Bool(_, b) => Ok(Value::Bool(*b)),
             Arg::Number { text, .. } => Ok(number_value(text).unwrap_or_default()),
@@ -510,9 +778,24 @@ impl<'a, 'e> State<'a, 'e> {
         if let Some(f) = fin {
             vals.push(f);
         }
-        match (func.f)(self.ex, &vals) {
+        self.ex.root_out.borrow_mut().take();
+        let result = (func.f)(self.ex, &vals);
+        let new_root = self.ex.root_out.borrow_mut().take();
+        if let Some(new_root) = new_root {
+            // `include "x" DATA` changed DATA: write it back where it came from.
+            self.write_origin(dot, args.get(1), &new_root);
+            let at_root = std::ptr::eq(dot, self.root);
+            match args.get(1) {
+                Some(Arg::Dot(_)) if at_root => self.write_back("$", &[], new_root),
+                Some(Arg::Var { name, fields, .. }) => self.write_back(name, fields, new_root),
+                Some(Arg::Field { names, .. }) if at_root => self.write_back("$", names, new_root),
+                _ => {}
+            }
+        }
+        match result {
             Ok(v) => {
                 if func.writes_first && matches!(v, Value::Map(_)) {
+                    self.write_origin(dot, args.first(), &v);
                     let at_root = std::ptr::eq(dot, self.root);
                     match args.first() {
                         Some(Arg::Var { name, fields, .. }) => {
