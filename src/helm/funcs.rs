@@ -99,7 +99,7 @@ pub fn add_funcs(t: &mut Templates) {
         let name = set.name.clone();
         set.parse(&name, text)
             .map_err(|e| format!("cannot parse template {}: {e}", go_quote(text)))?;
-        set.execute(&name, &a[1])
+        ex.execute_in(&set, &name, &a[1])
             .map(|s| Value::Str(s.replace("<no value>", "")))
             .map_err(|e| {
                 format!(
