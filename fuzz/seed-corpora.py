@@ -104,6 +104,15 @@ def main():
                 if a is not b:
                     put("strategic_merge", a + SEP + b, counts)
 
+    # Templates with their values: every fixtures/template case.
+    tdir = os.path.join(FIXTURES, "template")
+    for case in sorted(os.listdir(tdir)):
+        tpl = read(os.path.join(tdir, case, "template.tpl"))
+        if tpl is None:
+            continue
+        values = read(os.path.join(tdir, case, "values.yaml")) or ""
+        put("template", tpl + SEP + values, counts)
+
     for t in sorted(counts):
         print(f"{t}: {counts[t]} seeds")
 

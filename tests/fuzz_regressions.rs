@@ -88,3 +88,50 @@ fn yaml_roundtrip_on_every_fixture() {
     }
     assert!(bad.is_empty(), "{bad:#?}");
 }
+
+/// The `template` target's property without its filter: a template (and
+/// after a `#%%` line its values) parses and runs with Helm's functions
+/// on a thread with a 2 MiB stack, ending with output or an error.
+fn template_case(text: &str) -> Result<String, String> {
+    let text = text.to_string();
+    std::thread::Builder::new()
+        .stack_size(2 << 20)
+        .spawn(move || {
+            use flate::template::{Templates, Value};
+            use std::collections::BTreeMap;
+            let (tpl, values) = text.split_once("\n#%%\n").unwrap_or((&text, ""));
+            let values = match flate::yaml::parse_one(values).unwrap() {
+                Node::Map(m) => m
+                    .iter()
+                    .map(|(k, v)| (k.clone(), Value::Str(v.scalar_text().unwrap_or_default())))
+                    .collect(),
+                _ => BTreeMap::new(),
+            };
+            let data = Value::Map(BTreeMap::from([("Values".into(), Value::Map(values))]));
+            let mut t = Templates::new();
+            t.name = "gotpl".into();
+            flate::helm::funcs::add_funcs(&mut t);
+            let name = "c/templates/t.yaml";
+            t.parse(name, tpl)
+                .and_then(|()| t.execute(name, &data))
+                .map_err(|e| flate::helm::error_text(&e))
+        })
+        .unwrap()
+        .join()
+        .expect("template case panicked")
+}
+
+#[test]
+fn template_regressions() {
+    let cases = inputs("template");
+    assert!(cases.len() >= 5);
+    for (p, text) in cases {
+        let err = template_case(&text).expect_err(&p.display().to_string());
+        assert!(
+            err.contains("exceeded maximum template depth (100)")
+                || err.contains("nest deeper than the limit of 100 levels"),
+            "{}: {err}",
+            p.display()
+        );
+    }
+}

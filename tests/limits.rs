@@ -292,3 +292,139 @@ fn deep_document_in_a_flux_tree_fails_its_kustomization_only() {
         }
     }
 }
+
+/// Runs a template with Helm's functions on a thread with a 2 MiB stack
+/// (what rayon's workers have), as `.Values` = `values`.
+fn run_template(tpl: &str, values: flate::template::Value) -> Result<String, String> {
+    let tpl = tpl.to_string();
+    std::thread::Builder::new()
+        .stack_size(2 << 20)
+        .spawn(move || {
+            let mut t = flate::template::Templates::new();
+            t.name = "gotpl".into();
+            flate::helm::funcs::add_funcs(&mut t);
+            let data = flate::template::Value::Map(std::collections::BTreeMap::from([(
+                "Values".to_string(),
+                values,
+            )]));
+            t.parse("c/templates/t.yaml", &tpl)
+                .and_then(|()| t.execute("c/templates/t.yaml", &data))
+                .map_err(|e| flate::helm::error_text(&e))
+        })
+        .unwrap()
+        .join()
+        .expect("template execution panicked")
+}
+
+#[test]
+fn template_recursion_stops_at_the_depth_limit() {
+    let max = flate::template::exec::MAX_DEPTH;
+    assert_eq!(max, 100);
+    let nil = flate::template::Value::Nil;
+    // Each form recurses without end; each stops with Go's message.
+    for (what, tpl) in [
+        (
+            "template",
+            r#"{{define "a"}}x{{template "a" .}}{{end}}{{template "a" .}}"#,
+        ),
+        (
+            "include",
+            r#"{{define "a"}}x{{include "a" .}}{{end}}{{include "a" .}}"#,
+        ),
+        (
+            "include and template",
+            r#"{{define "a"}}{{template "b" .}}{{end}}{{define "b"}}{{include "a" .}}{{end}}{{include "a" .}}"#,
+        ),
+        (
+            "tpl",
+            r#"{{define "a"}}{{tpl "{{include \"a\" .}}" .}}{{end}}{{include "a" .}}"#,
+        ),
+    ] {
+        let err = run_template(tpl, nil.clone()).expect_err(what);
+        assert!(
+            err.contains(&format!("exceeded maximum template depth ({max})")),
+            "{what}: {err}"
+        );
+    }
+    // `tpl` of a value that calls `tpl` on itself.
+    let values = flate::template::Value::Map(std::collections::BTreeMap::from([(
+        "x".to_string(),
+        flate::template::Value::Str("{{tpl .Values.x .}}".into()),
+    )]));
+    let err = run_template("{{tpl .Values.x .}}", values).expect_err("tpl of itself");
+    assert!(
+        err.contains("exceeded maximum template depth (100)"),
+        "{err}"
+    );
+    // At the limit, calls render: each level of this countdown is one
+    // `include` and one `if`, so 49 levels and the last, empty one reach
+    // depth 100 exactly; one level more fails.
+    let tpl = r#"{{define "a"}}{{if .}}x{{include "a" (slice . 1)}}{{end}}{{end}}{{include "a" .Values.l}}"#;
+    let countdown = |n: usize| {
+        flate::template::Value::Map(std::collections::BTreeMap::from([(
+            "l".to_string(),
+            flate::template::Value::List(vec![flate::template::Value::Nil; n]),
+        )]))
+    };
+    let levels = max / 2 - 1;
+    let out = run_template(tpl, countdown(levels)).expect("at the limit");
+    assert_eq!(out, "x".repeat(levels));
+    let err = run_template(tpl, countdown(levels + 1)).expect_err("past the limit");
+    assert!(
+        err.contains("exceeded maximum template depth (100)"),
+        "{err}"
+    );
+}
+
+#[test]
+fn deeply_nested_templates_are_refused_not_crashed() {
+    let n = 20_000;
+    for (what, tpl) in [
+        (
+            "parens",
+            format!("{{{{{}1{}}}}}", "(".repeat(n), ")".repeat(n)),
+        ),
+        (
+            "if",
+            format!("{}x{}", "{{if 1}}".repeat(n), "{{end}}".repeat(n)),
+        ),
+        (
+            "range",
+            format!("{}x{}", "{{range 1}}".repeat(n), "{{end}}".repeat(n)),
+        ),
+        (
+            "else if",
+            format!("{{{{if 0}}}}{}{{{{end}}}}", "{{else if 0}}".repeat(n)),
+        ),
+    ] {
+        let err = run_template(&tpl, flate::template::Value::Nil).expect_err(what);
+        assert!(
+            err.contains("nest deeper than the limit of 100 levels"),
+            "{what}: {err}"
+        );
+    }
+    // At the limit, they parse and run: 50 `if`s around 50 parentheses,
+    // and the deepest combination, 98 levels of calls and control
+    // structures with 99 parentheses at the bottom.
+    let max = flate::template::parse::MAX_NESTING;
+    let parens = |n: usize| format!("{}1{}", "(".repeat(n), ")".repeat(n));
+    let ifs = format!(
+        "{}{{{{{}}}}}{}",
+        "{{if 1}}".repeat(max / 2),
+        parens(max / 2),
+        "{{end}}".repeat(max / 2)
+    );
+    assert_eq!(
+        run_template(&ifs, flate::template::Value::Nil).unwrap(),
+        "1"
+    );
+    let tpl = format!(
+        r#"{{{{define "a"}}}}{{{{if .}}}}{{{{include "a" (slice . 1)}}}}{{{{else}}}}{{{{{}}}}}{{{{end}}}}{{{{end}}}}{{{{include "a" .Values.l}}}}"#,
+        parens(max - 1)
+    );
+    let values = flate::template::Value::Map(std::collections::BTreeMap::from([(
+        "l".to_string(),
+        flate::template::Value::List(vec![flate::template::Value::Nil; 48]),
+    )]));
+    assert_eq!(run_template(&tpl, values).unwrap(), "1");
+}

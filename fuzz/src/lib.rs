@@ -114,3 +114,93 @@ pub fn assert_print_stable(nodes: &[flate::yaml::Node], what: &str) {
         assert_eq!(out, out2, "{what}: printing is not stable");
     }
 }
+
+/// A YAML value as Helm hands it to templates (numbers are float64, as
+/// Helm reads values through JSON).
+pub fn helm_value(n: &flate::yaml::Node) -> flate::template::Value {
+    use flate::template::Value;
+    use flate::yaml::Node;
+    match n {
+        Node::Null => Value::Nil,
+        Node::Bool(b) => Value::Bool(*b),
+        Node::Int(i) => Value::Float(*i as f64),
+        Node::UInt(u) => Value::Float(*u as f64),
+        Node::Float(f) => Value::Float(*f),
+        Node::Str(s) => Value::Str(s.clone()),
+        Node::Seq(s) => Value::List(s.iter().map(helm_value).collect()),
+        Node::Map(m) => Value::Map(
+            m.iter()
+                .map(|(k, v)| (k.clone(), helm_value(v)))
+                .collect::<BTreeMap<_, _>>(),
+        ),
+    }
+}
+
+/// The name the `template` target parses its input under.
+pub const TEMPLATE_NAME: &str = "c/templates/t.yaml";
+
+/// Whether executing `text` (a template and its values) stays small.
+/// A template language can ask for exponential work in a few bytes: a
+/// template that calls itself twice per level, a `range` around a
+/// recursive call, a string that doubles with each of 50 assignments.
+/// That is as slow in Helm as in flate and no fault of either. So a
+/// template is always parsed, and executed only when it has few of the
+/// constructs that multiply work:
+///
+/// - at most two calls (`template`, `include`, `tpl`, `block`) and nothing else
+///   of this list, and not the name of the main template (two calls of
+///   it would double the work per level); or no call and at most two of
+///   `range`, `print*`, `indent`, `=` (assignments and declarations),
+///   `list`, `dict`, `quote`, `join`, `repeat`, `until`, `seq`. Two calls
+///   are enough for unbounded recursion (`include "a"` from the main
+///   template and from `a`), which the engine's depth limit must stop.
+/// - no number token longer than three characters and no character
+///   constant (`'\U0010FFFF'` is a number too).
+pub fn small_execution(text: &str) -> bool {
+    const CALLS: &[&str] = &["template", "include", "tpl", "block"];
+    const AMPLIFIERS: &[&str] = &[
+        "range", "print", "indent", "=", "list", "dict", "quote", "join", "repeat", "until", "seq",
+    ];
+    let count = |words: &[&str]| -> usize { words.iter().map(|w| text.matches(w).count()).sum() };
+    let (calls, amplifiers) = (count(CALLS), count(AMPLIFIERS));
+    let calls_only = calls <= 2 && amplifiers == 0 && !text.contains(TEMPLATE_NAME);
+    if !(calls_only || calls == 0 && amplifiers <= 2) {
+        return false;
+    }
+    if text.contains('\'') {
+        return false;
+    }
+    text.split(|c: char| !(c.is_ascii_alphanumeric() || c == '.' || c == '_'))
+        .all(|tok| !tok.starts_with(|c: char| c.is_ascii_digit()) || tok.len() <= 3)
+}
+
+/// The `template` target's property on one case: parse `tpl` with Helm's
+/// functions and, when [`small_execution`] allows, execute it with the
+/// values in `values` (YAML) as `.Values`. Nothing panics; an error
+/// prints as Helm's error text.
+pub fn template_case(tpl: &str, values: &str) {
+    use flate::template::{Templates, Value};
+    let mut t = Templates::new();
+    t.name = "gotpl".into();
+    flate::helm::funcs::add_funcs(&mut t);
+    let name = TEMPLATE_NAME;
+    if let Err(e) = t.parse(name, tpl) {
+        let _ = flate::helm::error_text(&e);
+        return;
+    }
+    if !small_execution(&format!("{tpl}\n{values}")) {
+        return;
+    }
+    let values = match flate::yaml::parse_one(values) {
+        Ok(n) => helm_value(&n),
+        Err(_) => return,
+    };
+    let values = match values {
+        Value::Nil => Value::Map(BTreeMap::new()),
+        v => v,
+    };
+    let data = Value::Map(BTreeMap::from([("Values".to_string(), values)]));
+    if let Err(e) = t.execute(name, &data) {
+        let _ = flate::helm::error_text(&e);
+    }
+}

@@ -77,7 +77,7 @@ pub fn add_funcs_with(t: &mut Templates, opts: &sprig::Options) {
         let name = set.name.clone();
         set.parse(&name, text)
             .map_err(|e| format!("cannot parse template {}: {e}", go_quote(text)))?;
-        set.execute(&name, &a[1])
+        ex.execute_in(&set, &name, &a[1])
             .map(|s| Value::Str(s.replace("<no value>", "")))
             .map_err(|e| {
                 format!(

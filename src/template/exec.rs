@@ -33,13 +33,55 @@ pub struct Exec<'a> {
     root_out: std::cell::RefCell<Option<Value>>,
 }
 
-/// Deepest nesting of template calls (Go allows 100000; a native stack
-/// does not, so this engine stops earlier with the same message shape).
-const MAX_DEPTH: usize = 1000;
+/// Deepest nesting of template calls and control structures, together:
+/// `template` actions, the calls functions make through [`Exec::execute`]
+/// and [`Exec::execute_in`] (Helm's `include` and `tpl`), and `if`,
+/// `with` and `range` bodies. Go allows 100000 `template` levels and Helm
+/// 1001 nested `include`s of one name, on stacks that grow; a native
+/// stack (2 MiB on worker threads, debug builds using the most per level)
+/// does not, so this engine stops earlier, with Go's message.
+pub const MAX_DEPTH: usize = 100;
+
+fn depth_error() -> Error {
+    Error::plain(format!("exceeded maximum template depth ({MAX_DEPTH})"))
+}
 
 impl Exec<'_> {
-    /// Executes template `name` with `data` (for `include`-like functions).
+    /// Executes template `name` with `data` (for `include`-like
+    /// functions), one level deeper than the caller.
     pub fn execute(&self, name: &str, data: &Value) -> Result<String, Error> {
+        let depth = self.depth.get();
+        if depth >= MAX_DEPTH {
+            return Err(depth_error());
+        }
+        self.depth.set(depth + 1);
+        let r = self.run(name, data);
+        self.depth.set(depth);
+        r
+    }
+
+    /// Executes template `name` of another set (for `tpl`-like functions,
+    /// which parse into a copy of the set), one level deeper than the
+    /// caller.
+    pub fn execute_in(&self, set: &Templates, name: &str, data: &Value) -> Result<String, Error> {
+        let depth = self.depth.get();
+        if depth >= MAX_DEPTH {
+            return Err(depth_error());
+        }
+        if !set.trees.contains_key(name) {
+            return Err(Error::plain(format!(
+                "no template {name:?} associated with template {:?}",
+                set.name
+            )));
+        }
+        let ex = Exec {
+            templates: set,
+            depth: Cell::new(depth + 1),
+        };
+        ex.run(name, data)
+    }
+
+    fn run(&self, name: &str, data: &Value) -> Result<String, Error> {
         let tree = self.templates.trees.get(name).ok_or_else(|| {
             Error::plain(format!(
                 "no template {:?} associated with template {:?}",
@@ -77,7 +119,7 @@ pub(crate) fn execute(t: &Templates, name: &str, data: &Value) -> Result<String,
             t.name
         )));
     }
-    ex.execute(name, data)
+    ex.run(name, data)
 }
 
 enum Flow {
@@ -339,7 +381,26 @@ impl<'a, 'e> State<'a, 'e> {
         Ok(())
     }
 
+    /// Walks one node; `if`, `with` and `range` count one level of
+    /// [`MAX_DEPTH`] while their bodies run.
     fn walk(&mut self, dot: &Value, node: &'a Node) -> R<()> {
+        if !matches!(
+            node,
+            Node::If { .. } | Node::With { .. } | Node::Range { .. }
+        ) {
+            return self.walk_node(dot, node);
+        }
+        let depth = self.ex.depth.get();
+        if depth >= MAX_DEPTH {
+            return Err(self.err(depth_error().message));
+        }
+        self.ex.depth.set(depth + 1);
+        let r = self.walk_node(dot, node);
+        self.ex.depth.set(depth);
+        r
+    }
+
+    fn walk_node(&mut self, dot: &Value, node: &'a Node) -> R<()> {
         match node {
             Node::Text(s) => self.out.push_str(s),
             Node::Action(p) => {
@@ -475,7 +536,7 @@ impl<'a, 'e> State<'a, 'e> {
                 };
                 let depth = self.ex.depth.get();
                 if depth >= MAX_DEPTH {
-                    return Err(self.err(format!("exceeded maximum template depth ({MAX_DEPTH})")));
+                    return Err(self.err(depth_error().message));
                 }
                 self.ex.depth.set(depth + 1);
                 let mut sub = State::new(self.ex, &call.name, tree, data.clone());

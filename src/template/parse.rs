@@ -682,6 +682,9 @@ struct Parser<'a> {
     i: usize,
     vars: Vec<String>,
     range_depth: usize,
+    /// Open control structures (`if`, `with`, `range`, `block`, each
+    /// `else if`) and parentheses around the current token.
+    nesting: usize,
     funcs: &'a HashSet<String>,
     defines: Vec<(String, Vec<Node>)>,
 }
@@ -690,6 +693,13 @@ enum End {
     End,
     Else(usize),
 }
+
+/// Deepest nesting of control structures (`if`, `with`, `range`,
+/// `block`, each `else if` counting as one more) and parentheses, together.
+/// Parsing, executing and dropping a template recurse once per level; Go
+/// caps parentheses at 10000 on a stack that grows, a native stack needs
+/// a lower limit.
+pub const MAX_NESTING: usize = 100;
 
 /// Parses `text` (named `name` in errors). `funcs` is the set of defined
 /// function names: calling any other is a parse error, as in Go.
@@ -708,6 +718,7 @@ pub fn parse(name: &str, text: &str, funcs: &HashSet<String>) -> Result<Parsed, 
         i: 0,
         vars: vec!["$".into()],
         range_depth: 0,
+        nesting: 0,
         funcs,
         defines: Vec::new(),
     };
@@ -886,7 +897,10 @@ impl Parser<'_> {
                 self.next();
                 let call = self.template_call("block")?;
                 let saved = std::mem::replace(&mut self.vars, vec!["$".into()]);
-                let (list, end) = self.list()?;
+                self.enter()?;
+                let listed = self.list();
+                self.nesting -= 1;
+                let (list, end) = listed?;
                 self.vars = saved;
                 if let End::Else(_) = end {
                     return Err(self.err_at(&t, "unexpected {{else}}".into()));
@@ -988,6 +1002,29 @@ impl Parser<'_> {
 
     #[allow(clippy::type_complexity)]
     fn control(&mut self, context: &str) -> Result<(Pipe, Vec<Node>, Vec<Node>), Error> {
+        self.enter()?;
+        let r = self.control_body(context);
+        self.nesting -= 1;
+        r
+    }
+
+    /// One level deeper, unless that passes [`MAX_NESTING`].
+    fn enter(&mut self) -> Result<(), Error> {
+        if self.nesting >= MAX_NESTING {
+            let t = self.peek().clone();
+            return Err(self.err_at(
+                &t,
+                format!(
+                    "actions and parentheses nest deeper than the limit of {MAX_NESTING} levels"
+                ),
+            ));
+        }
+        self.nesting += 1;
+        Ok(())
+    }
+
+    #[allow(clippy::type_complexity)]
+    fn control_body(&mut self, context: &str) -> Result<(Pipe, Vec<Node>, Vec<Node>), Error> {
         let mark = self.vars.len();
         let pipe = self.pipeline(context, Tok::RightDelim)?;
         let (list, end) = self.list()?;
@@ -1240,7 +1277,10 @@ impl Parser<'_> {
                 Arg::Number { pos: t.pos, text }
             }
             Tok::LParen => {
-                let p = self.pipeline("parenthesized pipeline", Tok::RParen)?;
+                self.enter()?;
+                let p = self.pipeline("parenthesized pipeline", Tok::RParen);
+                self.nesting -= 1;
+                let p = p?;
                 Arg::Pipe(Box::new(p))
             }
             Tok::Str { quoted, value } => Arg::Str {

@@ -34,7 +34,10 @@ pub fn stream_to_string<'a>(nodes: impl IntoIterator<Item = &'a Node>) -> String
         if i > 0 {
             out.push_str("---\n");
         }
-        out.push_str(&to_string(n));
+        let mut e = Emitter::new();
+        e.out = out;
+        e.root(n);
+        out = e.out;
     }
     out
 }
@@ -173,16 +176,29 @@ pub fn folded_round_trip(value: &str) -> String {
 
 /// go-yaml v2's key order.
 pub fn key_less(a: &str, b: &str) -> bool {
+    if a.is_ascii() && b.is_ascii() {
+        // The same comparison on bytes: for ASCII text a byte is a char.
+        return runes_less(a.as_bytes(), b.as_bytes(), |c| c.is_ascii_alphabetic());
+    }
     let ar: Vec<char> = a.chars().collect();
     let br: Vec<char> = b.chars().collect();
+    runes_less(&ar, &br, |c| c.is_alphabetic())
+}
+
+/// go-yaml v2's `keyList.Less` over runes (chars, or the bytes of ASCII
+/// text).
+fn runes_less<T: Copy + Ord + Into<u32>>(ar: &[T], br: &[T], alphabetic: impl Fn(T) -> bool) -> bool {
+    let digit = |c: T| (u32::from('0')..=u32::from('9')).contains(&c.into());
+    let zero = |c: T| c.into() == u32::from('0');
+    let value = |c: T| i64::from(c.into()) - i64::from(u32::from('0'));
     let mut i = 0;
     while i < ar.len() && i < br.len() {
         if ar[i] == br[i] {
             i += 1;
             continue;
         }
-        let al = ar[i].is_alphabetic();
-        let bl = br[i].is_alphabetic();
+        let al = alphabetic(ar[i]);
+        let bl = alphabetic(br[i]);
         if al && bl {
             return ar[i] < br[i];
         }
@@ -190,14 +206,14 @@ pub fn key_less(a: &str, b: &str) -> bool {
             return bl;
         }
         let (mut an, mut bn): (i64, i64) = (0, 0);
-        if ar[i] == '0' || br[i] == '0' {
+        if zero(ar[i]) || zero(br[i]) {
             let mut j = i;
             while j > 0 {
                 j -= 1;
-                if !ar[j].is_ascii_digit() {
+                if !digit(ar[j]) {
                     break;
                 }
-                if ar[j] != '0' {
+                if !zero(ar[j]) {
                     an = 1;
                     bn = 1;
                     break;
@@ -205,13 +221,13 @@ pub fn key_less(a: &str, b: &str) -> bool {
             }
         }
         let mut ai = i;
-        while ai < ar.len() && ar[ai].is_ascii_digit() {
-            an = an.wrapping_mul(10).wrapping_add(ar[ai] as i64 - '0' as i64);
+        while ai < ar.len() && digit(ar[ai]) {
+            an = an.wrapping_mul(10).wrapping_add(value(ar[ai]));
             ai += 1;
         }
         let mut bi = i;
-        while bi < br.len() && br[bi].is_ascii_digit() {
-            bn = bn.wrapping_mul(10).wrapping_add(br[bi] as i64 - '0' as i64);
+        while bi < br.len() && digit(br[bi]) {
+            bn = bn.wrapping_mul(10).wrapping_add(value(br[bi]));
             bi += 1;
         }
         if an != bn {
@@ -391,7 +407,6 @@ fn analyze(value: &str) -> Analysis {
             block_allowed: false,
         };
     }
-    let chars: Vec<char> = value.chars().collect();
     let mut block_indicators = false;
     let mut flow_indicators = false;
     let mut line_breaks = false;
@@ -410,10 +425,12 @@ fn analyze(value: &str) -> Analysis {
         flow_indicators = true;
     }
     let mut preceded_by_whitespace = true;
-    let n = chars.len();
-    for i in 0..n {
-        let c = chars[i];
-        let followed_by_whitespace = is_blankz(chars.get(i + 1).copied());
+    let mut chars = value.chars().peekable();
+    let mut i = 0;
+    while let Some(c) = chars.next() {
+        let next = chars.peek().copied();
+        let last = next.is_none();
+        let followed_by_whitespace = is_blankz(next);
         if i == 0 {
             match c {
                 '#' | ',' | '[' | ']' | '{' | '}' | '&' | '*' | '!' | '|' | '>' | '\'' | '"'
@@ -459,7 +476,7 @@ fn analyze(value: &str) -> Analysis {
             if i == 0 {
                 leading_space = true;
             }
-            if i == n - 1 {
+            if last {
                 trailing_space = true;
             }
             if previous_break {
@@ -471,7 +488,7 @@ fn analyze(value: &str) -> Analysis {
             if i == 0 {
                 leading_break = true;
             }
-            if i == n - 1 {
+            if last {
                 trailing_break = true;
             }
             if previous_space {
@@ -484,6 +501,7 @@ fn analyze(value: &str) -> Analysis {
             previous_break = false;
         }
         preceded_by_whitespace = is_blankz(Some(c));
+        i += 1;
     }
     let _ = flow_indicators;
     let mut a = Analysis {
@@ -628,10 +646,8 @@ impl Emitter {
             Node::Seq(s) if s.is_empty() => self.flow_empty("[", "]"),
             Node::Map(m) => {
                 self.increase_indent(false, false);
-                let mut keys: Vec<(String, &Node)> = m
-                    .iter()
-                    .map(|(k, v)| (fold_nel(k).into_owned(), v))
-                    .collect();
+                let mut keys: Vec<(std::borrow::Cow<'_, str>, &Node)> =
+                    m.iter().map(|(k, v)| (fold_nel(k), v)).collect();
                 keys.sort_by(|a, b| {
                     if key_less(&a.0, &b.0) {
                         std::cmp::Ordering::Less
@@ -645,13 +661,12 @@ impl Emitter {
                     self.write_indent();
                     // libyaml's check_simple_key: at most 128 bytes, one line.
                     let simple = k.len() <= 128 && !analyze(&k).multiline;
-                    let key = Node::Str(k);
                     if simple {
-                        self.scalar(&key, true, false);
+                        self.str_scalar(&k, true, false);
                         self.write_indicator(":", false, false, false);
                     } else {
                         self.write_indicator("?", true, false, true);
-                        self.node(&key, true, false, false);
+                        self.node(&Node::Str(k.into_owned()), true, false, false);
                         self.write_indent();
                         self.write_indicator(":", true, false, true);
                     }
@@ -681,21 +696,29 @@ impl Emitter {
     }
 
     fn scalar(&mut self, node: &Node, simple_key: bool, root: bool) {
-        let (text, style) = match node {
-            Node::Str(s) => {
-                let s = fold_nel(s);
-                let style = if v2_needs_quotes(&s) {
-                    Style::Double
-                } else if s.contains('\n') {
-                    Style::Literal
-                } else {
-                    Style::Plain
-                };
-                (s.into_owned(), style)
+        match node {
+            Node::Str(s) => self.str_scalar(s, simple_key, root),
+            other => {
+                let text = other.scalar_text().unwrap_or_default();
+                self.styled_scalar(&text, Style::Plain, simple_key, root);
             }
-            other => (other.scalar_text().unwrap_or_default(), Style::Plain),
+        }
+    }
+
+    fn str_scalar(&mut self, s: &str, simple_key: bool, root: bool) {
+        let s = fold_nel(s);
+        let style = if v2_needs_quotes(&s) {
+            Style::Double
+        } else if s.contains('\n') {
+            Style::Literal
+        } else {
+            Style::Plain
         };
-        let a = analyze(&text);
+        self.styled_scalar(&s, style, simple_key, root);
+    }
+
+    fn styled_scalar(&mut self, text: &str, style: Style, simple_key: bool, root: bool) {
+        let a = analyze(text);
         let mut style = style;
         if simple_key && a.multiline {
             style = Style::Double;
@@ -712,10 +735,10 @@ impl Emitter {
         self.increase_indent(true, false);
         let allow_breaks = !simple_key;
         match style {
-            Style::Plain => self.write_plain(&text, allow_breaks, root),
-            Style::Single => self.write_single(&text, allow_breaks),
-            Style::Double => self.write_double(&text, allow_breaks),
-            Style::Literal => self.write_literal(&text),
+            Style::Plain => self.write_plain(text, allow_breaks, root),
+            Style::Single => self.write_single(text, allow_breaks),
+            Style::Double => self.write_double(text, allow_breaks),
+            Style::Literal => self.write_literal(text),
         }
         self.pop_indent();
     }
@@ -724,28 +747,34 @@ impl Emitter {
         if !self.whitespace {
             self.put(' ');
         }
-        let chars: Vec<char> = value.chars().collect();
-        let mut spaces = false;
-        let mut i = 0;
-        while i < chars.len() {
-            let c = chars[i];
-            if c == ' ' {
-                if allow_breaks
-                    && !spaces
-                    && self.column > BEST_WIDTH
-                    && chars.get(i + 1) != Some(&' ')
-                {
-                    self.write_indent();
+        if !value.contains(' ') {
+            // Nothing to break at: the text as it is.
+            self.out.push_str(value);
+            self.column += value.chars().count() as i32;
+            if !value.is_empty() {
+                self.indention = false;
+            }
+        } else {
+            let mut chars = value.chars().peekable();
+            let mut spaces = false;
+            while let Some(c) = chars.next() {
+                if c == ' ' {
+                    if allow_breaks
+                        && !spaces
+                        && self.column > BEST_WIDTH
+                        && chars.peek() != Some(&' ')
+                    {
+                        self.write_indent();
+                    } else {
+                        self.put(c);
+                    }
+                    spaces = true;
                 } else {
                     self.put(c);
+                    self.indention = false;
+                    spaces = false;
                 }
-                spaces = true;
-            } else {
-                self.put(c);
-                self.indention = false;
-                spaces = false;
             }
-            i += 1;
         }
         self.whitespace = false;
         self.indention = false;

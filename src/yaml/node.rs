@@ -66,8 +66,18 @@ struct Meta {
     /// The map is written in flow style (`{...}`).
     flow: bool,
     /// The position of every key in `entries`, when the map has more than
-    /// `INDEX_MIN` entries (else empty).
-    index: HashMap<String, usize>,
+    /// `INDEX_MIN` entries (else empty), found by the key's hash
+    /// ([`key_hash`]): the keys themselves stay in `entries` only.
+    index: hashbrown::HashTable<usize>,
+}
+
+/// The hash of a key in a map's index: foldhash, seeded randomly once per
+/// process (keys come from hostile input).
+fn key_hash(key: &str) -> u64 {
+    use std::hash::BuildHasher;
+    static STATE: std::sync::LazyLock<foldhash::fast::RandomState> =
+        std::sync::LazyLock::new(foldhash::fast::RandomState::default);
+    STATE.hash_one(key)
 }
 
 #[derive(Debug, Clone, Default)]
@@ -139,7 +149,11 @@ impl Map {
             && let Some(m) = self.meta.as_deref()
             && !m.index.is_empty()
         {
-            return m.index.get(key).copied();
+            let entries = &self.entries;
+            return m
+                .index
+                .find(key_hash(key), |&i| entries[i].0 == key)
+                .copied();
         }
         self.entries.iter().position(|(k, _)| k == key)
     }
@@ -148,17 +162,16 @@ impl Map {
     fn reindex(&mut self) {
         if self.entries.len() <= INDEX_MIN {
             if let Some(m) = self.meta.as_deref_mut() {
-                m.index = HashMap::default();
+                m.index = hashbrown::HashTable::new();
             }
             return;
         }
-        let index = self
-            .entries
-            .iter()
-            .enumerate()
-            .map(|(i, (k, _))| (k.clone(), i))
-            .collect();
-        self.meta_mut().index = index;
+        let entries = &self.entries;
+        let mut index = hashbrown::HashTable::with_capacity(entries.len());
+        for (i, (k, _)) in entries.iter().enumerate() {
+            index.insert_unique(key_hash(k), i, |&j| key_hash(&entries[j].0));
+        }
+        self.meta.get_or_insert_with(Box::default).index = index;
     }
     pub fn len(&self) -> usize {
         self.entries.len()
@@ -183,14 +196,29 @@ impl Map {
             self.entries[i].1 = value;
             return;
         }
+        self.push_new(key, value);
+    }
+    /// Appends `key`, which the map does not hold (a caller that just
+    /// looked it up, such as the parser, saves a second lookup).
+    pub(crate) fn push_new(&mut self, key: String, value: Node) {
+        debug_assert!(!self.contains_key(&key));
+        let h = (self.entries.len() >= INDEX_MIN).then(|| key_hash(&key));
         self.entries.push((key, value));
         let n = self.entries.len();
         if n == INDEX_MIN + 1 {
             self.reindex();
-        } else if n > INDEX_MIN {
-            let key = self.entries[n - 1].0.clone();
-            self.meta_mut().index.insert(key, n - 1);
+        } else if let Some(h) = h {
+            let entries = &self.entries;
+            self.meta
+                .get_or_insert_with(Box::default)
+                .index
+                .insert_unique(h, n - 1, |&j| key_hash(&entries[j].0));
         }
+    }
+    /// The position of `key` among the entries (the order of
+    /// [`Map::keys`]).
+    pub fn index_of(&self, key: &str) -> Option<usize> {
+        self.position(key)
     }
     pub fn remove(&mut self, key: &str) -> Option<Node> {
         let i = self.position(key)?;
@@ -201,8 +229,10 @@ impl Map {
         } else if let Some(m) = self.meta.as_deref_mut()
             && !m.index.is_empty()
         {
-            m.index.remove(key);
-            for p in m.index.values_mut() {
+            if let Ok(e) = m.index.find_entry(key_hash(key), |&j| j == i) {
+                e.remove();
+            }
+            for p in m.index.iter_mut() {
                 if *p > i {
                     *p -= 1;
                 }

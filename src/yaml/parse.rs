@@ -9,7 +9,7 @@ use yaml_rust2::parser::{Event, Parser, Tag};
 use yaml_rust2::scanner::TScalarStyle;
 
 use super::node::{Map, Node, PRINT_FLOW, PRINT_FOLDED, PRINT_LITERAL};
-use super::resolve::{Schema, resolve_plain};
+use super::resolve::{Schema, resolve_plain, resolve_plain_owned};
 
 /// A YAML syntax error with its position (1-based line and column).
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -196,6 +196,7 @@ fn parse_text(text: &str, schema: Schema, json_keys: bool) -> Result<Vec<Documen
         terminated: text.is_empty() || text.ends_with('\n'),
         last_mark: (0, 0),
         last_adjusted: None,
+        plain_source: None,
         last_content: 0,
         flow_depth: 0,
         json_keys,
@@ -314,6 +315,9 @@ struct Builder<'a> {
     /// Line breaks kustomize's printer adds to the block scalar just read
     /// (see `node`).
     last_adjusted: Option<u8>,
+    /// The text of the plain scalar read last when its value is not the
+    /// string of that text (`None` when it is).
+    plain_source: Option<String>,
     /// Index of the last line holding content read so far (the last
     /// non-blank line of a block scalar, the first line of other nodes).
     last_content: usize,
@@ -611,17 +615,21 @@ impl Builder<'_> {
                         matches!(&ev, Event::Scalar(t, TScalarStyle::Plain, _, None) if t == "<<");
                     let key = self.node(ev, key_line)?;
                     let (ev, mark) = self.next()?;
-                    let plain_text = match &ev {
-                        Event::Scalar(t, TScalarStyle::Plain, _, None) => Some(t.clone()),
-                        _ => None,
-                    };
+                    let plain = matches!(&ev, Event::Scalar(_, TScalarStyle::Plain, _, None));
                     let quoted = matches!(
                         &ev,
                         Event::Scalar(_, style, _, _) if *style != TScalarStyle::Plain
                     );
                     self.last_adjusted = None;
+                    self.plain_source = None;
                     let value = self.node(ev, mark.line())?;
                     let adjusted = self.last_adjusted.take();
+                    // The source text, where it is not the string value.
+                    let plain_text = if plain {
+                        self.plain_source.take()
+                    } else {
+                        None
+                    };
                     if is_merge {
                         merges.push(value);
                         continue;
@@ -655,11 +663,7 @@ impl Builder<'_> {
                             });
                         }
                     };
-                    let repeated = if map.contains_key(&key) {
-                        map.keys().position(|k| *k == key)
-                    } else {
-                        None
-                    };
+                    let repeated = map.index_of(&key);
                     if let Some(i) = repeated
                         && self.json_keys
                     {
@@ -681,7 +685,7 @@ impl Builder<'_> {
                     lines.push(key_line);
                     let raw = plain_text.filter(|t| value.scalar_text().as_ref() != Some(t));
                     let fresh = raw.is_some() || quoted || adjusted.is_some();
-                    map.insert(if fresh { key.clone() } else { key }, value);
+                    map.push_new(if fresh { key.clone() } else { key }, value);
                     if !fresh {
                         continue;
                     }
@@ -751,7 +755,7 @@ impl Builder<'_> {
     }
 
     fn scalar(
-        &self,
+        &mut self,
         text: String,
         style: TScalarStyle,
         tag: Option<&Tag>,
@@ -810,7 +814,11 @@ impl Builder<'_> {
             {
                 Node::Str(text)
             }
-            TScalarStyle::Plain => resolve_plain(&text, self.schema),
+            TScalarStyle::Plain => {
+                let (n, source) = resolve_plain_owned(text, self.schema);
+                self.plain_source = source;
+                n
+            }
             _ => Node::Str(text),
         })
     }

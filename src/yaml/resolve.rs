@@ -20,21 +20,35 @@ pub enum Schema {
 
 /// Resolves the text of a plain (unquoted, untagged) scalar.
 pub fn resolve_plain(s: &str, schema: Schema) -> Node {
+    resolve_special(s, schema).unwrap_or_else(|| Node::Str(s.to_string()))
+}
+
+/// [`resolve_plain`] of a text the caller owns: a string keeps it, and
+/// any other value comes with the text back.
+pub fn resolve_plain_owned(s: String, schema: Schema) -> (Node, Option<String>) {
+    match resolve_special(&s, schema) {
+        Some(n) => (n, Some(s)),
+        None => (Node::Str(s), None),
+    }
+}
+
+/// What a plain scalar resolves to, `None` for the string of its text.
+fn resolve_special(s: &str, schema: Schema) -> Option<Node> {
     match s {
-        "" | "~" | "null" | "Null" | "NULL" => return Node::Null,
-        "true" | "True" | "TRUE" => return Node::Bool(true),
-        "false" | "False" | "FALSE" => return Node::Bool(false),
-        ".nan" | ".NaN" | ".NAN" => return Node::Float(f64::NAN),
+        "" | "~" | "null" | "Null" | "NULL" => return Some(Node::Null),
+        "true" | "True" | "TRUE" => return Some(Node::Bool(true)),
+        "false" | "False" | "FALSE" => return Some(Node::Bool(false)),
+        ".nan" | ".NaN" | ".NAN" => return Some(Node::Float(f64::NAN)),
         ".inf" | ".Inf" | ".INF" | "+.inf" | "+.Inf" | "+.INF" => {
-            return Node::Float(f64::INFINITY);
+            return Some(Node::Float(f64::INFINITY));
         }
-        "-.inf" | "-.Inf" | "-.INF" => return Node::Float(f64::NEG_INFINITY),
+        "-.inf" | "-.Inf" | "-.INF" => return Some(Node::Float(f64::NEG_INFINITY)),
         _ => {}
     }
     if schema == Schema::V2 {
         match s {
-            "y" | "Y" | "yes" | "Yes" | "YES" | "on" | "On" | "ON" => return Node::Bool(true),
-            "n" | "N" | "no" | "No" | "NO" | "off" | "Off" | "OFF" => return Node::Bool(false),
+            "y" | "Y" | "yes" | "Yes" | "YES" | "on" | "On" | "ON" => return Some(Node::Bool(true)),
+            "n" | "N" | "no" | "No" | "NO" | "off" | "Off" | "OFF" => return Some(Node::Bool(false)),
             _ => {}
         }
     }
@@ -42,54 +56,58 @@ pub fn resolve_plain(s: &str, schema: Schema) -> Node {
     match first {
         b'.' => {
             if let Some(f) = go_parse_float(s) {
-                return Node::Float(f);
+                return Some(Node::Float(f));
             }
         }
         b'0'..=b'9' | b'+' | b'-' => {
             if let Some(ts) = parse_timestamp(s) {
                 // go-yaml v3 decodes a timestamp into a time (printed as
                 // RFC 3339); v2 keeps the text when decoding into interface{}.
-                return Node::Str(if schema == Schema::V3 {
+                return Some(Node::Str(if schema == Schema::V3 {
                     ts
                 } else {
                     s.to_string()
-                });
+                }));
             }
             let plain: String = s.chars().filter(|&c| c != '_').collect();
             if let Some(n) = go_parse_int(&plain) {
-                return n;
+                return Some(n);
             }
             if is_yaml_float(&plain)
                 && let Some(f) = go_parse_float(&plain)
             {
-                return Node::Float(f);
+                return Some(Node::Float(f));
             }
             if let Some(rest) = plain.strip_prefix("0b") {
                 if let Ok(i) = i64::from_str_radix(rest, 2) {
-                    return Node::Int(i);
+                    return Some(Node::Int(i));
                 }
             } else if let Some(rest) = plain.strip_prefix("-0b")
                 && let Ok(i) = i64::from_str_radix(rest, 2)
             {
-                return Node::Int(-i);
+                return Some(Node::Int(-i));
             }
             if schema == Schema::V3
                 && let Some(rest) = plain.strip_prefix("0o")
                 && let Ok(i) = i64::from_str_radix(rest, 8)
             {
-                return Node::Int(i);
+                return Some(Node::Int(i));
             }
         }
         _ => {}
     }
-    Node::Str(s.to_string())
+    None
 }
 
 /// True when a string, written plain, would be read back by go-yaml v2 as
 /// something other than that string (so the writer must quote it).
 pub fn v2_needs_quotes(s: &str) -> bool {
-    !matches!(resolve_plain(s, Schema::V2), Node::Str(ref t) if t == s && parse_timestamp(s).is_none())
-        || is_base60_float(s)
+    let read_as_itself = match resolve_special(s, Schema::V2) {
+        None => true,
+        Some(Node::Str(t)) => t == s,
+        Some(_) => false,
+    };
+    !(read_as_itself && parse_timestamp(s).is_none()) || is_base60_float(s)
 }
 
 /// True when `s`, written plain (unquoted) as a block mapping value or
