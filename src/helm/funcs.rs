@@ -62,6 +62,7 @@ pub fn to_node(v: &Value) -> Node {
             }
             Node::Map(out)
         }
+        Value::Object(o) => to_node(&o.0.plain()),
     }
 }
 

@@ -3,6 +3,7 @@
 //! So far: the most used of Helm's own and Sprig's functions
 //! ([`funcs::add_funcs`]). Chart loading and rendering come later.
 
+pub mod chart;
 pub mod funcs;
 
 use crate::template::Error;
