@@ -283,7 +283,7 @@ pub fn render(chart: &Chart, opts: &RenderOptions) -> Result<Rendered, ChartErro
             .collect();
         if !missing.is_empty() {
             return Err(chart_err(format!(
-                "an error occurred while checking for chart dependencies. You may need to run 'helm dependency build' to fetch missing dependencies: found in Chart.yaml, but missing in charts/ directory: {}",
+                "an error occurred while checking for chart dependencies. You may need to run `helm dependency build` to fetch missing dependencies: found in Chart.yaml, but missing in charts/ directory: {}",
                 missing.join(", ")
             )));
         }
@@ -459,15 +459,16 @@ fn crd_objects(w: &WChart, full_path: &str, out: &mut Vec<Manifest>) {
     }
 }
 
-/// Helm's `SplitManifests`: documents split on lines starting with `---`,
-/// blank ones dropped, leading whitespace trimmed.
+/// Helm's `SplitManifests`: the text trimmed, split on `---` and the
+/// whitespace around it (a `---` counts only at the start or after a
+/// newline the previous separator did not take), empty documents dropped,
+/// each document trimmed.
 pub(crate) fn split_manifests(big: &str) -> Vec<String> {
     static SEP: OnceLock<regex::Regex> = OnceLock::new();
-    let sep = SEP.get_or_init(|| regex::Regex::new(r"(?m)^---[ \t]*").expect("regex"));
-    let big = big.trim_start();
-    sep.split(big)
-        .filter(|d| !d.trim().is_empty())
-        .map(|d| d.trim_start().to_string())
+    let sep = SEP.get_or_init(|| regex::Regex::new(r"(?:^|\s*\n)---\s*").expect("regex"));
+    sep.split(big.trim())
+        .filter(|d| !d.is_empty())
+        .map(|d| d.trim().to_string())
         .collect()
 }
 
@@ -620,8 +621,11 @@ mod tests {
 
     #[test]
     fn split_like_helm() {
+        // Recorded from Helm: fixtures/helm/028-multidoc-empty.
         let docs = split_manifests("\n---\na: 1\n---  \n\n---\nb: 2\n----x\n");
-        assert_eq!(docs, vec!["a: 1\n", "b: 2\n", "-x\n"]);
+        assert_eq!(docs, vec!["a: 1", "---\nb: 2", "-x"]);
+        let docs = split_manifests("a: 1\n  \n---\n\n# c\n---\nb: |\n  x --- y\n");
+        assert_eq!(docs, vec!["a: 1", "# c", "b: |\n  x --- y"]);
     }
 
     #[test]
