@@ -16,7 +16,12 @@ Nothing it gathers is committed: the charts and the results stay under
            dependencies assembled under charts/ from the same sources, and
            writes one case per distinct (chart, values, release name,
            namespace) to WORK/cases/ID/ (values.yaml from spec.values;
-           valuesFrom is ignored).
+           valuesFrom is ignored). A HelmRelease whose chart version is not
+           in the sources (released after the snapshot) renders the newest
+           release there instead; the case records it (substitutedFor).
+           A chart whose values.schema.json has a `$ref` to a URL (which
+           Helm downloads) is rendered with --skip-schema-validation by
+           both (recorded as remoteSchema).
   run      renders every case with helm (twice: a chart whose two helm
            renders differ is nondeterministic, such as one that generates
            random passwords or certificates) and with flate, and classifies
@@ -236,6 +241,16 @@ def extract(sources, mirror, tag, path, dest):
             if len(parts) <= strip:
                 continue
             m.name = "/".join(parts[strip:])
+            if m.issym():
+                # `helm package` stores what a symbolic link points at:
+                # read it from the same tag (LICENSE -> ../../LICENSE).
+                target = os.path.normpath(os.path.join(os.path.dirname("/".join(parts)), m.linkname))
+                content = git(g, "show", f"{tag}:{target}", text=False)
+                if content.returncode == 0:
+                    out = Path(dest) / m.name
+                    out.parent.mkdir(parents=True, exist_ok=True)
+                    out.write_bytes(content.stdout)
+                continue
             tar.extract(m, dest, filter="tar") if hasattr(tarfile, "data_filter") else tar.extract(m, dest)
 
 
@@ -382,7 +397,13 @@ def gather(args):
         meta = {"chart": str(cdir), "chartName": chart, "version": v, "release": release,
                 "namespace": ns, "sources": [src], "substitutedFor": substituted}
         seen[cid] = meta
+    remote = {}
     for cid, meta in seen.items():
+        c = meta["chart"]
+        if c not in remote:
+            remote[c] = any(re.search(r'"\$ref"\s*:\s*"https?://', f.read_text(errors="replace"))
+                            for f in Path(c).rglob("values.schema.json"))
+        meta["remoteSchema"] = remote[c]
         (cases_dir / f"{meta['chartName']}-{cid}" / "case.json").write_text(json.dumps(meta, indent=1))
     (work / "gather.json").write_text(json.dumps({"stats": stats, "unassembled": unassembled}, indent=1))
     print(f"HelmReleases read: {len(hrs)}; cases: {len(seen)} distinct of {stats['helmreleases']}")
@@ -404,6 +425,10 @@ def run_case(cd, flate, helm, home):
     env = dict(os.environ, HOME=home, HELM_CACHE_HOME=f"{home}/cache",
                HELM_CONFIG_HOME=f"{home}/config", HELM_DATA_HOME=f"{home}/data")
     common = ["--namespace", meta["namespace"], "-f", str(cd / "values.yaml")]
+    if meta.get("remoteSchema"):
+        # Helm downloads a schema's remote $ref and fails offline; both
+        # engines render such a chart without schema validation.
+        common.append("--skip-schema-validation")
     h1 = render([helm, "template", meta["release"], meta["chart"], *common], cd, env)
     h2 = render([helm, "template", meta["release"], meta["chart"], *common], cd, env) if h1[0] == 0 else h1
     f = render([flate, "helm", "template", meta["chart"], "--name", meta["release"], *common], cd, env)
