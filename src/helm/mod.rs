@@ -5,6 +5,9 @@
 
 pub mod chart;
 pub mod funcs;
+pub mod json;
+pub mod semver;
+pub mod sprig;
 
 use crate::template::Error;
 

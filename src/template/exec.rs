@@ -13,6 +13,11 @@ use super::{Error, Templates, Tree};
 pub struct Func {
     pub min_args: usize,
     pub max_args: Option<usize>,
+    /// The function changes its first argument, a map, in place (Sprig's
+    /// `set`, `unset`, `merge`...): Go maps are references, this engine's
+    /// values are not, so the executor stores the returned map back into
+    /// the variable (or the variable's field) the first argument names.
+    pub writes_first: bool,
     #[allow(clippy::type_complexity)]
     pub f: Arc<dyn Fn(&Exec, &[Value]) -> Result<Value, String> + Send + Sync>,
 }
@@ -274,6 +279,24 @@ impl<'a, 'e> State<'a, 'e> {
         }
     }
 
+    /// Stores `v` into variable `name` at the path `fields` (maps only).
+    fn write_back(&mut self, name: &str, fields: &[String], v: Value) {
+        let Some(slot) = self.vars.iter_mut().rev().find(|(n, _)| n == name) else {
+            return;
+        };
+        let mut target = &mut slot.1;
+        for f in fields {
+            match target {
+                Value::Map(m) => match m.get_mut(f) {
+                    Some(next) => target = next,
+                    None => return,
+                },
+                _ => return,
+            }
+        }
+        *target = v;
+    }
+
     fn var(&self, name: &str) -> R<Value> {
         let i = self.var_index(name)?;
         Ok(self.vars[i].1.clone())
@@ -524,7 +547,15 @@ impl<'a, 'e> State<'a, 'e> {
             vals.push(f);
         }
         match (func.f)(self.ex, &vals) {
-            Ok(v) => Ok(v),
+            Ok(v) => {
+                if func.writes_first {
+                    if let (Some(Arg::Var { name, fields, .. }), Value::Map(_)) = (args.first(), &v)
+                    {
+                        self.write_back(name, fields, v.clone());
+                    }
+                }
+                Ok(v)
+            }
             Err(msg) => {
                 self.at = call_at;
                 Err(self.err(format!("error calling {name}: {msg}")))

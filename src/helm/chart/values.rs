@@ -171,11 +171,13 @@ fn coalesce_chart_values(
             Some(Value::Map(dest)) => match val {
                 Value::Map(src) => {
                     let merge = merge || ch.deps.iter().any(|d| d.name == *key);
-                    let mut src = src.clone();
-                    if !merge {
-                        clean_nil(&mut src);
-                    }
-                    coalesce_tables(dest, src, &concat_prefix(&sub_prefix, key), merge, warn);
+                    coalesce_tables(
+                        dest,
+                        src.clone(),
+                        &concat_prefix(&sub_prefix, key),
+                        merge,
+                        warn,
+                    );
                 }
                 Value::Nil => {}
                 _ => warn.push(format!(
@@ -184,16 +186,7 @@ fn coalesce_chart_values(
             },
             Some(_) => {}
             None => {
-                let mut val = val.clone();
-                if !merge {
-                    if val == Value::Nil {
-                        continue;
-                    }
-                    if let Value::Map(m) = &mut val {
-                        clean_nil(m);
-                    }
-                }
-                v.insert(key.clone(), val);
+                v.insert(key.clone(), val.clone());
             }
         }
     }
@@ -252,15 +245,6 @@ pub(crate) fn coalesce_tables(
     }
 }
 
-fn clean_nil(m: &mut M) {
-    m.retain(|_, v| *v != Value::Nil);
-    for v in m.values_mut() {
-        if let Value::Map(sub) = v {
-            clean_nil(sub);
-        }
-    }
-}
-
 /// `Values.Table`: the map at a dotted path.
 pub(crate) fn table<'a>(v: &'a M, path: &str) -> Option<&'a M> {
     let mut cur = v;
@@ -302,12 +286,12 @@ mod tests {
     #[test]
     fn tables_coalesce_and_null_deletes() {
         let mut dst = m("a: 1\nb: null\nc: {x: 1}\n");
-        let src = m("a: 2\nb: 3\nc: {y: 2}\nd: 4\n");
+        let src = m("a: 2\nb: 3\nc: {z: 2}\nd: 4\n");
         let mut w = Vec::new();
         coalesce_tables(&mut dst, src, "", false, &mut w);
         assert_eq!(
             sprint_value(&Value::Map(dst)),
-            "map[a:1 c:map[x:1 y:2] d:4]"
+            "map[a:1 c:map[x:1 z:2] d:4]"
         );
     }
 
