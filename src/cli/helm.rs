@@ -190,11 +190,11 @@ fn set_values(values: &mut Node, arg: &str, strings: bool) -> Result<(), String>
             Node::Seq(
                 split_top(inner, ',')
                     .iter()
-                    .map(|x| typed(x, strings))
+                    .map(|x| typed(&unescape(x), strings))
                     .collect(),
             )
         } else {
-            typed(val, strings)
+            typed(&unescape(val), strings)
         };
         set_path(values, key, node)?;
     }
@@ -213,7 +213,11 @@ fn split_top(s: &str, sep: char) -> Vec<String> {
             continue;
         }
         match c {
-            '\\' => esc = true,
+            '\\' => {
+                // Kept: the caller unescapes once the text is split.
+                cur.push(c);
+                esc = true;
+            }
             '{' => {
                 depth += 1;
                 cur.push(c);
@@ -227,6 +231,22 @@ fn split_top(s: &str, sep: char) -> Vec<String> {
         }
     }
     out.push(cur);
+    out
+}
+
+/// The text with its backslash escapes (`\\.`, `\\,`) resolved.
+fn unescape(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    let mut chars = s.chars();
+    while let Some(c) = chars.next() {
+        if c == '\\' {
+            if let Some(n) = chars.next() {
+                out.push(n);
+            }
+        } else {
+            out.push(c);
+        }
+    }
     out
 }
 
@@ -247,7 +267,8 @@ fn typed(v: &str, strings: bool) -> Node {
 
 fn set_path(root: &mut Node, key: &str, val: Node) -> Result<(), String> {
     let mut cur = root;
-    let parts: Vec<&str> = key.split('.').collect();
+    // `a\\.b` is the one key `a.b`.
+    let parts: Vec<String> = split_top(key, '.').iter().map(|p| unescape(p)).collect();
     for (i, part) in parts.iter().enumerate() {
         let last = i + 1 == parts.len();
         let (name, index) = match part.split_once('[') {
@@ -258,7 +279,7 @@ fn set_path(root: &mut Node, key: &str, val: Node) -> Result<(), String> {
                     .map_err(|_| format!("invalid index in {key:?}"))?;
                 (n, Some(idx))
             }
-            None => (*part, None),
+            None => (part.as_str(), None),
         };
         if !matches!(cur, Node::Map(_)) {
             *cur = Node::Map(Map::new());
@@ -288,4 +309,30 @@ fn set_path(root: &mut Node, key: &str, val: Node) -> Result<(), String> {
         cur = slot;
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn set(args: &[&str]) -> String {
+        let mut v = Node::Map(Map::new());
+        for a in args {
+            set_values(&mut v, a, false).unwrap();
+        }
+        v.to_json().to_string()
+    }
+
+    #[test]
+    fn set_keys_with_escaped_dots_and_values_with_escaped_commas() {
+        // As Helm's strvals reads them (fixtures/helm/005-values-overrides).
+        assert_eq!(
+            set(&[r"dotted.a\.b=c", r"x=1\,2", r"l={a\,b,c}"]),
+            r#"{"dotted":{"a.b":"c"},"l":["a,b","c"],"x":"1,2"}"#
+        );
+        assert_eq!(
+            set(&["a.b=1,c[1].d=x"]),
+            r#"{"a":{"b":1},"c":[null,{"d":"x"}]}"#
+        );
+    }
 }
