@@ -160,3 +160,47 @@ fn core_charts_match_live_helm() {
         );
     }
 }
+
+/// Renders one chart as many releases in parallel (rayon) from one loaded
+/// chart, as the Flux render does, and prints the time taken. Run with
+/// `cargo test --release --test helm_core -- --ignored --nocapture`;
+/// FLATE_BENCH_CHART names another chart directory, FLATE_BENCH_N the
+/// number of releases (default 80).
+#[test]
+#[ignore]
+fn many_releases_of_one_chart() {
+    use flate::helm::chart::{self, RenderOptions};
+    use rayon::prelude::*;
+    let dir = std::env::var("FLATE_BENCH_CHART").map_or_else(
+        |_| Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/helm/core-basic/chart"),
+        PathBuf::from,
+    );
+    let n: usize = std::env::var("FLATE_BENCH_N")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(80);
+    let start = std::time::Instant::now();
+    let ch = chart::load(&dir).expect("load");
+    let loaded = start.elapsed();
+    let outs: Vec<usize> = (0..n)
+        .into_par_iter()
+        .map(|i| {
+            let opts = RenderOptions {
+                release_name: format!("rel-{i}"),
+                namespace: format!("ns-{i}"),
+                ..Default::default()
+            };
+            chart::print_template(&chart::render(&ch, &opts).expect("render")).len()
+        })
+        .collect();
+    let total = start.elapsed();
+    assert_eq!(outs.len(), n);
+    println!(
+        "{}: load {:?}, {n} releases rendered in {:?} ({:?} each on average, {} threads)",
+        dir.display(),
+        loaded,
+        total - loaded,
+        (total - loaded) / n as u32,
+        rayon::current_num_threads()
+    );
+}

@@ -269,6 +269,17 @@ fn sort_templates(names: &mut [String]) {
 
 /// Renders a chart as `helm template` does.
 pub fn render(chart: &Chart, opts: &RenderOptions) -> Result<Rendered, ChartError> {
+    let user = match from_node(&opts.values) {
+        Value::Map(m) => m,
+        _ => M::new(),
+    };
+    render_values(chart, opts, user)
+}
+
+/// [`render`] with the user values given as template data (`opts.values`
+/// is not read): what `-f` files and `--set` arguments
+/// ([`super::strvals`]) make, where `--set` integers are int64.
+pub fn render_values(chart: &Chart, opts: &RenderOptions, user: M) -> Result<Rendered, ChartError> {
     let mut warnings = Vec::new();
     let chart_err = |m: String| ChartError::at(m, &chart.path);
     match chart.metadata.chart_type.as_str() {
@@ -288,10 +299,6 @@ pub fn render(chart: &Chart, opts: &RenderOptions) -> Result<Rendered, ChartErro
             )));
         }
     }
-    let user = match from_node(&opts.values) {
-        Value::Map(m) => m,
-        _ => M::new(),
-    };
     let kube = match &opts.kube_version {
         Some(v) => KubeVersion::parse(v)
             .map_err(|e| ChartError::new(format!("invalid kube version '{v}': {e}")))?,
@@ -338,7 +345,8 @@ pub fn render(chart: &Chart, opts: &RenderOptions) -> Result<Rendered, ChartErro
             return Err(chart_err(format!(
                 "chart requires kubeVersion: {} which is incompatible with Kubernetes {}",
                 chart.metadata.kube_version, kube.version
-            )));
+            ))
+            .rendering());
         }
     }
 
@@ -357,7 +365,7 @@ pub fn render(chart: &Chart, opts: &RenderOptions) -> Result<Rendered, ChartErro
         match &*parsed {
             Ok(p) => set.add_parsed(p),
             Err(e) => {
-                return Err(ChartError::at(crate::helm::error_text(e), &r.origin));
+                return Err(ChartError::at(crate::helm::error_text(e), &r.origin).rendering());
             }
         }
     }
@@ -381,7 +389,7 @@ pub fn render(chart: &Chart, opts: &RenderOptions) -> Result<Rendered, ChartErro
         }
         let out = set
             .execute(k, data)
-            .map_err(|e| ChartError::at(crate::helm::error_text(&e), &r.origin))?;
+            .map_err(|e| ChartError::at(crate::helm::error_text(&e), &r.origin).rendering())?;
         files.insert(k.clone(), out.replace("<no value>", ""));
     }
 
@@ -398,7 +406,7 @@ pub fn render(chart: &Chart, opts: &RenderOptions) -> Result<Rendered, ChartErro
         true
     });
 
-    let (hooks, generic) = sort_manifests(&files)?;
+    let (hooks, generic) = sort_manifests(&files).map_err(ChartError::rendering)?;
     let mut manifests = Vec::new();
     if opts.include_crds {
         crd_objects(&w, &w.name, &mut manifests);
