@@ -6,7 +6,7 @@ use std::path::PathBuf;
 use super::Restrictor;
 use flate::kustomize::{BuildOptions, LoadRestrictor};
 
-pub fn build(dir: Option<PathBuf>, restrictor: Restrictor) -> i32 {
+pub fn build(dir: Option<PathBuf>, restrictor: Restrictor, enable_helm: bool) -> i32 {
     let dir = dir.unwrap_or_else(|| PathBuf::from("."));
     let opts = BuildOptions {
         load_restrictor: match restrictor {
@@ -14,6 +14,7 @@ pub fn build(dir: Option<PathBuf>, restrictor: Restrictor) -> i32 {
             Restrictor::None => LoadRestrictor::None,
         },
         boundary: None,
+        enable_helm,
     };
     match flate::kustomize::build_dir(&dir, &opts) {
         Ok(out) => {

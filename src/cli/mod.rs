@@ -104,6 +104,10 @@ pub enum KustomizeCommand {
         /// Which files may be read: rootonly (kustomize's default) or none.
         #[arg(long = "load-restrictor", value_enum, default_value = "rootonly")]
         load_restrictor: Restrictor,
+        /// Render the charts `helmCharts` lists (from the chart home, never
+        /// downloaded), as `kustomize build --enable-helm` does.
+        #[arg(long = "enable-helm")]
+        enable_helm: bool,
     },
 }
 
@@ -131,8 +135,9 @@ pub fn run(cli: Cli) -> i32 {
                 KustomizeCommand::Build {
                     dir,
                     load_restrictor,
+                    enable_helm,
                 },
-        } => kustomize::build(dir, load_restrictor),
+        } => kustomize::build(dir, load_restrictor, enable_helm),
         Command::Talos { command } => talos::run(command),
         Command::Helm { command } => helm::run(command),
         Command::Completions { shell } => {

@@ -582,6 +582,7 @@ fn render_one(
             BuildOptions {
                 load_restrictor: LoadRestrictor::None,
                 boundary: Some(root.to_path_buf()),
+                enable_helm: false,
             },
         );
         let m = kz.build_kustomization(&k);

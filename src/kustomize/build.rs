@@ -27,6 +27,10 @@ pub struct BuildOptions {
     /// No file or directory outside this one may be read, whatever the
     /// restrictor (Flux never reads outside its source).
     pub boundary: Option<PathBuf>,
+    /// Render `helmCharts` (kustomize's `--enable-helm`) with the chart
+    /// engine; without it a kustomization that lists charts fails, as
+    /// kustomize does.
+    pub enable_helm: bool,
 }
 
 /// Reads files on behalf of one kustomization directory.

@@ -503,6 +503,13 @@ pub fn run_with(
             absorb(k, m, r)?;
         }
     }
+    // kustomize runs the HelmChartInflationGenerator after these two.
+    for objects in super::helm::generate(k, ldr, ldr.opts.enable_helm)? {
+        for mut r in objects {
+            mark(&mut r, "HelmChartInflationGenerator");
+            absorb(k, m, r)?;
+        }
+    }
     Ok(())
 }
 

@@ -622,16 +622,6 @@ impl Kustomization {
             raw,
             text: Some(source),
         };
-        for unsupported in ["helmCharts", "helmChartInflationGenerator", "helmGlobals"] {
-            if k.raw.contains_key(unsupported) {
-                return Err(Error::at(
-                    file,
-                    format!(
-                        "'{unsupported}' is not supported offline: flate never runs helm; render the chart elsewhere and list its output under 'resources'"
-                    ),
-                ));
-            }
-        }
         Ok(k)
     }
 

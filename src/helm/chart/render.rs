@@ -634,6 +634,9 @@ mod tests {
     fn split_like_helm() {
         let docs = split_manifests("\n---\na: 1\n---  \n\n---\nb: 2\n---x\n");
         assert_eq!(docs, vec!["a: 1", "---\nb: 2", "x"]);
+        // Recorded from Helm: fixtures/helm/028-multidoc-empty.
+        let docs = split_manifests("a: 1\n  \n---\n\n# c\n---\nb: |\n  x --- y\n");
+        assert_eq!(docs, vec!["a: 1", "# c", "b: |\n  x --- y"]);
     }
 
     #[test]

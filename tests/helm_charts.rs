@@ -1,0 +1,247 @@
+//! Every case under fixtures/helm/ is a small chart of this project's own,
+//! rendered with `flate helm template chart --name RELEASE ARGS...` in the
+//! case directory and compared byte for byte with what Helm (v4.1.4)
+//! printed for `helm template RELEASE chart ARGS...`, recorded by
+//! tools/record_helm_fixtures.py (expected.yaml: standard output;
+//! expected-error.txt: Helm's error message, every line of which flate's
+//! standard error must contain). A second test re-runs Helm live on every case when
+//! `helm` is on PATH or FLATE_HELM names it, and compares the three.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+/// Cases where flate is known to differ from Helm, with the reason. The
+/// test checks that these still differ, so a fix shows up here.
+const KNOWN_DIFFERENCES: &[(&str, &str)] = &[
+    (
+        "033-error-invalid-yaml",
+        "the YAML error text is not go-yaml's (line 7, 'while parsing a flow sequence' for Helm's line 6, 'did not find expected')",
+    ),
+    (
+        "037-helm-functions",
+        "toYamlPretty does not indent sequences as go-yaml v3 with SetIndent(2) does, and fromYaml's error text is not go-yaml's",
+    ),
+];
+
+struct Case {
+    name: String,
+    dir: PathBuf,
+    release: String,
+    args: Vec<String>,
+    expected: Result<String, String>,
+}
+
+fn cases() -> Vec<Case> {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/helm");
+    let mut dirs: Vec<PathBuf> = std::fs::read_dir(&root)
+        .expect("fixtures/helm")
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.join("args").is_file())
+        .collect();
+    dirs.sort();
+    dirs.into_iter()
+        .map(|dir| {
+            let name = dir.file_name().unwrap().to_string_lossy().into_owned();
+            let read = |f: &str| std::fs::read_to_string(dir.join(f));
+            let words: Vec<String> = read("args")
+                .unwrap()
+                .lines()
+                .map(str::trim)
+                .filter(|l| !l.is_empty() && !l.starts_with('#'))
+                .map(String::from)
+                .collect();
+            let i = words
+                .iter()
+                .position(|w| w == "--name")
+                .unwrap_or_else(|| panic!("{name}/args: no --name"));
+            let release = words[i + 1].clone();
+            let args = [&words[..i], &words[i + 2..]].concat();
+            let expected = match (read("expected.yaml"), read("expected-error.txt")) {
+                (Ok(s), _) => Ok(s),
+                (_, Ok(e)) => Err(e.trim_end_matches('\n').to_string()),
+                _ => panic!("{name}: neither expected.yaml nor expected-error.txt"),
+            };
+            Case {
+                name,
+                dir,
+                release,
+                args,
+                expected,
+            }
+        })
+        .collect()
+}
+
+fn flate(c: &Case) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_flate"))
+        .args(["helm", "template", "chart", "--name", &c.release])
+        .args(&c.args)
+        .current_dir(&c.dir)
+        .output()
+        .expect("run flate")
+}
+
+/// Whether flate's run matches the expected result: the same standard
+/// output on success; otherwise a failure whose standard error contains
+/// every line of Helm's message (Helm lists schema violations in no fixed
+/// order).
+fn matches(out: &Output, expected: &Result<String, String>) -> bool {
+    match expected {
+        Ok(want) => out.status.success() && out.stdout == want.as_bytes(),
+        Err(msg) => {
+            let stderr = String::from_utf8_lossy(&out.stderr);
+            !out.status.success() && msg.lines().all(|l| stderr.contains(l))
+        }
+    }
+}
+
+/// Two Helm results are the same; errors compare as sets of lines, as
+/// Helm lists schema violations in no fixed order.
+fn same(a: &Result<String, String>, b: &Result<String, String>) -> bool {
+    let lines = |s: &str| {
+        let mut l: Vec<String> = s.lines().map(String::from).collect();
+        l.sort();
+        l
+    };
+    match (a, b) {
+        (Ok(a), Ok(b)) => a == b,
+        (Err(a), Err(b)) => lines(a) == lines(b),
+        _ => false,
+    }
+}
+
+fn shown(out: &Output) -> String {
+    if out.status.success() {
+        format!("stdout:\n{}", String::from_utf8_lossy(&out.stdout))
+    } else {
+        format!(
+            "failed ({}): {}",
+            out.status,
+            String::from_utf8_lossy(&out.stderr)
+        )
+    }
+}
+
+/// Whether this flate has the `helm template` command at all.
+fn has_helm_command() -> bool {
+    Command::new(env!("CARGO_BIN_EXE_flate"))
+        .args(["helm", "template", "--help"])
+        .output()
+        .map(|o| o.status.success())
+        .unwrap_or(false)
+}
+
+fn known(name: &str) -> bool {
+    KNOWN_DIFFERENCES.iter().any(|(n, _)| *n == name)
+}
+
+#[test]
+fn helm_chart_fixtures_match_recorded_helm_output() {
+    let cases = cases();
+    assert!(cases.len() >= 30, "only {} chart cases", cases.len());
+    if !has_helm_command() {
+        println!("SKIPPED: this flate has no `helm template` command");
+        return;
+    }
+    let mut failures = Vec::new();
+    let mut passed = 0;
+    for c in &cases {
+        let out = flate(c);
+        let ok = matches(&out, &c.expected);
+        if ok {
+            passed += 1;
+        }
+        if ok == known(&c.name) {
+            failures.push(format!(
+                "{}: {}\n--- want {:?}\n--- got {}",
+                c.name,
+                if ok {
+                    "now matches (remove it from KNOWN_DIFFERENCES)"
+                } else {
+                    "differs"
+                },
+                c.expected,
+                shown(&out)
+            ));
+        }
+    }
+    println!("helm charts: {passed}/{} cases match Helm", cases.len());
+    assert!(
+        failures.is_empty(),
+        "{} failures:\n{}",
+        failures.len(),
+        failures.join("\n")
+    );
+}
+
+/// The Helm binary to compare with: FLATE_HELM, else `helm` on PATH.
+fn helm_binary() -> Option<PathBuf> {
+    if let Some(p) = std::env::var_os("FLATE_HELM") {
+        return Some(PathBuf::from(p));
+    }
+    std::env::var_os("PATH").and_then(|p| {
+        std::env::split_paths(&p)
+            .map(|d| d.join("helm"))
+            .find(|p| p.is_file())
+    })
+}
+
+/// Runs Helm on one case the way the recorder does.
+fn helm(helm: &Path, c: &Case) -> Result<String, String> {
+    let home = tempfile::tempdir().expect("temporary directory");
+    let out = Command::new(helm)
+        .args(["template", &c.release, "chart"])
+        .args(&c.args)
+        .current_dir(&c.dir)
+        .env("HOME", home.path())
+        .env("HELM_CACHE_HOME", home.path().join("cache"))
+        .env("HELM_CONFIG_HOME", home.path().join("config"))
+        .env("HELM_DATA_HOME", home.path().join("data"))
+        .output()
+        .expect("run helm");
+    if out.status.success() {
+        return Ok(String::from_utf8_lossy(&out.stdout).into_owned());
+    }
+    let err = String::from_utf8_lossy(&out.stderr).into_owned();
+    let err = err
+        .trim_end_matches('\n')
+        .trim_end_matches("Use --debug flag to render out invalid YAML")
+        .trim_end_matches('\n');
+    Err(err.strip_prefix("Error: ").unwrap_or(err).to_string())
+}
+
+#[test]
+fn helm_chart_fixtures_match_live_helm() {
+    let Some(bin) = helm_binary() else {
+        println!("SKIPPED: helm is not on PATH and FLATE_HELM is not set");
+        return;
+    };
+    let with_flate = has_helm_command();
+    let mut stale = Vec::new();
+    let mut differ = Vec::new();
+    let cases = cases();
+    for c in &cases {
+        let live = helm(&bin, c);
+        if !same(&live, &c.expected) {
+            stale.push(format!(
+                "{}: the recording differs from {} (re-run tools/record_helm_fixtures.py)",
+                c.name,
+                bin.display()
+            ));
+        }
+        if with_flate && !matches(&flate(c), &live) && !known(&c.name) {
+            differ.push(c.name.clone());
+        }
+    }
+    if !with_flate {
+        println!("flate side SKIPPED: this flate has no `helm template` command");
+    }
+    println!(
+        "live helm: {} cases, {} recordings stale, {} differ from flate",
+        cases.len(),
+        stale.len(),
+        differ.len()
+    );
+    assert!(stale.is_empty(), "{}", stale.join("\n"));
+    assert!(differ.is_empty(), "differ from live helm: {differ:?}");
+}
