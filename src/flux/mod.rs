@@ -3,7 +3,9 @@
 
 pub mod envsubst;
 pub mod generator;
+pub mod charts;
 pub mod helm;
+pub mod helmrender;
 pub mod model;
 pub mod render;
 pub mod sops;
