@@ -104,10 +104,35 @@ impl Rendered {
             .iter()
             .any(|k| k.status == Status::Failed)
     }
+    /// Every object: the Kustomizations', then the HelmReleases' (each
+    /// with the Kustomization that applies its HelmRelease).
     pub fn all_objects(&self) -> impl Iterator<Item = (&KsReport, &Resource)> {
         self.kustomizations
             .iter()
             .flat_map(|k| k.objects.iter().map(move |o| (k, o)))
+            .chain(self.helm_objects())
+    }
+    /// The objects of rendered Kustomizations, then the HelmReleases'.
+    pub fn rendered_objects(&self) -> impl Iterator<Item = (&KsReport, &Resource)> {
+        self.kustomizations
+            .iter()
+            .filter(|k| k.status == Status::Rendered)
+            .flat_map(|k| k.objects.iter().map(move |o| (k, o)))
+            .chain(self.helm_objects())
+    }
+    /// The objects the HelmReleases render, each with the Kustomization
+    /// that applies its HelmRelease.
+    pub fn helm_objects(&self) -> impl Iterator<Item = (&KsReport, &Resource)> {
+        self.helmreleases
+            .iter()
+            .filter(|h| !h.objects.is_empty())
+            .filter_map(move |h| {
+                self.kustomizations
+                    .iter()
+                    .find(|k| k.key() == h.kustomization)
+                    .map(|k| (k, h))
+            })
+            .flat_map(|(k, h)| h.objects.iter().map(move |o| (k, o)))
     }
 }
 
