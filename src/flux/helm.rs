@@ -12,7 +12,7 @@ use crate::resource::Resource;
 use crate::yaml::{Map, Node};
 
 use super::charts::{ChartRequest, oci_chart_name};
-use super::model::{HELM_GROUP, key};
+use super::model::{HELM_GROUP, SourceRef, key};
 use super::render::{KsReport, Status};
 
 #[derive(Debug, Clone, Default)]
@@ -164,7 +164,12 @@ fn request_from_source(src: &Resource, chart: &str, version: &str) -> Option<Cha
     }
 }
 
-fn resolve_chart(hr: &Resource, ns: &str, all: &Index<'_>) -> Result<ChartInfo, String> {
+fn resolve_chart(
+    hr: &Resource,
+    ns: &str,
+    all: &Index<'_>,
+    is_repo: &dyn Fn(&SourceRef) -> bool,
+) -> Result<ChartInfo, String> {
     let spec = hr.obj.get("spec").cloned().unwrap_or(Node::Null);
     if let Some(cr) = spec.get("chartRef").filter(|n| !n.is_null()) {
         let kind = s(cr, &["kind"]);
@@ -227,10 +232,32 @@ fn resolve_chart(hr: &Resource, ns: &str, all: &Index<'_>) -> Result<ChartInfo, 
     let sns = Some(s(&sref, &["namespace"]))
         .filter(|x| !x.is_empty())
         .unwrap_or(ns.to_string());
-    let src = find(all, &kind, &sns, &name)
-        .ok_or_else(|| format!("chart source {kind}/{sns}/{name} (spec.chart.spec.sourceRef) is not among the rendered objects"))?;
     let chart = s(&cs, &["chart"]);
     let version = s(&cs, &["version"]);
+    let sref = SourceRef {
+        kind: kind.clone(),
+        name: name.clone(),
+        namespace: sns.clone(),
+    };
+    // The repository's own GitRepository need not be among the objects.
+    if is_repo(&sref) && find(all, &kind, &sns, &name).is_none() {
+        return Ok(ChartInfo {
+            request: Some(ChartRequest::SourcePath {
+                kind: kind.clone(),
+                namespace: sns.clone(),
+                name: name.clone(),
+                path: chart.clone(),
+            }),
+            kind,
+            name,
+            namespace: sns,
+            chart,
+            version,
+            ..Default::default()
+        });
+    }
+    let src = find(all, &kind, &sns, &name)
+        .ok_or_else(|| format!("chart source {kind}/{sns}/{name} (spec.chart.spec.sourceRef) is not among the rendered objects"))?;
     Ok(ChartInfo {
         kind,
         name,
@@ -364,7 +391,10 @@ pub fn release_name(hr: &Resource) -> String {
 
 /// Resolves every HelmRelease of the rendered Kustomizations (chart and
 /// values; the chart is rendered by [`render_all`]).
-pub fn resolve_all(reports: &[KsReport]) -> Vec<HelmReleaseReport> {
+pub fn resolve_all(
+    reports: &[KsReport],
+    is_repo: &dyn Fn(&SourceRef) -> bool,
+) -> Vec<HelmReleaseReport> {
     let mut all: Index<'_> = Index::new();
     for r in reports.iter().flat_map(|k| k.objects.iter()) {
         all.entry((r.kind(), r.namespace(), r.name())).or_insert(r);
@@ -381,7 +411,7 @@ pub fn resolve_all(reports: &[KsReport]) -> Vec<HelmReleaseReport> {
             } else {
                 r.namespace()
             };
-            let chart = resolve_chart(r, ns, &all);
+            let chart = resolve_chart(r, ns, &all, is_repo);
             let values = resolve_values(r, ns, &all);
             let mut msgs = Vec::new();
             if let Err(e) = &chart {

@@ -889,7 +889,7 @@ fn render_helmreleases(
     repo: &Path,
 ) -> Vec<HelmReleaseReport> {
     use super::helmrender::{self, CrdInfo, Located, SourceChart};
-    let mut hrs = helm::resolve_all(reports);
+    let mut hrs = helm::resolve_all(reports, &|s| sources.is_repo(s));
     if hrs.is_empty() {
         return hrs;
     }
