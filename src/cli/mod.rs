@@ -11,6 +11,7 @@ pub mod config;
 pub mod diag;
 pub mod diff;
 pub mod get;
+pub mod helm;
 pub mod kustomize;
 pub mod pins;
 pub mod schemas;
@@ -71,6 +72,11 @@ pub enum Command {
         #[command(subcommand)]
         command: talos::TalosCommand,
     },
+    /// Helm-compatible commands: render a chart as `helm template` does.
+    Helm {
+        #[command(subcommand)]
+        command: helm::HelmCommand,
+    },
     /// kustomize-compatible commands
     Kustomize {
         #[command(subcommand)]
@@ -128,6 +134,7 @@ pub fn run(cli: Cli) -> i32 {
                 },
         } => kustomize::build(dir, load_restrictor),
         Command::Talos { command } => talos::run(command),
+        Command::Helm { command } => helm::run(command),
         Command::Completions { shell } => {
             let mut cmd = <Cli as clap::CommandFactory>::command();
             let mut out = Vec::new();

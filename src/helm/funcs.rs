@@ -1,14 +1,14 @@
-//! Helm's and Sprig's template functions, as Helm exposes them.
-//!
-//! Implemented: `include`, `tpl`, `required`, `toYaml`, `default`, `quote`,
-//! `indent`, `nindent`, `trim`, `trimAll`, `trimPrefix`, `trimSuffix`,
-//! `upper`, `lower`, `list`, `dict`, `hasKey`. Arguments of the wrong Go
-//! type are reported as errors of the call (Go reports some of them as
-//! argument conversion errors instead).
+//! Helm's template functions (Helm's `funcMap` and the engine's own
+//! `include`, `tpl`, `required`, `fail`), on top of Sprig's
+//! ([`crate::helm::sprig`]). Arguments of the wrong Go type are reported
+//! as errors of the call (Go reports them as argument conversion errors
+//! instead).
 
 use std::collections::BTreeMap;
 
-use crate::template::value::{go_quote, sprint_value};
+use crate::helm::json;
+use crate::helm::sprig::{self, want_str};
+use crate::template::value::go_quote;
 use crate::template::{Templates, Value};
 use crate::yaml::{Map, Node};
 
@@ -16,31 +16,6 @@ use crate::yaml::{Map, Node};
 /// them as `execution error at (LOCATION): MESSAGE`.
 pub const ERR_START: &str = "HELM_ERR_START";
 pub const ERR_END: &str = "HELM_ERR_END";
-
-/// Sprig's `empty`: nil, false, 0, "", empty list or map.
-fn is_empty(v: &Value) -> bool {
-    !v.is_true()
-}
-
-/// Sprig's `strval`.
-fn strval(v: &Value) -> String {
-    match v {
-        Value::Str(s) => s.clone(),
-        other => sprint_value(other),
-    }
-}
-
-fn want_str<'a>(v: &'a Value, func: &str) -> Result<&'a str, String> {
-    v.as_str()
-        .ok_or_else(|| format!("{func}: expected string; got {}", v.type_name()))
-}
-
-fn want_int(v: &Value, func: &str) -> Result<i64, String> {
-    match v {
-        Value::Int(i) => Ok(*i),
-        other => Err(format!("{func}: expected int; got {}", other.type_name())),
-    }
-}
 
 /// A value as YAML after Helm's JSON round trip (`sigs.k8s.io/yaml`):
 /// integral floats become integers.
@@ -62,6 +37,7 @@ pub fn to_node(v: &Value) -> Node {
             }
             Node::Map(out)
         }
+        Value::Object(o) => to_node(&o.0.plain()),
     }
 }
 
@@ -78,13 +54,9 @@ pub fn to_yaml(v: &Value) -> String {
     text.strip_suffix('\n').unwrap_or(&text).to_string()
 }
 
-fn indent(n: i64, s: &str) -> String {
-    let pad = " ".repeat(n.max(0) as usize);
-    format!("{pad}{}", s.replace('\n', &format!("\n{pad}")))
-}
-
-/// Adds the functions to a template set.
+/// Adds Sprig's and Helm's functions to a template set.
 pub fn add_funcs(t: &mut Templates) {
+    sprig::add_funcs(t);
     t.add_func("include", 2, Some(2), |ex, a| {
         let name = want_str(&a[0], "include")?;
         ex.execute(name, &a[1])
@@ -116,74 +88,134 @@ pub fn add_funcs(t: &mut Templates) {
             v => Ok(v.clone()),
         }
     });
-    t.add_func("toYaml", 1, Some(1), |_, a| Ok(Value::Str(to_yaml(&a[0]))));
-    t.add_func("default", 1, None, |_, a| {
-        let d = &a[0];
-        match a.get(1) {
-            Some(given) if !is_empty(given) => Ok(given.clone()),
-            _ => Ok(d.clone()),
+    t.add_func("fail", 1, Some(1), |_, a| {
+        let msg = want_str(&a[0], "fail")?;
+        Err(format!("{ERR_START}{msg}{ERR_END}"))
+    });
+    // `lookup` needs a cluster: as in `helm template`, it finds nothing.
+    t.add_func("lookup", 4, Some(4), |_, a| {
+        for v in a {
+            want_str(v, "lookup")?;
         }
+        Ok(Value::Map(BTreeMap::new()))
     });
-    t.add_func("quote", 0, None, |_, a| {
-        let parts: Vec<String> = a
-            .iter()
-            .filter(|v| !matches!(v, Value::Nil))
-            .map(|v| go_quote(&strval(v)))
-            .collect();
-        Ok(Value::Str(parts.join(" ")))
+    for name in ["toYaml", "mustToYaml", "toYamlPretty"] {
+        t.add_func(name, 1, Some(1), |_, a| Ok(Value::Str(to_yaml(&a[0]))));
+    }
+    t.add_func("fromYaml", 1, Some(1), |_, a| {
+        let text = want_str(&a[0], "fromYaml")?;
+        Ok(match from_yaml(text) {
+            Ok(Value::Map(m)) => Value::Map(m),
+            Ok(Value::Nil) => Value::Map(BTreeMap::new()),
+            Ok(other) => error_map(format!(
+                "error unmarshaling JSON: while decoding JSON: json: cannot unmarshal {} into Go value of type map[string]interface {{}}",
+                json_kind(&other)
+            )),
+            Err(e) => error_map(e),
+        })
     });
-    t.add_func("indent", 2, Some(2), |_, a| {
-        Ok(Value::Str(indent(
-            want_int(&a[0], "indent")?,
-            want_str(&a[1], "indent")?,
-        )))
+    t.add_func("fromYamlArray", 1, Some(1), |_, a| {
+        let text = want_str(&a[0], "fromYamlArray")?;
+        Ok(match from_yaml(text) {
+            Ok(Value::List(l)) => Value::List(l),
+            Ok(Value::Nil) => Value::List(Vec::new()),
+            Ok(other) => Value::List(vec![Value::Str(format!(
+                "error unmarshaling JSON: while decoding JSON: json: cannot unmarshal {} into Go value of type []interface {{}}",
+                json_kind(&other)
+            ))]),
+            Err(e) => Value::List(vec![Value::Str(e)]),
+        })
     });
-    t.add_func("nindent", 2, Some(2), |_, a| {
-        Ok(Value::Str(format!(
-            "\n{}",
-            indent(want_int(&a[0], "nindent")?, want_str(&a[1], "nindent")?)
-        )))
+    for (name, pretty, html) in [
+        ("toJson", false, true),
+        ("mustToJson", false, true),
+        ("toPrettyJson", true, true),
+        ("mustToPrettyJson", true, true),
+        ("toRawJson", false, false),
+        ("mustToRawJson", false, false),
+    ] {
+        let must = name.starts_with("must") || name == "toRawJson";
+        t.add_func(name, 1, Some(1), move |_, a| {
+            match json::encode(&a[0], pretty, html) {
+                Ok(s) => Ok(Value::Str(s)),
+                Err(e) if must => Err(e),
+                Err(_) => Ok(Value::Str(String::new())),
+            }
+        });
+    }
+    t.add_func("fromJson", 1, Some(1), |_, a| {
+        let text = want_str(&a[0], "fromJson")?;
+        Ok(match json::decode(text) {
+            Ok(Value::Map(m)) => Value::Map(m),
+            Ok(Value::Nil) => Value::Map(BTreeMap::new()),
+            Ok(other) => error_map(format!(
+                "json: cannot unmarshal {} into Go value of type map[string]interface {{}}",
+                json_kind(&other)
+            )),
+            Err(e) => error_map(e),
+        })
     });
-    t.add_func("trim", 1, Some(1), |_, a| {
-        Ok(Value::Str(want_str(&a[0], "trim")?.trim().to_string()))
+    t.add_func("mustFromJson", 1, Some(1), |_, a| {
+        json::decode(want_str(&a[0], "mustFromJson")?)
     });
-    t.add_func("trimAll", 2, Some(2), |_, a| {
-        let cut: Vec<char> = want_str(&a[0], "trimAll")?.chars().collect();
-        Ok(Value::Str(
-            want_str(&a[1], "trimAll")?
-                .trim_matches(cut.as_slice())
-                .to_string(),
-        ))
+    t.add_func("fromJsonArray", 1, Some(1), |_, a| {
+        let text = want_str(&a[0], "fromJsonArray")?;
+        Ok(match json::decode(text) {
+            Ok(Value::List(l)) => Value::List(l),
+            Ok(Value::Nil) => Value::List(Vec::new()),
+            Ok(other) => Value::List(vec![Value::Str(format!(
+                "json: cannot unmarshal {} into Go value of type []interface {{}}",
+                json_kind(&other)
+            ))]),
+            Err(e) => Value::List(vec![Value::Str(e)]),
+        })
     });
-    t.add_func("trimPrefix", 2, Some(2), |_, a| {
-        let p = want_str(&a[0], "trimPrefix")?;
-        let s = want_str(&a[1], "trimPrefix")?;
-        Ok(Value::Str(s.strip_prefix(p).unwrap_or(s).to_string()))
-    });
-    t.add_func("trimSuffix", 2, Some(2), |_, a| {
-        let p = want_str(&a[0], "trimSuffix")?;
-        let s = want_str(&a[1], "trimSuffix")?;
-        Ok(Value::Str(s.strip_suffix(p).unwrap_or(s).to_string()))
-    });
-    t.add_func("upper", 1, Some(1), |_, a| {
-        Ok(Value::Str(want_str(&a[0], "upper")?.to_uppercase()))
-    });
-    t.add_func("lower", 1, Some(1), |_, a| {
-        Ok(Value::Str(want_str(&a[0], "lower")?.to_lowercase()))
-    });
-    t.add_func("list", 0, None, |_, a| Ok(Value::List(a.to_vec())));
-    t.add_func("dict", 0, None, |_, a| {
-        let mut m = BTreeMap::new();
-        for pair in a.chunks(2) {
-            let v = pair.get(1).cloned().unwrap_or(Value::Str(String::new()));
-            m.insert(strval(&pair[0]), v);
-        }
-        Ok(Value::Map(m))
-    });
-    t.add_func("hasKey", 2, Some(2), |_, a| match &a[0] {
-        Value::Map(m) => Ok(Value::Bool(m.contains_key(want_str(&a[1], "hasKey")?))),
-        other => Err(format!("hasKey: expected map; got {}", other.type_name())),
-    });
+}
+
+/// How Go's JSON decoder names a value's kind in its type errors.
+fn json_kind(v: &Value) -> &'static str {
+    match v {
+        Value::Nil => "null",
+        Value::Bool(_) => "bool",
+        Value::Int(_) | Value::Float(_) => "number",
+        Value::Str(_) => "string",
+        Value::List(_) => "array",
+        Value::Map(_) | Value::Object(_) => "object",
+    }
+}
+
+fn error_map(msg: String) -> Value {
+    Value::Map(BTreeMap::from([("Error".to_string(), Value::Str(msg))]))
+}
+
+/// A YAML node as Helm's templates see it after `sigs.k8s.io/yaml` (every
+/// number a float64, through JSON).
+pub fn from_node(n: &Node) -> Value {
+    match n {
+        Node::Null => Value::Nil,
+        Node::Bool(b) => Value::Bool(*b),
+        Node::Int(i) => Value::Float(*i as f64),
+        Node::UInt(u) => Value::Float(*u as f64),
+        Node::Float(f) => Value::Float(*f),
+        Node::Str(s) => Value::Str(s.clone()),
+        Node::Seq(s) => Value::List(s.iter().map(from_node).collect()),
+        Node::Map(m) => Value::Map(
+            m.iter()
+                .map(|(k, v)| (k.clone(), from_node(v)))
+                .collect::<BTreeMap<_, _>>(),
+        ),
+    }
+}
+
+fn from_yaml(text: &str) -> Result<Value, String> {
+    crate::yaml::parse_one(text)
+        .map(|n| from_node(&n))
+        .map_err(|e| {
+            format!(
+                "error converting YAML to JSON: yaml: line {}: {}",
+                e.line, e.message
+            )
+        })
 }
 
 #[cfg(test)]
@@ -192,7 +224,6 @@ mod tests {
 
     #[test]
     fn indent_and_yaml() {
-        assert_eq!(indent(2, "a\nb"), "  a\n  b");
         let v = Value::Map(BTreeMap::from([
             ("b".to_string(), Value::Float(3.0)),
             ("a".to_string(), Value::List(vec![Value::Str("x".into())])),

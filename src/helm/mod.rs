@@ -3,7 +3,11 @@
 //! So far: the most used of Helm's own and Sprig's functions
 //! ([`funcs::add_funcs`]). Chart loading and rendering come later.
 
+pub mod chart;
 pub mod funcs;
+pub mod json;
+pub mod semver;
+pub mod sprig;
 
 use crate::template::Error;
 

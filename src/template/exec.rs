@@ -2,7 +2,7 @@
 //! built-in template functions.
 
 use std::cell::Cell;
-use std::rc::Rc;
+use std::sync::Arc;
 
 use super::parse::{Arg, Command, Node, Pipe, TemplateCall};
 use super::value::{Value, sprint, sprint_value, sprintf, sprintln};
@@ -13,8 +13,13 @@ use super::{Error, Templates, Tree};
 pub struct Func {
     pub min_args: usize,
     pub max_args: Option<usize>,
+    /// The function changes its first argument, a map, in place (Sprig's
+    /// `set`, `unset`, `merge`...): Go maps are references, this engine's
+    /// values are not, so the executor stores the returned map back into
+    /// the variable (or the variable's field) the first argument names.
+    pub writes_first: bool,
     #[allow(clippy::type_complexity)]
-    pub f: Rc<dyn Fn(&Exec, &[Value]) -> Result<Value, String>>,
+    pub f: Arc<dyn Fn(&Exec, &[Value]) -> Result<Value, String> + Send + Sync>,
 }
 
 /// What a function sees of the running execution: it can run other
@@ -117,7 +122,7 @@ impl<'a, 'e> State<'a, 'e> {
             .texts
             .get(&self.tree.parse_name)
             .cloned()
-            .unwrap_or_else(|| Rc::from(""));
+            .unwrap_or_else(|| Arc::from(""));
         let before = &text[..pos.min(text.len())];
         let line = 1 + before.matches('\n').count();
         let col = match before.rfind('\n') {
@@ -184,6 +189,10 @@ impl<'a, 'e> State<'a, 'e> {
             } => {
                 let mark = self.vars.len();
                 let v = self.eval_pipeline_value(dot, pipe)?;
+                let v = match v {
+                    Value::Object(o) => o.0.plain(),
+                    v => v,
+                };
                 let items: Vec<(Value, Value)> = match &v {
                     Value::List(l) => l
                         .iter()
@@ -270,9 +279,32 @@ impl<'a, 'e> State<'a, 'e> {
         }
     }
 
+    /// Stores `v` into variable `name` at the path `fields` (maps only).
+    fn write_back(&mut self, name: &str, fields: &[String], v: Value) {
+        let Some(slot) = self.vars.iter_mut().rev().find(|(n, _)| n == name) else {
+            return;
+        };
+        let mut target = &mut slot.1;
+        for f in fields {
+            match target {
+                Value::Map(m) => match m.get_mut(f) {
+                    Some(next) => target = next,
+                    None => return,
+                },
+                _ => return,
+            }
+        }
+        *target = v;
+    }
+
     fn var(&self, name: &str) -> R<Value> {
-        match self.vars.iter().rev().find(|(n, _)| n == name) {
-            Some((_, v)) => Ok(v.clone()),
+        let i = self.var_index(name)?;
+        Ok(self.vars[i].1.clone())
+    }
+
+    fn var_index(&self, name: &str) -> R<usize> {
+        match self.vars.iter().rposition(|(n, _)| n == name) {
+            Some(i) => Ok(i),
             None => Err(self.err(format!("undefined variable: {name}"))),
         }
     }
@@ -314,14 +346,16 @@ impl<'a, 'e> State<'a, 'e> {
         let has_args = cmd.args.len() > 1 || fin.is_some();
         match first {
             Arg::Field { names, .. } => {
+                let call = self.method_args(dot, cmd, fin, has_args)?;
                 self.at = At::Arg(first);
-                return self.eval_field_chain(dot.clone(), first, names, has_args);
+                return self.walk_fields(dot, names, call);
             }
             Arg::Chain { node, fields, .. } => {
                 self.at = At::Arg(first);
                 let recv = self.eval_arg(dot, node)?;
+                let call = self.method_args(dot, cmd, fin, has_args)?;
                 self.at = At::Arg(first);
-                return self.eval_field_chain(recv, first, fields, has_args);
+                return self.walk_fields(&recv, fields, call);
             }
             Arg::Ident { name, .. } => {
                 return self.eval_function(dot, first, name, &cmd.args[1..], At::Cmd(cmd), fin);
@@ -332,12 +366,15 @@ impl<'a, 'e> State<'a, 'e> {
             }
             Arg::Var { name, fields, .. } => {
                 self.at = At::Arg(first);
-                let v = self.var(name)?;
                 if fields.is_empty() {
+                    let v = self.var(name)?;
                     self.not_a_function(cmd, &fin)?;
                     return Ok(v);
                 }
-                return self.eval_field_chain(v, first, fields, has_args);
+                let call = self.method_args(dot, cmd, fin, has_args)?;
+                self.at = At::Arg(first);
+                let i = self.var_index(name)?;
+                return self.walk_fields(&self.vars[i].1, fields, call);
             }
             _ => {}
         }
@@ -353,40 +390,90 @@ impl<'a, 'e> State<'a, 'e> {
         }
     }
 
-    /// `receiver.f1.f2...`; `has_args` applies to the last field.
-    fn eval_field_chain(
+    /// The evaluated arguments of a command whose first word is a field
+    /// chain (used when the last field is a method).
+    fn method_args(
         &mut self,
-        mut recv: Value,
-        node: &'a Arg,
-        names: &[String],
+        dot: &Value,
+        cmd: &'a Command,
+        fin: Option<Value>,
         has_args: bool,
-    ) -> R<Value> {
-        self.at = At::Arg(node);
+    ) -> R<Option<Vec<Value>>> {
+        if !has_args {
+            return Ok(None);
+        }
+        let mut vals = Vec::with_capacity(cmd.args.len());
+        for a in &cmd.args[1..] {
+            vals.push(self.eval_arg(dot, a)?);
+        }
+        if let Some(f) = fin {
+            vals.push(f);
+        }
+        Ok(Some(vals))
+    }
+
+    /// One step of a field chain: field `name` of `recv`.
+    fn field_step<'v>(
+        &self,
+        recv: &'v Value,
+        name: &str,
+        iface: bool,
+        call: Option<&[Value]>,
+    ) -> R<std::borrow::Cow<'v, Value>> {
+        use std::borrow::Cow;
+        match recv {
+            Value::Map(m) => {
+                if call.is_some() {
+                    return Err(self.err(format!("{name} is not a method but has arguments")));
+                }
+                Ok(m.get(name).map_or(Cow::Owned(Value::Nil), Cow::Borrowed))
+            }
+            Value::Object(o) => {
+                if let Some(r) = o.0.call(name, call.unwrap_or(&[])) {
+                    return r
+                        .map(Cow::Owned)
+                        .map_err(|e| self.err(format!("error calling {name}: {e}")));
+                }
+                match o.0.field(name) {
+                    Some(_) if call.is_some() => {
+                        Err(self.err(format!("{name} is not a method but has arguments")))
+                    }
+                    Some(v) => Ok(Cow::Owned(v)),
+                    None => Err(self.err(format!(
+                        "can't evaluate field {name} in type {}",
+                        o.0.type_name()
+                    ))),
+                }
+            }
+            Value::Nil if iface => {
+                Err(self.err(format!("nil pointer evaluating interface {{}}.{name}")))
+            }
+            Value::Nil => Ok(Cow::Owned(Value::Nil)),
+            other => {
+                let ty = if iface {
+                    "interface {}"
+                } else {
+                    other.type_name()
+                };
+                Err(self.err(format!("can't evaluate field {name} in type {ty}")))
+            }
+        }
+    }
+
+    /// `receiver.f1.f2...`; `call` holds the arguments of the last field
+    /// when it is called as a method.
+    fn walk_fields(&self, recv: &Value, names: &[String], call: Option<Vec<Value>>) -> R<Value> {
+        use std::borrow::Cow;
+        let mut cur: Cow<'_, Value> = Cow::Borrowed(recv);
         for (i, name) in names.iter().enumerate() {
             let last = i + 1 == names.len();
-            let iface = i > 0;
-            recv = match recv {
-                Value::Map(mut m) => {
-                    if last && has_args {
-                        return Err(self.err(format!("{name} is not a method but has arguments")));
-                    }
-                    m.remove(name).unwrap_or_default()
-                }
-                Value::Nil if iface => {
-                    return Err(self.err(format!("nil pointer evaluating interface {{}}.{name}")));
-                }
-                Value::Nil => Value::Nil,
-                other => {
-                    let ty = if iface {
-                        "interface {}"
-                    } else {
-                        other.type_name()
-                    };
-                    return Err(self.err(format!("can't evaluate field {name} in type {ty}")));
-                }
+            let args = if last { call.as_deref() } else { None };
+            cur = match cur {
+                Cow::Borrowed(v) => self.field_step(v, name, i > 0, args)?,
+                Cow::Owned(v) => Cow::Owned(self.field_step(&v, name, i > 0, args)?.into_owned()),
             };
         }
-        Ok(recv)
+        Ok(cur.into_owned())
     }
 
     fn eval_arg(&mut self, dot: &Value, arg: &'a Arg) -> R<Value> {
@@ -394,17 +481,17 @@ impl<'a, 'e> State<'a, 'e> {
         match arg {
             Arg::Dot(_) => Ok(dot.clone()),
             Arg::Nil(_) => Ok(Value::Nil),
-            Arg::Field { names, .. } => self.eval_field_chain(dot.clone(), arg, names, false),
+            Arg::Field { names, .. } => self.walk_fields(dot, names, None),
             Arg::Var { name, fields, .. } => {
-                let v = self.var(name)?;
-                self.eval_field_chain(v, arg, fields, false)
+                let i = self.var_index(name)?;
+                self.walk_fields(&self.vars[i].1, fields, None)
             }
             Arg::Pipe(p) => self.eval_pipeline(dot, p),
             Arg::Ident { name, .. } => self.eval_function(dot, arg, name, &[], At::Arg(arg), None),
             Arg::Chain { node, fields, .. } => {
                 let recv = self.eval_arg(dot, node)?;
                 self.at = At::Arg(arg);
-                self.eval_field_chain(recv, arg, fields, false)
+                self.walk_fields(&recv, fields, None)
             }
             Arg::Bool(_, b) => Ok(Value::Bool(*b)),
             Arg::Number { text, .. } => Ok(number_value(text).unwrap_or_default()),
@@ -460,7 +547,15 @@ impl<'a, 'e> State<'a, 'e> {
             vals.push(f);
         }
         match (func.f)(self.ex, &vals) {
-            Ok(v) => Ok(v),
+            Ok(v) => {
+                if func.writes_first {
+                    if let (Some(Arg::Var { name, fields, .. }), Value::Map(_)) = (args.first(), &v)
+                    {
+                        self.write_back(name, fields, v.clone());
+                    }
+                }
+                Ok(v)
+            }
             Err(msg) => {
                 self.at = call_at;
                 Err(self.err(format!("error calling {name}: {msg}")))

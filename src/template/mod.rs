@@ -12,10 +12,10 @@ pub mod value;
 
 use std::collections::{HashMap, HashSet};
 use std::fmt;
-use std::rc::Rc;
+use std::sync::Arc;
 
 pub use exec::{Exec, Func};
-pub use value::Value;
+pub use value::{Object, Value};
 
 /// A parse or execution error, printed the way Go prints it.
 #[derive(Debug, Clone, PartialEq)]
@@ -81,13 +81,28 @@ pub(crate) struct Tree {
     pub root: Vec<parse::Node>,
 }
 
+/// A parsed text (its own template and its `define`s), shareable between
+/// template sets and threads.
+#[derive(Clone)]
+pub struct ParsedText {
+    pub name: String,
+    text: Arc<str>,
+    trees: Vec<(String, Arc<Tree>)>,
+}
+
+impl fmt::Debug for ParsedText {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "ParsedText({:?})", self.name)
+    }
+}
+
 /// A set of named templates sharing one function registry.
 #[derive(Clone)]
 pub struct Templates {
     /// The set's own name (Go's `template.New(name)`), shown in "no template" errors.
     pub name: String,
-    pub(crate) trees: HashMap<String, Rc<Tree>>,
-    pub(crate) texts: HashMap<String, Rc<str>>,
+    pub(crate) trees: HashMap<String, Arc<Tree>>,
+    pub(crate) texts: HashMap<String, Arc<str>>,
     pub(crate) funcs: HashMap<String, Func>,
 }
 
@@ -117,43 +132,92 @@ impl Templates {
         name: &str,
         min_args: usize,
         max_args: Option<usize>,
-        f: impl Fn(&Exec, &[Value]) -> Result<Value, String> + 'static,
+        f: impl Fn(&Exec, &[Value]) -> Result<Value, String> + Send + Sync + 'static,
     ) {
         self.funcs.insert(
             name.to_string(),
             Func {
                 min_args,
                 max_args,
-                f: Rc::new(f),
+                writes_first: false,
+                f: Arc::new(f),
             },
         );
+    }
+
+    /// Adds a function that changes the map given as its first argument
+    /// and returns it (Sprig's `set`): when that argument is a variable
+    /// (or a field of one), the executor stores the result back into it,
+    /// so later uses of the variable see the change as in Go.
+    pub fn add_mutating_func(
+        &mut self,
+        name: &str,
+        min_args: usize,
+        max_args: Option<usize>,
+        f: impl Fn(&Exec, &[Value]) -> Result<Value, String> + Send + Sync + 'static,
+    ) {
+        self.add_func(name, min_args, max_args, f);
+        if let Some(func) = self.funcs.get_mut(name) {
+            func.writes_first = true;
+        }
     }
 
     /// Parses `text` as the template `name`; the templates it defines
     /// (`define`, `block`) are added too. A later definition replaces an
     /// earlier one of the same name, unless it is empty.
     pub fn parse(&mut self, name: &str, text: &str) -> Result<(), Error> {
-        let names: HashSet<String> = self.funcs.keys().cloned().collect();
-        let parsed = parse::parse(name, text, &names)?;
-        self.texts.insert(name.to_string(), Rc::from(text));
-        let mut add = |tname: String, root: Vec<parse::Node>, main: bool| {
-            let empty = parse::is_empty_tree(&root);
-            if !main && empty && self.trees.contains_key(&tname) {
-                return;
-            }
-            self.trees.insert(
-                tname,
-                Rc::new(Tree {
-                    parse_name: name.to_string(),
-                    root,
-                }),
-            );
-        };
-        add(name.to_string(), parsed.root, true);
-        for (dname, root) in parsed.defines {
-            add(dname, root, false);
-        }
+        let parsed = self.parse_text(name, text)?;
+        self.add_parsed(&parsed);
         Ok(())
+    }
+
+    /// Parses `text` (with this set's function names) without adding it:
+    /// the result can be kept and added to many sets ([`Templates::add_parsed`]).
+    pub fn parse_text(&self, name: &str, text: &str) -> Result<ParsedText, Error> {
+        let names: HashSet<String> = self.funcs.keys().cloned().collect();
+        Self::parse_text_with(name, text, &names)
+    }
+
+    /// [`Templates::parse_text`] with an explicit set of function names.
+    pub fn parse_text_with(
+        name: &str,
+        text: &str,
+        funcs: &HashSet<String>,
+    ) -> Result<ParsedText, Error> {
+        let parsed = parse::parse(name, text, funcs)?;
+        let mut trees = Vec::with_capacity(parsed.defines.len() + 1);
+        let mk = |root: Vec<parse::Node>| {
+            Arc::new(Tree {
+                parse_name: name.to_string(),
+                root,
+            })
+        };
+        trees.push((name.to_string(), mk(parsed.root)));
+        for (dname, root) in parsed.defines {
+            trees.push((dname, mk(root)));
+        }
+        Ok(ParsedText {
+            name: name.to_string(),
+            text: Arc::from(text),
+            trees,
+        })
+    }
+
+    /// Adds a text parsed by [`Templates::parse_text`], as `parse` would.
+    pub fn add_parsed(&mut self, p: &ParsedText) {
+        self.texts.insert(p.name.clone(), p.text.clone());
+        for (i, (tname, tree)) in p.trees.iter().enumerate() {
+            let main = i == 0;
+            if !main && parse::is_empty_tree(&tree.root) && self.trees.contains_key(tname) {
+                continue;
+            }
+            self.trees.insert(tname.clone(), tree.clone());
+        }
+    }
+
+    /// The names of the registered functions.
+    pub fn func_names(&self) -> HashSet<String> {
+        self.funcs.keys().cloned().collect()
     }
 
     /// Whether a template of this name is defined.

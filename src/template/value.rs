@@ -1,6 +1,36 @@
 //! The data a template works on, and Go's `fmt` printing of it.
 
 use std::collections::BTreeMap;
+use std::sync::Arc;
+
+/// A Go value with fields and methods (Helm's `.Files`, `.Capabilities`):
+/// what a template can reach in it, and how `fmt` prints it.
+pub trait Object: Send + Sync + std::fmt::Debug {
+    /// The Go type name (`%T`, error messages).
+    fn type_name(&self) -> &'static str;
+    /// `fmt.Sprint` of the value.
+    fn print(&self) -> String;
+    /// A field (or niladic method) `name`; `None` when there is none.
+    fn field(&self, name: &str) -> Option<Value>;
+    /// A method call; `None` when there is no method `name`.
+    fn call(&self, name: &str, args: &[Value]) -> Option<Result<Value, String>>;
+    /// The value as plain data (for `toYaml`, `toJson`, comparisons).
+    fn plain(&self) -> Value;
+    /// Go's truth of the value.
+    fn is_true(&self) -> bool {
+        true
+    }
+}
+
+/// A shared [`Object`]; two are equal when they are the same object.
+#[derive(Clone, Debug)]
+pub struct Obj(pub Arc<dyn Object>);
+
+impl PartialEq for Obj {
+    fn eq(&self, other: &Self) -> bool {
+        Arc::ptr_eq(&self.0, &other.0)
+    }
+}
 
 /// A template value: the shapes Helm's data takes once decoded from YAML or
 /// JSON (`interface{}` holding nil, bool, int64, float64, string,
@@ -17,6 +47,8 @@ pub enum Value {
     List(Vec<Value>),
     /// Keys are kept sorted, as Go prints and ranges over maps.
     Map(BTreeMap<String, Value>),
+    /// A value with fields and methods ([`Object`]).
+    Object(Obj),
 }
 
 impl Value {
@@ -30,6 +62,7 @@ impl Value {
             Value::Str(_) => "string",
             Value::List(_) => "[]interface {}",
             Value::Map(_) => "map[string]interface {}",
+            Value::Object(o) => o.0.type_name(),
         }
     }
 
@@ -43,6 +76,33 @@ impl Value {
             Value::Str(s) => !s.is_empty(),
             Value::List(l) => !l.is_empty(),
             Value::Map(m) => !m.is_empty(),
+            Value::Object(o) => o.0.is_true(),
+        }
+    }
+
+    /// An object value.
+    pub fn object(o: impl Object + 'static) -> Value {
+        Value::Object(Obj(Arc::new(o)))
+    }
+
+    /// The value with every object replaced by its plain data.
+    pub fn to_plain(&self) -> std::borrow::Cow<'_, Value> {
+        use std::borrow::Cow;
+        match self {
+            Value::Object(o) => Cow::Owned(o.0.plain()),
+            Value::List(l) if l.iter().any(|e| matches!(e.to_plain(), Cow::Owned(_))) => {
+                Cow::Owned(Value::List(
+                    l.iter().map(|e| e.to_plain().into_owned()).collect(),
+                ))
+            }
+            Value::Map(m) if m.values().any(|e| matches!(e.to_plain(), Cow::Owned(_))) => {
+                Cow::Owned(Value::Map(
+                    m.iter()
+                        .map(|(k, e)| (k.clone(), e.to_plain().into_owned()))
+                        .collect(),
+                ))
+            }
+            v => Cow::Borrowed(v),
         }
     }
 
@@ -102,6 +162,7 @@ fn write_v(out: &mut String, v: &Value) {
             }
             out.push(']');
         }
+        Value::Object(o) => out.push_str(&o.0.print()),
     }
 }
 

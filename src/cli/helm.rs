@@ -1,0 +1,291 @@
+//! `flate helm template CHART`: what `helm template` prints.
+
+use std::io::Write;
+use std::path::PathBuf;
+
+use clap::{Args, Subcommand};
+use flate::helm::chart::{self, RenderOptions};
+use flate::yaml::{Map, Node};
+
+#[derive(Subcommand, Debug)]
+pub enum HelmCommand {
+    /// Render a chart locally, byte for byte as `helm template` does.
+    ///
+    /// `flate helm template CHART` or `flate helm template RELEASE CHART`;
+    /// CHART is a chart directory or a .tgz. Exit 1 when the chart fails
+    /// to render (Helm's message on standard error), 2 when flate could
+    /// not run (no such chart, unreadable values file).
+    Template(TemplateArgs),
+}
+
+#[derive(Args, Debug)]
+pub struct TemplateArgs {
+    /// [RELEASE] CHART
+    #[arg(required = true, num_args = 1..=2, value_name = "ARGS")]
+    pub args: Vec<String>,
+    /// The release name (default: release-name).
+    #[arg(long)]
+    pub name: Option<String>,
+    /// The release namespace.
+    #[arg(short = 'n', long, default_value = "default")]
+    pub namespace: String,
+    /// Values files, merged in order.
+    #[arg(short = 'f', long = "values", value_name = "FILE")]
+    pub values: Vec<PathBuf>,
+    /// Values on the command line (a.b=c,d[0]=e).
+    #[arg(long = "set", value_name = "KEY=VALUE")]
+    pub set: Vec<String>,
+    /// Values on the command line, always strings.
+    #[arg(long = "set-string", value_name = "KEY=VALUE")]
+    pub set_string: Vec<String>,
+    /// Kubernetes version for .Capabilities.KubeVersion (default 1.35.0).
+    #[arg(long = "kube-version")]
+    pub kube_version: Option<String>,
+    /// Extra API versions for .Capabilities.APIVersions.
+    #[arg(short = 'a', long = "api-versions", value_delimiter = ',')]
+    pub api_versions: Vec<String>,
+    /// Print the charts' crds/ files too.
+    #[arg(long = "include-crds")]
+    pub include_crds: bool,
+    /// Accepted for Helm's sake (helm template prints no CRDs unless --include-crds).
+    #[arg(long = "skip-crds")]
+    pub skip_crds: bool,
+    /// Leave test hooks out.
+    #[arg(long = "skip-tests")]
+    pub skip_tests: bool,
+    /// Do not validate values against values.schema.json.
+    #[arg(long = "skip-schema-validation")]
+    pub skip_schema_validation: bool,
+    /// Set .Release.IsUpgrade instead of .Release.IsInstall.
+    #[arg(long = "is-upgrade")]
+    pub is_upgrade: bool,
+}
+
+fn helm_error(msg: &str, code: i32) -> i32 {
+    let mut e = std::io::stderr().lock();
+    let _ = writeln!(e, "Error: {msg}");
+    code
+}
+
+pub fn run(cmd: HelmCommand) -> i32 {
+    match cmd {
+        HelmCommand::Template(a) => template(a),
+    }
+}
+
+fn template(a: TemplateArgs) -> i32 {
+    let (release, chart_path) = match a.args.as_slice() {
+        [c] => (a.name.clone().unwrap_or_else(|| "release-name".into()), c),
+        [r, c] => (a.name.clone().unwrap_or_else(|| r.clone()), c),
+        _ => return helm_error("expected [RELEASE] CHART", 2),
+    };
+    let mut values = Node::Map(Map::new());
+    for f in &a.values {
+        let text = match std::fs::read_to_string(f) {
+            Ok(t) => t,
+            Err(e) => return helm_error(&format!("open {}: {e}", f.display()), 2),
+        };
+        let docs = match flate::yaml::parse::parse_stream_json_keys(&text) {
+            Ok(d) => d,
+            Err(e) => {
+                return helm_error(
+                    &format!(
+                        "failed to parse {}: error converting YAML to JSON: yaml: line {}: {}",
+                        f.display(),
+                        e.line,
+                        e.message
+                    ),
+                    2,
+                );
+            }
+        };
+        match docs.into_iter().next().map(|d| d.node) {
+            Some(Node::Map(m)) => merge_nodes(&mut values, Node::Map(m)),
+            Some(Node::Null) | None => {}
+            Some(_) => {
+                return helm_error(
+                    &format!(
+                        "failed to parse {}: error unmarshaling JSON: json: cannot unmarshal into Go value of type map[string]interface {{}}",
+                        f.display()
+                    ),
+                    2,
+                );
+            }
+        }
+    }
+    for (list, strings) in [(&a.set, false), (&a.set_string, true)] {
+        for s in list {
+            if let Err(e) = set_values(&mut values, s, strings) {
+                return helm_error(&format!("failed parsing --set data: {e}"), 2);
+            }
+        }
+    }
+    let path = PathBuf::from(chart_path);
+    if !path.exists() {
+        return helm_error(&format!("path {chart_path:?} not found"), 2);
+    }
+    let ch = match chart::load(&path) {
+        Ok(c) => c,
+        Err(e) => return helm_error(&e.message, 2),
+    };
+    let opts = RenderOptions {
+        release_name: release,
+        namespace: a.namespace,
+        values,
+        kube_version: a.kube_version,
+        api_versions: a.api_versions,
+        is_upgrade: a.is_upgrade,
+        include_crds: a.include_crds,
+        skip_tests: a.skip_tests,
+        skip_schema_validation: a.skip_schema_validation,
+    };
+    match chart::render(&ch, &opts) {
+        Ok(r) => {
+            for w in &r.warnings {
+                super::diag::warning(w.clone());
+            }
+            let out = chart::print_template(&r);
+            let mut stdout = std::io::stdout().lock();
+            if stdout
+                .write_all(out.as_bytes())
+                .and_then(|_| stdout.flush())
+                .is_err()
+            {
+                return 2;
+            }
+            0
+        }
+        Err(e) => helm_error(&e.message, 1),
+    }
+}
+
+/// `-f` files merge as Helm's `mergeMaps`: maps recursively, others replaced.
+fn merge_nodes(base: &mut Node, over: Node) {
+    match (base, over) {
+        (Node::Map(b), Node::Map(o)) => {
+            for (k, v) in o.iter() {
+                match b.get_mut(k) {
+                    Some(existing @ Node::Map(_)) if matches!(v, Node::Map(_)) => {
+                        merge_nodes(existing, v.clone())
+                    }
+                    _ => b.insert(k.clone(), v.clone()),
+                }
+            }
+        }
+        (b, o) => *b = o,
+    }
+}
+
+/// One `--set` argument (Helm's strvals, the common forms: `a.b=c`,
+/// `a[0]=x`, lists `{a,b}`, several pairs separated by commas).
+fn set_values(values: &mut Node, arg: &str, strings: bool) -> Result<(), String> {
+    for pair in split_top(arg, ',') {
+        if pair.is_empty() {
+            continue;
+        }
+        let (key, val) = pair
+            .split_once('=')
+            .ok_or_else(|| format!("key {pair:?} has no value"))?;
+        let node = if let Some(inner) = val.strip_prefix('{').and_then(|v| v.strip_suffix('}')) {
+            Node::Seq(
+                split_top(inner, ',')
+                    .iter()
+                    .map(|x| typed(x, strings))
+                    .collect(),
+            )
+        } else {
+            typed(val, strings)
+        };
+        set_path(values, key, node)?;
+    }
+    Ok(())
+}
+
+fn split_top(s: &str, sep: char) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut cur = String::new();
+    let mut depth = 0;
+    let mut esc = false;
+    for c in s.chars() {
+        if esc {
+            cur.push(c);
+            esc = false;
+            continue;
+        }
+        match c {
+            '\\' => esc = true,
+            '{' => {
+                depth += 1;
+                cur.push(c);
+            }
+            '}' => {
+                depth -= 1;
+                cur.push(c);
+            }
+            c if c == sep && depth == 0 => out.push(std::mem::take(&mut cur)),
+            c => cur.push(c),
+        }
+    }
+    out.push(cur);
+    out
+}
+
+fn typed(v: &str, strings: bool) -> Node {
+    if strings {
+        return Node::Str(v.to_string());
+    }
+    match v {
+        "true" => Node::Bool(true),
+        "false" => Node::Bool(false),
+        "null" => Node::Null,
+        _ => match v.parse::<i64>() {
+            Ok(i) if !(v.len() > 1 && v.starts_with('0')) => Node::Int(i),
+            _ => Node::Str(v.to_string()),
+        },
+    }
+}
+
+fn set_path(root: &mut Node, key: &str, val: Node) -> Result<(), String> {
+    let mut cur = root;
+    let parts: Vec<&str> = key.split('.').collect();
+    for (i, part) in parts.iter().enumerate() {
+        let last = i + 1 == parts.len();
+        let (name, index) = match part.split_once('[') {
+            Some((n, rest)) => {
+                let idx: usize = rest
+                    .trim_end_matches(']')
+                    .parse()
+                    .map_err(|_| format!("invalid index in {key:?}"))?;
+                (n, Some(idx))
+            }
+            None => (*part, None),
+        };
+        if !matches!(cur, Node::Map(_)) {
+            *cur = Node::Map(Map::new());
+        }
+        let Node::Map(m) = cur else { unreachable!() };
+        if !m.contains_key(name) {
+            m.insert(name.to_string(), Node::Null);
+        }
+        let slot = m.get_mut(name).expect("inserted");
+        let slot = match index {
+            Some(idx) => {
+                if !matches!(slot, Node::Seq(_)) {
+                    *slot = Node::Seq(Vec::new());
+                }
+                let Node::Seq(s) = slot else { unreachable!() };
+                while s.len() <= idx {
+                    s.push(Node::Null);
+                }
+                &mut s[idx]
+            }
+            None => slot,
+        };
+        if last {
+            *slot = val;
+            return Ok(());
+        }
+        cur = slot;
+    }
+    Ok(())
+}

@@ -1,0 +1,730 @@
+//! Loading a chart from a directory or a `.tgz` archive, as Helm's
+//! `loader.Load` does: `.helmignore` (directories only), `Chart.yaml`
+//! (v1 with `requirements.yaml`, v2), `values.yaml` (several documents are
+//! merged), `values.schema.json`, `templates/`, `charts/` (directories and
+//! archives, recursively), every other file as `.Files`.
+
+use std::collections::BTreeMap;
+use std::io::Read;
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
+
+use super::glob::go_match;
+use super::values::{from_node, merge_maps};
+use super::{Chart, ChartError, ChartFile, Dependency, Maintainer, Metadata};
+use crate::template::Value;
+use crate::yaml::Node;
+
+/// Helm's limits for archives.
+const MAX_CHART_SIZE: u64 = 100 * 1024 * 1024;
+const MAX_FILE_SIZE: u64 = 5 * 1024 * 1024;
+
+/// Loads a chart directory or a `.tgz` archive.
+pub fn load(path: &Path) -> Result<Chart, ChartError> {
+    let meta = std::fs::metadata(path)
+        .map_err(|e| ChartError::at(format!("stat {}: {}", path.display(), io_text(&e)), path))?;
+    if meta.is_dir() {
+        let files = read_dir_files(path)?;
+        load_files(files, path)
+    } else {
+        let data = std::fs::read(path)
+            .map_err(|e| ChartError::at(format!("{}: {}", path.display(), io_text(&e)), path))?;
+        if !data.starts_with(b"\x1f\x8b\x08") {
+            let name = path.display().to_string();
+            let msg = if name.ends_with(".yml") || name.ends_with(".yaml") {
+                format!("file '{name}' seems to be a YAML file, but expected a gzipped archive")
+            } else {
+                format!("file '{name}' does not appear to be a gzipped archive")
+            };
+            return Err(ChartError::at(msg, path));
+        }
+        let files = archive_files(&data).map_err(|m| ChartError::at(m, path))?;
+        load_files(files, path)
+    }
+}
+
+fn io_text(e: &std::io::Error) -> String {
+    match e.kind() {
+        std::io::ErrorKind::NotFound => "no such file or directory".into(),
+        std::io::ErrorKind::PermissionDenied => "permission denied".into(),
+        _ => e.to_string(),
+    }
+}
+
+/// `.helmignore` rules (Helm's `pkg/ignore`).
+struct Rule {
+    pattern: String,
+    negate: bool,
+    must_dir: bool,
+    /// `/x`: matched against the whole path; a rule with a `/` likewise;
+    /// others against the base name.
+    whole_path: bool,
+}
+
+fn parse_rules(text: &str) -> Result<Vec<Rule>, String> {
+    let mut rules = Vec::new();
+    for line in text.trim_start_matches('\u{feff}').lines() {
+        if let Some(r) = parse_rule(line)? {
+            rules.push(r);
+        }
+    }
+    Ok(rules)
+}
+
+fn parse_rule(line: &str) -> Result<Option<Rule>, String> {
+    let rule = line.trim();
+    if rule.is_empty() || rule.starts_with('#') {
+        return Ok(None);
+    }
+    if rule.contains("**") {
+        return Err("double-star (**) syntax is not supported".into());
+    }
+    go_match(rule, "abc").map_err(|_| "syntax error in pattern".to_string())?;
+    let mut r = rule;
+    let negate = r.starts_with('!');
+    if negate {
+        r = &r[1..];
+    }
+    let must_dir = r.ends_with('/');
+    if must_dir {
+        r = &r[..r.len() - 1];
+    }
+    let (pattern, whole_path) = match r.strip_prefix('/') {
+        Some(after) => (after.to_string(), true),
+        None => (r.to_string(), r.contains('/')),
+    };
+    Ok(Some(Rule {
+        pattern,
+        negate,
+        must_dir,
+        whole_path,
+    }))
+}
+
+fn ignored(rules: &[Rule], path: &str, is_dir: bool) -> bool {
+    if path.is_empty() || path == "." || path == "./" {
+        return false;
+    }
+    for r in rules {
+        let name = if r.whole_path {
+            path
+        } else {
+            path.rsplit('/').next().unwrap_or(path)
+        };
+        let m = go_match(&r.pattern, name).unwrap_or(false);
+        if r.negate {
+            // Helm's rule: a negated pattern ignores what it does not match.
+            if r.must_dir && !is_dir {
+                return true;
+            }
+            if !m {
+                return true;
+            }
+            continue;
+        }
+        if r.must_dir && !is_dir {
+            continue;
+        }
+        if m {
+            return true;
+        }
+    }
+    false
+}
+
+/// The files of a chart directory, `.helmignore` applied.
+fn read_dir_files(dir: &Path) -> Result<Vec<(String, Vec<u8>)>, ChartError> {
+    let mut rules = Vec::new();
+    let ifile = dir.join(".helmignore");
+    if ifile.is_file() {
+        let text = std::fs::read_to_string(&ifile)
+            .map_err(|e| ChartError::at(format!("{}: {}", ifile.display(), e), &ifile))?;
+        rules = parse_rules(&text).map_err(|m| ChartError::at(m, &ifile))?;
+    }
+    rules.push(
+        parse_rule("templates/.?*")
+            .ok()
+            .flatten()
+            .expect("default rule"),
+    );
+    let mut files = Vec::new();
+    walk(dir, "", &rules, &mut files)?;
+    Ok(files)
+}
+
+fn walk(
+    base: &Path,
+    rel: &str,
+    rules: &[Rule],
+    out: &mut Vec<(String, Vec<u8>)>,
+) -> Result<(), ChartError> {
+    let dir = if rel.is_empty() {
+        base.to_path_buf()
+    } else {
+        base.join(rel)
+    };
+    let mut entries: Vec<(String, PathBuf)> = std::fs::read_dir(&dir)
+        .map_err(|e| ChartError::at(format!("{}: {}", dir.display(), io_text(&e)), &dir))?
+        .filter_map(|e| e.ok())
+        .map(|e| (e.file_name().to_string_lossy().into_owned(), e.path()))
+        .collect();
+    entries.sort();
+    for (name, path) in entries {
+        let n = if rel.is_empty() {
+            name.clone()
+        } else {
+            format!("{rel}/{name}")
+        };
+        let meta = std::fs::metadata(&path)
+            .map_err(|e| ChartError::at(format!("{}: {}", path.display(), io_text(&e)), &path))?;
+        if meta.is_dir() {
+            if ignored(rules, &n, true) {
+                continue;
+            }
+            walk(base, &n, rules, out)?;
+            continue;
+        }
+        if ignored(rules, &n, false) {
+            continue;
+        }
+        if !meta.is_file() {
+            return Err(ChartError::at(
+                format!(
+                    "cannot load irregular file {} as it has file mode type bits set",
+                    path.display()
+                ),
+                &path,
+            ));
+        }
+        if meta.len() > MAX_FILE_SIZE {
+            return Err(ChartError::at(
+                format!("chart file {name:?} is larger than the maximum file size {MAX_FILE_SIZE}"),
+                &path,
+            ));
+        }
+        let mut data = std::fs::read(&path)
+            .map_err(|e| ChartError::at(format!("error reading {n}: {}", io_text(&e)), &path))?;
+        if data.starts_with(b"\xef\xbb\xbf") {
+            data.drain(..3);
+        }
+        out.push((n, data));
+    }
+    Ok(())
+}
+
+/// The files of a gzipped tar archive, the top directory stripped.
+fn archive_files(data: &[u8]) -> Result<Vec<(String, Vec<u8>)>, String> {
+    let gz = flate2::read::GzDecoder::new(data);
+    let mut ar = tar::Archive::new(gz);
+    let mut files = Vec::new();
+    let mut remaining = MAX_CHART_SIZE;
+    let entries = ar.entries().map_err(|e| e.to_string())?;
+    for entry in entries {
+        let mut entry = entry.map_err(|e| e.to_string())?;
+        let ty = entry.header().entry_type();
+        if ty.is_dir() || ty.is_pax_global_extensions() || ty.is_pax_local_extensions() {
+            continue;
+        }
+        let raw = entry
+            .path()
+            .map_err(|e| e.to_string())?
+            .to_string_lossy()
+            .into_owned();
+        let delim = if raw.contains('\\') { '\\' } else { '/' };
+        let parts: Vec<&str> = raw.split(delim).collect();
+        if parts[0] == "Chart.yaml" {
+            return Err("chart yaml not in base directory".into());
+        }
+        let n = parts[1..].join("/");
+        if n.starts_with('/') {
+            return Err("chart illegally contains absolute paths".into());
+        }
+        let n = clean_path(&n);
+        if n == "." {
+            return Err(format!(
+                "chart illegally contains content outside the base directory: {raw:?}"
+            ));
+        }
+        if n.starts_with("..") {
+            return Err("chart illegally references parent directory".into());
+        }
+        let size = entry.header().size().unwrap_or(0);
+        if size > remaining {
+            return Err(format!(
+                "decompressed chart is larger than the maximum size {MAX_CHART_SIZE}"
+            ));
+        }
+        if size > MAX_FILE_SIZE {
+            return Err(format!(
+                "decompressed chart file {raw:?} is larger than the maximum file size {MAX_FILE_SIZE}"
+            ));
+        }
+        let mut buf = Vec::with_capacity(size as usize);
+        entry
+            .by_ref()
+            .take(remaining)
+            .read_to_end(&mut buf)
+            .map_err(|e| e.to_string())?;
+        remaining -= buf.len() as u64;
+        if buf.starts_with(b"\xef\xbb\xbf") {
+            buf.drain(..3);
+        }
+        files.push((n, buf));
+    }
+    if files.is_empty() {
+        return Err("no files in chart archive".into());
+    }
+    Ok(files)
+}
+
+/// Go's `path.Clean` for relative paths.
+fn clean_path(p: &str) -> String {
+    let mut out: Vec<&str> = Vec::new();
+    for part in p.split('/') {
+        match part {
+            "" | "." => {}
+            ".." => {
+                if out.last().is_some_and(|l| *l != "..") {
+                    out.pop();
+                } else {
+                    out.push("..");
+                }
+            }
+            x => out.push(x),
+        }
+    }
+    if out.is_empty() {
+        ".".into()
+    } else {
+        out.join("/")
+    }
+}
+
+fn yaml_error(e: &crate::yaml::ParseError) -> String {
+    format!(
+        "error converting YAML to JSON: yaml: line {}: {}",
+        e.line, e.message
+    )
+}
+
+fn first_doc(text: &str) -> Result<Node, String> {
+    let docs = crate::yaml::parse::parse_stream_json_keys(text).map_err(|e| yaml_error(&e))?;
+    Ok(docs
+        .into_iter()
+        .next()
+        .map(|d| d.node)
+        .unwrap_or(Node::Null))
+}
+
+fn scalar_text(n: &Node) -> Option<String> {
+    match n {
+        Node::Null => Some(String::new()),
+        Node::Str(s) => Some(s.clone()),
+        Node::Bool(_) | Node::Int(_) | Node::UInt(_) | Node::Float(_) => {
+            Some(crate::yaml::node_text(n))
+        }
+        _ => None,
+    }
+}
+
+fn field_str(m: &crate::yaml::Map, key: &str, what: &str) -> Result<String, String> {
+    match m.get(key) {
+        None => Ok(String::new()),
+        Some(n) => scalar_text(n).ok_or_else(|| {
+            format!("error unmarshaling JSON: json: cannot unmarshal object into Go struct field {what}.{key} of type string")
+        }),
+    }
+}
+
+fn field_list(m: &crate::yaml::Map, key: &str) -> Vec<String> {
+    match m.get(key) {
+        Some(Node::Seq(s)) => s.iter().filter_map(scalar_text).collect(),
+        _ => Vec::new(),
+    }
+}
+
+fn sanitize(s: &str) -> String {
+    s.chars()
+        .filter_map(|c| {
+            if c.is_whitespace() {
+                Some(' ')
+            } else if c.is_control() {
+                None
+            } else {
+                Some(c)
+            }
+        })
+        .collect()
+}
+
+fn parse_dependencies(n: Option<&Node>) -> Result<Option<Vec<Dependency>>, String> {
+    let Some(n) = n else { return Ok(None) };
+    let seq = match n {
+        Node::Null => return Ok(None),
+        Node::Seq(s) => s,
+        _ => return Err("error unmarshaling JSON: json: cannot unmarshal object into Go struct field Metadata.dependencies of type []*v2.Dependency".into()),
+    };
+    let mut out = Vec::new();
+    for d in seq {
+        let Node::Map(m) = d else {
+            return Err("validation: dependencies must not contain empty or null nodes".into());
+        };
+        let w = "Dependency";
+        let import_values = match m.get("import-values") {
+            Some(Node::Seq(s)) => s.iter().map(from_node).collect(),
+            _ => Vec::new(),
+        };
+        out.push(Dependency {
+            name: sanitize(&field_str(m, "name", w)?),
+            version: sanitize(&field_str(m, "version", w)?),
+            repository: sanitize(&field_str(m, "repository", w)?),
+            condition: sanitize(&field_str(m, "condition", w)?),
+            tags: field_list(m, "tags").iter().map(|t| sanitize(t)).collect(),
+            enabled: m.get("enabled").and_then(|b| b.as_bool()).unwrap_or(false),
+            import_values,
+            alias: field_str(m, "alias", w)?,
+        });
+    }
+    Ok(Some(out))
+}
+
+fn parse_metadata(text: &str, into: &mut Metadata) -> Result<(), String> {
+    let node = first_doc(text)?;
+    let m = match node {
+        Node::Map(m) => m,
+        Node::Null => return Ok(()),
+        _ => {
+            return Err(
+                "error unmarshaling JSON: json: cannot unmarshal string into Go value of type v2.Metadata"
+                    .into(),
+            );
+        }
+    };
+    let w = "Metadata";
+    let set = |key: &str, slot: &mut String| -> Result<(), String> {
+        if m.contains_key(key) {
+            *slot = field_str(&m, key, w)?;
+        }
+        Ok(())
+    };
+    set("name", &mut into.name)?;
+    set("home", &mut into.home)?;
+    set("version", &mut into.version)?;
+    set("description", &mut into.description)?;
+    set("icon", &mut into.icon)?;
+    set("apiVersion", &mut into.api_version)?;
+    set("condition", &mut into.condition)?;
+    set("tags", &mut into.tags)?;
+    set("appVersion", &mut into.app_version)?;
+    set("kubeVersion", &mut into.kube_version)?;
+    set("type", &mut into.chart_type)?;
+    if m.contains_key("sources") {
+        into.sources = field_list(&m, "sources");
+    }
+    if m.contains_key("keywords") {
+        into.keywords = field_list(&m, "keywords");
+    }
+    if let Some(b) = m.get("deprecated") {
+        into.deprecated = b.as_bool().unwrap_or(false);
+    }
+    if let Some(Node::Map(a)) = m.get("annotations") {
+        into.annotations = a
+            .iter()
+            .map(|(k, v)| (k.clone(), scalar_text(v).unwrap_or_default()))
+            .collect();
+    }
+    if let Some(Node::Seq(ms)) = m.get("maintainers") {
+        into.maintainers = Vec::new();
+        for x in ms {
+            let Node::Map(x) = x else {
+                return Err("validation: maintainers must not contain empty or null nodes".into());
+            };
+            into.maintainers.push(Maintainer {
+                name: sanitize(&field_str(x, "name", "Maintainer")?),
+                email: sanitize(&field_str(x, "email", "Maintainer")?),
+                url: sanitize(&field_str(x, "url", "Maintainer")?),
+            });
+        }
+    }
+    if m.contains_key("dependencies") {
+        into.dependencies = parse_dependencies(m.get("dependencies"))?;
+    }
+    Ok(())
+}
+
+/// `Metadata.Validate`.
+fn validate(md: &mut Metadata) -> Result<(), String> {
+    md.name = sanitize(&md.name);
+    md.description = sanitize(&md.description);
+    md.home = sanitize(&md.home);
+    md.icon = sanitize(&md.icon);
+    md.condition = sanitize(&md.condition);
+    md.tags = sanitize(&md.tags);
+    md.app_version = sanitize(&md.app_version);
+    md.kube_version = sanitize(&md.kube_version);
+    let v = |m: &str| Err(format!("validation: {m}"));
+    if md.api_version.is_empty() {
+        return v("chart.metadata.apiVersion is required");
+    }
+    if md.name.is_empty() {
+        return v("chart.metadata.name is required");
+    }
+    if md.name == "." || md.name == ".." {
+        return v(&format!("chart.metadata.name {:?} is not allowed", md.name));
+    }
+    if md.name.contains('/') {
+        return v(&format!("chart.metadata.name {:?} is invalid", md.name));
+    }
+    if md.version.is_empty() {
+        return v("chart.metadata.version is required");
+    }
+    if !is_semver(&md.version) {
+        return v(&format!(
+            "chart.metadata.version {:?} is invalid",
+            md.version
+        ));
+    }
+    if !matches!(md.chart_type.as_str(), "" | "application" | "library") {
+        return v("chart.metadata.type must be application or library");
+    }
+    let mut seen = std::collections::HashSet::new();
+    for d in md.dependencies.iter().flatten() {
+        if !d.alias.is_empty()
+            && !d
+                .alias
+                .chars()
+                .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-')
+        {
+            return v(&format!(
+                "dependency {:?} has disallowed characters in the alias",
+                d.name
+            ));
+        }
+        let key = if d.alias.is_empty() {
+            &d.name
+        } else {
+            &d.alias
+        };
+        if !seen.insert(key.clone()) {
+            return v(&format!(
+                "more than one dependency with name or alias {key:?}"
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// A loose check of Masterminds' `semver.NewVersion` (what `Chart.yaml`
+/// versions must parse as).
+pub(crate) fn is_semver(v: &str) -> bool {
+    let v = v.strip_prefix('v').unwrap_or(v);
+    let (main, _) = v.split_once('+').unwrap_or((v, ""));
+    let (main, pre) = main.split_once('-').unwrap_or((main, ""));
+    let parts: Vec<&str> = main.split('.').collect();
+    if parts.is_empty() || parts.len() > 3 {
+        return false;
+    }
+    if !parts
+        .iter()
+        .all(|p| !p.is_empty() && p.chars().all(|c| c.is_ascii_digit()))
+    {
+        return false;
+    }
+    pre.chars()
+        .all(|c| c.is_ascii_alphanumeric() || c == '.' || c == '-')
+}
+
+/// Values text (several documents merged), as Helm's `LoadValues`.
+pub(crate) fn load_values(text: &str) -> Result<Value, String> {
+    let docs = crate::yaml::parse::parse_stream_json_keys(text)
+        .map_err(|e| format!("error reading yaml document: {}", yaml_error(&e)))?;
+    let mut values = Value::Map(BTreeMap::new());
+    for d in docs {
+        match from_node(&d.node) {
+            Value::Map(m) => values = merge_maps(values, Value::Map(m)),
+            Value::Nil => {}
+            other => {
+                return Err(format!(
+                    "cannot unmarshal yaml document: error unmarshaling JSON: json: cannot unmarshal {} into Go value of type map[string]interface {{}}",
+                    match other {
+                        Value::List(_) => "array",
+                        Value::Str(_) => "string",
+                        Value::Bool(_) => "bool",
+                        _ => "number",
+                    }
+                ));
+            }
+        }
+    }
+    Ok(values)
+}
+
+/// Builds a chart from its files (names relative to the chart root).
+fn load_files(files: Vec<(String, Vec<u8>)>, origin: &Path) -> Result<Chart, ChartError> {
+    let err = |m: String| ChartError::at(m, origin);
+    let mut md: Option<Metadata> = None;
+    for (name, data) in &files {
+        if name == "Chart.yaml" {
+            let mut m = Metadata::default();
+            parse_metadata(&String::from_utf8_lossy(data), &mut m).map_err(|e| {
+                ChartError::at(
+                    format!("cannot load Chart.yaml: {e}"),
+                    origin.join("Chart.yaml"),
+                )
+            })?;
+            if m.api_version.is_empty() {
+                m.api_version = "v1".into();
+            }
+            md = Some(m);
+        }
+    }
+    let mut templates = Vec::new();
+    let mut cfiles = Vec::new();
+    let mut values = Value::Map(BTreeMap::new());
+    let mut schema = None;
+    let mut subcharts: BTreeMap<String, Vec<(String, Vec<u8>)>> = BTreeMap::new();
+    for (name, data) in files {
+        match name.as_str() {
+            "Chart.yaml" | "Chart.lock" => {}
+            "values.yaml" => {
+                values = load_values(&String::from_utf8_lossy(&data)).map_err(|e| {
+                    ChartError::at(
+                        format!("cannot load values.yaml: {e}"),
+                        origin.join("values.yaml"),
+                    )
+                })?;
+            }
+            "values.schema.json" => schema = Some(data),
+            "requirements.yaml" => {
+                let m = md.get_or_insert_with(Metadata::default);
+                parse_metadata(&String::from_utf8_lossy(&data), m)
+                    .map_err(|e| err(format!("cannot load requirements.yaml: {e}")))?;
+                if m.api_version == "v1" {
+                    cfiles.push(ChartFile {
+                        name,
+                        data: data.into(),
+                    });
+                }
+            }
+            "requirements.lock" => {
+                if md.as_ref().is_some_and(|m| m.api_version == "v1") {
+                    cfiles.push(ChartFile {
+                        name,
+                        data: data.into(),
+                    });
+                }
+            }
+            n if n.starts_with("templates/") => templates.push(ChartFile {
+                name,
+                data: data.into(),
+            }),
+            n if n.starts_with("charts/") => {
+                if n.ends_with(".prov") {
+                    cfiles.push(ChartFile {
+                        name,
+                        data: data.into(),
+                    });
+                    continue;
+                }
+                let rest = &n["charts/".len()..];
+                let cname = rest.split('/').next().unwrap_or(rest).to_string();
+                subcharts
+                    .entry(cname)
+                    .or_default()
+                    .push((rest.to_string(), data));
+            }
+            _ => cfiles.push(ChartFile {
+                name,
+                data: data.into(),
+            }),
+        }
+    }
+    let Some(mut metadata) = md else {
+        return Err(err("Chart.yaml file is missing".into()));
+    };
+    validate(&mut metadata).map_err(err)?;
+    let mut dependencies = Vec::new();
+    for (n, files) in subcharts {
+        if n.starts_with('_') || n.starts_with('.') {
+            continue;
+        }
+        let sub_origin = origin.join("charts").join(&n);
+        let sc = if n.ends_with(".tgz") {
+            let (fname, data) = &files[0];
+            if *fname != n {
+                return Err(err(format!(
+                    "error unpacking subchart tar in {}: expected {n}, got {fname}",
+                    metadata.name
+                )));
+            }
+            archive_files(data).and_then(|f| load_files(f, &sub_origin).map_err(|e| e.message))
+        } else {
+            let inner: Vec<(String, Vec<u8>)> = files
+                .into_iter()
+                .filter_map(|(f, d)| f.split_once('/').map(|(_, r)| (r.to_string(), d)))
+                .collect();
+            load_files(inner, &sub_origin).map_err(|e| e.message)
+        };
+        match sc {
+            Ok(c) => dependencies.push(Arc::new(c)),
+            Err(m) => {
+                return Err(ChartError::at(
+                    format!("error unpacking subchart {n} in {}: {m}", metadata.name),
+                    sub_origin,
+                ));
+            }
+        }
+    }
+    Ok(Chart {
+        metadata,
+        templates,
+        files: cfiles,
+        values,
+        schema,
+        dependencies,
+        path: origin.to_path_buf(),
+        parsed: Mutex::new(BTreeMap::new()),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn helmignore_rules() {
+        let rules = parse_rules("# c\n*.bak\n/top.txt\nsub/x.txt\nsecret/\n").unwrap();
+        assert!(ignored(&rules, "a/b.bak", false));
+        assert!(ignored(&rules, "top.txt", false));
+        assert!(!ignored(&rules, "a/top.txt", false));
+        assert!(ignored(&rules, "sub/x.txt", false));
+        assert!(ignored(&rules, "secret", true));
+        assert!(!ignored(&rules, "secret", false));
+        assert!(parse_rules("a/**/b").is_err());
+    }
+
+    #[test]
+    fn semver_check() {
+        assert!(is_semver("1.2.3"));
+        assert!(is_semver("v1.2"));
+        assert!(is_semver("1.0.0-rc.1+build"));
+        assert!(!is_semver("one"));
+        assert!(!is_semver("1.2.3.4"));
+    }
+
+    #[test]
+    fn values_documents_merge() {
+        let v = load_values("a: 1\nb: {c: 2}\n---\nb: {d: 3}\n").unwrap();
+        assert_eq!(
+            crate::template::value::sprint_value(&v),
+            "map[a:1 b:map[c:2 d:3]]"
+        );
+    }
+
+    #[test]
+    fn clean_paths() {
+        assert_eq!(clean_path("a/./b//c"), "a/b/c");
+        assert_eq!(clean_path("../x"), "../x");
+        assert_eq!(clean_path(""), ".");
+    }
+}

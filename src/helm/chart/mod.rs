@@ -1,0 +1,220 @@
+//! Helm charts: loading (`Chart.yaml`, `values.yaml`, `charts/`, `.tgz`),
+//! values coalescing, dependencies (`condition`, `tags`, `alias`,
+//! `import-values`), `values.schema.json`, and rendering exactly as `helm
+//! template` does (Helm v4).
+//!
+//! [`load`] reads a chart once; a [`Chart`] is immutable, `Send + Sync` and
+//! caches its parsed templates, so one loaded chart renders many releases
+//! (in parallel) with [`render`]. [`print_template`] prints what `helm
+//! template` prints.
+
+mod deps;
+mod glob;
+mod load;
+mod objects;
+mod render;
+mod schema;
+pub mod values;
+
+use std::collections::BTreeMap;
+use std::fmt;
+use std::path::PathBuf;
+use std::sync::{Arc, Mutex};
+
+use crate::template::{ParsedText, Value};
+
+pub use load::load;
+pub use render::{print_template, render};
+
+/// A chart error: `Display` is Helm's message text.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ChartError {
+    pub message: String,
+    /// The file the error is about, where known.
+    pub path: Option<PathBuf>,
+}
+
+impl ChartError {
+    pub(crate) fn new(message: impl Into<String>) -> Self {
+        ChartError {
+            message: message.into(),
+            path: None,
+        }
+    }
+
+    pub(crate) fn at(message: impl Into<String>, path: impl Into<PathBuf>) -> Self {
+        ChartError {
+            message: message.into(),
+            path: Some(path.into()),
+        }
+    }
+}
+
+impl fmt::Display for ChartError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.message)
+    }
+}
+
+impl std::error::Error for ChartError {}
+
+/// A file of a chart (path relative to the chart's root, `/`-separated).
+#[derive(Debug, Clone)]
+pub struct ChartFile {
+    pub name: String,
+    pub data: Arc<[u8]>,
+}
+
+impl ChartFile {
+    pub fn text(&self) -> String {
+        String::from_utf8_lossy(&self.data).into_owned()
+    }
+}
+
+/// A maintainer entry of `Chart.yaml`.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Maintainer {
+    pub name: String,
+    pub email: String,
+    pub url: String,
+}
+
+/// A dependency entry of `Chart.yaml` (or `requirements.yaml`).
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Dependency {
+    pub name: String,
+    pub version: String,
+    pub repository: String,
+    pub condition: String,
+    pub tags: Vec<String>,
+    pub enabled: bool,
+    /// Entries as written: strings or `{child, parent}` maps.
+    pub import_values: Vec<Value>,
+    pub alias: String,
+}
+
+/// `Chart.yaml`, with Helm's field names.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Metadata {
+    pub api_version: String,
+    pub name: String,
+    pub home: String,
+    pub sources: Vec<String>,
+    pub version: String,
+    pub description: String,
+    pub keywords: Vec<String>,
+    pub maintainers: Vec<Maintainer>,
+    pub icon: String,
+    pub condition: String,
+    pub tags: String,
+    pub app_version: String,
+    pub deprecated: bool,
+    pub annotations: BTreeMap<String, String>,
+    pub kube_version: String,
+    /// `None` when the chart lists no dependencies at all.
+    pub dependencies: Option<Vec<Dependency>>,
+    pub chart_type: String,
+}
+
+impl Metadata {
+    pub fn is_library(&self) -> bool {
+        self.chart_type == "library"
+    }
+}
+
+/// A loaded chart with its subcharts and files.
+#[derive(Debug)]
+pub struct Chart {
+    pub metadata: Metadata,
+    /// `templates/...` files.
+    pub templates: Vec<ChartFile>,
+    /// Every other file the chart exposes as `.Files` (including `crds/`).
+    pub files: Vec<ChartFile>,
+    /// `values.yaml` (a map).
+    pub values: Value,
+    /// `values.schema.json`, when present.
+    pub schema: Option<Vec<u8>>,
+    /// Subcharts found in `charts/` (directories and archives).
+    pub dependencies: Vec<Arc<Chart>>,
+    /// Where the chart was loaded from (a directory, an archive, or an
+    /// archive inside a parent chart).
+    pub path: PathBuf,
+    /// Parsed templates by full template name (`parent/charts/sub/templates/x.yaml`).
+    parsed: Mutex<BTreeMap<String, Arc<Result<ParsedText, crate::template::Error>>>>,
+}
+
+impl Chart {
+    pub fn name(&self) -> &str {
+        &self.metadata.name
+    }
+
+    /// The chart's CRD files (`crds/*.yaml|yml|json`).
+    pub fn crd_files(&self) -> impl Iterator<Item = &ChartFile> {
+        self.files.iter().filter(|f| {
+            f.name.starts_with("crds/") && {
+                let ext = f.name.rsplit_once('.').map(|(_, e)| e.to_ascii_lowercase());
+                matches!(ext.as_deref(), Some("yaml" | "yml" | "json"))
+            }
+        })
+    }
+}
+
+/// What to render a chart with (`helm template`'s flags).
+#[derive(Debug, Clone)]
+pub struct RenderOptions {
+    pub release_name: String,
+    pub namespace: String,
+    /// User values, already merged from `-f` files (a map).
+    pub values: crate::yaml::Node,
+    /// `--kube-version` (default: Helm's, v1.35.0).
+    pub kube_version: Option<String>,
+    /// `--api-versions`, added to Helm's default set.
+    pub api_versions: Vec<String>,
+    pub is_upgrade: bool,
+    pub include_crds: bool,
+    pub skip_tests: bool,
+    pub skip_schema_validation: bool,
+}
+
+impl Default for RenderOptions {
+    fn default() -> Self {
+        RenderOptions {
+            release_name: "release-name".into(),
+            namespace: "default".into(),
+            values: crate::yaml::Node::Map(crate::yaml::Map::new()),
+            kube_version: None,
+            api_versions: Vec::new(),
+            is_upgrade: false,
+            include_crds: false,
+            skip_tests: false,
+            skip_schema_validation: false,
+        }
+    }
+}
+
+/// One document of the output.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Manifest {
+    /// The template path, as in `# Source:` (`chart/templates/x.yaml`).
+    pub source: String,
+    /// The document text (without the `---` and `# Source:` lines).
+    pub body: String,
+    /// A hook (`helm.sh/hook` annotation).
+    pub hook: bool,
+    /// A test hook (`helm.sh/hook: test`).
+    pub test: bool,
+    /// A file of a chart's `crds/` directory.
+    pub crd: bool,
+}
+
+/// The result of rendering.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Rendered {
+    /// In `helm template`'s output order: CRDs (when asked for), manifests,
+    /// then hooks.
+    pub manifests: Vec<Manifest>,
+    /// The rendered `NOTES.txt` of the top chart (`helm template` does not print it).
+    pub notes: Option<String>,
+    /// What Helm would log (coalescing conflicts, skipped schemas).
+    pub warnings: Vec<String>,
+}

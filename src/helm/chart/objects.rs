@@ -1,0 +1,486 @@
+//! The Go objects of Helm's render values: `.Files` (with `Get`,
+//! `GetBytes`, `Glob`, `Lines`, `AsConfig`, `AsSecrets`) and
+//! `.Capabilities` (`KubeVersion`, `APIVersions.Has`, `HelmVersion`).
+
+use std::collections::BTreeMap;
+use std::sync::Arc;
+
+use base64::Engine;
+
+use super::ChartFile;
+use super::glob::FilesGlob;
+use crate::template::{Object, Value};
+
+/// `.Files`: a chart's files by name.
+#[derive(Debug, Clone)]
+pub struct Files(pub Arc<BTreeMap<String, Arc<[u8]>>>);
+
+impl Files {
+    pub fn new(files: &[ChartFile]) -> Files {
+        Files(Arc::new(
+            files
+                .iter()
+                .map(|f| (f.name.clone(), f.data.clone()))
+                .collect(),
+        ))
+    }
+
+    fn text(&self, name: &str) -> String {
+        self.0
+            .get(name)
+            .map(|d| String::from_utf8_lossy(d).into_owned())
+            .unwrap_or_default()
+    }
+
+    fn base_map(&self, f: impl Fn(&[u8]) -> String) -> String {
+        if self.0.is_empty() {
+            return "{}".into();
+        }
+        let m: BTreeMap<String, Value> = self
+            .0
+            .iter()
+            .map(|(k, v)| {
+                let base = k.rsplit('/').next().unwrap_or(k).to_string();
+                (base, Value::Str(f(v)))
+            })
+            .collect();
+        crate::helm::funcs::to_yaml(&Value::Map(m))
+    }
+}
+
+fn one_str<'a>(args: &'a [Value], method: &str) -> Result<&'a str, String> {
+    if args.len() != 1 {
+        return Err(format!(
+            "wrong number of args for {method}: want 1 got {}",
+            args.len()
+        ));
+    }
+    args[0].as_str().ok_or_else(|| {
+        format!(
+            "wrong type for value; expected string; got {}",
+            args[0].type_name()
+        )
+    })
+}
+
+fn no_args(args: &[Value], method: &str) -> Result<(), String> {
+    if args.is_empty() {
+        Ok(())
+    } else {
+        Err(format!(
+            "wrong number of args for {method}: want 0 got {}",
+            args.len()
+        ))
+    }
+}
+
+impl Object for Files {
+    fn type_name(&self) -> &'static str {
+        "engine.files"
+    }
+
+    fn print(&self) -> String {
+        let parts: Vec<String> = self
+            .0
+            .iter()
+            .map(|(k, v)| {
+                let bytes: Vec<String> = v.iter().map(|b| b.to_string()).collect();
+                format!("{k}:[{}]", bytes.join(" "))
+            })
+            .collect();
+        format!("map[{}]", parts.join(" "))
+    }
+
+    fn field(&self, _name: &str) -> Option<Value> {
+        None
+    }
+
+    fn call(&self, name: &str, args: &[Value]) -> Option<Result<Value, String>> {
+        let r = match name {
+            "Get" => one_str(args, name).map(|n| Value::Str(self.text(n))),
+            "GetBytes" => one_str(args, name).map(|n| {
+                Value::List(
+                    self.0
+                        .get(n)
+                        .map(|d| d.iter().map(|b| Value::Int(i64::from(*b))).collect())
+                        .unwrap_or_default(),
+                )
+            }),
+            "Glob" => one_str(args, name).map(|p| {
+                let g = FilesGlob::new(p);
+                Value::object(Files(Arc::new(
+                    self.0
+                        .iter()
+                        .filter(|(k, _)| g.matches(k))
+                        .map(|(k, v)| (k.clone(), v.clone()))
+                        .collect(),
+                )))
+            }),
+            "Lines" => one_str(args, name).map(|n| {
+                let s = self.text(n);
+                if s.is_empty() {
+                    return Value::List(Vec::new());
+                }
+                let s = s.strip_suffix('\n').unwrap_or(&s);
+                Value::List(s.split('\n').map(|l| Value::Str(l.to_string())).collect())
+            }),
+            "AsConfig" => no_args(args, name)
+                .map(|_| Value::Str(self.base_map(|d| String::from_utf8_lossy(d).into_owned()))),
+            "AsSecrets" => no_args(args, name).map(|_| {
+                Value::Str(self.base_map(|d| base64::engine::general_purpose::STANDARD.encode(d)))
+            }),
+            _ => return None,
+        };
+        Some(r)
+    }
+
+    fn plain(&self) -> Value {
+        Value::Map(
+            self.0
+                .iter()
+                .map(|(k, v)| {
+                    (
+                        k.clone(),
+                        Value::Str(String::from_utf8_lossy(v).into_owned()),
+                    )
+                })
+                .collect(),
+        )
+    }
+
+    fn is_true(&self) -> bool {
+        !self.0.is_empty()
+    }
+}
+
+/// `.Capabilities.KubeVersion`.
+#[derive(Debug, Clone)]
+pub struct KubeVersion {
+    pub version: String,
+    pub normalized: String,
+    pub major: String,
+    pub minor: String,
+}
+
+impl KubeVersion {
+    /// Helm's `ParseKubeVersion` (`k8s.io/apimachinery`'s `ParseGeneric`:
+    /// two or more numeric fields, then anything).
+    pub fn parse(v: &str) -> Result<KubeVersion, String> {
+        let bad = || format!("illegal version string {v:?}");
+        let s = v.trim();
+        let s = s.strip_prefix('v').unwrap_or(s);
+        let mut end = 0;
+        let bytes = s.as_bytes();
+        // numeric fields separated by dots
+        loop {
+            let start = end;
+            while end < bytes.len() && bytes[end].is_ascii_digit() {
+                end += 1;
+            }
+            if end == start {
+                return Err(bad());
+            }
+            if end + 1 < bytes.len() && bytes[end] == b'.' && bytes[end + 1].is_ascii_digit() {
+                end += 1;
+                continue;
+            }
+            break;
+        }
+        let nums: Vec<&str> = s[..end].split('.').collect();
+        if nums.len() < 2 || (nums[0].len() > 1 && nums[0].starts_with('0')) {
+            return Err(bad());
+        }
+        let parsed: Vec<u64> = nums
+            .iter()
+            .map(|n| n.parse::<u64>().map_err(|_| bad()))
+            .collect::<Result<_, _>>()?;
+        let norm: Vec<String> = parsed.iter().map(|n| n.to_string()).collect();
+        let git = if v.starts_with('v') {
+            v.to_string()
+        } else {
+            format!("v{v}")
+        };
+        Ok(KubeVersion {
+            version: git,
+            normalized: format!("v{}", norm.join(".")),
+            major: parsed[0].to_string(),
+            minor: parsed[1].to_string(),
+        })
+    }
+
+    pub fn default_version() -> KubeVersion {
+        KubeVersion {
+            version: "v1.35.0".into(),
+            normalized: "v1.35.0".into(),
+            major: "1".into(),
+            minor: "35".into(),
+        }
+    }
+}
+
+impl Object for KubeVersion {
+    fn type_name(&self) -> &'static str {
+        "common.KubeVersion"
+    }
+    fn print(&self) -> String {
+        format!(
+            "{{{} {} {} {}}}",
+            self.version, self.normalized, self.major, self.minor
+        )
+    }
+    fn field(&self, name: &str) -> Option<Value> {
+        match name {
+            "Version" => Some(Value::Str(self.version.clone())),
+            "Major" => Some(Value::Str(self.major.clone())),
+            "Minor" => Some(Value::Str(self.minor.clone())),
+            _ => None,
+        }
+    }
+    fn call(&self, name: &str, args: &[Value]) -> Option<Result<Value, String>> {
+        let v = match name {
+            "GitVersion" => self.version.clone(),
+            "String" => {
+                if self.normalized.is_empty() {
+                    self.version.clone()
+                } else {
+                    self.normalized.clone()
+                }
+            }
+            _ => return None,
+        };
+        Some(no_args(args, name).map(|_| Value::Str(v)))
+    }
+    fn plain(&self) -> Value {
+        Value::Map(BTreeMap::from([
+            ("Version".into(), Value::Str(self.version.clone())),
+            ("Major".into(), Value::Str(self.major.clone())),
+            ("Minor".into(), Value::Str(self.minor.clone())),
+        ]))
+    }
+}
+
+/// `.Capabilities.APIVersions`.
+#[derive(Debug, Clone)]
+pub struct VersionSet(pub Vec<String>);
+
+impl Object for VersionSet {
+    fn type_name(&self) -> &'static str {
+        "common.VersionSet"
+    }
+    fn print(&self) -> String {
+        format!("[{}]", self.0.join(" "))
+    }
+    fn field(&self, _name: &str) -> Option<Value> {
+        None
+    }
+    fn call(&self, name: &str, args: &[Value]) -> Option<Result<Value, String>> {
+        match name {
+            "Has" => Some(one_str(args, name).map(|v| Value::Bool(self.0.iter().any(|x| x == v)))),
+            _ => None,
+        }
+    }
+    fn plain(&self) -> Value {
+        Value::List(self.0.iter().map(|s| Value::Str(s.clone())).collect())
+    }
+    fn is_true(&self) -> bool {
+        !self.0.is_empty()
+    }
+}
+
+/// Helm v4.1.4's build information (`.Capabilities.HelmVersion`).
+#[derive(Debug, Clone)]
+pub struct HelmVersion;
+
+const HELM_VERSION: [(&str, &str, &str); 5] = [
+    ("Version", "version", "v4.1.4"),
+    (
+        "GitCommit",
+        "git_commit",
+        "05fa37973dc9e42b76e1d2883494c87174b6074f",
+    ),
+    ("GitTreeState", "git_tree_state", "clean"),
+    ("GoVersion", "go_version", "go1.25.9"),
+    ("KubeClientVersion", "kube_client_version", "v1.35"),
+];
+
+impl Object for HelmVersion {
+    fn type_name(&self) -> &'static str {
+        "version.BuildInfo"
+    }
+    fn print(&self) -> String {
+        let v: Vec<&str> = HELM_VERSION.iter().map(|(_, _, v)| *v).collect();
+        format!("{{{}}}", v.join(" "))
+    }
+    fn field(&self, name: &str) -> Option<Value> {
+        HELM_VERSION
+            .iter()
+            .find(|(f, _, _)| *f == name)
+            .map(|(_, _, v)| Value::Str(v.to_string()))
+    }
+    fn call(&self, _name: &str, _args: &[Value]) -> Option<Result<Value, String>> {
+        None
+    }
+    fn plain(&self) -> Value {
+        Value::Map(
+            HELM_VERSION
+                .iter()
+                .map(|(_, j, v)| (j.to_string(), Value::Str(v.to_string())))
+                .collect(),
+        )
+    }
+}
+
+/// `.Capabilities`.
+#[derive(Debug, Clone)]
+pub struct Capabilities {
+    pub kube: KubeVersion,
+    pub api: VersionSet,
+}
+
+impl Object for Capabilities {
+    fn type_name(&self) -> &'static str {
+        "*common.Capabilities"
+    }
+    fn print(&self) -> String {
+        format!(
+            "&{{{} {} {}}}",
+            self.kube.print(),
+            self.api.print(),
+            HelmVersion.print()
+        )
+    }
+    fn field(&self, name: &str) -> Option<Value> {
+        match name {
+            "KubeVersion" => Some(Value::object(self.kube.clone())),
+            "APIVersions" => Some(Value::object(self.api.clone())),
+            "HelmVersion" => Some(Value::object(HelmVersion)),
+            _ => None,
+        }
+    }
+    fn call(&self, _name: &str, _args: &[Value]) -> Option<Result<Value, String>> {
+        None
+    }
+    fn plain(&self) -> Value {
+        Value::Map(BTreeMap::from([
+            ("KubeVersion".into(), self.kube.plain()),
+            ("APIVersions".into(), self.api.plain()),
+            ("HelmVersion".into(), HelmVersion.plain()),
+        ]))
+    }
+}
+
+/// Helm's default API versions (client-go's scheme, with the
+/// apiextensions groups), in Helm's order.
+pub const DEFAULT_API_VERSIONS: &[&str] = &[
+    "v1",
+    "admissionregistration.k8s.io/v1",
+    "admissionregistration.k8s.io/v1alpha1",
+    "admissionregistration.k8s.io/v1beta1",
+    "internal.apiserver.k8s.io/v1alpha1",
+    "apps/v1",
+    "apps/v1beta1",
+    "apps/v1beta2",
+    "authentication.k8s.io/v1",
+    "authentication.k8s.io/v1alpha1",
+    "authentication.k8s.io/v1beta1",
+    "authorization.k8s.io/v1",
+    "authorization.k8s.io/v1beta1",
+    "autoscaling/v1",
+    "autoscaling/v2",
+    "autoscaling/v2beta1",
+    "autoscaling/v2beta2",
+    "batch/v1",
+    "batch/v1beta1",
+    "certificates.k8s.io/v1",
+    "certificates.k8s.io/v1beta1",
+    "certificates.k8s.io/v1alpha1",
+    "coordination.k8s.io/v1alpha2",
+    "coordination.k8s.io/v1beta1",
+    "coordination.k8s.io/v1",
+    "discovery.k8s.io/v1",
+    "discovery.k8s.io/v1beta1",
+    "events.k8s.io/v1",
+    "events.k8s.io/v1beta1",
+    "extensions/v1beta1",
+    "flowcontrol.apiserver.k8s.io/v1",
+    "flowcontrol.apiserver.k8s.io/v1beta1",
+    "flowcontrol.apiserver.k8s.io/v1beta2",
+    "flowcontrol.apiserver.k8s.io/v1beta3",
+    "networking.k8s.io/v1",
+    "networking.k8s.io/v1beta1",
+    "node.k8s.io/v1",
+    "node.k8s.io/v1alpha1",
+    "node.k8s.io/v1beta1",
+    "policy/v1",
+    "policy/v1beta1",
+    "rbac.authorization.k8s.io/v1",
+    "rbac.authorization.k8s.io/v1beta1",
+    "rbac.authorization.k8s.io/v1alpha1",
+    "resource.k8s.io/v1",
+    "resource.k8s.io/v1beta2",
+    "resource.k8s.io/v1beta1",
+    "resource.k8s.io/v1alpha3",
+    "scheduling.k8s.io/v1alpha1",
+    "scheduling.k8s.io/v1beta1",
+    "scheduling.k8s.io/v1",
+    "storage.k8s.io/v1beta1",
+    "storage.k8s.io/v1",
+    "storage.k8s.io/v1alpha1",
+    "storagemigration.k8s.io/v1beta1",
+    "apiextensions.k8s.io/v1beta1",
+    "apiextensions.k8s.io/v1",
+];
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn kube_versions_parse_as_helm() {
+        let k = KubeVersion::parse("1.29").unwrap();
+        assert_eq!(k.print(), "{v1.29 v1.29 1 29}");
+        assert_eq!(
+            KubeVersion::parse("1.02").unwrap().print(),
+            "{v1.02 v1.2 1 2}"
+        );
+        let k = KubeVersion::parse("v1.33.4-gke.1245000").unwrap();
+        assert_eq!(k.version, "v1.33.4-gke.1245000");
+        assert_eq!((k.major.as_str(), k.minor.as_str()), ("1", "33"));
+        assert!(KubeVersion::parse("banana").is_err());
+    }
+
+    #[test]
+    fn files_methods() {
+        let f = Files::new(&[
+            ChartFile {
+                name: "files/a.conf".into(),
+                data: Arc::from(&b"x=1\ny=2\n"[..]),
+            },
+            ChartFile {
+                name: "other.txt".into(),
+                data: Arc::from(&b"o"[..]),
+            },
+        ]);
+        let g = f
+            .call("Glob", &[Value::Str("files/*".into())])
+            .unwrap()
+            .unwrap();
+        let Value::Object(g) = g else { panic!() };
+        assert_eq!(
+            g.0.call("AsConfig", &[]).unwrap().unwrap(),
+            Value::Str("a.conf: |\n  x=1\n  y=2".into())
+        );
+        assert_eq!(
+            f.call("Lines", &[Value::Str("files/a.conf".into())])
+                .unwrap()
+                .unwrap(),
+            Value::List(vec![Value::Str("x=1".into()), Value::Str("y=2".into())])
+        );
+        assert_eq!(
+            f.call("Get", &[Value::Str("nope".into())])
+                .unwrap()
+                .unwrap(),
+            Value::Str(String::new())
+        );
+    }
+}

@@ -1,0 +1,652 @@
+//! Rendering as `helm template` does (`pkg/action/install.go`,
+//! `pkg/engine/engine.go`, `pkg/release/v1/util/manifest_sorter.go`):
+//! every enabled chart's templates parsed into one set (deepest paths
+//! first, so the top chart's `define`s win), each non-partial template
+//! executed with its chart's values, `<no value>` removed, documents split
+//! on `---`, hooks separated, manifests sorted by kind.
+
+use std::collections::BTreeMap;
+use std::sync::{Arc, OnceLock};
+
+use super::deps::{self, WChart, compatible};
+use super::objects::{Capabilities, DEFAULT_API_VERSIONS, Files, KubeVersion, VersionSet};
+use super::values::{M, coalesce_values, from_node};
+use super::{Chart, ChartError, Manifest, Metadata, RenderOptions, Rendered};
+use crate::template::{ParsedText, Templates, Value};
+
+/// The function set every chart is rendered with (Go's, Sprig's and
+/// Helm's functions). Built anew for each render, so that Sprig's seeded
+/// random functions give the same output for the same render.
+fn fresh_templates() -> Templates {
+    {
+        let mut t = Templates::new();
+        t.name = "gotpl".into();
+        crate::helm::funcs::add_funcs(&mut t);
+        let names = t.func_names();
+        if !names.contains("fail") {
+            t.add_func("fail", 1, Some(1), |_, a| {
+                let msg = crate::template::value::sprint_value(&a[0]);
+                Err(format!(
+                    "{}{msg}{}",
+                    crate::helm::funcs::ERR_START,
+                    crate::helm::funcs::ERR_END
+                ))
+            });
+        }
+        if !names.contains("lookup") {
+            t.add_func("lookup", 4, Some(4), |_, _| Ok(Value::Map(BTreeMap::new())));
+        }
+        if !names.contains("getHostByName") {
+            t.add_func("getHostByName", 1, Some(1), |_, _| {
+                Ok(Value::Str(String::new()))
+            });
+        }
+        t
+    }
+}
+
+/// Helm's `InstallOrder` of kinds.
+const INSTALL_ORDER: &[&str] = &[
+    "PriorityClass",
+    "Namespace",
+    "NetworkPolicy",
+    "ResourceQuota",
+    "LimitRange",
+    "PodSecurityPolicy",
+    "PodDisruptionBudget",
+    "ServiceAccount",
+    "Secret",
+    "SecretList",
+    "ConfigMap",
+    "StorageClass",
+    "PersistentVolume",
+    "PersistentVolumeClaim",
+    "CustomResourceDefinition",
+    "ClusterRole",
+    "ClusterRoleList",
+    "ClusterRoleBinding",
+    "ClusterRoleBindingList",
+    "Role",
+    "RoleList",
+    "RoleBinding",
+    "RoleBindingList",
+    "Service",
+    "DaemonSet",
+    "Pod",
+    "ReplicationController",
+    "ReplicaSet",
+    "Deployment",
+    "HorizontalPodAutoscaler",
+    "StatefulSet",
+    "Job",
+    "CronJob",
+    "IngressClass",
+    "Ingress",
+    "APIService",
+    "MutatingWebhookConfiguration",
+    "ValidatingWebhookConfiguration",
+];
+
+const HOOK_EVENTS: &[&str] = &[
+    "pre-install",
+    "post-install",
+    "pre-delete",
+    "post-delete",
+    "pre-upgrade",
+    "post-upgrade",
+    "pre-rollback",
+    "post-rollback",
+    "test",
+    "test-success",
+];
+
+/// `.Chart` for a chart (Helm's `structToMap` of the metadata, Go field names).
+fn chart_value(
+    md: &Metadata,
+    name: &str,
+    deps: Option<&Vec<super::Dependency>>,
+    is_root: bool,
+) -> Value {
+    let s = |x: &str| Value::Str(x.to_string());
+    let list = |v: &[String]| Value::List(v.iter().map(|x| s(x)).collect());
+    let mut m = M::new();
+    m.insert("Name".into(), s(name));
+    m.insert("Home".into(), s(&md.home));
+    m.insert("Sources".into(), list(&md.sources));
+    m.insert("Version".into(), s(&md.version));
+    m.insert("Description".into(), s(&md.description));
+    m.insert("Keywords".into(), list(&md.keywords));
+    m.insert(
+        "Maintainers".into(),
+        Value::List(
+            md.maintainers
+                .iter()
+                .map(|x| {
+                    Value::Map(M::from([
+                        ("Name".into(), s(&x.name)),
+                        ("Email".into(), s(&x.email)),
+                        ("URL".into(), s(&x.url)),
+                    ]))
+                })
+                .collect(),
+        ),
+    );
+    m.insert("Icon".into(), s(&md.icon));
+    m.insert("APIVersion".into(), s(&md.api_version));
+    m.insert("Condition".into(), s(&md.condition));
+    m.insert("Tags".into(), s(&md.tags));
+    m.insert("AppVersion".into(), s(&md.app_version));
+    m.insert("Deprecated".into(), Value::Bool(md.deprecated));
+    m.insert(
+        "Annotations".into(),
+        Value::Map(
+            md.annotations
+                .iter()
+                .map(|(k, v)| (k.clone(), s(v)))
+                .collect(),
+        ),
+    );
+    m.insert("KubeVersion".into(), s(&md.kube_version));
+    m.insert(
+        "Dependencies".into(),
+        Value::List(
+            deps.map(|d| d.as_slice())
+                .unwrap_or(&[])
+                .iter()
+                .map(|d| {
+                    Value::Map(M::from([
+                        ("Name".into(), s(&d.name)),
+                        ("Version".into(), s(&d.version)),
+                        ("Repository".into(), s(&d.repository)),
+                        ("Condition".into(), s(&d.condition)),
+                        ("Tags".into(), list(&d.tags)),
+                        ("Enabled".into(), Value::Bool(d.enabled)),
+                        ("ImportValues".into(), Value::List(d.import_values.clone())),
+                        ("Alias".into(), s(&d.alias)),
+                    ]))
+                })
+                .collect(),
+        ),
+    );
+    m.insert("Type".into(), s(&md.chart_type));
+    m.insert("IsRoot".into(), Value::Bool(is_root));
+    Value::Map(m)
+}
+
+/// One template to execute.
+struct Renderable {
+    /// Index into the list of per-chart render values.
+    chart: usize,
+    base_path: String,
+    /// The chart's directory or archive, and the file's name in it.
+    origin: std::path::PathBuf,
+}
+
+struct Collect<'c> {
+    /// Per chart: its render values (`next` in Helm's engine).
+    nexts: Vec<Value>,
+    templates: BTreeMap<String, (Renderable, &'c Chart, &'c super::ChartFile)>,
+}
+
+/// `recAllTpls`: the render values of `c` (and, recursively, its subcharts).
+fn all_templates<'c>(
+    w: &WChart<'c>,
+    parent_values: Option<&M>,
+    top: &M,
+    full_path: &str,
+    out: &mut Collect<'c>,
+) -> Value {
+    let is_root = parent_values.is_none();
+    let values = match parent_values {
+        None => top.get("Values").cloned().unwrap_or(Value::Map(M::new())),
+        Some(pv) => match pv.get(&w.name) {
+            Some(Value::Map(m)) => Value::Map(m.clone()),
+            _ => Value::Map(M::new()),
+        },
+    };
+    let mut subcharts = M::new();
+    let values_map = match &values {
+        Value::Map(m) => m.clone(),
+        _ => M::new(),
+    };
+    for d in &w.deps {
+        let sub_path = format!("{full_path}/charts/{}", d.name);
+        let v = all_templates(d, Some(&values_map), top, &sub_path, out);
+        subcharts.insert(d.name.clone(), v);
+    }
+    let mut next = M::new();
+    next.insert(
+        "Chart".into(),
+        chart_value(&w.chart.metadata, &w.name, w.meta_deps.as_ref(), is_root),
+    );
+    next.insert("Files".into(), Value::object(Files::new(&w.chart.files)));
+    next.insert(
+        "Release".into(),
+        top.get("Release").cloned().unwrap_or_default(),
+    );
+    next.insert(
+        "Capabilities".into(),
+        top.get("Capabilities").cloned().unwrap_or_default(),
+    );
+    next.insert("Values".into(), values);
+    next.insert("Subcharts".into(), Value::Map(subcharts));
+    let next = Value::Map(next);
+    let idx = out.nexts.len();
+    out.nexts.push(next.clone());
+    let library = w.chart.metadata.is_library();
+    for t in &w.chart.templates {
+        if library && !base_name(&t.name).starts_with('_') {
+            continue;
+        }
+        out.templates.insert(
+            format!("{full_path}/{}", t.name),
+            (
+                Renderable {
+                    chart: idx,
+                    base_path: format!("{full_path}/templates"),
+                    origin: w.chart.path.join(&t.name),
+                },
+                w.chart,
+                t,
+            ),
+        );
+    }
+    next
+}
+
+fn base_name(p: &str) -> &str {
+    p.rsplit('/').next().unwrap_or(p)
+}
+
+/// Helm's `sortTemplates`: most path segments first, then reverse
+/// lexical order.
+fn sort_templates(names: &mut [String]) {
+    names.sort_by(|a, b| {
+        let (ca, cb) = (a.matches('/').count(), b.matches('/').count());
+        cb.cmp(&ca).then_with(|| b.cmp(a))
+    });
+}
+
+/// Renders a chart as `helm template` does.
+pub fn render(chart: &Chart, opts: &RenderOptions) -> Result<Rendered, ChartError> {
+    let mut warnings = Vec::new();
+    let chart_err = |m: String| ChartError::at(m, &chart.path);
+    match chart.metadata.chart_type.as_str() {
+        "" | "application" => {}
+        t => return Err(chart_err(format!("{t} charts are not installable"))),
+    }
+    if let Some(reqs) = &chart.metadata.dependencies {
+        let missing: Vec<&str> = reqs
+            .iter()
+            .filter(|r| !chart.dependencies.iter().any(|d| d.metadata.name == r.name))
+            .map(|r| r.name.as_str())
+            .collect();
+        if !missing.is_empty() {
+            return Err(chart_err(format!(
+                "an error occurred while checking for chart dependencies. You may need to run 'helm dependency build' to fetch missing dependencies: found in Chart.yaml, but missing in charts/ directory: {}",
+                missing.join(", ")
+            )));
+        }
+    }
+    let user = match from_node(&opts.values) {
+        Value::Map(m) => m,
+        _ => M::new(),
+    };
+    let kube = match &opts.kube_version {
+        Some(v) => KubeVersion::parse(v)
+            .map_err(|e| ChartError::new(format!("invalid kube version '{v}': {e}")))?,
+        None => KubeVersion::default_version(),
+    };
+    let mut w = WChart::new(chart);
+    deps::process(&mut w, &user, &mut warnings)
+        .map_err(|e| chart_err(format!("chart dependencies processing failed: {e}")))?;
+    let vals = coalesce_values(&w, user, false, &mut warnings).map_err(chart_err)?;
+    if !opts.skip_schema_validation {
+        super::schema::validate(&w, &vals, &mut warnings).map_err(|e| {
+            chart_err(format!(
+                "values don't meet the specifications of the schema(s) in the following chart(s):\n{e}"
+            ))
+        })?;
+    }
+    let mut api: Vec<String> = DEFAULT_API_VERSIONS.iter().map(|s| s.to_string()).collect();
+    api.extend(opts.api_versions.iter().cloned());
+    let caps = Capabilities {
+        kube: kube.clone(),
+        api: VersionSet(api),
+    };
+    let mut top = M::new();
+    top.insert(
+        "Release".into(),
+        Value::Map(M::from([
+            ("Name".into(), Value::Str(opts.release_name.clone())),
+            ("Namespace".into(), Value::Str(opts.namespace.clone())),
+            ("IsUpgrade".into(), Value::Bool(opts.is_upgrade)),
+            ("IsInstall".into(), Value::Bool(!opts.is_upgrade)),
+            ("Revision".into(), Value::Int(1)),
+            ("Service".into(), Value::Str("Helm".into())),
+        ])),
+    );
+    top.insert("Capabilities".into(), Value::object(caps));
+    top.insert("Values".into(), Value::Map(vals));
+    if !chart.metadata.kube_version.is_empty() {
+        let normalized = if kube.normalized.is_empty() {
+            &kube.version
+        } else {
+            &kube.normalized
+        };
+        if !compatible(&chart.metadata.kube_version, normalized) {
+            return Err(chart_err(format!(
+                "chart requires kubeVersion: {} which is incompatible with Kubernetes {}",
+                chart.metadata.kube_version, kube.version
+            )));
+        }
+    }
+
+    // The template set.
+    let mut collect = Collect {
+        nexts: Vec::new(),
+        templates: BTreeMap::new(),
+    };
+    all_templates(&w, None, &top, &w.name.clone(), &mut collect);
+    let mut keys: Vec<String> = collect.templates.keys().cloned().collect();
+    sort_templates(&mut keys);
+    let mut set = fresh_templates();
+    for k in &keys {
+        let (r, owner, file) = &collect.templates[k];
+        let parsed = parsed_text(chart, owner, k, file);
+        match &*parsed {
+            Ok(p) => set.add_parsed(p),
+            Err(e) => {
+                return Err(ChartError::at(crate::helm::error_text(e), &r.origin));
+            }
+        }
+    }
+
+    // Execution.
+    let mut files: BTreeMap<String, String> = BTreeMap::new();
+    for k in &keys {
+        if base_name(k).starts_with('_') {
+            continue;
+        }
+        let (r, _, _) = &collect.templates[k];
+        let data = &mut collect.nexts[r.chart];
+        if let Value::Map(m) = data {
+            m.insert(
+                "Template".into(),
+                Value::Map(M::from([
+                    ("Name".into(), Value::Str(k.clone())),
+                    ("BasePath".into(), Value::Str(r.base_path.clone())),
+                ])),
+            );
+        }
+        let out = set
+            .execute(k, data)
+            .map_err(|e| ChartError::at(crate::helm::error_text(&e), &r.origin))?;
+        files.insert(k.clone(), out.replace("<no value>", ""));
+    }
+
+    // NOTES.txt
+    let notes_name = format!("{}/templates/NOTES.txt", w.name);
+    let mut notes = None;
+    files.retain(|k, v| {
+        if k.ends_with("NOTES.txt") {
+            if *k == notes_name {
+                notes = Some(std::mem::take(v));
+            }
+            return false;
+        }
+        true
+    });
+
+    let (hooks, generic) = sort_manifests(&files)?;
+    let mut manifests = Vec::new();
+    if opts.include_crds {
+        crd_objects(&w, &w.name, &mut manifests);
+    }
+    manifests.extend(generic);
+    for h in hooks {
+        if opts.skip_tests && h.test {
+            continue;
+        }
+        manifests.push(h);
+    }
+    Ok(Rendered {
+        manifests,
+        notes,
+        warnings,
+    })
+}
+
+/// The parsed text of a template, cached in the top chart.
+fn parsed_text(
+    root: &Chart,
+    owner: &Chart,
+    full_name: &str,
+    file: &super::ChartFile,
+) -> Arc<Result<ParsedText, crate::template::Error>> {
+    let _ = owner;
+    if let Ok(cache) = root.parsed.lock()
+        && let Some(p) = cache.get(full_name)
+    {
+        return p.clone();
+    }
+    let names = base_names();
+    let text = file.text();
+    let p = Arc::new(Templates::parse_text_with(full_name, &text, names));
+    if let Ok(mut cache) = root.parsed.lock() {
+        cache.insert(full_name.to_string(), p.clone());
+    }
+    p
+}
+
+fn base_names() -> &'static std::collections::HashSet<String> {
+    static NAMES: OnceLock<std::collections::HashSet<String>> = OnceLock::new();
+    NAMES.get_or_init(|| fresh_templates().func_names())
+}
+
+fn crd_objects(w: &WChart, full_path: &str, out: &mut Vec<Manifest>) {
+    for f in w.chart.crd_files() {
+        out.push(Manifest {
+            source: format!("{full_path}/{}", f.name),
+            body: f.text(),
+            hook: false,
+            test: false,
+            crd: true,
+        });
+    }
+    for d in &w.deps {
+        crd_objects(d, &format!("{full_path}/charts/{}", d.name), out);
+    }
+}
+
+/// Helm's `SplitManifests`: documents split on lines starting with `---`,
+/// blank ones dropped, leading whitespace trimmed.
+pub(crate) fn split_manifests(big: &str) -> Vec<String> {
+    static SEP: OnceLock<regex::Regex> = OnceLock::new();
+    let sep = SEP.get_or_init(|| regex::Regex::new(r"(?m)^---[ \t]*").expect("regex"));
+    let big = big.trim_start();
+    sep.split(big)
+        .filter(|d| !d.trim().is_empty())
+        .map(|d| d.trim_start().to_string())
+        .collect()
+}
+
+struct Head {
+    kind: String,
+    annotations: BTreeMap<String, String>,
+}
+
+fn head(path: &str, doc: &str) -> Result<Head, ChartError> {
+    let node = crate::yaml::parse::parse_stream_json_keys(doc)
+        .map_err(|e| {
+            ChartError::new(format!(
+                "YAML parse error on {path}: error converting YAML to JSON: yaml: line {}: {}",
+                e.line, e.message
+            ))
+        })?
+        .into_iter()
+        .next()
+        .map(|d| d.node)
+        .unwrap_or(crate::yaml::Node::Null);
+    let kind = node
+        .get("kind")
+        .and_then(|k| k.as_str())
+        .unwrap_or("")
+        .to_string();
+    let mut annotations = BTreeMap::new();
+    if let Some(crate::yaml::Node::Map(a)) = node.get("metadata").and_then(|m| m.get("annotations"))
+    {
+        for (k, v) in a.iter() {
+            let text = match v {
+                crate::yaml::Node::Str(s) => s.clone(),
+                crate::yaml::Node::Null => String::new(),
+                other => {
+                    let ty = match other {
+                        crate::yaml::Node::Bool(_) => "bool",
+                        crate::yaml::Node::Seq(_) => "array",
+                        crate::yaml::Node::Map(_) => "object",
+                        _ => "number",
+                    };
+                    return Err(ChartError::new(format!(
+                        "YAML parse error on {path}: error unmarshaling JSON: while decoding JSON: json: cannot unmarshal {ty} into Go struct field .metadata.annotations of type string"
+                    )));
+                }
+            };
+            annotations.insert(k.clone(), text);
+        }
+    }
+    Ok(Head { kind, annotations })
+}
+
+fn kind_rank(kind: &str) -> Option<usize> {
+    INSTALL_ORDER.iter().position(|k| *k == kind)
+}
+
+/// `lessByKind`.
+fn kind_less(a: &str, b: &str) -> bool {
+    match (kind_rank(a), kind_rank(b)) {
+        (None, None) => a < b,
+        (None, Some(_)) => false,
+        (Some(_), None) => true,
+        (Some(x), Some(y)) => x < y,
+    }
+}
+
+fn sort_by_kind(v: &mut [(String, Manifest)]) {
+    v.sort_by(|(ka, _), (kb, _)| {
+        if kind_less(ka, kb) {
+            std::cmp::Ordering::Less
+        } else if kind_less(kb, ka) {
+            std::cmp::Ordering::Greater
+        } else {
+            std::cmp::Ordering::Equal
+        }
+    });
+}
+
+/// `SortManifests`: hooks and other manifests, each sorted by kind.
+fn sort_manifests(
+    files: &BTreeMap<String, String>,
+) -> Result<(Vec<Manifest>, Vec<Manifest>), ChartError> {
+    let mut hooks = Vec::new();
+    let mut generic = Vec::new();
+    for (path, content) in files {
+        if base_name(path).starts_with('_') || content.trim().is_empty() {
+            continue;
+        }
+        for doc in split_manifests(content) {
+            let h = head(path, &doc)?;
+            let hook_types = match h.annotations.get("helm.sh/hook") {
+                Some(t) => t,
+                None => {
+                    generic.push((
+                        h.kind,
+                        Manifest {
+                            source: path.clone(),
+                            body: doc,
+                            hook: false,
+                            test: false,
+                            crd: false,
+                        },
+                    ));
+                    continue;
+                }
+            };
+            let events: Vec<String> = hook_types
+                .split(',')
+                .map(|e| e.trim().to_lowercase())
+                .collect();
+            if events.iter().any(|e| !HOOK_EVENTS.contains(&e.as_str())) {
+                continue;
+            }
+            let test = events.iter().any(|e| e == "test" || e == "test-success");
+            hooks.push((
+                h.kind,
+                Manifest {
+                    source: path.clone(),
+                    body: doc,
+                    hook: true,
+                    test,
+                    crd: false,
+                },
+            ));
+        }
+    }
+    sort_by_kind(&mut hooks);
+    sort_by_kind(&mut generic);
+    Ok((
+        hooks.into_iter().map(|(_, m)| m).collect(),
+        generic.into_iter().map(|(_, m)| m).collect(),
+    ))
+}
+
+/// What `helm template` prints on stdout.
+pub fn print_template(r: &Rendered) -> String {
+    let mut manifest = String::new();
+    for m in r.manifests.iter().filter(|m| !m.hook) {
+        manifest.push_str(&format!("---\n# Source: {}\n{}\n", m.source, m.body));
+    }
+    let mut out = manifest.trim().to_string();
+    out.push('\n');
+    for m in r.manifests.iter().filter(|m| m.hook) {
+        out.push_str(&format!("---\n# Source: {}\n{}\n", m.source, m.body));
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn split_like_helm() {
+        let docs = split_manifests("\n---\na: 1\n---  \n\n---\nb: 2\n----x\n");
+        assert_eq!(docs, vec!["a: 1\n", "b: 2\n", "-x\n"]);
+    }
+
+    #[test]
+    fn template_order() {
+        let mut k = vec![
+            "c/templates/a.yaml".to_string(),
+            "c/charts/s/templates/b.yaml".to_string(),
+            "c/templates/b.yaml".to_string(),
+        ];
+        sort_templates(&mut k);
+        assert_eq!(
+            k,
+            vec![
+                "c/charts/s/templates/b.yaml",
+                "c/templates/b.yaml",
+                "c/templates/a.yaml"
+            ]
+        );
+    }
+
+    #[test]
+    fn kinds_sort_in_install_order() {
+        assert!(kind_less("Namespace", "Deployment"));
+        assert!(kind_less("Deployment", "Zebra"));
+        assert!(kind_less("Apple", "Zebra"));
+        assert!(!kind_less("Zebra", "Zebra"));
+    }
+}

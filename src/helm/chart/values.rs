@@ -1,0 +1,334 @@
+//! Values as Helm handles them: YAML read the `sigs.k8s.io/yaml` way
+//! (numbers are float64), documents merged, and Helm's coalescing rules
+//! (`pkg/chart/common/util/coalesce.go`): chart defaults under user values,
+//! a user `null` deletes a default, subchart sections and `global`
+//! propagated down.
+
+use std::collections::{BTreeMap, HashSet};
+
+use super::deps::WChart;
+use crate::template::Value;
+use crate::template::value::{sprint_value, sprintf};
+use crate::yaml::Node;
+
+pub type M = BTreeMap<String, Value>;
+
+/// A YAML node as Helm's data: integers become float64 (JSON numbers).
+pub fn from_node(n: &Node) -> Value {
+    match n {
+        Node::Null => Value::Nil,
+        Node::Bool(b) => Value::Bool(*b),
+        Node::Int(i) => Value::Float(*i as f64),
+        Node::UInt(u) => Value::Float(*u as f64),
+        Node::Float(f) => Value::Float(*f),
+        Node::Str(s) => Value::Str(s.clone()),
+        Node::Seq(s) => Value::List(s.iter().map(from_node).collect()),
+        Node::Map(m) => Value::Map(m.iter().map(|(k, v)| (k.clone(), from_node(v))).collect()),
+    }
+}
+
+/// `loader.MergeMaps`: `b` over `a`, maps merged recursively.
+pub fn merge_maps(a: Value, b: Value) -> Value {
+    let (Value::Map(mut out), Value::Map(b)) = (a, b) else {
+        return Value::Map(M::new());
+    };
+    for (k, v) in b {
+        if let Value::Map(_) = v
+            && let Some(Value::Map(_)) = out.get(&k)
+        {
+            let old = out.remove(&k).unwrap_or_default();
+            out.insert(k, merge_maps(old, v));
+            continue;
+        }
+        out.insert(k, v);
+    }
+    Value::Map(out)
+}
+
+fn concat_prefix(a: &str, b: &str) -> String {
+    if a.is_empty() {
+        b.to_string()
+    } else {
+        format!("{a}.{b}")
+    }
+}
+
+/// `CoalesceValues` (merge = false) / `MergeValues` (merge = true): the
+/// chart's values (and its subcharts') coalesced under `vals`.
+pub(crate) fn coalesce_values(
+    ch: &WChart,
+    vals: M,
+    merge: bool,
+    warn: &mut Vec<String>,
+) -> Result<M, String> {
+    let mut dest = vals;
+    coalesce(ch, &mut dest, "", merge, warn)?;
+    Ok(dest)
+}
+
+fn coalesce(
+    ch: &WChart,
+    dest: &mut M,
+    prefix: &str,
+    merge: bool,
+    warn: &mut Vec<String>,
+) -> Result<(), String> {
+    coalesce_chart_values(ch, dest, prefix, merge, warn);
+    coalesce_deps(ch, dest, prefix, merge, warn)
+}
+
+fn coalesce_deps(
+    ch: &WChart,
+    dest: &mut M,
+    prefix: &str,
+    merge: bool,
+    warn: &mut Vec<String>,
+) -> Result<(), String> {
+    for sub in &ch.deps {
+        match dest.get(&sub.name) {
+            None => {
+                dest.insert(sub.name.clone(), Value::Map(M::new()));
+            }
+            Some(Value::Map(_)) => {}
+            Some(other) => {
+                return Err(format!(
+                    "type mismatch on {}: {}",
+                    sub.name,
+                    sprintf("%t", std::slice::from_ref(other))
+                ));
+            }
+        }
+        let mut dv = match dest.remove(&sub.name) {
+            Some(Value::Map(m)) => m,
+            _ => M::new(),
+        };
+        let sub_prefix = concat_prefix(prefix, &ch.name);
+        coalesce_globals(&mut dv, dest, &sub_prefix, warn);
+        let r = coalesce(sub, &mut dv, &sub_prefix, merge, warn);
+        dest.insert(sub.name.clone(), Value::Map(dv));
+        r?;
+    }
+    Ok(())
+}
+
+fn coalesce_globals(dest: &mut M, src: &M, prefix: &str, warn: &mut Vec<String>) {
+    let mut dg = match dest.get("global") {
+        None => M::new(),
+        Some(Value::Map(m)) => m.clone(),
+        Some(_) => {
+            warn.push(
+                "warning: skipping globals because destination global is not a table.".into(),
+            );
+            return;
+        }
+    };
+    let sg = match src.get("global") {
+        None => M::new(),
+        Some(Value::Map(m)) => m.clone(),
+        Some(_) => {
+            warn.push("warning: skipping globals because source global is not a table.".into());
+            return;
+        }
+    };
+    for (key, val) in sg {
+        if let Value::Map(vv) = val {
+            let mut vv = vv;
+            match dg.get(&key) {
+                None => {
+                    dg.insert(key, Value::Map(vv));
+                }
+                Some(Value::Map(destv)) => {
+                    let destv = destv.clone();
+                    coalesce_tables(&mut vv, destv, &concat_prefix(prefix, &key), true, warn);
+                    dg.insert(key, Value::Map(vv));
+                }
+                Some(_) => warn.push(format!(
+                    "Conflict: cannot merge map onto non-map for {key:?}. Skipping."
+                )),
+            }
+        } else if let Some(Value::Map(_)) = dg.get(&key) {
+            warn.push(format!("key {key} is table. Skipping"));
+        } else {
+            dg.insert(key, val);
+        }
+    }
+    dest.insert("global".into(), Value::Map(dg));
+}
+
+fn coalesce_chart_values(
+    ch: &WChart,
+    v: &mut M,
+    prefix: &str,
+    merge: bool,
+    warn: &mut Vec<String>,
+) {
+    let sub_prefix = concat_prefix(prefix, &ch.name);
+    for (key, val) in ch.values.iter() {
+        match v.get_mut(key) {
+            Some(Value::Nil) if !merge => {
+                v.remove(key);
+            }
+            Some(Value::Map(dest)) => match val {
+                Value::Map(src) => {
+                    let merge = merge || ch.deps.iter().any(|d| d.name == *key);
+                    let mut src = src.clone();
+                    if !merge {
+                        clean_nil(&mut src);
+                    }
+                    coalesce_tables(dest, src, &concat_prefix(&sub_prefix, key), merge, warn);
+                }
+                Value::Nil => {}
+                _ => warn.push(format!(
+                    "warning: skipped value for {sub_prefix}.{key}: Not a table."
+                )),
+            },
+            Some(_) => {}
+            None => {
+                let mut val = val.clone();
+                if !merge {
+                    if val == Value::Nil {
+                        continue;
+                    }
+                    if let Value::Map(m) = &mut val {
+                        clean_nil(m);
+                    }
+                }
+                v.insert(key.clone(), val);
+            }
+        }
+    }
+}
+
+/// `coalesceTablesFullKey`: `src` fills what `dst` lacks; a `null` in
+/// `dst` deletes the key (unless merging).
+pub(crate) fn coalesce_tables(
+    dst: &mut M,
+    mut src: M,
+    prefix: &str,
+    merge: bool,
+    warn: &mut Vec<String>,
+) {
+    let nonnil: HashSet<String> = src
+        .iter()
+        .filter(|(_, v)| **v != Value::Nil)
+        .map(|(k, _)| k.clone())
+        .collect();
+    for (k, v) in dst.iter() {
+        if *v == Value::Nil {
+            src.insert(k.clone(), Value::Nil);
+        }
+    }
+    for (key, val) in src {
+        let fullkey = concat_prefix(prefix, &key);
+        match dst.get_mut(&key) {
+            Some(Value::Nil) if !merge && nonnil.contains(&key) => {
+                dst.remove(&key);
+            }
+            None => {
+                dst.insert(key, val);
+            }
+            Some(dv) => match val {
+                Value::Map(vm) => {
+                    if let Value::Map(dm) = dv {
+                        coalesce_tables(dm, vm, &fullkey, merge, warn);
+                    } else {
+                        warn.push(format!(
+                            "warning: cannot overwrite table with non table for {fullkey} ({})",
+                            sprint_value(&Value::Map(vm))
+                        ));
+                    }
+                }
+                Value::Nil => {}
+                val => {
+                    if let Value::Map(_) = dv {
+                        warn.push(format!(
+                            "warning: destination for {fullkey} is a table. Ignoring non-table value ({})",
+                            sprint_value(&val)
+                        ));
+                    }
+                }
+            },
+        }
+    }
+}
+
+fn clean_nil(m: &mut M) {
+    m.retain(|_, v| *v != Value::Nil);
+    for v in m.values_mut() {
+        if let Value::Map(sub) = v {
+            clean_nil(sub);
+        }
+    }
+}
+
+/// `Values.Table`: the map at a dotted path.
+pub(crate) fn table<'a>(v: &'a M, path: &str) -> Option<&'a M> {
+    let mut cur = v;
+    for part in path.split('.') {
+        match cur.get(part) {
+            Some(Value::Map(m)) => cur = m,
+            _ => return None,
+        }
+    }
+    Some(cur)
+}
+
+/// `Values.PathValue`: the non-table value at a dotted path.
+pub(crate) fn path_value<'a>(v: &'a M, path: &str) -> Option<&'a Value> {
+    if path.is_empty() {
+        return None;
+    }
+    let (parent, key) = match path.rsplit_once('.') {
+        Some((p, k)) => (table(v, p)?, k),
+        None => (v, path),
+    };
+    match parent.get(key) {
+        Some(Value::Map(_)) | None => None,
+        Some(x) => Some(x),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn m(text: &str) -> M {
+        match super::super::load::load_values(text).unwrap() {
+            Value::Map(m) => m,
+            _ => unreachable!(),
+        }
+    }
+
+    #[test]
+    fn tables_coalesce_and_null_deletes() {
+        let mut dst = m("a: 1\nb: null\nc: {x: 1}\n");
+        let src = m("a: 2\nb: 3\nc: {z: 2}\nd: 4\n");
+        let mut w = Vec::new();
+        coalesce_tables(&mut dst, src, "", false, &mut w);
+        assert_eq!(
+            sprint_value(&Value::Map(dst)),
+            "map[a:1 c:map[x:1 z:2] d:4]"
+        );
+    }
+
+    #[test]
+    fn table_over_scalar_warns() {
+        let mut dst = m("a: 1\n");
+        let src = m("a: {x: 1}\n");
+        let mut w = Vec::new();
+        coalesce_tables(&mut dst, src, "", false, &mut w);
+        assert_eq!(
+            w,
+            vec!["warning: cannot overwrite table with non table for a (map[x:1])".to_string()]
+        );
+    }
+
+    #[test]
+    fn paths() {
+        let v = m("a: {b: {c: true}}\n");
+        assert_eq!(path_value(&v, "a.b.c"), Some(&Value::Bool(true)));
+        assert_eq!(path_value(&v, "a.b"), None);
+        assert!(table(&v, "a.b").is_some());
+        assert!(table(&v, "a.x").is_none());
+    }
+}

@@ -1,0 +1,373 @@
+//! Sprig's list and dictionary functions.
+
+use std::collections::BTreeMap;
+
+use super::{empty, strval, want_int, want_map, want_str};
+use crate::template::{Templates, Value};
+
+/// Go's `reflect.Kind` name of a value (`kindOf`).
+pub fn kind_name(v: &Value) -> &'static str {
+    match v {
+        Value::Nil => "invalid",
+        Value::Bool(_) => "bool",
+        Value::Int(_) => "int",
+        Value::Float(_) => "float64",
+        Value::Str(_) => "string",
+        Value::List(_) => "slice",
+        Value::Map(_) => "map",
+        Value::Object(_) => "ptr",
+    }
+}
+
+/// The list argument of a list function, or the error Sprig gives
+/// (`Cannot WHAT on type KIND`).
+fn want_list<'a>(v: &'a Value, what: &str) -> Result<&'a [Value], String> {
+    match v {
+        Value::List(l) => Ok(l),
+        Value::Nil => {
+            Err("runtime error: invalid memory address or nil pointer dereference".into())
+        }
+        other => Err(format!("Cannot {what} on type {}", kind_name(other))),
+    }
+}
+
+type Map = BTreeMap<String, Value>;
+
+/// mergo's `isEmptyValue` for a map element.
+fn empty_elem(v: &Value) -> bool {
+    empty(v)
+}
+
+/// `mergo.Merge` (`overwrite` false) and `mergo.MergeWithOverwrite` of
+/// `src` into `dst`, as Sprig's `merge` and `mergeOverwrite` run them.
+pub fn merge_into(dst: &mut Map, src: &Map, overwrite: bool) {
+    for (k, sv) in src {
+        if matches!(sv, Value::Nil) {
+            if overwrite {
+                dst.insert(k.clone(), Value::Nil);
+            }
+            continue;
+        }
+        let dv = dst.get_mut(k);
+        match (dv, sv) {
+            (Some(Value::Map(dm)), Value::Map(sm)) if !dm.is_empty() => {
+                merge_into(dm, sm, overwrite);
+            }
+            (Some(d), _) if !empty_elem(d) => {
+                if overwrite {
+                    *d = sv.clone();
+                }
+            }
+            _ => {
+                dst.insert(k.clone(), sv.clone());
+            }
+        }
+    }
+}
+
+fn map_list(v: &Value) -> Result<Vec<&Map>, String> {
+    match v {
+        Value::Map(m) => Ok(vec![m]),
+        other => want_map(other, "").map(|m| vec![m]),
+    }
+}
+
+pub(super) fn add(t: &mut Templates) {
+    for name in ["list", "tuple"] {
+        t.add_func(name, 0, None, |_, a| Ok(Value::List(a.to_vec())));
+    }
+    for (name, must) in [
+        ("append", false),
+        ("push", false),
+        ("mustAppend", true),
+        ("mustPush", true),
+    ] {
+        let _ = must;
+        t.add_func(name, 2, Some(2), |_, a| {
+            let mut l = want_list(&a[0], "push")?.to_vec();
+            l.push(a[1].clone());
+            Ok(Value::List(l))
+        });
+    }
+    for name in ["prepend", "mustPrepend"] {
+        t.add_func(name, 2, Some(2), |_, a| {
+            let mut l = vec![a[1].clone()];
+            l.extend_from_slice(want_list(&a[0], "prepend")?);
+            Ok(Value::List(l))
+        });
+    }
+    for name in ["first", "mustFirst"] {
+        t.add_func(name, 1, Some(1), |_, a| {
+            Ok(want_list(&a[0], "find first")?
+                .first()
+                .cloned()
+                .unwrap_or_default())
+        });
+    }
+    for name in ["last", "mustLast"] {
+        t.add_func(name, 1, Some(1), |_, a| {
+            Ok(want_list(&a[0], "find last")?
+                .last()
+                .cloned()
+                .unwrap_or_default())
+        });
+    }
+    for name in ["rest", "mustRest"] {
+        t.add_func(name, 1, Some(1), |_, a| {
+            let l = want_list(&a[0], "find rest")?;
+            if l.is_empty() {
+                return Ok(Value::Nil);
+            }
+            Ok(Value::List(l[1..].to_vec()))
+        });
+    }
+    for name in ["initial", "mustInitial"] {
+        t.add_func(name, 1, Some(1), |_, a| {
+            let l = want_list(&a[0], "find initial")?;
+            if l.is_empty() {
+                return Ok(Value::Nil);
+            }
+            Ok(Value::List(l[..l.len() - 1].to_vec()))
+        });
+    }
+    for name in ["reverse", "mustReverse"] {
+        t.add_func(name, 1, Some(1), |_, a| {
+            let mut l = want_list(&a[0], "find reverse")?.to_vec();
+            l.reverse();
+            Ok(Value::List(l))
+        });
+    }
+    for name in ["compact", "mustCompact"] {
+        t.add_func(name, 1, Some(1), |_, a| {
+            let l = want_list(&a[0], "compact")?;
+            Ok(Value::List(
+                l.iter().filter(|v| !empty(v)).cloned().collect(),
+            ))
+        });
+    }
+    for name in ["uniq", "mustUniq"] {
+        t.add_func(name, 1, Some(1), |_, a| {
+            let mut out: Vec<Value> = Vec::new();
+            for v in want_list(&a[0], "find uniq")? {
+                if !out.contains(v) {
+                    out.push(v.clone());
+                }
+            }
+            Ok(Value::List(out))
+        });
+    }
+    for name in ["without", "mustWithout"] {
+        t.add_func(name, 1, None, |_, a| {
+            let omit = &a[1..];
+            let l = want_list(&a[0], "find without")?;
+            Ok(Value::List(
+                l.iter().filter(|v| !omit.contains(v)).cloned().collect(),
+            ))
+        });
+    }
+    for name in ["has", "mustHas"] {
+        t.add_func(name, 2, Some(2), |_, a| {
+            if matches!(a[1], Value::Nil) {
+                return Ok(Value::Bool(false));
+            }
+            Ok(Value::Bool(want_list(&a[1], "find has")?.contains(&a[0])))
+        });
+    }
+    for name in ["slice", "mustSlice"] {
+        t.add_func(name, 1, None, |_, a| {
+            let l = want_list(&a[0], "slice")?;
+            let idx: Vec<i64> = a[1..].iter().map(super::to_i64).collect();
+            let len = l.len() as i64;
+            let (from, to) = match idx.as_slice() {
+                [] => (0, len),
+                [f] => (*f, len),
+                [f, t, ..] => (*f, *t),
+            };
+            if from < 0 || to > len || from > to {
+                return Err(format!(
+                    "runtime error: slice bounds out of range [{from}:{to}] with capacity {len}"
+                ));
+            }
+            Ok(Value::List(l[from as usize..to as usize].to_vec()))
+        });
+    }
+    t.add_func("concat", 0, None, |_, a| {
+        let mut out = Vec::new();
+        for l in a {
+            match l {
+                Value::List(items) => out.extend(items.iter().cloned()),
+                other => {
+                    return Err(format!("Cannot concat type {} as list", kind_name(other)));
+                }
+            }
+        }
+        Ok(Value::List(out))
+    });
+    for name in ["chunk", "mustChunk"] {
+        t.add_func(name, 2, Some(2), |_, a| {
+            let size = want_int(&a[0], "chunk")?;
+            let l = want_list(&a[1], "chunk")?;
+            if size <= 0 {
+                return Err("runtime error: integer divide by zero".into());
+            }
+            Ok(Value::List(
+                l.chunks(size as usize)
+                    .map(|c| Value::List(c.to_vec()))
+                    .collect(),
+            ))
+        });
+    }
+    t.add_func("dict", 0, None, |_, a| {
+        let mut m = BTreeMap::new();
+        for pair in a.chunks(2) {
+            let v = pair.get(1).cloned().unwrap_or(Value::Str(String::new()));
+            m.insert(strval(&pair[0]), v);
+        }
+        Ok(Value::Map(m))
+    });
+    t.add_func("get", 2, Some(2), |_, a| {
+        let m = want_map(&a[0], "get")?;
+        let k = want_str(&a[1], "get")?;
+        Ok(m.get(k).cloned().unwrap_or(Value::Str(String::new())))
+    });
+    t.add_mutating_func("set", 3, Some(3), |_, a| {
+        let mut m = want_map(&a[0], "set")?.clone();
+        m.insert(want_str(&a[1], "set")?.to_string(), a[2].clone());
+        Ok(Value::Map(m))
+    });
+    t.add_mutating_func("unset", 2, Some(2), |_, a| {
+        let mut m = want_map(&a[0], "unset")?.clone();
+        m.remove(want_str(&a[1], "unset")?);
+        Ok(Value::Map(m))
+    });
+    t.add_func("hasKey", 2, Some(2), |_, a| {
+        let m = want_map(&a[0], "hasKey")?;
+        Ok(Value::Bool(m.contains_key(want_str(&a[1], "hasKey")?)))
+    });
+    t.add_func("pluck", 1, None, |_, a| {
+        let k = want_str(&a[0], "pluck")?;
+        let mut out = Vec::new();
+        for d in &a[1..] {
+            if let Some(v) = want_map(d, "pluck")?.get(k) {
+                out.push(v.clone());
+            }
+        }
+        Ok(Value::List(out))
+    });
+    // Go ranges over maps in random order; here keys come sorted (per
+    // dictionary, in argument order).
+    t.add_func("keys", 0, None, |_, a| {
+        let mut out = Vec::new();
+        for d in a {
+            for m in map_list(d)? {
+                out.extend(m.keys().map(|k| Value::Str(k.clone())));
+            }
+        }
+        Ok(Value::List(out))
+    });
+    t.add_func("values", 1, Some(1), |_, a| {
+        Ok(Value::List(
+            want_map(&a[0], "values")?.values().cloned().collect(),
+        ))
+    });
+    t.add_func("pick", 1, None, |_, a| {
+        let m = want_map(&a[0], "pick")?;
+        let mut out = BTreeMap::new();
+        for k in &a[1..] {
+            let k = want_str(k, "pick")?;
+            if let Some(v) = m.get(k) {
+                out.insert(k.to_string(), v.clone());
+            }
+        }
+        Ok(Value::Map(out))
+    });
+    t.add_func("omit", 1, None, |_, a| {
+        let mut m = want_map(&a[0], "omit")?.clone();
+        for k in &a[1..] {
+            m.remove(want_str(k, "omit")?);
+        }
+        Ok(Value::Map(m))
+    });
+    for (name, overwrite) in [
+        ("merge", false),
+        ("mustMerge", false),
+        ("mergeOverwrite", true),
+        ("mustMergeOverwrite", true),
+    ] {
+        t.add_mutating_func(name, 1, None, move |_, a| {
+            let mut dst = want_map(&a[0], name)?.clone();
+            for src in &a[1..] {
+                merge_into(&mut dst, want_map(src, name)?, overwrite);
+            }
+            Ok(Value::Map(dst))
+        });
+    }
+    for name in ["deepCopy", "mustDeepCopy"] {
+        t.add_func(name, 1, Some(1), |_, a| Ok(a[0].clone()));
+    }
+    t.add_func("dig", 0, None, |_, a| {
+        if a.len() < 3 {
+            return Err("dig needs at least three arguments".into());
+        }
+        let Value::Map(mut cur) = a[a.len() - 1].clone() else {
+            return Err(format!(
+                "interface conversion: interface {{}} is {}, not map[string]interface {{}}",
+                a[a.len() - 1].type_name()
+            ));
+        };
+        let def = &a[a.len() - 2];
+        let keys = &a[..a.len() - 2];
+        for (i, k) in keys.iter().enumerate() {
+            let Value::Str(k) = k else {
+                return Err(format!(
+                    "interface conversion: interface {{}} is {}, not string",
+                    k.type_name()
+                ));
+            };
+            let Some(step) = cur.remove(k) else {
+                return Ok(def.clone());
+            };
+            if i + 1 == keys.len() {
+                return Ok(step);
+            }
+            match step {
+                Value::Map(m) => cur = m,
+                other => {
+                    return Err(format!(
+                        "interface conversion: interface {{}} is {}, not map[string]interface {{}}",
+                        other.type_name()
+                    ));
+                }
+            }
+        }
+        Ok(def.clone())
+    });
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn m(pairs: &[(&str, Value)]) -> Map {
+        pairs
+            .iter()
+            .map(|(k, v)| (k.to_string(), v.clone()))
+            .collect()
+    }
+
+    #[test]
+    fn merge_keeps_or_overwrites() {
+        let mut dst = m(&[("a", Value::Int(1)), ("b", Value::Str(String::new()))]);
+        let src = m(&[
+            ("a", Value::Int(2)),
+            ("b", "x".into()),
+            ("c", Value::Bool(true)),
+        ]);
+        merge_into(&mut dst, &src, false);
+        assert_eq!(dst["a"], Value::Int(1));
+        assert_eq!(dst["b"], Value::from("x"));
+        assert_eq!(dst["c"], Value::Bool(true));
+        merge_into(&mut dst, &src, true);
+        assert_eq!(dst["a"], Value::Int(2));
+    }
+}

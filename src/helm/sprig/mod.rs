@@ -1,0 +1,194 @@
+//! Sprig's functions (Masterminds/sprig v3, `TxtFuncMap`) as Helm exposes
+//! them: every function but `env` and `expandenv`, which Helm removes.
+//!
+//! Grouped as Sprig's documentation groups them: [`strings`] (strings,
+//! conversions, encodings, hashes, regular expressions), [`lists`] (lists
+//! and dictionaries), [`math`] (integer and float arithmetic), [`other`]
+//! (type tests, flow control, paths, URLs, semantic versions, random
+//! values, dates). Where Sprig is random (`rand*`, `shuffle`, `uuidv4`,
+//! `randInt`, `randBytes`) this implementation draws from a generator
+//! seeded with a fixed value, so one template set renders the same text
+//! every time; `keys` and `values` follow sorted key order where Go's is
+//! random.
+
+pub mod lists;
+pub mod math;
+pub mod other;
+pub mod strings;
+
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
+
+use crate::template::value::sprint_value;
+use crate::template::{Templates, Value};
+
+/// Sprig's `strval`: strings as they are, other values as `%v` prints them.
+pub fn strval(v: &Value) -> String {
+    match v {
+        Value::Str(s) => s.clone(),
+        other => sprint_value(other),
+    }
+}
+
+/// Sprig's `empty` (Go's zero values and empty collections).
+pub fn empty(v: &Value) -> bool {
+    !v.is_true()
+}
+
+/// A string parameter, as Go's template engine converts an argument for a
+/// function whose parameter is a `string`.
+pub fn want_str<'a>(v: &'a Value, _func: &str) -> Result<&'a str, String> {
+    match v {
+        Value::Str(s) => Ok(s),
+        Value::Nil => Err("invalid value; expected string".into()),
+        other => Err(format!(
+            "wrong type for value; expected string; got {}",
+            other.type_name()
+        )),
+    }
+}
+
+/// An `int` parameter (Go converts only integer values to it).
+pub fn want_int(v: &Value, _func: &str) -> Result<i64, String> {
+    match v {
+        Value::Int(i) => Ok(*i),
+        Value::Nil => Err("invalid value; expected int".into()),
+        other => Err(format!(
+            "wrong type for value; expected int; got {}",
+            other.type_name()
+        )),
+    }
+}
+
+/// A `map[string]interface{}` parameter.
+pub fn want_map<'a>(
+    v: &'a Value,
+    _func: &str,
+) -> Result<&'a std::collections::BTreeMap<String, Value>, String> {
+    match v {
+        Value::Map(m) => Ok(m),
+        Value::Nil => Err("invalid value; expected map[string]interface {}".into()),
+        other => Err(format!(
+            "wrong type for value; expected map[string]interface {{}}; got {}",
+            other.type_name()
+        )),
+    }
+}
+
+/// A `bool` parameter.
+pub fn want_bool(v: &Value) -> Result<bool, String> {
+    match v {
+        Value::Bool(b) => Ok(*b),
+        Value::Nil => Err("invalid value; expected bool".into()),
+        other => Err(format!(
+            "wrong type for value; expected bool; got {}",
+            other.type_name()
+        )),
+    }
+}
+
+/// `spf13/cast.ToInt64`: numbers truncated, booleans 0/1, strings parsed
+/// (with a base prefix; a trailing `.0` ignored), anything else 0.
+pub fn to_i64(v: &Value) -> i64 {
+    match v {
+        Value::Int(i) => *i,
+        Value::Float(f) => *f as i64,
+        Value::Bool(b) => i64::from(*b),
+        Value::Str(s) => parse_go_int(trim_zero_decimal(s)).unwrap_or(0),
+        _ => 0,
+    }
+}
+
+/// `spf13/cast.ToFloat64`.
+pub fn to_f64(v: &Value) -> f64 {
+    match v {
+        Value::Int(i) => *i as f64,
+        Value::Float(f) => *f,
+        Value::Bool(b) => f64::from(u8::from(*b)),
+        Value::Str(s) => s
+            .parse::<f64>()
+            .ok()
+            .filter(|_| !s.contains('_'))
+            .unwrap_or(0.0),
+        _ => 0.0,
+    }
+}
+
+fn trim_zero_decimal(s: &str) -> &str {
+    if let Some((int, frac)) = s.split_once('.') {
+        if !int.is_empty() && !frac.is_empty() && frac.chars().all(|c| c == '0') {
+            return int;
+        }
+    }
+    s
+}
+
+/// Go's `strconv.ParseInt(s, 0, 64)`: sign, `0x`/`0o`/`0b`/`0` prefixes,
+/// `_` separators after a prefix.
+pub fn parse_go_int(s: &str) -> Option<i64> {
+    let (neg, body) = match s.strip_prefix('-') {
+        Some(r) => (true, r),
+        None => (false, s.strip_prefix('+').unwrap_or(s)),
+    };
+    let lower = body.to_ascii_lowercase();
+    let (radix, digits) = if let Some(r) = lower.strip_prefix("0x") {
+        (16, r.to_string())
+    } else if let Some(r) = lower.strip_prefix("0o") {
+        (8, r.to_string())
+    } else if let Some(r) = lower.strip_prefix("0b") {
+        (2, r.to_string())
+    } else if lower.len() > 1 && lower.starts_with('0') {
+        (8, lower[1..].to_string())
+    } else {
+        if lower.contains('_') {
+            return None;
+        }
+        (10, lower.clone())
+    };
+    let digits = digits.trim_start_matches('_').replace('_', "");
+    if digits.is_empty() || digits.starts_with(['+', '-']) {
+        return None;
+    }
+    let mag = i128::from_str_radix(&digits, radix).ok()?;
+    let v = if neg { -mag } else { mag };
+    i64::try_from(v).ok()
+}
+
+/// The generator behind Sprig's random functions: SplitMix64 from a fixed
+/// seed, shared by one template set.
+#[derive(Clone)]
+pub struct Rng(Arc<AtomicU64>);
+
+/// The seed every template set starts from.
+pub const SEED: u64 = 0x5eed_f1a7_e000_0001;
+
+impl Rng {
+    pub fn new(seed: u64) -> Rng {
+        Rng(Arc::new(AtomicU64::new(seed)))
+    }
+
+    pub fn next_u64(&self) -> u64 {
+        let s = self
+            .0
+            .fetch_add(0x9e37_79b9_7f4a_7c15, Ordering::Relaxed)
+            .wrapping_add(0x9e37_79b9_7f4a_7c15);
+        let mut z = s;
+        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+        z ^ (z >> 31)
+    }
+
+    /// A number in `0..n` (`n > 0`).
+    pub fn below(&self, n: u64) -> u64 {
+        self.next_u64() % n
+    }
+}
+
+/// Adds every Sprig function Helm keeps to a template set.
+pub fn add_funcs(t: &mut Templates) {
+    let rng = Rng::new(SEED);
+    strings::add(t, &rng);
+    lists::add(t);
+    math::add(t, &rng);
+    other::add(t, &rng);
+}

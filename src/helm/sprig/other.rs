@@ -1,0 +1,364 @@
+//! Sprig's type tests, defaults and flow control, paths, URLs, semantic
+//! versions, UUIDs and random bytes, and Helm's offline `getHostByName`.
+
+use std::collections::BTreeMap;
+
+use base64::Engine as _;
+
+use super::lists::kind_name;
+use super::{Rng, empty, want_bool, want_map, want_str};
+use crate::helm::semver::{Constraint, Version};
+use crate::template::{Templates, Value};
+
+/// Go's `path.Clean`.
+pub fn clean(p: &str) -> String {
+    if p.is_empty() {
+        return ".".into();
+    }
+    let rooted = p.starts_with('/');
+    let mut parts: Vec<&str> = Vec::new();
+    for seg in p.split('/') {
+        match seg {
+            "" | "." => {}
+            ".." => {
+                if parts.last().is_some_and(|l| *l != "..") {
+                    parts.pop();
+                } else if !rooted {
+                    parts.push("..");
+                }
+            }
+            s => parts.push(s),
+        }
+    }
+    let body = parts.join("/");
+    match (rooted, body.is_empty()) {
+        (true, _) => format!("/{body}"),
+        (false, true) => ".".into(),
+        (false, false) => body,
+    }
+}
+
+/// Go's `path.Base`.
+pub fn base(p: &str) -> String {
+    if p.is_empty() {
+        return ".".into();
+    }
+    let t = p.trim_end_matches('/');
+    if t.is_empty() {
+        return "/".into();
+    }
+    t.rsplit('/').next().unwrap_or(t).to_string()
+}
+
+/// Go's `path.Dir`.
+pub fn dir(p: &str) -> String {
+    let cut = p.rfind('/').map_or(0, |i| i + 1);
+    clean(&p[..cut])
+}
+
+/// Go's `path.Ext`.
+pub fn ext(p: &str) -> String {
+    for (i, c) in p.char_indices().rev() {
+        if c == '/' {
+            break;
+        }
+        if c == '.' {
+            return p[i..].to_string();
+        }
+    }
+    String::new()
+}
+
+fn percent_decode(s: &str) -> String {
+    let b = s.as_bytes();
+    let mut out = Vec::new();
+    let mut i = 0;
+    while i < b.len() {
+        if b[i] == b'%' && i + 2 < b.len() + 0 && i + 2 <= b.len() - 1 {
+            if let Ok(v) = u8::from_str_radix(&s[i + 1..i + 3], 16) {
+                out.push(v);
+                i += 3;
+                continue;
+            }
+        }
+        out.push(b[i]);
+        i += 1;
+    }
+    String::from_utf8_lossy(&out).into_owned()
+}
+
+/// The parts of a URL as Go's `url.Parse` splits them (`urlParse`).
+fn url_parse(raw: &str) -> BTreeMap<String, Value> {
+    let (rest, fragment) = match raw.split_once('#') {
+        Some((r, f)) => (r, percent_decode(f)),
+        None => (raw, String::new()),
+    };
+    let mut scheme = String::new();
+    let mut rest = rest;
+    if let Some(i) = rest.find(':') {
+        let cand = &rest[..i];
+        if !cand.is_empty()
+            && cand.chars().next().is_some_and(|c| c.is_ascii_alphabetic())
+            && cand
+                .chars()
+                .all(|c| c.is_ascii_alphanumeric() || "+-.".contains(c))
+        {
+            scheme = cand.to_ascii_lowercase();
+            rest = &rest[i + 1..];
+        }
+    }
+    let (rest, query) = match rest.split_once('?') {
+        Some((r, q)) => (r, q.to_string()),
+        None => (rest, String::new()),
+    };
+    let (mut host, mut userinfo, mut path, mut opaque) =
+        (String::new(), String::new(), String::new(), String::new());
+    if !scheme.is_empty() && !rest.starts_with('/') {
+        opaque = rest.to_string();
+    } else if let Some(auth) = rest.strip_prefix("//") {
+        let end = auth.find('/').unwrap_or(auth.len());
+        let authority = &auth[..end];
+        path = percent_decode(&auth[end..]);
+        match authority.rsplit_once('@') {
+            Some((u, h)) => {
+                userinfo = u.to_string();
+                host = h.to_string();
+            }
+            None => host = authority.to_string(),
+        }
+    } else {
+        path = percent_decode(rest);
+    }
+    let hostname = if let Some(h) = host.strip_prefix('[') {
+        h.split(']').next().unwrap_or("").to_string()
+    } else {
+        host.split(':').next().unwrap_or("").to_string()
+    };
+    let mut m = BTreeMap::new();
+    for (k, v) in [
+        ("scheme", scheme),
+        ("host", host),
+        ("hostname", hostname),
+        ("path", path),
+        ("query", query),
+        ("opaque", opaque),
+        ("fragment", fragment),
+        ("userinfo", userinfo),
+    ] {
+        m.insert(k.to_string(), Value::Str(v));
+    }
+    m
+}
+
+/// Go's `url.URL.String` for the parts `urlJoin` takes.
+fn url_join(d: &BTreeMap<String, Value>) -> Result<String, String> {
+    let get = |k: &str| -> Result<String, String> {
+        match d.get(k) {
+            None => Ok(String::new()),
+            Some(Value::Str(s)) => Ok(s.clone()),
+            Some(other) => Err(format!(
+                "unable to parse {k} key, must be of type string, but {} found",
+                kind_name(other)
+            )),
+        }
+    };
+    let (scheme, host, path, query, opaque, fragment, user) = (
+        get("scheme")?,
+        get("host")?,
+        get("path")?,
+        get("query")?,
+        get("opaque")?,
+        get("fragment")?,
+        get("userinfo")?,
+    );
+    let mut out = String::new();
+    if !scheme.is_empty() {
+        out.push_str(&scheme);
+        out.push(':');
+    }
+    if !opaque.is_empty() {
+        out.push_str(&opaque);
+    } else {
+        if !scheme.is_empty() || !host.is_empty() || !user.is_empty() {
+            if !host.is_empty() || !path.is_empty() || !user.is_empty() {
+                out.push_str("//");
+            }
+            if !user.is_empty() {
+                out.push_str(&user);
+                out.push('@');
+            }
+            out.push_str(&host);
+        }
+        if !path.is_empty() && !path.starts_with('/') && !host.is_empty() {
+            out.push('/');
+        }
+        out.push_str(&path);
+    }
+    if !query.is_empty() {
+        out.push('?');
+        out.push_str(&query);
+    }
+    if !fragment.is_empty() {
+        out.push('#');
+        out.push_str(&fragment);
+    }
+    Ok(out)
+}
+
+/// A version as `semver` returns it: Masterminds' `*Version` has methods
+/// (`.Major`, `.Minor`...); here they are the keys of a map.
+fn version_value(v: &Version) -> Value {
+    let mut m = BTreeMap::new();
+    m.insert("Major".into(), Value::Int(v.major as i64));
+    m.insert("Minor".into(), Value::Int(v.minor as i64));
+    m.insert("Patch".into(), Value::Int(v.patch as i64));
+    m.insert("Prerelease".into(), Value::Str(v.pre.clone()));
+    m.insert("Metadata".into(), Value::Str(v.metadata.clone()));
+    m.insert("Original".into(), Value::Str(v.original.clone()));
+    Value::Map(m)
+}
+
+fn uuid(rng: &Rng) -> String {
+    let mut b = [0u8; 16];
+    b[..8].copy_from_slice(&rng.next_u64().to_le_bytes());
+    b[8..].copy_from_slice(&rng.next_u64().to_le_bytes());
+    b[6] = (b[6] & 0x0f) | 0x40;
+    b[8] = (b[8] & 0x3f) | 0x80;
+    let h: String = b.iter().map(|x| format!("{x:02x}")).collect();
+    format!(
+        "{}-{}-{}-{}-{}",
+        &h[..8],
+        &h[8..12],
+        &h[12..16],
+        &h[16..20],
+        &h[20..]
+    )
+}
+
+pub(super) fn add(t: &mut Templates, rng: &Rng) {
+    t.add_func("typeOf", 1, Some(1), |_, a| {
+        Ok(Value::Str(a[0].type_name().to_string()))
+    });
+    t.add_func("typeIs", 2, Some(2), |_, a| {
+        Ok(Value::Bool(want_str(&a[0], "typeIs")? == a[1].type_name()))
+    });
+    t.add_func("typeIsLike", 2, Some(2), |_, a| {
+        let want = want_str(&a[0], "typeIsLike")?;
+        let ty = a[1].type_name();
+        Ok(Value::Bool(want == ty || format!("*{want}") == ty))
+    });
+    t.add_func("kindOf", 1, Some(1), |_, a| {
+        Ok(Value::Str(kind_name(&a[0]).to_string()))
+    });
+    t.add_func("kindIs", 2, Some(2), |_, a| {
+        Ok(Value::Bool(want_str(&a[0], "kindIs")? == kind_name(&a[1])))
+    });
+    t.add_func("deepEqual", 2, Some(2), |_, a| {
+        Ok(Value::Bool(a[0] == a[1]))
+    });
+    t.add_func("empty", 1, Some(1), |_, a| Ok(Value::Bool(empty(&a[0]))));
+    t.add_func("default", 1, None, |_, a| match a.get(1) {
+        Some(given) if !empty(given) => Ok(given.clone()),
+        _ => Ok(a[0].clone()),
+    });
+    t.add_func("coalesce", 0, None, |_, a| {
+        Ok(a.iter().find(|v| !empty(v)).cloned().unwrap_or_default())
+    });
+    t.add_func("all", 0, None, |_, a| {
+        Ok(Value::Bool(a.iter().all(|v| !empty(v))))
+    });
+    t.add_func("any", 0, None, |_, a| {
+        Ok(Value::Bool(a.iter().any(|v| !empty(v))))
+    });
+    t.add_func("ternary", 3, Some(3), |_, a| {
+        Ok(if want_bool(&a[2])? {
+            a[0].clone()
+        } else {
+            a[1].clone()
+        })
+    });
+    for (name, f) in [
+        ("base", base as fn(&str) -> String),
+        ("dir", dir),
+        ("clean", clean),
+        ("ext", ext),
+        ("osBase", base),
+        ("osDir", dir),
+        ("osClean", clean),
+        ("osExt", ext),
+    ] {
+        t.add_func(name, 1, Some(1), move |_, a| {
+            Ok(Value::Str(f(want_str(&a[0], name)?)))
+        });
+    }
+    for name in ["isAbs", "osIsAbs"] {
+        t.add_func(name, 1, Some(1), move |_, a| {
+            Ok(Value::Bool(want_str(&a[0], name)?.starts_with('/')))
+        });
+    }
+    t.add_func("urlParse", 1, Some(1), |_, a| {
+        Ok(Value::Map(url_parse(want_str(&a[0], "urlParse")?)))
+    });
+    t.add_func("urlJoin", 1, Some(1), |_, a| {
+        url_join(want_map(&a[0], "urlJoin")?).map(Value::Str)
+    });
+    t.add_func("semver", 1, Some(1), |_, a| {
+        Version::parse(want_str(&a[0], "semver")?).map(|v| version_value(&v))
+    });
+    t.add_func("semverCompare", 2, Some(2), |_, a| {
+        let c = Constraint::parse(want_str(&a[0], "semverCompare")?)?;
+        let v = Version::parse(want_str(&a[1], "semverCompare")?)?;
+        Ok(Value::Bool(c.matches(&v)))
+    });
+    let r = rng.clone();
+    t.add_func("uuidv4", 0, Some(0), move |_, _| Ok(Value::Str(uuid(&r))));
+    let r = rng.clone();
+    t.add_func("randBytes", 1, Some(1), move |_, a| {
+        let n = super::want_int(&a[0], "randBytes")?.max(0) as usize;
+        let bytes: Vec<u8> = (0..n).map(|_| r.next_u64() as u8).collect();
+        Ok(Value::Str(
+            base64::engine::general_purpose::STANDARD.encode(bytes),
+        ))
+    });
+    // Helm renders with DNS lookups disabled unless `--enable-dns`: the
+    // function then returns "".
+    t.add_func("getHostByName", 1, Some(1), |_, a| {
+        want_str(&a[0], "getHostByName")?;
+        Ok(Value::Str(String::new()))
+    });
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn paths_as_go() {
+        assert_eq!(clean("a/../../b/./c//"), "../b/c");
+        assert_eq!(clean("/../a"), "/a");
+        assert_eq!(base("/a/b.txt/"), "b.txt");
+        assert_eq!(dir("/a/b/c"), "/a/b");
+        assert_eq!(dir("c"), ".");
+        assert_eq!(ext("a/b.tar.gz"), ".gz");
+    }
+
+    #[test]
+    fn urls_round_trip() {
+        let m = url_parse("https://u:p@example.com:8080/a%20b?x=1#f");
+        assert_eq!(m["hostname"], Value::from("example.com"));
+        assert_eq!(m["path"], Value::from("/a b"));
+        assert_eq!(m["userinfo"], Value::from("u:p"));
+        assert_eq!(
+            url_join(&url_parse("https://example.com/x?q=1")).unwrap(),
+            "https://example.com/x?q=1"
+        );
+    }
+
+    #[test]
+    fn uuids_are_version_4() {
+        let u = uuid(&Rng::new(1));
+        assert_eq!(u.len(), 36);
+        assert_eq!(&u[14..15], "4");
+        assert!("89ab".contains(&u[19..20]));
+    }
+}
