@@ -235,7 +235,8 @@ fn helmrelease_json(h: &HelmReleaseReport, show_secrets: bool) -> J {
             "resolvedVersion": h.chart.resolved_version, "location": h.chart.location,
             "pull": h.chart.pull,
         },
-        "status": h.status.as_str(),
+        "status": if h.ok { "ok" } else { "failed" },
+        "renderStatus": h.status.as_str(),
         "message": h.message,
         "warnings": h.warnings,
         "values": to_json_node(&values_node(h, show_secrets)),
@@ -343,8 +344,7 @@ pub fn write_out_dir(
         r.helmreleases
             .par_iter()
             .filter(|h| {
-                kept.contains(&h.kustomization)
-                    && h.status == crate::flux::helm::HrStatus::Rendered
+                kept.contains(&h.kustomization) && h.status == crate::flux::helm::HrStatus::Rendered
             })
             .map(|h| crate::outdir::OutFile {
                 name: hr_file_name(h),

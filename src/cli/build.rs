@@ -252,17 +252,25 @@ fn build_hr(a: &BuildArgs, rendered: &Rendered) -> i32 {
                 );
                 a.insert(
                     "flate.dev/chart",
-                    flate::yaml::Node::str(format!(
-                        "{} {}{}{}",
-                        h.chart.url,
-                        if h.chart.tag.is_empty() {
-                            h.chart.version.clone()
-                        } else {
-                            h.chart.tag.clone()
-                        },
-                        if h.chart.digest.is_empty() { "" } else { "@" },
-                        h.chart.digest
-                    )),
+                    flate::yaml::Node::str(if h.chart.url.is_empty() {
+                        // A chart directory of a source.
+                        format!(
+                            "{}/{}/{} {}",
+                            h.chart.kind, h.chart.namespace, h.chart.name, h.chart.chart
+                        )
+                    } else {
+                        format!(
+                            "{} {}{}{}",
+                            h.chart.url,
+                            if h.chart.tag.is_empty() {
+                                h.chart.version.clone()
+                            } else {
+                                h.chart.tag.clone()
+                            },
+                            if h.chart.digest.is_empty() { "" } else { "@" },
+                            h.chart.digest
+                        )
+                    }),
                 );
                 a.insert(
                     "flate.dev/release",
@@ -280,7 +288,8 @@ fn build_hr(a: &BuildArgs, rendered: &Rendered) -> i32 {
             "name": h.name, "namespace": h.namespace, "kustomization": h.kustomization,
             "releaseName": h.release_name, "releaseNamespace": h.release_namespace,
             "chart": flate::yaml::Node::Map(chart).to_json(),
-            "status": h.status.as_str(), "message": h.message,
+            "status": if h.ok { "ok" } else { "failed" },
+            "renderStatus": h.status.as_str(), "message": h.message,
             "warnings": h.warnings,
             "values": values.to_json(),
             "objects": h.objects.iter()

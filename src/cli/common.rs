@@ -83,6 +83,13 @@ pub fn helm_options(
         .clone()
         .or_else(|| flate::check::talos_kubernetes_version(fs, root, &env.name))
         .unwrap_or_else(|| flate::check::schema::KUBERNETES_VERSION.to_string());
+    // As a cluster reports it: `v1.36.0` for `1.36`.
+    let bare = kube.trim_start_matches('v');
+    let parts = bare.split('.').count();
+    let kube = match parts {
+        2 => format!("v{bare}.0"),
+        _ => format!("v{bare}"),
+    };
     flate::flux::helmrender::HelmOptions {
         chart_dirs: chart_dirs(root, a),
         require_charts: a.require_charts,

@@ -163,7 +163,8 @@ fn hr_items(r: &Rendered) -> Vec<Item> {
                     "kind": "HelmRelease", "namespace": h.namespace, "name": h.name, "kustomization": h.kustomization,
                     "chart": {"kind": h.chart.kind, "name": h.chart.name, "url": h.chart.url, "tag": h.chart.tag,
                               "digest": h.chart.digest, "chart": h.chart.chart, "version": h.chart.version},
-                    "status": h.status.as_str(), "message": h.message,
+                    "status": if h.ok { "ok" } else { "failed" },
+                    "renderStatus": h.status.as_str(), "message": h.message,
                     "releaseName": h.release_name, "releaseNamespace": h.release_namespace,
                     "objects": h.objects.len(),
                 }),
@@ -204,14 +205,16 @@ fn chart_items(r: &Rendered) -> Vec<Item> {
             };
             let version = if h.chart.resolved_version.is_empty() {
                 h.chart.version.clone()
-            } else if h.chart.resolved_version != h.chart.version
-                && !h.chart.version.is_empty()
-            {
+            } else if h.chart.resolved_version != h.chart.version && !h.chart.version.is_empty() {
                 format!("{} ({})", h.chart.resolved_version, h.chart.version)
             } else {
                 h.chart.resolved_version.clone()
             };
-            let fetch = if cached { String::new() } else { h.chart.pull.clone() };
+            let fetch = if cached {
+                String::new()
+            } else {
+                h.chart.pull.clone()
+            };
             Item {
                 cells: vec![
                     format!("{}/{}", h.namespace, h.name),

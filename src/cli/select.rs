@@ -130,12 +130,9 @@ pub fn words(
     let max_envs = if many_envs { usize::MAX } else { 1 };
     for (i, word) in rest.iter().enumerate() {
         let last = i + 1 == rest.len();
-        let takes_name = w
-            .kind
-            .is_some_and(|k| {
-                k != Kind::Envs && k != Kind::Sources && k != Kind::Images && k != Kind::Charts
-            })
-            || (w.kind == Some(Kind::Sources) && !many_envs);
+        let takes_name = w.kind.is_some_and(|k| {
+            k != Kind::Envs && k != Kind::Sources && k != Kind::Images && k != Kind::Charts
+        }) || (w.kind == Some(Kind::Sources) && !many_envs);
         if is_env(word) && w.envs.len() < max_envs && (a.path.is_none() || w.envs.is_empty()) {
             // With --path, a word naming an environment names the
             // environment only when it is the first word.

@@ -75,7 +75,10 @@ pub fn run(a: TestArgs) -> i32 {
                 }
                 HrStatus::Skipped => {
                     skip += 1;
-                    println!("SKIPPED HelmRelease {}/{}: {}", h.namespace, h.name, h.message);
+                    println!(
+                        "SKIPPED HelmRelease {}/{}: {}",
+                        h.namespace, h.name, h.message
+                    );
                 }
                 HrStatus::Failed => {
                     fail += 1;

@@ -28,6 +28,9 @@ pub struct Cached {
 #[derive(Debug, Clone, Default)]
 pub struct ChartCache {
     pub dirs: Vec<PathBuf>,
+    /// The directories as messages show them (relative to the repository
+    /// when inside it).
+    pub shown: Vec<String>,
     pub charts: Vec<Cached>,
 }
 
@@ -63,7 +66,7 @@ fn chart_dir_meta(dir: &Path) -> Option<(String, String)> {
 impl ChartCache {
     /// Lists the charts of `dirs` (a directory that does not exist holds
     /// none).
-    pub fn scan(dirs: &[PathBuf]) -> ChartCache {
+    pub fn scan(dirs: &[PathBuf], repo: &Path) -> ChartCache {
         let mut charts = Vec::new();
         for d in dirs {
             let Ok(rd) = std::fs::read_dir(d) else {
@@ -95,6 +98,10 @@ impl ChartCache {
         }
         ChartCache {
             dirs: dirs.to_vec(),
+            shown: dirs
+                .iter()
+                .map(|d| d.strip_prefix(repo).unwrap_or(d).display().to_string())
+                .collect(),
             charts,
         }
     }
@@ -116,7 +123,11 @@ impl ChartCache {
     /// version that matches, the first directory's on a tie.
     pub fn find(&self, name: &str, constraint: &str) -> Result<Option<&Cached>, String> {
         let c = constraint.trim();
-        let c = if c.is_empty() || c == "latest" { "*" } else { c };
+        let c = if c.is_empty() || c == "latest" {
+            "*"
+        } else {
+            c
+        };
         let m = ver::matcher(c)
             .map_err(|e| format!("version '{constraint}' is not a semver range: {e}"))?;
         let mut best: Option<(ver::V, &Cached)> = None;
@@ -135,47 +146,32 @@ impl ChartCache {
 /// Versions and constraints (Masterminds semver v3, as source-controller
 /// uses).
 mod ver {
-    pub type V = (u64, u64, u64, String);
+    use crate::helm::semver::{Constraint, Version};
+
+    pub type V = Version;
 
     pub fn parse(s: &str) -> Option<V> {
-        let s = s.trim().trim_start_matches('v');
-        let (core, pre) = match s.split_once(['-', '+']) {
-            Some((c, rest)) if s.as_bytes()[c.len()] == b'-' => {
-                (c, rest.split('+').next().unwrap_or("").to_string())
-            }
-            Some((c, _)) => (c, String::new()),
-            None => (s, String::new()),
-        };
-        let mut it = core.split('.');
-        let a = it.next()?.parse().ok()?;
-        let b = it.next().map_or(Some(0), |x| x.parse().ok())?;
-        let c = it.next().map_or(Some(0), |x| x.parse().ok())?;
-        if it.next().is_some() {
-            return None;
-        }
-        Some((a, b, c, pre))
+        Version::parse(s).ok()
     }
 
     pub fn greater(a: &V, b: &V) -> bool {
-        let core = |v: &V| (v.0, v.1, v.2);
-        match core(a).cmp(&core(b)) {
-            std::cmp::Ordering::Equal => match (a.3.is_empty(), b.3.is_empty()) {
-                (true, false) => true,
-                (false, true) => false,
-                _ => a.3 > b.3,
-            },
-            o => o == std::cmp::Ordering::Greater,
-        }
+        a > b
     }
 
-    pub fn matcher(c: &str) -> Result<Box<dyn Fn(&V) -> bool + '_>, String> {
-        if c == "*" {
-            return Ok(Box::new(|v: &V| v.3.is_empty()));
-        }
-        if let Some(want) = parse(c) {
+    /// An exact version matches itself only (as a tag does); anything else
+    /// is a constraint (`*` excludes prereleases, as Masterminds does).
+    pub fn matcher(c: &str) -> Result<Box<dyn Fn(&V) -> bool>, String> {
+        let core = c.trim().trim_start_matches('v');
+        let core = core.split(['-', '+']).next().unwrap_or("");
+        let full = core.split('.').count() == 3
+            && core
+                .split('.')
+                .all(|p| !p.is_empty() && p.bytes().all(|b| b.is_ascii_digit()));
+        if full && let Ok(want) = Version::parse(c) {
             return Ok(Box::new(move |v: &V| *v == want));
         }
-        Err("ranges are not supported yet".into())
+        let cons = Constraint::parse(c)?;
+        Ok(Box::new(move |v: &V| cons.matches(v)))
     }
 }
 
@@ -228,11 +224,7 @@ impl ChartRequest {
         let mut cmd = if *oci {
             format!("helm pull {}", shell_word(url))
         } else {
-            format!(
-                "helm pull {} --repo {}",
-                shell_word(chart),
-                shell_word(url)
-            )
+            format!("helm pull {} --repo {}", shell_word(chart), shell_word(url))
         };
         let v = version.trim();
         if !v.is_empty() && v != "*" && v != "latest" {
@@ -296,6 +288,9 @@ mod tests {
             o.pull_command().unwrap(),
             "helm pull oci://ghcr.io/bjw-s/helm/app-template --version 3.7.3 -d .flate/charts"
         );
-        assert_eq!(oci_chart_name("oci://ghcr.io/bjw-s/helm/app-template"), "app-template");
+        assert_eq!(
+            oci_chart_name("oci://ghcr.io/bjw-s/helm/app-template"),
+            "app-template"
+        );
     }
 }

@@ -43,46 +43,9 @@ use crate::yaml::{Map, Node};
 use super::charts::{ChartCache, ChartRequest};
 use super::helm::{HelmReleaseReport, HrStatus};
 
-/// The chart engine (`crate::helm::chart`).
+/// The chart engine.
 mod engine {
-    use std::path::Path;
-    pub struct Chart;
-    #[derive(Debug)]
-    pub struct ChartError(String);
-    impl std::fmt::Display for ChartError {
-        fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-            f.write_str(&self.0)
-        }
-    }
-    pub struct RenderOptions {
-        pub release_name: String,
-        pub namespace: String,
-        pub values: crate::yaml::Node,
-        pub kube_version: Option<String>,
-        pub api_versions: Vec<String>,
-        pub is_upgrade: bool,
-        pub include_crds: bool,
-        pub skip_tests: bool,
-        pub skip_schema_validation: bool,
-    }
-    pub struct Manifest {
-        pub source: String,
-        pub body: String,
-        pub hook: bool,
-        pub test: bool,
-        pub crd: bool,
-    }
-    pub struct Rendered {
-        pub manifests: Vec<Manifest>,
-        pub notes: Option<String>,
-        pub warnings: Vec<String>,
-    }
-    pub fn load(_: &Path) -> Result<Chart, ChartError> {
-        Err(ChartError("the chart engine is not available".into()))
-    }
-    pub fn render(_: &Chart, _: &RenderOptions) -> Result<Rendered, ChartError> {
-        Err(ChartError("the chart engine is not available".into()))
-    }
+    pub use crate::helm::chart::{Chart, RenderOptions, load, render};
 }
 
 /// Options of chart rendering (from the command line and `.flate.yaml`).
@@ -176,15 +139,10 @@ pub fn locate(
                 };
                 Located::Missing(format!(
                     "chart {want} is not in the chart cache ({}): fetch it with `{}`",
-                    if cache.dirs.is_empty() {
+                    if cache.shown.is_empty() {
                         "no cache directory".to_string()
                     } else {
-                        cache
-                            .dirs
-                            .iter()
-                            .map(|d| d.display().to_string())
-                            .collect::<Vec<_>>()
-                            .join(", ")
+                        cache.shown.join(", ")
                     },
                     req.pull_command().unwrap_or_default()
                 ))
@@ -237,7 +195,8 @@ impl CrdInfo {
             return;
         }
         let spec = |p: &[&str]| o.obj.get_path(p).and_then(Node::scalar_text);
-        let (Some(group), Some(kind)) = (spec(&["spec", "group"]), spec(&["spec", "names", "kind"]))
+        let (Some(group), Some(kind)) =
+            (spec(&["spec", "group"]), spec(&["spec", "names", "kind"]))
         else {
             return;
         };
@@ -247,10 +206,7 @@ impl CrdInfo {
                     continue;
                 }
                 if let Some(name) = v.get("name").and_then(Node::scalar_text) {
-                    for a in [
-                        format!("{group}/{name}"),
-                        format!("{group}/{name}/{kind}"),
-                    ] {
+                    for a in [format!("{group}/{name}"), format!("{group}/{name}/{kind}")] {
                         if !self.api_versions.contains(&a) {
                             self.api_versions.push(a);
                         }
@@ -311,7 +267,12 @@ fn kustomize_post_render(objects: Vec<Resource>, k: &Node) -> Result<Vec<Resourc
     kust.insert("apiVersion", Node::str("kustomize.config.k8s.io/v1beta1"));
     kust.insert("kind", Node::str("Kustomization"));
     kust.insert("resources", Node::Seq(vec![Node::str("helm-output.yaml")]));
-    for f in ["patches", "images", "patchesStrategicMerge", "patchesJson6902"] {
+    for f in [
+        "patches",
+        "images",
+        "patchesStrategicMerge",
+        "patchesJson6902",
+    ] {
         if let Some(v) = k.get(f).filter(|v| !v.is_null()) {
             kust.insert(f, v.clone());
         }
@@ -356,7 +317,10 @@ fn set_metadata(r: &mut Resource, field: &str, entries: &[(String, String)]) {
     if !matches!(m.get("metadata"), Some(Node::Map(_))) {
         m.insert("metadata", Node::map());
     }
-    let md = m.get_mut("metadata").and_then(Node::as_map_mut).expect("map");
+    let md = m
+        .get_mut("metadata")
+        .and_then(Node::as_map_mut)
+        .expect("map");
     if !matches!(md.get(field), Some(Node::Map(_))) {
         md.insert(field, Node::map());
     }
@@ -379,10 +343,7 @@ fn string_map(n: Option<&Node>) -> Vec<(String, String)> {
 /// The origin labels helm-controller puts on every object.
 pub fn origin_labels(h: &HelmReleaseReport) -> Vec<(String, String)> {
     vec![
-        (
-            format!("{}/name", super::model::HELM_GROUP),
-            h.name.clone(),
-        ),
+        (format!("{}/name", super::model::HELM_GROUP), h.name.clone()),
         (
             format!("{}/namespace", super::model::HELM_GROUP),
             h.namespace.clone(),
@@ -640,7 +601,7 @@ pub fn render_all(
             _ => unreachable!("only found charts are loaded"),
         })
         .collect();
-    for (h, l) in hrs.iter_mut().zip(located) {
+    for ((h, l), k) in hrs.iter_mut().zip(located).zip(&key_of) {
         h.chart.location = match l {
             Located::Cache(p) => p.strip_prefix(repo).unwrap_or(p).display().to_string(),
             Located::Source(c) => c.label.clone(),
@@ -648,6 +609,9 @@ pub fn render_all(
         };
         if let Located::Cache(p) = l {
             h.chart.resolved_version = super::charts::ChartCache::version_of(p);
+        }
+        if let Some(Ok(c)) = k.map(|k| &charts[k]) {
+            h.chart.resolved_version = c.metadata.version.clone();
         }
     }
     for pass in 0..2 {
@@ -659,7 +623,10 @@ pub fn render_all(
                 if h.status == HrStatus::Failed && pass == 0 {
                     return None;
                 }
-                if h.object.obj.get_path(&["spec", "suspend"]).and_then(Node::as_bool)
+                if h.object
+                    .obj
+                    .get_path(&["spec", "suspend"])
+                    .and_then(Node::as_bool)
                     == Some(true)
                 {
                     return None;
@@ -701,8 +668,12 @@ fn apply_outcome(
     if h.status == HrStatus::Failed {
         return;
     }
-    let suspended =
-        h.object.obj.get_path(&["spec", "suspend"]).and_then(Node::as_bool) == Some(true);
+    let suspended = h
+        .object
+        .obj
+        .get_path(&["spec", "suspend"])
+        .and_then(Node::as_bool)
+        == Some(true);
     match (l, r) {
         _ if suspended => {
             h.status = HrStatus::Skipped;

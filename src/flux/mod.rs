@@ -1,9 +1,9 @@
 //! The Flux layer: render a whole cluster the way kustomize-controller and
 //! helm-controller would, offline.
 
+pub mod charts;
 pub mod envsubst;
 pub mod generator;
-pub mod charts;
 pub mod helm;
 pub mod helmrender;
 pub mod model;

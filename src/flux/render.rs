@@ -893,7 +893,7 @@ fn render_helmreleases(
     if hrs.is_empty() {
         return hrs;
     }
-    let cache = super::charts::ChartCache::scan(&opts.helm.chart_dirs);
+    let cache = super::charts::ChartCache::scan(&opts.helm.chart_dirs, repo);
     let known = Known::build(&opts.preexisting, reports);
     let source_chart = |kind: &str, ns: &str, name: &str, path: &str| {
         let src = SourceRef {
