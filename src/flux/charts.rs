@@ -149,6 +149,8 @@ mod ver {
     use crate::helm::semver::{Constraint, Version};
 
     pub type V = Version;
+    /// Whether a version satisfies what was asked for.
+    pub type Matcher = Box<dyn Fn(&V) -> bool>;
 
     pub fn parse(s: &str) -> Option<V> {
         Version::parse(s).ok()
@@ -160,7 +162,7 @@ mod ver {
 
     /// An exact version matches itself only (as a tag does); anything else
     /// is a constraint (`*` excludes prereleases, as Masterminds does).
-    pub fn matcher(c: &str) -> Result<Box<dyn Fn(&V) -> bool>, String> {
+    pub fn matcher(c: &str) -> Result<Matcher, String> {
         let core = c.trim().trim_start_matches('v');
         let core = core.split(['-', '+']).next().unwrap_or("");
         let full = core.split('.').count() == 3

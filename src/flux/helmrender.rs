@@ -103,12 +103,20 @@ pub fn read_chart_dir(fs: &dyn FileSystem, dir: &Path) -> std::io::Result<Vec<(P
     Ok(out)
 }
 
+/// Reads the chart directory `path` of source (kind, namespace, name):
+/// None when that source is not available offline.
+pub type SourceChartFn<'a> =
+    dyn Fn(&str, &str, &str, &str) -> Result<Option<SourceChart>, String> + 'a;
+
+/// The objects a release renders and the engine's warnings, or why not.
+type Outcome = Result<(Vec<Resource>, Vec<String>), String>;
+
 /// Finds the chart of every HelmRelease: in a source artifact through
 /// `source_chart` (GitRepository / Bucket charts), else in the cache.
 pub fn locate(
     h: &HelmReleaseReport,
     cache: &ChartCache,
-    source_chart: &dyn Fn(&str, &str, &str, &str) -> Result<Option<SourceChart>, String>,
+    source_chart: &SourceChartFn<'_>,
 ) -> Located {
     let Some(req) = &h.chart.request else {
         return Located::Error(format!(
@@ -448,10 +456,8 @@ fn taint_object(r: &mut Resource, secrets: &[String]) {
                     path.pop();
                 }
             }
-            Node::Str(t) => {
-                if secrets.iter().any(|s| t.contains(s.as_str())) {
-                    out.push(path.clone());
-                }
+            Node::Str(t) if secrets.iter().any(|s| t.contains(s.as_str())) => {
+                out.push(path.clone());
             }
             _ => {}
         }
@@ -485,7 +491,7 @@ fn render_release(
     chart: &engine::Chart,
     opts: &HelmOptions,
     crds: &CrdInfo,
-) -> Result<(Vec<Resource>, Vec<String>), String> {
+) -> Outcome {
     let spec = h.object.obj.get("spec").cloned().unwrap_or(Node::Null);
     let policy = spec
         .get_str(&["install", "crds"])
@@ -615,7 +621,7 @@ pub fn render_all(
         }
     }
     for pass in 0..2 {
-        let results: Vec<Option<Result<(Vec<Resource>, Vec<String>), String>>> = hrs
+        let results: Vec<Option<Outcome>> = hrs
             .par_iter()
             .zip(located.par_iter())
             .zip(key_of.par_iter())
@@ -659,12 +665,7 @@ pub fn render_all(
     }
 }
 
-fn apply_outcome(
-    h: &mut HelmReleaseReport,
-    l: &Located,
-    r: Option<Result<(Vec<Resource>, Vec<String>), String>>,
-    opts: &HelmOptions,
-) {
+fn apply_outcome(h: &mut HelmReleaseReport, l: &Located, r: Option<Outcome>, opts: &HelmOptions) {
     if h.status == HrStatus::Failed {
         return;
     }
