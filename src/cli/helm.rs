@@ -4,7 +4,9 @@ use std::io::Write;
 use std::path::PathBuf;
 
 use clap::{Args, Subcommand};
-use flate::helm::chart::{self, RenderOptions};
+use flate::helm::chart::values::{M, from_node, merge_maps};
+use flate::helm::chart::{self, RenderOptions, strvals};
+use flate::template::Value;
 use flate::yaml::{Map, Node};
 
 #[derive(Subcommand, Debug)]
@@ -79,7 +81,7 @@ fn template(a: TemplateArgs) -> i32 {
         [r, c] => (a.name.clone().unwrap_or_else(|| r.clone()), c),
         _ => return helm_error("expected [RELEASE] CHART", 2),
     };
-    let mut values = Node::Map(Map::new());
+    let mut values = Value::Map(M::new());
     for f in &a.values {
         let text = match std::fs::read_to_string(f) {
             Ok(t) => t,
@@ -99,9 +101,9 @@ fn template(a: TemplateArgs) -> i32 {
                 );
             }
         };
-        match docs.into_iter().next().map(|d| d.node) {
-            Some(Node::Map(m)) => merge_nodes(&mut values, Node::Map(m)),
-            Some(Node::Null) | None => {}
+        match docs.into_iter().next().map(|d| from_node(&d.node)) {
+            Some(m @ Value::Map(_)) => values = merge_maps(values, m),
+            Some(Value::Nil) | None => {}
             Some(_) => {
                 return helm_error(
                     &format!(
@@ -113,9 +115,12 @@ fn template(a: TemplateArgs) -> i32 {
             }
         }
     }
+    let Value::Map(mut values) = values else {
+        unreachable!("merged values are a map")
+    };
     for (list, strings) in [(&a.set, false), (&a.set_string, true)] {
         for s in list {
-            if let Err(e) = set_values(&mut values, s, strings) {
+            if let Err(e) = strvals::parse_into(s, strings, &mut values) {
                 return helm_error(&format!("failed parsing --set data: {e}"), 2);
             }
         }
@@ -131,7 +136,7 @@ fn template(a: TemplateArgs) -> i32 {
     let opts = RenderOptions {
         release_name: release,
         namespace: a.namespace,
-        values,
+        values: Node::Map(Map::new()),
         kube_version: a.kube_version,
         api_versions: a.api_versions,
         is_upgrade: a.is_upgrade,
@@ -139,7 +144,7 @@ fn template(a: TemplateArgs) -> i32 {
         skip_tests: a.skip_tests,
         skip_schema_validation: a.skip_schema_validation,
     };
-    match chart::render(&ch, &opts) {
+    match chart::render_values(&ch, &opts, values) {
         Ok(r) => {
             for w in &r.warnings {
                 super::diag::warning(w.clone());
@@ -155,137 +160,13 @@ fn template(a: TemplateArgs) -> i32 {
             }
             0
         }
+        Err(e) if e.in_render => helm_error(
+            &format!(
+                "{}\n\nUse --debug flag to render out invalid YAML",
+                e.message
+            ),
+            1,
+        ),
         Err(e) => helm_error(&e.message, 1),
     }
-}
-
-/// `-f` files merge as Helm's `mergeMaps`: maps recursively, others replaced.
-fn merge_nodes(base: &mut Node, over: Node) {
-    match (base, over) {
-        (Node::Map(b), Node::Map(o)) => {
-            for (k, v) in o.iter() {
-                match b.get_mut(k) {
-                    Some(existing @ Node::Map(_)) if matches!(v, Node::Map(_)) => {
-                        merge_nodes(existing, v.clone())
-                    }
-                    _ => b.insert(k.clone(), v.clone()),
-                }
-            }
-        }
-        (b, o) => *b = o,
-    }
-}
-
-/// One `--set` argument (Helm's strvals, the common forms: `a.b=c`,
-/// `a[0]=x`, lists `{a,b}`, several pairs separated by commas).
-fn set_values(values: &mut Node, arg: &str, strings: bool) -> Result<(), String> {
-    for pair in split_top(arg, ',') {
-        if pair.is_empty() {
-            continue;
-        }
-        let (key, val) = pair
-            .split_once('=')
-            .ok_or_else(|| format!("key {pair:?} has no value"))?;
-        let node = if let Some(inner) = val.strip_prefix('{').and_then(|v| v.strip_suffix('}')) {
-            Node::Seq(
-                split_top(inner, ',')
-                    .iter()
-                    .map(|x| typed(x, strings))
-                    .collect(),
-            )
-        } else {
-            typed(val, strings)
-        };
-        set_path(values, key, node)?;
-    }
-    Ok(())
-}
-
-fn split_top(s: &str, sep: char) -> Vec<String> {
-    let mut out = Vec::new();
-    let mut cur = String::new();
-    let mut depth = 0;
-    let mut esc = false;
-    for c in s.chars() {
-        if esc {
-            cur.push(c);
-            esc = false;
-            continue;
-        }
-        match c {
-            '\\' => esc = true,
-            '{' => {
-                depth += 1;
-                cur.push(c);
-            }
-            '}' => {
-                depth -= 1;
-                cur.push(c);
-            }
-            c if c == sep && depth == 0 => out.push(std::mem::take(&mut cur)),
-            c => cur.push(c),
-        }
-    }
-    out.push(cur);
-    out
-}
-
-fn typed(v: &str, strings: bool) -> Node {
-    if strings {
-        return Node::Str(v.to_string());
-    }
-    match v {
-        "true" => Node::Bool(true),
-        "false" => Node::Bool(false),
-        "null" => Node::Null,
-        _ => match v.parse::<i64>() {
-            Ok(i) if !(v.len() > 1 && v.starts_with('0')) => Node::Int(i),
-            _ => Node::Str(v.to_string()),
-        },
-    }
-}
-
-fn set_path(root: &mut Node, key: &str, val: Node) -> Result<(), String> {
-    let mut cur = root;
-    let parts: Vec<&str> = key.split('.').collect();
-    for (i, part) in parts.iter().enumerate() {
-        let last = i + 1 == parts.len();
-        let (name, index) = match part.split_once('[') {
-            Some((n, rest)) => {
-                let idx: usize = rest
-                    .trim_end_matches(']')
-                    .parse()
-                    .map_err(|_| format!("invalid index in {key:?}"))?;
-                (n, Some(idx))
-            }
-            None => (*part, None),
-        };
-        if !matches!(cur, Node::Map(_)) {
-            *cur = Node::Map(Map::new());
-        }
-        let Node::Map(m) = cur else { unreachable!() };
-        if !m.contains_key(name) {
-            m.insert(name.to_string(), Node::Null);
-        }
-        let slot = m.get_mut(name).expect("inserted");
-        let slot = match index {
-            Some(idx) => {
-                if !matches!(slot, Node::Seq(_)) {
-                    *slot = Node::Seq(Vec::new());
-                }
-                let Node::Seq(s) = slot else { unreachable!() };
-                while s.len() <= idx {
-                    s.push(Node::Null);
-                }
-                &mut s[idx]
-            }
-            None => slot,
-        };
-        if last {
-            *slot = val;
-            return Ok(());
-        }
-        cur = slot;
-    }
-    Ok(())
 }

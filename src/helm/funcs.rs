@@ -54,9 +54,15 @@ pub fn to_yaml(v: &Value) -> String {
     text.strip_suffix('\n').unwrap_or(&text).to_string()
 }
 
-/// Adds Sprig's and Helm's functions to a template set.
+/// Adds Sprig's and Helm's functions to a template set (Sprig's random
+/// functions seeded with [`sprig::SEED`], `now` reading the system clock).
 pub fn add_funcs(t: &mut Templates) {
-    sprig::add_funcs(t);
+    add_funcs_with(t, &sprig::Options::default());
+}
+
+/// [`add_funcs`] with a chosen seed and clock.
+pub fn add_funcs_with(t: &mut Templates, opts: &sprig::Options) {
+    sprig::add_funcs_with(t, opts);
     t.add_func("include", 2, Some(2), |ex, a| {
         let name = want_str(&a[0], "include")?;
         ex.execute(name, &a[1])
@@ -98,6 +104,9 @@ pub fn add_funcs(t: &mut Templates) {
             want_str(v, "lookup")?;
         }
         Ok(Value::Map(BTreeMap::new()))
+    });
+    t.add_func("toToml", 1, Some(1), |_, a| {
+        Ok(Value::Str(crate::helm::toml::to_toml(&a[0])))
     });
     for name in ["toYaml", "mustToYaml", "toYamlPretty"] {
         t.add_func(name, 1, Some(1), |_, a| Ok(Value::Str(to_yaml(&a[0]))));

@@ -8,6 +8,7 @@ pub mod funcs;
 pub mod json;
 pub mod semver;
 pub mod sprig;
+pub mod toml;
 
 use crate::template::Error;
 

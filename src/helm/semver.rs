@@ -257,12 +257,9 @@ fn rewrite_range(text: &str) -> String {
 }
 
 fn parse_comparison(text: &str) -> Result<Comparison, String> {
-    let m = CONSTRAINT_RE.captures(text).ok_or_else(|| {
-        format!(
-            "improper constraint: {}",
-            crate::template::value::go_quote(text)
-        )
-    })?;
+    let m = CONSTRAINT_RE
+        .captures(text)
+        .ok_or_else(|| format!("improper constraint: {text}"))?;
     let g = |i: usize| m.get(i).map_or("", |g| g.as_str());
     let op = match g(1) {
         "" | "=" => Op::TildeOrEqual,
@@ -302,17 +299,15 @@ fn parse_comparison(text: &str) -> Result<Comparison, String> {
 
 impl Constraint {
     /// Parses a constraint as Masterminds' `NewConstraint` does; errors
-    /// are worded as it words them (`improper constraint: "..."`).
+    /// are worded as v3.4.0 (the version Helm 4.1 uses) words them
+    /// (`improper constraint: TEXT`).
     pub fn parse(text: &str) -> Result<Constraint, String> {
         let rewritten = rewrite_range(text);
         let mut alternatives = Vec::new();
         let mut has_pre = Vec::new();
         for alt in rewritten.split("||") {
             if !VALID_RE.is_match(alt) {
-                return Err(format!(
-                    "improper constraint: {}",
-                    crate::template::value::go_quote(alt)
-                ));
+                return Err(format!("improper constraint: {alt}"));
             }
             let mut list = Vec::new();
             let mut pre = false;
@@ -589,16 +584,13 @@ mod tests {
     fn bad_constraints() {
         assert_eq!(
             Constraint::parse("foo").unwrap_err(),
-            "improper constraint: \"foo\""
+            "improper constraint: foo"
         );
         assert_eq!(
             Constraint::parse(">= 1.2 || bar").unwrap_err(),
-            "improper constraint: \" bar\""
+            "improper constraint:  bar"
         );
-        assert_eq!(
-            Constraint::parse("").unwrap_err(),
-            "improper constraint: \"\""
-        );
+        assert_eq!(Constraint::parse("").unwrap_err(), "improper constraint: ");
         assert!(Constraint::parse("1.2.x || 2.*").is_ok());
     }
 }

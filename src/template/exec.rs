@@ -27,6 +27,10 @@ pub struct Func {
 pub struct Exec<'a> {
     pub templates: &'a Templates,
     depth: Cell<usize>,
+    /// The changed `$` of the last template run by [`Exec::execute`] (Go
+    /// maps are references: what `include "x" .` changes in its data, the
+    /// caller sees).
+    root_out: std::cell::RefCell<Option<Value>>,
 }
 
 /// Deepest nesting of template calls (Go allows 100000; a native stack
@@ -43,7 +47,12 @@ impl Exec<'_> {
             ))
         })?;
         let mut st = State::new(self, name, tree, data.clone());
-        match st.walk_list(data, &tree.root) {
+        st.root = data;
+        let r = st.walk_list(data, &tree.root);
+        if st.root_changed {
+            *self.root_out.borrow_mut() = Some(st.vars[0].1.clone());
+        }
+        match r {
             Ok(()) => Ok(st.out),
             Err(Flow::Err(e)) => Err(*e),
             Err(_) => Ok(st.out),
@@ -60,6 +69,7 @@ pub(crate) fn execute(t: &Templates, name: &str, data: &Value) -> Result<String,
     let ex = Exec {
         templates: t,
         depth: Cell::new(0),
+        root_out: std::cell::RefCell::new(None),
     };
     if !t.trees.contains_key(name) {
         return Err(Error::plain(format!(
@@ -94,6 +104,13 @@ struct State<'a, 'e> {
     vars: Vec<(String, Value)>,
     at: At<'a>,
     out: String,
+    /// The data the template was called with (dot at its top level), by
+    /// address: where `.` is still that value, it and `$` are one map in
+    /// Go.
+    root: *const Value,
+    /// A function changed the map `$` holds (see [`Func::writes_first`]):
+    /// dot at the top level reads `$` from then on.
+    root_changed: bool,
 }
 
 impl<'a, 'e> State<'a, 'e> {
@@ -105,6 +122,27 @@ impl<'a, 'e> State<'a, 'e> {
             vars: vec![("$".into(), data)],
             at: At::None,
             out: String::new(),
+            root: std::ptr::null(),
+            root_changed: false,
+        }
+    }
+
+    /// The value of dot: `$` when dot is the top-level data and a function
+    /// has changed `$` since.
+    /// Dot, or the changed root when dot is the root (see `dot_value`).
+    fn dot_ref<'s>(&'s self, dot: &'s Value) -> &'s Value {
+        if self.root_changed && std::ptr::eq(dot, self.root) {
+            &self.vars[0].1
+        } else {
+            dot
+        }
+    }
+
+    fn dot_value(&self, dot: &Value) -> Value {
+        if self.root_changed && std::ptr::eq(dot, self.root) {
+            self.vars[0].1.clone()
+        } else {
+            dot.clone()
         }
     }
 
@@ -262,6 +300,7 @@ impl<'a, 'e> State<'a, 'e> {
                 }
                 self.ex.depth.set(depth + 1);
                 let mut sub = State::new(self.ex, &call.name, tree, data.clone());
+                sub.root = &data;
                 let r = sub.walk_list(&data, &tree.root);
                 self.ex.depth.set(depth);
                 self.out.push_str(&sub.out);
@@ -281,6 +320,9 @@ impl<'a, 'e> State<'a, 'e> {
 
     /// Stores `v` into variable `name` at the path `fields` (maps only).
     fn write_back(&mut self, name: &str, fields: &[String], v: Value) {
+        if name == "$" {
+            self.root_changed = true;
+        }
         let Some(slot) = self.vars.iter_mut().rev().find(|(n, _)| n == name) else {
             return;
         };
@@ -348,7 +390,7 @@ impl<'a, 'e> State<'a, 'e> {
             Arg::Field { names, .. } => {
                 let call = self.method_args(dot, cmd, fin, has_args)?;
                 self.at = At::Arg(first);
-                return self.walk_fields(dot, names, call);
+                return self.walk_fields(self.dot_ref(dot), names, call);
             }
             Arg::Chain { node, fields, .. } => {
                 self.at = At::Arg(first);
@@ -382,7 +424,7 @@ impl<'a, 'e> State<'a, 'e> {
         self.not_a_function(cmd, &fin)?;
         match first {
             Arg::Bool(_, b) => Ok(Value::Bool(*b)),
-            Arg::Dot(_) => Ok(dot.clone()),
+            Arg::Dot(_) => Ok(self.dot_value(dot)),
             Arg::Nil(_) => Err(self.err("nil is not a command".into())),
             Arg::Number { text, .. } => Ok(number_value(text).unwrap_or_default()),
             Arg::Str { value, .. } => Ok(Value::Str(value.clone())),
@@ -479,9 +521,9 @@ impl<'a, 'e> State<'a, 'e> {
     fn eval_arg(&mut self, dot: &Value, arg: &'a Arg) -> R<Value> {
         self.at = At::Arg(arg);
         match arg {
-            Arg::Dot(_) => Ok(dot.clone()),
+            Arg::Dot(_) => Ok(self.dot_value(dot)),
             Arg::Nil(_) => Ok(Value::Nil),
-            Arg::Field { names, .. } => self.walk_fields(dot, names, None),
+            Arg::Field { names, .. } => self.walk_fields(self.dot_ref(dot), names, None),
             Arg::Var { name, fields, .. } => {
                 let i = self.var_index(name)?;
                 self.walk_fields(&self.vars[i].1, fields, None)
@@ -546,12 +588,31 @@ impl<'a, 'e> State<'a, 'e> {
         if let Some(f) = fin {
             vals.push(f);
         }
-        match (func.f)(self.ex, &vals) {
+        self.ex.root_out.borrow_mut().take();
+        let result = (func.f)(self.ex, &vals);
+        if let Some(new_root) = self.ex.root_out.borrow_mut().take() {
+            // `include "x" DATA` changed DATA: write it back where it came from.
+            let at_root = std::ptr::eq(dot, self.root);
+            match args.get(1) {
+                Some(Arg::Dot(_)) if at_root => self.write_back("$", &[], new_root),
+                Some(Arg::Var { name, fields, .. }) => self.write_back(name, fields, new_root),
+                Some(Arg::Field { names, .. }) if at_root => self.write_back("$", names, new_root),
+                _ => {}
+            }
+        }
+        match result {
             Ok(v) => {
-                if func.writes_first {
-                    if let (Some(Arg::Var { name, fields, .. }), Value::Map(_)) = (args.first(), &v)
-                    {
-                        self.write_back(name, fields, v.clone());
+                if func.writes_first && matches!(v, Value::Map(_)) {
+                    let at_root = std::ptr::eq(dot, self.root);
+                    match args.first() {
+                        Some(Arg::Var { name, fields, .. }) => {
+                            self.write_back(name, fields, v.clone());
+                        }
+                        Some(Arg::Field { names, .. }) if at_root => {
+                            self.write_back("$", names, v.clone());
+                        }
+                        Some(Arg::Dot(_)) if at_root => self.write_back("$", &[], v.clone()),
+                        _ => {}
                     }
                 }
                 Ok(v)

@@ -101,9 +101,11 @@ impl fmt::Debug for ParsedText {
 pub struct Templates {
     /// The set's own name (Go's `template.New(name)`), shown in "no template" errors.
     pub name: String,
-    pub(crate) trees: HashMap<String, Arc<Tree>>,
-    pub(crate) texts: HashMap<String, Arc<str>>,
-    pub(crate) funcs: HashMap<String, Func>,
+    // Shared maps, copied on write: cloning a set (Helm's `tpl` does, on
+    // every call) costs three reference counts.
+    pub(crate) trees: Arc<HashMap<String, Arc<Tree>>>,
+    pub(crate) texts: Arc<HashMap<String, Arc<str>>>,
+    pub(crate) funcs: Arc<HashMap<String, Func>>,
 }
 
 impl Default for Templates {
@@ -117,9 +119,9 @@ impl Templates {
     pub fn new() -> Self {
         let mut t = Templates {
             name: String::new(),
-            trees: HashMap::new(),
-            texts: HashMap::new(),
-            funcs: HashMap::new(),
+            trees: Arc::new(HashMap::new()),
+            texts: Arc::new(HashMap::new()),
+            funcs: Arc::new(HashMap::new()),
         };
         exec::add_builtins(&mut t);
         t
@@ -134,7 +136,7 @@ impl Templates {
         max_args: Option<usize>,
         f: impl Fn(&Exec, &[Value]) -> Result<Value, String> + Send + Sync + 'static,
     ) {
-        self.funcs.insert(
+        Arc::make_mut(&mut self.funcs).insert(
             name.to_string(),
             Func {
                 min_args,
@@ -157,7 +159,7 @@ impl Templates {
         f: impl Fn(&Exec, &[Value]) -> Result<Value, String> + Send + Sync + 'static,
     ) {
         self.add_func(name, min_args, max_args, f);
-        if let Some(func) = self.funcs.get_mut(name) {
+        if let Some(func) = Arc::make_mut(&mut self.funcs).get_mut(name) {
             func.writes_first = true;
         }
     }
@@ -205,13 +207,14 @@ impl Templates {
 
     /// Adds a text parsed by [`Templates::parse_text`], as `parse` would.
     pub fn add_parsed(&mut self, p: &ParsedText) {
-        self.texts.insert(p.name.clone(), p.text.clone());
+        Arc::make_mut(&mut self.texts).insert(p.name.clone(), p.text.clone());
+        let trees = Arc::make_mut(&mut self.trees);
         for (i, (tname, tree)) in p.trees.iter().enumerate() {
             let main = i == 0;
-            if !main && parse::is_empty_tree(&tree.root) && self.trees.contains_key(tname) {
+            if !main && parse::is_empty_tree(&tree.root) && trees.contains_key(tname) {
                 continue;
             }
-            self.trees.insert(tname.clone(), tree.clone());
+            trees.insert(tname.clone(), tree.clone());
         }
     }
 

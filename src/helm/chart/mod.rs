@@ -14,6 +14,7 @@ mod load;
 mod objects;
 mod render;
 mod schema;
+pub mod strvals;
 pub mod values;
 
 use std::collections::BTreeMap;
@@ -24,7 +25,7 @@ use std::sync::{Arc, Mutex};
 use crate::template::{ParsedText, Value};
 
 pub use load::load;
-pub use render::{print_template, render};
+pub use render::{print_template, render, render_values};
 
 /// A chart error: `Display` is Helm's message text.
 #[derive(Debug, Clone, PartialEq)]
@@ -32,6 +33,9 @@ pub struct ChartError {
     pub message: String,
     /// The file the error is about, where known.
     pub path: Option<PathBuf>,
+    /// The error happened while rendering templates (Helm then adds
+    /// "Use --debug flag to render out invalid YAML").
+    pub in_render: bool,
 }
 
 impl ChartError {
@@ -39,6 +43,7 @@ impl ChartError {
         ChartError {
             message: message.into(),
             path: None,
+            in_render: false,
         }
     }
 
@@ -46,7 +51,13 @@ impl ChartError {
         ChartError {
             message: message.into(),
             path: Some(path.into()),
+            in_render: false,
         }
+    }
+
+    pub(crate) fn rendering(mut self) -> Self {
+        self.in_render = true;
+        self
     }
 }
 
@@ -217,4 +228,18 @@ pub struct Rendered {
     pub notes: Option<String>,
     /// What Helm would log (coalescing conflicts, skipped schemas).
     pub warnings: Vec<String>,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn shareable<T: Send + Sync>() {}
+
+    #[test]
+    fn charts_are_shareable_across_threads() {
+        shareable::<Chart>();
+        shareable::<Rendered>();
+        shareable::<RenderOptions>();
+    }
 }

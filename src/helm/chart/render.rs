@@ -269,6 +269,17 @@ fn sort_templates(names: &mut [String]) {
 
 /// Renders a chart as `helm template` does.
 pub fn render(chart: &Chart, opts: &RenderOptions) -> Result<Rendered, ChartError> {
+    let user = match from_node(&opts.values) {
+        Value::Map(m) => m,
+        _ => M::new(),
+    };
+    render_values(chart, opts, user)
+}
+
+/// [`render`] with the user values given as template data (`opts.values`
+/// is not read): what `-f` files and `--set` arguments
+/// ([`super::strvals`]) make, where `--set` integers are int64.
+pub fn render_values(chart: &Chart, opts: &RenderOptions, user: M) -> Result<Rendered, ChartError> {
     let mut warnings = Vec::new();
     let chart_err = |m: String| ChartError::at(m, &chart.path);
     match chart.metadata.chart_type.as_str() {
@@ -283,15 +294,11 @@ pub fn render(chart: &Chart, opts: &RenderOptions) -> Result<Rendered, ChartErro
             .collect();
         if !missing.is_empty() {
             return Err(chart_err(format!(
-                "an error occurred while checking for chart dependencies. You may need to run 'helm dependency build' to fetch missing dependencies: found in Chart.yaml, but missing in charts/ directory: {}",
+                "an error occurred while checking for chart dependencies. You may need to run `helm dependency build` to fetch missing dependencies: found in Chart.yaml, but missing in charts/ directory: {}",
                 missing.join(", ")
             )));
         }
     }
-    let user = match from_node(&opts.values) {
-        Value::Map(m) => m,
-        _ => M::new(),
-    };
     let kube = match &opts.kube_version {
         Some(v) => KubeVersion::parse(v)
             .map_err(|e| ChartError::new(format!("invalid kube version '{v}': {e}")))?,
@@ -338,7 +345,8 @@ pub fn render(chart: &Chart, opts: &RenderOptions) -> Result<Rendered, ChartErro
             return Err(chart_err(format!(
                 "chart requires kubeVersion: {} which is incompatible with Kubernetes {}",
                 chart.metadata.kube_version, kube.version
-            )));
+            ))
+            .rendering());
         }
     }
 
@@ -357,7 +365,7 @@ pub fn render(chart: &Chart, opts: &RenderOptions) -> Result<Rendered, ChartErro
         match &*parsed {
             Ok(p) => set.add_parsed(p),
             Err(e) => {
-                return Err(ChartError::at(crate::helm::error_text(e), &r.origin));
+                return Err(ChartError::at(crate::helm::error_text(e), &r.origin).rendering());
             }
         }
     }
@@ -381,7 +389,7 @@ pub fn render(chart: &Chart, opts: &RenderOptions) -> Result<Rendered, ChartErro
         }
         let out = set
             .execute(k, data)
-            .map_err(|e| ChartError::at(crate::helm::error_text(&e), &r.origin))?;
+            .map_err(|e| ChartError::at(crate::helm::error_text(&e), &r.origin).rendering())?;
         files.insert(k.clone(), out.replace("<no value>", ""));
     }
 
@@ -398,7 +406,7 @@ pub fn render(chart: &Chart, opts: &RenderOptions) -> Result<Rendered, ChartErro
         true
     });
 
-    let (hooks, generic) = sort_manifests(&files)?;
+    let (hooks, generic) = sort_manifests(&files).map_err(ChartError::rendering)?;
     let mut manifests = Vec::new();
     if opts.include_crds {
         crd_objects(&w, &w.name, &mut manifests);
@@ -459,16 +467,20 @@ fn crd_objects(w: &WChart, full_path: &str, out: &mut Vec<Manifest>) {
     }
 }
 
-/// Helm's `SplitManifests`: documents split on lines starting with `---`,
-/// blank ones dropped, leading whitespace trimmed.
+/// Helm's `SplitManifests` (v4.1): the text trimmed, split on
+/// `(?:^|\s*\n)---\s*`, each document trimmed, empty ones dropped.
 pub(crate) fn split_manifests(big: &str) -> Vec<String> {
     static SEP: OnceLock<regex::Regex> = OnceLock::new();
-    let sep = SEP.get_or_init(|| regex::Regex::new(r"(?m)^---[ \t]*").expect("regex"));
-    let big = big.trim_start();
-    sep.split(big)
-        .filter(|d| !d.trim().is_empty())
-        .map(|d| d.trim_start().to_string())
+    let sep = SEP.get_or_init(|| regex::Regex::new(r"(?:^|\s*\n)---\s*").expect("regex"));
+    sep.split(go_trim(big))
+        .filter(|d| !d.is_empty())
+        .map(|d| go_trim(d).to_string())
         .collect()
+}
+
+/// Go's `strings.TrimSpace` (Unicode white space).
+fn go_trim(s: &str) -> &str {
+    s.trim_matches(|c: char| c.is_whitespace())
 }
 
 struct Head {
@@ -606,7 +618,7 @@ pub fn print_template(r: &Rendered) -> String {
     for m in r.manifests.iter().filter(|m| !m.hook) {
         manifest.push_str(&format!("---\n# Source: {}\n{}\n", m.source, m.body));
     }
-    let mut out = manifest.trim().to_string();
+    let mut out = go_trim(&manifest).to_string();
     out.push('\n');
     for m in r.manifests.iter().filter(|m| m.hook) {
         out.push_str(&format!("---\n# Source: {}\n{}\n", m.source, m.body));
@@ -620,8 +632,8 @@ mod tests {
 
     #[test]
     fn split_like_helm() {
-        let docs = split_manifests("\n---\na: 1\n---  \n\n---\nb: 2\n----x\n");
-        assert_eq!(docs, vec!["a: 1\n", "b: 2\n", "-x\n"]);
+        let docs = split_manifests("\n---\na: 1\n---  \n\n---\nb: 2\n---x\n");
+        assert_eq!(docs, vec!["a: 1", "---\nb: 2", "x"]);
     }
 
     #[test]

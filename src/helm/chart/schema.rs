@@ -1,8 +1,391 @@
-//! `values.schema.json` validation (filled in below).
+//! `values.schema.json` validation, as Helm's `ValidateAgainstSchema`:
+//! the top chart's schema against all values, each subchart's against its
+//! section (recursively), messages worded as Helm's validator
+//! (santhosh-tekuri/jsonschema v6) words them. A schema that refers to a
+//! remote URL (`$ref: https://...`), which Helm would download, is not
+//! fetched: it is skipped with a warning naming the URL.
+
+use std::fmt::Write;
+
+use jsonschema::error::{TypeKind, ValidationErrorKind};
 
 use super::deps::WChart;
 use super::values::M;
+use crate::template::Value;
 
-pub(crate) fn validate(_w: &WChart, _vals: &M, _warn: &mut Vec<String>) -> Result<(), String> {
-    Ok(())
+/// Values as JSON (integral floats as integers, as Go's JSON numbers compare).
+fn to_json(v: &Value) -> serde_json::Value {
+    use serde_json::Value as J;
+    match v {
+        Value::Nil => J::Null,
+        Value::Bool(b) => J::Bool(*b),
+        Value::Int(i) => J::from(*i),
+        Value::Float(f) if f.fract() == 0.0 && f.abs() < 9.007_199_254_740_992e15 => {
+            J::from(*f as i64)
+        }
+        Value::Float(f) => serde_json::Number::from_f64(*f).map_or(J::Null, J::Number),
+        Value::Str(s) => J::String(s.clone()),
+        Value::List(l) => J::Array(l.iter().map(to_json).collect()),
+        Value::Map(m) => J::Object(m.iter().map(|(k, v)| (k.clone(), to_json(v))).collect()),
+        Value::Object(o) => to_json(&o.0.plain()),
+    }
+}
+
+/// Refuses every external resource, remembering the first URL asked for.
+struct NoFetch(std::sync::Mutex<Option<String>>);
+
+impl jsonschema::Retrieve for NoFetch {
+    fn retrieve(
+        &self,
+        uri: &jsonschema::Uri<String>,
+    ) -> Result<serde_json::Value, Box<dyn std::error::Error + Send + Sync>> {
+        if let Ok(mut first) = self.0.lock()
+            && first.is_none()
+        {
+            *first = Some(uri.to_string());
+        }
+        Err(format!("{uri}: not fetched").into())
+    }
+}
+
+/// The retriever handed to the validator (it wants ownership).
+struct Fetcher(std::sync::Arc<NoFetch>);
+
+impl jsonschema::Retrieve for Fetcher {
+    fn retrieve(
+        &self,
+        uri: &jsonschema::Uri<String>,
+    ) -> Result<serde_json::Value, Box<dyn std::error::Error + Send + Sync>> {
+        self.0.retrieve(uri)
+    }
+}
+
+fn remote_ref(v: &serde_json::Value) -> Option<String> {
+    match v {
+        serde_json::Value::Object(m) => {
+            if let Some(serde_json::Value::String(r)) = m.get("$ref")
+                && (r.starts_with("http://") || r.starts_with("https://"))
+            {
+                return Some(r.clone());
+            }
+            m.values().find_map(remote_ref)
+        }
+        serde_json::Value::Array(a) => a.iter().find_map(remote_ref),
+        _ => None,
+    }
+}
+
+fn quote_list(v: &[String]) -> String {
+    v.iter()
+        .map(|s| format!("'{s}'"))
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+fn json_text(v: &serde_json::Value) -> String {
+    match v {
+        serde_json::Value::String(s) => format!("'{s}'"),
+        other => other.to_string(),
+    }
+}
+
+fn type_of(v: &serde_json::Value) -> &'static str {
+    match v {
+        serde_json::Value::Null => "null",
+        serde_json::Value::Bool(_) => "boolean",
+        serde_json::Value::Number(n) if n.is_i64() || n.is_u64() => "integer",
+        serde_json::Value::Number(_) => "number",
+        serde_json::Value::String(_) => "string",
+        serde_json::Value::Array(_) => "array",
+        serde_json::Value::Object(_) => "object",
+    }
+}
+
+/// A number with thousands separators, as v6 prints limits (`70,000`).
+fn grouped(n: &str) -> String {
+    let (sign, rest) = match n.strip_prefix('-') {
+        Some(r) => ("-", r),
+        None => ("", n),
+    };
+    let (int, frac) = match rest.find(|c: char| !c.is_ascii_digit()) {
+        Some(i) => rest.split_at(i),
+        None => (rest, ""),
+    };
+    let mut out = String::new();
+    for (i, c) in int.chars().enumerate() {
+        if i > 0 && (int.len() - i) % 3 == 0 {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    format!("{sign}{out}{frac}")
+}
+
+/// An error's message as santhosh-tekuri/jsonschema v6 words it.
+fn message(kind: &ValidationErrorKind, instance: &serde_json::Value) -> String {
+    use ValidationErrorKind as K;
+    let num = |v: &serde_json::Value| grouped(&v.to_string());
+    match kind {
+        K::Type { kind } => {
+            let want = match kind {
+                TypeKind::Single(t) => t.to_string(),
+                TypeKind::Multiple(s) => s
+                    .iter()
+                    .map(|t| t.to_string())
+                    .collect::<Vec<_>>()
+                    .join(" or "),
+            };
+            let got = match (type_of(instance), want.as_str()) {
+                ("integer", w) if !w.contains("integer") => "number",
+                (g, _) => g,
+            };
+            format!("got {got}, want {want}")
+        }
+        K::Required { property } => format!("missing property {}", json_text(property)),
+        K::Enum { options } => match options.as_array() {
+            Some(a) if a.len() == 1 => format!("value must be {}", json_text(&a[0])),
+            Some(a) => format!(
+                "value must be one of {}",
+                a.iter().map(json_text).collect::<Vec<_>>().join(", ")
+            ),
+            None => "value must be one of the enum values".into(),
+        },
+        K::Constant { expected_value } => format!("value must be {}", json_text(expected_value)),
+        K::Minimum { limit } => format!("minimum: got {}, want {}", num(instance), num(limit)),
+        K::Maximum { limit } => format!("maximum: got {}, want {}", num(instance), num(limit)),
+        K::ExclusiveMinimum { limit } => {
+            format!(
+                "exclusiveMinimum: got {}, want {}",
+                num(instance),
+                num(limit)
+            )
+        }
+        K::ExclusiveMaximum { limit } => {
+            format!(
+                "exclusiveMaximum: got {}, want {}",
+                num(instance),
+                num(limit)
+            )
+        }
+        K::MinLength { limit } => format!(
+            "minLength: got {}, want {limit}",
+            instance.as_str().map_or(0, |s| s.chars().count())
+        ),
+        K::MaxLength { limit } => format!(
+            "maxLength: got {}, want {limit}",
+            instance.as_str().map_or(0, |s| s.chars().count())
+        ),
+        K::MinItems { limit } => format!(
+            "minItems: got {}, want {limit}",
+            instance.as_array().map_or(0, |a| a.len())
+        ),
+        K::MaxItems { limit } => format!(
+            "maxItems: got {}, want {limit}",
+            instance.as_array().map_or(0, |a| a.len())
+        ),
+        K::MinProperties { limit } => format!(
+            "minProperties: got {}, want {limit}",
+            instance.as_object().map_or(0, |a| a.len())
+        ),
+        K::MaxProperties { limit } => format!(
+            "maxProperties: got {}, want {limit}",
+            instance.as_object().map_or(0, |a| a.len())
+        ),
+        K::Pattern { pattern } => {
+            format!("{} does not match pattern '{pattern}'", json_text(instance))
+        }
+        K::AdditionalProperties { unexpected } => {
+            format!(
+                "additional properties {} not allowed",
+                quote_list(unexpected)
+            )
+        }
+        K::FalseSchema => "false schema".into(),
+        K::Format { format } => format!("{} is not valid {format}", json_text(instance)),
+        K::UniqueItems => "items are not unique".into(),
+        K::AnyOf { .. } => "anyOf failed".into(),
+        K::OneOfNotValid { .. } => "oneOf failed, none matched".into(),
+        K::OneOfMultipleValid { .. } => "oneOf failed, more than one matched".into(),
+        K::Not { .. } => "not failed".into(),
+        other => format!("{other:?}"),
+    }
+}
+
+struct Leaf {
+    path: Vec<String>,
+    msg: String,
+}
+
+/// Prints errors as v6's tree: errors below one property are grouped
+/// ("validation failed") when there are several.
+fn print_tree(leaves: &[Leaf], depth: usize, indent: usize, out: &mut String) {
+    let mut groups: Vec<(Option<String>, Vec<&Leaf>)> = Vec::new();
+    for l in leaves {
+        let key = l.path.get(depth).cloned();
+        match groups.iter_mut().find(|(k, _)| key.is_some() && *k == key) {
+            Some((_, g)) => g.push(l),
+            None => groups.push((key, vec![l])),
+        }
+    }
+    let pad = "  ".repeat(indent);
+    // A failure with a single cause is shown as that cause's causes.
+    if groups.len() == 1 && groups[0].0.is_some() && groups[0].1.len() > 1 {
+        print_tree(leaves, depth + 1, indent, out);
+        return;
+    }
+    for (key, g) in groups {
+        if key.is_none() || g.len() == 1 {
+            for l in g {
+                let _ = writeln!(out, "{pad}- at '{}': {}", pointer(&l.path), l.msg);
+            }
+            continue;
+        }
+        let _ = writeln!(
+            out,
+            "{pad}- at '{}': validation failed",
+            pointer(&g[0].path[..=depth])
+        );
+        let owned: Vec<Leaf> = g
+            .iter()
+            .map(|l| Leaf {
+                path: l.path.clone(),
+                msg: l.msg.clone(),
+            })
+            .collect();
+        print_tree(&owned, depth + 1, indent + 1, out);
+    }
+}
+
+fn pointer(p: &[String]) -> String {
+    p.iter()
+        .map(|s| format!("/{}", s.replace('~', "~0").replace('/', "~1")))
+        .collect()
+}
+
+/// Validates one schema; `Err` holds the error tree text.
+fn validate_one(
+    chart: &str,
+    schema: &[u8],
+    values: &M,
+    warn: &mut Vec<String>,
+) -> Result<(), String> {
+    let schema: serde_json::Value = serde_json::from_slice(schema).map_err(|e| e.to_string())?;
+    if let Some(url) = remote_ref(&schema) {
+        warn.push(format!(
+            "{chart}: values.schema.json refers to {url}, which is not fetched: the schema is not checked"
+        ));
+        return Ok(());
+    }
+    let asked = std::sync::Arc::new(NoFetch(std::sync::Mutex::new(None)));
+    let validator = match jsonschema::options()
+        .should_validate_formats(false)
+        .with_retriever(Fetcher(asked.clone()))
+        .build(&schema)
+    {
+        Ok(v) => v,
+        Err(e) => {
+            let url = asked.0.lock().ok().and_then(|u| u.clone());
+            if let Some(url) = url {
+                warn.push(format!(
+                    "{chart}: values.schema.json refers to {url}, which is not fetched: the schema is not checked"
+                ));
+                return Ok(());
+            }
+            return Err(format!("jsonschema: {e}"));
+        }
+    };
+    let instance = to_json(&Value::Map(values.clone()));
+    let leaves: Vec<Leaf> = validator
+        .iter_errors(&instance)
+        .map(|e| {
+            let path: Vec<String> = e
+                .instance_path()
+                .to_string()
+                .split('/')
+                .skip(1)
+                .map(|s| s.replace("~1", "/").replace("~0", "~"))
+                .collect();
+            Leaf {
+                msg: message(e.kind(), e.instance()),
+                path,
+            }
+        })
+        .collect();
+    if leaves.is_empty() {
+        return Ok(());
+    }
+    let mut out = String::new();
+    print_tree(&leaves, 0, 0, &mut out);
+    Err(out)
+}
+
+/// `ValidateAgainstSchema`: every chart's schema; `Err` is the text after
+/// "values don't meet the specifications of the schema(s) in the following chart(s):\n".
+pub(crate) fn validate(w: &WChart, vals: &M, warn: &mut Vec<String>) -> Result<(), String> {
+    let mut sb = String::new();
+    collect(w, vals, warn, &mut sb);
+    if sb.is_empty() { Ok(()) } else { Err(sb) }
+}
+
+fn collect(w: &WChart, vals: &M, warn: &mut Vec<String>, sb: &mut String) {
+    if let Some(schema) = &w.chart.schema
+        && let Err(e) = validate_one(&w.name, schema, vals, warn)
+    {
+        let _ = write!(sb, "{}:\n{e}", w.name);
+        if !e.ends_with('\n') {
+            sb.push('\n');
+        }
+    }
+    for d in &w.deps {
+        match vals.get(&d.name) {
+            None | Some(Value::Nil) => {}
+            Some(Value::Map(m)) => collect(d, m, warn, sb),
+            Some(other) => {
+                let ty = match other {
+                    Value::Bool(_) => "bool",
+                    Value::Float(_) => "float64",
+                    Value::Int(_) => "int64",
+                    Value::Str(_) => "string",
+                    Value::List(_) => "[]interface {}",
+                    _ => "map[string]interface {}",
+                };
+                let _ = write!(
+                    sb,
+                    "{}:\ninvalid type for values: expected object (map), got {ty}\n",
+                    d.name
+                );
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn vals(text: &str) -> M {
+        match super::super::load::load_values(text).unwrap() {
+            Value::Map(m) => m,
+            _ => unreachable!(),
+        }
+    }
+
+    #[test]
+    fn remote_refs_are_skipped_with_a_warning() {
+        let schema = br#"{"properties": {"a": {"$ref": "https://example.org/s.json"}}}"#;
+        let mut w = Vec::new();
+        assert!(validate_one("c", schema, &vals("a: 1\n"), &mut w).is_ok());
+        assert_eq!(w.len(), 1);
+        assert!(w[0].contains("https://example.org/s.json"), "{}", w[0]);
+    }
+
+    #[test]
+    fn errors_worded_as_helm() {
+        let schema = br#"{"type": "object", "required": ["x"], "properties": {"num": {"type": "integer", "maximum": 1000}}}"#;
+        let mut w = Vec::new();
+        let e = validate_one("c", schema, &vals("num: 5000\nx: 1\n"), &mut w).unwrap_err();
+        assert_eq!(e, "- at '/num': maximum: got 5,000, want 1,000\n");
+        let e = validate_one("c", schema, &vals("num: 1\n"), &mut w).unwrap_err();
+        assert_eq!(e, "- at '': missing property 'x'\n");
+    }
 }

@@ -171,11 +171,13 @@ fn coalesce_chart_values(
             Some(Value::Map(dest)) => match val {
                 Value::Map(src) => {
                     let merge = merge || ch.deps.iter().any(|d| d.name == *key);
-                    let mut src = src.clone();
-                    if !merge {
-                        clean_nil(&mut src);
-                    }
-                    coalesce_tables(dest, src, &concat_prefix(&sub_prefix, key), merge, warn);
+                    coalesce_tables(
+                        dest,
+                        src.clone(),
+                        &concat_prefix(&sub_prefix, key),
+                        merge,
+                        warn,
+                    );
                 }
                 Value::Nil => {}
                 _ => warn.push(format!(
@@ -184,16 +186,7 @@ fn coalesce_chart_values(
             },
             Some(_) => {}
             None => {
-                let mut val = val.clone();
-                if !merge {
-                    if val == Value::Nil {
-                        continue;
-                    }
-                    if let Value::Map(m) = &mut val {
-                        clean_nil(m);
-                    }
-                }
-                v.insert(key.clone(), val);
+                v.insert(key.clone(), val.clone());
             }
         }
     }
@@ -248,15 +241,6 @@ pub(crate) fn coalesce_tables(
                     }
                 }
             },
-        }
-    }
-}
-
-fn clean_nil(m: &mut M) {
-    m.retain(|_, v| *v != Value::Nil);
-    for v in m.values_mut() {
-        if let Value::Map(sub) = v {
-            clean_nil(sub);
         }
     }
 }

@@ -115,8 +115,9 @@ pub(super) fn add(t: &mut Templates) {
     for name in ["rest", "mustRest"] {
         t.add_func(name, 1, Some(1), |_, a| {
             let l = want_list(&a[0], "find rest")?;
+            // Go returns a nil []interface{}, which prints as "[]".
             if l.is_empty() {
-                return Ok(Value::Nil);
+                return Ok(Value::List(Vec::new()));
             }
             Ok(Value::List(l[1..].to_vec()))
         });
@@ -124,8 +125,9 @@ pub(super) fn add(t: &mut Templates) {
     for name in ["initial", "mustInitial"] {
         t.add_func(name, 1, Some(1), |_, a| {
             let l = want_list(&a[0], "find initial")?;
+            // Go returns a nil []interface{}, which prints as "[]".
             if l.is_empty() {
-                return Ok(Value::Nil);
+                return Ok(Value::List(Vec::new()));
             }
             Ok(Value::List(l[..l.len() - 1].to_vec()))
         });

@@ -11,6 +11,7 @@
 //! every time; `keys` and `values` follow sorted key order where Go's is
 //! random.
 
+pub mod dates;
 pub mod lists;
 pub mod math;
 pub mod other;
@@ -140,12 +141,24 @@ pub fn parse_go_int(s: &str) -> Option<i64> {
     } else if lower.len() > 1 && lower.starts_with('0') {
         (8, lower[1..].to_string())
     } else {
-        if lower.contains('_') {
-            return None;
-        }
         (10, lower.clone())
     };
-    let digits = digits.trim_start_matches('_').replace('_', "");
+    // Underscores only between digits (or after a base prefix).
+    let prefixed = radix != 10 && lower.len() > 1;
+    let bytes = digits.as_bytes();
+    for (i, &b) in bytes.iter().enumerate() {
+        if b == b'_' {
+            let before_ok = if i == 0 {
+                prefixed
+            } else {
+                bytes[i - 1] != b'_'
+            };
+            if !before_ok || i + 1 == bytes.len() || bytes[i + 1] == b'_' {
+                return None;
+            }
+        }
+    }
+    let digits = digits.replace('_', "");
     if digits.is_empty() || digits.starts_with(['+', '-']) {
         return None;
     }
@@ -184,11 +197,35 @@ impl Rng {
     }
 }
 
-/// Adds every Sprig function Helm keeps to a template set.
+/// What makes Sprig's output vary between runs: the random generator's
+/// seed and the clock `now` reads.
+#[derive(Clone, Copy, Debug)]
+pub struct Options {
+    pub seed: u64,
+    pub clock: dates::Clock,
+}
+
+impl Default for Options {
+    fn default() -> Self {
+        Options {
+            seed: SEED,
+            clock: dates::Clock::System,
+        }
+    }
+}
+
+/// Adds every Sprig function Helm keeps to a template set (seeded
+/// generator, system clock).
 pub fn add_funcs(t: &mut Templates) {
-    let rng = Rng::new(SEED);
+    add_funcs_with(t, &Options::default());
+}
+
+/// [`add_funcs`] with a chosen seed and clock.
+pub fn add_funcs_with(t: &mut Templates, opts: &Options) {
+    let rng = Rng::new(opts.seed);
     strings::add(t, &rng);
     lists::add(t);
     math::add(t, &rng);
     other::add(t, &rng);
+    dates::add(t, opts.clock);
 }

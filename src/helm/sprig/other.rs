@@ -236,6 +236,7 @@ fn uuid(rng: &Rng) -> String {
 }
 
 pub(super) fn add(t: &mut Templates, rng: &Rng) {
+    t.add_func("hello", 0, Some(0), |_, _| Ok(Value::Str("Hello!".into())));
     t.add_func("typeOf", 1, Some(1), |_, a| {
         Ok(Value::Str(a[0].type_name().to_string()))
     });

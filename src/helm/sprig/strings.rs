@@ -369,10 +369,16 @@ pub fn compile(re: &str) -> Result<Regex, String> {
     Regex::new(re).map_err(|e| {
         let detail = e.to_string();
         let last = detail.lines().last().unwrap_or("").trim().to_string();
-        format!(
-            "error parsing regexp: {}: `{re}`",
-            last.trim_start_matches("error: ")
-        )
+        let last = last.trim_start_matches("error: ");
+        // Go's wording for the common mistakes.
+        let go = match last {
+            "unclosed group" => "missing closing )",
+            "unopened group" => "unexpected )",
+            "unclosed character class" => "missing closing ]",
+            "repetition operator missing expression" => "missing argument to repetition operator",
+            other => other,
+        };
+        format!("error parsing regexp: {go}: `{re}`")
     })
 }
 
