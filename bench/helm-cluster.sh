@@ -14,14 +14,19 @@
 # HelmRelease renders, then runs `flate build bench -o json` ROUNDS times
 # and prints the median, minimum and maximum wall-clock time (process
 # start included) and one run's phase breakdown (FLATE_TIMINGS=1).
+# FLATE_BIN=PATH uses that binary instead of building one.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 releases=${1:-80}
 rounds=${2:-10}
 [[ $releases =~ ^[1-9][0-9]*$ && $rounds =~ ^[1-9][0-9]*$ ]] || {
   echo "RELEASES and ROUNDS must be positive integers" >&2; exit 2; }
-nice -n 5 cargo build --release --quiet
-flate=$PWD/target/release/flate
+if [[ -n ${FLATE_BIN:-} ]]; then
+  flate=$FLATE_BIN   # a binary already built (e.g. target/release/flate)
+else
+  nice -n 5 cargo build --release --quiet
+  flate=$PWD/target/release/flate
+fi
 target_ms=1000
 
 tmp=$(mktemp -d)

@@ -596,6 +596,8 @@ pub fn render_all(
             }
         }));
     }
+    let timings = std::env::var_os("FLATE_TIMINGS").is_some();
+    let t0 = std::time::Instant::now();
     let charts: Vec<Result<Arc<engine::Chart>, String>> = first
         .par_iter()
         .map(|l| match l {
@@ -620,7 +622,15 @@ pub fn render_all(
             h.chart.resolved_version = c.metadata.version.clone();
         }
     }
+    if timings {
+        eprintln!(
+            "timing: load {} charts {:.1} ms",
+            charts.len(),
+            t0.elapsed().as_secs_f64() * 1e3
+        );
+    }
     for pass in 0..2 {
+        let tp = std::time::Instant::now();
         let results: Vec<Option<Outcome>> = hrs
             .par_iter()
             .zip(located.par_iter())
@@ -646,6 +656,13 @@ pub fn render_all(
                 }
             })
             .collect();
+        if timings {
+            eprintln!(
+                "timing: render pass {} {:.1} ms",
+                pass + 1,
+                tp.elapsed().as_secs_f64() * 1e3
+            );
+        }
         let before = crds.api_versions.len();
         for ((h, l), r) in hrs.iter_mut().zip(located).zip(results) {
             if pass == 0 {
