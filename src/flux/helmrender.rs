@@ -697,10 +697,21 @@ fn apply_outcome(h: &mut HelmReleaseReport, l: &Located, r: Option<Outcome>, opt
             h.status = HrStatus::Skipped;
             h.message = "suspended (spec.suspend: true)".into();
         }
-        (_, Some(Ok((objs, warnings)))) => {
+        (_, Some(Ok((objs, mut warnings)))) => {
             h.status = HrStatus::Rendered;
             h.message = String::new();
             h.objects = objs;
+            if h.object
+                .obj
+                .get_path(&["spec", "chart", "spec", "valuesFiles"])
+                .and_then(Node::as_seq)
+                .is_some_and(|v| !v.is_empty())
+            {
+                warnings.push(
+                    "spec.chart.spec.valuesFiles is not supported: rendered with the chart's own values.yaml"
+                        .to_string(),
+                );
+            }
             h.warnings = warnings;
         }
         (_, Some(Err(e))) => {
