@@ -43,12 +43,15 @@ pub fn split_archive_name(file: &str) -> Option<(String, String)> {
             continue;
         }
         let (name, version) = (&stem[..i], &stem[i + 1..]);
-        if version
-            .chars()
-            .next()
-            .is_some_and(|c| c.is_ascii_digit() || c == 'v')
-            && ver::parse(version).is_some()
-        {
+        // MAJOR.MINOR.PATCH (a chart's version is strict semver), with an
+        // optional `v`, prerelease and build.
+        let core = version.strip_prefix('v').unwrap_or(version);
+        let core = core.split(['-', '+']).next().unwrap_or("");
+        let full = core.split('.').count() == 3
+            && core
+                .split('.')
+                .all(|p| !p.is_empty() && p.bytes().all(|b| b.is_ascii_digit()));
+        if full && ver::parse(version).is_some() {
             return Some((name.to_string(), version.to_string()));
         }
     }
@@ -263,6 +266,10 @@ mod tests {
         assert_eq!(
             split_archive_name("x-1.0.0-rc.1.tgz"),
             Some(("x".into(), "1.0.0-rc.1".into()))
+        );
+        assert_eq!(
+            split_archive_name("x-v2-1.0.0.tgz"),
+            Some(("x-v2".into(), "1.0.0".into()))
         );
         assert_eq!(split_archive_name("nothing.tgz"), None);
         assert_eq!(split_archive_name("chart-1.0.0.tar"), None);
