@@ -9,6 +9,7 @@ use rayon::prelude::*;
 use serde::ser::{Serialize, SerializeMap, Serializer};
 use serde_json::{Value as J, json};
 
+use crate::flux::helm::HelmReleaseReport;
 use crate::flux::{KsReport, Rendered, Status};
 use crate::resource::Resource;
 use crate::yaml::Node;
@@ -77,20 +78,58 @@ pub fn ks_stream(k: &KsReport, show_secrets: bool) -> String {
     crate::yaml::stream_to_string(nodes.iter().map(|n| n.as_ref()))
 }
 
+/// The objects a HelmRelease renders, as a stream.
+pub fn hr_stream(h: &HelmReleaseReport, show_secrets: bool) -> String {
+    let nodes: Vec<Cow<'_, Node>> = h
+        .objects
+        .iter()
+        .map(|r| object_node(r, show_secrets))
+        .collect();
+    crate::yaml::stream_to_string(nodes.iter().map(|n| n.as_ref()))
+}
+
+/// The `# Source:` line of a HelmRelease's group.
+pub fn hr_header(h: &HelmReleaseReport) -> String {
+    format!(
+        "# Source: HelmRelease {}/{} (chart {} {})\n",
+        h.namespace,
+        h.name,
+        h.chart.chart,
+        if h.chart.resolved_version.is_empty() {
+            &h.chart.version
+        } else {
+            &h.chart.resolved_version
+        }
+    )
+}
+
 /// The YAML output of `flate build`: one group per Kustomization, each
-/// headed by a `# Source:` comment. Groups are printed in parallel.
+/// headed by a `# Source:` comment, followed by one group per HelmRelease
+/// it applies that rendered. Groups are printed in parallel.
 pub fn yaml_stream(r: &Rendered, only: &[String], show_secrets: bool) -> String {
     let groups: Vec<String> = r
         .kustomizations
         .par_iter()
-        .filter(|k| selected(k, only) && !k.objects.is_empty())
-        .map(|k| {
-            format!(
-                "# Source: Kustomization {} ({})\n{}",
-                k.key(),
-                k.path,
-                ks_stream(k, show_secrets)
-            )
+        .filter(|k| selected(k, only))
+        .flat_map_iter(|k| {
+            let mut out = Vec::new();
+            if !k.objects.is_empty() {
+                out.push(format!(
+                    "# Source: Kustomization {} ({})\n{}",
+                    k.key(),
+                    k.path,
+                    ks_stream(k, show_secrets)
+                ));
+            }
+            let key = k.key();
+            for h in r
+                .helmreleases
+                .iter()
+                .filter(|h| h.kustomization == key && !h.objects.is_empty())
+            {
+                out.push(format!("{}{}", hr_header(h), hr_stream(h, show_secrets)));
+            }
+            out
         })
         .collect();
     groups.join("---\n")
@@ -182,19 +221,26 @@ impl Serialize for JsonKs<'_> {
     }
 }
 
-fn helmrelease_json(h: &crate::flux::helm::HelmReleaseReport, show_secrets: bool) -> J {
+fn helmrelease_json(h: &HelmReleaseReport, show_secrets: bool) -> J {
     json!({
         "name": h.name,
         "namespace": h.namespace,
         "kustomization": h.kustomization,
+        "releaseName": h.release_name,
+        "releaseNamespace": h.release_namespace,
         "chart": {
             "kind": h.chart.kind, "name": h.chart.name, "namespace": h.chart.namespace,
             "url": h.chart.url, "tag": h.chart.tag, "digest": h.chart.digest,
             "semver": h.chart.semver, "chart": h.chart.chart, "version": h.chart.version,
+            "resolvedVersion": h.chart.resolved_version, "location": h.chart.location,
+            "pull": h.chart.pull,
         },
         "status": if h.ok { "ok" } else { "failed" },
+        "renderStatus": h.status.as_str(),
         "message": h.message,
+        "warnings": h.warnings,
         "values": to_json_node(&values_node(h, show_secrets)),
+        "objects": h.objects.iter().map(|r| to_json_node(&object_node(r, show_secrets))).collect::<Vec<_>>(),
     })
 }
 
@@ -224,10 +270,18 @@ pub fn write_json(
                     show_secrets: self.show_secrets,
                 })
                 .collect();
+            let kept: std::collections::HashSet<String> = self
+                .r
+                .kustomizations
+                .iter()
+                .filter(|k| selected(k, self.only))
+                .map(|k| k.key())
+                .collect();
             let hrs: Vec<J> = self
                 .r
                 .helmreleases
                 .iter()
+                .filter(|h| kept.contains(&h.kustomization))
                 .map(|h| helmrelease_json(h, self.show_secrets))
                 .collect();
             let mut m = s.serialize_map(Some(6))?;
@@ -256,6 +310,12 @@ pub fn file_name(k: &KsReport) -> String {
     format!("{}__{}.yaml", k.namespace, k.name)
 }
 
+/// File name of a HelmRelease's objects in `--out-dir` (a Kubernetes name
+/// has no `_`, so it cannot be a Kustomization's).
+pub fn hr_file_name(h: &HelmReleaseReport) -> String {
+    format!("helmrelease__{}__{}.yaml", h.namespace, h.name)
+}
+
 /// Writes one file per rendered Kustomization into `dir`, replacing the
 /// directory's contents as a whole (see `crate::outdir`). A Kustomization
 /// that failed keeps its previous file.
@@ -265,7 +325,7 @@ pub fn write_out_dir(
     only: &[String],
     show_secrets: bool,
 ) -> std::io::Result<usize> {
-    let files: Vec<crate::outdir::OutFile> = r
+    let mut files: Vec<crate::outdir::OutFile> = r
         .kustomizations
         .par_iter()
         .filter(|k| selected(k, only) && k.status == Status::Rendered)
@@ -274,6 +334,24 @@ pub fn write_out_dir(
             contents: ks_stream(k, show_secrets).into_bytes(),
         })
         .collect();
+    let kept: std::collections::HashSet<String> = r
+        .kustomizations
+        .iter()
+        .filter(|k| selected(k, only) && k.status == Status::Rendered)
+        .map(|k| k.key())
+        .collect();
+    files.extend(
+        r.helmreleases
+            .par_iter()
+            .filter(|h| {
+                kept.contains(&h.kustomization) && h.status == crate::flux::helm::HrStatus::Rendered
+            })
+            .map(|h| crate::outdir::OutFile {
+                name: hr_file_name(h),
+                contents: hr_stream(h, show_secrets).into_bytes(),
+            })
+            .collect::<Vec<_>>(),
+    );
     crate::outdir::write_dir(dir, &files)?;
     Ok(files.len())
 }

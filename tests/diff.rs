@@ -232,7 +232,13 @@ fn cluster_settings_change_shows_in_every_object_that_used_the_variable() {
     let o = r.flate(&["build", "production", "-o", "json"]);
     let built: Value = serde_json::from_slice(&o.stdout).unwrap();
     let mut expected: Vec<String> = Vec::new();
-    for k in built["kustomizations"].as_array().unwrap() {
+    // The Kustomizations' objects and those the HelmReleases render.
+    let producers = built["kustomizations"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .chain(built["helmreleases"].as_array().unwrap());
+    for k in producers {
         for obj in k["objects"].as_array().unwrap() {
             if obj.to_string().contains("apps.example.test") {
                 let md = &obj["metadata"];

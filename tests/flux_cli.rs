@@ -47,8 +47,15 @@ fn example_tree_renders_and_tests_green_in_both_environments() {
             out.contains("SKIPPED Kustomization flux-system/grafana-dashboards: external source OCIRepository"),
             "{env}: the OCI-sourced Kustomization must be skipped: {out}"
         );
+        // A chart that is not cached: skipped with the command that fetches it.
         assert!(
-            out.contains("PASS HelmRelease observability/victoria-metrics-operator"),
+            out.contains("SKIPPED HelmRelease observability/victoria-metrics-operator: chart victoria-metrics-operator ")
+                && out.contains("helm pull oci://ghcr.io/victoriametrics/helm-charts/victoria-metrics-operator --version "),
+            "{out}"
+        );
+        // The chart of the repository renders.
+        assert!(
+            out.contains("PASS HelmRelease default/whoami (3 objects)"),
             "{out}"
         );
     }

@@ -85,7 +85,7 @@ impl<'a> Env<'a> {
 
 /// `cluster.kubernetesVersion` of the environment's Talos spec, when it
 /// has one (read leniently: the spec's own errors are `talos-spec-invalid`).
-fn talos_kubernetes_version(fs: &dyn FileSystem, repo: &Path, env: &str) -> Option<String> {
+pub fn talos_kubernetes_version(fs: &dyn FileSystem, repo: &Path, env: &str) -> Option<String> {
     let spec = crate::talos::spec_path(repo, env);
     if !fs.is_file(&spec) {
         return None;

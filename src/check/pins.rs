@@ -438,7 +438,16 @@ pub fn pins(ctx: &Ctx) -> Vec<Pin> {
                     &s(&["spec", "chart", "spec", "sourceRef", "name"]),
                 )
                 .map(|(_, r)| r.obj.get_str(&["spec", "url"]).unwrap_or("").to_string())
-                .unwrap_or_default();
+                .filter(|u| !u.is_empty())
+                // A chart directory of a source (the repository's own
+                // GitRepository need not be among the objects).
+                .unwrap_or_else(|| {
+                    format!(
+                        "{}/{src_ns}/{}",
+                        s(&["spec", "chart", "spec", "sourceRef", "kind"]),
+                        s(&["spec", "chart", "spec", "sourceRef", "name"])
+                    )
+                });
             push(
                 "HelmRelease",
                 id.clone(),

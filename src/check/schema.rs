@@ -29,7 +29,6 @@ use super::Env;
 use super::crd;
 use super::finding::Finding;
 use super::locate::{Locator, pointer_to_path};
-use crate::flux::Status;
 use crate::resource::{Gvk, Resource};
 use crate::yaml::Node;
 
@@ -916,13 +915,7 @@ pub fn versions_serving(api_version: &str, kind: &str) -> Vec<&'static str> {
 pub fn validate_env(env: &Env<'_>, schemas: &SchemaSet) -> EnvValidation {
     let locator = Locator::new(env.fs);
     let crds = CrdSchemas::from_objects(env.rendered.all_objects().map(|(_, o)| o), |p| env.rel(p));
-    let objects: Vec<_> = env
-        .rendered
-        .kustomizations
-        .iter()
-        .filter(|k| k.status == Status::Rendered)
-        .flat_map(|k| k.objects.iter().map(move |o| (k, o)))
-        .collect();
+    let objects: Vec<_> = env.rendered.rendered_objects().collect();
     enum Outcome {
         Errors(Vec<Finding>),
         Missing(String, String, Option<(PathBuf, usize)>),

@@ -6,6 +6,7 @@ use std::path::PathBuf;
 
 use clap::{Args, ValueEnum};
 
+use flate::flux::helm::HrStatus;
 use flate::flux::{Rendered, Status};
 
 use super::common::{EnvArgs, SpecErrors, pick, print, render_env};
@@ -80,6 +81,26 @@ pub fn report_failures(r: &Rendered) -> i32 {
         }
     }
     let mut code = 0;
+    let mut skipped = 0;
+    for h in &r.helmreleases {
+        for w in &h.warnings {
+            diag::warning(format!("HelmRelease {}/{}: {w}", h.namespace, h.name));
+        }
+        match h.status {
+            HrStatus::Failed => {
+                hr_failure(h).emit();
+                code = 1;
+            }
+            HrStatus::Skipped => skipped += 1,
+            HrStatus::Rendered => {}
+        }
+    }
+    if skipped > 0 {
+        diag::info(format!(
+            "{} not rendered (`flate get charts` lists the charts and how to fetch them)",
+            diag::plural(skipped, "HelmRelease")
+        ));
+    }
     for k in &r.kustomizations {
         if k.status == Status::Failed {
             let mut d = Diag::error(format!("Kustomization {} failed: {}", k.key(), k.message));
@@ -93,6 +114,18 @@ pub fn report_failures(r: &Rendered) -> i32 {
         }
     }
     code
+}
+
+/// The error for a HelmRelease that failed, at its definition.
+pub fn hr_failure(h: &flate::flux::helm::HelmReleaseReport) -> Diag {
+    let mut d = Diag::error(format!(
+        "HelmRelease {}/{} failed: {}",
+        h.namespace, h.name, h.message
+    ));
+    if let Some(f) = &h.object.origin.file {
+        d = d.at(f.to_path_buf(), h.object.origin.line);
+    }
+    d
 }
 
 pub fn run(a: BuildArgs) -> i32 {
@@ -168,19 +201,21 @@ pub fn run(a: BuildArgs) -> i32 {
 
 fn build_hr(a: &BuildArgs, rendered: &Rendered) -> i32 {
     let mut code = 0;
-    let mut docs = Vec::new();
+    let mut groups = Vec::new();
     let mut json = Vec::new();
     for h in &rendered.helmreleases {
-        if !h.ok {
-            let mut d = Diag::error(format!(
-                "HelmRelease {}/{}: {}",
-                h.namespace, h.name, h.message
-            ));
-            if let Some(f) = &h.object.origin.file {
-                d = d.at(f.to_path_buf(), h.object.origin.line);
+        match h.status {
+            HrStatus::Failed => {
+                hr_failure(h).emit();
+                code = 1;
             }
-            d.emit();
-            code = 1;
+            HrStatus::Skipped => {
+                diag::info(format!(
+                    "HelmRelease {}/{} not rendered: {}",
+                    h.namespace, h.name, h.message
+                ));
+            }
+            HrStatus::Rendered => {}
         }
         let mut obj = flate::output::object_node(&h.object, a.show_secrets).into_owned();
         let values = flate::output::values_node(h, a.show_secrets);
@@ -197,6 +232,9 @@ fn build_hr(a: &BuildArgs, rendered: &Rendered) -> i32 {
             ("digest", &h.chart.digest),
             ("chart", &h.chart.chart),
             ("version", &h.chart.version),
+            ("resolvedVersion", &h.chart.resolved_version),
+            ("location", &h.chart.location),
+            ("pull", &h.chart.pull),
         ] {
             if !v.is_empty() {
                 chart.insert(k, flate::yaml::Node::str(v.clone()));
@@ -214,16 +252,33 @@ fn build_hr(a: &BuildArgs, rendered: &Rendered) -> i32 {
                 );
                 a.insert(
                     "flate.dev/chart",
+                    flate::yaml::Node::str(if h.chart.url.is_empty() {
+                        // A chart directory of a source.
+                        format!(
+                            "{}/{}/{} {}",
+                            h.chart.kind, h.chart.namespace, h.chart.name, h.chart.chart
+                        )
+                    } else {
+                        format!(
+                            "{} {}{}{}",
+                            h.chart.url,
+                            if h.chart.tag.is_empty() {
+                                h.chart.version.clone()
+                            } else {
+                                h.chart.tag.clone()
+                            },
+                            if h.chart.digest.is_empty() { "" } else { "@" },
+                            h.chart.digest
+                        )
+                    }),
+                );
+                a.insert(
+                    "flate.dev/release",
                     flate::yaml::Node::str(format!(
-                        "{} {}{}{}",
-                        h.chart.url,
-                        if h.chart.tag.is_empty() {
-                            h.chart.version.clone()
-                        } else {
-                            h.chart.tag.clone()
-                        },
-                        if h.chart.digest.is_empty() { "" } else { "@" },
-                        h.chart.digest
+                        "{}/{} {}",
+                        h.release_namespace,
+                        h.release_name,
+                        h.status.as_str()
                     )),
                 );
             }
@@ -231,14 +286,27 @@ fn build_hr(a: &BuildArgs, rendered: &Rendered) -> i32 {
         }
         json.push(serde_json::json!({
             "name": h.name, "namespace": h.namespace, "kustomization": h.kustomization,
+            "releaseName": h.release_name, "releaseNamespace": h.release_namespace,
             "chart": flate::yaml::Node::Map(chart).to_json(),
-            "status": if h.ok { "ok" } else { "failed" }, "message": h.message,
+            "status": if h.ok { "ok" } else { "failed" },
+            "renderStatus": h.status.as_str(), "message": h.message,
+            "warnings": h.warnings,
             "values": values.to_json(),
+            "objects": h.objects.iter()
+                .map(|o| flate::output::object_node(o, a.show_secrets).to_json())
+                .collect::<Vec<_>>(),
         }));
-        docs.push(obj);
+        // The HelmRelease with its effective values, then what it renders.
+        let mut group = flate::output::hr_header(h);
+        group.push_str(&flate::yaml::stream_to_string(std::iter::once(&obj)));
+        if !h.objects.is_empty() {
+            group.push_str("---\n");
+            group.push_str(&flate::output::hr_stream(h, a.show_secrets));
+        }
+        groups.push(group);
     }
     let text = match a.output {
-        Format::Yaml => flate::yaml::stream_to_string(docs.iter()),
+        Format::Yaml => groups.join("---\n"),
         Format::Json => {
             let doc = flate::output::envelope(
                 "HelmReleaseList",

@@ -135,7 +135,18 @@ pub fn run(a: CheckArgs) -> i32 {
             let _ = check::schema::kubernetes_version(v);
         });
     }
-    let renders: Vec<Result<Rendered, i32>> = targets
+    // Charts render with the Kubernetes version checked against.
+    let render_targets: Vec<_> = targets
+        .iter()
+        .map(|e| {
+            let mut e = e.clone();
+            if let Some(v) = &a.kubernetes_version {
+                e.kubernetes_version = Some(v.clone());
+            }
+            e
+        })
+        .collect();
+    let renders: Vec<Result<Rendered, i32>> = render_targets
         .par_iter()
         .map(|e| render_env(&repo, e, &a.env, SpecErrors::Ignore))
         .collect();

@@ -42,6 +42,59 @@ pub struct EnvArgs {
     /// (repeatable; `NAME=DIR` matches every source of that name).
     #[arg(long = "source", global = true, value_name = "KIND/NAMESPACE/NAME=DIR")]
     pub sources: Vec<String>,
+    /// A chart cache directory: charts as `helm pull` writes them
+    /// (NAME-VERSION.tgz) or unpacked chart directories (repeatable;
+    /// searched before the `charts` of .flate.yaml and .flate/charts).
+    #[arg(long = "charts", global = true, value_name = "DIR")]
+    pub charts: Vec<PathBuf>,
+    /// A HelmRelease whose chart is not available offline is an error
+    /// (default: it is skipped, with the `helm pull` command that fetches
+    /// the chart).
+    #[arg(long, global = true)]
+    pub require_charts: bool,
+}
+
+/// The chart cache directories: `--charts`, the `charts` of .flate.yaml,
+/// then `.flate/charts` of the repository.
+pub fn chart_dirs(root: &Path, a: &EnvArgs) -> Vec<PathBuf> {
+    let mut dirs: Vec<PathBuf> = a.charts.iter().map(|p| absolute(p)).collect();
+    if let Ok(repo) = Repo::open(a) {
+        dirs.extend(repo.chart_dirs());
+    }
+    dirs.push(root.join(".flate").join("charts"));
+    let mut seen = std::collections::HashSet::new();
+    dirs.retain(|d| seen.insert(flate::fs::normalize(root, d)));
+    dirs
+}
+
+/// Chart rendering options of `env`: the cache directories,
+/// `--require-charts`, and `.Capabilities.KubeVersion`: the environment's
+/// `kubernetesVersion` (.flate.yaml, or `flate check
+/// --kubernetes-version`), else its Talos spec's, else the newest
+/// Kubernetes version flate checks against.
+pub fn helm_options(
+    fs: &dyn flate::fs::FileSystem,
+    root: &Path,
+    env: &Environment,
+    a: &EnvArgs,
+) -> flate::flux::helmrender::HelmOptions {
+    let kube = env
+        .kubernetes_version
+        .clone()
+        .or_else(|| flate::check::talos_kubernetes_version(fs, root, &env.name))
+        .unwrap_or_else(|| flate::check::schema::KUBERNETES_VERSION.to_string());
+    // As a cluster reports it: `v1.36.0` for `1.36`.
+    let bare = kube.trim_start_matches('v');
+    let parts = bare.split('.').count();
+    let kube = match parts {
+        2 => format!("v{bare}.0"),
+        _ => format!("v{bare}"),
+    };
+    flate::flux::helmrender::HelmOptions {
+        chart_dirs: chart_dirs(root, a),
+        require_charts: a.require_charts,
+        kube_version: Some(kube),
+    }
 }
 
 /// The `--source` directories, made absolute, then the `sources` of
@@ -428,6 +481,7 @@ pub fn render_options(
         strict_substitute: a.strict_substitute,
         preexisting,
         sources: local_sources(a)?,
+        helm: helm_options(fs, repo, env, a),
     })
 }
 

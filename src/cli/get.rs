@@ -155,7 +155,7 @@ fn hr_items(r: &Rendered) -> Vec<Item> {
                     } else {
                         h.chart.digest.clone()
                     },
-                    if h.ok { "ok".into() } else { "failed".into() },
+                    h.status.as_str().into(),
                     h.kustomization.clone(),
                 ],
                 name: format!("HelmRelease/{}/{}", h.namespace, h.name),
@@ -163,7 +163,83 @@ fn hr_items(r: &Rendered) -> Vec<Item> {
                     "kind": "HelmRelease", "namespace": h.namespace, "name": h.name, "kustomization": h.kustomization,
                     "chart": {"kind": h.chart.kind, "name": h.chart.name, "url": h.chart.url, "tag": h.chart.tag,
                               "digest": h.chart.digest, "chart": h.chart.chart, "version": h.chart.version},
-                    "status": if h.ok { "ok" } else { "failed" }, "message": h.message,
+                    "status": if h.ok { "ok" } else { "failed" },
+                    "renderStatus": h.status.as_str(), "message": h.message,
+                    "releaseName": h.release_name, "releaseNamespace": h.release_namespace,
+                    "objects": h.objects.len(),
+                }),
+            }
+        })
+        .collect()
+}
+
+const CHART_COLS: [Col; 8] = [
+    col("RELEASE"),
+    col("CHART"),
+    col("VERSION"),
+    wide("DIGEST"),
+    col("SOURCE"),
+    col("CACHED"),
+    wide("LOCATION"),
+    col("FETCH"),
+];
+
+/// The chart of every HelmRelease: what it is, where it comes from,
+/// whether flate has it, and the command that fetches it.
+fn chart_items(r: &Rendered) -> Vec<Item> {
+    let dash = |s: &str| {
+        if s.is_empty() {
+            "-".to_string()
+        } else {
+            s.to_string()
+        }
+    };
+    r.helmreleases
+        .iter()
+        .map(|h| {
+            let cached = !h.chart.location.is_empty();
+            let source = if h.chart.url.is_empty() {
+                format!("{}/{}/{}", h.chart.kind, h.chart.namespace, h.chart.name)
+            } else {
+                h.chart.url.clone()
+            };
+            let version = if h.chart.resolved_version.is_empty() {
+                h.chart.version.clone()
+            } else if h.chart.resolved_version != h.chart.version && !h.chart.version.is_empty() {
+                format!("{} ({})", h.chart.resolved_version, h.chart.version)
+            } else {
+                h.chart.resolved_version.clone()
+            };
+            let fetch = if cached {
+                String::new()
+            } else {
+                h.chart.pull.clone()
+            };
+            Item {
+                cells: vec![
+                    format!("{}/{}", h.namespace, h.name),
+                    dash(&h.chart.chart),
+                    dash(&version),
+                    dash(&h.chart.digest),
+                    source.clone(),
+                    if cached { "yes".into() } else { "no".into() },
+                    dash(&h.chart.location),
+                    dash(&fetch),
+                ],
+                name: format!("HelmRelease/{}/{}", h.namespace, h.name),
+                json: json!({
+                    "helmrelease": format!("{}/{}", h.namespace, h.name),
+                    "release": h.release_name,
+                    "chart": h.chart.chart,
+                    "version": h.chart.version,
+                    "resolvedVersion": h.chart.resolved_version,
+                    "digest": h.chart.digest,
+                    "sourceKind": h.chart.kind,
+                    "source": source,
+                    "cached": cached,
+                    "location": h.chart.location,
+                    "pull": h.chart.pull,
+                    "status": h.status.as_str(),
                 }),
             }
         })
@@ -257,6 +333,7 @@ pub fn run(a: GetArgs) -> i32 {
         Kind::All,
         Kind::Sources,
         Kind::Images,
+        Kind::Charts,
         Kind::Envs,
     ];
     let w = match select::words(&a.args, &allowed, false, &repo, &a.env_args) {
@@ -265,7 +342,7 @@ pub fn run(a: GetArgs) -> i32 {
     };
     let Some(kind) = w.kind else {
         return Diag::error(format!("'{}' is not a type", a.args[0]))
-            .help("the types are: ks, hr, all, sources, images, envs (e.g. `flate get ks production`)")
+            .help("the types are: ks, hr, all, sources, images, charts, envs (e.g. `flate get ks production`)")
             .fail();
     };
     if kind == Kind::Envs {
@@ -322,6 +399,13 @@ pub fn run(a: GetArgs) -> i32 {
                     &KS_COLS,
                     &ks_items(&r),
                     "KustomizationList",
+                    Some(&env.name),
+                    a.output,
+                ),
+                Kind::Charts => print_items(
+                    &CHART_COLS,
+                    &chart_items(&r),
+                    "ChartList",
                     Some(&env.name),
                     a.output,
                 ),

@@ -25,6 +25,8 @@ pub enum Kind {
     Envs,
     /// Every container image with the workloads that run it.
     Images,
+    /// The charts the HelmReleases need, cached or not.
+    Charts,
 }
 
 impl Kind {
@@ -39,6 +41,7 @@ impl Kind {
             "sources" | "source" | "src" => Kind::Sources,
             "envs" | "env" | "environment" | "environments" => Kind::Envs,
             "images" | "image" | "img" => Kind::Images,
+            "charts" | "chart" => Kind::Charts,
             _ => return None,
         })
     }
@@ -50,6 +53,7 @@ impl Kind {
             Kind::Sources => "sources",
             Kind::Envs => "envs",
             Kind::Images => "images",
+            Kind::Charts => "charts",
         }
     }
 }
@@ -126,10 +130,9 @@ pub fn words(
     let max_envs = if many_envs { usize::MAX } else { 1 };
     for (i, word) in rest.iter().enumerate() {
         let last = i + 1 == rest.len();
-        let takes_name = w
-            .kind
-            .is_some_and(|k| k != Kind::Envs && k != Kind::Sources && k != Kind::Images)
-            || (w.kind == Some(Kind::Sources) && !many_envs);
+        let takes_name = w.kind.is_some_and(|k| {
+            k != Kind::Envs && k != Kind::Sources && k != Kind::Images && k != Kind::Charts
+        }) || (w.kind == Some(Kind::Sources) && !many_envs);
         if is_env(word) && w.envs.len() < max_envs && (a.path.is_none() || w.envs.is_empty()) {
             // With --path, a word naming an environment names the
             // environment only when it is the first word.
@@ -313,7 +316,7 @@ pub fn filter(r: &mut Rendered, kind: Kind, sel: &Selection) -> Result<(), Diag>
     let (any_ks, any_hr) = (keep_ks.contains(&true), keep_hr.contains(&true));
     let strict = sel.name.is_some() || sel.namespace.is_some();
     match kind {
-        Kind::Hr => {
+        Kind::Hr | Kind::Charts => {
             if strict && !any_hr {
                 return Err(sel.nothing_matched("HelmRelease", &r.cluster, &hr_names));
             }

@@ -3,6 +3,7 @@
 use clap::Args;
 
 use flate::flux::Status;
+use flate::flux::helm::HrStatus;
 
 use super::common::{EnvArgs, SpecErrors, pick, render_env};
 use super::diag;
@@ -62,12 +63,27 @@ pub fn run(a: TestArgs) -> i32 {
     }
     if scope != Kind::Ks {
         for h in &r.helmreleases {
-            if h.ok {
-                pass += 1;
-                println!("PASS HelmRelease {}/{}", h.namespace, h.name);
-            } else {
-                fail += 1;
-                println!("FAIL HelmRelease {}/{}: {}", h.namespace, h.name, h.message);
+            match h.status {
+                HrStatus::Rendered => {
+                    pass += 1;
+                    println!(
+                        "PASS HelmRelease {}/{} ({})",
+                        h.namespace,
+                        h.name,
+                        diag::plural(h.objects.len(), "object")
+                    );
+                }
+                HrStatus::Skipped => {
+                    skip += 1;
+                    println!(
+                        "SKIPPED HelmRelease {}/{}: {}",
+                        h.namespace, h.name, h.message
+                    );
+                }
+                HrStatus::Failed => {
+                    fail += 1;
+                    println!("FAIL HelmRelease {}/{}: {}", h.namespace, h.name, h.message);
+                }
             }
         }
     }

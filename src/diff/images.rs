@@ -57,12 +57,19 @@ fn split(version: &str) -> (String, String) {
 /// Every image use of a render, in render order.
 pub fn uses(r: &Rendered) -> Vec<ImageUse> {
     let mut out = Vec::new();
-    for k in &r.kustomizations {
-        if k.status != KsStatus::Rendered {
-            continue;
-        }
-        let producer = Producer::Kustomization(k.key());
-        for o in &k.objects {
+    let ks = r
+        .kustomizations
+        .iter()
+        .filter(|k| k.status == KsStatus::Rendered)
+        .map(|k| (Producer::Kustomization(k.key()), &k.objects));
+    let hrs = r.helmreleases.iter().map(|h| {
+        (
+            Producer::HelmRelease(format!("{}/{}", h.namespace, h.name)),
+            &h.objects,
+        )
+    });
+    for (producer, objects) in ks.chain(hrs) {
+        for o in objects {
             if o.kind() == "Secret" && o.gvk().group.is_empty() {
                 continue;
             }

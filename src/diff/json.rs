@@ -85,6 +85,7 @@ pub fn json(diffs: &[EnvDiff]) -> J {
                 },
                 "errors": d.errors.iter().map(|(s, e)| j!({"side": s.as_str(), "message": e})).collect::<Vec<_>>(),
                 "problems": d.problems.iter().map(|p| j!({
+                    "kind": p.kind,
                     "kustomization": p.kustomization,
                     "fatal": p.is_fatal(),
                     "base": state(&p.base),

@@ -270,6 +270,9 @@ impl KsState {
 /// least one side, or was skipped on one side only.
 #[derive(Debug, Clone)]
 pub struct Problem {
+    /// `Kustomization` or `HelmRelease`.
+    pub kind: &'static str,
+    /// `namespace/name` of the Kustomization or HelmRelease.
     pub kustomization: String,
     pub base: KsState,
     pub head: KsState,
@@ -308,16 +311,18 @@ impl Problem {
         let (first, second) = match (&self.base, &self.head) {
             (KsState::Failed(b), KsState::Failed(h)) if b == h => {
                 return format!(
-                    "Kustomization {} fails the same way on both sides: {h}; {} not compared \
+                    "{} {} fails the same way on both sides: {h}; {} not compared \
                      (the change does not cause it; if it needs objects that exist only in the \
                      cluster, pass them with --settings)",
+                    self.kind,
                     self.kustomization,
                     self.not_compared()
                 );
             }
             (KsState::Failed(_), KsState::Failed(_)) => {
                 return format!(
-                    "Kustomization {} {}; {}; {} not compared",
+                    "{} {} {}; {}; {} not compared",
+                    self.kind,
                     self.kustomization,
                     side(Side::Head, &self.head),
                     side(Side::Base, &self.base),
@@ -330,7 +335,8 @@ impl Problem {
             _ => ((Side::Head, &self.head), (Side::Base, &self.base)),
         };
         format!(
-            "Kustomization {} {} ({}); {} not compared",
+            "{} {} {} ({}); {} not compared",
+            self.kind,
             self.kustomization,
             side(first.0, first.1),
             side(second.0, second.1),

@@ -12,6 +12,7 @@
 use std::borrow::Cow;
 use std::collections::{HashMap, HashSet, VecDeque};
 
+use crate::flux::helm::HrStatus;
 use crate::flux::{Rendered, Status as KsStatus};
 use crate::yaml::Node;
 
@@ -99,6 +100,7 @@ fn problems(base: &Rendered, head: &Rendered) -> Vec<Problem> {
         );
         if failed || one_sided_skip {
             out.push(Problem {
+                kind: "Kustomization",
                 kustomization: k,
                 base: b,
                 head: h,
@@ -129,6 +131,42 @@ fn problems(base: &Rendered, head: &Rendered) -> Vec<Problem> {
         below.remove(0);
         p.descendants = below;
     }
+    // HelmReleases whose chart rendered on one side only, or failed.
+    let hr_state = |r: &Rendered| -> HashMap<String, KsState> {
+        r.helmreleases
+            .iter()
+            .map(|h| {
+                let s = match h.status {
+                    HrStatus::Rendered => KsState::Rendered,
+                    HrStatus::Skipped => KsState::Skipped(h.message.clone()),
+                    HrStatus::Failed => KsState::Failed(h.message.clone()),
+                };
+                (format!("{}/{}", h.namespace, h.name), s)
+            })
+            .collect()
+    };
+    let (bh, hh) = (hr_state(base), hr_state(head));
+    let mut names: Vec<&String> = hh.keys().chain(bh.keys()).collect();
+    names.sort();
+    names.dedup();
+    for n in names {
+        let b = bh.get(n).cloned().unwrap_or(KsState::Absent);
+        let h = hh.get(n).cloned().unwrap_or(KsState::Absent);
+        let failed = matches!(b, KsState::Failed(_)) || matches!(h, KsState::Failed(_));
+        let one_sided_skip = matches!(
+            (&b, &h),
+            (KsState::Skipped(_), KsState::Rendered) | (KsState::Rendered, KsState::Skipped(_))
+        );
+        if failed || one_sided_skip {
+            out.push(Problem {
+                kind: "HelmRelease",
+                kustomization: n.clone(),
+                base: b,
+                head: h,
+                descendants: Vec::new(),
+            });
+        }
+    }
     out
 }
 
@@ -136,6 +174,7 @@ fn problems(base: &Rendered, head: &Rendered) -> Vec<Problem> {
 fn objects<'a>(
     r: &'a Rendered,
     excluded: &HashSet<&str>,
+    excluded_hrs: &HashSet<&str>,
     order: &HashMap<Producer, usize>,
 ) -> Vec<Obj<'a>> {
     let mut out = Vec::new();
@@ -153,6 +192,26 @@ fn objects<'a>(
                 node: Cow::Borrowed(&o.obj),
                 secret_paths: crate::secret::paths_of(o),
                 order: (p, i),
+            });
+        }
+    }
+    for h in &r.helmreleases {
+        let id = format!("{}/{}", h.namespace, h.name);
+        if excluded.contains(h.kustomization.as_str())
+            || excluded_hrs.contains(id.as_str())
+            || h.status != HrStatus::Rendered
+        {
+            continue;
+        }
+        let producer = Producer::HelmRelease(id);
+        let p = order[&producer];
+        for (i, o) in h.objects.iter().enumerate() {
+            out.push(Obj {
+                producer: producer.clone(),
+                key: ObjectKey::of(o),
+                node: Cow::Borrowed(&o.obj),
+                secret_paths: crate::secret::paths_of(o),
+                order: (p, i + 1),
             });
         }
     }
@@ -233,12 +292,18 @@ pub fn pair<'a>(base: &'a Rendered, head: &'a Rendered) -> Paired<'a> {
     let problems = problems(base, head);
     let excluded: HashSet<&str> = problems
         .iter()
+        .filter(|p| p.kind == "Kustomization")
         .flat_map(|p| std::iter::once(&p.kustomization).chain(&p.descendants))
         .map(String::as_str)
         .collect();
+    let excluded_hrs: HashSet<&str> = problems
+        .iter()
+        .filter(|p| p.kind == "HelmRelease")
+        .map(|p| p.kustomization.as_str())
+        .collect();
     let order = producer_order(base, head);
-    let bo = objects(base, &excluded, &order);
-    let ho = objects(head, &excluded, &order);
+    let bo = objects(base, &excluded, &excluded_hrs, &order);
+    let ho = objects(head, &excluded, &excluded_hrs, &order);
 
     let mut bslot: Vec<Option<Obj<'a>>> = bo.into_iter().map(Some).collect();
     let mut hslot: Vec<Option<Obj<'a>>> = ho.into_iter().map(Some).collect();

@@ -1,15 +1,18 @@
-//! HelmReleases: chart source resolution and effective values, in Flux's
+//! HelmReleases: chart source resolution, effective values in Flux's
 //! merge order (helm-controller: each `valuesFrom` entry in order, merged
 //! deeply, `targetPath` entries set at their path; `spec.values` last and
-//! winning). Charts are never templated: that needs the chart, which is not
-//! available offline.
+//! winning), and the objects helm-controller would install: the chart
+//! rendered by flate's Helm engine ([`crate::helm::chart`]) with the
+//! release name, namespace, capabilities and CRD policy helm-controller
+//! uses, then its post-renderers (see [`render_all`]).
 
 use base64::Engine;
 
 use crate::resource::Resource;
 use crate::yaml::{Map, Node};
 
-use super::model::{HELM_GROUP, key};
+use super::charts::{ChartRequest, oci_chart_name};
+use super::model::{HELM_GROUP, SourceRef, key};
 use super::render::{KsReport, Status};
 
 #[derive(Debug, Clone, Default)]
@@ -25,6 +28,35 @@ pub struct ChartInfo {
     /// Chart name (HelmRepository / GitRepository charts).
     pub chart: String,
     pub version: String,
+    /// What to fetch and from where (None when the source is unknown).
+    pub request: Option<ChartRequest>,
+    /// Where flate found the chart (a cache entry or a source directory),
+    /// relative to the repository when inside it.
+    pub location: String,
+    /// The version found in the cache (a range resolved).
+    pub resolved_version: String,
+    /// The `helm pull` command that puts the chart into `.flate/charts`.
+    pub pull: String,
+}
+
+/// What became of one HelmRelease.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum HrStatus {
+    Rendered,
+    /// Not rendered and not an error: the chart is not available offline,
+    /// or the release is suspended.
+    Skipped,
+    Failed,
+}
+
+impl HrStatus {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            HrStatus::Rendered => "rendered",
+            HrStatus::Skipped => "skipped",
+            HrStatus::Failed => "failed",
+        }
+    }
 }
 
 #[derive(Debug, Clone)]
@@ -33,8 +65,18 @@ pub struct HelmReleaseReport {
     pub namespace: String,
     pub kustomization: String,
     pub chart: ChartInfo,
+    /// Not failed (rendered or skipped).
     pub ok: bool,
+    pub status: HrStatus,
     pub message: String,
+    /// The Helm release name (`spec.releaseName`, else
+    /// `[targetNamespace-]name`, shortened past 53 characters).
+    pub release_name: String,
+    /// `spec.targetNamespace`, else the HelmRelease's namespace.
+    pub release_namespace: String,
+    /// The objects helm-controller would install, post-rendered.
+    pub objects: Vec<Resource>,
+    pub warnings: Vec<String>,
     pub values: Node,
     /// Paths of `values` that came from a Secret (see `crate::secret`).
     pub secret_paths: crate::secret::SecretPaths,
@@ -90,7 +132,44 @@ fn set_path(root: &mut Node, path: &str, value: Node) {
     }
 }
 
-fn resolve_chart(hr: &Resource, ns: &str, all: &Index<'_>) -> Result<ChartInfo, String> {
+/// The request for chart `chart` (version `version`) of source `src`
+/// (a HelmRepository, GitRepository or Bucket).
+fn request_from_source(src: &Resource, chart: &str, version: &str) -> Option<ChartRequest> {
+    let url = s(&src.obj, &["spec", "url"]);
+    match src.kind() {
+        "HelmRepository" => {
+            let oci = s(&src.obj, &["spec", "type"]) == "oci" || url.starts_with("oci://");
+            Some(ChartRequest::Remote {
+                chart: chart.to_string(),
+                version: version.to_string(),
+                url: if oci {
+                    format!("{}/{chart}", url.trim_end_matches('/'))
+                } else {
+                    url
+                },
+                oci,
+            })
+        }
+        "GitRepository" | "Bucket" => Some(ChartRequest::SourcePath {
+            kind: src.kind().to_string(),
+            namespace: if src.namespace().is_empty() {
+                "default".into()
+            } else {
+                src.namespace().to_string()
+            },
+            name: src.name().to_string(),
+            path: chart.to_string(),
+        }),
+        _ => None,
+    }
+}
+
+fn resolve_chart(
+    hr: &Resource,
+    ns: &str,
+    all: &Index<'_>,
+    is_repo: &dyn Fn(&SourceRef) -> bool,
+) -> Result<ChartInfo, String> {
     let spec = hr.obj.get("spec").cloned().unwrap_or(Node::Null);
     if let Some(cr) = spec.get("chartRef").filter(|n| !n.is_null()) {
         let kind = s(cr, &["kind"]);
@@ -119,12 +198,27 @@ fn resolve_chart(hr: &Resource, ns: &str, all: &Index<'_>) -> Result<ChartInfo, 
                 .unwrap_or(Node::Null);
             if let Some(repo) = find(all, &s(&sref, &["kind"]), &cns, &s(&sref, &["name"])) {
                 info.url = s(&repo.obj, &["spec", "url"]);
+                info.request = request_from_source(repo, &info.chart, &info.version);
             }
         } else {
             info.url = s(&src.obj, &["spec", "url"]);
             info.tag = s(&src.obj, &["spec", "ref", "tag"]);
             info.digest = s(&src.obj, &["spec", "ref", "digest"]);
             info.semver = s(&src.obj, &["spec", "ref", "semver"]);
+            info.chart = oci_chart_name(&info.url);
+            // source-controller's precedence: digest, then semver, then tag
+            // (`latest` when none).
+            info.version = if !info.semver.is_empty() {
+                info.semver.clone()
+            } else {
+                info.tag.clone()
+            };
+            info.request = Some(ChartRequest::Remote {
+                chart: info.chart.clone(),
+                version: info.version.clone(),
+                url: info.url.clone(),
+                oci: true,
+            });
         }
         return Ok(info);
     }
@@ -138,6 +232,30 @@ fn resolve_chart(hr: &Resource, ns: &str, all: &Index<'_>) -> Result<ChartInfo, 
     let sns = Some(s(&sref, &["namespace"]))
         .filter(|x| !x.is_empty())
         .unwrap_or(ns.to_string());
+    let chart = s(&cs, &["chart"]);
+    let version = s(&cs, &["version"]);
+    let sref = SourceRef {
+        kind: kind.clone(),
+        name: name.clone(),
+        namespace: sns.clone(),
+    };
+    // The repository's own GitRepository need not be among the objects.
+    if is_repo(&sref) && find(all, &kind, &sns, &name).is_none() {
+        return Ok(ChartInfo {
+            request: Some(ChartRequest::SourcePath {
+                kind: kind.clone(),
+                namespace: sns.clone(),
+                name: name.clone(),
+                path: chart.clone(),
+            }),
+            kind,
+            name,
+            namespace: sns,
+            chart,
+            version,
+            ..Default::default()
+        });
+    }
     let src = find(all, &kind, &sns, &name)
         .ok_or_else(|| format!("chart source {kind}/{sns}/{name} (spec.chart.spec.sourceRef) is not among the rendered objects"))?;
     Ok(ChartInfo {
@@ -145,8 +263,9 @@ fn resolve_chart(hr: &Resource, ns: &str, all: &Index<'_>) -> Result<ChartInfo, 
         name,
         namespace: sns,
         url: s(&src.obj, &["spec", "url"]),
-        chart: s(&cs, &["chart"]),
-        version: s(&cs, &["version"]),
+        request: request_from_source(src, &chart, &version),
+        chart,
+        version,
         ..Default::default()
     })
 }
@@ -242,8 +361,40 @@ fn resolve_values(
     Ok((values, crate::secret::true_leaves(&taint)))
 }
 
-/// Resolves every HelmRelease of the rendered Kustomizations.
-pub fn resolve_all(reports: &[KsReport]) -> Vec<HelmReleaseReport> {
+/// helm-controller's `ShortenName` (internal/release/name.go): a name
+/// longer than 53 characters becomes its first 40 characters, `-`, and the
+/// first 12 hex digits of its SHA-256.
+pub fn shorten_name(name: &str) -> String {
+    use sha2::{Digest, Sha256};
+    if name.len() <= 53 {
+        return name.to_string();
+    }
+    let sum = Sha256::digest(name.as_bytes());
+    let hex: String = sum.iter().map(|b| format!("{b:02x}")).collect();
+    let cut = name.get(..40).unwrap_or(name);
+    format!("{cut}-{}", &hex[..12])
+}
+
+/// `GetReleaseName` then `ShortenName`, as helm-controller installs:
+/// `spec.releaseName`, else `targetNamespace-name`, else `name`.
+pub fn release_name(hr: &Resource) -> String {
+    let spec = |f: &str| s(&hr.obj, &["spec", f]);
+    let n = if !spec("releaseName").is_empty() {
+        spec("releaseName")
+    } else if !spec("targetNamespace").is_empty() {
+        format!("{}-{}", spec("targetNamespace"), hr.name())
+    } else {
+        hr.name().to_string()
+    };
+    shorten_name(&n)
+}
+
+/// Resolves every HelmRelease of the rendered Kustomizations (chart and
+/// values; the chart is rendered by [`render_all`]).
+pub fn resolve_all(
+    reports: &[KsReport],
+    is_repo: &dyn Fn(&SourceRef) -> bool,
+) -> Vec<HelmReleaseReport> {
     let mut all: Index<'_> = Index::new();
     for r in reports.iter().flat_map(|k| k.objects.iter()) {
         all.entry((r.kind(), r.namespace(), r.name())).or_insert(r);
@@ -260,7 +411,7 @@ pub fn resolve_all(reports: &[KsReport]) -> Vec<HelmReleaseReport> {
             } else {
                 r.namespace()
             };
-            let chart = resolve_chart(r, ns, &all);
+            let chart = resolve_chart(r, ns, &all, is_repo);
             let values = resolve_values(r, ns, &all);
             let mut msgs = Vec::new();
             if let Err(e) = &chart {
@@ -270,16 +421,31 @@ pub fn resolve_all(reports: &[KsReport]) -> Vec<HelmReleaseReport> {
                 msgs.push(e.clone());
             }
             let ok = msgs.is_empty();
-            if ok {
-                msgs.push("chart not templated: charts are not fetched offline".into());
-            }
+            let target = s(&r.obj, &["spec", "targetNamespace"]);
             out.push(HelmReleaseReport {
                 name: r.name().to_string(),
                 namespace: ns.to_string(),
                 kustomization: key(&k.namespace, &k.name),
                 chart: chart.unwrap_or_default(),
                 ok,
-                message: msgs.join("; "),
+                status: if ok {
+                    HrStatus::Skipped
+                } else {
+                    HrStatus::Failed
+                },
+                message: if ok {
+                    "chart not rendered".into()
+                } else {
+                    msgs.join("; ")
+                },
+                release_name: release_name(r),
+                release_namespace: if target.is_empty() {
+                    ns.to_string()
+                } else {
+                    target
+                },
+                objects: Vec::new(),
+                warnings: Vec::new(),
                 secret_paths: values.as_ref().map(|v| v.1.clone()).unwrap_or_default(),
                 values: values.map(|v| v.0).unwrap_or(Node::Map(Map::new())),
                 object: r.clone(),
@@ -287,4 +453,28 @@ pub fn resolve_all(reports: &[KsReport]) -> Vec<HelmReleaseReport> {
         }
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn shortened_names() {
+        assert_eq!(shorten_name("podinfo"), "podinfo");
+        let n53 = "a".repeat(53);
+        assert_eq!(shorten_name(&n53), n53);
+        // The vectors of helm-controller's internal/release/name_test.go.
+        assert_eq!(
+            shorten_name("release-name-with-very-long-name-which-is-longer-than-53-characters"),
+            "release-name-with-very-long-name-which-i-788ca0d0d7b0"
+        );
+        assert_eq!(
+            shorten_name(
+                "another-release-name-with-very-long-name-which-is-longer-than-53-characters"
+            ),
+            "another-release-name-with-very-long-name-7e72150d5a36"
+        );
+        assert_eq!(shorten_name(""), "");
+    }
 }

@@ -1,9 +1,11 @@
 //! The Flux layer: render a whole cluster the way kustomize-controller and
 //! helm-controller would, offline.
 
+pub mod charts;
 pub mod envsubst;
 pub mod generator;
 pub mod helm;
+pub mod helmrender;
 pub mod model;
 pub mod render;
 pub mod sops;

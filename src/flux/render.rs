@@ -104,10 +104,35 @@ impl Rendered {
             .iter()
             .any(|k| k.status == Status::Failed)
     }
+    /// Every object: the Kustomizations', then the HelmReleases' (each
+    /// with the Kustomization that applies its HelmRelease).
     pub fn all_objects(&self) -> impl Iterator<Item = (&KsReport, &Resource)> {
         self.kustomizations
             .iter()
             .flat_map(|k| k.objects.iter().map(move |o| (k, o)))
+            .chain(self.helm_objects())
+    }
+    /// The objects of rendered Kustomizations, then the HelmReleases'.
+    pub fn rendered_objects(&self) -> impl Iterator<Item = (&KsReport, &Resource)> {
+        self.kustomizations
+            .iter()
+            .filter(|k| k.status == Status::Rendered)
+            .flat_map(|k| k.objects.iter().map(move |o| (k, o)))
+            .chain(self.helm_objects())
+    }
+    /// The objects the HelmReleases render, each with the Kustomization
+    /// that applies its HelmRelease.
+    pub fn helm_objects(&self) -> impl Iterator<Item = (&KsReport, &Resource)> {
+        self.helmreleases
+            .iter()
+            .filter(|h| !h.objects.is_empty())
+            .filter_map(move |h| {
+                self.kustomizations
+                    .iter()
+                    .find(|k| k.key() == h.kustomization)
+                    .map(|k| (k, h))
+            })
+            .flat_map(|(k, h)| h.objects.iter().map(move |o| (k, o)))
     }
 }
 
@@ -121,6 +146,9 @@ pub struct RenderOptions {
     /// Local directories standing for sources flate cannot fetch
     /// (`--source KIND/NAMESPACE/NAME=DIR`).
     pub sources: Vec<LocalSource>,
+    /// Chart rendering of HelmReleases (cache directories, Kubernetes
+    /// version, `--require-charts`).
+    pub helm: super::helmrender::HelmOptions,
 }
 
 /// A local directory that stands for the artifact of a source (an
@@ -853,6 +881,73 @@ fn find_cycle(start: &str, graph: &HashMap<String, Vec<String>>) -> Option<Vec<S
     dfs(start, start, graph, &mut path, &mut seen).then_some(path)
 }
 
+/// Resolves and renders every HelmRelease of `reports` (see
+/// [`super::helmrender`]).
+fn render_helmreleases(
+    sources: &Sources,
+    reports: &[KsReport],
+    opts: &RenderOptions,
+    repo: &Path,
+) -> Vec<HelmReleaseReport> {
+    use super::helmrender::{self, CrdInfo, Located, SourceChart};
+    let mut hrs = helm::resolve_all(reports, &|s| sources.is_repo(s));
+    if hrs.is_empty() {
+        return hrs;
+    }
+    let cache = super::charts::ChartCache::scan(&opts.helm.chart_dirs, repo);
+    let known = Known::build(&opts.preexisting, reports);
+    let source_chart = |kind: &str, ns: &str, name: &str, path: &str| {
+        let src = SourceRef {
+            kind: kind.to_string(),
+            name: name.to_string(),
+            namespace: ns.to_string(),
+        };
+        let local;
+        let artifact: &ArtifactFs = if sources.is_repo(&src) {
+            &sources.repo
+        } else if let Some(a) = sources.local_artifact(&src, &known) {
+            local = a;
+            &local
+        } else {
+            return Ok(None);
+        };
+        let dir = crate::fs::normalize(&artifact.root, Path::new(path.trim_start_matches('/')));
+        if !dir.starts_with(&artifact.root) {
+            return Err(format!("chart path '{path}' leaves the root of {src}"));
+        }
+        let fs: &dyn FileSystem = artifact;
+        if !fs.is_file(&dir.join("Chart.yaml")) {
+            return Err(format!(
+                "chart path '{path}' of {src}: no Chart.yaml in {}",
+                dir.strip_prefix(repo).unwrap_or(&dir).display()
+            ));
+        }
+        let files = helmrender::read_chart_dir(fs, &dir)
+            .map_err(|e| format!("chart path '{path}' of {src}: {e}"))?;
+        Ok(Some(SourceChart {
+            label: format!("{src} {path}"),
+            files,
+        }))
+    };
+    let located: Vec<Located> = hrs
+        .iter()
+        .map(|h| helmrender::locate(h, &cache, &source_chart))
+        .collect();
+    for h in hrs.iter_mut() {
+        if let Some(p) = h.chart.request.as_ref().and_then(|r| r.pull_command()) {
+            h.chart.pull = p;
+        }
+    }
+    let mut crds = CrdInfo::default();
+    for k in reports.iter().filter(|k| k.status == Status::Rendered) {
+        for o in &k.objects {
+            crds.add(o);
+        }
+    }
+    helmrender::render_all(&mut hrs, &located, &opts.helm, crds, repo);
+    hrs
+}
+
 /// Renders the cluster whose entry directory is `entry` (relative to `repo`).
 pub fn render(
     fs: &dyn FileSystem,
@@ -962,7 +1057,15 @@ pub fn render(
         wave = next;
     }
     check_depends_on(&mut reports);
-    let helmreleases = helm::resolve_all(&reports);
+    let th = std::time::Instant::now();
+    let helmreleases = render_helmreleases(sources, &reports, opts, &repo);
+    if timings {
+        eprintln!(
+            "timing: {} HelmReleases {:.1} ms",
+            helmreleases.len(),
+            th.elapsed().as_secs_f64() * 1e3
+        );
+    }
     if timings {
         eprintln!("timing: render {:.1} ms", t0.elapsed().as_secs_f64() * 1e3);
     }

@@ -72,8 +72,25 @@ pub fn run(ctx: &Ctx, out: &mut Vec<Finding>) {
         .or_default()
         .push((k, o));
     }
+    // The objects HelmReleases render are theirs (Helm installs them),
+    // not the Kustomization's that applies the HelmRelease.
+    let hr_of: std::collections::HashMap<*const Resource, String> = ctx
+        .env
+        .rendered
+        .helmreleases
+        .iter()
+        .flat_map(|h| {
+            h.objects
+                .iter()
+                .map(move |o| (o as *const Resource, format!("{}/{}", h.namespace, h.name)))
+        })
+        .collect();
+    let producer = |k: &KsReport, o: &Resource| match hr_of.get(&(o as *const Resource)) {
+        Some(h) => (true, h.clone()),
+        None => (false, k.key()),
+    };
     for ((_, _, kind, ns, name), list) in seen {
-        let mut producers: Vec<String> = list.iter().map(|(k, _)| k.key()).collect();
+        let mut producers: Vec<(bool, String)> = list.iter().map(|(k, o)| producer(k, o)).collect();
         producers.dedup();
         if producers.len() < 2 {
             continue;
@@ -87,16 +104,32 @@ pub fn run(ctx: &Ctx, out: &mut Vec<Finding>) {
         } else {
             format!("{kind} {ns}/{name}")
         };
+        let named = if producers.iter().all(|(hr, _)| !hr) {
+            format!(
+                "Kustomizations {}",
+                producers
+                    .iter()
+                    .map(|(_, p)| p.as_str())
+                    .collect::<Vec<_>>()
+                    .join(" and ")
+            )
+        } else {
+            producers
+                .iter()
+                .map(|(hr, p)| {
+                    let kind = if *hr { "HelmRelease" } else { "Kustomization" };
+                    format!("{kind} {p}")
+                })
+                .collect::<Vec<_>>()
+                .join(" and ")
+        };
         // One finding per producer after the first, at its object.
         for (k, o) in list.iter().skip(1) {
             let (file, line) = ctx.at(k, o, "metadata.name");
             out.push(
                 ctx.finding(
                     "duplicate-object",
-                    format!(
-                        "{id} is produced by Kustomizations {}: they overwrite and prune each other",
-                        producers.join(" and ")
-                    ),
+                    format!("{id} is produced by {named}: they overwrite and prune each other"),
                 )
                 .at(file, line)
                 .ks(k.key())

@@ -49,13 +49,7 @@ pub struct Ctx<'e, 'a> {
 
 impl<'e, 'a> Ctx<'e, 'a> {
     pub fn new(env: &'e Env<'a>) -> Ctx<'e, 'a> {
-        let all: Vec<(&KsReport, &Resource)> = env
-            .rendered
-            .kustomizations
-            .iter()
-            .filter(|k| k.status == Status::Rendered)
-            .flat_map(|k| k.objects.iter().map(move |o| (k, o)))
-            .collect();
+        let all: Vec<(&KsReport, &Resource)> = env.rendered.rendered_objects().collect();
         let mut ks_objects = HashMap::new();
         for (k, o) in &all {
             if is_kind(o, KUSTOMIZE_GROUP, "Kustomization") {

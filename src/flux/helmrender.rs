@@ -1,0 +1,739 @@
+//! Rendering HelmReleases the way helm-controller installs them, offline.
+//!
+//! Facts from fluxcd/helm-controller (`internal/action/install.go`,
+//! `internal/action/crds.go`, `internal/postrender/*`,
+//! `internal/release/name.go`):
+//!
+//! * the release is named `ShortenName(GetReleaseName())` (see
+//!   [`super::helm::release_name`]) and installed into `targetNamespace`,
+//!   else the HelmRelease's namespace;
+//! * the chart's `crds/` are applied by helm-controller itself before the
+//!   install, per `spec.install.crds` (`Create` by default, `CreateReplace`,
+//!   `Skip`: none), each labelled with the origin labels below and not
+//!   post-rendered; Helm itself skips them (`SkipCRDs`);
+//! * the post-renderers run in this order: every `spec.postRenderers[]
+//!   .kustomize` (a kustomize build of the rendered manifests with its
+//!   `patches` and `images`; v2beta1's `patchesStrategicMerge` and
+//!   `patchesJson6902` are honoured too), then `spec.commonMetadata`
+//!   (labels, then annotations, on `metadata` of every object), then the
+//!   origin labels `helm.toolkit.fluxcd.io/name` and
+//!   `helm.toolkit.fluxcd.io/namespace` (the HelmRelease's name and
+//!   namespace), which win over a common label of the same key;
+//! * hooks go through the post-renderers with the other manifests
+//!   (`postRenderStrategy: combined`, the default; `nohooks` leaves them
+//!   out of the post-renderers);
+//! * tests are not installed (they run with `helm test`).
+//!
+//! flate renders the install (not an upgrade): `.Release.IsInstall` is
+//! true. `.Capabilities.KubeVersion` is the environment's Kubernetes
+//! version and `.Capabilities.APIVersions` holds, besides the built-in
+//! ones, the group/version and group/version/kind of every
+//! CustomResourceDefinition the environment renders.
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use rayon::prelude::*;
+
+use crate::fs::FileSystem;
+use crate::resource::{Origin, PathElem, Resource};
+use crate::yaml::{Map, Node};
+
+use super::charts::{ChartCache, ChartRequest};
+use super::helm::{HelmReleaseReport, HrStatus};
+
+/// The chart engine.
+mod engine {
+    pub use crate::helm::chart::{Chart, RenderOptions, load, render};
+}
+
+/// Options of chart rendering (from the command line and `.flate.yaml`).
+#[derive(Debug, Clone, Default)]
+pub struct HelmOptions {
+    /// Chart cache directories, in order of preference.
+    pub chart_dirs: Vec<PathBuf>,
+    /// A chart that is not available offline is an error, not a skip.
+    pub require_charts: bool,
+    /// `.Capabilities.KubeVersion` (`X.Y` or `vX.Y.Z`); None: the engine's
+    /// default.
+    pub kube_version: Option<String>,
+}
+
+/// The files of a chart directory read from a source artifact.
+#[derive(Debug, Clone)]
+pub struct SourceChart {
+    /// Shown in messages: `GitRepository/flux-system/flux-system ./charts/x`.
+    pub label: String,
+    /// Paths relative to the chart directory, and contents.
+    pub files: Vec<(PathBuf, Vec<u8>)>,
+}
+
+/// Where each HelmRelease's chart is, as found by the caller.
+#[derive(Debug, Clone)]
+pub enum Located {
+    /// A cache entry (`.tgz` or directory).
+    Cache(PathBuf),
+    /// A chart directory of a source artifact.
+    Source(Arc<SourceChart>),
+    /// Not available: skipped (or failed with `--require-charts`).
+    Missing(String),
+    /// An error (the chart path does not exist in its source...).
+    Error(String),
+}
+
+/// Reads every file below `dir` of `fs` (sorted walk).
+pub fn read_chart_dir(fs: &dyn FileSystem, dir: &Path) -> std::io::Result<Vec<(PathBuf, Vec<u8>)>> {
+    let mut out = Vec::new();
+    let mut stack = vec![PathBuf::new()];
+    while let Some(rel) = stack.pop() {
+        let d = dir.join(&rel);
+        let names = fs.list(&d)?;
+        for n in names.iter().rev() {
+            let p = d.join(n);
+            let r = rel.join(n);
+            if fs.is_dir(&p) {
+                stack.push(r);
+            } else {
+                out.push((r, fs.read(&p)?));
+            }
+        }
+    }
+    out.sort_by(|a, b| a.0.cmp(&b.0));
+    Ok(out)
+}
+
+/// Reads the chart directory `path` of source (kind, namespace, name):
+/// None when that source is not available offline.
+pub type SourceChartFn<'a> =
+    dyn Fn(&str, &str, &str, &str) -> Result<Option<SourceChart>, String> + 'a;
+
+/// The objects a release renders and the engine's warnings, or why not.
+type Outcome = Result<(Vec<Resource>, Vec<String>), String>;
+
+/// Finds the chart of every HelmRelease: in a source artifact through
+/// `source_chart` (GitRepository / Bucket charts), else in the cache.
+pub fn locate(
+    h: &HelmReleaseReport,
+    cache: &ChartCache,
+    source_chart: &SourceChartFn<'_>,
+) -> Located {
+    let Some(req) = &h.chart.request else {
+        return Located::Error(format!(
+            "chart source kind '{}' is not supported",
+            h.chart.kind
+        ));
+    };
+    match req {
+        ChartRequest::SourcePath {
+            kind,
+            namespace,
+            name,
+            path,
+        } => match source_chart(kind, namespace, name, path) {
+            Ok(Some(c)) => Located::Source(Arc::new(c)),
+            Ok(None) => Located::Missing(format!(
+                "chart {path} of external source {kind}/{namespace}/{name}: not fetched offline (render it from a local copy with --source {kind}/{namespace}/{name}=DIR)"
+            )),
+            Err(e) => Located::Error(e),
+        },
+        ChartRequest::Remote { chart, version, .. } => match cache.find(chart, version) {
+            Ok(Some(c)) => Located::Cache(c.path.clone()),
+            Ok(None) => {
+                let want = if version.is_empty() {
+                    chart.clone()
+                } else {
+                    format!("{chart} {version}")
+                };
+                Located::Missing(format!(
+                    "chart {want} is not in the chart cache ({}): fetch it with `{}`",
+                    if cache.shown.is_empty() {
+                        "no cache directory".to_string()
+                    } else {
+                        cache.shown.join(", ")
+                    },
+                    req.pull_command().unwrap_or_default()
+                ))
+            }
+            Err(e) => Located::Error(e),
+        },
+    }
+}
+
+/// A source chart written to a temporary directory, loaded, and removed.
+fn load_source_chart(c: &SourceChart) -> Result<engine::Chart, String> {
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    static N: AtomicUsize = AtomicUsize::new(0);
+    let dir = std::env::temp_dir().join(format!(
+        "flate-chart-{}-{}",
+        std::process::id(),
+        N.fetch_add(1, Ordering::Relaxed)
+    ));
+    let write = || -> std::io::Result<()> {
+        for (rel, bytes) in &c.files {
+            let p = dir.join(rel);
+            if let Some(parent) = p.parent() {
+                std::fs::create_dir_all(parent)?;
+            }
+            std::fs::write(p, bytes)?;
+        }
+        std::fs::create_dir_all(&dir)
+    };
+    let res = write()
+        .map_err(|e| format!("chart {}: {e}", c.label))
+        .and_then(|_| engine::load(&dir).map_err(|e| format!("chart {}: {e}", c.label)));
+    let _ = std::fs::remove_dir_all(&dir);
+    res
+}
+
+/// API versions (`group/version` and `group/version/Kind`) and scopes of
+/// the CustomResourceDefinitions among `objects`.
+#[derive(Debug, Clone, Default)]
+pub struct CrdInfo {
+    pub api_versions: Vec<String>,
+    /// (group, kind) of the cluster-scoped ones.
+    pub cluster_scoped: Vec<(String, String)>,
+}
+
+impl CrdInfo {
+    pub fn add(&mut self, o: &Resource) {
+        if o.kind() != "CustomResourceDefinition"
+            || !o.api_version().starts_with("apiextensions.k8s.io/")
+        {
+            return;
+        }
+        let spec = |p: &[&str]| o.obj.get_path(p).and_then(Node::scalar_text);
+        let (Some(group), Some(kind)) =
+            (spec(&["spec", "group"]), spec(&["spec", "names", "kind"]))
+        else {
+            return;
+        };
+        if let Some(Node::Seq(vs)) = o.obj.get_path(&["spec", "versions"]) {
+            for v in vs {
+                if v.get("served").and_then(Node::as_bool) == Some(false) {
+                    continue;
+                }
+                if let Some(name) = v.get("name").and_then(Node::scalar_text) {
+                    for a in [format!("{group}/{name}"), format!("{group}/{name}/{kind}")] {
+                        if !self.api_versions.contains(&a) {
+                            self.api_versions.push(a);
+                        }
+                    }
+                }
+            }
+        }
+        if spec(&["spec", "scope"]).as_deref() == Some("Cluster") {
+            self.cluster_scoped.push((group, kind));
+        }
+    }
+    fn is_cluster_scoped(&self, r: &Resource) -> bool {
+        let g = r.gvk();
+        self.cluster_scoped
+            .iter()
+            .any(|(gr, k)| *gr == g.group && *k == g.kind)
+            || crate::kustomize::openapi::is_cluster_scoped(&g.group, &g.version, &g.kind)
+                .unwrap_or(false)
+    }
+}
+
+/// A file system of a few files in memory (the post-renderer's build).
+struct MemFs {
+    files: HashMap<PathBuf, Vec<u8>>,
+    root: PathBuf,
+}
+
+impl FileSystem for MemFs {
+    fn read(&self, path: &Path) -> std::io::Result<Vec<u8>> {
+        self.files
+            .get(path)
+            .cloned()
+            .ok_or_else(|| std::io::Error::new(std::io::ErrorKind::NotFound, "not found"))
+    }
+    fn is_dir(&self, path: &Path) -> bool {
+        path == self.root
+    }
+    fn is_file(&self, path: &Path) -> bool {
+        self.files.contains_key(path)
+    }
+    fn list(&self, path: &Path) -> std::io::Result<Vec<String>> {
+        let mut v: Vec<String> = self
+            .files
+            .keys()
+            .filter(|p| p.parent() == Some(path))
+            .filter_map(|p| p.file_name().map(|f| f.to_string_lossy().into_owned()))
+            .collect();
+        v.sort();
+        Ok(v)
+    }
+}
+
+/// One `postRenderers[].kustomize`: a kustomize build of `objects` with
+/// its patches and images (helm-controller `postrender/kustomize.go`).
+fn kustomize_post_render(objects: Vec<Resource>, k: &Node) -> Result<Vec<Resource>, String> {
+    let root = PathBuf::from("/flate-post-render");
+    let mut kust = Map::new();
+    kust.insert("apiVersion", Node::str("kustomize.config.k8s.io/v1beta1"));
+    kust.insert("kind", Node::str("Kustomization"));
+    kust.insert("resources", Node::Seq(vec![Node::str("helm-output.yaml")]));
+    for f in [
+        "patches",
+        "images",
+        "patchesStrategicMerge",
+        "patchesJson6902",
+    ] {
+        if let Some(v) = k.get(f).filter(|v| !v.is_null()) {
+            kust.insert(f, v.clone());
+        }
+    }
+    let mut files = HashMap::new();
+    files.insert(
+        root.join("helm-output.yaml"),
+        crate::yaml::stream_to_string(objects.iter().map(|r| &r.obj)).into_bytes(),
+    );
+    files.insert(
+        root.join("kustomization.yaml"),
+        crate::yaml::to_string(&Node::Map(kust)).into_bytes(),
+    );
+    let fs = MemFs {
+        files,
+        root: root.clone(),
+    };
+    let kz = crate::kustomize::Kustomizer::new(
+        &fs,
+        crate::kustomize::BuildOptions {
+            load_restrictor: crate::kustomize::LoadRestrictor::None,
+            boundary: None,
+        },
+    );
+    let m = kz.build(&root).map_err(|e| {
+        format!(
+            "post-renderer kustomize: {}",
+            e.message.replace(&format!("{}/", root.display()), "")
+        )
+    })?;
+    Ok(m.resources)
+}
+
+/// Sets `entries` in `metadata.<field>` of `r` (created when absent), as
+/// kustomize's label and annotation transformers with the field spec
+/// `metadata/labels` (`metadata/annotations`) do.
+fn set_metadata(r: &mut Resource, field: &str, entries: &[(String, String)]) {
+    if entries.is_empty() {
+        return;
+    }
+    let Some(m) = r.obj.as_map_mut() else { return };
+    if !matches!(m.get("metadata"), Some(Node::Map(_))) {
+        m.insert("metadata", Node::map());
+    }
+    let md = m
+        .get_mut("metadata")
+        .and_then(Node::as_map_mut)
+        .expect("map");
+    if !matches!(md.get(field), Some(Node::Map(_))) {
+        md.insert(field, Node::map());
+    }
+    let target = md.get_mut(field).and_then(Node::as_map_mut).expect("map");
+    for (k, v) in entries {
+        target.insert(k.clone(), Node::str(v.clone()));
+    }
+}
+
+fn string_map(n: Option<&Node>) -> Vec<(String, String)> {
+    match n {
+        Some(Node::Map(m)) => m
+            .iter()
+            .map(|(k, v)| (k.clone(), v.scalar_text().unwrap_or_default()))
+            .collect(),
+        _ => Vec::new(),
+    }
+}
+
+/// The origin labels helm-controller puts on every object.
+pub fn origin_labels(h: &HelmReleaseReport) -> Vec<(String, String)> {
+    vec![
+        (format!("{}/name", super::model::HELM_GROUP), h.name.clone()),
+        (
+            format!("{}/namespace", super::model::HELM_GROUP),
+            h.namespace.clone(),
+        ),
+    ]
+}
+
+/// The post-render pipeline of helm-controller on `objects` (hooks
+/// included), then the origin labels.
+pub fn post_render(h: &HelmReleaseReport, objects: Vec<Resource>) -> Result<Vec<Resource>, String> {
+    let spec = h.object.obj.get("spec").cloned().unwrap_or(Node::Null);
+    let nohooks = spec.get_str(&["postRenderStrategy"]) == Some("nohooks");
+    let (mut main, hooks): (Vec<Resource>, Vec<Resource>) = if nohooks {
+        objects.into_iter().partition(|r| {
+            r.obj
+                .get_path(&["metadata", "annotations", "helm.sh/hook"])
+                .is_none()
+        })
+    } else {
+        (objects, Vec::new())
+    };
+    if let Some(Node::Seq(prs)) = spec.get("postRenderers") {
+        for pr in prs {
+            if let Some(k) = pr.get("kustomize").filter(|k| !k.is_null()) {
+                main = kustomize_post_render(main, k)?;
+            }
+        }
+    }
+    if let Some(cm) = spec.get("commonMetadata").filter(|c| !c.is_null()) {
+        let labels = string_map(cm.get("labels"));
+        let annotations = string_map(cm.get("annotations"));
+        for r in main.iter_mut() {
+            set_metadata(r, "labels", &labels);
+            set_metadata(r, "annotations", &annotations);
+        }
+    }
+    main.extend(hooks);
+    let origin = origin_labels(h);
+    for r in main.iter_mut() {
+        set_metadata(r, "labels", &origin);
+    }
+    Ok(main)
+}
+
+/// The values of `h` that came from a Secret, as strings (at least four
+/// characters: shorter ones would taint too much by accident).
+fn secret_strings(h: &HelmReleaseReport) -> Vec<String> {
+    let mut out = Vec::new();
+    for p in &h.secret_paths {
+        let mut cur = &h.values;
+        let mut ok = true;
+        for e in p {
+            let next = match e {
+                PathElem::Key(k) => cur.get(k),
+                PathElem::Index(i) => cur.as_seq().and_then(|s| s.get(*i)),
+            };
+            match next {
+                Some(n) => cur = n,
+                None => {
+                    ok = false;
+                    break;
+                }
+            }
+        }
+        if ok {
+            collect_strings(cur, &mut out);
+        }
+    }
+    out.retain(|s| s.chars().count() >= 4);
+    out.sort();
+    out.dedup();
+    out
+}
+
+fn collect_strings(n: &Node, out: &mut Vec<String>) {
+    match n {
+        Node::Map(m) => m.iter().for_each(|(_, v)| collect_strings(v, out)),
+        Node::Seq(s) => s.iter().for_each(|v| collect_strings(v, out)),
+        other => {
+            if let Some(t) = other.scalar_text() {
+                out.push(t);
+            }
+        }
+    }
+}
+
+/// Marks as secret every string of `r` that contains one of `secrets`.
+fn taint_object(r: &mut Resource, secrets: &[String]) {
+    fn walk(n: &Node, path: &mut Vec<PathElem>, secrets: &[String], out: &mut Vec<Vec<PathElem>>) {
+        match n {
+            Node::Map(m) => {
+                for (k, v) in m.iter() {
+                    path.push(PathElem::Key(k.clone()));
+                    walk(v, path, secrets, out);
+                    path.pop();
+                }
+            }
+            Node::Seq(s) => {
+                for (i, v) in s.iter().enumerate() {
+                    path.push(PathElem::Index(i));
+                    walk(v, path, secrets, out);
+                    path.pop();
+                }
+            }
+            Node::Str(t) if secrets.iter().any(|s| t.contains(s.as_str())) => {
+                out.push(path.clone());
+            }
+            _ => {}
+        }
+    }
+    if secrets.is_empty() {
+        return;
+    }
+    let mut found = Vec::new();
+    walk(&r.obj, &mut Vec::new(), secrets, &mut found);
+    for p in found {
+        if !crate::secret::covers(&r.secret_paths, &p) {
+            r.secret_paths.push(p);
+        }
+    }
+}
+
+/// Parses the manifests of a rendered chart into objects.
+fn parse_manifest(source: &str, body: &str, origin: &Origin) -> Result<Vec<Resource>, String> {
+    let fake = PathBuf::from(source);
+    let mut rs = crate::kustomize::build::resources_from_text(&fake, body)
+        .map_err(|e| format!("{source}: {}", e.message))?;
+    for r in rs.iter_mut() {
+        r.origin = origin.clone();
+    }
+    Ok(rs)
+}
+
+/// What one release renders to, or why it does not.
+fn render_release(
+    h: &HelmReleaseReport,
+    chart: &engine::Chart,
+    opts: &HelmOptions,
+    crds: &CrdInfo,
+) -> Outcome {
+    let spec = h.object.obj.get("spec").cloned().unwrap_or(Node::Null);
+    let policy = spec
+        .get_str(&["install", "crds"])
+        .filter(|p| !p.is_empty())
+        .unwrap_or("Create")
+        .to_string();
+    if !["Create", "CreateReplace", "Skip"].contains(&policy.as_str()) {
+        return Err(format!(
+            "invalid CRD policy '{policy}' (spec.install.crds), valid values are 'Skip', 'Create' or 'CreateReplace'"
+        ));
+    }
+    let ropts = engine::RenderOptions {
+        release_name: h.release_name.clone(),
+        namespace: h.release_namespace.clone(),
+        values: h.values.clone(),
+        kube_version: opts.kube_version.clone(),
+        api_versions: crds.api_versions.clone(),
+        is_upgrade: false,
+        include_crds: policy != "Skip",
+        skip_tests: true,
+        skip_schema_validation: spec
+            .get_path(&["install", "disableSchemaValidation"])
+            .and_then(Node::as_bool)
+            .unwrap_or(false),
+    };
+    let out = engine::render(chart, &ropts).map_err(|e| e.to_string())?;
+    let origin = h.object.origin.clone();
+    let mut crd_objs = Vec::new();
+    let mut objs = Vec::new();
+    for m in &out.manifests {
+        if m.test {
+            continue;
+        }
+        let rs = parse_manifest(&m.source, &m.body, &origin)?;
+        if m.crd {
+            crd_objs.extend(rs.into_iter().filter(|r| {
+                r.kind() == "CustomResourceDefinition"
+                    && r.api_version().starts_with("apiextensions.k8s.io/")
+            }));
+        } else {
+            objs.extend(rs);
+        }
+    }
+    let mut objs = post_render(h, objs)?;
+    for r in objs.iter_mut() {
+        r.origin = origin.clone();
+    }
+    let labels = origin_labels(h);
+    for c in crd_objs.iter_mut() {
+        set_metadata(c, "labels", &labels);
+    }
+    let mut all = crd_objs;
+    all.extend(objs);
+    // Helm applies a namespaced object without a namespace in the
+    // release's namespace.
+    for r in all.iter_mut() {
+        if r.namespace().is_empty() && !crds.is_cluster_scoped(r) {
+            set_namespace(r, &h.release_namespace);
+        }
+    }
+    let secrets = secret_strings(h);
+    for r in all.iter_mut() {
+        taint_object(r, &secrets);
+    }
+    Ok((all, out.warnings))
+}
+
+fn set_namespace(r: &mut Resource, ns: &str) {
+    if let Some(md) = r.obj.get_mut("metadata").and_then(Node::as_map_mut) {
+        md.insert("namespace", Node::str(ns));
+    }
+}
+
+/// Renders every HelmRelease in `hrs` whose chart `locate` found, in
+/// parallel; each chart is loaded once. `crds` are the environment's
+/// CustomResourceDefinitions (the Kustomizations'); the CRDs the charts
+/// render are added to them, and when they bring new API versions the
+/// releases render once more with them.
+pub fn render_all(
+    hrs: &mut [HelmReleaseReport],
+    located: &[Located],
+    opts: &HelmOptions,
+    mut crds: CrdInfo,
+    repo: &Path,
+) {
+    // Load each chart once.
+    let mut keys: Vec<String> = Vec::new();
+    let mut key_of: Vec<Option<usize>> = Vec::new();
+    let mut first: Vec<&Located> = Vec::new();
+    for l in located {
+        let k = match l {
+            Located::Cache(p) => Some(format!("cache:{}", p.display())),
+            Located::Source(c) => Some(format!("source:{}", c.label)),
+            _ => None,
+        };
+        key_of.push(k.map(|k| match keys.iter().position(|x| *x == k) {
+            Some(i) => i,
+            None => {
+                keys.push(k);
+                first.push(l);
+                keys.len() - 1
+            }
+        }));
+    }
+    let timings = std::env::var_os("FLATE_TIMINGS").is_some();
+    let t0 = std::time::Instant::now();
+    let charts: Vec<Result<Arc<engine::Chart>, String>> = first
+        .par_iter()
+        .map(|l| match l {
+            Located::Cache(p) => engine::load(p).map(Arc::new).map_err(|e| {
+                let shown = p.strip_prefix(repo).unwrap_or(p);
+                format!("chart {}: {e}", shown.display())
+            }),
+            Located::Source(c) => load_source_chart(c).map(Arc::new),
+            _ => unreachable!("only found charts are loaded"),
+        })
+        .collect();
+    for ((h, l), k) in hrs.iter_mut().zip(located).zip(&key_of) {
+        h.chart.location = match l {
+            Located::Cache(p) => p.strip_prefix(repo).unwrap_or(p).display().to_string(),
+            Located::Source(c) => c.label.clone(),
+            _ => String::new(),
+        };
+        if let Located::Cache(p) = l {
+            h.chart.resolved_version = super::charts::ChartCache::version_of(p);
+        }
+        if let Some(Ok(c)) = k.map(|k| &charts[k]) {
+            h.chart.resolved_version = c.metadata.version.clone();
+        }
+    }
+    if timings {
+        eprintln!(
+            "timing: load {} charts {:.1} ms",
+            charts.len(),
+            t0.elapsed().as_secs_f64() * 1e3
+        );
+    }
+    for pass in 0..2 {
+        let tp = std::time::Instant::now();
+        let results: Vec<Option<Outcome>> = hrs
+            .par_iter()
+            .zip(located.par_iter())
+            .zip(key_of.par_iter())
+            .map(|((h, l), k)| {
+                if h.status == HrStatus::Failed && pass == 0 {
+                    return None;
+                }
+                if h.object
+                    .obj
+                    .get_path(&["spec", "suspend"])
+                    .and_then(Node::as_bool)
+                    == Some(true)
+                {
+                    return None;
+                }
+                match (l, k) {
+                    (_, Some(k)) => Some(match &charts[*k] {
+                        Ok(c) => render_release(h, c, opts, &crds),
+                        Err(e) => Err(e.clone()),
+                    }),
+                    _ => None,
+                }
+            })
+            .collect();
+        if timings {
+            eprintln!(
+                "timing: render pass {} {:.1} ms",
+                pass + 1,
+                tp.elapsed().as_secs_f64() * 1e3
+            );
+        }
+        let before = crds.api_versions.len();
+        for ((h, l), r) in hrs.iter_mut().zip(located).zip(results) {
+            if pass == 0 {
+                apply_outcome(h, l, r, opts);
+            } else if let Some(r) = r {
+                apply_outcome(h, l, Some(r), opts);
+            }
+        }
+        for h in hrs.iter() {
+            for o in &h.objects {
+                crds.add(o);
+            }
+        }
+        if pass == 1 || crds.api_versions.len() == before {
+            break;
+        }
+    }
+}
+
+fn apply_outcome(h: &mut HelmReleaseReport, l: &Located, r: Option<Outcome>, opts: &HelmOptions) {
+    if h.status == HrStatus::Failed {
+        return;
+    }
+    let suspended = h
+        .object
+        .obj
+        .get_path(&["spec", "suspend"])
+        .and_then(Node::as_bool)
+        == Some(true);
+    match (l, r) {
+        _ if suspended => {
+            h.status = HrStatus::Skipped;
+            h.message = "suspended (spec.suspend: true)".into();
+        }
+        (_, Some(Ok((objs, mut warnings)))) => {
+            h.status = HrStatus::Rendered;
+            h.message = String::new();
+            h.objects = objs;
+            if h.object
+                .obj
+                .get_path(&["spec", "chart", "spec", "valuesFiles"])
+                .and_then(Node::as_seq)
+                .is_some_and(|v| !v.is_empty())
+            {
+                warnings.push(
+                    "spec.chart.spec.valuesFiles is not supported: rendered with the chart's own values.yaml"
+                        .to_string(),
+                );
+            }
+            h.warnings = warnings;
+        }
+        (_, Some(Err(e))) => {
+            h.status = HrStatus::Failed;
+            h.ok = false;
+            h.message = e;
+        }
+        (Located::Missing(m), None) => {
+            if opts.require_charts {
+                h.status = HrStatus::Failed;
+                h.ok = false;
+                h.message = format!("{m} (--require-charts)");
+            } else {
+                h.status = HrStatus::Skipped;
+                h.message = m.clone();
+            }
+        }
+        (Located::Error(e), None) => {
+            h.status = HrStatus::Failed;
+            h.ok = false;
+            h.message = e.clone();
+        }
+        (_, None) => {}
+    }
+}

@@ -1,0 +1,856 @@
+//! HelmReleases rendered in the cluster render: where charts come from,
+//! helm-controller's semantics, and every command seeing the objects.
+//!
+//! The chart part of the expected objects comes from the real Helm
+//! (`helm template`, found on PATH or through FLATE_HELM) and the
+//! kustomize post-renderer from the real kustomize (`kubectl kustomize`);
+//! the tests that need them print SKIPPED when they are absent.
+
+mod common;
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+use serde_json::Value as J;
+
+fn write(root: &Path, rel: &str, text: &str) {
+    let p = root.join(rel);
+    std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+    std::fs::write(p, text).unwrap();
+}
+
+fn stdout(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stdout).into_owned()
+}
+
+fn stderr(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stderr).into_owned()
+}
+
+/// The real Helm: FLATE_HELM, else `helm` on PATH.
+fn helm() -> Option<PathBuf> {
+    if let Some(p) = std::env::var_os("FLATE_HELM") {
+        return Some(PathBuf::from(p));
+    }
+    let path = std::env::var_os("PATH")?;
+    std::env::split_paths(&path)
+        .map(|d| d.join("helm"))
+        .find(|p| p.is_file())
+}
+
+fn kubectl() -> Option<PathBuf> {
+    let path = std::env::var_os("PATH")?;
+    std::env::split_paths(&path)
+        .map(|d| d.join("kubectl"))
+        .find(|p| p.is_file())
+}
+
+/// The chart every test uses: a Deployment, a Service, a ConfigMap of
+/// values, a CRD in crds/, a hook, a test, and a ConfigMap that shows the
+/// release, the capabilities and a value (`secretText`).
+fn chart(root: &Path, dir: &str, version: &str, image_tag: &str) {
+    write(
+        root,
+        &format!("{dir}/Chart.yaml"),
+        &format!("apiVersion: v2\nname: demo\nversion: {version}\nappVersion: \"{image_tag}\"\n"),
+    );
+    write(
+        root,
+        &format!("{dir}/values.yaml"),
+        "replicas: 1\nimage:\n  repository: ghcr.io/example/demo\n  tag: \"\"\nsecretText: none\nextra: {}\n",
+    );
+    write(
+        root,
+        &format!("{dir}/crds/widget.yaml"),
+        "apiVersion: apiextensions.k8s.io/v1\nkind: CustomResourceDefinition\nmetadata:\n  name: widgets.demo.example.com\nspec:\n  group: demo.example.com\n  names:\n    kind: Widget\n    plural: widgets\n  scope: Namespaced\n  versions:\n    - name: v1\n      served: true\n      storage: true\n      schema:\n        openAPIV3Schema:\n          type: object\n          x-kubernetes-preserve-unknown-fields: true\n",
+    );
+    write(
+        root,
+        &format!("{dir}/templates/_helpers.tpl"),
+        "{{- define \"demo.labels\" -}}\nhelm.sh/chart: {{ .Chart.Name }}-{{ .Chart.Version }}\napp.kubernetes.io/name: demo\napp.kubernetes.io/instance: {{ .Release.Name }}\napp.kubernetes.io/version: {{ .Chart.AppVersion | quote }}\n{{- end }}\n",
+    );
+    write(
+        root,
+        &format!("{dir}/templates/deployment.yaml"),
+        r#"apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: {{ .Release.Name }}
+  labels:
+    {{- include "demo.labels" . | nindent 4 }}
+spec:
+  replicas: {{ .Values.replicas }}
+  selector:
+    matchLabels:
+      app.kubernetes.io/instance: {{ .Release.Name }}
+  template:
+    metadata:
+      annotations:
+        checksum/config: {{ include (print $.Template.BasePath "/configmap.yaml") . | sha256sum }}
+      labels:
+        app.kubernetes.io/instance: {{ .Release.Name }}
+    spec:
+      containers:
+        - name: demo
+          image: "{{ .Values.image.repository }}:{{ .Values.image.tag | default .Chart.AppVersion }}"
+"#,
+    );
+    write(
+        root,
+        &format!("{dir}/templates/configmap.yaml"),
+        r#"apiVersion: v1
+kind: ConfigMap
+metadata:
+  name: {{ .Release.Name }}-info
+  labels:
+    {{- include "demo.labels" . | nindent 4 }}
+data:
+  release: {{ .Release.Name | quote }}
+  namespace: {{ .Release.Namespace | quote }}
+  kubeVersion: {{ .Capabilities.KubeVersion.Version | quote }}
+  hasWidget: {{ .Capabilities.APIVersions.Has "demo.example.com/v1/Widget" | quote }}
+  hasGadget: {{ .Capabilities.APIVersions.Has "gadgets.example.com/v1alpha1" | quote }}
+  isInstall: {{ .Release.IsInstall | quote }}
+  secretText: {{ .Values.secretText | quote }}
+  {{- with .Values.extra }}
+  {{- toYaml . | nindent 2 }}
+  {{- end }}
+"#,
+    );
+    write(
+        root,
+        &format!("{dir}/templates/hook.yaml"),
+        "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: {{ .Release.Name }}-hook\n  annotations:\n    helm.sh/hook: pre-install\ndata:\n  at: install\n",
+    );
+    write(
+        root,
+        &format!("{dir}/templates/tests/test.yaml"),
+        "apiVersion: v1\nkind: Pod\nmetadata:\n  name: {{ .Release.Name }}-test\n  annotations:\n    helm.sh/hook: test\nspec:\n  containers:\n    - name: t\n      image: busybox:1.36\n",
+    );
+}
+
+/// A repository with one environment (`test`) whose entry holds `files`.
+fn repo(files: &[(&str, &str)]) -> tempfile::TempDir {
+    let t = tempfile::tempdir().unwrap();
+    for (rel, text) in files {
+        write(t.path(), rel, text);
+    }
+    t
+}
+
+fn build_json(repo: &Path, extra: &[&str]) -> (Output, J) {
+    let mut args = vec!["build", "test", "-o", "json"];
+    args.extend_from_slice(extra);
+    let o = common::flate_in(&args, repo);
+    let js = serde_json::from_slice(&o.stdout).unwrap_or(J::Null);
+    (o, js)
+}
+
+fn hr<'a>(js: &'a J, name: &str) -> &'a J {
+    js["helmreleases"]
+        .as_array()
+        .expect("helmreleases")
+        .iter()
+        .find(|h| h["name"] == name)
+        .unwrap_or_else(|| panic!("no HelmRelease {name} in {js:#}"))
+}
+
+fn object<'a>(objs: &'a J, kind: &str, name: &str) -> Option<&'a J> {
+    objs.as_array()?
+        .iter()
+        .find(|o| o["kind"] == kind && o["metadata"]["name"] == name)
+}
+
+/// Parses a YAML stream into JSON documents (null documents dropped).
+fn docs(text: &str) -> Vec<J> {
+    flate::yaml::parse_stream(text)
+        .unwrap()
+        .into_iter()
+        .map(|d| d.node.to_json())
+        .filter(|j| !j.is_null())
+        .collect()
+}
+
+/// `helm template` of `chart` (the oracle).
+fn helm_template(
+    helm: &Path,
+    chart: &Path,
+    release: &str,
+    ns: &str,
+    values: &str,
+    extra: &[&str],
+) -> Vec<J> {
+    let dir = tempfile::tempdir().unwrap();
+    let vf = dir.path().join("values.yaml");
+    std::fs::write(&vf, values).unwrap();
+    let o = Command::new(helm)
+        .args(["template", release])
+        .arg(chart)
+        .args(["--namespace", ns, "-f"])
+        .arg(&vf)
+        .args(extra)
+        .env("HELM_CACHE_HOME", dir.path().join("cache"))
+        .env("HELM_CONFIG_HOME", dir.path().join("config"))
+        .env("HELM_DATA_HOME", dir.path().join("data"))
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "helm template: {}", stderr(&o));
+    docs(&stdout(&o))
+}
+
+/// `kubectl kustomize` of `objects` with a kustomization's `extra` fields
+/// (helm-controller's kustomize post-renderer runs kustomize this way).
+fn kustomize(kubectl: &Path, objects: &[J], extra: &str) -> Vec<J> {
+    let dir = tempfile::tempdir().unwrap();
+    let stream: Vec<String> = objects
+        .iter()
+        .map(|o| serde_json::to_string(o).unwrap())
+        .collect();
+    std::fs::write(dir.path().join("helm-output.yaml"), stream.join("\n---\n")).unwrap();
+    std::fs::write(
+        dir.path().join("kustomization.yaml"),
+        format!("apiVersion: kustomize.config.k8s.io/v1beta1\nkind: Kustomization\nresources: [helm-output.yaml]\n{extra}"),
+    )
+    .unwrap();
+    let o = Command::new(kubectl)
+        .arg("kustomize")
+        .arg(dir.path())
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "kubectl kustomize: {}", stderr(&o));
+    docs(&stdout(&o))
+}
+
+fn set_labels(o: &mut J, field: &str, entries: &[(&str, &str)]) {
+    let md = o["metadata"].as_object_mut().unwrap();
+    let m = md
+        .entry(field)
+        .or_insert_with(|| J::Object(Default::default()));
+    if m.is_null() {
+        *m = J::Object(Default::default());
+    }
+    for (k, v) in entries {
+        m[*k] = J::from(*v);
+    }
+}
+
+/// Objects compared as a set, keyed by kind and name.
+fn assert_same_objects(mut got: Vec<J>, mut want: Vec<J>) {
+    let key = |o: &J| format!("{}/{}", o["kind"], o["metadata"]["name"]);
+    got.sort_by_key(key);
+    want.sort_by_key(key);
+    let names = |v: &[J]| v.iter().map(key).collect::<Vec<_>>();
+    assert_eq!(names(&got), names(&want));
+    for (g, w) in got.iter().zip(&want) {
+        assert_eq!(g, w, "{}", key(w));
+    }
+}
+
+const HR_FULL: &str = r#"apiVersion: helm.toolkit.fluxcd.io/v2
+kind: HelmRelease
+metadata:
+  name: demo
+  namespace: team
+spec:
+  interval: 1h
+  targetNamespace: apps
+  chart:
+    spec:
+      chart: ./charts/demo
+      sourceRef:
+        kind: GitRepository
+        name: flux-system
+        namespace: flux-system
+  commonMetadata:
+    labels:
+      team: blue
+      helm.toolkit.fluxcd.io/name: overridden-by-origin
+    annotations:
+      owner: blue-team
+  postRenderers:
+    - kustomize:
+        patches:
+          - target:
+              kind: Deployment
+            patch: |-
+              - op: add
+                path: /spec/revisionHistoryLimit
+                value: 3
+          - patch: |-
+              apiVersion: v1
+              kind: ConfigMap
+              metadata:
+                name: apps-demo-info
+                labels:
+                  patched: "yes"
+        images:
+          - name: ghcr.io/example/demo
+            newName: registry.example.com/demo
+            newTag: "2.0.0"
+  values:
+    replicas: 3
+    extra:
+      fromValues: "yes"
+"#;
+
+/// The whole chain against the oracles: `helm template` of the same chart
+/// and values with the release name and namespace helm-controller uses,
+/// the kustomize post-renderer through `kubectl kustomize`, then
+/// commonMetadata, the origin labels (which win), the release namespace
+/// on namespaced objects, the CRD from crds/ (policy Create) with the
+/// origin labels only, and no test hook.
+#[test]
+fn a_release_renders_as_helm_template_plus_flux_post_rendering() {
+    let (Some(helm), Some(kubectl)) = (helm(), kubectl()) else {
+        println!("SKIPPED: helm or kubectl not found (set FLATE_HELM)");
+        return;
+    };
+    let t = repo(&[("kubernetes/clusters/test/hr.yaml", HR_FULL)]);
+    chart(t.path(), "charts/demo", "1.0.0", "1.0.0");
+    let (o, js) = build_json(t.path(), &[]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let h = hr(&js, "demo");
+    assert_eq!(h["renderStatus"], "rendered", "{h:#}");
+    // GetReleaseName: targetNamespace-name; GetReleaseNamespace: targetNamespace.
+    assert_eq!(h["releaseName"], "apps-demo");
+    assert_eq!(h["releaseNamespace"], "apps");
+    let values = "replicas: 3\nextra:\n  fromValues: \"yes\"\n";
+    let kube = format!("v{}.0", flate::check::schema::KUBERNETES_VERSION);
+    let all = helm_template(
+        &helm,
+        &t.path().join("charts/demo"),
+        "apps-demo",
+        "apps",
+        values,
+        // The chart's own CRD is among the environment's API versions.
+        &[
+            "--kube-version",
+            &kube,
+            "--include-crds",
+            "--skip-tests",
+            "--api-versions",
+            "demo.example.com/v1/Widget",
+        ],
+    );
+    let (crds, rest): (Vec<J>, Vec<J>) = all
+        .into_iter()
+        .partition(|o| o["kind"] == "CustomResourceDefinition");
+    let mut want = kustomize(
+        &kubectl,
+        &rest,
+        "patches:\n- target: {kind: Deployment}\n  patch: |-\n    - op: add\n      path: /spec/revisionHistoryLimit\n      value: 3\n- patch: |-\n    apiVersion: v1\n    kind: ConfigMap\n    metadata:\n      name: apps-demo-info\n      labels:\n        patched: \"yes\"\nimages:\n- name: ghcr.io/example/demo\n  newName: registry.example.com/demo\n  newTag: \"2.0.0\"\n",
+    );
+    let origin = [
+        ("helm.toolkit.fluxcd.io/name", "demo"),
+        ("helm.toolkit.fluxcd.io/namespace", "team"),
+    ];
+    for o in want.iter_mut() {
+        set_labels(
+            o,
+            "labels",
+            &[
+                ("team", "blue"),
+                ("helm.toolkit.fluxcd.io/name", "overridden-by-origin"),
+            ],
+        );
+        set_labels(o, "annotations", &[("owner", "blue-team")]);
+        set_labels(o, "labels", &origin);
+        o["metadata"]["namespace"] = J::from("apps");
+    }
+    for mut c in crds {
+        set_labels(&mut c, "labels", &origin);
+        want.push(c);
+    }
+    assert_same_objects(h["objects"].as_array().unwrap().clone(), want);
+    // The values the template saw.
+    let info = object(&h["objects"], "ConfigMap", "apps-demo-info").unwrap();
+    assert_eq!(info["data"]["isInstall"], "true");
+    assert_eq!(info["data"]["kubeVersion"], J::from(kube.as_str()));
+}
+
+/// `install.crds: Skip` leaves the chart's crds/ out; hooks are kept and
+/// post-rendered (postRenderStrategy combined, the default) unless
+/// `postRenderStrategy: nohooks`.
+#[test]
+fn crd_policy_skip_and_hooks() {
+    let release = |policy: &str, strategy: &str| {
+        format!(
+            "apiVersion: helm.toolkit.fluxcd.io/v2\nkind: HelmRelease\nmetadata:\n  name: demo\n  namespace: apps\nspec:\n  interval: 1h\n{strategy}  install:\n    crds: {policy}\n  chart:\n    spec:\n      chart: ./charts/demo\n      sourceRef:\n        kind: GitRepository\n        name: flux-system\n        namespace: flux-system\n  commonMetadata:\n    labels:\n      common: x\n"
+        )
+    };
+    for (policy, strategy, crd, hook_common) in [
+        ("Create", "", true, true),
+        ("CreateReplace", "", true, true),
+        ("Skip", "", false, true),
+        ("Create", "  postRenderStrategy: nohooks\n", true, false),
+    ] {
+        let t = repo(&[(
+            "kubernetes/clusters/test/hr.yaml",
+            &release(policy, strategy),
+        )]);
+        chart(t.path(), "charts/demo", "1.0.0", "1.0.0");
+        let (o, js) = build_json(t.path(), &[]);
+        assert!(o.status.success(), "{}", stderr(&o));
+        let objs = &hr(&js, "demo")["objects"];
+        assert_eq!(
+            object(objs, "CustomResourceDefinition", "widgets.demo.example.com").is_some(),
+            crd,
+            "{policy}"
+        );
+        let hook = object(objs, "ConfigMap", "demo-hook").expect("the hook");
+        assert_eq!(
+            hook["metadata"]["labels"]["common"].is_string(),
+            hook_common
+        );
+        assert_eq!(
+            hook["metadata"]["labels"]["helm.toolkit.fluxcd.io/name"],
+            "demo"
+        );
+        assert!(
+            object(objs, "Pod", "demo-test").is_none(),
+            "tests are not installed"
+        );
+    }
+    let t = repo(&[(
+        "kubernetes/clusters/test/hr.yaml",
+        &release("Sometimes", ""),
+    )]);
+    chart(t.path(), "charts/demo", "1.0.0", "1.0.0");
+    let (o, js) = build_json(t.path(), &[]);
+    assert_eq!(o.status.code(), Some(1));
+    assert_eq!(hr(&js, "demo")["renderStatus"], "failed");
+    assert!(
+        hr(&js, "demo")["message"]
+            .as_str()
+            .unwrap()
+            .contains("invalid CRD policy 'Sometimes'")
+    );
+}
+
+/// A release name past 53 characters is shortened as helm-controller's
+/// ShortenName does (the vector of its name_test.go), and `.Release.Name`
+/// is that name.
+#[test]
+fn long_release_names_are_shortened() {
+    let release = "apiVersion: helm.toolkit.fluxcd.io/v2\nkind: HelmRelease\nmetadata:\n  name: name-with-very-long-name-which-is-longer-than-53-characters\n  namespace: apps\nspec:\n  interval: 1h\n  targetNamespace: release\n  chart:\n    spec:\n      chart: ./charts/demo\n      sourceRef:\n        kind: GitRepository\n        name: flux-system\n        namespace: flux-system\n";
+    let t = repo(&[("kubernetes/clusters/test/hr.yaml", release)]);
+    chart(t.path(), "charts/demo", "1.0.0", "1.0.0");
+    let (o, js) = build_json(t.path(), &[]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let h = &js["helmreleases"][0];
+    let want = "release-name-with-very-long-name-which-i-788ca0d0d7b0";
+    assert_eq!(h["releaseName"], want);
+    let info = object(&h["objects"], "ConfigMap", &format!("{want}-info")).unwrap();
+    assert_eq!(info["data"]["release"], want);
+    // spec.releaseName wins, shortened the same way.
+    let hr2 = release.replace(
+        "  targetNamespace: release\n",
+        "  targetNamespace: release\n  releaseName: short\n",
+    );
+    let t = repo(&[("kubernetes/clusters/test/hr.yaml", &hr2)]);
+    chart(t.path(), "charts/demo", "1.0.0", "1.0.0");
+    let (_, js) = build_json(t.path(), &[]);
+    assert_eq!(js["helmreleases"][0]["releaseName"], "short");
+}
+
+const SOURCES: &str = r#"apiVersion: source.toolkit.fluxcd.io/v1
+kind: HelmRepository
+metadata:
+  name: example
+  namespace: flux-system
+spec:
+  interval: 1h
+  url: https://charts.example.com
+---
+apiVersion: source.toolkit.fluxcd.io/v1
+kind: HelmRepository
+metadata:
+  name: example-oci
+  namespace: flux-system
+spec:
+  interval: 1h
+  type: oci
+  url: oci://ghcr.io/example/charts
+---
+apiVersion: source.toolkit.fluxcd.io/v1
+kind: OCIRepository
+metadata:
+  name: demo
+  namespace: flux-system
+spec:
+  interval: 1h
+  url: oci://ghcr.io/example/charts/demo
+  ref:
+    semver: ">=1.0.0 <2.0.0"
+"#;
+
+fn hr_spec(name: &str, chart: &str) -> String {
+    format!(
+        "---\napiVersion: helm.toolkit.fluxcd.io/v2\nkind: HelmRelease\nmetadata:\n  name: {name}\n  namespace: flux-system\nspec:\n  interval: 1h\n{chart}"
+    )
+}
+
+/// Charts from the cache: `.flate/charts` and `--charts` directories, as
+/// unpacked directories or `helm pull`'s `NAME-VERSION.tgz`; version
+/// ranges pick the highest cached match; a missing chart is skipped with
+/// the `helm pull` command that fetches it, or fails with
+/// `--require-charts`.
+#[test]
+fn charts_come_from_the_cache_with_versions_resolved() {
+    let mut text = SOURCES.to_string();
+    text += &hr_spec(
+        "ranged",
+        "  chart:\n    spec:\n      chart: demo\n      version: \"~1.1\"\n      sourceRef:\n        kind: HelmRepository\n        name: example\n",
+    );
+    text += &hr_spec(
+        "exact-oci",
+        "  chart:\n    spec:\n      chart: demo\n      version: 1.0.0\n      sourceRef:\n        kind: HelmRepository\n        name: example-oci\n",
+    );
+    text += &hr_spec(
+        "by-ref",
+        "  chartRef:\n    kind: OCIRepository\n    name: demo\n",
+    );
+    text += &hr_spec(
+        "missing",
+        "  chart:\n    spec:\n      chart: other\n      version: 3.1.4\n      sourceRef:\n        kind: HelmRepository\n        name: example\n",
+    );
+    text += &hr_spec(
+        "missing-oci",
+        "  chart:\n    spec:\n      chart: other\n      version: \">=3\"\n      sourceRef:\n        kind: HelmRepository\n        name: example-oci\n",
+    );
+    let t = repo(&[("kubernetes/clusters/test/all.yaml", &text)]);
+    chart(t.path(), ".flate/charts/demo-1.0.0", "1.0.0", "1.0.0");
+    chart(t.path(), ".flate/charts/demo-1.1.2", "1.1.2", "1.1.2");
+    chart(
+        t.path(),
+        ".flate/charts/demo-1.2.0-rc.1",
+        "1.2.0-rc.1",
+        "1.2.0",
+    );
+    let extra = tempfile::tempdir().unwrap();
+    chart(extra.path(), "demo-1.1.5", "1.1.5", "1.1.5");
+    if let Some(helm) = helm() {
+        // `helm package` writes NAME-VERSION.tgz, as `helm pull` does.
+        chart(extra.path(), "src/demo", "1.9.0", "1.9.0");
+        let o = Command::new(&helm)
+            .arg("package")
+            .arg(extra.path().join("src/demo"))
+            .arg("-d")
+            .arg(extra.path())
+            .output()
+            .unwrap();
+        assert!(o.status.success(), "{}", stderr(&o));
+        std::fs::remove_dir_all(extra.path().join("src")).unwrap();
+    }
+    let charts = extra.path().to_str().unwrap();
+    let (o, js) = build_json(t.path(), &["--charts", charts]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let version = |n: &str| {
+        hr(&js, n)["chart"]["resolvedVersion"]
+            .as_str()
+            .unwrap()
+            .to_string()
+    };
+    assert_eq!(
+        version("ranged"),
+        "1.1.5",
+        "the highest match of ~1.1 in both directories"
+    );
+    assert_eq!(version("exact-oci"), "1.0.0");
+    let by_ref = if helm().is_some() { "1.9.0" } else { "1.1.5" };
+    assert_eq!(
+        version("by-ref"),
+        by_ref,
+        "semver of the OCIRepository; no prerelease"
+    );
+    assert_eq!(hr(&js, "by-ref")["renderStatus"], "rendered");
+    let missing = hr(&js, "missing");
+    assert_eq!(missing["renderStatus"], "skipped");
+    assert_eq!(
+        missing["chart"]["pull"],
+        "helm pull other --repo https://charts.example.com --version 3.1.4 -d .flate/charts"
+    );
+    assert!(
+        missing["message"]
+            .as_str()
+            .unwrap()
+            .contains("helm pull other --repo")
+    );
+    assert_eq!(
+        hr(&js, "missing-oci")["chart"]["pull"],
+        "helm pull oci://ghcr.io/example/charts/other --version '>=3' -d .flate/charts"
+    );
+    // --require-charts: the missing ones fail the build.
+    let (o, js) = build_json(t.path(), &["--charts", charts, "--require-charts"]);
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    assert_eq!(hr(&js, "missing")["renderStatus"], "failed");
+    assert!(stderr(&o).contains("--require-charts"));
+    // get charts: every chart, cached or not.
+    let o = common::flate_in(
+        &["get", "charts", "test", "-o", "json", "--charts", charts],
+        t.path(),
+    );
+    assert!(o.status.success(), "{}", stderr(&o));
+    let js: J = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(js["kind"], "ChartList");
+    let items = js["items"].as_array().unwrap();
+    assert_eq!(items.len(), 5);
+    let item = |n: &str| {
+        items
+            .iter()
+            .find(|i| i["helmrelease"] == format!("flux-system/{n}"))
+            .unwrap()
+    };
+    assert_eq!(item("ranged")["cached"], true);
+    assert_eq!(item("missing")["cached"], false);
+    assert_eq!(
+        item("by-ref")["source"],
+        "oci://ghcr.io/example/charts/demo"
+    );
+    let o = common::flate_in(&["get", "charts", "test", "--charts", charts], t.path());
+    let table = stdout(&o);
+    assert!(table.starts_with("RELEASE"), "{table}");
+    assert!(table.contains("helm pull other"), "{table}");
+}
+
+/// `.Capabilities.KubeVersion` is the environment's Kubernetes version,
+/// `.Capabilities.APIVersions` has every CRD the environment renders (a
+/// Kustomization's and a chart's).
+#[test]
+fn capabilities_follow_the_environment() {
+    let gadget_crd = "apiVersion: apiextensions.k8s.io/v1\nkind: CustomResourceDefinition\nmetadata:\n  name: gadgets.gadgets.example.com\nspec:\n  group: gadgets.example.com\n  names:\n    kind: Gadget\n    plural: gadgets\n  scope: Cluster\n  versions:\n    - name: v1alpha1\n      served: true\n      storage: true\n      schema:\n        openAPIV3Schema:\n          type: object\n";
+    let release = hr_spec(
+        "demo",
+        "  chart:\n    spec:\n      chart: ./charts/demo\n      sourceRef:\n        kind: GitRepository\n        name: flux-system\n",
+    );
+    let t = repo(&[
+        ("kubernetes/clusters/test/hr.yaml", &release),
+        ("kubernetes/clusters/test/crd.yaml", gadget_crd),
+        (
+            ".flate.yaml",
+            "environments:\n  test:\n    path: kubernetes/clusters/test\n    kubernetesVersion: \"1.34\"\n",
+        ),
+    ]);
+    chart(t.path(), "charts/demo", "1.0.0", "1.0.0");
+    let (o, js) = build_json(t.path(), &[]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let info = object(&hr(&js, "demo")["objects"], "ConfigMap", "demo-info")
+        .unwrap()
+        .clone();
+    assert_eq!(info["data"]["hasGadget"], "true", "a Kustomization's CRD");
+    assert_eq!(info["data"]["hasWidget"], "true", "the chart's own CRD");
+    if let Some(helm) = helm() {
+        // The same as helm template with that version and those API versions.
+        let want = helm_template(
+            &helm,
+            &t.path().join("charts/demo"),
+            "demo",
+            "flux-system",
+            "{}",
+            &[
+                "--kube-version",
+                "v1.34.0",
+                "--api-versions",
+                "gadgets.example.com/v1alpha1",
+                "--api-versions",
+                "demo.example.com/v1/Widget",
+            ],
+        );
+        let mut w = want
+            .into_iter()
+            .find(|o| o["metadata"]["name"] == "demo-info")
+            .unwrap();
+        set_labels(
+            &mut w,
+            "labels",
+            &[
+                ("helm.toolkit.fluxcd.io/name", "demo"),
+                ("helm.toolkit.fluxcd.io/namespace", "flux-system"),
+            ],
+        );
+        w["metadata"]["namespace"] = J::from("flux-system");
+        assert_eq!(info, w);
+    } else {
+        println!("SKIPPED (oracle part): helm not found");
+    }
+    // flate check --kubernetes-version renders with that version.
+    let o = common::flate_in(
+        &["check", "--kubernetes-version", "1.33", "-o", "json"],
+        t.path(),
+    );
+    assert!(o.status.code().is_some(), "{}", stderr(&o));
+}
+
+/// Everything downstream sees the objects: `build` YAML groups, `--out-dir`,
+/// `build hr`, `check` (schemas, image-unpinned, duplicate-object across a
+/// Kustomization and a HelmRelease), `pins`, `test hr` on a template error.
+#[test]
+fn every_command_sees_the_objects() {
+    let release = hr_spec(
+        "demo",
+        "  chart:\n    spec:\n      chart: ./charts/demo\n      sourceRef:\n        kind: GitRepository\n        name: flux-system\n  values:\n    image:\n      repository: nginx\n      tag: latest\n",
+    );
+    // The same ConfigMap from a Kustomization: duplicate-object.
+    let dup = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: demo-info\n  namespace: flux-system\ndata: {}\n";
+    let t = repo(&[
+        ("kubernetes/clusters/test/hr.yaml", &release),
+        ("kubernetes/clusters/test/dup.yaml", dup),
+    ]);
+    chart(t.path(), "charts/demo", "1.0.0", "1.0.0");
+    let o = common::flate_in(&["build", "test"], t.path());
+    assert!(o.status.success(), "{}", stderr(&o));
+    let y = stdout(&o);
+    assert!(
+        y.contains("# Source: HelmRelease flux-system/demo (chart ./charts/demo 1.0.0)\n"),
+        "{y}"
+    );
+    assert!(y.contains("image: nginx:latest"), "{y}");
+    // --out-dir
+    let out = t.path().join("out");
+    let o = common::flate_in(
+        &["build", "test", "--out-dir", out.to_str().unwrap()],
+        t.path(),
+    );
+    assert!(o.status.success(), "{}", stderr(&o));
+    let f = std::fs::read_to_string(out.join("helmrelease__flux-system__demo.yaml")).unwrap();
+    assert!(f.contains("kind: Deployment"), "{f}");
+    // build hr NAME: the HelmRelease, then its objects.
+    let o = common::flate_in(&["build", "hr", "test", "demo"], t.path());
+    assert!(o.status.success(), "{}", stderr(&o));
+    let y = stdout(&o);
+    assert!(
+        y.find("kind: HelmRelease").unwrap() < y.find("kind: Deployment").unwrap(),
+        "{y}"
+    );
+    // check
+    let o = common::flate_in(&["check", "-o", "json"], t.path());
+    let js: J = serde_json::from_slice(&o.stdout).unwrap_or(J::Null);
+    let rules: Vec<&str> = js["findings"]
+        .as_array()
+        .map(|f| f.iter().filter_map(|x| x["rule"].as_str()).collect())
+        .unwrap_or_default();
+    assert!(rules.contains(&"image-unpinned"), "{}", stdout(&o));
+    assert!(rules.contains(&"duplicate-object"), "{}", stdout(&o));
+    // pins
+    let o = common::flate_in(&["pins", "-o", "json"], t.path());
+    assert!(
+        stdout(&o).contains("Deployment flux-system/demo/demo"),
+        "{}",
+        stdout(&o)
+    );
+    // test hr: PASS, then FAIL on a template error.
+    let o = common::flate_in(&["test", "hr", "test"], t.path());
+    assert!(o.status.success(), "{}", stdout(&o));
+    assert!(
+        stdout(&o).contains("PASS HelmRelease flux-system/demo"),
+        "{}",
+        stdout(&o)
+    );
+    write(
+        t.path(),
+        "charts/demo/templates/broken.yaml",
+        "{{ required \"broken.value is required\" .Values.broken.value }}\n",
+    );
+    let o = common::flate_in(&["test", "hr", "test"], t.path());
+    assert_eq!(o.status.code(), Some(1), "{}", stdout(&o));
+    let out = stdout(&o);
+    assert!(out.contains("FAIL HelmRelease flux-system/demo"), "{out}");
+    if let Some(helm) = helm() {
+        // The message is Helm's.
+        let h = Command::new(helm)
+            .args(["template", "demo"])
+            .arg(t.path().join("charts/demo"))
+            .output()
+            .unwrap();
+        let msg = stderr(&h);
+        let first = msg.lines().next().unwrap().trim_start_matches("Error: ");
+        let first = first.split(": ").last().unwrap();
+        assert!(out.contains(first), "{out}\nhelm: {msg}");
+    }
+}
+
+/// A value from a Secret (`valuesFrom`) that a template copies into a
+/// ConfigMap is redacted in the rendered object unless --show-secrets.
+#[test]
+fn secret_values_stay_redacted_in_rendered_objects() {
+    let secret = "apiVersion: v1\nkind: Secret\nmetadata:\n  name: demo-values\n  namespace: flux-system\nstringData:\n  values.yaml: |\n    secretText: hunter2-very-secret\n";
+    let release = hr_spec(
+        "demo",
+        "  chart:\n    spec:\n      chart: ./charts/demo\n      sourceRef:\n        kind: GitRepository\n        name: flux-system\n  valuesFrom:\n    - kind: Secret\n      name: demo-values\n",
+    );
+    let t = repo(&[
+        ("kubernetes/clusters/test/hr.yaml", &release),
+        ("kubernetes/clusters/test/secret.yaml", secret),
+    ]);
+    chart(t.path(), "charts/demo", "1.0.0", "1.0.0");
+    for args in [
+        vec!["build", "test"],
+        vec!["build", "test", "-o", "json"],
+        vec!["build", "hr", "test"],
+    ] {
+        let o = common::flate_in(&args, t.path());
+        assert!(o.status.success(), "{}", stderr(&o));
+        assert!(!stdout(&o).contains("hunter2"), "{args:?}: {}", stdout(&o));
+        assert!(stdout(&o).contains("**redacted**"), "{args:?}");
+    }
+    let o = common::flate_in(&["build", "test", "--show-secrets"], t.path());
+    assert!(
+        stdout(&o).contains("secretText: hunter2-very-secret"),
+        "{}",
+        stdout(&o)
+    );
+}
+
+/// A chart bump shows the real Deployment diff under the HelmRelease, and
+/// the chart-bump noise (helm.sh/chart, app.kubernetes.io/version,
+/// checksum/*) is ignored by default.
+#[test]
+fn a_chart_bump_diffs_the_rendered_objects() {
+    let release = hr_spec(
+        "demo",
+        "  chart:\n    spec:\n      chart: ./charts/demo\n      sourceRef:\n        kind: GitRepository\n        name: flux-system\n",
+    );
+    let t = repo(&[("kubernetes/clusters/test/hr.yaml", &release)]);
+    chart(t.path(), "charts/demo", "1.0.0", "1.0.0");
+    common::git(t.path(), &["init", "-q"]);
+    common::git(t.path(), &["add", "-A"]);
+    common::git(t.path(), &["commit", "-qm", "base"]);
+    chart(t.path(), "charts/demo", "1.1.0", "1.1.0");
+    let o = common::flate_in(
+        &[
+            "diff",
+            "test",
+            "--base",
+            "HEAD",
+            "-o",
+            "json",
+            "--exit-code",
+        ],
+        t.path(),
+    );
+    assert_eq!(o.status.code(), Some(1), "changes: {}", stderr(&o));
+    let js: J = serde_json::from_slice(&o.stdout).unwrap();
+    let objects = js["environments"][0]["pairs"].as_array().unwrap();
+    let deploy = objects
+        .iter()
+        .find(|o| o["kind"] == "Deployment")
+        .unwrap_or_else(|| panic!("{js:#}"));
+    assert_eq!(deploy["status"], "changed");
+    assert_eq!(deploy["producer"]["kind"], "HelmRelease");
+    assert_eq!(deploy["producer"]["name"], "flux-system/demo");
+    let changes: Vec<&str> = deploy["changes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| c["path"].as_str().unwrap())
+        .collect();
+    assert_eq!(changes, ["spec.template.spec.containers[name=demo].image"]);
+    let hidden = deploy["hidden"].to_string();
+    for noise in [
+        "metadata.labels[helm.sh/chart]",
+        "metadata.labels[app.kubernetes.io/version]",
+        "spec.template.metadata.annotations.checksum/config",
+    ] {
+        assert!(hidden.contains(noise), "{noise} hidden: {hidden}");
+    }
+}
