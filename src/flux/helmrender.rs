@@ -303,6 +303,7 @@ fn kustomize_post_render(objects: Vec<Resource>, k: &Node) -> Result<Vec<Resourc
         crate::kustomize::BuildOptions {
             load_restrictor: crate::kustomize::LoadRestrictor::None,
             boundary: None,
+            enable_helm: false,
         },
     );
     let m = kz.build(&root).map_err(|e| {

@@ -77,6 +77,7 @@ impl Exec<'_> {
         let ex = Exec {
             templates: set,
             depth: Cell::new(depth + 1),
+            root_out: std::cell::RefCell::new(None),
         };
         ex.run(name, data)
     }
