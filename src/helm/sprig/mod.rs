@@ -18,8 +18,8 @@ pub mod math;
 pub mod other;
 pub mod strings;
 
-use std::cell::Cell;
-use std::rc::Rc;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
 
 use crate::template::value::sprint_value;
 use crate::template::{Templates, Value};
@@ -171,21 +171,27 @@ pub fn parse_go_int(s: &str) -> Option<i64> {
 }
 
 /// The generator behind Sprig's random functions: SplitMix64 from a fixed
-/// seed, shared by one template set.
+/// seed, shared by one template set (and its clones, such as the set `tpl`
+/// parses into). It is `Send + Sync`, so template sets can be shared
+/// between threads; renders that must not depend on each other's order
+/// need a set (or a seed) each.
 #[derive(Clone)]
-pub struct Rng(Rc<Cell<u64>>);
+pub struct Rng(Arc<AtomicU64>);
 
 /// The seed every template set starts from.
 pub const SEED: u64 = 0x5eed_f1a7_e000_0001;
 
 impl Rng {
     pub fn new(seed: u64) -> Rng {
-        Rng(Rc::new(Cell::new(seed)))
+        Rng(Arc::new(AtomicU64::new(seed)))
     }
 
     pub fn next_u64(&self) -> u64 {
-        let s = self.0.get().wrapping_add(0x9e37_79b9_7f4a_7c15);
-        self.0.set(s);
+        const GAMMA: u64 = 0x9e37_79b9_7f4a_7c15;
+        let s = self
+            .0
+            .fetch_add(GAMMA, Ordering::Relaxed)
+            .wrapping_add(GAMMA);
         let mut z = s;
         z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
         z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
