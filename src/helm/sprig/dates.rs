@@ -12,7 +12,7 @@
 use jiff::Timestamp;
 use jiff::tz::TimeZone;
 
-use super::{want_int, want_str};
+use super::want_str;
 use crate::template::{Templates, Value};
 
 /// The clock `now` reads: the system clock, or a fixed instant (Unix
@@ -881,7 +881,6 @@ pub(super) fn add(t: &mut Templates, clock: Clock) {
     t.add_func("unixEpoch", 1, Some(1), |_, a| {
         Ok(Value::Str(want_time(&a[0])?.ts.as_second().to_string()))
     });
-    let _ = want_int;
 }
 
 #[cfg(test)]

@@ -171,7 +171,10 @@ pub fn parse_go_int(s: &str) -> Option<i64> {
 }
 
 /// The generator behind Sprig's random functions: SplitMix64 from a fixed
-/// seed, shared by one template set.
+/// seed, shared by one template set (and its clones, such as the set `tpl`
+/// parses into). It is `Send + Sync`, so template sets can be shared
+/// between threads; renders that must not depend on each other's order
+/// need a set (or a seed) each.
 #[derive(Clone)]
 pub struct Rng(Arc<AtomicU64>);
 
@@ -184,10 +187,11 @@ impl Rng {
     }
 
     pub fn next_u64(&self) -> u64 {
+        const GAMMA: u64 = 0x9e37_79b9_7f4a_7c15;
         let s = self
             .0
-            .fetch_add(0x9e37_79b9_7f4a_7c15, Ordering::Relaxed)
-            .wrapping_add(0x9e37_79b9_7f4a_7c15);
+            .fetch_add(GAMMA, Ordering::Relaxed)
+            .wrapping_add(GAMMA);
         let mut z = s;
         z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
         z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
