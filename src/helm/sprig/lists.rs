@@ -172,7 +172,9 @@ pub(super) fn add(t: &mut Templates) {
             if matches!(a[1], Value::Nil) {
                 return Ok(Value::Bool(false));
             }
-            Ok(Value::Bool(want_list(&a[1], "find has")?.contains(&a[0])))
+            // `.Capabilities.APIVersions` is a Go slice type (VersionSet).
+            let list = a[1].to_plain();
+            Ok(Value::Bool(want_list(&list, "find has")?.contains(&a[0])))
         });
     }
     for name in ["slice", "mustSlice"] {
