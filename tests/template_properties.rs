@@ -32,7 +32,189 @@ fn sorted(s: &str) -> String {
     c.into_iter().collect()
 }
 
+/// The PEM blocks of a text: (label, DER bytes).
+fn pem_blocks(text: &str) -> Result<Vec<(String, Vec<u8>)>, String> {
+    let mut out = Vec::new();
+    let mut rest = text;
+    while let Some(i) = rest.find("-----BEGIN ") {
+        let after = &rest[i + 11..];
+        let (label, body) = after.split_once("-----").ok_or("bad PEM header")?;
+        let end = body
+            .find(&format!("-----END {label}-----"))
+            .ok_or("no PEM end line")?;
+        let b64: String = body[..end].chars().filter(|c| !c.is_whitespace()).collect();
+        let der = base64::engine::general_purpose::STANDARD
+            .decode(b64)
+            .map_err(|e| e.to_string())?;
+        if der.first() != Some(&0x30) {
+            return Err(format!("{label}: not a DER sequence"));
+        }
+        out.push((label.to_string(), der));
+        rest = &body[end..];
+    }
+    Ok(out)
+}
+
+/// Runs openssl on a PEM text; None when openssl is not installed.
+fn openssl(args: &[&str], files: &[(&str, &str)]) -> Option<Result<String, String>> {
+    let dir = tempfile::tempdir().ok()?;
+    for (name, text) in files {
+        std::fs::write(dir.path().join(name), text).ok()?;
+    }
+    let out = Command::new("openssl")
+        .args(args)
+        .current_dir(dir.path())
+        .output()
+        .ok()?;
+    let text = format!(
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    Some(if out.status.success() {
+        Ok(text)
+    } else {
+        Err(text)
+    })
+}
+
+fn check_ca(o: &str) -> Result<(), String> {
+    let blocks = pem_blocks(o)?;
+    let labels: Vec<&str> = blocks.iter().map(|(l, _)| l.as_str()).collect();
+    if labels != ["CERTIFICATE", "RSA PRIVATE KEY"] {
+        return Err(format!("a certificate and an RSA key, got {labels:?}"));
+    }
+    if let Some(r) = openssl(
+        &[
+            "x509",
+            "-in",
+            "c.pem",
+            "-noout",
+            "-subject",
+            "-ext",
+            "basicConstraints",
+        ],
+        &[("c.pem", o)],
+    ) {
+        let text = r?;
+        if !text.contains("CN=my-ca") && !text.contains("CN = my-ca") || !text.contains("CA:TRUE") {
+            return Err(format!("openssl reads no CA named my-ca: {text}"));
+        }
+        openssl(
+            &["rsa", "-in", "c.pem", "-check", "-noout"],
+            &[("c.pem", o)],
+        )
+        .unwrap()?;
+    }
+    Ok(())
+}
+
+fn check_signed(o: &str) -> Result<(), String> {
+    let (ca, leaf) = o.split_once("|").ok_or("two parts")?;
+    let blocks = pem_blocks(leaf)?;
+    if blocks.len() != 2 {
+        return Err("a certificate and a key".into());
+    }
+    if let Some(r) = openssl(
+        &["verify", "-no_check_time", "-CAfile", "ca.pem", "leaf.pem"],
+        &[("ca.pem", ca), ("leaf.pem", leaf)],
+    ) {
+        r?;
+        let text = openssl(
+            &["x509", "-in", "leaf.pem", "-noout", "-text"],
+            &[("leaf.pem", leaf)],
+        )
+        .unwrap()?;
+        for want in [
+            "DNS:svc.ns.svc",
+            "IP Address:10.0.0.1",
+            "TLS Web Server Authentication",
+        ] {
+            if !text.contains(want) {
+                return Err(format!("no {want} in {text}"));
+            }
+        }
+    }
+    Ok(())
+}
+
+fn check_bcrypt(o: &str, password: &str) -> Result<(), String> {
+    if o.len() != 60 || !o.starts_with("$2a$10$") {
+        return Err(format!("a 60-character $2a$10$ hash, got {o:?}"));
+    }
+    if !flate::helm::sprig::crypto::bcrypt_verify(password.as_bytes(), o) {
+        return Err("a bcrypt hash of the password".into());
+    }
+    Ok(())
+}
+
+fn check_key(o: &str, label: &str, openssl_args: &[&str]) -> Result<(), String> {
+    let blocks = pem_blocks(o)?;
+    if blocks.len() != 1 || blocks[0].0 != label {
+        return Err(format!("one {label} block"));
+    }
+    let mut args = openssl_args.to_vec();
+    args.extend(["-in", "k.pem", "-noout"]);
+    if let Some(r) = openssl(&args, &[("k.pem", o)]) {
+        r.map_err(|e| format!("openssl rejects the key: {e}"))?;
+    }
+    Ok(())
+}
+
 const CASES: &[(&str, &str, Check)] = &[
+    (
+        "genPrivateKey-ecdsa",
+        "{{ genPrivateKey \"ecdsa\" }}",
+        |o| check_key(o, "EC PRIVATE KEY", &["ec", "-check"]),
+    ),
+    (
+        "genPrivateKey-ed25519",
+        "{{ genPrivateKey \"ed25519\" }}",
+        |o| check_key(o, "PRIVATE KEY", &["pkey"]),
+    ),
+    ("bcrypt", "{{ bcrypt \"s3cret\" }}", |o| {
+        check_bcrypt(o, "s3cret")
+    }),
+    (
+        "htpasswd",
+        "{{ htpasswd \"admin\" \"pw\" }}|{{ htpasswd \"a:b\" \"pw\" }}",
+        |o| {
+            let f = fields(o);
+            let hash = f[0].strip_prefix("admin:").ok_or("admin:HASH")?;
+            check_bcrypt(hash, "pw")?;
+            if f[1] != "invalid username: a:b" {
+                return Err("a username with a colon is refused".into());
+            }
+            Ok(())
+        },
+    ),
+    (
+        "genCA",
+        "{{ $ca := genCA \"my-ca\" 365 }}{{ $ca.Cert }}{{ $ca.Key }}",
+        check_ca,
+    ),
+    (
+        "genSignedCert",
+        "{{ $ca := genCA \"ca\" 30 }}{{ $c := genSignedCert \"svc\" (list \"10.0.0.1\") (list \"svc.ns.svc\") 30 $ca }}{{ $ca.Cert }}|{{ $c.Cert }}{{ $c.Key }}",
+        check_signed,
+    ),
+    (
+        "genSelfSignedCert",
+        "{{ $c := genSelfSignedCert \"svc\" (list \"10.0.0.1\") (list \"svc.ns.svc\") 30 }}{{ $c.Cert }}|{{ $c.Cert }}{{ $c.Key }}",
+        check_signed,
+    ),
+    (
+        "encryptAES",
+        "{{ encryptAES \"secretkey\" \"plaintext\" | decryptAES \"secretkey\" }}|{{ encryptAES \"k\" \"x\" | len }}",
+        |o| {
+            // 16 bytes of IV and one block, in base64.
+            if o == "plaintext|44" {
+                Ok(())
+            } else {
+                Err("the plain text back, and 16 bytes of IV and one block".into())
+            }
+        },
+    ),
     ("randAlpha", "{{ randAlpha 12 }}|{{ randAlpha 0 }}", |o| {
         let f = fields(o);
         if f[0].len() == 12 && all_in(f[0], ALPHA) && f[1].is_empty() {

@@ -108,6 +108,9 @@ pub fn add_funcs_with(t: &mut Templates, opts: &sprig::Options) {
     t.add_func("toToml", 1, Some(1), |_, a| {
         Ok(Value::Str(crate::helm::toml::to_toml(&a[0])))
     });
+    t.add_func("fromToml", 1, Some(1), |_, a| {
+        Ok(crate::helm::toml::from_toml(want_str(&a[0], "fromToml")?))
+    });
     for name in ["toYaml", "mustToYaml", "toYamlPretty"] {
         t.add_func(name, 1, Some(1), |_, a| Ok(Value::Str(to_yaml(&a[0]))));
     }

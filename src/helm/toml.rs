@@ -168,6 +168,35 @@ pub fn to_toml(v: &Value) -> String {
     }
 }
 
+fn from_toml_value(v: ::toml::Value) -> Value {
+    match v {
+        ::toml::Value::String(s) => Value::Str(s),
+        ::toml::Value::Integer(i) => Value::Int(i),
+        ::toml::Value::Float(f) => Value::Float(f),
+        ::toml::Value::Boolean(b) => Value::Bool(b),
+        ::toml::Value::Datetime(d) => Value::Str(d.to_string()),
+        ::toml::Value::Array(a) => Value::List(a.into_iter().map(from_toml_value).collect()),
+        ::toml::Value::Table(t) => Value::Map(
+            t.into_iter()
+                .map(|(k, v)| (k, from_toml_value(v)))
+                .collect::<BTreeMap<_, _>>(),
+        ),
+    }
+}
+
+/// Helm's `fromToml`: the document as a map (integers int64, floats
+/// float64; dates and times as their TOML text), or a map holding the
+/// parse error under `Error`.
+pub fn from_toml(text: &str) -> Value {
+    match text.parse::<::toml::Table>() {
+        Ok(t) => from_toml_value(::toml::Value::Table(t)),
+        Err(e) => Value::Map(BTreeMap::from([(
+            "Error".to_string(),
+            Value::Str(format!("toml: {}", e.message())),
+        )])),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -111,6 +111,22 @@ struct State<'a, 'e> {
     /// A function changed the map `$` holds (see [`Func::writes_first`]):
     /// dot at the top level reads `$` from then on.
     root_changed: bool,
+    /// Where a variable's value was read from, by variable index: a
+    /// variable, a path in it (Go maps are references: what a function
+    /// changes through `$x` it changes there too).
+    var_origins: Vec<(usize, Origin)>,
+    /// The same for dot inside `range` and `with`, by the address of the
+    /// value dot is.
+    dot_origins: Vec<(*const Value, Origin, bool)>,
+}
+
+/// A place in a variable: its index in the variable stack and a path.
+type Origin = (usize, Vec<Step>);
+
+#[derive(Clone, Debug)]
+enum Step {
+    Key(String),
+    Index(usize),
 }
 
 impl<'a, 'e> State<'a, 'e> {
@@ -124,6 +140,147 @@ impl<'a, 'e> State<'a, 'e> {
             out: String::new(),
             root: std::ptr::null(),
             root_changed: false,
+            var_origins: Vec::new(),
+            dot_origins: Vec::new(),
+        }
+    }
+
+    /// Declares a variable, remembering where its value came from.
+    fn push_var(&mut self, name: &str, v: Value, origin: Option<Origin>) {
+        let idx = self.vars.len();
+        self.var_origins.retain(|(i, _)| *i < idx);
+        self.vars.push((name.to_string(), v));
+        if let Some(o) = origin {
+            self.var_origins.push((idx, o));
+        }
+    }
+
+    fn var_origin(&self, idx: usize) -> Option<&Origin> {
+        self.var_origins
+            .iter()
+            .rev()
+            .find(|(i, _)| *i == idx)
+            .map(|(_, o)| o)
+    }
+
+    fn dot_origin(&self, dot: &Value) -> Option<Origin> {
+        if std::ptr::eq(dot, self.root) {
+            return Some((0, Vec::new()));
+        }
+        self.dot_origins
+            .iter()
+            .rev()
+            .find(|(p, _, _)| std::ptr::eq(*p, dot))
+            .map(|(_, o, _)| o.clone())
+    }
+
+    /// Dot read again from where it came from, once a function changed
+    /// that place.
+    fn changed_dot(&self, dot: &Value) -> Option<&Value> {
+        let (_, (idx, path), changed) = self
+            .dot_origins
+            .iter()
+            .rev()
+            .find(|(p, _, _)| std::ptr::eq(*p, dot))?;
+        if !*changed {
+            return None;
+        }
+        let mut cur = &self.vars.get(*idx)?.1;
+        for step in path {
+            cur = match (step, cur) {
+                (Step::Key(k), Value::Map(m)) => m.get(k)?,
+                (Step::Index(i), Value::List(l)) => l.get(*i)?,
+                _ => return None,
+            };
+        }
+        Some(cur)
+    }
+
+    /// Where the value of a pipeline that only reads a variable, dot or a
+    /// field chain of them comes from.
+    fn pipe_origin(&self, dot: &Value, pipe: &Pipe) -> Option<Origin> {
+        match pipe.cmds.as_slice() {
+            [cmd] if cmd.args.len() == 1 => self.arg_origin(dot, &cmd.args[0]),
+            _ => None,
+        }
+    }
+
+    fn arg_origin(&self, dot: &Value, arg: &Arg) -> Option<Origin> {
+        let keys = |o: Origin, names: &[String]| {
+            let (i, mut path) = o;
+            path.extend(names.iter().map(|n| Step::Key(n.clone())));
+            (i, path)
+        };
+        match arg {
+            Arg::Var { name, fields, .. } => {
+                let i = self.vars.iter().rposition(|(n, _)| n == name)?;
+                Some(keys((i, Vec::new()), fields))
+            }
+            Arg::Field { names, .. } => self.dot_origin(dot).map(|o| keys(o, names)),
+            Arg::Dot(_) => self.dot_origin(dot),
+            Arg::Pipe(p) => self.pipe_origin(dot, p),
+            _ => None,
+        }
+    }
+
+    /// Stores `v` at `path` in variable `idx`, then the changed variable
+    /// where it came from, and so on.
+    fn write_through(&mut self, idx: usize, path: &[Step], v: Value, depth: usize) {
+        if idx >= self.vars.len() || depth > 64 {
+            return;
+        }
+        let mut target = &mut self.vars[idx].1;
+        for step in path {
+            let next = match (step, target) {
+                (Step::Key(k), Value::Map(m)) => m.get_mut(k),
+                (Step::Index(i), Value::List(l)) => l.get_mut(*i),
+                _ => None,
+            };
+            match next {
+                Some(t) => target = t,
+                None => return,
+            }
+        }
+        *target = v;
+        if idx == 0 {
+            self.root_changed = true;
+        }
+        for (_, (oi, _), changed) in self.dot_origins.iter_mut() {
+            if *oi == idx {
+                *changed = true;
+            }
+        }
+        if let Some((oi, op)) = self.var_origin(idx).cloned()
+            && oi < idx
+        {
+            let whole = self.vars[idx].1.clone();
+            self.write_through(oi, &op, whole, depth + 1);
+        }
+    }
+
+    /// A function changed the map its argument `arg` read: store the new
+    /// map where that map came from.
+    fn write_origin(&mut self, dot: &Value, arg: Option<&Arg>, v: &Value) {
+        let origin = match arg {
+            Some(Arg::Var { name, fields, .. }) => {
+                let Some(i) = self.vars.iter().rposition(|(n, _)| n == name) else {
+                    return;
+                };
+                match self.var_origin(i).cloned() {
+                    Some((oi, mut op)) => {
+                        op.extend(fields.iter().map(|f| Step::Key(f.clone())));
+                        Some((oi, op))
+                    }
+                    None => None,
+                }
+            }
+            Some(a @ (Arg::Dot(_) | Arg::Field { .. })) if !std::ptr::eq(dot, self.root) => {
+                self.arg_origin(dot, a)
+            }
+            _ => None,
+        };
+        if let Some((i, path)) = origin {
+            self.write_through(i, &path, v.clone(), 0);
         }
     }
 
@@ -133,17 +290,15 @@ impl<'a, 'e> State<'a, 'e> {
     fn dot_ref<'s>(&'s self, dot: &'s Value) -> &'s Value {
         if self.root_changed && std::ptr::eq(dot, self.root) {
             &self.vars[0].1
+        } else if let Some(v) = self.changed_dot(dot) {
+            v
         } else {
             dot
         }
     }
 
     fn dot_value(&self, dot: &Value) -> Value {
-        if self.root_changed && std::ptr::eq(dot, self.root) {
-            self.vars[0].1.clone()
-        } else {
-            dot.clone()
-        }
+        self.dot_ref(dot).clone()
     }
 
     fn err(&self, msg: String) -> Flow {
@@ -207,10 +362,17 @@ impl<'a, 'e> State<'a, 'e> {
                 else_list,
             } => {
                 let mark = self.vars.len();
+                let origin = self.pipe_origin(dot, pipe);
                 let v = self.eval_pipeline(dot, pipe)?;
                 let r = if v.is_true() {
                     if matches!(node, Node::With { .. }) {
-                        self.walk_list(&v, list)
+                        let n = self.dot_origins.len();
+                        if let Some(o) = origin {
+                            self.dot_origins.push((&v as *const Value, o, false));
+                        }
+                        let r = self.walk_list(&v, list);
+                        self.dot_origins.truncate(n);
+                        r
                     } else {
                         self.walk_list(dot, list)
                     }
@@ -226,6 +388,7 @@ impl<'a, 'e> State<'a, 'e> {
                 else_list,
             } => {
                 let mark = self.vars.len();
+                let origin = self.pipe_origin(dot, pipe);
                 let v = self.eval_pipeline_value(dot, pipe)?;
                 let v = match v {
                     Value::Object(o) => o.0.plain(),
@@ -263,19 +426,35 @@ impl<'a, 'e> State<'a, 'e> {
                 }
                 for (idx, elem) in items {
                     self.vars.truncate(mark);
+                    let elem_origin = origin.clone().map(|(i, mut path)| {
+                        path.push(match &idx {
+                            Value::Str(k) => Step::Key(k.clone()),
+                            Value::Int(n) => Step::Index(*n as usize),
+                            _ => Step::Index(0),
+                        });
+                        (i, path)
+                    });
                     let vals: Vec<Value> = match pipe.decl.len() {
                         0 => vec![],
                         1 => vec![elem.clone()],
                         _ => vec![idx, elem.clone()],
                     };
-                    for (name, val) in pipe.decl.iter().zip(vals) {
+                    let last = pipe.decl.len().saturating_sub(1);
+                    for (k, (name, val)) in pipe.decl.iter().zip(vals).enumerate() {
                         if pipe.is_assign {
                             self.set_var(name, val);
                         } else {
-                            self.vars.push((name.clone(), val));
+                            let o = if k == last { elem_origin.clone() } else { None };
+                            self.push_var(name, val, o);
                         }
                     }
-                    match self.walk_list(&elem, list) {
+                    let n = self.dot_origins.len();
+                    if let Some(o) = elem_origin {
+                        self.dot_origins.push((&elem as *const Value, o, false));
+                    }
+                    let r = self.walk_list(&elem, list);
+                    self.dot_origins.truncate(n);
+                    match r {
                         Ok(()) | Err(Flow::Continue) => {}
                         Err(Flow::Break) => break,
                         Err(e) => return Err(e),
@@ -362,12 +541,23 @@ impl<'a, 'e> State<'a, 'e> {
     }
 
     fn eval_pipeline(&mut self, dot: &Value, pipe: &'a Pipe) -> R<Value> {
+        let origin = if pipe.decl.is_empty() {
+            None
+        } else {
+            self.pipe_origin(dot, pipe)
+        };
         let v = self.eval_pipeline_value(dot, pipe)?;
         for name in &pipe.decl {
             if pipe.is_assign {
+                if let Some(i) = self.vars.iter().rposition(|(n, _)| n == name) {
+                    self.var_origins.retain(|(j, _)| *j != i);
+                    if let Some(o) = origin.clone().filter(|(oi, _)| *oi < i) {
+                        self.var_origins.push((i, o));
+                    }
+                }
                 self.set_var(name, v.clone());
             } else {
-                self.vars.push((name.clone(), v.clone()));
+                self.push_var(name, v.clone(), origin.clone());
             }
         }
         Ok(v)
@@ -590,8 +780,10 @@ impl<'a, 'e> State<'a, 'e> {
         }
         self.ex.root_out.borrow_mut().take();
         let result = (func.f)(self.ex, &vals);
-        if let Some(new_root) = self.ex.root_out.borrow_mut().take() {
+        let new_root = self.ex.root_out.borrow_mut().take();
+        if let Some(new_root) = new_root {
             // `include "x" DATA` changed DATA: write it back where it came from.
+            self.write_origin(dot, args.get(1), &new_root);
             let at_root = std::ptr::eq(dot, self.root);
             match args.get(1) {
                 Some(Arg::Dot(_)) if at_root => self.write_back("$", &[], new_root),
@@ -603,6 +795,7 @@ impl<'a, 'e> State<'a, 'e> {
         match result {
             Ok(v) => {
                 if func.writes_first && matches!(v, Value::Map(_)) {
+                    self.write_origin(dot, args.first(), &v);
                     let at_root = std::ptr::eq(dot, self.root);
                     match args.first() {
                         Some(Arg::Var { name, fields, .. }) => {

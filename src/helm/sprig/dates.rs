@@ -12,7 +12,7 @@
 use jiff::Timestamp;
 use jiff::tz::TimeZone;
 
-use super::{want_int, want_str};
+use super::want_str;
 use crate::template::{Templates, Value};
 
 /// The clock `now` reads: the system clock, or a fixed instant (Unix
@@ -25,7 +25,12 @@ pub enum Clock {
 }
 
 impl Clock {
-    fn now(self) -> Timestamp {
+    /// Unix seconds now.
+    pub fn now_seconds(self) -> i64 {
+        self.now().as_second()
+    }
+
+    pub(crate) fn now(self) -> Timestamp {
         match self {
             Clock::System => Timestamp::now(),
             Clock::Fixed(s, n) => Timestamp::new(s, n as i32).unwrap_or(Timestamp::UNIX_EPOCH),
@@ -273,7 +278,11 @@ pub fn format(layout: &str, t: &Time) -> String {
         out.push_str(prefix);
         let Some((std, _)) = std else { break };
         rest = after;
-        let h12 = if c.hour % 12 == 0 { 12 } else { c.hour % 12 };
+        let h12 = if c.hour.is_multiple_of(12) {
+            12
+        } else {
+            c.hour % 12
+        };
         match std {
             Std::LongMonth => out.push_str(MONTHS[c.month as usize - 1]),
             Std::Month => out.push_str(&MONTHS[c.month as usize - 1][..3]),
@@ -477,14 +486,13 @@ pub fn parse(layout: &str, value: &str, loc: &TimeZone) -> Result<Time, String> 
                 sec = n as u32;
                 v = r;
                 // Fractional seconds after seconds the layout does not name.
-                if let Some(f) = v.strip_prefix(['.', ',']) {
-                    if !matches!(next_chunk(rest_layout).1, Some((Std::Frac(..), _)))
-                        && f.starts_with(|c: char| c.is_ascii_digit())
-                    {
-                        let n = f.bytes().take_while(u8::is_ascii_digit).count();
-                        nanos = frac_nanos(&f[..n]);
-                        v = &f[n..];
-                    }
+                if let Some(f) = v.strip_prefix(['.', ','])
+                    && !matches!(next_chunk(rest_layout).1, Some((Std::Frac(..), _)))
+                    && f.starts_with(|c: char| c.is_ascii_digit())
+                {
+                    let n = f.bytes().take_while(u8::is_ascii_digit).count();
+                    nanos = frac_nanos(&f[..n]);
+                    v = &f[n..];
                 }
             }
             Std::Frac(n, trim) => {
@@ -606,14 +614,14 @@ pub fn parse(layout: &str, value: &str, loc: &TimeZone) -> Result<Time, String> 
             let off = loc.to_offset(guess).seconds();
             let t = ts(i64::from(off))?;
             let mut out = Time::in_zone(t, loc);
-            if let Some(a) = abbr {
-                if a != out.abbr {
-                    out = Time {
-                        ts: ts(0)?,
-                        offset: 0,
-                        abbr: a,
-                    };
-                }
+            if let Some(a) = abbr
+                && a != out.abbr
+            {
+                out = Time {
+                    ts: ts(0)?,
+                    offset: 0,
+                    abbr: a,
+                };
             }
             Ok(out)
         }
@@ -873,7 +881,6 @@ pub(super) fn add(t: &mut Templates, clock: Clock) {
     t.add_func("unixEpoch", 1, Some(1), |_, a| {
         Ok(Value::Str(want_time(&a[0])?.ts.as_second().to_string()))
     });
-    let _ = want_int;
 }
 
 #[cfg(test)]

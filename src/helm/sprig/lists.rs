@@ -76,13 +76,10 @@ pub(super) fn add(t: &mut Templates) {
     for name in ["list", "tuple"] {
         t.add_func(name, 0, None, |_, a| Ok(Value::List(a.to_vec())));
     }
-    for (name, must) in [
-        ("append", false),
-        ("push", false),
-        ("mustAppend", true),
-        ("mustPush", true),
-    ] {
-        let _ = must;
+    // Sprig's non-`must` list functions panic where the `must` ones
+    // return an error; Go's template engine reports both as an error of
+    // the call, with the same message.
+    for name in ["append", "push", "mustAppend", "mustPush"] {
         t.add_func(name, 2, Some(2), |_, a| {
             let mut l = want_list(&a[0], "push")?.to_vec();
             l.push(a[1].clone());

@@ -272,6 +272,8 @@ pub(super) fn add(t: &mut Templates, rng: &Rng) {
         let p = want_int(&a[1], "round")?;
         let on = match a.get(2) {
             Some(Value::Float(f)) => *f,
+            // Go converts an integer literal to a float64 parameter.
+            Some(Value::Int(i)) => *i as f64,
             Some(other) => {
                 return Err(format!(
                     "wrong type for value; expected float64; got {}",

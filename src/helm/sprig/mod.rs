@@ -11,6 +11,7 @@
 //! every time; `keys` and `values` follow sorted key order where Go's is
 //! random.
 
+pub mod crypto;
 pub mod dates;
 pub mod lists;
 pub mod math;
@@ -116,10 +117,12 @@ pub fn to_f64(v: &Value) -> f64 {
 }
 
 fn trim_zero_decimal(s: &str) -> &str {
-    if let Some((int, frac)) = s.split_once('.') {
-        if !int.is_empty() && !frac.is_empty() && frac.chars().all(|c| c == '0') {
-            return int;
-        }
+    if let Some((int, frac)) = s.split_once('.')
+        && !int.is_empty()
+        && !frac.is_empty()
+        && frac.chars().all(|c| c == '0')
+    {
+        return int;
     }
     s
 }
@@ -168,7 +171,10 @@ pub fn parse_go_int(s: &str) -> Option<i64> {
 }
 
 /// The generator behind Sprig's random functions: SplitMix64 from a fixed
-/// seed, shared by one template set.
+/// seed, shared by one template set (and its clones, such as the set `tpl`
+/// parses into). It is `Send + Sync`, so template sets can be shared
+/// between threads; renders that must not depend on each other's order
+/// need a set (or a seed) each.
 #[derive(Clone)]
 pub struct Rng(Arc<AtomicU64>);
 
@@ -181,10 +187,11 @@ impl Rng {
     }
 
     pub fn next_u64(&self) -> u64 {
+        const GAMMA: u64 = 0x9e37_79b9_7f4a_7c15;
         let s = self
             .0
-            .fetch_add(0x9e37_79b9_7f4a_7c15, Ordering::Relaxed)
-            .wrapping_add(0x9e37_79b9_7f4a_7c15);
+            .fetch_add(GAMMA, Ordering::Relaxed)
+            .wrapping_add(GAMMA);
         let mut z = s;
         z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
         z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
@@ -228,4 +235,5 @@ pub fn add_funcs_with(t: &mut Templates, opts: &Options) {
     math::add(t, &rng);
     other::add(t, &rng);
     dates::add(t, opts.clock);
+    crypto::add(t, &rng, opts.clock);
 }

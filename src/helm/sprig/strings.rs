@@ -154,22 +154,18 @@ fn untitle(s: &str) -> String {
     out
 }
 
+/// goutils' `SwapCase` (upper and title case to lower, lower to upper).
 fn swapcase(s: &str) -> String {
-    let mut ws = true;
     let mut out = String::new();
     for c in s.chars() {
         if c.is_uppercase() {
             out.extend(c.to_lowercase());
-            ws = false;
         } else if c.is_lowercase() {
             out.extend(c.to_uppercase());
-            ws = false;
         } else {
-            ws = c.is_whitespace();
             out.push(c);
         }
     }
-    let _ = ws;
     out
 }
 
@@ -219,7 +215,7 @@ fn joined_lower(s: &str, sep: &str) -> String {
 
 fn pascal(s: &str) -> String {
     let mut out = String::new();
-    for part in s.split(|c: char| c == '_' || c == '-' || c == ' ' || c == '.') {
+    for part in s.split(['_', '-', ' ', '.']) {
         let mut cs = part.chars();
         if let Some(f) = cs.next() {
             out.extend(f.to_uppercase());
@@ -290,7 +286,7 @@ fn b32enc(data: &[u8]) -> String {
 fn b32dec(text: &str) -> Result<Vec<u8>, String> {
     let b = text.as_bytes();
     let bad = |i: usize| format!("illegal base32 data at input byte {i}");
-    if b.len() % 8 != 0 {
+    if !b.len().is_multiple_of(8) {
         return Err(bad(b.len() / 8 * 8));
     }
     let mut out = Vec::new();
@@ -792,10 +788,10 @@ pub(super) fn add(t: &mut Templates, rng: &Rng) {
 /// The regular expression argument: compile errors are errors of the call
 /// (Sprig's non-`must` functions panic on them, which Go's template engine
 /// also reports as an error of the call).
-fn regex_arg(v: &Value, _must: bool) -> Result<Regex, String> {
+fn regex_arg(v: &Value, must: bool) -> Result<Regex, String> {
     let re = want_str(v, "regex")?;
     compile(re).map_err(|e| {
-        if _must {
+        if must {
             e
         } else {
             format!("regexp: Compile({}): {e}", go_backquote(re))

@@ -1,0 +1,1425 @@
+//! Sprig's key and certificate generators (`genPrivateKey` for RSA,
+//! `genCA`, `genCAWithKey`, `genSelfSignedCert`, `genSelfSignedCertWithKey`,
+//! `genSignedCert`, `genSignedCertWithKey`, `buildCustomCert`) and
+//! `encryptAES`/`decryptAES`.
+//!
+//! Keys are RSA (2048 bits for certificates, 4096 for `genPrivateKey
+//! "rsa"`, as Sprig makes them), written as PKCS#1 `RSA PRIVATE KEY` PEM;
+//! certificates are X.509 v3 signed with SHA-256 and RSA, with the fields
+//! Sprig sets (common name, IP and DNS subject alternative names, validity
+//! from now for the given days, key usages, server and client auth, CA
+//! flag). The randomness comes from the template set's seeded generator:
+//! the same template renders the same keys every time, so these keys are
+//! for rendering and comparing only and must never protect anything.
+
+use std::collections::BTreeMap;
+
+use base64::Engine as _;
+use num_bigint::BigUint;
+use sha2::Digest as _;
+
+use super::dates::Clock;
+use super::{Rng, want_int, want_str};
+use crate::template::{Templates, Value};
+
+fn big(n: u32) -> BigUint {
+    BigUint::from(n)
+}
+
+fn random_bits(rng: &Rng, bits: usize) -> BigUint {
+    let mut bytes = vec![0u8; bits.div_ceil(8)];
+    for chunk in bytes.chunks_mut(8) {
+        let r = rng.next_u64().to_le_bytes();
+        chunk.copy_from_slice(&r[..chunk.len()]);
+    }
+    let extra = bytes.len() * 8 - bits;
+    bytes[0] &= 0xff >> extra;
+    BigUint::from_bytes_be(&bytes)
+}
+
+const SMALL_PRIMES: [u32; 53] = [
+    3, 5, 7, 11, 13, 17, 19, 23, 29, 31, 37, 41, 43, 47, 53, 59, 61, 67, 71, 73, 79, 83, 89, 97,
+    101, 103, 107, 109, 113, 127, 131, 137, 139, 149, 151, 157, 163, 167, 173, 179, 181, 191, 193,
+    197, 199, 211, 223, 227, 229, 233, 239, 241, 251,
+];
+
+fn probably_prime(n: &BigUint, rng: &Rng) -> bool {
+    for p in SMALL_PRIMES {
+        if (n % p) == big(0) {
+            return *n == big(p);
+        }
+    }
+    let one = big(1);
+    let n1 = n - &one;
+    let mut d = n1.clone();
+    let mut s = 0;
+    while (&d % 2u32) == big(0) {
+        d >>= 1;
+        s += 1;
+    }
+    'witness: for _ in 0..20 {
+        let a = random_bits(rng, n.bits() as usize - 1) + 2u32;
+        let mut x = a.modpow(&d, n);
+        if x == one || x == n1 {
+            continue;
+        }
+        for _ in 1..s {
+            x = x.modpow(&big(2), n);
+            if x == n1 {
+                continue 'witness;
+            }
+        }
+        return false;
+    }
+    true
+}
+
+fn random_prime(rng: &Rng, bits: usize) -> BigUint {
+    loop {
+        let mut c = random_bits(rng, bits);
+        // Top two bits set (so p*q has all the bits), odd.
+        c |= big(3) << (bits - 2);
+        c |= big(1);
+        if probably_prime(&c, rng) {
+            return c;
+        }
+    }
+}
+
+/// An RSA key (the parts PKCS#1 stores).
+#[derive(Clone)]
+pub struct RsaKey {
+    n: BigUint,
+    e: BigUint,
+    d: BigUint,
+    p: BigUint,
+    q: BigUint,
+}
+
+impl RsaKey {
+    pub fn generate(rng: &Rng, bits: usize) -> RsaKey {
+        let e = big(65_537);
+        loop {
+            let p = random_prime(rng, bits / 2);
+            let q = random_prime(rng, bits - bits / 2);
+            if p == q {
+                continue;
+            }
+            let n = &p * &q;
+            if n.bits() as usize != bits {
+                continue;
+            }
+            let phi = (&p - 1u32) * (&q - 1u32);
+            let Some(d) = e.modinv(&phi) else { continue };
+            let (p, q) = if p > q { (p, q) } else { (q, p) };
+            return RsaKey { n, e, d, p, q };
+        }
+    }
+
+    /// PKCS#1 `RSAPrivateKey`.
+    fn pkcs1(&self) -> Vec<u8> {
+        let one = big(1);
+        let dp = &self.d % (&self.p - &one);
+        let dq = &self.d % (&self.q - &one);
+        let qinv = self.q.modinv(&self.p).unwrap_or_default();
+        seq(&[
+            int_small(0),
+            int(&self.n),
+            int(&self.e),
+            int(&self.d),
+            int(&self.p),
+            int(&self.q),
+            int(&dp),
+            int(&dq),
+            int(&qinv),
+        ])
+    }
+
+    fn from_pkcs1(der: &[u8]) -> Option<RsaKey> {
+        let (tag, body, _) = read_tlv(der)?;
+        if tag != 0x30 {
+            return None;
+        }
+        let mut parts = Vec::new();
+        let mut rest = body;
+        while !rest.is_empty() {
+            let (t, v, r) = read_tlv(rest)?;
+            if t != 0x02 {
+                return None;
+            }
+            parts.push(BigUint::from_bytes_be(v));
+            rest = r;
+        }
+        if parts.len() < 6 {
+            return None;
+        }
+        Some(RsaKey {
+            n: parts[1].clone(),
+            e: parts[2].clone(),
+            d: parts[3].clone(),
+            p: parts[4].clone(),
+            q: parts[5].clone(),
+        })
+    }
+
+    fn public_key_info(&self) -> Vec<u8> {
+        let rsa_public = seq(&[int(&self.n), int(&self.e)]);
+        seq(&[
+            seq(&[oid(&[1, 2, 840, 113_549, 1, 1, 1]), vec![0x05, 0x00]]),
+            bit_string(&rsa_public, 0),
+        ])
+    }
+
+    /// RSASSA-PKCS1-v1_5 with SHA-256.
+    fn sign(&self, msg: &[u8]) -> Vec<u8> {
+        let hash = sha2::Sha256::digest(msg);
+        let prefix: [u8; 19] = [
+            0x30, 0x31, 0x30, 0x0d, 0x06, 0x09, 0x60, 0x86, 0x48, 0x01, 0x65, 0x03, 0x04, 0x02,
+            0x01, 0x05, 0x00, 0x04, 0x20,
+        ];
+        let k = (self.n.bits() as usize).div_ceil(8);
+        let t_len = prefix.len() + hash.len();
+        let mut em = vec![0x00, 0x01];
+        em.extend(std::iter::repeat_n(0xff, k - t_len - 3));
+        em.push(0x00);
+        em.extend_from_slice(&prefix);
+        em.extend_from_slice(&hash);
+        let s = BigUint::from_bytes_be(&em).modpow(&self.d, &self.n);
+        let mut out = s.to_bytes_be();
+        while out.len() < k {
+            out.insert(0, 0);
+        }
+        out
+    }
+}
+
+// ECDSA P-256 keys (SEC1 `EC PRIVATE KEY`, as Go's
+// `x509.MarshalECPrivateKey` writes them).
+
+struct P256 {
+    p: BigUint,
+    n: BigUint,
+    g: (BigUint, BigUint),
+}
+
+fn hex_big(h: &str) -> BigUint {
+    BigUint::parse_bytes(h.as_bytes(), 16).unwrap_or_default()
+}
+
+static P256_CURVE: std::sync::LazyLock<P256> = std::sync::LazyLock::new(|| P256 {
+    p: hex_big("ffffffff00000001000000000000000000000000ffffffffffffffffffffffff"),
+    n: hex_big("ffffffff00000000ffffffffffffffffbce6faada7179e84f3b9cac2fc632551"),
+    g: (
+        hex_big("6b17d1f2e12c4247f8bce6e563a440f277037d812deb33a0f4a13945d898c296"),
+        hex_big("4fe342e2fe1a7f9b8ee7eb4a7c0f9e162bce33576b315ececbb6406837bf51f5"),
+    ),
+});
+
+type Point = Option<(BigUint, BigUint)>;
+
+impl P256 {
+    fn sub(&self, a: &BigUint, b: &BigUint) -> BigUint {
+        ((a + &self.p) - (b % &self.p)) % &self.p
+    }
+
+    fn add(&self, a: &Point, b: &Point) -> Point {
+        let (Some((x1, y1)), Some((x2, y2))) = (a, b) else {
+            return a.clone().or_else(|| b.clone());
+        };
+        let p = &self.p;
+        let lambda = if x1 == x2 {
+            if (y1 + y2) % p == BigUint::default() {
+                return None;
+            }
+            // (3x^2 - 3) / 2y
+            let num = self.sub(&(big(3) * x1 * x1), &big(3));
+            num * (big(2) * y1).modinv(p)? % p
+        } else {
+            self.sub(y2, y1) * self.sub(x2, x1).modinv(p)? % p
+        };
+        let x3 = self.sub(&self.sub(&(&lambda * &lambda), x1), x2);
+        let y3 = self.sub(&(&lambda * self.sub(x1, &x3)), y1);
+        Some((x3, y3))
+    }
+
+    fn mul(&self, k: &BigUint, pt: &Point) -> Point {
+        let mut acc: Point = None;
+        for i in (0..k.bits()).rev() {
+            acc = self.add(&acc, &acc);
+            if k.bit(i) {
+                acc = self.add(&acc, pt);
+            }
+        }
+        acc
+    }
+}
+
+fn fixed32(n: &BigUint) -> Vec<u8> {
+    let b = n.to_bytes_be();
+    let mut out = vec![0u8; 32usize.saturating_sub(b.len())];
+    out.extend_from_slice(&b);
+    out
+}
+
+fn ecdsa_key_pem(rng: &Rng) -> String {
+    let c = &*P256_CURVE;
+    let d = loop {
+        let d = random_bits(rng, 256);
+        if d > BigUint::default() && d < c.n {
+            break d;
+        }
+    };
+    let q = c.mul(&d, &Some(c.g.clone())).unwrap_or_default();
+    let mut point = vec![0x04];
+    point.extend(fixed32(&q.0));
+    point.extend(fixed32(&q.1));
+    let der = seq(&[
+        int_small(1),
+        tlv(0x04, &fixed32(&d)),
+        tlv(0xa0, &oid(&[1, 2, 840, 10_045, 3, 1, 7])),
+        tlv(0xa1, &bit_string(&point, 0)),
+    ]);
+    pem("EC PRIVATE KEY", &der)
+}
+
+/// An Ed25519 key as Go's `x509.MarshalPKCS8PrivateKey` writes it (the
+/// 32-byte seed).
+fn ed25519_key_pem(rng: &Rng) -> String {
+    let seed: Vec<u8> = (0..4).flat_map(|_| rng.next_u64().to_le_bytes()).collect();
+    let der = seq(&[
+        int_small(0),
+        seq(&[oid(&[1, 3, 101, 112])]),
+        tlv(0x04, &tlv(0x04, &seed)),
+    ]);
+    pem("PRIVATE KEY", &der)
+}
+
+// DER.
+
+fn tlv(tag: u8, body: &[u8]) -> Vec<u8> {
+    let mut out = vec![tag];
+    let len = body.len();
+    if len < 0x80 {
+        out.push(len as u8);
+    } else {
+        let bytes: Vec<u8> = len
+            .to_be_bytes()
+            .iter()
+            .copied()
+            .skip_while(|b| *b == 0)
+            .collect();
+        out.push(0x80 | bytes.len() as u8);
+        out.extend_from_slice(&bytes);
+    }
+    out.extend_from_slice(body);
+    out
+}
+
+fn read_tlv(der: &[u8]) -> Option<(u8, &[u8], &[u8])> {
+    let tag = *der.first()?;
+    let first = *der.get(1)? as usize;
+    let (len, start) = if first < 0x80 {
+        (first, 2)
+    } else {
+        let n = first & 0x7f;
+        let mut len = 0usize;
+        for i in 0..n {
+            len = (len << 8) | *der.get(2 + i)? as usize;
+        }
+        (len, 2 + n)
+    };
+    let body = der.get(start..start + len)?;
+    Some((tag, body, &der[start + len..]))
+}
+
+fn seq(parts: &[Vec<u8>]) -> Vec<u8> {
+    tlv(0x30, &parts.concat())
+}
+
+fn int(n: &BigUint) -> Vec<u8> {
+    let mut b = n.to_bytes_be();
+    if b[0] & 0x80 != 0 {
+        b.insert(0, 0);
+    }
+    tlv(0x02, &b)
+}
+
+fn int_small(n: u8) -> Vec<u8> {
+    tlv(0x02, &[n])
+}
+
+fn oid(arcs: &[u64]) -> Vec<u8> {
+    let mut body = vec![(arcs[0] * 40 + arcs[1]) as u8];
+    for &a in &arcs[2..] {
+        let mut chunk = vec![(a & 0x7f) as u8];
+        let mut v = a >> 7;
+        while v > 0 {
+            chunk.insert(0, 0x80 | (v & 0x7f) as u8);
+            v >>= 7;
+        }
+        body.extend(chunk);
+    }
+    tlv(0x06, &body)
+}
+
+fn bit_string(bytes: &[u8], unused: u8) -> Vec<u8> {
+    let mut body = vec![unused];
+    body.extend_from_slice(bytes);
+    tlv(0x03, &body)
+}
+
+fn pem(label: &str, der: &[u8]) -> String {
+    let b64 = base64::engine::general_purpose::STANDARD.encode(der);
+    let mut out = format!("-----BEGIN {label}-----\n");
+    for line in b64.as_bytes().chunks(64) {
+        out.push_str(std::str::from_utf8(line).unwrap_or(""));
+        out.push('\n');
+    }
+    out.push_str(&format!("-----END {label}-----\n"));
+    out
+}
+
+fn unpem(text: &str) -> Option<(String, Vec<u8>)> {
+    let start = text.find("-----BEGIN ")?;
+    let rest = &text[start + 11..];
+    let (label, rest) = rest.split_once("-----")?;
+    let end = rest.find("-----END ")?;
+    let b64: String = rest[..end].chars().filter(|c| !c.is_whitespace()).collect();
+    let der = base64::engine::general_purpose::STANDARD.decode(b64).ok()?;
+    Some((label.to_string(), der))
+}
+
+fn parse_key_pem(text: &str) -> Result<RsaKey, String> {
+    let (label, der) = unpem(text).ok_or("no PEM data is found")?;
+    if label != "RSA PRIVATE KEY" {
+        return Err(format!(
+            "only RSA (PKCS#1) private keys can be used in flate, not {label:?}"
+        ));
+    }
+    RsaKey::from_pkcs1(&der).ok_or_else(|| "malformed RSA private key".to_string())
+}
+
+fn time_der(secs: i64) -> Vec<u8> {
+    let t = super::dates::Time::in_zone(
+        jiff::Timestamp::new(secs, 0).unwrap_or(jiff::Timestamp::UNIX_EPOCH),
+        &jiff::tz::TimeZone::UTC,
+    );
+    let year: i64 = super::dates::format("2006", &t).parse().unwrap_or(0);
+    if (1950..2050).contains(&year) {
+        tlv(0x17, super::dates::format("060102150405Z", &t).as_bytes())
+    } else {
+        tlv(0x18, super::dates::format("20060102150405Z", &t).as_bytes())
+    }
+}
+
+fn name(cn: &str) -> Vec<u8> {
+    if cn.is_empty() {
+        return seq(&[]);
+    }
+    let printable = cn
+        .chars()
+        .all(|c| c.is_ascii_alphanumeric() || " '()+,-./:=?".contains(c));
+    let value = tlv(if printable { 0x13 } else { 0x0c }, cn.as_bytes());
+    seq(&[tlv(0x31, &seq(&[oid(&[2, 5, 4, 3]), value]))])
+}
+
+fn extension(id: &[u64], critical: bool, value: &[u8]) -> Vec<u8> {
+    let mut parts = vec![oid(id)];
+    if critical {
+        parts.push(tlv(0x01, &[0xff]));
+    }
+    parts.push(tlv(0x04, value));
+    seq(&parts)
+}
+
+fn parse_ip(s: &str) -> Option<Vec<u8>> {
+    match s.parse::<std::net::IpAddr>().ok()? {
+        std::net::IpAddr::V4(v4) => Some(v4.octets().to_vec()),
+        std::net::IpAddr::V6(v6) => Some(v6.octets().to_vec()),
+    }
+}
+
+/// A certificate request: what Sprig's `getBaseCertTemplate` fills in.
+struct Template {
+    cn: String,
+    ips: Vec<Vec<u8>>,
+    dns: Vec<String>,
+    not_before: i64,
+    not_after: i64,
+    is_ca: bool,
+}
+
+fn key_id(key: &RsaKey) -> Vec<u8> {
+    let rsa_public = seq(&[int(&key.n), int(&key.e)]);
+    let mut h = gix::hash::hasher(gix::hash::Kind::Sha1);
+    h.update(&rsa_public);
+    h.try_finalize()
+        .map(|id| id.as_bytes().to_vec())
+        .unwrap_or_default()
+}
+
+/// Builds and signs a certificate; `issuer` is the signer's (name, key).
+fn certificate(
+    rng: &Rng,
+    t: &Template,
+    key: &RsaKey,
+    issuer_cn: &str,
+    issuer_key: &RsaKey,
+) -> Vec<u8> {
+    let serial = random_bits(rng, 127) + 1u32;
+    let alg = seq(&[oid(&[1, 2, 840, 113_549, 1, 1, 11]), vec![0x05, 0x00]]);
+    let mut exts = Vec::new();
+    // Key usage: digitalSignature, keyEncipherment (+ keyCertSign for a CA).
+    let ku = if t.is_ca {
+        bit_string(&[0xa4], 2)
+    } else {
+        bit_string(&[0xa0], 5)
+    };
+    exts.push(extension(&[2, 5, 29, 15], true, &ku));
+    let eku = seq(&[
+        oid(&[1, 3, 6, 1, 5, 5, 7, 3, 1]),
+        oid(&[1, 3, 6, 1, 5, 5, 7, 3, 2]),
+    ]);
+    exts.push(extension(&[2, 5, 29, 37], false, &eku));
+    let bc = if t.is_ca {
+        seq(&[tlv(0x01, &[0xff])])
+    } else {
+        seq(&[])
+    };
+    exts.push(extension(&[2, 5, 29, 19], true, &bc));
+    if t.is_ca {
+        exts.push(extension(&[2, 5, 29, 14], false, &tlv(0x04, &key_id(key))));
+    }
+    if !t.dns.is_empty() || !t.ips.is_empty() {
+        let mut names = Vec::new();
+        for d in &t.dns {
+            names.push(tlv(0x82, d.as_bytes()));
+        }
+        for ip in &t.ips {
+            names.push(tlv(0x87, ip));
+        }
+        exts.push(extension(&[2, 5, 29, 17], false, &seq(&names)));
+    }
+    let tbs = seq(&[
+        tlv(0xa0, &int_small(2)),
+        int(&serial),
+        alg.clone(),
+        name(issuer_cn),
+        seq(&[time_der(t.not_before), time_der(t.not_after)]),
+        name(&t.cn),
+        key.public_key_info(),
+        tlv(0xa3, &seq(&exts)),
+    ]);
+    let sig = issuer_key.sign(&tbs);
+    seq(&[tbs, alg, bit_string(&sig, 0)])
+}
+
+/// The common name in a certificate this module wrote (or any X.509
+/// certificate whose subject starts with its CN).
+fn subject_cn(der: &[u8]) -> Option<String> {
+    let (_, cert, _) = read_tlv(der)?;
+    let (_, tbs, _) = read_tlv(cert)?;
+    // version, serial, alg, issuer, validity, subject
+    let mut rest = tbs;
+    let mut fields = Vec::new();
+    while !rest.is_empty() && fields.len() < 6 {
+        let (t, v, r) = read_tlv(rest)?;
+        fields.push((t, v));
+        rest = r;
+    }
+    let subject = if fields.first()?.0 == 0xa0 {
+        fields.get(5)?.1
+    } else {
+        fields.get(4)?.1
+    };
+    let mut rdns = subject;
+    while !rdns.is_empty() {
+        let (_, set, r) = read_tlv(rdns)?;
+        let (_, atv, _) = read_tlv(set)?;
+        let (_, id, after) = read_tlv(atv)?;
+        if id == [0x55, 0x04, 0x03] {
+            let (_, value, _) = read_tlv(after)?;
+            return Some(String::from_utf8_lossy(value).into_owned());
+        }
+        rdns = r;
+    }
+    Some(String::new())
+}
+
+fn cert_value(cert_der: &[u8], key: &RsaKey) -> Value {
+    Value::Map(BTreeMap::from([
+        ("Cert".to_string(), Value::Str(pem("CERTIFICATE", cert_der))),
+        (
+            "Key".to_string(),
+            Value::Str(pem("RSA PRIVATE KEY", &key.pkcs1())),
+        ),
+    ]))
+}
+
+fn string_list(v: &Value, what: &str) -> Result<Vec<String>, String> {
+    match v {
+        Value::Nil => Ok(Vec::new()),
+        Value::List(l) => l
+            .iter()
+            .map(|e| match e {
+                Value::Str(s) => Ok(s.clone()),
+                other => Err(format!(
+                    "{what}: {} is not a string",
+                    crate::template::value::sprint_value(other)
+                )),
+            })
+            .collect(),
+        other => Err(format!(
+            "wrong type for value; expected []interface {{}}; got {}",
+            other.type_name()
+        )),
+    }
+}
+
+fn template_from(
+    clock: Clock,
+    cn: &Value,
+    ips: &Value,
+    dns: &Value,
+    days: &Value,
+    is_ca: bool,
+) -> Result<Template, String> {
+    let ips = string_list(ips, "error parsing ip")?
+        .iter()
+        .map(|s| parse_ip(s).ok_or_else(|| format!("error parsing ip: {s}")))
+        .collect::<Result<Vec<_>, _>>()?;
+    let dns = string_list(dns, "error processing alternate dns name")?;
+    let now = clock.now_seconds();
+    let days = want_int(days, "days")?;
+    Ok(Template {
+        cn: want_str(cn, "cn")?.to_string(),
+        ips,
+        dns,
+        not_before: now,
+        not_after: now + days * 86_400,
+        is_ca,
+    })
+}
+
+fn signer(ca: &Value) -> Result<(String, RsaKey), String> {
+    let m = super::want_map(ca, "ca")?;
+    let cert = m.get("Cert").and_then(Value::as_str).unwrap_or("");
+    let key = m.get("Key").and_then(Value::as_str).unwrap_or("");
+    let (_, der) = unpem(cert).ok_or("unable to decode certificate")?;
+    let cn = subject_cn(&der).ok_or("error parsing certificate: malformed certificate")?;
+    let key = parse_key_pem(key).map_err(|e| format!("error parsing private key: {e}"))?;
+    Ok((cn, key))
+}
+
+// AES-256 (FIPS 197), CBC mode with PKCS#7 padding, as Sprig's
+// encryptAES/decryptAES use it.
+
+const SBOX: [u8; 256] = {
+    let mut s = [0u8; 256];
+    let mut p: u8 = 1;
+    let mut q: u8 = 1;
+    loop {
+        // p * 3 in GF(2^8)
+        p = p ^ (p << 1) ^ if p & 0x80 != 0 { 0x1b } else { 0 };
+        // q / 3
+        q ^= q << 1;
+        q ^= q << 2;
+        q ^= q << 4;
+        if q & 0x80 != 0 {
+            q ^= 0x09;
+        }
+        let x = q ^ q.rotate_left(1) ^ q.rotate_left(2) ^ q.rotate_left(3) ^ q.rotate_left(4);
+        s[p as usize] = x ^ 0x63;
+        if p == 1 {
+            break;
+        }
+    }
+    s[0] = 0x63;
+    s
+};
+
+const INV_SBOX: [u8; 256] = {
+    let mut inv = [0u8; 256];
+    let mut i = 0;
+    while i < 256 {
+        inv[SBOX[i] as usize] = i as u8;
+        i += 1;
+    }
+    inv
+};
+
+fn xtime(b: u8) -> u8 {
+    (b << 1) ^ if b & 0x80 != 0 { 0x1b } else { 0 }
+}
+
+fn gmul(mut a: u8, mut b: u8) -> u8 {
+    let mut p = 0;
+    while b != 0 {
+        if b & 1 != 0 {
+            p ^= a;
+        }
+        a = xtime(a);
+        b >>= 1;
+    }
+    p
+}
+
+fn expand_key(key: &[u8; 32]) -> [[u8; 16]; 15] {
+    let mut w = [[0u8; 4]; 60];
+    for i in 0..8 {
+        w[i].copy_from_slice(&key[4 * i..4 * i + 4]);
+    }
+    let mut rcon = 1u8;
+    for i in 8..60 {
+        let mut t = w[i - 1];
+        if i % 8 == 0 {
+            t = [
+                SBOX[t[1] as usize],
+                SBOX[t[2] as usize],
+                SBOX[t[3] as usize],
+                SBOX[t[0] as usize],
+            ];
+            t[0] ^= rcon;
+            rcon = xtime(rcon);
+        } else if i % 8 == 4 {
+            t = t.map(|b| SBOX[b as usize]);
+        }
+        for j in 0..4 {
+            w[i][j] = w[i - 8][j] ^ t[j];
+        }
+    }
+    let mut rk = [[0u8; 16]; 15];
+    for r in 0..15 {
+        for c in 0..4 {
+            rk[r][4 * c..4 * c + 4].copy_from_slice(&w[4 * r + c]);
+        }
+    }
+    rk
+}
+
+fn encrypt_block(rk: &[[u8; 16]; 15], b: &mut [u8; 16]) {
+    for i in 0..16 {
+        b[i] ^= rk[0][i];
+    }
+    for (round, key) in rk.iter().enumerate().skip(1) {
+        for x in b.iter_mut() {
+            *x = SBOX[*x as usize];
+        }
+        // ShiftRows (column-major state).
+        let s = *b;
+        for c in 0..4 {
+            for r in 0..4 {
+                b[4 * c + r] = s[4 * ((c + r) % 4) + r];
+            }
+        }
+        if round != 14 {
+            for c in 0..4 {
+                let col = [b[4 * c], b[4 * c + 1], b[4 * c + 2], b[4 * c + 3]];
+                for r in 0..4 {
+                    b[4 * c + r] = gmul(col[r], 2)
+                        ^ gmul(col[(r + 1) % 4], 3)
+                        ^ col[(r + 2) % 4]
+                        ^ col[(r + 3) % 4];
+                }
+            }
+        }
+        for i in 0..16 {
+            b[i] ^= key[i];
+        }
+    }
+}
+
+fn decrypt_block(rk: &[[u8; 16]; 15], b: &mut [u8; 16]) {
+    for i in 0..16 {
+        b[i] ^= rk[14][i];
+    }
+    for round in (0..14).rev() {
+        let s = *b;
+        for c in 0..4 {
+            for r in 0..4 {
+                b[4 * ((c + r) % 4) + r] = s[4 * c + r];
+            }
+        }
+        for x in b.iter_mut() {
+            *x = INV_SBOX[*x as usize];
+        }
+        for i in 0..16 {
+            b[i] ^= rk[round][i];
+        }
+        if round != 0 {
+            for c in 0..4 {
+                let col = [b[4 * c], b[4 * c + 1], b[4 * c + 2], b[4 * c + 3]];
+                for r in 0..4 {
+                    b[4 * c + r] = gmul(col[r], 14)
+                        ^ gmul(col[(r + 1) % 4], 11)
+                        ^ gmul(col[(r + 2) % 4], 13)
+                        ^ gmul(col[(r + 3) % 4], 9);
+                }
+            }
+        }
+    }
+}
+
+fn aes_key(password: &str) -> Result<[u8; 32], String> {
+    // Sprig copies the password into a 32-byte key (longer ones are cut).
+    let mut key = [0u8; 32];
+    let p = password.as_bytes();
+    let n = p.len().min(32);
+    key[..n].copy_from_slice(&p[..n]);
+    Ok(key)
+}
+
+fn encrypt_aes(rng: &Rng, password: &str, plain: &str) -> Result<String, String> {
+    if plain.is_empty() {
+        return Ok(String::new());
+    }
+    let rk = expand_key(&aes_key(password)?);
+    let mut content = plain.as_bytes().to_vec();
+    let pad = 16 - content.len() % 16;
+    content.extend(std::iter::repeat_n(pad as u8, pad));
+    let mut iv = [0u8; 16];
+    iv[..8].copy_from_slice(&rng.next_u64().to_le_bytes());
+    iv[8..].copy_from_slice(&rng.next_u64().to_le_bytes());
+    let mut out = iv.to_vec();
+    let mut prev = iv;
+    for chunk in content.chunks(16) {
+        let mut b = [0u8; 16];
+        for i in 0..16 {
+            b[i] = chunk[i] ^ prev[i];
+        }
+        encrypt_block(&rk, &mut b);
+        out.extend_from_slice(&b);
+        prev = b;
+    }
+    Ok(base64::engine::general_purpose::STANDARD.encode(out))
+}
+
+fn decrypt_aes(password: &str, text: &str) -> Result<String, String> {
+    if text.is_empty() {
+        return Ok(String::new());
+    }
+    let rk = expand_key(&aes_key(password)?);
+    let data = base64::engine::general_purpose::STANDARD
+        .decode(text)
+        .map_err(|_| "illegal base64 data".to_string())?;
+    if data.len() < 16 {
+        return Err("ciphertext too short".into());
+    }
+    let (iv, body) = data.split_at(16);
+    if body.len() % 16 != 0 {
+        return Err("ciphertext is not a multiple of the block size".into());
+    }
+    let mut prev: [u8; 16] = iv.try_into().unwrap_or([0; 16]);
+    let mut out = Vec::new();
+    for chunk in body.chunks(16) {
+        let c: [u8; 16] = chunk.try_into().unwrap_or([0; 16]);
+        let mut b = c;
+        decrypt_block(&rk, &mut b);
+        for i in 0..16 {
+            out.push(b[i] ^ prev[i]);
+        }
+        prev = c;
+    }
+    // Sprig strips as many bytes as the last byte says.
+    let pad = *out.last().unwrap_or(&0) as usize;
+    if pad > out.len() {
+        return Err("invalid padding".into());
+    }
+    out.truncate(out.len() - pad);
+    Ok(String::from_utf8_lossy(&out).into_owned())
+}
+
+// Sprig's derivePassword: the Master Password algorithm (scrypt, then
+// HMAC-SHA256 choosing a template and its characters).
+
+fn hmac_sha256(key: &[u8], msg: &[u8]) -> [u8; 32] {
+    let mut k = [0u8; 64];
+    if key.len() > 64 {
+        k[..32].copy_from_slice(&sha2::Sha256::digest(key));
+    } else {
+        k[..key.len()].copy_from_slice(key);
+    }
+    let mut inner = sha2::Sha256::new();
+    inner.update(k.map(|b| b ^ 0x36));
+    inner.update(msg);
+    let mut outer = sha2::Sha256::new();
+    outer.update(k.map(|b| b ^ 0x5c));
+    outer.update(inner.finalize());
+    outer.finalize().into()
+}
+
+fn pbkdf2_sha256(password: &[u8], salt: &[u8], len: usize) -> Vec<u8> {
+    // One iteration, as scrypt uses it.
+    let mut out = Vec::new();
+    let mut block = 1u32;
+    while out.len() < len {
+        let mut msg = salt.to_vec();
+        msg.extend_from_slice(&block.to_be_bytes());
+        out.extend_from_slice(&hmac_sha256(password, &msg));
+        block += 1;
+    }
+    out.truncate(len);
+    out
+}
+
+fn salsa20_8(b: &mut [u32; 16]) {
+    let mut x = *b;
+    for _ in 0..4 {
+        macro_rules! qr {
+            ($a:expr, $b:expr, $c:expr, $d:expr) => {
+                x[$b] ^= x[$a].wrapping_add(x[$d]).rotate_left(7);
+                x[$c] ^= x[$b].wrapping_add(x[$a]).rotate_left(9);
+                x[$d] ^= x[$c].wrapping_add(x[$b]).rotate_left(13);
+                x[$a] ^= x[$d].wrapping_add(x[$c]).rotate_left(18);
+            };
+        }
+        qr!(0, 4, 8, 12);
+        qr!(5, 9, 13, 1);
+        qr!(10, 14, 2, 6);
+        qr!(15, 3, 7, 11);
+        qr!(0, 1, 2, 3);
+        qr!(5, 6, 7, 4);
+        qr!(10, 11, 8, 9);
+        qr!(15, 12, 13, 14);
+    }
+    for i in 0..16 {
+        b[i] = b[i].wrapping_add(x[i]);
+    }
+}
+
+fn block_mix(b: &[u32], out: &mut [u32], r: usize) {
+    let mut x: [u32; 16] = b[(2 * r - 1) * 16..].try_into().unwrap_or([0; 16]);
+    for i in 0..2 * r {
+        for j in 0..16 {
+            x[j] ^= b[i * 16 + j];
+        }
+        salsa20_8(&mut x);
+        let dst = if i % 2 == 0 { i / 2 } else { r + i / 2 };
+        out[dst * 16..dst * 16 + 16].copy_from_slice(&x);
+    }
+}
+
+fn ro_mix(block: &mut [u32], n: usize, r: usize) {
+    let len = 32 * r;
+    let mut v = vec![0u32; n * len];
+    let mut x = block.to_vec();
+    let mut y = vec![0u32; len];
+    for i in 0..n {
+        v[i * len..(i + 1) * len].copy_from_slice(&x);
+        block_mix(&x, &mut y, r);
+        std::mem::swap(&mut x, &mut y);
+    }
+    for _ in 0..n {
+        let j = (x[(2 * r - 1) * 16] as usize) & (n - 1);
+        for k in 0..len {
+            x[k] ^= v[j * len + k];
+        }
+        block_mix(&x, &mut y, r);
+        std::mem::swap(&mut x, &mut y);
+    }
+    block.copy_from_slice(&x);
+}
+
+/// scrypt (RFC 7914).
+fn scrypt(password: &[u8], salt: &[u8], n: usize, r: usize, p: usize, len: usize) -> Vec<u8> {
+    let mut b = pbkdf2_sha256(password, salt, p * 128 * r);
+    for chunk in b.chunks_mut(128 * r) {
+        let mut words: Vec<u32> = chunk
+            .chunks(4)
+            .map(|w| u32::from_le_bytes([w[0], w[1], w[2], w[3]]))
+            .collect();
+        ro_mix(&mut words, n, r);
+        for (i, w) in words.iter().enumerate() {
+            chunk[4 * i..4 * i + 4].copy_from_slice(&w.to_le_bytes());
+        }
+    }
+    pbkdf2_sha256(password, &b, len)
+}
+
+fn password_templates(kind: &str) -> Option<&'static [&'static str]> {
+    Some(match kind {
+        "maximum" => &["anoxxxxxxxxxxxxxxxxx", "axxxxxxxxxxxxxxxxxno"],
+        "long" => &[
+            "CvcvnoCvcvCvcv",
+            "CvcvCvcvnoCvcv",
+            "CvcvCvcvCvcvno",
+            "CvccnoCvcvCvcv",
+            "CvccCvcvnoCvcv",
+            "CvccCvcvCvcvno",
+            "CvcvnoCvccCvcv",
+            "CvcvCvccnoCvcv",
+            "CvcvCvccCvcvno",
+            "CvcvnoCvcvCvcc",
+            "CvcvCvcvnoCvcc",
+            "CvcvCvcvCvccno",
+            "CvccnoCvccCvcv",
+            "CvccCvccnoCvcv",
+            "CvccCvccCvcvno",
+            "CvcvnoCvccCvcc",
+            "CvcvCvccnoCvcc",
+            "CvcvCvccCvccno",
+            "CvccnoCvcvCvcc",
+            "CvccCvcvnoCvcc",
+            "CvccCvcvCvccno",
+        ],
+        "medium" => &["CvcnoCvc", "CvcCvcno"],
+        "short" => &["Cvcn"],
+        "basic" => &["aaanaaan", "aannaaan", "aaannaaa"],
+        "pin" => &["nnnn"],
+        _ => return None,
+    })
+}
+
+fn template_chars(c: u8) -> &'static str {
+    match c {
+        b'V' => "AEIOU",
+        b'C' => "BCDFGHJKLMNPQRSTVWXYZ",
+        b'v' => "aeiou",
+        b'c' => "bcdfghjklmnpqrstvwxyz",
+        b'A' => "AEIOUBCDFGHJKLMNPQRSTVWXYZ",
+        b'a' => "AEIOUaeiouBCDFGHJKLMNPQRSTVWXYZbcdfghjklmnpqrstvwxyz",
+        b'n' => "0123456789",
+        b'o' => "@&%?,=[]_:-+*$#!'^~;()/.",
+        _ => "AEIOUaeiouBCDFGHJKLMNPQRSTVWXYZbcdfghjklmnpqrstvwxyz0123456789!@#$%^&*()",
+    }
+}
+
+/// Sprig's `derivePassword`.
+pub fn derive_password(counter: u32, kind: &str, password: &str, user: &str, site: &str) -> String {
+    let Some(templates) = password_templates(kind) else {
+        return format!("cannot find password template {kind}");
+    };
+    const SEED: &[u8] = b"com.lyndir.masterpassword";
+    let mut salt = SEED.to_vec();
+    salt.extend_from_slice(&(user.len() as u32).to_be_bytes());
+    salt.extend_from_slice(user.as_bytes());
+    let key = scrypt(password.as_bytes(), &salt, 32_768, 8, 2, 64);
+    let mut msg = SEED.to_vec();
+    msg.extend_from_slice(&(site.len() as u32).to_be_bytes());
+    msg.extend_from_slice(site.as_bytes());
+    msg.extend_from_slice(&counter.to_be_bytes());
+    let seed = hmac_sha256(&key, &msg);
+    let template = templates[seed[0] as usize % templates.len()];
+    template
+        .bytes()
+        .enumerate()
+        .map(|(i, c)| {
+            let chars = template_chars(c).as_bytes();
+            chars[seed[i + 1] as usize % chars.len()] as char
+        })
+        .collect()
+}
+
+// bcrypt (Provos and Mazières), as golang.org/x/crypto/bcrypt writes it:
+// `$2a$10$` + 22 characters of salt + 31 of hash.
+
+/// Blowfish's initial P-array and S-boxes: the fractional hexadecimal
+/// digits of pi, computed once (Machin's formula in fixed point).
+static BLOWFISH_INIT: std::sync::LazyLock<Vec<u32>> = std::sync::LazyLock::new(|| {
+    let words = 18 + 4 * 256;
+    let bits = words * 32 + 64;
+    let one = big(1) << bits;
+    // atan(1/x) * 2^bits
+    let atan = |x: u32| {
+        let x2 = big(x * x);
+        let mut term = &one / big(x);
+        let mut pos = BigUint::default();
+        let mut neg = BigUint::default();
+        let mut k = 0u32;
+        while term != BigUint::default() {
+            let t = &term / big(2 * k + 1);
+            if k.is_multiple_of(2) {
+                pos += t;
+            } else {
+                neg += t;
+            }
+            term /= &x2;
+            k += 1;
+        }
+        pos - neg
+    };
+    let pi = atan(5) * big(16) - atan(239) * big(4);
+    let frac = pi - (big(3) << bits);
+    let mask = BigUint::from(u32::MAX);
+    (0..words)
+        .map(|i| {
+            let w: BigUint = (&frac >> (bits - 32 * (i + 1))) & &mask;
+            w.to_u32_digits().first().copied().unwrap_or(0)
+        })
+        .collect()
+});
+
+struct Blowfish {
+    p: [u32; 18],
+    s: [[u32; 256]; 4],
+}
+
+impl Blowfish {
+    fn new() -> Blowfish {
+        let init = &*BLOWFISH_INIT;
+        let mut b = Blowfish {
+            p: [0; 18],
+            s: [[0; 256]; 4],
+        };
+        b.p.copy_from_slice(&init[..18]);
+        for i in 0..4 {
+            b.s[i].copy_from_slice(&init[18 + 256 * i..18 + 256 * (i + 1)]);
+        }
+        b
+    }
+
+    fn f(&self, x: u32) -> u32 {
+        let s = &self.s;
+        (s[0][(x >> 24) as usize].wrapping_add(s[1][(x >> 16 & 0xff) as usize])
+            ^ s[2][(x >> 8 & 0xff) as usize])
+            .wrapping_add(s[3][(x & 0xff) as usize])
+    }
+
+    fn encrypt(&self, mut l: u32, mut r: u32) -> (u32, u32) {
+        l ^= self.p[0];
+        for i in (1..=16).step_by(2) {
+            r ^= self.f(l) ^ self.p[i];
+            l ^= self.f(r) ^ self.p[i + 1];
+        }
+        r ^= self.p[17];
+        (r, l)
+    }
+
+    fn next_word(data: &[u8], pos: &mut usize) -> u32 {
+        let mut w = 0u32;
+        for _ in 0..4 {
+            w = (w << 8) | u32::from(data[*pos]);
+            *pos = (*pos + 1) % data.len();
+        }
+        w
+    }
+
+    /// Blowfish's key schedule, with a salt mixed in (`salt` empty: none).
+    fn expand(&mut self, key: &[u8], salt: &[u8]) {
+        let mut j = 0;
+        for i in 0..18 {
+            self.p[i] ^= Self::next_word(key, &mut j);
+        }
+        let (mut l, mut r) = (0u32, 0u32);
+        let mut sj = 0;
+        let mut next = |l: &mut u32, r: &mut u32, bf: &Blowfish| {
+            if !salt.is_empty() {
+                *l ^= Self::next_word(salt, &mut sj);
+                *r ^= Self::next_word(salt, &mut sj);
+            }
+            let (a, b) = bf.encrypt(*l, *r);
+            *l = a;
+            *r = b;
+        };
+        for i in (0..18).step_by(2) {
+            next(&mut l, &mut r, self);
+            self.p[i] = l;
+            self.p[i + 1] = r;
+        }
+        for b in 0..4 {
+            for i in (0..256).step_by(2) {
+                next(&mut l, &mut r, self);
+                self.s[b][i] = l;
+                self.s[b][i + 1] = r;
+            }
+        }
+    }
+}
+
+const BCRYPT_B64: &[u8; 64] = b"./ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789";
+
+fn bcrypt_b64(data: &[u8]) -> String {
+    let mut out = String::new();
+    for chunk in data.chunks(3) {
+        let mut n = 0u32;
+        for (i, b) in chunk.iter().enumerate() {
+            n |= u32::from(*b) << (16 - 8 * i);
+        }
+        for i in 0..=chunk.len() {
+            out.push(BCRYPT_B64[(n >> (18 - 6 * i) & 63) as usize] as char);
+        }
+    }
+    out
+}
+
+fn bcrypt_unb64(text: &str) -> Option<Vec<u8>> {
+    let vals: Vec<u32> = text
+        .bytes()
+        .map(|c| BCRYPT_B64.iter().position(|&x| x == c).map(|p| p as u32))
+        .collect::<Option<_>>()?;
+    let mut out = Vec::new();
+    for chunk in vals.chunks(4) {
+        let mut n = 0u32;
+        for (i, v) in chunk.iter().enumerate() {
+            n |= v << (18 - 6 * i);
+        }
+        for i in 0..chunk.len().saturating_sub(1) {
+            out.push((n >> (16 - 8 * i)) as u8);
+        }
+    }
+    Some(out)
+}
+
+/// bcrypt of `password` with a 16-byte `salt` at `cost`, in the modular
+/// crypt format (`$2a$COST$SALTHASH`).
+pub fn bcrypt_with_salt(password: &[u8], cost: u32, salt: &[u8; 16]) -> Result<String, String> {
+    if password.len() > 72 {
+        return Err("bcrypt: password length exceeds 72 bytes".into());
+    }
+    let mut key = password.to_vec();
+    key.push(0);
+    let mut bf = Blowfish::new();
+    bf.expand(&key, salt);
+    for _ in 0..1u64 << cost {
+        bf.expand(&key, &[]);
+        bf.expand(salt, &[]);
+    }
+    let mut data = *b"OrpheanBeholderScryDoubt";
+    for block in data.chunks_mut(8) {
+        let mut l = u32::from_be_bytes([block[0], block[1], block[2], block[3]]);
+        let mut r = u32::from_be_bytes([block[4], block[5], block[6], block[7]]);
+        for _ in 0..64 {
+            (l, r) = bf.encrypt(l, r);
+        }
+        block[..4].copy_from_slice(&l.to_be_bytes());
+        block[4..].copy_from_slice(&r.to_be_bytes());
+    }
+    Ok(format!(
+        "$2a${cost:02}${}{}",
+        bcrypt_b64(salt),
+        bcrypt_b64(&data[..23])
+    ))
+}
+
+/// Whether `hash` (modular crypt format) is bcrypt's hash of `password`.
+pub fn bcrypt_verify(password: &[u8], hash: &str) -> bool {
+    let parts: Vec<&str> = hash.split('$').collect();
+    let [_, _, cost, rest] = parts.as_slice() else {
+        return false;
+    };
+    let (Ok(cost), Some(salt)) = (cost.parse::<u32>(), rest.get(..22).and_then(bcrypt_unb64))
+    else {
+        return false;
+    };
+    let Ok(salt) = <[u8; 16]>::try_from(salt.as_slice()) else {
+        return false;
+    };
+    bcrypt_with_salt(password, cost, &salt).is_ok_and(|h| h[7..] == hash[7..])
+}
+
+fn bcrypt_random(rng: &Rng, password: &str) -> String {
+    let mut salt = [0u8; 16];
+    salt[..8].copy_from_slice(&rng.next_u64().to_le_bytes());
+    salt[8..].copy_from_slice(&rng.next_u64().to_le_bytes());
+    bcrypt_with_salt(password.as_bytes(), 10, &salt)
+        .unwrap_or_else(|e| format!("failed to encrypt string with bcrypt: {e}"))
+}
+
+pub(super) fn add(t: &mut Templates, rng: &Rng, clock: Clock) {
+    let r = rng.clone();
+    t.add_func("bcrypt", 1, Some(1), move |_, a| {
+        Ok(Value::Str(bcrypt_random(&r, want_str(&a[0], "bcrypt")?)))
+    });
+    let r = rng.clone();
+    t.add_func("htpasswd", 2, Some(2), move |_, a| {
+        let user = want_str(&a[0], "htpasswd")?;
+        let password = want_str(&a[1], "htpasswd")?;
+        if user.contains(':') {
+            return Ok(Value::Str(format!("invalid username: {user}")));
+        }
+        Ok(Value::Str(format!(
+            "{user}:{}",
+            bcrypt_random(&r, password)
+        )))
+    });
+    t.add_func("derivePassword", 5, Some(5), |_, a| {
+        let counter = want_int(&a[0], "derivePassword")?;
+        let kind = want_str(&a[1], "derivePassword")?;
+        let password = want_str(&a[2], "derivePassword")?;
+        let user = want_str(&a[3], "derivePassword")?;
+        let site = want_str(&a[4], "derivePassword")?;
+        Ok(Value::Str(derive_password(
+            counter as u32,
+            kind,
+            password,
+            user,
+            site,
+        )))
+    });
+    let r = rng.clone();
+    t.add_func("genPrivateKey", 1, Some(1), move |_, a| {
+        match want_str(&a[0], "genPrivateKey")? {
+            "" | "rsa" => Ok(Value::Str(pem(
+                "RSA PRIVATE KEY",
+                &RsaKey::generate(&r, 4096).pkcs1(),
+            ))),
+            "ecdsa" => Ok(Value::Str(ecdsa_key_pem(&r))),
+            "ed25519" => Ok(Value::Str(ed25519_key_pem(&r))),
+            "dsa" => Err("genPrivateKey: dsa keys are not implemented in flate".into()),
+            typ => Ok(Value::Str(format!("Unknown type {typ}"))),
+        }
+    });
+    let r = rng.clone();
+    t.add_func("genCA", 2, Some(2), move |_, a| {
+        let key = RsaKey::generate(&r, 2048);
+        let tpl = template_from(clock, &a[0], &Value::Nil, &Value::Nil, &a[1], true)?;
+        Ok(cert_value(
+            &certificate(&r, &tpl, &key, &tpl.cn, &key),
+            &key,
+        ))
+    });
+    let r = rng.clone();
+    t.add_func("genCAWithKey", 3, Some(3), move |_, a| {
+        let key = parse_key_pem(want_str(&a[2], "genCAWithKey")?)
+            .map_err(|e| format!("parsing private key: {e}"))?;
+        let tpl = template_from(clock, &a[0], &Value::Nil, &Value::Nil, &a[1], true)?;
+        Ok(cert_value(
+            &certificate(&r, &tpl, &key, &tpl.cn, &key),
+            &key,
+        ))
+    });
+    let r = rng.clone();
+    t.add_func("genSelfSignedCert", 4, Some(4), move |_, a| {
+        let key = RsaKey::generate(&r, 2048);
+        let tpl = template_from(clock, &a[0], &a[1], &a[2], &a[3], false)?;
+        Ok(cert_value(
+            &certificate(&r, &tpl, &key, &tpl.cn, &key),
+            &key,
+        ))
+    });
+    let r = rng.clone();
+    t.add_func("genSelfSignedCertWithKey", 5, Some(5), move |_, a| {
+        let key = parse_key_pem(want_str(&a[4], "genSelfSignedCertWithKey")?)
+            .map_err(|e| format!("parsing private key: {e}"))?;
+        let tpl = template_from(clock, &a[0], &a[1], &a[2], &a[3], false)?;
+        Ok(cert_value(
+            &certificate(&r, &tpl, &key, &tpl.cn, &key),
+            &key,
+        ))
+    });
+    let r = rng.clone();
+    t.add_func("genSignedCert", 5, Some(5), move |_, a| {
+        let (issuer, ca_key) = signer(&a[4])?;
+        let key = RsaKey::generate(&r, 2048);
+        let tpl = template_from(clock, &a[0], &a[1], &a[2], &a[3], false)?;
+        Ok(cert_value(
+            &certificate(&r, &tpl, &key, &issuer, &ca_key),
+            &key,
+        ))
+    });
+    let r = rng.clone();
+    t.add_func("genSignedCertWithKey", 6, Some(6), move |_, a| {
+        let (issuer, ca_key) = signer(&a[4])?;
+        let key = parse_key_pem(want_str(&a[5], "genSignedCertWithKey")?)
+            .map_err(|e| format!("parsing private key: {e}"))?;
+        let tpl = template_from(clock, &a[0], &a[1], &a[2], &a[3], false)?;
+        Ok(cert_value(
+            &certificate(&r, &tpl, &key, &issuer, &ca_key),
+            &key,
+        ))
+    });
+    t.add_func("buildCustomCert", 2, Some(2), |_, a| {
+        let cert = want_str(&a[0], "buildCustomCert")?;
+        let key = want_str(&a[1], "buildCustomCert")?;
+        let decode = |s: &str| {
+            base64::engine::general_purpose::STANDARD
+                .decode(s)
+                .map(|b| String::from_utf8_lossy(&b).into_owned())
+        };
+        let c = decode(cert).map_err(|_| "unable to decode base64 certificate".to_string())?;
+        let k = decode(key).map_err(|_| "unable to decode base64 private key".to_string())?;
+        if unpem(&c).is_none() {
+            return Err("unable to decode certificate".into());
+        }
+        if unpem(&k).is_none() {
+            return Err("unable to decode private key".into());
+        }
+        Ok(Value::Map(BTreeMap::from([
+            ("Cert".to_string(), Value::Str(c)),
+            ("Key".to_string(), Value::Str(k)),
+        ])))
+    });
+    let r = rng.clone();
+    t.add_func("encryptAES", 2, Some(2), move |_, a| {
+        let password = want_str(&a[0], "encryptAES")?;
+        encrypt_aes(&r, password, want_str(&a[1], "encryptAES")?).map(Value::Str)
+    });
+    t.add_func("decryptAES", 2, Some(2), |_, a| {
+        let password = want_str(&a[0], "decryptAES")?;
+        decrypt_aes(password, want_str(&a[1], "decryptAES")?).map(Value::Str)
+    });
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn blowfish_constants_and_bcrypt_known_answer() {
+        let init = &*BLOWFISH_INIT;
+        assert_eq!(init[0], 0x243f_6a88);
+        assert_eq!(init[17], 0x8979_fb1b);
+        assert_eq!(init[18], 0xd131_0ba6);
+        assert_eq!(init[18 + 1023], 0x3ac3_72e6);
+        // Openwall crypt_blowfish test vector.
+        let hash = "$2a$05$CCCCCCCCCCCCCCCCCCCCC.E5YPO9kmyuRGyh0XouQYb4YMJKvyOeW";
+        assert!(bcrypt_verify(b"U*U", hash));
+        assert!(!bcrypt_verify(b"U*V", hash));
+    }
+
+    #[test]
+    fn p256_generator_is_on_the_curve_and_of_order_n() {
+        let c = &*P256_CURVE;
+        let (x, y) = &c.g;
+        let b = hex_big("5ac635d8aa3a93e7b3ebbd55769886bc651d06b0cc53b0f63bce3c3e27d2604b");
+        let rhs = c.sub(&((x * x * x + &b) % &c.p), &(big(3) * x));
+        assert_eq!((y * y) % &c.p, rhs);
+        assert!(c.mul(&c.n, &Some(c.g.clone())).is_none());
+    }
+
+    #[test]
+    fn scrypt_known_answer() {
+        // RFC 7914, section 12, second vector.
+        let out = scrypt(b"password", b"NaCl", 1024, 8, 16, 64);
+        let hex: String = out.iter().map(|x| format!("{x:02x}")).collect();
+        assert!(hex.starts_with("fdbabe1c9d3472007856e7190d01e9fe7c6ad7cbc8237830e7737"));
+    }
+
+    #[test]
+    fn aes_known_answer() {
+        // FIPS 197, appendix C.3.
+        let key: [u8; 32] = std::array::from_fn(|i| i as u8);
+        let rk = expand_key(&key);
+        let mut b: [u8; 16] = std::array::from_fn(|i| (i as u8) * 0x11);
+        encrypt_block(&rk, &mut b);
+        let hex: String = b.iter().map(|x| format!("{x:02x}")).collect();
+        assert_eq!(hex, "8ea2b7ca516745bfeafc49904b496089");
+        decrypt_block(&rk, &mut b);
+        assert_eq!(b, std::array::from_fn(|i| (i as u8) * 0x11));
+        let rng = Rng::new(7);
+        let c = encrypt_aes(&rng, "secret", "hello world").unwrap();
+        assert_eq!(decrypt_aes("secret", &c).unwrap(), "hello world");
+    }
+
+    #[test]
+    fn rsa_signs_and_certificates_parse_back() {
+        let rng = Rng::new(3);
+        let key = RsaKey::generate(&rng, 512);
+        assert_eq!(key.n.bits(), 512);
+        let back = RsaKey::from_pkcs1(&key.pkcs1()).unwrap();
+        assert_eq!(back.n, key.n);
+        let sig = BigUint::from_bytes_be(&key.sign(b"msg"));
+        let em = sig.modpow(&key.e, &key.n).to_bytes_be();
+        assert_eq!(em[0], 1);
+        let tpl = Template {
+            cn: "example".into(),
+            ips: vec![],
+            dns: vec!["a.example".into()],
+            not_before: 0,
+            not_after: 86_400,
+            is_ca: true,
+        };
+        let der = certificate(&rng, &tpl, &key, "example", &key);
+        assert_eq!(subject_cn(&der).unwrap(), "example");
+    }
+}
