@@ -260,7 +260,9 @@ pub(super) fn add(t: &mut Templates) {
     t.add_func("keys", 0, None, |_, a| {
         let mut out = Vec::new();
         for d in a {
-            for m in map_list(d)? {
+            // `.Subcharts` is an object here, a map in Helm.
+            let d = d.to_plain();
+            for m in map_list(&d)? {
                 out.extend(m.keys().map(|k| Value::Str(k.clone())));
             }
         }
