@@ -5,7 +5,9 @@
 #
 # Charts: the realistic app chart of fixtures/helm/036-app-with-library
 # (with its values), and every chart directory (a directory holding
-# Chart.yaml) directly under $HELM_BENCH_CHARTS (default /work/ext/charts,
+# Chart.yaml) directly under $HELM_BENCH_CHARTS (default
+# /work/ext/helm_realworld/charts, where tools/helm_realworld/run.py gather
+# puts the public charts;
 # skipped when absent), rendered with its default values.
 #
 # Usage: bench/helm.sh [ROUNDS]   (default 10)
@@ -22,7 +24,7 @@ mkdir -p "$HOME"
 
 # name|directory to run in|chart|release|extra arguments
 cases=("app-with-library|fixtures/helm/036-app-with-library|chart|web|--namespace media -f values.yaml")
-charts=${HELM_BENCH_CHARTS:-/work/ext/charts}
+charts=${HELM_BENCH_CHARTS:-/work/ext/helm_realworld/charts}
 if [ -d "$charts" ]; then
   for d in "$charts"/*/; do
     [ -f "$d/Chart.yaml" ] || continue

@@ -516,6 +516,11 @@ def main():
     ap.add_argument("--jobs", type=int, default=2)
     ap.add_argument("--only", help="only the cases whose name contains this")
     args = ap.parse_args()
+    # Both run in each case's directory: paths are made absolute first.
+    for k in ("flate", "helm"):
+        v = getattr(args, k)
+        if "/" in v:
+            setattr(args, k, os.path.abspath(v))
     {"gather": gather, "run": run}[args.command](args)
 
 

@@ -90,11 +90,7 @@ fn enabled(c: &mut WChart, v: &M, path: &str, warn: &mut Vec<String>) -> Result<
                     None => {}
                 }
             }
-            if !has_true && has_false {
-                r.enabled = false;
-            } else {
-                r.enabled = true;
-            }
+            r.enabled = has_true || !has_false;
         }
     }
     // conditions

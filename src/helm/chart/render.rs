@@ -229,7 +229,10 @@ fn all_templates<'c>(
         top.get("Capabilities").cloned().unwrap_or_default(),
     );
     next.insert("Values".into(), values);
-    next.insert("Subcharts".into(), Value::Map(subcharts));
+    next.insert(
+        "Subcharts".into(),
+        Value::object(super::objects::Subcharts(Arc::new(subcharts))),
+    );
     let next = Value::Map(next);
     let idx = out.nexts.len();
     out.nexts.push(next.clone());
@@ -360,8 +363,8 @@ pub fn render_values(chart: &Chart, opts: &RenderOptions, user: M) -> Result<Ren
     sort_templates(&mut keys);
     let mut set = fresh_templates();
     for k in &keys {
-        let (r, owner, file) = &collect.templates[k];
-        let parsed = parsed_text(chart, owner, k, file);
+        let (r, _, file) = &collect.templates[k];
+        let parsed = parsed_text(chart, k, file);
         match &*parsed {
             Ok(p) => set.add_parsed(p),
             Err(e) => {
@@ -428,11 +431,9 @@ pub fn render_values(chart: &Chart, opts: &RenderOptions, user: M) -> Result<Ren
 /// The parsed text of a template, cached in the top chart.
 fn parsed_text(
     root: &Chart,
-    owner: &Chart,
     full_name: &str,
     file: &super::ChartFile,
 ) -> Arc<Result<ParsedText, crate::template::Error>> {
-    let _ = owner;
     if let Ok(cache) = root.parsed.lock()
         && let Some(p) = cache.get(full_name)
     {

@@ -169,7 +169,9 @@ pub(super) fn add(t: &mut Templates) {
             if matches!(a[1], Value::Nil) {
                 return Ok(Value::Bool(false));
             }
-            Ok(Value::Bool(want_list(&a[1], "find has")?.contains(&a[0])))
+            // `.Capabilities.APIVersions` is a Go slice type (VersionSet).
+            let list = a[1].to_plain();
+            Ok(Value::Bool(want_list(&list, "find has")?.contains(&a[0])))
         });
     }
     for name in ["slice", "mustSlice"] {
@@ -258,7 +260,9 @@ pub(super) fn add(t: &mut Templates) {
     t.add_func("keys", 0, None, |_, a| {
         let mut out = Vec::new();
         for d in a {
-            for m in map_list(d)? {
+            // `.Subcharts` is an object here, a map in Helm.
+            let d = d.to_plain();
+            for m in map_list(&d)? {
                 out.extend(m.keys().map(|k| Value::Str(k.clone())));
             }
         }
