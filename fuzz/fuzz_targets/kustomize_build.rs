@@ -18,7 +18,10 @@ fuzz_target!(|data: &[u8]| {
             let nodes: Vec<_> = docs.into_iter().map(|d| d.node).collect();
             let again = flate::yaml::stream_to_string(nodes.iter());
             let reparsed = flate::yaml::parse_stream(&again);
-            assert!(reparsed.is_ok(), "build output does not read back:\n{again}");
+            assert!(
+                reparsed.is_ok(),
+                "build output does not read back:\n{again}"
+            );
         } else {
             panic!("build output does not parse:\n{out}");
         }

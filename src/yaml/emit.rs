@@ -187,7 +187,11 @@ pub fn key_less(a: &str, b: &str) -> bool {
 
 /// go-yaml v2's `keyList.Less` over runes (chars, or the bytes of ASCII
 /// text).
-fn runes_less<T: Copy + Ord + Into<u32>>(ar: &[T], br: &[T], alphabetic: impl Fn(T) -> bool) -> bool {
+fn runes_less<T: Copy + Ord + Into<u32>>(
+    ar: &[T],
+    br: &[T],
+    alphabetic: impl Fn(T) -> bool,
+) -> bool {
     let digit = |c: T| (u32::from('0')..=u32::from('9')).contains(&c.into());
     let zero = |c: T| c.into() == u32::from('0');
     let value = |c: T| i64::from(c.into()) - i64::from(u32::from('0'));

@@ -66,9 +66,10 @@ struct Meta {
     /// The map is written in flow style (`{...}`).
     flow: bool,
     /// The position of every key in `entries`, when the map has more than
-    /// `INDEX_MIN` entries (else empty), found by the key's hash
-    /// ([`key_hash`]): the keys themselves stay in `entries` only.
-    index: hashbrown::HashTable<usize>,
+    /// `INDEX_MIN` entries (else empty), with the key's hash
+    /// ([`key_hash`]): the keys themselves stay in `entries` only, and
+    /// growing the table reads no key.
+    index: hashbrown::HashTable<(usize, u64)>,
 }
 
 /// The hash of a key in a map's index: foldhash, seeded randomly once per
@@ -150,10 +151,11 @@ impl Map {
             && !m.index.is_empty()
         {
             let entries = &self.entries;
+            let h = key_hash(key);
             return m
                 .index
-                .find(key_hash(key), |&i| entries[i].0 == key)
-                .copied();
+                .find(h, |&(i, hi)| hi == h && entries[i].0 == key)
+                .map(|&(i, _)| i);
         }
         self.entries.iter().position(|(k, _)| k == key)
     }
@@ -169,7 +171,8 @@ impl Map {
         let entries = &self.entries;
         let mut index = hashbrown::HashTable::with_capacity(entries.len());
         for (i, (k, _)) in entries.iter().enumerate() {
-            index.insert_unique(key_hash(k), i, |&j| key_hash(&entries[j].0));
+            let h = key_hash(k);
+            index.insert_unique(h, (i, h), |&(_, h)| h);
         }
         self.meta.get_or_insert_with(Box::default).index = index;
     }
@@ -208,11 +211,10 @@ impl Map {
         if n == INDEX_MIN + 1 {
             self.reindex();
         } else if let Some(h) = h {
-            let entries = &self.entries;
             self.meta
                 .get_or_insert_with(Box::default)
                 .index
-                .insert_unique(h, n - 1, |&j| key_hash(&entries[j].0));
+                .insert_unique(h, (n - 1, h), |&(_, h)| h);
         }
     }
     /// The position of `key` among the entries (the order of
@@ -229,10 +231,10 @@ impl Map {
         } else if let Some(m) = self.meta.as_deref_mut()
             && !m.index.is_empty()
         {
-            if let Ok(e) = m.index.find_entry(key_hash(key), |&j| j == i) {
+            if let Ok(e) = m.index.find_entry(key_hash(key), |&(j, _)| j == i) {
                 e.remove();
             }
-            for p in m.index.iter_mut() {
+            for (p, _) in m.index.iter_mut() {
                 if *p > i {
                     *p -= 1;
                 }

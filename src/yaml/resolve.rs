@@ -47,8 +47,12 @@ fn resolve_special(s: &str, schema: Schema) -> Option<Node> {
     }
     if schema == Schema::V2 {
         match s {
-            "y" | "Y" | "yes" | "Yes" | "YES" | "on" | "On" | "ON" => return Some(Node::Bool(true)),
-            "n" | "N" | "no" | "No" | "NO" | "off" | "Off" | "OFF" => return Some(Node::Bool(false)),
+            "y" | "Y" | "yes" | "Yes" | "YES" | "on" | "On" | "ON" => {
+                return Some(Node::Bool(true));
+            }
+            "n" | "N" | "no" | "No" | "NO" | "off" | "Off" | "OFF" => {
+                return Some(Node::Bool(false));
+            }
             _ => {}
         }
     }
