@@ -840,6 +840,19 @@ impl<'a, 'e> State<'a, 'e> {
         if let Some(f) = fin {
             vals.push(f);
         }
+        // Functions other than those that pass data on to templates or
+        // print it with `fmt` see an object as its plain data (a Go map or
+        // slice to them).
+        const KEEP_OBJECTS: &[&str] = &[
+            "include", "tpl", "print", "printf", "println", "quote", "squote", "toString", "cat",
+        ];
+        if !KEEP_OBJECTS.contains(&name) {
+            for v in vals.iter_mut() {
+                if let Value::Object(o) = v {
+                    *v = o.0.plain();
+                }
+            }
+        }
         self.ex.root_out.borrow_mut().take();
         let result = (func.f)(self.ex, &vals);
         let new_root = self.ex.root_out.borrow_mut().take();

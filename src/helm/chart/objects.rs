@@ -153,32 +153,6 @@ impl Object for Files {
     }
 }
 
-/// `.Subcharts`: the render values of each subchart by name, shared (the
-/// top chart's data is copied often; its subcharts' data need not be).
-#[derive(Debug, Clone)]
-pub struct Subcharts(pub Arc<BTreeMap<String, Value>>);
-
-impl Object for Subcharts {
-    fn type_name(&self) -> &'static str {
-        "map[string]interface {}"
-    }
-    fn print(&self) -> String {
-        crate::template::value::sprint_value(&self.plain())
-    }
-    fn field(&self, name: &str) -> Option<Value> {
-        Some(self.0.get(name).cloned().unwrap_or_default())
-    }
-    fn call(&self, _name: &str, _args: &[Value]) -> Option<Result<Value, String>> {
-        None
-    }
-    fn plain(&self) -> Value {
-        Value::Map((*self.0).clone())
-    }
-    fn is_true(&self) -> bool {
-        !self.0.is_empty()
-    }
-}
-
 /// `.Capabilities.KubeVersion`.
 #[derive(Debug, Clone)]
 pub struct KubeVersion {

@@ -229,10 +229,7 @@ fn all_templates<'c>(
         top.get("Capabilities").cloned().unwrap_or_default(),
     );
     next.insert("Values".into(), values);
-    next.insert(
-        "Subcharts".into(),
-        Value::object(super::objects::Subcharts(Arc::new(subcharts))),
-    );
+    next.insert("Subcharts".into(), Value::Map(subcharts));
     let next = Value::Map(next);
     let idx = out.nexts.len();
     out.nexts.push(next.clone());
