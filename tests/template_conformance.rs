@@ -17,7 +17,6 @@ use std::process::Command;
 
 use base64::Engine as _;
 use flate::template::{Templates, Value};
-use flate::yaml::Node;
 
 /// Cases where flate is known to differ from Helm, with the reason. The
 /// tests check that these still differ, so a fix shows up here.
@@ -78,28 +77,10 @@ fn cases() -> Vec<Case> {
         .collect()
 }
 
-/// A YAML value as Helm hands it to templates (numbers are float64).
-fn helm_value(n: &Node) -> Value {
-    match n {
-        Node::Null => Value::Nil,
-        Node::Bool(b) => Value::Bool(*b),
-        Node::Int(i) => Value::Float(*i as f64),
-        Node::UInt(u) => Value::Float(*u as f64),
-        Node::Float(f) => Value::Float(*f),
-        Node::Str(s) => Value::Str(s.clone()),
-        Node::Seq(s) => Value::List(s.iter().map(helm_value).collect()),
-        Node::Map(m) => Value::Map(
-            m.iter()
-                .map(|(k, v)| (k.clone(), helm_value(v)))
-                .collect::<BTreeMap<_, _>>(),
-        ),
-    }
-}
-
 fn run_flate(c: &Case) -> Result<String, String> {
     let values = flate::yaml::parse_one(&c.values)
         .map_err(|e| format!("values.yaml: {e:?}"))
-        .map(|n| helm_value(&n))?;
+        .map(|n| flate::helm::funcs::from_node(&n))?;
     let values = if values == Value::Nil {
         Value::Map(BTreeMap::new())
     } else {

@@ -115,27 +115,6 @@ pub fn assert_print_stable(nodes: &[flate::yaml::Node], what: &str) {
     }
 }
 
-/// A YAML value as Helm hands it to templates (numbers are float64, as
-/// Helm reads values through JSON).
-pub fn helm_value(n: &flate::yaml::Node) -> flate::template::Value {
-    use flate::template::Value;
-    use flate::yaml::Node;
-    match n {
-        Node::Null => Value::Nil,
-        Node::Bool(b) => Value::Bool(*b),
-        Node::Int(i) => Value::Float(*i as f64),
-        Node::UInt(u) => Value::Float(*u as f64),
-        Node::Float(f) => Value::Float(*f),
-        Node::Str(s) => Value::Str(s.clone()),
-        Node::Seq(s) => Value::List(s.iter().map(helm_value).collect()),
-        Node::Map(m) => Value::Map(
-            m.iter()
-                .map(|(k, v)| (k.clone(), helm_value(v)))
-                .collect::<BTreeMap<_, _>>(),
-        ),
-    }
-}
-
 /// The name the `template` target parses its input under.
 pub const TEMPLATE_NAME: &str = "c/templates/t.yaml";
 
@@ -192,7 +171,7 @@ pub fn template_case(tpl: &str, values: &str) {
         return;
     }
     let values = match flate::yaml::parse_one(values) {
-        Ok(n) => helm_value(&n),
+        Ok(n) => flate::helm::funcs::from_node(&n),
         Err(_) => return,
     };
     let values = match values {
