@@ -107,7 +107,10 @@ fn template_case(text: &str) -> Result<String, String> {
                     .collect(),
                 _ => BTreeMap::new(),
             };
-            let data = Value::Map(BTreeMap::from([("Values".into(), Value::Map(values))]));
+            let data = Value::map(BTreeMap::from([(
+                "Values".into(),
+                Value::Map(values.into()),
+            )]));
             let mut t = Templates::new();
             t.name = "gotpl".into();
             flate::helm::funcs::add_funcs(&mut t);

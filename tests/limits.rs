@@ -303,7 +303,7 @@ fn run_template(tpl: &str, values: flate::template::Value) -> Result<String, Str
             let mut t = flate::template::Templates::new();
             t.name = "gotpl".into();
             flate::helm::funcs::add_funcs(&mut t);
-            let data = flate::template::Value::Map(std::collections::BTreeMap::from([(
+            let data = flate::template::Value::map(std::collections::BTreeMap::from([(
                 "Values".to_string(),
                 values,
             )]));
@@ -347,7 +347,7 @@ fn template_recursion_stops_at_the_depth_limit() {
         );
     }
     // `tpl` of a value that calls `tpl` on itself.
-    let values = flate::template::Value::Map(std::collections::BTreeMap::from([(
+    let values = flate::template::Value::map(std::collections::BTreeMap::from([(
         "x".to_string(),
         flate::template::Value::Str("{{tpl .Values.x .}}".into()),
     )]));
@@ -361,7 +361,7 @@ fn template_recursion_stops_at_the_depth_limit() {
     // depth 100 exactly; one level more fails.
     let tpl = r#"{{define "a"}}{{if .}}x{{include "a" (slice . 1)}}{{end}}{{end}}{{include "a" .Values.l}}"#;
     let countdown = |n: usize| {
-        flate::template::Value::Map(std::collections::BTreeMap::from([(
+        flate::template::Value::map(std::collections::BTreeMap::from([(
             "l".to_string(),
             flate::template::Value::List(vec![flate::template::Value::Nil; n]),
         )]))
@@ -422,7 +422,7 @@ fn deeply_nested_templates_are_refused_not_crashed() {
         r#"{{{{define "a"}}}}{{{{if .}}}}{{{{include "a" (slice . 1)}}}}{{{{else}}}}{{{{{}}}}}{{{{end}}}}{{{{end}}}}{{{{include "a" .Values.l}}}}"#,
         parens(max - 1)
     );
-    let values = flate::template::Value::Map(std::collections::BTreeMap::from([(
+    let values = flate::template::Value::map(std::collections::BTreeMap::from([(
         "l".to_string(),
         flate::template::Value::List(vec![flate::template::Value::Nil; 48]),
     )]));

@@ -37,10 +37,6 @@ const KNOWN_DIFFERENCES: &[(&str, &str)] = &[
         "501-helm-gensignedcert-bad-ca",
         "Sprig's certificates are a struct type, which Go checks before the call; flate's are maps with Cert and Key",
     ),
-    (
-        "521-helm-real-dig-values",
-        "`.Values.AsMap` is a method of Helm's Values type; this suite passes values as a plain map, which has no such key",
-    ),
 ];
 
 struct Case {
@@ -78,15 +74,13 @@ fn cases() -> Vec<Case> {
 }
 
 fn run_flate(c: &Case) -> Result<String, String> {
-    let values = flate::yaml::parse_one(&c.values)
-        .map_err(|e| format!("values.yaml: {e:?}"))
-        .map(|n| flate::helm::funcs::from_node(&n))?;
-    let values = if values == Value::Nil {
-        Value::Map(BTreeMap::new())
-    } else {
-        values
+    // Read as Helm reads a chart's values.yaml, and typed as Helm's
+    // `Values`, as `.Values` is in a chart.
+    let values = match flate::helm::chart::load_values(&c.values)? {
+        Value::Map(m) => Value::Map(m.as_helm_values()),
+        _ => Value::Map(flate::template::Map::default().as_helm_values()),
     };
-    let data = Value::Map(BTreeMap::from([("Values".to_string(), values)]));
+    let data = Value::map(BTreeMap::from([("Values".to_string(), values)]));
     // Helm names a template by its path in the chart; error cases are
     // recorded as templates/t.yaml, success cases as the partial _t.tpl.
     let name = if c.expected.is_ok() {

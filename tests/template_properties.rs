@@ -353,7 +353,7 @@ fn render(template: &str) -> Result<String, String> {
         },
     );
     t.parse("t", template)
-        .and_then(|()| t.execute("t", &Value::Map(BTreeMap::new())))
+        .and_then(|()| t.execute("t", &Value::map(BTreeMap::new())))
         .map_err(|e| e.to_string())
 }
 

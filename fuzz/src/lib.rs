@@ -175,10 +175,10 @@ pub fn template_case(tpl: &str, values: &str) {
         Err(_) => return,
     };
     let values = match values {
-        Value::Nil => Value::Map(BTreeMap::new()),
+        Value::Nil => Value::map(BTreeMap::new()),
         v => v,
     };
-    let data = Value::Map(BTreeMap::from([("Values".to_string(), values)]));
+    let data = Value::map(BTreeMap::from([("Values".to_string(), values)]));
     if let Err(e) = t.execute(name, &data) {
         let _ = flate::helm::error_text(&e);
     }

@@ -81,7 +81,7 @@ fn template(a: TemplateArgs) -> i32 {
         [r, c] => (a.name.clone().unwrap_or_else(|| r.clone()), c),
         _ => return helm_error("expected [RELEASE] CHART", 2),
     };
-    let mut values = Value::Map(M::new());
+    let mut values = Value::map(M::new());
     for f in &a.values {
         let text = match std::fs::read_to_string(f) {
             Ok(t) => t,
@@ -115,9 +115,10 @@ fn template(a: TemplateArgs) -> i32 {
             }
         }
     }
-    let Value::Map(mut values) = values else {
+    let Value::Map(values) = values else {
         unreachable!("merged values are a map")
     };
+    let mut values = values.to_btree();
     for (list, strings) in [(&a.set, false), (&a.set_string, true)] {
         for s in list {
             if let Err(e) = strvals::parse_into(s, strings, &mut values) {

@@ -20,6 +20,15 @@ pub const ERR_END: &str = "HELM_ERR_END";
 /// A value as YAML after Helm's JSON round trip (`sigs.k8s.io/yaml`):
 /// integral floats become integers.
 pub fn to_node(v: &Value) -> Node {
+    to_node_at(v, 0)
+}
+
+/// [`to_node`] at nesting `depth`: deeper than any real data can only be a
+/// map holding itself, which Go's encoder refuses; here it ends in null.
+fn to_node_at(v: &Value, depth: usize) -> Node {
+    if depth > crate::template::MAX_VALUE_DEPTH {
+        return Node::Null;
+    }
     match v {
         Value::Nil => Node::Null,
         Value::Bool(b) => Node::Bool(*b),
@@ -29,15 +38,15 @@ pub fn to_node(v: &Value) -> Node {
         }
         Value::Float(f) => Node::Float(*f),
         Value::Str(s) => Node::Str(s.clone()),
-        Value::List(l) => Node::Seq(l.iter().map(to_node).collect()),
+        Value::List(l) => Node::Seq(l.iter().map(|e| to_node_at(e, depth + 1)).collect()),
         Value::Map(m) => {
             let mut out = Map::new();
-            for (k, e) in m {
-                out.insert(k.clone(), to_node(e));
+            for (k, e) in m.read().iter() {
+                out.insert(k.clone(), to_node_at(e, depth + 1));
             }
             Node::Map(out)
         }
-        Value::Object(o) => to_node(&o.0.plain()),
+        Value::Object(o) => to_node_at(&o.0.plain(), depth + 1),
     }
 }
 
@@ -103,7 +112,7 @@ pub fn add_funcs_with(t: &mut Templates, opts: &sprig::Options) {
         for v in a {
             want_str(v, "lookup")?;
         }
-        Ok(Value::Map(BTreeMap::new()))
+        Ok(Value::map(BTreeMap::new()))
     });
     t.add_func("toToml", 1, Some(1), |_, a| {
         Ok(Value::Str(crate::helm::toml::to_toml(&a[0])))
@@ -118,7 +127,7 @@ pub fn add_funcs_with(t: &mut Templates, opts: &sprig::Options) {
         let text = want_str(&a[0], "fromYaml")?;
         Ok(match from_yaml(text) {
             Ok(Value::Map(m)) => Value::Map(m),
-            Ok(Value::Nil) => Value::Map(BTreeMap::new()),
+            Ok(Value::Nil) => Value::map(BTreeMap::new()),
             Ok(other) => error_map(format!(
                 "error unmarshaling JSON: while decoding JSON: json: cannot unmarshal {} into Go value of type map[string]interface {{}}",
                 json_kind(&other)
@@ -159,7 +168,7 @@ pub fn add_funcs_with(t: &mut Templates, opts: &sprig::Options) {
         let text = want_str(&a[0], "fromJson")?;
         Ok(match json::decode(text) {
             Ok(Value::Map(m)) => Value::Map(m),
-            Ok(Value::Nil) => Value::Map(BTreeMap::new()),
+            Ok(Value::Nil) => Value::map(BTreeMap::new()),
             Ok(other) => error_map(format!(
                 "json: cannot unmarshal {} into Go value of type map[string]interface {{}}",
                 json_kind(&other)
@@ -197,7 +206,7 @@ fn json_kind(v: &Value) -> &'static str {
 }
 
 fn error_map(msg: String) -> Value {
-    Value::Map(BTreeMap::from([("Error".to_string(), Value::Str(msg))]))
+    Value::map(BTreeMap::from([("Error".to_string(), Value::Str(msg))]))
 }
 
 /// A YAML node as Helm's templates see it after `sigs.k8s.io/yaml` (every
@@ -211,7 +220,7 @@ pub fn from_node(n: &Node) -> Value {
         Node::Float(f) => Value::Float(*f),
         Node::Str(s) => Value::Str(s.clone()),
         Node::Seq(s) => Value::List(s.iter().map(from_node).collect()),
-        Node::Map(m) => Value::Map(
+        Node::Map(m) => Value::map(
             m.iter()
                 .map(|(k, v)| (k.clone(), from_node(v)))
                 .collect::<BTreeMap<_, _>>(),
@@ -236,7 +245,7 @@ mod tests {
 
     #[test]
     fn indent_and_yaml() {
-        let v = Value::Map(BTreeMap::from([
+        let v = Value::map(BTreeMap::from([
             ("b".to_string(), Value::Float(3.0)),
             ("a".to_string(), Value::List(vec![Value::Str("x".into())])),
         ]));

@@ -86,7 +86,7 @@ fn write(
         }
         Value::Map(m) => {
             out.push('{');
-            for (i, (k, e)) in m.iter().enumerate() {
+            for (i, (k, e)) in m.read().iter().enumerate() {
                 if i > 0 {
                     out.push(',');
                 }
@@ -122,7 +122,7 @@ fn from_serde(v: serde_json::Value) -> Value {
         serde_json::Value::Number(n) => Value::Float(n.as_f64().unwrap_or(0.0)),
         serde_json::Value::String(s) => Value::Str(s),
         serde_json::Value::Array(a) => Value::List(a.into_iter().map(from_serde).collect()),
-        serde_json::Value::Object(o) => Value::Map(
+        serde_json::Value::Object(o) => Value::map(
             o.into_iter()
                 .map(|(k, v)| (k, from_serde(v)))
                 .collect::<BTreeMap<_, _>>(),
@@ -169,7 +169,7 @@ mod tests {
 
     #[test]
     fn writes_as_go() {
-        let v = Value::Map(BTreeMap::from([
+        let v = Value::map(BTreeMap::from([
             ("a".to_string(), Value::Float(3.0)),
             ("b".to_string(), Value::Str("<x>".into())),
             (
@@ -187,7 +187,7 @@ mod tests {
         );
         assert_eq!(
             decode("{\"a\": 1}").unwrap(),
-            Value::Map(BTreeMap::from([("a".to_string(), Value::Float(1.0))]))
+            Value::map(BTreeMap::from([("a".to_string(), Value::Float(1.0))]))
         );
         assert_eq!(decode("{").unwrap_err(), "unexpected end of JSON input");
     }

@@ -74,6 +74,7 @@ fn inline(v: &Value) -> Result<String, String> {
         }
         Value::Map(m) => {
             let parts: Result<Vec<String>, String> = m
+                .read()
                 .iter()
                 .filter(|(_, e)| !matches!(e, Value::Nil))
                 .map(|(k, e)| Ok(format!("{} = {}", quote_key(k), inline(e)?)))
@@ -132,7 +133,7 @@ impl Enc {
                     self.out
                         .push_str(&format!("{}[{}]", Self::indent(&sub), Self::key_text(&sub)));
                     self.out.push('\n');
-                    self.map(&sub, inner)?;
+                    self.map(&sub, &inner.read())?;
                 }
                 Value::List(l) if is_table_array(v) => {
                     for e in l {
@@ -144,7 +145,7 @@ impl Enc {
                                 Self::key_text(&sub)
                             ));
                             self.out.push('\n');
-                            self.map(&sub, inner)?;
+                            self.map(&sub, &inner.read())?;
                         }
                     }
                 }
@@ -162,7 +163,7 @@ pub fn to_toml(v: &Value) -> String {
         return inline(v).unwrap_or_else(|e| e);
     };
     let mut enc = Enc { out: String::new() };
-    match enc.map(&[], m) {
+    match enc.map(&[], &m.read()) {
         Ok(()) => enc.out,
         Err(e) => e,
     }
@@ -176,7 +177,7 @@ fn from_toml_value(v: ::toml::Value) -> Value {
         ::toml::Value::Boolean(b) => Value::Bool(b),
         ::toml::Value::Datetime(d) => Value::Str(d.to_string()),
         ::toml::Value::Array(a) => Value::List(a.into_iter().map(from_toml_value).collect()),
-        ::toml::Value::Table(t) => Value::Map(
+        ::toml::Value::Table(t) => Value::map(
             t.into_iter()
                 .map(|(k, v)| (k, from_toml_value(v)))
                 .collect::<BTreeMap<_, _>>(),
@@ -190,7 +191,7 @@ fn from_toml_value(v: ::toml::Value) -> Value {
 pub fn from_toml(text: &str) -> Value {
     match text.parse::<::toml::Table>() {
         Ok(t) => from_toml_value(::toml::Value::Table(t)),
-        Err(e) => Value::Map(BTreeMap::from([(
+        Err(e) => Value::map(BTreeMap::from([(
             "Error".to_string(),
             Value::Str(format!("toml: {}", e.message())),
         )])),
@@ -203,11 +204,11 @@ mod tests {
 
     #[test]
     fn tables_after_keys() {
-        let v = Value::Map(BTreeMap::from([
+        let v = Value::map(BTreeMap::from([
             ("b".to_string(), Value::Str("x".into())),
             (
                 "t".to_string(),
-                Value::Map(BTreeMap::from([("c".to_string(), Value::Float(2.0))])),
+                Value::map(BTreeMap::from([("c".to_string(), Value::Float(2.0))])),
             ),
             ("a".to_string(), Value::Int(1)),
         ]));

@@ -5,7 +5,7 @@ use std::cell::Cell;
 use std::sync::Arc;
 
 use super::parse::{Arg, Command, Node, Pipe, TemplateCall};
-use super::value::{Value, sprint, sprint_value, sprintf, sprintln};
+use super::value::{Map, Value, sprint, sprint_value, sprintf, sprintln};
 use super::{Error, Templates, Tree};
 
 /// A registered function: argument bounds and the closure.
@@ -13,11 +13,6 @@ use super::{Error, Templates, Tree};
 pub struct Func {
     pub min_args: usize,
     pub max_args: Option<usize>,
-    /// The function changes its first argument, a map, in place (Sprig's
-    /// `set`, `unset`, `merge`...): Go maps are references, this engine's
-    /// values are not, so the executor stores the returned map back into
-    /// the variable (or the variable's field) the first argument names.
-    pub writes_first: bool,
     #[allow(clippy::type_complexity)]
     pub f: Arc<dyn Fn(&Exec, &[Value]) -> Result<Value, String> + Send + Sync>,
 }
@@ -27,10 +22,6 @@ pub struct Func {
 pub struct Exec<'a> {
     pub templates: &'a Templates,
     depth: Cell<usize>,
-    /// The changed `$` of the last template run by [`Exec::execute`] (Go
-    /// maps are references: what `include "x" .` changes in its data, the
-    /// caller sees).
-    root_out: std::cell::RefCell<Option<Value>>,
 }
 
 /// Deepest nesting of template calls and control structures, together:
@@ -77,7 +68,6 @@ impl Exec<'_> {
         let ex = Exec {
             templates: set,
             depth: Cell::new(depth + 1),
-            root_out: std::cell::RefCell::new(None),
         };
         ex.run(name, data)
     }
@@ -90,11 +80,7 @@ impl Exec<'_> {
             ))
         })?;
         let mut st = State::new(self, name, tree, data.clone());
-        st.root = data;
         let r = st.walk_list(data, &tree.root);
-        if st.root_changed {
-            *self.root_out.borrow_mut() = Some(st.vars[0].1.clone());
-        }
         match r {
             Ok(()) => Ok(st.out),
             Err(Flow::Err(e)) => Err(*e),
@@ -112,7 +98,6 @@ pub(crate) fn execute(t: &Templates, name: &str, data: &Value) -> Result<String,
     let ex = Exec {
         templates: t,
         depth: Cell::new(0),
-        root_out: std::cell::RefCell::new(None),
     };
     if !t.trees.contains_key(name) {
         return Err(Error::plain(format!(
@@ -147,29 +132,6 @@ struct State<'a, 'e> {
     vars: Vec<(String, Value)>,
     at: At<'a>,
     out: String,
-    /// The data the template was called with (dot at its top level), by
-    /// address: where `.` is still that value, it and `$` are one map in
-    /// Go.
-    root: *const Value,
-    /// A function changed the map `$` holds (see [`Func::writes_first`]):
-    /// dot at the top level reads `$` from then on.
-    root_changed: bool,
-    /// Where a variable's value was read from, by variable index: a
-    /// variable, a path in it (Go maps are references: what a function
-    /// changes through `$x` it changes there too).
-    var_origins: Vec<(usize, Origin)>,
-    /// The same for dot inside `range` and `with`, by the address of the
-    /// value dot is.
-    dot_origins: Vec<(*const Value, Origin, bool)>,
-}
-
-/// A place in a variable: its index in the variable stack and a path.
-type Origin = (usize, Vec<Step>);
-
-#[derive(Clone, Debug)]
-enum Step {
-    Key(String),
-    Index(usize),
 }
 
 impl<'a, 'e> State<'a, 'e> {
@@ -181,167 +143,7 @@ impl<'a, 'e> State<'a, 'e> {
             vars: vec![("$".into(), data)],
             at: At::None,
             out: String::new(),
-            root: std::ptr::null(),
-            root_changed: false,
-            var_origins: Vec::new(),
-            dot_origins: Vec::new(),
         }
-    }
-
-    /// Declares a variable, remembering where its value came from.
-    fn push_var(&mut self, name: &str, v: Value, origin: Option<Origin>) {
-        let idx = self.vars.len();
-        self.var_origins.retain(|(i, _)| *i < idx);
-        self.vars.push((name.to_string(), v));
-        if let Some(o) = origin {
-            self.var_origins.push((idx, o));
-        }
-    }
-
-    fn var_origin(&self, idx: usize) -> Option<&Origin> {
-        self.var_origins
-            .iter()
-            .rev()
-            .find(|(i, _)| *i == idx)
-            .map(|(_, o)| o)
-    }
-
-    fn dot_origin(&self, dot: &Value) -> Option<Origin> {
-        if std::ptr::eq(dot, self.root) {
-            return Some((0, Vec::new()));
-        }
-        self.dot_origins
-            .iter()
-            .rev()
-            .find(|(p, _, _)| std::ptr::eq(*p, dot))
-            .map(|(_, o, _)| o.clone())
-    }
-
-    /// Dot read again from where it came from, once a function changed
-    /// that place.
-    fn changed_dot(&self, dot: &Value) -> Option<&Value> {
-        let (_, (idx, path), changed) = self
-            .dot_origins
-            .iter()
-            .rev()
-            .find(|(p, _, _)| std::ptr::eq(*p, dot))?;
-        if !*changed {
-            return None;
-        }
-        let mut cur = &self.vars.get(*idx)?.1;
-        for step in path {
-            cur = match (step, cur) {
-                (Step::Key(k), Value::Map(m)) => m.get(k)?,
-                (Step::Index(i), Value::List(l)) => l.get(*i)?,
-                _ => return None,
-            };
-        }
-        Some(cur)
-    }
-
-    /// Where the value of a pipeline that only reads a variable, dot or a
-    /// field chain of them comes from.
-    fn pipe_origin(&self, dot: &Value, pipe: &Pipe) -> Option<Origin> {
-        match pipe.cmds.as_slice() {
-            [cmd] if cmd.args.len() == 1 => self.arg_origin(dot, &cmd.args[0]),
-            _ => None,
-        }
-    }
-
-    fn arg_origin(&self, dot: &Value, arg: &Arg) -> Option<Origin> {
-        let keys = |o: Origin, names: &[String]| {
-            let (i, mut path) = o;
-            path.extend(names.iter().map(|n| Step::Key(n.clone())));
-            (i, path)
-        };
-        match arg {
-            Arg::Var { name, fields, .. } => {
-                let i = self.vars.iter().rposition(|(n, _)| n == name)?;
-                Some(keys((i, Vec::new()), fields))
-            }
-            Arg::Field { names, .. } => self.dot_origin(dot).map(|o| keys(o, names)),
-            Arg::Dot(_) => self.dot_origin(dot),
-            Arg::Pipe(p) => self.pipe_origin(dot, p),
-            _ => None,
-        }
-    }
-
-    /// Stores `v` at `path` in variable `idx`, then the changed variable
-    /// where it came from, and so on.
-    fn write_through(&mut self, idx: usize, path: &[Step], v: Value, depth: usize) {
-        if idx >= self.vars.len() || depth > 64 {
-            return;
-        }
-        let mut target = &mut self.vars[idx].1;
-        for step in path {
-            let next = match (step, target) {
-                (Step::Key(k), Value::Map(m)) => m.get_mut(k),
-                (Step::Index(i), Value::List(l)) => l.get_mut(*i),
-                _ => None,
-            };
-            match next {
-                Some(t) => target = t,
-                None => return,
-            }
-        }
-        *target = v;
-        if idx == 0 {
-            self.root_changed = true;
-        }
-        for (_, (oi, _), changed) in self.dot_origins.iter_mut() {
-            if *oi == idx {
-                *changed = true;
-            }
-        }
-        if let Some((oi, op)) = self.var_origin(idx).cloned()
-            && oi < idx
-        {
-            let whole = self.vars[idx].1.clone();
-            self.write_through(oi, &op, whole, depth + 1);
-        }
-    }
-
-    /// A function changed the map its argument `arg` read: store the new
-    /// map where that map came from.
-    fn write_origin(&mut self, dot: &Value, arg: Option<&Arg>, v: &Value) {
-        let origin = match arg {
-            Some(Arg::Var { name, fields, .. }) => {
-                let Some(i) = self.vars.iter().rposition(|(n, _)| n == name) else {
-                    return;
-                };
-                match self.var_origin(i).cloned() {
-                    Some((oi, mut op)) => {
-                        op.extend(fields.iter().map(|f| Step::Key(f.clone())));
-                        Some((oi, op))
-                    }
-                    None => None,
-                }
-            }
-            Some(a @ (Arg::Dot(_) | Arg::Field { .. })) if !std::ptr::eq(dot, self.root) => {
-                self.arg_origin(dot, a)
-            }
-            _ => None,
-        };
-        if let Some((i, path)) = origin {
-            self.write_through(i, &path, v.clone(), 0);
-        }
-    }
-
-    /// The value of dot: `$` when dot is the top-level data and a function
-    /// has changed `$` since.
-    /// Dot, or the changed root when dot is the root (see `dot_value`).
-    fn dot_ref<'s>(&'s self, dot: &'s Value) -> &'s Value {
-        if self.root_changed && std::ptr::eq(dot, self.root) {
-            &self.vars[0].1
-        } else if let Some(v) = self.changed_dot(dot) {
-            v
-        } else {
-            dot
-        }
-    }
-
-    fn dot_value(&self, dot: &Value) -> Value {
-        self.dot_ref(dot).clone()
     }
 
     fn err(&self, msg: String) -> Flow {
@@ -424,17 +226,10 @@ impl<'a, 'e> State<'a, 'e> {
                 else_list,
             } => {
                 let mark = self.vars.len();
-                let origin = self.pipe_origin(dot, pipe);
                 let v = self.eval_pipeline(dot, pipe)?;
                 let r = if v.is_true() {
                     if matches!(node, Node::With { .. }) {
-                        let n = self.dot_origins.len();
-                        if let Some(o) = origin {
-                            self.dot_origins.push((&v as *const Value, o, false));
-                        }
-                        let r = self.walk_list(&v, list);
-                        self.dot_origins.truncate(n);
-                        r
+                        self.walk_list(&v, list)
                     } else {
                         self.walk_list(dot, list)
                     }
@@ -450,7 +245,6 @@ impl<'a, 'e> State<'a, 'e> {
                 else_list,
             } => {
                 let mark = self.vars.len();
-                let origin = self.pipe_origin(dot, pipe);
                 let v = self.eval_pipeline_value(dot, pipe)?;
                 let v = match v {
                     Value::Object(o) => o.0.plain(),
@@ -462,9 +256,12 @@ impl<'a, 'e> State<'a, 'e> {
                         .enumerate()
                         .map(|(i, e)| (Value::Int(i as i64), e.clone()))
                         .collect(),
+                    // Go ranges over the keys and values as they are
+                    // when the range starts (`fmtsort.Sort`), in key order.
                     Value::Map(m) => m
-                        .iter()
-                        .map(|(k, e)| (Value::Str(k.clone()), e.clone()))
+                        .entries()
+                        .into_iter()
+                        .map(|(k, e)| (Value::Str(k), e))
                         .collect(),
                     Value::Int(n) => {
                         if pipe.decl.len() > 1 {
@@ -488,34 +285,19 @@ impl<'a, 'e> State<'a, 'e> {
                 }
                 for (idx, elem) in items {
                     self.vars.truncate(mark);
-                    let elem_origin = origin.clone().map(|(i, mut path)| {
-                        path.push(match &idx {
-                            Value::Str(k) => Step::Key(k.clone()),
-                            Value::Int(n) => Step::Index(*n as usize),
-                            _ => Step::Index(0),
-                        });
-                        (i, path)
-                    });
                     let vals: Vec<Value> = match pipe.decl.len() {
                         0 => vec![],
                         1 => vec![elem.clone()],
                         _ => vec![idx, elem.clone()],
                     };
-                    let last = pipe.decl.len().saturating_sub(1);
-                    for (k, (name, val)) in pipe.decl.iter().zip(vals).enumerate() {
+                    for (name, val) in pipe.decl.iter().zip(vals) {
                         if pipe.is_assign {
                             self.set_var(name, val);
                         } else {
-                            let o = if k == last { elem_origin.clone() } else { None };
-                            self.push_var(name, val, o);
+                            self.vars.push((name.clone(), val));
                         }
                     }
-                    let n = self.dot_origins.len();
-                    if let Some(o) = elem_origin {
-                        self.dot_origins.push((&elem as *const Value, o, false));
-                    }
                     let r = self.walk_list(&elem, list);
-                    self.dot_origins.truncate(n);
                     match r {
                         Ok(()) | Err(Flow::Continue) => {}
                         Err(Flow::Break) => break,
@@ -541,7 +323,6 @@ impl<'a, 'e> State<'a, 'e> {
                 }
                 self.ex.depth.set(depth + 1);
                 let mut sub = State::new(self.ex, &call.name, tree, data.clone());
-                sub.root = &data;
                 let r = sub.walk_list(&data, &tree.root);
                 self.ex.depth.set(depth);
                 self.out.push_str(&sub.out);
@@ -557,27 +338,6 @@ impl<'a, 'e> State<'a, 'e> {
         if let Some(slot) = self.vars.iter_mut().rev().find(|(n, _)| n == name) {
             slot.1 = v;
         }
-    }
-
-    /// Stores `v` into variable `name` at the path `fields` (maps only).
-    fn write_back(&mut self, name: &str, fields: &[String], v: Value) {
-        if name == "$" {
-            self.root_changed = true;
-        }
-        let Some(slot) = self.vars.iter_mut().rev().find(|(n, _)| n == name) else {
-            return;
-        };
-        let mut target = &mut slot.1;
-        for f in fields {
-            match target {
-                Value::Map(m) => match m.get_mut(f) {
-                    Some(next) => target = next,
-                    None => return,
-                },
-                _ => return,
-            }
-        }
-        *target = v;
     }
 
     fn var(&self, name: &str) -> R<Value> {
@@ -603,23 +363,12 @@ impl<'a, 'e> State<'a, 'e> {
     }
 
     fn eval_pipeline(&mut self, dot: &Value, pipe: &'a Pipe) -> R<Value> {
-        let origin = if pipe.decl.is_empty() {
-            None
-        } else {
-            self.pipe_origin(dot, pipe)
-        };
         let v = self.eval_pipeline_value(dot, pipe)?;
         for name in &pipe.decl {
             if pipe.is_assign {
-                if let Some(i) = self.vars.iter().rposition(|(n, _)| n == name) {
-                    self.var_origins.retain(|(j, _)| *j != i);
-                    if let Some(o) = origin.clone().filter(|(oi, _)| *oi < i) {
-                        self.var_origins.push((i, o));
-                    }
-                }
                 self.set_var(name, v.clone());
             } else {
-                self.push_var(name, v.clone(), origin.clone());
+                self.vars.push((name.clone(), v.clone()));
             }
         }
         Ok(v)
@@ -642,7 +391,7 @@ impl<'a, 'e> State<'a, 'e> {
             Arg::Field { names, .. } => {
                 let call = self.method_args(dot, cmd, fin, has_args)?;
                 self.at = At::Arg(first);
-                return self.walk_fields(self.dot_ref(dot), names, call);
+                return self.walk_fields(dot, names, call);
             }
             Arg::Chain { node, fields, .. } => {
                 self.at = At::Arg(first);
@@ -676,7 +425,7 @@ impl<'a, 'e> State<'a, 'e> {
         self.not_a_function(cmd, &fin)?;
         match first {
             Arg::Bool(_, b) => Ok(Value::Bool(*b)),
-            Arg::Dot(_) => Ok(self.dot_value(dot)),
+            Arg::Dot(_) => Ok(dot.clone()),
             Arg::Nil(_) => Err(self.err("nil is not a command".into())),
             Arg::Number { text, .. } => Ok(number_value(text).unwrap_or_default()),
             Arg::Str { value, .. } => Ok(Value::Str(value.clone())),
@@ -717,10 +466,17 @@ impl<'a, 'e> State<'a, 'e> {
         use std::borrow::Cow;
         match recv {
             Value::Map(m) => {
+                if m.is_helm_values()
+                    && let Some(r) = helm_values_method(m, name, call.unwrap_or(&[]))
+                {
+                    return r
+                        .map(Cow::Owned)
+                        .map_err(|e| self.err(format!("error calling {name}: {e}")));
+                }
                 if call.is_some() {
                     return Err(self.err(format!("{name} is not a method but has arguments")));
                 }
-                Ok(m.get(name).map_or(Cow::Owned(Value::Nil), Cow::Borrowed))
+                Ok(Cow::Owned(m.get(name).unwrap_or_default()))
             }
             Value::Object(o) => {
                 if let Some(r) = o.0.call(name, call.unwrap_or(&[])) {
@@ -773,9 +529,9 @@ impl<'a, 'e> State<'a, 'e> {
     fn eval_arg(&mut self, dot: &Value, arg: &'a Arg) -> R<Value> {
         self.at = At::Arg(arg);
         match arg {
-            Arg::Dot(_) => Ok(self.dot_value(dot)),
+            Arg::Dot(_) => Ok(dot.clone()),
             Arg::Nil(_) => Ok(Value::Nil),
-            Arg::Field { names, .. } => self.walk_fields(self.dot_ref(dot), names, None),
+            Arg::Field { names, .. } => self.walk_fields(dot, names, None),
             Arg::Var { name, fields, .. } => {
                 let i = self.var_index(name)?;
                 self.walk_fields(&self.vars[i].1, fields, None)
@@ -853,44 +609,79 @@ impl<'a, 'e> State<'a, 'e> {
                 }
             }
         }
-        self.ex.root_out.borrow_mut().take();
-        let result = (func.f)(self.ex, &vals);
-        let new_root = self.ex.root_out.borrow_mut().take();
-        if let Some(new_root) = new_root {
-            // `include "x" DATA` changed DATA: write it back where it came from.
-            self.write_origin(dot, args.get(1), &new_root);
-            let at_root = std::ptr::eq(dot, self.root);
-            match args.get(1) {
-                Some(Arg::Dot(_)) if at_root => self.write_back("$", &[], new_root),
-                Some(Arg::Var { name, fields, .. }) => self.write_back(name, fields, new_root),
-                Some(Arg::Field { names, .. }) if at_root => self.write_back("$", names, new_root),
-                _ => {}
-            }
-        }
-        match result {
-            Ok(v) => {
-                if func.writes_first && matches!(v, Value::Map(_)) {
-                    self.write_origin(dot, args.first(), &v);
-                    let at_root = std::ptr::eq(dot, self.root);
-                    match args.first() {
-                        Some(Arg::Var { name, fields, .. }) => {
-                            self.write_back(name, fields, v.clone());
-                        }
-                        Some(Arg::Field { names, .. }) if at_root => {
-                            self.write_back("$", names, v.clone());
-                        }
-                        Some(Arg::Dot(_)) if at_root => self.write_back("$", &[], v.clone()),
-                        _ => {}
-                    }
-                }
-                Ok(v)
-            }
+        match (func.f)(self.ex, &vals) {
+            Ok(v) => Ok(v),
             Err(msg) => {
                 self.at = call_at;
                 Err(self.err(format!("error calling {name}: {msg}")))
             }
         }
     }
+}
+
+/// A method of Helm's `Values` map type (`.Values.AsMap`, `.Table`,
+/// `.PathValue`, `.YAML`), which Go finds before a key of the same name;
+/// `None` when `name` is no method.
+fn helm_values_method(m: &Map, name: &str, args: &[Value]) -> Option<Result<Value, String>> {
+    let want = |n: usize| -> Result<(), String> {
+        if args.len() == n {
+            Ok(())
+        } else {
+            Err(format!(
+                "wrong number of args for {name}: want {n} got {}",
+                args.len()
+            ))
+        }
+    };
+    let str_arg = || -> Result<String, String> {
+        want(1)?;
+        match &args[0] {
+            Value::Str(s) => Ok(s.clone()),
+            other => Err(format!(
+                "wrong type for value; expected string; got {}",
+                other.type_name()
+            )),
+        }
+    };
+    // `Values.Table`: the table at a dotted path, or `"KEY" is not a table`.
+    let table = |path: &str| -> Result<Map, String> {
+        let mut cur = m.clone();
+        for key in path.split('.') {
+            cur = match cur.get(key) {
+                Some(Value::Map(t)) => t,
+                _ => return Err(format!("{key:?} is not a table")),
+            };
+        }
+        Ok(cur)
+    };
+    Some(match name {
+        "AsMap" => want(0).map(|()| Value::Map(m.as_plain())),
+        "YAML" => want(0).map(|()| {
+            Value::Str(format!(
+                "{}\n",
+                crate::helm::funcs::to_yaml(&Value::Map(m.as_plain()))
+            ))
+        }),
+        "Table" => str_arg().and_then(|p| table(&p).map(|t| Value::Map(t.as_helm_values()))),
+        "PathValue" => str_arg().and_then(|p| {
+            if p.is_empty() {
+                return Err("YAML path cannot be empty".into());
+            }
+            let (parent, key) = match p.rsplit_once('.') {
+                Some((a, k)) => (table(a).map_err(|_| format!("{k:?} is not a value"))?, k),
+                None => (m.clone(), p.as_str()),
+            };
+            match parent.get(key) {
+                Some(Value::Map(_)) | None => Err(format!("{key:?} is not a value")),
+                Some(v) => Ok(v),
+            }
+        }),
+        "Encode" => Err(format!(
+            "wrong number of args for Encode: want 1 got {}",
+            args.len()
+        )),
+        _ => return None,
+    })
 }
 
 /// The value of a number or character literal, as Go's parser types it.
@@ -969,8 +760,8 @@ fn index(args: &[Value]) -> Result<Value, String> {
                 }
                 Value::Int(i64::from(s.as_bytes()[i as usize]))
             }
-            Value::Map(mut m) => match ix {
-                Value::Str(k) => m.remove(k).unwrap_or_default(),
+            Value::Map(m) => match ix {
+                Value::Str(k) => m.get(k).unwrap_or_default(),
                 Value::Nil => Value::Nil,
                 other => {
                     return Err(format!(

@@ -15,7 +15,7 @@ use std::fmt;
 use std::sync::Arc;
 
 pub use exec::{Exec, Func};
-pub use value::{Object, Value};
+pub use value::{MAX_VALUE_DEPTH, Map, Object, Value};
 
 /// A parse or execution error, printed the way Go prints it.
 #[derive(Debug, Clone, PartialEq)]
@@ -141,27 +141,9 @@ impl Templates {
             Func {
                 min_args,
                 max_args,
-                writes_first: false,
                 f: Arc::new(f),
             },
         );
-    }
-
-    /// Adds a function that changes the map given as its first argument
-    /// and returns it (Sprig's `set`): when that argument is a variable
-    /// (or a field of one), the executor stores the result back into it,
-    /// so later uses of the variable see the change as in Go.
-    pub fn add_mutating_func(
-        &mut self,
-        name: &str,
-        min_args: usize,
-        max_args: Option<usize>,
-        f: impl Fn(&Exec, &[Value]) -> Result<Value, String> + Send + Sync + 'static,
-    ) {
-        self.add_func(name, min_args, max_args, f);
-        if let Some(func) = Arc::make_mut(&mut self.funcs).get_mut(name) {
-            func.writes_first = true;
-        }
     }
 
     /// Parses `text` as the template `name`; the templates it defines

@@ -3,6 +3,8 @@
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
+use parking_lot::{RwLock, RwLockReadGuard, RwLockWriteGuard};
+
 /// A Go value with fields and methods (Helm's `.Files`, `.Capabilities`):
 /// what a template can reach in it, and how `fmt` prints it.
 pub trait Object: Send + Sync + std::fmt::Debug {
@@ -32,6 +34,199 @@ impl PartialEq for Obj {
     }
 }
 
+/// A Go `map[string]interface{}`: shared, as Go maps are references. A
+/// clone is the same map; what `set`, `unset` or `merge` change through
+/// one clone, every other clone sees (a map read from `.Values`, put in a
+/// `dict`, passed to `include` and changed there is changed in
+/// `.Values`). [`Map::deep_copy`] makes an independent copy.
+///
+/// The lock is never held while template code runs: every operation here
+/// takes it for one read or one change and releases it (a map is used by
+/// one render, on one thread; a chart's default values may be read by
+/// several renders at once and are copied before a render changes them).
+///
+/// A handle may carry Helm's named map type `Values` (what `.Values` is in
+/// a chart's templates): the same map, with the methods `AsMap`, `Table`,
+/// `PathValue` and `YAML`, and a type Go's type assertions to
+/// `map[string]interface {}` reject (Sprig's `dig`).
+#[derive(Clone, Default)]
+pub struct Map {
+    inner: Arc<RwLock<BTreeMap<String, Value>>>,
+    helm_values: bool,
+}
+
+/// The Go type name of Helm's `Values` map type.
+pub const HELM_VALUES_TYPE: &str = "common.Values";
+
+impl Map {
+    pub fn new(m: BTreeMap<String, Value>) -> Map {
+        Map {
+            inner: Arc::new(RwLock::new(m)),
+            helm_values: false,
+        }
+    }
+
+    /// The same map, typed as Helm's `Values`.
+    pub fn as_helm_values(&self) -> Map {
+        Map {
+            inner: self.inner.clone(),
+            helm_values: true,
+        }
+    }
+
+    /// The same map, typed `map[string]interface {}`.
+    pub fn as_plain(&self) -> Map {
+        Map {
+            inner: self.inner.clone(),
+            helm_values: false,
+        }
+    }
+
+    /// Whether this handle is typed as Helm's `Values`.
+    pub fn is_helm_values(&self) -> bool {
+        self.helm_values
+    }
+
+    /// The entries, for reading. Do not call into template code, or change
+    /// this map, while holding it.
+    pub fn read(&self) -> RwLockReadGuard<'_, BTreeMap<String, Value>> {
+        self.inner
+            .try_read()
+            .expect("a template map was read while it was being changed")
+    }
+
+    /// The entries, for changing. Do not call into template code, or read
+    /// this map through another clone, while holding it.
+    pub fn write(&self) -> RwLockWriteGuard<'_, BTreeMap<String, Value>> {
+        self.inner
+            .try_write()
+            .expect("a template map was changed while it was being read")
+    }
+
+    pub fn get(&self, key: &str) -> Option<Value> {
+        self.read().get(key).cloned()
+    }
+
+    pub fn contains_key(&self, key: &str) -> bool {
+        self.read().contains_key(key)
+    }
+
+    pub fn insert(&self, key: impl Into<String>, v: Value) -> Option<Value> {
+        self.write().insert(key.into(), v)
+    }
+
+    pub fn remove(&self, key: &str) -> Option<Value> {
+        self.write().remove(key)
+    }
+
+    pub fn len(&self) -> usize {
+        self.read().len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.read().is_empty()
+    }
+
+    /// The keys, sorted.
+    pub fn keys(&self) -> Vec<String> {
+        self.read().keys().cloned().collect()
+    }
+
+    /// The entries at this moment, in key order (the values are the same
+    /// shared maps as in this map).
+    pub fn entries(&self) -> Vec<(String, Value)> {
+        self.read()
+            .iter()
+            .map(|(k, v)| (k.clone(), v.clone()))
+            .collect()
+    }
+
+    /// A shallow copy of the entries, as a new Rust map.
+    pub fn to_btree(&self) -> BTreeMap<String, Value> {
+        self.read().clone()
+    }
+
+    /// The same map (not only equal contents).
+    pub fn ptr_eq(&self, other: &Map) -> bool {
+        Arc::ptr_eq(&self.inner, &other.inner)
+    }
+
+    /// An independent copy, nested maps and lists included.
+    pub fn deep_copy(&self) -> Map {
+        Map::new(self.deep_btree())
+    }
+
+    /// An independent copy of the entries, nested maps and lists included.
+    pub fn deep_btree(&self) -> BTreeMap<String, Value> {
+        deep_copy_guarded(self, 0)
+    }
+}
+
+/// How deep [`Map::deep_copy`] and the printers follow nested maps: deeper
+/// data can only be a map that contains itself.
+pub const MAX_VALUE_DEPTH: usize = 10_000;
+
+fn deep_copy_guarded(m: &Map, depth: usize) -> BTreeMap<String, Value> {
+    if depth > MAX_VALUE_DEPTH {
+        return BTreeMap::new();
+    }
+    m.read()
+        .iter()
+        .map(|(k, v)| (k.clone(), deep_value(v, depth + 1)))
+        .collect()
+}
+
+fn deep_value(v: &Value, depth: usize) -> Value {
+    match v {
+        Value::Map(m) => {
+            let copy = Map::new(deep_copy_guarded(m, depth));
+            Value::Map(if m.is_helm_values() {
+                copy.as_helm_values()
+            } else {
+                copy
+            })
+        }
+        Value::List(l) => Value::List(l.iter().map(|e| deep_value(e, depth + 1)).collect()),
+        other => other.clone(),
+    }
+}
+
+impl From<BTreeMap<String, Value>> for Map {
+    fn from(m: BTreeMap<String, Value>) -> Map {
+        Map::new(m)
+    }
+}
+
+impl FromIterator<(String, Value)> for Map {
+    fn from_iter<I: IntoIterator<Item = (String, Value)>>(iter: I) -> Map {
+        Map::new(iter.into_iter().collect())
+    }
+}
+
+impl PartialEq for Map {
+    fn eq(&self, other: &Self) -> bool {
+        if self.ptr_eq(other) {
+            return true;
+        }
+        let (a, b) = (self.entries(), other.entries());
+        a == b
+    }
+}
+
+impl std::fmt::Debug for Map {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        thread_local!(static DEPTH: std::cell::Cell<usize> = const { std::cell::Cell::new(0) });
+        let d = DEPTH.with(|c| c.get());
+        if d > 64 {
+            return f.write_str("{...}");
+        }
+        DEPTH.with(|c| c.set(d + 1));
+        let r = f.debug_map().entries(self.entries()).finish();
+        DEPTH.with(|c| c.set(d));
+        r
+    }
+}
+
 /// A template value: the shapes Helm's data takes once decoded from YAML or
 /// JSON (`interface{}` holding nil, bool, int64, float64, string,
 /// `[]interface{}` or `map[string]interface{}`).
@@ -45,13 +240,24 @@ pub enum Value {
     Float(f64),
     Str(String),
     List(Vec<Value>),
-    /// Keys are kept sorted, as Go prints and ranges over maps.
-    Map(BTreeMap<String, Value>),
+    /// Keys are kept sorted, as Go prints and ranges over maps. Shared:
+    /// see [`Map`].
+    Map(Map),
     /// A value with fields and methods ([`Object`]).
     Object(Obj),
 }
 
 impl Value {
+    /// A new map value holding `m`.
+    pub fn map(m: BTreeMap<String, Value>) -> Value {
+        Value::Map(Map::new(m))
+    }
+
+    /// An independent copy: nested maps are new maps.
+    pub fn deep_copy(&self) -> Value {
+        deep_value(self, 0)
+    }
+
     /// The Go type name, as `fmt` and `text/template` print it.
     pub fn type_name(&self) -> &'static str {
         match self {
@@ -61,6 +267,7 @@ impl Value {
             Value::Float(_) => "float64",
             Value::Str(_) => "string",
             Value::List(_) => "[]interface {}",
+            Value::Map(m) if m.is_helm_values() => HELM_VALUES_TYPE,
             Value::Map(_) => "map[string]interface {}",
             Value::Object(o) => o.0.type_name(),
         }
@@ -85,24 +292,14 @@ impl Value {
         Value::Object(Obj(Arc::new(o)))
     }
 
-    /// The value with every object replaced by its plain data.
+    /// The value with every object replaced by its plain data (maps that
+    /// hold objects are copied; others stay the same shared maps).
     pub fn to_plain(&self) -> std::borrow::Cow<'_, Value> {
         use std::borrow::Cow;
-        match self {
-            Value::Object(o) => Cow::Owned(o.0.plain()),
-            Value::List(l) if l.iter().any(|e| matches!(e.to_plain(), Cow::Owned(_))) => {
-                Cow::Owned(Value::List(
-                    l.iter().map(|e| e.to_plain().into_owned()).collect(),
-                ))
-            }
-            Value::Map(m) if m.values().any(|e| matches!(e.to_plain(), Cow::Owned(_))) => {
-                Cow::Owned(Value::Map(
-                    m.iter()
-                        .map(|(k, e)| (k.clone(), e.to_plain().into_owned()))
-                        .collect(),
-                ))
-            }
-            v => Cow::Borrowed(v),
+        if has_object(self, 0) {
+            Cow::Owned(plain_copy(self, 0))
+        } else {
+            Cow::Borrowed(self)
         }
     }
 
@@ -133,7 +330,44 @@ pub fn sprint_value(v: &Value) -> String {
     s
 }
 
+fn has_object(v: &Value, depth: usize) -> bool {
+    if depth > MAX_VALUE_DEPTH {
+        return false;
+    }
+    match v {
+        Value::Object(_) => true,
+        Value::List(l) => l.iter().any(|e| has_object(e, depth + 1)),
+        Value::Map(m) => m.read().values().any(|e| has_object(e, depth + 1)),
+        _ => false,
+    }
+}
+
+fn plain_copy(v: &Value, depth: usize) -> Value {
+    if depth > MAX_VALUE_DEPTH {
+        return Value::Nil;
+    }
+    match v {
+        Value::Object(o) => o.0.plain(),
+        Value::List(l) => Value::List(l.iter().map(|e| plain_copy(e, depth + 1)).collect()),
+        Value::Map(m) if has_object(v, depth) => Value::map(
+            m.read()
+                .iter()
+                .map(|(k, e)| (k.clone(), plain_copy(e, depth + 1)))
+                .collect(),
+        ),
+        other => other.clone(),
+    }
+}
+
 fn write_v(out: &mut String, v: &Value) {
+    write_v_at(out, v, 0)
+}
+
+fn write_v_at(out: &mut String, v: &Value, depth: usize) {
+    if depth > MAX_VALUE_DEPTH {
+        out.push_str("...");
+        return;
+    }
     match v {
         Value::Nil => out.push_str("<nil>"),
         Value::Bool(b) => out.push_str(if *b { "true" } else { "false" }),
@@ -146,19 +380,19 @@ fn write_v(out: &mut String, v: &Value) {
                 if i > 0 {
                     out.push(' ');
                 }
-                write_v(out, e);
+                write_v_at(out, e, depth + 1);
             }
             out.push(']');
         }
         Value::Map(m) => {
             out.push_str("map[");
-            for (i, (k, e)) in m.iter().enumerate() {
+            for (i, (k, e)) in m.read().iter().enumerate() {
                 if i > 0 {
                     out.push(' ');
                 }
                 out.push_str(k);
                 out.push(':');
-                write_v(out, e);
+                write_v_at(out, e, depth + 1);
             }
             out.push(']');
         }
@@ -375,6 +609,7 @@ fn fmt_one(verb: char, v: &Value, sp: &Spec) -> String {
         }
         (_, Value::Map(m)) if verb != 'T' => {
             let parts: Vec<String> = m
+                .entries()
                 .iter()
                 .map(|(k, e)| {
                     format!(

@@ -26,8 +26,10 @@ impl<'c> WChart<'c> {
         WChart {
             chart,
             name: chart.metadata.name.clone(),
+            // A render changes its values in place (templates `set` into
+            // `.Values`): it works on its own copy of the chart's defaults.
             values: match &chart.values {
-                Value::Map(m) => m.clone(),
+                Value::Map(m) => m.deep_btree(),
                 _ => M::new(),
             },
             meta_deps: chart.metadata.dependencies.clone(),
@@ -101,7 +103,7 @@ fn enabled(c: &mut WChart, v: &M, path: &str, warn: &mut Vec<String>) -> Result<
             }
             match path_value(&cvals, &format!("{path}{cond}")) {
                 Some(Value::Bool(b)) => {
-                    r.enabled = *b;
+                    r.enabled = b;
                     break;
                 }
                 Some(_) => warn.push(format!(
@@ -134,7 +136,7 @@ fn path_to_map(path: &str, data: M) -> M {
     let mut cur = data;
     for p in path.split('.').rev() {
         let mut m = M::new();
-        m.insert(p.to_string(), Value::Map(cur));
+        m.insert(p.to_string(), Value::map(cur));
         cur = m;
     }
     cur
@@ -155,16 +157,16 @@ fn import_values(c: &mut WChart, warn: &mut Vec<String>) -> Result<(), String> {
         for riv in &r.import_values {
             match riv {
                 Value::Map(iv) => {
-                    let text = |k: &str| sprint_value(iv.get(k).unwrap_or(&Value::Nil));
+                    let text = |k: &str| sprint_value(&iv.get(k).unwrap_or_default());
                     let (child, parent) = (text("child"), text("parent"));
-                    outiv.push(Value::Map(M::from([
+                    outiv.push(Value::map(M::from([
                         ("child".to_string(), Value::Str(child.clone())),
                         ("parent".to_string(), Value::Str(parent.clone())),
                     ])));
                     match table(&cvals, &format!("{}.{child}", r.name)) {
                         Some(vv) => coalesce_tables(
                             &mut b,
-                            path_to_map(&parent, vv.clone()),
+                            path_to_map(&parent, vv.to_btree()),
                             "",
                             true,
                             warn,
@@ -177,12 +179,12 @@ fn import_values(c: &mut WChart, warn: &mut Vec<String>) -> Result<(), String> {
                 }
                 Value::Str(iv) => {
                     let child = format!("exports.{iv}");
-                    outiv.push(Value::Map(M::from([
+                    outiv.push(Value::map(M::from([
                         ("child".to_string(), Value::Str(child.clone())),
                         ("parent".to_string(), Value::Str(".".into())),
                     ])));
                     match table(&cvals, &format!("{}.{child}", r.name)) {
-                        Some(vm) => coalesce_tables(&mut b, vm.clone(), "", true, warn),
+                        Some(vm) => coalesce_tables(&mut b, vm.to_btree(), "", true, warn),
                         None => warn.push(format!("ImportValues missing table {child}")),
                     }
                 }

@@ -535,10 +535,10 @@ pub(crate) fn is_semver(v: &str) -> bool {
 }
 
 /// Values text (several documents merged), as Helm's `LoadValues`.
-pub(crate) fn load_values(text: &str) -> Result<Value, String> {
+pub fn load_values(text: &str) -> Result<Value, String> {
     let docs = crate::yaml::parse::parse_stream_json_keys(text)
         .map_err(|e| format!("error reading yaml document: {}", yaml_error(&e)))?;
-    let mut values = Value::Map(BTreeMap::new());
+    let mut values = Value::map(BTreeMap::new());
     for d in docs {
         match from_node(&d.node) {
             Value::Map(m) => values = merge_maps(values, Value::Map(m)),
@@ -580,7 +580,7 @@ fn load_files(files: Vec<(String, Vec<u8>)>, origin: &Path) -> Result<Chart, Cha
     }
     let mut templates = Vec::new();
     let mut cfiles = Vec::new();
-    let mut values = Value::Map(BTreeMap::new());
+    let mut values = Value::map(BTreeMap::new());
     let mut schema = None;
     let mut subcharts: BTreeMap<String, Vec<(String, Vec<u8>)>> = BTreeMap::new();
     for (name, data) in files {

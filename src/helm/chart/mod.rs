@@ -24,7 +24,7 @@ use std::sync::{Arc, Mutex};
 
 use crate::template::{ParsedText, Value};
 
-pub use load::load;
+pub use load::{load, load_values};
 pub use render::{print_template, render, render_values};
 
 /// A chart error: `Display` is Helm's message text.

@@ -44,7 +44,7 @@ impl Files {
                 (base, Value::Str(f(v)))
             })
             .collect();
-        crate::helm::funcs::to_yaml(&Value::Map(m))
+        crate::helm::funcs::to_yaml(&Value::map(m))
     }
 }
 
@@ -251,7 +251,7 @@ impl Object for KubeVersion {
         Some(no_args(args, name).map(|_| Value::Str(v)))
     }
     fn plain(&self) -> Value {
-        Value::Map(BTreeMap::from([
+        Value::map(BTreeMap::from([
             ("Version".into(), Value::Str(self.version.clone())),
             ("Major".into(), Value::Str(self.major.clone())),
             ("Minor".into(), Value::Str(self.minor.clone())),
@@ -361,7 +361,7 @@ impl Object for Capabilities {
         None
     }
     fn plain(&self) -> Value {
-        Value::Map(BTreeMap::from([
+        Value::map(BTreeMap::from([
             ("KubeVersion".into(), self.kube.plain()),
             ("APIVersions".into(), self.api.plain()),
             ("HelmVersion".into(), HelmVersion.plain()),

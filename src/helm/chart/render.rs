@@ -12,7 +12,7 @@ use super::deps::{self, WChart, compatible};
 use super::objects::{Capabilities, DEFAULT_API_VERSIONS, Files, KubeVersion, VersionSet};
 use super::values::{M, coalesce_values, from_node};
 use super::{Chart, ChartError, Manifest, Metadata, RenderOptions, Rendered};
-use crate::template::{ParsedText, Templates, Value};
+use crate::template::{Map, ParsedText, Templates, Value};
 
 /// The function set every chart is rendered with (Go's, Sprig's and
 /// Helm's functions). Built anew for each render, so that Sprig's seeded
@@ -34,7 +34,7 @@ fn fresh_templates() -> Templates {
             });
         }
         if !names.contains("lookup") {
-            t.add_func("lookup", 4, Some(4), |_, _| Ok(Value::Map(BTreeMap::new())));
+            t.add_func("lookup", 4, Some(4), |_, _| Ok(Value::map(BTreeMap::new())));
         }
         if !names.contains("getHostByName") {
             t.add_func("getHostByName", 1, Some(1), |_, _| {
@@ -122,7 +122,7 @@ fn chart_value(
             md.maintainers
                 .iter()
                 .map(|x| {
-                    Value::Map(M::from([
+                    Value::map(M::from([
                         ("Name".into(), s(&x.name)),
                         ("Email".into(), s(&x.email)),
                         ("URL".into(), s(&x.url)),
@@ -154,7 +154,7 @@ fn chart_value(
                 .unwrap_or(&[])
                 .iter()
                 .map(|d| {
-                    Value::Map(M::from([
+                    Value::map(M::from([
                         ("Name".into(), s(&d.name)),
                         ("Version".into(), s(&d.version)),
                         ("Repository".into(), s(&d.repository)),
@@ -170,7 +170,7 @@ fn chart_value(
     );
     m.insert("Type".into(), s(&md.chart_type));
     m.insert("IsRoot".into(), Value::Bool(is_root));
-    Value::Map(m)
+    Value::map(m)
 }
 
 /// One template to execute.
@@ -191,23 +191,27 @@ struct Collect<'c> {
 /// `recAllTpls`: the render values of `c` (and, recursively, its subcharts).
 fn all_templates<'c>(
     w: &WChart<'c>,
-    parent_values: Option<&M>,
+    parent_values: Option<&Map>,
     top: &M,
     full_path: &str,
     out: &mut Collect<'c>,
 ) -> Value {
     let is_root = parent_values.is_none();
     let values = match parent_values {
-        None => top.get("Values").cloned().unwrap_or(Value::Map(M::new())),
+        None => match top.get("Values") {
+            Some(Value::Map(m)) => Value::Map(m.as_helm_values()),
+            _ => Value::Map(Map::default().as_helm_values()),
+        },
+        // The subchart's section of its parent's values: the same map.
         Some(pv) => match pv.get(&w.name) {
-            Some(Value::Map(m)) => Value::Map(m.clone()),
-            _ => Value::Map(M::new()),
+            Some(Value::Map(m)) => Value::Map(m.as_helm_values()),
+            _ => Value::Map(Map::default().as_helm_values()),
         },
     };
     let mut subcharts = M::new();
     let values_map = match &values {
         Value::Map(m) => m.clone(),
-        _ => M::new(),
+        _ => Map::default(),
     };
     for d in &w.deps {
         let sub_path = format!("{full_path}/charts/{}", d.name);
@@ -229,8 +233,8 @@ fn all_templates<'c>(
         top.get("Capabilities").cloned().unwrap_or_default(),
     );
     next.insert("Values".into(), values);
-    next.insert("Subcharts".into(), Value::Map(subcharts));
-    let next = Value::Map(next);
+    next.insert("Subcharts".into(), Value::map(subcharts));
+    let next = Value::map(next);
     let idx = out.nexts.len();
     out.nexts.push(next.clone());
     let library = w.chart.metadata.is_library();
@@ -270,7 +274,7 @@ fn sort_templates(names: &mut [String]) {
 /// Renders a chart as `helm template` does.
 pub fn render(chart: &Chart, opts: &RenderOptions) -> Result<Rendered, ChartError> {
     let user = match from_node(&opts.values) {
-        Value::Map(m) => m,
+        Value::Map(m) => m.to_btree(),
         _ => M::new(),
     };
     render_values(chart, opts, user)
@@ -324,7 +328,7 @@ pub fn render_values(chart: &Chart, opts: &RenderOptions, user: M) -> Result<Ren
     let mut top = M::new();
     top.insert(
         "Release".into(),
-        Value::Map(M::from([
+        Value::map(M::from([
             ("Name".into(), Value::Str(opts.release_name.clone())),
             ("Namespace".into(), Value::Str(opts.namespace.clone())),
             ("IsUpgrade".into(), Value::Bool(opts.is_upgrade)),
@@ -334,7 +338,7 @@ pub fn render_values(chart: &Chart, opts: &RenderOptions, user: M) -> Result<Ren
         ])),
     );
     top.insert("Capabilities".into(), Value::object(caps));
-    top.insert("Values".into(), Value::Map(vals));
+    top.insert("Values".into(), Value::map(vals));
     if !chart.metadata.kube_version.is_empty() {
         let normalized = if kube.normalized.is_empty() {
             &kube.version
@@ -377,11 +381,11 @@ pub fn render_values(chart: &Chart, opts: &RenderOptions, user: M) -> Result<Ren
             continue;
         }
         let (r, _, _) = &collect.templates[k];
-        let data = &mut collect.nexts[r.chart];
+        let data = &collect.nexts[r.chart];
         if let Value::Map(m) = data {
             m.insert(
-                "Template".into(),
-                Value::Map(M::from([
+                "Template",
+                Value::map(M::from([
                     ("Name".into(), Value::Str(k.clone())),
                     ("BasePath".into(), Value::Str(r.base_path.clone())),
                 ])),

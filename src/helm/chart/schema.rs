@@ -26,7 +26,12 @@ fn to_json(v: &Value) -> serde_json::Value {
         Value::Float(f) => serde_json::Number::from_f64(*f).map_or(J::Null, J::Number),
         Value::Str(s) => J::String(s.clone()),
         Value::List(l) => J::Array(l.iter().map(to_json).collect()),
-        Value::Map(m) => J::Object(m.iter().map(|(k, v)| (k.clone(), to_json(v))).collect()),
+        Value::Map(m) => J::Object(
+            m.read()
+                .iter()
+                .map(|(k, v)| (k.clone(), to_json(v)))
+                .collect(),
+        ),
         Value::Object(o) => to_json(&o.0.plain()),
     }
 }
@@ -294,7 +299,7 @@ fn validate_one(
             return Err(format!("jsonschema: {e}"));
         }
     };
-    let instance = to_json(&Value::Map(values.clone()));
+    let instance = to_json(&Value::map(values.clone()));
     let leaves: Vec<Leaf> = validator
         .iter_errors(&instance)
         .map(|e| {
@@ -339,7 +344,7 @@ fn collect(w: &WChart, vals: &M, warn: &mut Vec<String>, sb: &mut String) {
     for d in &w.deps {
         match vals.get(&d.name) {
             None | Some(Value::Nil) => {}
-            Some(Value::Map(m)) => collect(d, m, warn, sb),
+            Some(Value::Map(m)) => collect(d, &m.read(), warn, sb),
             Some(other) => {
                 let ty = match other {
                     Value::Bool(_) => "bool",
@@ -365,7 +370,7 @@ mod tests {
 
     fn vals(text: &str) -> M {
         match super::super::load::load_values(text).unwrap() {
-            Value::Map(m) => m,
+            Value::Map(m) => m.to_btree(),
             _ => unreachable!(),
         }
     }

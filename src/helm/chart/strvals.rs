@@ -177,10 +177,10 @@ fn set_value(slot: &mut Value, path: &[Seg], value: Value) {
     match &path[0] {
         Seg::Key(_) => {
             if !matches!(slot, Value::Map(_)) {
-                *slot = Value::Map(M::new());
+                *slot = Value::map(M::new());
             }
             if let Value::Map(m) = slot {
-                set(m, path, value);
+                set(&mut m.write(), path, value);
             }
         }
         Seg::Index(n) => {
@@ -211,7 +211,7 @@ mod tests {
         for a in args {
             parse_into(a, false, &mut m).unwrap();
         }
-        sprint_value(&Value::Map(m))
+        sprint_value(&Value::map(m))
     }
 
     #[test]

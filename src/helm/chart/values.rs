@@ -7,8 +7,8 @@
 use std::collections::{BTreeMap, HashSet};
 
 use super::deps::WChart;
-use crate::template::Value;
 use crate::template::value::{sprint_value, sprintf};
+use crate::template::{Map, Value};
 use crate::yaml::Node;
 
 pub type M = BTreeMap<String, Value>;
@@ -23,16 +23,17 @@ pub fn from_node(n: &Node) -> Value {
         Node::Float(f) => Value::Float(*f),
         Node::Str(s) => Value::Str(s.clone()),
         Node::Seq(s) => Value::List(s.iter().map(from_node).collect()),
-        Node::Map(m) => Value::Map(m.iter().map(|(k, v)| (k.clone(), from_node(v))).collect()),
+        Node::Map(m) => Value::map(m.iter().map(|(k, v)| (k.clone(), from_node(v))).collect()),
     }
 }
 
 /// `loader.MergeMaps`: `b` over `a`, maps merged recursively.
 pub fn merge_maps(a: Value, b: Value) -> Value {
-    let (Value::Map(mut out), Value::Map(b)) = (a, b) else {
-        return Value::Map(M::new());
+    let (Value::Map(out), Value::Map(b)) = (a, b) else {
+        return Value::map(M::new());
     };
-    for (k, v) in b {
+    let mut out = out.to_btree();
+    for (k, v) in b.entries() {
         if let Value::Map(_) = v
             && let Some(Value::Map(_)) = out.get(&k)
         {
@@ -42,7 +43,13 @@ pub fn merge_maps(a: Value, b: Value) -> Value {
         }
         out.insert(k, v);
     }
-    Value::Map(out)
+    Value::map(out)
+}
+
+/// The entries of a map value (a shallow copy), for the coalescing below,
+/// which builds new maps.
+fn owned(m: &Map) -> M {
+    m.to_btree()
 }
 
 fn concat_prefix(a: &str, b: &str) -> String {
@@ -87,7 +94,7 @@ fn coalesce_deps(
     for sub in &ch.deps {
         match dest.get(&sub.name) {
             None => {
-                dest.insert(sub.name.clone(), Value::Map(M::new()));
+                dest.insert(sub.name.clone(), Value::map(M::new()));
             }
             Some(Value::Map(_)) => {}
             Some(other) => {
@@ -99,13 +106,13 @@ fn coalesce_deps(
             }
         }
         let mut dv = match dest.remove(&sub.name) {
-            Some(Value::Map(m)) => m,
+            Some(Value::Map(m)) => owned(&m),
             _ => M::new(),
         };
         let sub_prefix = concat_prefix(prefix, &ch.name);
         coalesce_globals(&mut dv, dest, &sub_prefix, warn);
         let r = coalesce(sub, &mut dv, &sub_prefix, merge, warn);
-        dest.insert(sub.name.clone(), Value::Map(dv));
+        dest.insert(sub.name.clone(), Value::map(dv));
         r?;
     }
     Ok(())
@@ -114,7 +121,7 @@ fn coalesce_deps(
 fn coalesce_globals(dest: &mut M, src: &M, prefix: &str, warn: &mut Vec<String>) {
     let mut dg = match dest.get("global") {
         None => M::new(),
-        Some(Value::Map(m)) => m.clone(),
+        Some(Value::Map(m)) => owned(m),
         Some(_) => {
             warn.push(
                 "warning: skipping globals because destination global is not a table.".into(),
@@ -124,7 +131,7 @@ fn coalesce_globals(dest: &mut M, src: &M, prefix: &str, warn: &mut Vec<String>)
     };
     let sg = match src.get("global") {
         None => M::new(),
-        Some(Value::Map(m)) => m.clone(),
+        Some(Value::Map(m)) => owned(m),
         Some(_) => {
             warn.push("warning: skipping globals because source global is not a table.".into());
             return;
@@ -132,15 +139,15 @@ fn coalesce_globals(dest: &mut M, src: &M, prefix: &str, warn: &mut Vec<String>)
     };
     for (key, val) in sg {
         if let Value::Map(vv) = val {
-            let mut vv = vv;
+            let mut vv = owned(&vv);
             match dg.get(&key) {
                 None => {
-                    dg.insert(key, Value::Map(vv));
+                    dg.insert(key, Value::map(vv));
                 }
                 Some(Value::Map(destv)) => {
-                    let destv = destv.clone();
+                    let destv = owned(destv);
                     coalesce_tables(&mut vv, destv, &concat_prefix(prefix, &key), true, warn);
-                    dg.insert(key, Value::Map(vv));
+                    dg.insert(key, Value::map(vv));
                 }
                 Some(_) => warn.push(format!(
                     "Conflict: cannot merge map onto non-map for {key:?}. Skipping."
@@ -152,7 +159,7 @@ fn coalesce_globals(dest: &mut M, src: &M, prefix: &str, warn: &mut Vec<String>)
             dg.insert(key, val);
         }
     }
-    dest.insert("global".into(), Value::Map(dg));
+    dest.insert("global".into(), Value::map(dg));
 }
 
 fn coalesce_chart_values(
@@ -171,13 +178,15 @@ fn coalesce_chart_values(
             Some(Value::Map(dest)) => match val {
                 Value::Map(src) => {
                     let merge = merge || ch.deps.iter().any(|d| d.name == *key);
+                    let mut d = owned(dest);
                     coalesce_tables(
-                        dest,
-                        src.clone(),
+                        &mut d,
+                        owned(src),
                         &concat_prefix(&sub_prefix, key),
                         merge,
                         warn,
                     );
+                    *dest = Map::new(d);
                 }
                 Value::Nil => {}
                 _ => warn.push(format!(
@@ -223,7 +232,9 @@ pub(crate) fn coalesce_tables(
             Some(dv) => match val {
                 Value::Map(vm) => {
                     if let Value::Map(dm) = dv {
-                        coalesce_tables(dm, vm, &fullkey, merge, warn);
+                        let mut d = owned(dm);
+                        coalesce_tables(&mut d, owned(&vm), &fullkey, merge, warn);
+                        *dm = Map::new(d);
                     } else {
                         warn.push(format!(
                             "warning: cannot overwrite table with non table for {fullkey} ({})",
@@ -245,10 +256,14 @@ pub(crate) fn coalesce_tables(
     }
 }
 
-/// `Values.Table`: the map at a dotted path.
-pub(crate) fn table<'a>(v: &'a M, path: &str) -> Option<&'a M> {
-    let mut cur = v;
-    for part in path.split('.') {
+/// `Values.Table`: the map at a dotted path (the same shared map).
+pub(crate) fn table(v: &M, path: &str) -> Option<Map> {
+    let mut parts = path.split('.');
+    let mut cur = match v.get(parts.next()?) {
+        Some(Value::Map(m)) => m.clone(),
+        _ => return None,
+    };
+    for part in parts {
         match cur.get(part) {
             Some(Value::Map(m)) => cur = m,
             _ => return None,
@@ -258,15 +273,15 @@ pub(crate) fn table<'a>(v: &'a M, path: &str) -> Option<&'a M> {
 }
 
 /// `Values.PathValue`: the non-table value at a dotted path.
-pub(crate) fn path_value<'a>(v: &'a M, path: &str) -> Option<&'a Value> {
+pub(crate) fn path_value(v: &M, path: &str) -> Option<Value> {
     if path.is_empty() {
         return None;
     }
-    let (parent, key) = match path.rsplit_once('.') {
-        Some((p, k)) => (table(v, p)?, k),
-        None => (v, path),
+    let found = match path.rsplit_once('.') {
+        Some((p, k)) => table(v, p)?.get(k),
+        None => v.get(path).cloned(),
     };
-    match parent.get(key) {
+    match found {
         Some(Value::Map(_)) | None => None,
         Some(x) => Some(x),
     }
@@ -278,7 +293,7 @@ mod tests {
 
     fn m(text: &str) -> M {
         match super::super::load::load_values(text).unwrap() {
-            Value::Map(m) => m,
+            Value::Map(m) => m.to_btree(),
             _ => unreachable!(),
         }
     }
@@ -290,7 +305,7 @@ mod tests {
         let mut w = Vec::new();
         coalesce_tables(&mut dst, src, "", false, &mut w);
         assert_eq!(
-            sprint_value(&Value::Map(dst)),
+            sprint_value(&Value::map(dst)),
             "map[a:1 c:map[x:1 z:2] d:4]"
         );
     }
@@ -310,7 +325,7 @@ mod tests {
     #[test]
     fn paths() {
         let v = m("a: {b: {c: true}}\n");
-        assert_eq!(path_value(&v, "a.b.c"), Some(&Value::Bool(true)));
+        assert_eq!(path_value(&v, "a.b.c"), Some(Value::Bool(true)));
         assert_eq!(path_value(&v, "a.b"), None);
         assert!(table(&v, "a.b").is_some());
         assert!(table(&v, "a.x").is_none());

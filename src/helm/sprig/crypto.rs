@@ -547,7 +547,7 @@ fn subject_cn(der: &[u8]) -> Option<String> {
 }
 
 fn cert_value(cert_der: &[u8], key: &RsaKey) -> Value {
-    Value::Map(BTreeMap::from([
+    Value::map(BTreeMap::from([
         ("Cert".to_string(), Value::Str(pem("CERTIFICATE", cert_der))),
         (
             "Key".to_string(),
@@ -603,8 +603,10 @@ fn template_from(
 
 fn signer(ca: &Value) -> Result<(String, RsaKey), String> {
     let m = super::want_map(ca, "ca")?;
-    let cert = m.get("Cert").and_then(Value::as_str).unwrap_or("");
-    let key = m.get("Key").and_then(Value::as_str).unwrap_or("");
+    let cert = m.get("Cert");
+    let cert = cert.as_ref().and_then(Value::as_str).unwrap_or("");
+    let key = m.get("Key");
+    let key = key.as_ref().and_then(Value::as_str).unwrap_or("");
     let (_, der) = unpem(cert).ok_or("unable to decode certificate")?;
     let cn = subject_cn(&der).ok_or("error parsing certificate: malformed certificate")?;
     let key = parse_key_pem(key).map_err(|e| format!("error parsing private key: {e}"))?;
@@ -1334,7 +1336,7 @@ pub(super) fn add(t: &mut Templates, rng: &Rng, clock: Clock) {
         if unpem(&k).is_none() {
             return Err("unable to decode private key".into());
         }
-        Ok(Value::Map(BTreeMap::from([
+        Ok(Value::map(BTreeMap::from([
             ("Cert".to_string(), Value::Str(c)),
             ("Key".to_string(), Value::Str(k)),
         ])))

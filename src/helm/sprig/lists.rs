@@ -3,7 +3,7 @@
 use std::collections::BTreeMap;
 
 use super::{empty, strval, want_int, want_map, want_str};
-use crate::template::{Templates, Value};
+use crate::template::{Map, Templates, Value};
 
 /// Go's `reflect.Kind` name of a value (`kindOf`).
 pub fn kind_name(v: &Value) -> &'static str {
@@ -31,35 +31,44 @@ fn want_list<'a>(v: &'a Value, what: &str) -> Result<&'a [Value], String> {
     }
 }
 
-type Map = BTreeMap<String, Value>;
-
 /// mergo's `isEmptyValue` for a map element.
 fn empty_elem(v: &Value) -> bool {
     empty(v)
 }
 
 /// `mergo.Merge` (`overwrite` false) and `mergo.MergeWithOverwrite` of
-/// `src` into `dst`, as Sprig's `merge` and `mergeOverwrite` run them.
-pub fn merge_into(dst: &mut Map, src: &Map, overwrite: bool) {
-    for (k, sv) in src {
+/// `src` into `dst`, as Sprig's `merge` and `mergeOverwrite` run them: in
+/// place (`dst` and the maps nested in it are changed, as Go's maps are
+/// references), a key `dst` lacks taking the very value of `src` (a map
+/// there is then shared by both).
+pub fn merge_into(dst: &Map, src: &Map, overwrite: bool) {
+    merge_at(dst, src, overwrite, 0)
+}
+
+fn merge_at(dst: &Map, src: &Map, overwrite: bool, depth: usize) {
+    // mergo stops following maps this deep (its `depth` guard).
+    if depth > crate::template::MAX_VALUE_DEPTH || dst.ptr_eq(src) {
+        return;
+    }
+    for (k, sv) in src.entries() {
         if matches!(sv, Value::Nil) {
             if overwrite {
-                dst.insert(k.clone(), Value::Nil);
+                dst.insert(k, Value::Nil);
             }
             continue;
         }
-        let dv = dst.get_mut(k);
-        match (dv, sv) {
+        let dv = dst.get(&k);
+        match (dv, &sv) {
             (Some(Value::Map(dm)), Value::Map(sm)) if !dm.is_empty() => {
-                merge_into(dm, sm, overwrite);
+                merge_at(&dm, sm, overwrite, depth + 1);
             }
-            (Some(d), _) if !empty_elem(d) => {
+            (Some(d), _) if !empty_elem(&d) => {
                 if overwrite {
-                    *d = sv.clone();
+                    dst.insert(k, sv);
                 }
             }
             _ => {
-                dst.insert(k.clone(), sv.clone());
+                dst.insert(k, sv);
             }
         }
     }
@@ -224,22 +233,23 @@ pub(super) fn add(t: &mut Templates) {
             let v = pair.get(1).cloned().unwrap_or(Value::Str(String::new()));
             m.insert(strval(&pair[0]), v);
         }
-        Ok(Value::Map(m))
+        Ok(Value::map(m))
     });
     t.add_func("get", 2, Some(2), |_, a| {
         let m = want_map(&a[0], "get")?;
         let k = want_str(&a[1], "get")?;
-        Ok(m.get(k).cloned().unwrap_or(Value::Str(String::new())))
+        Ok(m.get(k).unwrap_or(Value::Str(String::new())))
     });
-    t.add_mutating_func("set", 3, Some(3), |_, a| {
-        let mut m = want_map(&a[0], "set")?.clone();
-        m.insert(want_str(&a[1], "set")?.to_string(), a[2].clone());
-        Ok(Value::Map(m))
+    // `set` and `unset` change the map itself and return it.
+    t.add_func("set", 3, Some(3), |_, a| {
+        let m = want_map(&a[0], "set")?;
+        m.insert(want_str(&a[1], "set")?, a[2].clone());
+        Ok(Value::Map(m.as_plain()))
     });
-    t.add_mutating_func("unset", 2, Some(2), |_, a| {
-        let mut m = want_map(&a[0], "unset")?.clone();
+    t.add_func("unset", 2, Some(2), |_, a| {
+        let m = want_map(&a[0], "unset")?;
         m.remove(want_str(&a[1], "unset")?);
-        Ok(Value::Map(m))
+        Ok(Value::Map(m.as_plain()))
     });
     t.add_func("hasKey", 2, Some(2), |_, a| {
         let m = want_map(&a[0], "hasKey")?;
@@ -250,7 +260,7 @@ pub(super) fn add(t: &mut Templates) {
         let mut out = Vec::new();
         for d in &a[1..] {
             if let Some(v) = want_map(d, "pluck")?.get(k) {
-                out.push(v.clone());
+                out.push(v);
             }
         }
         Ok(Value::List(out))
@@ -263,14 +273,18 @@ pub(super) fn add(t: &mut Templates) {
             // `.Subcharts` is an object here, a map in Helm.
             let d = d.to_plain();
             for m in map_list(&d)? {
-                out.extend(m.keys().map(|k| Value::Str(k.clone())));
+                out.extend(m.keys().into_iter().map(Value::Str));
             }
         }
         Ok(Value::List(out))
     });
     t.add_func("values", 1, Some(1), |_, a| {
         Ok(Value::List(
-            want_map(&a[0], "values")?.values().cloned().collect(),
+            want_map(&a[0], "values")?
+                .read()
+                .values()
+                .cloned()
+                .collect(),
         ))
     });
     t.add_func("pick", 1, None, |_, a| {
@@ -279,17 +293,17 @@ pub(super) fn add(t: &mut Templates) {
         for k in &a[1..] {
             let k = want_str(k, "pick")?;
             if let Some(v) = m.get(k) {
-                out.insert(k.to_string(), v.clone());
+                out.insert(k.to_string(), v);
             }
         }
-        Ok(Value::Map(out))
+        Ok(Value::map(out))
     });
     t.add_func("omit", 1, None, |_, a| {
-        let mut m = want_map(&a[0], "omit")?.clone();
+        let mut m = want_map(&a[0], "omit")?.to_btree();
         for k in &a[1..] {
             m.remove(want_str(k, "omit")?);
         }
-        Ok(Value::Map(m))
+        Ok(Value::map(m))
     });
     for (name, overwrite) in [
         ("merge", false),
@@ -297,22 +311,27 @@ pub(super) fn add(t: &mut Templates) {
         ("mergeOverwrite", true),
         ("mustMergeOverwrite", true),
     ] {
-        t.add_mutating_func(name, 1, None, move |_, a| {
-            let mut dst = want_map(&a[0], name)?.clone();
+        t.add_func(name, 1, None, move |_, a| {
+            let dst = want_map(&a[0], name)?;
             for src in &a[1..] {
-                merge_into(&mut dst, want_map(src, name)?, overwrite);
+                merge_into(dst, want_map(src, name)?, overwrite);
             }
-            Ok(Value::Map(dst))
+            Ok(Value::Map(dst.as_plain()))
         });
     }
     for name in ["deepCopy", "mustDeepCopy"] {
-        t.add_func(name, 1, Some(1), |_, a| Ok(a[0].clone()));
+        t.add_func(name, 1, Some(1), |_, a| Ok(a[0].deep_copy()));
     }
     t.add_func("dig", 0, None, |_, a| {
         if a.len() < 3 {
             return Err("dig needs at least three arguments".into());
         }
-        let Value::Map(mut cur) = a[a.len() - 1].clone() else {
+        // `dig` asserts `map[string]interface {}`, which Helm's named
+        // `Values` type is not.
+        let (Value::Map(mut cur), false) = (
+            a[a.len() - 1].clone(),
+            matches!(&a[a.len() - 1], Value::Map(m) if m.is_helm_values()),
+        ) else {
             return Err(format!(
                 "interface conversion: interface {{}} is {}, not map[string]interface {{}}",
                 a[a.len() - 1].type_name()
@@ -327,7 +346,7 @@ pub(super) fn add(t: &mut Templates) {
                     k.type_name()
                 ));
             };
-            let Some(step) = cur.remove(k) else {
+            let Some(step) = cur.get(k) else {
                 return Ok(def.clone());
             };
             if i + 1 == keys.len() {
@@ -360,17 +379,17 @@ mod tests {
 
     #[test]
     fn merge_keeps_or_overwrites() {
-        let mut dst = m(&[("a", Value::Int(1)), ("b", Value::Str(String::new()))]);
+        let dst = m(&[("a", Value::Int(1)), ("b", Value::Str(String::new()))]);
         let src = m(&[
             ("a", Value::Int(2)),
             ("b", "x".into()),
             ("c", Value::Bool(true)),
         ]);
-        merge_into(&mut dst, &src, false);
-        assert_eq!(dst["a"], Value::Int(1));
-        assert_eq!(dst["b"], Value::from("x"));
-        assert_eq!(dst["c"], Value::Bool(true));
-        merge_into(&mut dst, &src, true);
-        assert_eq!(dst["a"], Value::Int(2));
+        merge_into(&dst, &src, false);
+        assert_eq!(dst.get("a"), Some(Value::Int(1)));
+        assert_eq!(dst.get("b"), Some(Value::from("x")));
+        assert_eq!(dst.get("c"), Some(Value::Bool(true)));
+        merge_into(&dst, &src, true);
+        assert_eq!(dst.get("a"), Some(Value::Int(2)));
     }
 }

@@ -63,10 +63,7 @@ pub fn want_int(v: &Value, _func: &str) -> Result<i64, String> {
 }
 
 /// A `map[string]interface{}` parameter.
-pub fn want_map<'a>(
-    v: &'a Value,
-    _func: &str,
-) -> Result<&'a std::collections::BTreeMap<String, Value>, String> {
+pub fn want_map<'a>(v: &'a Value, _func: &str) -> Result<&'a crate::template::Map, String> {
     match v {
         Value::Map(m) => Ok(m),
         Value::Nil => Err("invalid value; expected map[string]interface {}".into()),

@@ -218,7 +218,7 @@ fn version_value(v: &Version) -> Value {
     m.insert("Prerelease".into(), Value::Str(v.pre.clone()));
     m.insert("Metadata".into(), Value::Str(v.metadata.clone()));
     m.insert("Original".into(), Value::Str(v.original.clone()));
-    Value::Map(m)
+    Value::map(m)
 }
 
 fn uuid(rng: &Rng) -> String {
@@ -301,10 +301,10 @@ pub(super) fn add(t: &mut Templates, rng: &Rng) {
         });
     }
     t.add_func("urlParse", 1, Some(1), |_, a| {
-        Ok(Value::Map(url_parse(want_str(&a[0], "urlParse")?)))
+        Ok(Value::map(url_parse(want_str(&a[0], "urlParse")?)))
     });
     t.add_func("urlJoin", 1, Some(1), |_, a| {
-        url_join(want_map(&a[0], "urlJoin")?).map(Value::Str)
+        url_join(&want_map(&a[0], "urlJoin")?.read()).map(Value::Str)
     });
     t.add_func("semver", 1, Some(1), |_, a| {
         Version::parse(want_str(&a[0], "semver")?).map(|v| version_value(&v))

@@ -254,7 +254,7 @@ fn split_map(parts: Vec<String>) -> Value {
         .enumerate()
         .map(|(i, p)| (format!("_{i}"), Value::Str(p)))
         .collect();
-    Value::Map(m)
+    Value::map(m)
 }
 
 const BASE32: &[u8; 32] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZ234567";
