@@ -130,11 +130,17 @@ fn template_regressions() {
     assert!(cases.len() >= 5);
     for (p, text) in cases {
         let err = template_case(&text).expect_err(&p.display().to_string());
+        let depth = format!(
+            "exceeded maximum template depth ({})",
+            flate::template::exec::MAX_DEPTH
+        );
         assert!(
-            err.contains("exceeded maximum template depth (100)")
+            err.contains(&depth)
+                || err.contains("rendering template has a nested reference name")
                 || err.contains("nest deeper than the limit of 100 levels"),
-            "{}: {err}",
-            p.display()
+            "{}: {}",
+            p.display(),
+            &err[err.len().saturating_sub(300)..]
         );
     }
 }

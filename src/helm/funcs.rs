@@ -69,14 +69,28 @@ pub fn add_funcs(t: &mut Templates) {
     add_funcs_with(t, &sprig::Options::default());
 }
 
+/// Helm's `recursionMaxNums`: nested `include`s of one name allowed past
+/// the first.
+pub const INCLUDE_MAX_NESTED: usize = 1000;
+
 /// [`add_funcs`] with a chosen seed and clock.
 pub fn add_funcs_with(t: &mut Templates, opts: &sprig::Options) {
     sprig::add_funcs_with(t, opts);
     t.add_func("include", 2, Some(2), |ex, a| {
         let name = want_str(&a[0], "include")?;
-        ex.execute(name, &a[1])
+        // Helm refuses an `include` of a name already running 1,001 times.
+        if ex.enter_name(name) > INCLUDE_MAX_NESTED + 1 {
+            ex.leave_name(name);
+            return Err(format!(
+                "rendering template has a nested reference name: {name}: unable to execute template"
+            ));
+        }
+        let r = ex
+            .execute(name, &a[1])
             .map(Value::Str)
-            .map_err(|e| e.to_string())
+            .map_err(|e| e.to_string());
+        ex.leave_name(name);
+        r
     });
     t.add_func("tpl", 2, Some(2), |ex, a| {
         let text = want_str(&a[0], "tpl")?;

@@ -22,16 +22,28 @@ pub struct Func {
 pub struct Exec<'a> {
     pub templates: &'a Templates,
     depth: Cell<usize>,
+    /// How many calls of each name are running (Helm's `include` limit).
+    running: std::cell::RefCell<std::collections::HashMap<String, usize>>,
 }
 
-/// Deepest nesting of template calls and control structures, together:
-/// `template` actions, the calls functions make through [`Exec::execute`]
-/// and [`Exec::execute_in`] (Helm's `include` and `tpl`), and `if`,
-/// `with` and `range` bodies. Go allows 100000 `template` levels and Helm
-/// 1001 nested `include`s of one name, on stacks that grow; a native
-/// stack (2 MiB on worker threads, debug builds using the most per level)
-/// does not, so this engine stops earlier, with Go's message.
-pub const MAX_DEPTH: usize = 100;
+/// Deepest nesting of template calls: `template` actions and the calls
+/// functions make through [`Exec::execute`] and [`Exec::execute_in`]
+/// (Helm's `include` and `tpl`). Go allows 100,000 `template` levels on a
+/// stack that grows to 1 GB; this engine grows its stack on the heap as
+/// calls nest (no overflow on any thread) and stops at 10,000 levels with
+/// Go's message. (Helm stops a chain of `include`s of one name earlier, at
+/// 1,001: see [`Exec::enter_name`].)
+pub const MAX_DEPTH: usize = 10_000;
+
+/// Stack kept free before a call nests deeper, and the size of each new
+/// stack segment when it is not.
+const STACK_RED_ZONE: usize = 256 * 1024;
+const STACK_SEGMENT: usize = 8 * 1024 * 1024;
+
+/// Runs `f` with at least [`STACK_RED_ZONE`] of stack left.
+fn with_stack<T>(f: impl FnOnce() -> T) -> T {
+    stacker::maybe_grow(STACK_RED_ZONE, STACK_SEGMENT, f)
+}
 
 fn depth_error() -> Error {
     Error::plain(format!("exceeded maximum template depth ({MAX_DEPTH})"))
@@ -46,9 +58,26 @@ impl Exec<'_> {
             return Err(depth_error());
         }
         self.depth.set(depth + 1);
-        let r = self.run(name, data);
+        let r = with_stack(|| self.run(name, data));
         self.depth.set(depth);
         r
+    }
+
+    /// Counts one more running call of `name` and returns how many run now
+    /// (Helm's `include` refuses more than 1,001 of one name); pair with
+    /// [`Exec::leave_name`].
+    pub fn enter_name(&self, name: &str) -> usize {
+        let mut running = self.running.borrow_mut();
+        let n = running.entry(name.to_string()).or_insert(0);
+        *n += 1;
+        *n
+    }
+
+    /// Ends a call counted by [`Exec::enter_name`].
+    pub fn leave_name(&self, name: &str) {
+        if let Some(n) = self.running.borrow_mut().get_mut(name) {
+            *n = n.saturating_sub(1);
+        }
     }
 
     /// Executes template `name` of another set (for `tpl`-like functions,
@@ -68,8 +97,12 @@ impl Exec<'_> {
         let ex = Exec {
             templates: set,
             depth: Cell::new(depth + 1),
+            running: std::cell::RefCell::new(self.running.borrow().clone()),
         };
-        ex.run(name, data)
+        let r = with_stack(|| ex.run(name, data));
+        // Names counted inside the other set end there; what is still
+        // running here is as before.
+        r
     }
 
     fn run(&self, name: &str, data: &Value) -> Result<String, Error> {
@@ -98,6 +131,7 @@ pub(crate) fn execute(t: &Templates, name: &str, data: &Value) -> Result<String,
     let ex = Exec {
         templates: t,
         depth: Cell::new(0),
+        running: Default::default(),
     };
     if !t.trees.contains_key(name) {
         return Err(Error::plain(format!(
@@ -184,23 +218,9 @@ impl<'a, 'e> State<'a, 'e> {
         Ok(())
     }
 
-    /// Walks one node; `if`, `with` and `range` count one level of
-    /// [`MAX_DEPTH`] while their bodies run.
+    /// Walks one node.
     fn walk(&mut self, dot: &Value, node: &'a Node) -> R<()> {
-        if !matches!(
-            node,
-            Node::If { .. } | Node::With { .. } | Node::Range { .. }
-        ) {
-            return self.walk_node(dot, node);
-        }
-        let depth = self.ex.depth.get();
-        if depth >= MAX_DEPTH {
-            return Err(self.err(depth_error().message));
-        }
-        self.ex.depth.set(depth + 1);
-        let r = self.walk_node(dot, node);
-        self.ex.depth.set(depth);
-        r
+        self.walk_node(dot, node)
     }
 
     fn walk_node(&mut self, dot: &Value, node: &'a Node) -> R<()> {
@@ -323,7 +343,7 @@ impl<'a, 'e> State<'a, 'e> {
                 }
                 self.ex.depth.set(depth + 1);
                 let mut sub = State::new(self.ex, &call.name, tree, data.clone());
-                let r = sub.walk_list(&data, &tree.root);
+                let r = with_stack(|| sub.walk_list(&data, &tree.root));
                 self.ex.depth.set(depth);
                 self.out.push_str(&sub.out);
                 r?;
@@ -600,7 +620,21 @@ impl<'a, 'e> State<'a, 'e> {
         // print it with `fmt` see an object as its plain data (a Go map or
         // slice to them).
         const KEEP_OBJECTS: &[&str] = &[
-            "include", "tpl", "print", "printf", "println", "quote", "squote", "toString", "cat",
+            "include",
+            "tpl",
+            "print",
+            "printf",
+            "println",
+            "quote",
+            "squote",
+            "toString",
+            "cat",
+            // A binary Go string keeps its bytes for these.
+            "b64enc",
+            "sha1sum",
+            "sha256sum",
+            "sha512sum",
+            "adler32sum",
         ];
         if !KEEP_OBJECTS.contains(&name) {
             for v in vals.iter_mut() {

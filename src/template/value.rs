@@ -22,6 +22,11 @@ pub trait Object: Send + Sync + std::fmt::Debug {
     fn is_true(&self) -> bool {
         true
     }
+    /// The bytes of a Go string that is not valid UTF-8 (what a chart's
+    /// binary file read with `.Files.Get` is); `None` for other objects.
+    fn bytes(&self) -> Option<&[u8]> {
+        None
+    }
 }
 
 /// A shared [`Object`]; two are equal when they are the same object.

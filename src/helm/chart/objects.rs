@@ -48,6 +48,42 @@ impl Files {
     }
 }
 
+/// A Go string holding bytes that are not UTF-8 (`.Files.Get` of a binary
+/// file): printed and used as text with invalid sequences replaced, its
+/// bytes kept for `b64enc` and the checksum functions.
+#[derive(Debug)]
+struct BinaryString(Arc<[u8]>);
+
+impl Object for BinaryString {
+    fn type_name(&self) -> &'static str {
+        "string"
+    }
+
+    fn print(&self) -> String {
+        String::from_utf8_lossy(&self.0).into_owned()
+    }
+
+    fn field(&self, _name: &str) -> Option<Value> {
+        None
+    }
+
+    fn call(&self, _name: &str, _args: &[Value]) -> Option<Result<Value, String>> {
+        None
+    }
+
+    fn plain(&self) -> Value {
+        Value::Str(self.print())
+    }
+
+    fn is_true(&self) -> bool {
+        !self.0.is_empty()
+    }
+
+    fn bytes(&self) -> Option<&[u8]> {
+        Some(&self.0)
+    }
+}
+
 fn one_str<'a>(args: &'a [Value], method: &str) -> Result<&'a str, String> {
     if args.len() != 1 {
         return Err(format!(
@@ -97,7 +133,12 @@ impl Object for Files {
 
     fn call(&self, name: &str, args: &[Value]) -> Option<Result<Value, String>> {
         let r = match name {
-            "Get" => one_str(args, name).map(|n| Value::Str(self.text(n))),
+            "Get" => one_str(args, name).map(|n| match self.0.get(n) {
+                Some(d) if std::str::from_utf8(d).is_err() => {
+                    Value::object(BinaryString(d.clone()))
+                }
+                _ => Value::Str(self.text(n)),
+            }),
             "GetBytes" => one_str(args, name).map(|n| {
                 Value::List(
                     self.0

@@ -50,6 +50,17 @@ pub fn want_str<'a>(v: &'a Value, _func: &str) -> Result<&'a str, String> {
     }
 }
 
+/// The bytes of a `string` parameter: a Go string may hold any bytes (a
+/// binary file from `.Files.Get`).
+pub fn want_bytes<'a>(v: &'a Value, func: &str) -> Result<&'a [u8], String> {
+    if let Value::Object(o) = v
+        && let Some(b) = o.0.bytes()
+    {
+        return Ok(b);
+    }
+    want_str(v, func).map(str::as_bytes)
+}
+
 /// An `int` parameter (Go converts only integer values to it).
 pub fn want_int(v: &Value, _func: &str) -> Result<i64, String> {
     match v {

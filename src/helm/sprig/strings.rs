@@ -611,16 +611,22 @@ pub(super) fn add(t: &mut Templates, rng: &Rng) {
         s(if n == 1 { one } else { many }.to_string())
     });
     t.add_func("sha1sum", 1, Some(1), |_, a| {
-        s(sha1_hex(want_str(&a[0], "sha1sum")?.as_bytes()))
+        s(sha1_hex(super::want_bytes(&a[0], "sha1sum")?))
     });
     t.add_func("sha256sum", 1, Some(1), |_, a| {
-        s(hex(&sha2::Sha256::digest(want_str(&a[0], "sha256sum")?)))
+        s(hex(&sha2::Sha256::digest(super::want_bytes(
+            &a[0],
+            "sha256sum",
+        )?)))
     });
     t.add_func("sha512sum", 1, Some(1), |_, a| {
-        s(hex(&sha2::Sha512::digest(want_str(&a[0], "sha512sum")?)))
+        s(hex(&sha2::Sha512::digest(super::want_bytes(
+            &a[0],
+            "sha512sum",
+        )?)))
     });
     t.add_func("adler32sum", 1, Some(1), |_, a| {
-        s(adler32(want_str(&a[0], "adler32sum")?.as_bytes()).to_string())
+        s(adler32(super::want_bytes(&a[0], "adler32sum")?).to_string())
     });
     t.add_func("toString", 1, Some(1), |_, a| s(strval(&a[0])));
     t.add_func("toStrings", 1, Some(1), |_, a| {
@@ -679,7 +685,7 @@ pub(super) fn add(t: &mut Templates, rng: &Rng) {
         Ok(str_list(l))
     });
     t.add_func("b64enc", 1, Some(1), |_, a| {
-        s(base64::engine::general_purpose::STANDARD.encode(want_str(&a[0], "b64enc")?))
+        s(base64::engine::general_purpose::STANDARD.encode(super::want_bytes(&a[0], "b64enc")?))
     });
     t.add_func("b64dec", 1, Some(1), |_, a| {
         s(match b64dec(want_str(&a[0], "b64dec")?) {
