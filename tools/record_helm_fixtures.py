@@ -10,9 +10,12 @@ A case directory holds:
   args         the arguments, one per line (blank lines and lines starting
                with `#` are ignored): `--name RELEASE` and any of
                `--namespace NS`, `-f FILE` (relative to the case directory),
-               `--set K=V`, `--kube-version`, `--api-versions`,
+               `--set K=V`, `--set-string`, `--set-json`, `--set-file`
+               (paths relative to the case directory), `--set-literal`,
+               `--kube-version`, `--api-versions` / `-a`,
                `--include-crds`, `--skip-crds`, `--skip-tests`,
-               `--skip-schema-validation`
+               `--skip-schema-validation`, `--show-only` / `-s`,
+               `--no-hooks`
   *.yaml       values files the args name
 
 Helm runs in the case directory as `helm template RELEASE chart ARGS...`
