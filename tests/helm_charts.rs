@@ -26,7 +26,8 @@ const KNOWN_DIFFERENCES: &[(&str, &str)] = &[
 struct Case {
     name: String,
     dir: PathBuf,
-    release: String,
+    /// None: the case names its release with `--name-template`.
+    release: Option<String>,
     args: Vec<String>,
     expected: Result<String, String>,
 }
@@ -50,12 +51,14 @@ fn cases() -> Vec<Case> {
                 .filter(|l| !l.is_empty() && !l.starts_with('#'))
                 .map(String::from)
                 .collect();
-            let i = words
-                .iter()
-                .position(|w| w == "--name")
-                .unwrap_or_else(|| panic!("{name}/args: no --name"));
-            let release = words[i + 1].clone();
-            let args = [&words[..i], &words[i + 2..]].concat();
+            let (release, args) = match words.iter().position(|w| w == "--name") {
+                Some(i) => (
+                    Some(words[i + 1].clone()),
+                    [&words[..i], &words[i + 2..]].concat(),
+                ),
+                None if words.iter().any(|w| w == "--name-template") => (None, words),
+                None => panic!("{name}/args: no --name (nor --name-template)"),
+            };
             let expected = match (read("expected.yaml"), read("expected-error.txt")) {
                 (Ok(s), _) => Ok(s),
                 (_, Ok(e)) => Err(e.trim_end_matches('\n').to_string()),
@@ -74,7 +77,8 @@ fn cases() -> Vec<Case> {
 
 fn flate(c: &Case) -> Output {
     Command::new(env!("CARGO_BIN_EXE_flate"))
-        .args(["helm", "template", "chart", "--name", &c.release])
+        .args(["helm", "template", "chart"])
+        .args(c.release.iter().flat_map(|r| ["--name", r.as_str()]))
         .args(&c.args)
         .current_dir(&c.dir)
         .output()
@@ -190,7 +194,9 @@ fn helm_binary() -> Option<PathBuf> {
 fn helm(helm: &Path, c: &Case) -> Result<String, String> {
     let home = tempfile::tempdir().expect("temporary directory");
     let out = Command::new(helm)
-        .args(["template", &c.release, "chart"])
+        .arg("template")
+        .args(&c.release)
+        .arg("chart")
         .args(&c.args)
         .current_dir(&c.dir)
         .env("HOME", home.path())

@@ -58,6 +58,10 @@ pub struct TemplateArgs {
     /// Leave hooks out of the output.
     #[arg(long = "no-hooks")]
     pub no_hooks: bool,
+    /// Name the release with this Go template (Sprig functions, no data)
+    /// instead of RELEASE / --name.
+    #[arg(long = "name-template", value_name = "TEMPLATE")]
+    pub name_template: Option<String>,
     /// Kubernetes version for .Capabilities.KubeVersion (default 1.35.0).
     #[arg(long = "kube-version")]
     pub kube_version: Option<String>,
@@ -94,10 +98,25 @@ pub fn run(cmd: HelmCommand) -> i32 {
 }
 
 fn template(a: TemplateArgs) -> i32 {
+    // `Install.NameAndChart`: a name given with --name-template is an
+    // error; the template names the release otherwise.
+    let named = a.name.is_some() || a.args.len() == 2;
     let (release, chart_path) = match a.args.as_slice() {
         [c] => (a.name.clone().unwrap_or_else(|| "release-name".into()), c),
         [r, c] => (a.name.clone().unwrap_or_else(|| r.clone()), c),
         _ => return helm_error("expected [RELEASE] CHART", 2),
+    };
+    let release = match (&a.name_template, named) {
+        (Some(_), true) => {
+            return helm_error("cannot set --name-template and also specify a name", 1);
+        }
+        (Some(t), false) => {
+            match flate::kustomize::helm::template_name(t) {
+                Ok(n) => n,
+                Err(e) => return helm_error(&e, 1),
+            }
+        }
+        (None, _) => release,
     };
     let mut values = Value::Map(M::new());
     for f in &a.values {
@@ -185,6 +204,21 @@ fn template(a: TemplateArgs) -> i32 {
         Ok(c) => c,
         Err(e) => return helm_error(&e.message, 2),
     };
+    // `Install.availableName` runs after the installable and dependency
+    // checks (which `render_values` makes, with their own errors).
+    let installable = matches!(ch.metadata.chart_type.as_str(), "" | "application");
+    let deps_ok = ch.metadata.dependencies.as_ref().is_none_or(|reqs| {
+        reqs.iter()
+            .all(|r| ch.dependencies.iter().any(|d| d.metadata.name == r.name))
+    });
+    if installable
+        && deps_ok
+        && let Err(e) = flate::kustomize::helm::validate_release_name(&release)
+    {
+        // Helm v4 logs the failure, then returns it wrapped.
+        eprintln!("level=ERROR msg=\"release name check failed\" error={e:?}");
+        return helm_error(&format!("release name check failed: {e}"), 1);
+    }
     let opts = RenderOptions {
         release_name: release,
         namespace: a.namespace,
