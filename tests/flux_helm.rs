@@ -919,7 +919,8 @@ fn without_crds_and_hooks(objs: &J) -> Vec<J> {
         .collect()
 }
 
-const VALUES_PROD: &str = "replicas: 5\nimage:\n  tag: \"9.9.9\"\nextra:\n  fromFile: prod\n  both: prod\n";
+const VALUES_PROD: &str =
+    "replicas: 5\nimage:\n  tag: \"9.9.9\"\nextra:\n  fromFile: prod\n  both: prod\n";
 const VALUES_ENV: &str = "extra:\n  both: env\n  fromEnv: \"yes\"\n";
 
 /// `spec.chart.spec.valuesFiles` of a chart in the repository: the files
@@ -1085,7 +1086,11 @@ fn values_files_of_a_cached_chart_are_files_of_the_chart() {
     );
     let t = repo(&[("kubernetes/clusters/test/all.yaml", &text)]);
     chart(t.path(), ".flate/charts/demo-1.0.0", "1.0.0", "1.0.0");
-    write(t.path(), ".flate/charts/demo-1.0.0/values-prod.yaml", VALUES_PROD);
+    write(
+        t.path(),
+        ".flate/charts/demo-1.0.0/values-prod.yaml",
+        VALUES_PROD,
+    );
     let (o, js) = build_json(t.path(), &[]);
     assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
     let layered = hr(&js, "layered");
@@ -1138,7 +1143,10 @@ fn chart_ref_to_a_helm_chart_of_the_repository() {
     assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
     let h = hr(&js, "demo");
     assert_eq!(h["renderStatus"], "rendered", "{h:#}");
-    assert_eq!(h["chart"]["location"], "GitRepository/flux-system/flux-system ./charts/demo");
+    assert_eq!(
+        h["chart"]["location"],
+        "GitRepository/flux-system/flux-system ./charts/demo"
+    );
     let dep = object(&h["objects"], "Deployment", "demo").unwrap();
     assert_eq!(dep["spec"]["replicas"], 5);
     let info = object(&h["objects"], "ConfigMap", "demo-info").unwrap();

@@ -108,14 +108,12 @@ fn template(a: TemplateArgs) -> i32 {
     };
     let release = match (&a.name_template, named) {
         (Some(_), true) => {
-            return helm_error("cannot set --name-template and also specify a name", 1);
+            return helm_error("cannot set --name-template and also specify a name", 2);
         }
-        (Some(t), false) => {
-            match flate::kustomize::helm::template_name(t) {
-                Ok(n) => n,
-                Err(e) => return helm_error(&e, 1),
-            }
-        }
+        (Some(t), false) => match flate::kustomize::helm::template_name(t) {
+            Ok(n) => n,
+            Err(e) => return helm_error(&e, 2),
+        },
         (None, _) => release,
     };
     let mut values = Value::Map(M::new());
@@ -290,7 +288,11 @@ fn to_v(v: &Value) -> V {
         Value::Float(f) => V::Float(*f),
         Value::Str(s) => V::Str(s.clone()),
         Value::List(l) => V::List(l.iter().map(to_v).collect()),
-        Value::Map(m) => V::Map(m.iter().map(|(k, v)| (k.clone(), to_v(v))).collect::<VMap>()),
+        Value::Map(m) => V::Map(
+            m.iter()
+                .map(|(k, v)| (k.clone(), to_v(v)))
+                .collect::<VMap>(),
+        ),
         _ => V::Nil,
     }
 }
@@ -446,7 +448,8 @@ mod tests {
         assert!(!go_match("templates/[^a-c].yaml", "templates/b.yaml"));
         assert!(go_match("templates/\\*.yaml", "templates/*.yaml"));
         assert!(!go_match("templates/[", "templates/["));
-        let out = "---\n# Source: c/templates/a.yaml\na: 1\n---\n# Source: c/templates/b.yaml\nb: 2\n";
+        let out =
+            "---\n# Source: c/templates/a.yaml\na: 1\n---\n# Source: c/templates/b.yaml\nb: 2\n";
         assert_eq!(
             show_only(out, &["templates/b.yaml".into(), "templates/*".into()]).unwrap(),
             "---\n# Source: c/templates/b.yaml\nb: 2\n---\n# Source: c/templates/a.yaml\na: 1\n---\n# Source: c/templates/b.yaml\nb: 2\n"

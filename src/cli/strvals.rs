@@ -250,7 +250,10 @@ impl Parser<'_> {
             }
             ',' => {
                 set(data, &k, V::Str(String::new()));
-                Err(msg(format!("key {} has no value (cannot end with ,)", q(&k))))
+                Err(msg(format!(
+                    "key {} has no value (cannot end with ,)",
+                    q(&k)
+                )))
             }
             _ => {
                 // '.'
@@ -586,18 +589,12 @@ mod tests {
         assert_eq!(m["esc"], s("a,b"));
         assert_eq!(m["k.d"], s("v"));
         let m = set_(&["nested[0][1]=1"]).unwrap();
-        assert_eq!(
-            m["nested"],
-            V::List(vec![V::List(vec![V::Nil, V::Int(1)])])
-        );
+        assert_eq!(m["nested"], V::List(vec![V::List(vec![V::Nil, V::Int(1)])]));
     }
 
     #[test]
     fn set_errors_are_helms() {
-        assert_eq!(
-            set_(&["name"]).unwrap_err(),
-            "key \"name\" has no value"
-        );
+        assert_eq!(set_(&["name"]).unwrap_err(), "key \"name\" has no value");
         assert_eq!(
             set_(&["name1=value1,name2"]).unwrap_err(),
             "key \"name2\" has no value"
@@ -644,14 +641,14 @@ mod tests {
     #[test]
     fn json_values() {
         let m = run(
-            &["a={\"x\":[1,\"y\"]},b=\"s,t\",c=,d=[1,2] ,e=true", "f[1]=null"],
+            &[
+                "a={\"x\":[1,\"y\"]},b=\"s,t\",c=,d=[1,2] ,e=true",
+                "f[1]=null",
+            ],
             || Mode::Json,
         )
         .unwrap();
-        assert_eq!(
-            m["a"],
-            map(&[("x", V::List(vec![V::Float(1.0), s("y")]))])
-        );
+        assert_eq!(m["a"], map(&[("x", V::List(vec![V::Float(1.0), s("y")]))]));
         assert_eq!(m["b"], s("s,t"));
         assert_eq!(m["c"], V::Nil);
         assert_eq!(m["d"], V::List(vec![V::Float(1.0), V::Float(2.0)]));

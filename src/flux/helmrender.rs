@@ -954,3 +954,46 @@ fn apply_outcome(h: &mut HelmReleaseReport, l: &Located, r: Option<Outcome>, opt
         (_, None) => {}
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn values_file_paths_resolve_as_source_controller_resolves_them() {
+        // securejoin: `..` stops at the artifact's root.
+        assert_eq!(
+            secure_rel("./charts/app/values.yaml"),
+            "charts/app/values.yaml"
+        );
+        assert_eq!(secure_rel("../../etc/passwd"), "etc/passwd");
+        assert_eq!(secure_rel("/a//b/../c.yaml"), "a/c.yaml");
+        // filepath.Clean, for names of a chart's files.
+        assert_eq!(go_clean("./values-prod.yaml"), "values-prod.yaml");
+        assert_eq!(go_clean("a/../values.yaml"), "values.yaml");
+        assert_eq!(go_clean("../x.yaml"), "../x.yaml");
+        assert_eq!(go_clean("/x/./y.yaml"), "/x/y.yaml");
+        assert_eq!(go_clean(""), ".");
+        // GetValuesFiles: only values.yaml is no values file at all.
+        let only = vec!["./values.yaml".to_string()];
+        assert!(effective_values_files(&only).is_empty());
+        let two = vec!["values.yaml".to_string(), "prod.yaml".to_string()];
+        assert_eq!(effective_values_files(&two), two.as_slice());
+    }
+
+    #[test]
+    fn values_files_parse_as_sigs_yaml_into_a_map() {
+        assert_eq!(
+            parse_values_file("v.yaml", b"a: 1\n---\nb: 2\n").unwrap(),
+            from_node(&crate::yaml::parse_one("a: 1\n").unwrap())
+        );
+        assert_eq!(
+            parse_values_file("v.yaml", b"").unwrap(),
+            from_node(&Node::map())
+        );
+        assert_eq!(
+            parse_values_file("v.yaml", b"just text\n").unwrap_err(),
+            "unmarshaling values from 'v.yaml' failed: error unmarshaling JSON: json: cannot unmarshal string into Go value of type map[string]interface {}"
+        );
+    }
+}

@@ -343,8 +343,12 @@ pub fn generate(
             })?,
             (true, true) => "release-name".into(),
         };
-        validate_release_name(&release_name)
-            .map_err(|e| k.err(format!("helmCharts: chart '{}': helm template: {e}", c.name)))?;
+        validate_release_name(&release_name).map_err(|e| {
+            k.err(format!(
+                "helmCharts: chart '{}': helm template: {e}",
+                c.name
+            ))
+        })?;
         let opts = RenderOptions {
             release_name,
             namespace: if c.namespace.is_empty() {
@@ -396,7 +400,9 @@ mod tests {
         // A map over a scalar fails as kyaml's walker fails.
         let err = merge2(&y("a: {b: 1}\n"), &dest).unwrap_err();
         assert!(
-            err.starts_with("could not merge values: wrong node kind: expected ScalarNode but got MappingNode"),
+            err.starts_with(
+                "could not merge values: wrong node kind: expected ScalarNode but got MappingNode"
+            ),
             "{err}"
         );
     }
