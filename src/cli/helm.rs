@@ -58,6 +58,13 @@ pub struct TemplateArgs {
     /// Leave hooks out of the output.
     #[arg(long = "no-hooks")]
     pub no_hooks: bool,
+    /// Write each template's manifests to DIR/<chart>/templates/... instead
+    /// of printing them (as `helm template --output-dir`).
+    #[arg(long = "output-dir", value_name = "DIR")]
+    pub output_dir: Option<String>,
+    /// With --output-dir: write into DIR/RELEASE.
+    #[arg(long = "release-name")]
+    pub release_name: bool,
     /// Name the release with this Go template (Sprig functions, no data)
     /// instead of RELEASE / --name.
     #[arg(long = "name-template", value_name = "TEMPLATE")]
@@ -217,6 +224,7 @@ fn template(a: TemplateArgs) -> i32 {
         eprintln!("level=ERROR msg=\"release name check failed\" error={e:?}");
         return helm_error(&format!("release name check failed: {e}"), 1);
     }
+    let release_dir = a.release_name.then(|| release.clone());
     let opts = RenderOptions {
         release_name: release,
         namespace: a.namespace,
@@ -237,7 +245,13 @@ fn template(a: TemplateArgs) -> i32 {
             if a.no_hooks {
                 r.manifests.retain(|m| !m.hook);
             }
-            let out = chart::print_template(&r);
+            let out = match &a.output_dir {
+                None => chart::print_template(&r),
+                Some(dir) => match write_output_dir(&r, dir, release_dir.as_deref()) {
+                    Ok(o) => o,
+                    Err(e) => return helm_error(&e, 1),
+                },
+            };
             let out = if a.show_only.is_empty() {
                 out
             } else {
@@ -328,6 +342,70 @@ fn read_file(path: &str) -> Result<Vec<u8>, String> {
         };
         format!("open {path}: {why}")
     })
+}
+
+/// `--output-dir` (Helm's `renderResources` and `template` command):
+/// CRDs (with `--include-crds`) go to `DIR/<chart path>`, manifests and
+/// hooks to `DIR[/RELEASE]/<template path>`, each document appended to
+/// its template's file after the first (a hook's file is appended to when
+/// it already exists, even from an earlier run, as Helm does); each write
+/// prints `wrote FILE`. What is left to print is the empty manifest.
+fn write_output_dir(
+    r: &chart::Rendered,
+    dir: &str,
+    release: Option<&str>,
+) -> Result<String, String> {
+    use std::collections::HashSet;
+    let joined = |name: &str| {
+        flate::flux::helmrender::go_clean(&format!("{}/{name}", dir.trim_end_matches('/')))
+    };
+    let new_dir = match release {
+        Some(rel) => joined(rel),
+        None => dir.to_string(),
+    };
+    let mut written: HashSet<String> = HashSet::new();
+    let mut out = std::io::stdout().lock();
+    let mut write = |base: &str, name: &str, data: &str, append: bool| -> Result<(), String> {
+        let file = format!("{base}/{name}");
+        let p = std::path::Path::new(&file);
+        if let Some(parent) = p.parent() {
+            std::fs::create_dir_all(parent)
+                .map_err(|e| format!("mkdir {}: {e}", parent.display()))?;
+        }
+        let mut f = if append {
+            std::fs::OpenOptions::new().append(true).open(p)
+        } else {
+            std::fs::File::create(p)
+        }
+        .map_err(|e| format!("open {file}: {e}"))?;
+        f.write_all(format!("---\n# Source: {name}\n{data}\n").as_bytes())
+            .map_err(|e| format!("write {file}: {e}"))?;
+        let _ = writeln!(out, "wrote {file}");
+        Ok(())
+    };
+    for m in r.manifests.iter().filter(|m| m.crd) {
+        write(dir, &m.source, &m.body, written.contains(&m.source))?;
+        written.insert(m.source.clone());
+    }
+    let mut written_here: HashSet<String> = HashSet::new();
+    for m in r.manifests.iter().filter(|m| !m.crd && !m.hook) {
+        write(
+            &new_dir,
+            &m.source,
+            &m.body,
+            written_here.contains(&m.source),
+        )?;
+        written_here.insert(m.source.clone());
+    }
+    for m in r.manifests.iter().filter(|m| m.hook) {
+        let exists = std::path::Path::new(&flate::flux::helmrender::go_clean(&format!(
+            "{new_dir}/{}",
+            m.source
+        )))
+        .exists();
+        write(&new_dir, &m.source, &m.body, exists)?;
+    }
+    Ok("\n".to_string())
 }
 
 /// `--show-only`: the documents of the output whose `# Source:` path,

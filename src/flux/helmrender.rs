@@ -116,7 +116,7 @@ pub fn secure_rel(p: &str) -> String {
 }
 
 /// Go's `filepath.Clean` of a slash-separated path.
-fn go_clean(p: &str) -> String {
+pub fn go_clean(p: &str) -> String {
     let rooted = p.starts_with('/');
     let mut out: Vec<&str> = Vec::new();
     for seg in p.split('/') {
