@@ -1196,3 +1196,37 @@ fn invalid_upgrade_crd_policy_fails() {
         "the install's policy (Create) renders the CRDs"
     );
 }
+
+/// A HelmChart over another GitRepository, mapped to a local directory
+/// with `--source`: the chart and its valuesFiles (relative to that
+/// artifact's root) come from the directory; unmapped, the release is
+/// skipped with the `--source` hint.
+#[test]
+fn chart_ref_to_a_helm_chart_of_a_mapped_source() {
+    let text = "apiVersion: source.toolkit.fluxcd.io/v1\nkind: GitRepository\nmetadata:\n  name: charts-repo\n  namespace: apps\nspec:\n  interval: 1h\n  url: https://git.example.com/charts.git\n  ref:\n    branch: main\n---\napiVersion: source.toolkit.fluxcd.io/v1\nkind: HelmChart\nmetadata:\n  name: demo\n  namespace: apps\nspec:\n  interval: 1h\n  chart: charts/demo\n  valuesFiles: [envs/prod.yaml]\n  sourceRef:\n    kind: GitRepository\n    name: charts-repo\n---\napiVersion: helm.toolkit.fluxcd.io/v2\nkind: HelmRelease\nmetadata:\n  name: demo\n  namespace: apps\nspec:\n  interval: 1h\n  chartRef:\n    kind: HelmChart\n    name: demo\n";
+    let t = repo(&[("kubernetes/clusters/test/all.yaml", text)]);
+    let art = tempfile::tempdir().unwrap();
+    chart(art.path(), "charts/demo", "2.0.0", "2.0.0");
+    write(art.path(), "envs/prod.yaml", VALUES_PROD);
+    let (o, js) = build_json(t.path(), &[]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let h = hr(&js, "demo");
+    assert_eq!(h["renderStatus"], "skipped");
+    assert!(
+        h["message"]
+            .as_str()
+            .unwrap()
+            .contains("--source GitRepository/apps/charts-repo=DIR"),
+        "{h:#}"
+    );
+    let src = format!("GitRepository/apps/charts-repo={}", art.path().display());
+    let (o, js) = build_json(t.path(), &["--source", &src]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let h = hr(&js, "demo");
+    assert_eq!(h["renderStatus"], "rendered", "{h:#}");
+    assert_eq!(h["chart"]["resolvedVersion"], "2.0.0");
+    let dep = object(&h["objects"], "Deployment", "demo").unwrap();
+    assert_eq!(dep["spec"]["replicas"], 5);
+    let info = object(&h["objects"], "ConfigMap", "demo-info").unwrap();
+    assert!(info["data"]["secretText"].is_null(), "{info:#}");
+}
