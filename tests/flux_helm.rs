@@ -984,6 +984,25 @@ fn values_files_of_a_source_chart_replace_the_chart_defaults() {
     assert_eq!(info["data"]["secretText"], "none");
     assert_eq!(info["data"]["both"], "env");
 
+    // The deprecated single valuesFile is not read by helm-controller v2:
+    // a warning, and the chart's defaults.
+    let single = hr_text.replace(
+        "      valuesFiles:\n        - ./charts/demo/values-prod.yaml\n        - envs/../envs/prod.yaml\n",
+        "      valuesFile: ./charts/demo/values-prod.yaml\n",
+    );
+    write(t.path(), "kubernetes/clusters/test/hr.yaml", &single);
+    let (o, js) = build_json(t.path(), &[]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let h = hr(&js, "demo");
+    let dep = object(&h["objects"], "Deployment", "demo").unwrap();
+    assert_eq!(dep["spec"]["replicas"], 1);
+    assert!(
+        h["warnings"]
+            .to_string()
+            .contains("valuesFile (deprecated) is ignored"),
+        "{h:#}"
+    );
+
     // Only `values.yaml` is no values file at all (GetValuesFiles): the
     // chart's defaults, although the source root has no values.yaml.
     let only = hr_text.replace(

@@ -925,10 +925,23 @@ fn apply_outcome(h: &mut HelmReleaseReport, l: &Located, r: Option<Outcome>, opt
             h.status = HrStatus::Skipped;
             h.message = "suspended (spec.suspend: true)".into();
         }
-        (_, Some(Ok((objs, warnings)))) => {
+        (_, Some(Ok((objs, mut warnings)))) => {
             h.status = HrStatus::Rendered;
             h.message = String::new();
             h.objects = objs;
+            // v2beta1/v2beta2's single values file is not a field of v2,
+            // the version helm-controller reconciles.
+            if h.object
+                .obj
+                .get_path(&["spec", "chart", "spec", "valuesFile"])
+                .and_then(Node::scalar_text)
+                .is_some_and(|v| !v.is_empty())
+            {
+                warnings.push(
+                    "spec.chart.spec.valuesFile (deprecated) is ignored by helm-controller v2: list the file in valuesFiles"
+                        .to_string(),
+                );
+            }
             h.warnings = warnings;
         }
         (_, Some(Err(e))) => {
