@@ -423,7 +423,7 @@ fn crd_policy_skip_and_hooks() {
         hr(&js, "demo")["message"]
             .as_str()
             .unwrap()
-            .contains("invalid CRD policy 'Sometimes'")
+            .contains("spec.install.crds: invalid CRD upgrade policy 'Sometimes'")
     );
 }
 
@@ -853,4 +853,399 @@ fn a_chart_bump_diffs_the_rendered_objects() {
     ] {
         assert!(hidden.contains(noise), "{noise} hidden: {hidden}");
     }
+}
+
+/// A copy of the chart at `chart` whose `values.yaml` is empty: what
+/// source-controller's `OverwriteChartDefaultValues` starts from, so that
+/// `helm template -f FILE...` of the copy merges the values files as
+/// `MergeMaps` does (Helm's `-f` merge is the same function).
+fn chart_without_defaults(chart: &Path) -> tempfile::TempDir {
+    let d = tempfile::tempdir().unwrap();
+    let o = Command::new("cp")
+        .arg("-r")
+        .arg(chart)
+        .arg(d.path().join("demo"))
+        .output()
+        .unwrap();
+    assert!(o.status.success());
+    std::fs::write(d.path().join("demo/values.yaml"), "").unwrap();
+    d
+}
+
+/// `helm template` of `chart` with several `-f` files, then `values`.
+fn helm_template_files(
+    helm: &Path,
+    chart: &Path,
+    release: &str,
+    ns: &str,
+    files: &[PathBuf],
+    values: &str,
+) -> Vec<J> {
+    let mut extra: Vec<String> = Vec::new();
+    for f in files {
+        extra.push("-f".into());
+        extra.push(f.display().to_string());
+    }
+    // As the environment renders: its Kubernetes version, the chart's CRD.
+    extra.extend([
+        "--skip-tests".to_string(),
+        "--kube-version".into(),
+        format!("v{}.0", flate::check::schema::KUBERNETES_VERSION),
+        "--api-versions".into(),
+        "demo.example.com/v1/Widget".into(),
+    ]);
+    let extra: Vec<&str> = extra.iter().map(String::as_str).collect();
+    helm_template(helm, chart, release, ns, values, &extra)
+}
+
+fn without_crds_and_hooks(objs: &J) -> Vec<J> {
+    objs.as_array()
+        .unwrap()
+        .iter()
+        .filter(|o| o["kind"] != "CustomResourceDefinition")
+        .cloned()
+        .map(|mut o| {
+            let md = o["metadata"].as_object_mut().unwrap();
+            md.remove("namespace");
+            if let Some(l) = md.get_mut("labels").and_then(J::as_object_mut) {
+                l.remove("helm.toolkit.fluxcd.io/name");
+                l.remove("helm.toolkit.fluxcd.io/namespace");
+                if l.is_empty() {
+                    md.remove("labels");
+                }
+            }
+            o
+        })
+        .collect()
+}
+
+const VALUES_PROD: &str =
+    "replicas: 5\nimage:\n  tag: \"9.9.9\"\nextra:\n  fromFile: prod\n  both: prod\n";
+const VALUES_ENV: &str = "extra:\n  both: env\n  fromEnv: \"yes\"\n";
+
+/// `spec.chart.spec.valuesFiles` of a chart in the repository: the files
+/// (paths relative to the GitRepository's root) are merged in order and
+/// replace the chart's own values.yaml; `spec.values` goes on top. The
+/// oracle: `helm template` of the chart with an empty values.yaml and the
+/// files as `-f` in the same order.
+#[test]
+fn values_files_of_a_source_chart_replace_the_chart_defaults() {
+    let hr_text = "apiVersion: helm.toolkit.fluxcd.io/v2\nkind: HelmRelease\nmetadata:\n  name: demo\n  namespace: apps\nspec:\n  interval: 1h\n  chart:\n    spec:\n      chart: ./charts/demo\n      valuesFiles:\n        - ./charts/demo/values-prod.yaml\n        - envs/../envs/prod.yaml\n      sourceRef:\n        kind: GitRepository\n        name: flux-system\n        namespace: flux-system\n  values:\n    extra:\n      fromValues: \"yes\"\n";
+    let t = repo(&[
+        ("kubernetes/clusters/test/hr.yaml", hr_text),
+        ("charts/demo/values-prod.yaml", VALUES_PROD),
+        ("envs/prod.yaml", VALUES_ENV),
+    ]);
+    chart(t.path(), "charts/demo", "1.0.0", "1.0.0");
+    let (o, js) = build_json(t.path(), &[]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let h = hr(&js, "demo");
+    assert_eq!(h["renderStatus"], "rendered", "{h:#}");
+    let info = object(&h["objects"], "ConfigMap", "demo-info").unwrap();
+    // values.yaml's secretText is gone: the chart's defaults are replaced.
+    assert!(info["data"]["secretText"].is_null(), "{info:#}");
+    assert_eq!(info["data"]["both"], "env");
+    assert_eq!(info["data"]["fromFile"], "prod");
+    assert_eq!(info["data"]["fromValues"], "yes");
+    let dep = object(&h["objects"], "Deployment", "demo").unwrap();
+    assert_eq!(dep["spec"]["replicas"], 5);
+    if let Some(helm) = helm() {
+        let bare = chart_without_defaults(&t.path().join("charts/demo"));
+        let want = helm_template_files(
+            &helm,
+            &bare.path().join("demo"),
+            "demo",
+            "apps",
+            &[
+                t.path().join("charts/demo/values-prod.yaml"),
+                t.path().join("envs/prod.yaml"),
+            ],
+            "extra:\n  fromValues: \"yes\"\n",
+        );
+        let want: Vec<J> = want
+            .into_iter()
+            .filter(|o| o["kind"] != "CustomResourceDefinition")
+            .collect();
+        assert_same_objects(without_crds_and_hooks(&h["objects"]), want);
+    } else {
+        println!("SKIPPED: the helm comparison (helm not found; set FLATE_HELM)");
+    }
+
+    // Listing the chart's values.yaml (relative to the source root) keeps
+    // its defaults under the other files.
+    let listed = hr_text.replace(
+        "        - ./charts/demo/values-prod.yaml\n",
+        "        - charts/demo/values.yaml\n        - ./charts/demo/values-prod.yaml\n",
+    );
+    write(t.path(), "kubernetes/clusters/test/hr.yaml", &listed);
+    let (o, js) = build_json(t.path(), &[]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let info = object(&hr(&js, "demo")["objects"], "ConfigMap", "demo-info").unwrap();
+    assert_eq!(info["data"]["secretText"], "none");
+    assert_eq!(info["data"]["both"], "env");
+
+    // The deprecated single valuesFile is not read by helm-controller v2:
+    // a warning, and the chart's defaults.
+    let single = hr_text.replace(
+        "      valuesFiles:\n        - ./charts/demo/values-prod.yaml\n        - envs/../envs/prod.yaml\n",
+        "      valuesFile: ./charts/demo/values-prod.yaml\n",
+    );
+    write(t.path(), "kubernetes/clusters/test/hr.yaml", &single);
+    let (o, js) = build_json(t.path(), &[]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let h = hr(&js, "demo");
+    let dep = object(&h["objects"], "Deployment", "demo").unwrap();
+    assert_eq!(dep["spec"]["replicas"], 1);
+    assert!(
+        h["warnings"]
+            .to_string()
+            .contains("valuesFile (deprecated) is ignored"),
+        "{h:#}"
+    );
+
+    // Only `values.yaml` is no values file at all (GetValuesFiles): the
+    // chart's defaults, although the source root has no values.yaml.
+    let only = hr_text.replace(
+        "        - ./charts/demo/values-prod.yaml\n        - envs/../envs/prod.yaml\n",
+        "        - ./values.yaml\n",
+    );
+    write(t.path(), "kubernetes/clusters/test/hr.yaml", &only);
+    let (o, js) = build_json(t.path(), &[]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let info = object(&hr(&js, "demo")["objects"], "ConfigMap", "demo-info").unwrap();
+    assert_eq!(info["data"]["secretText"], "none");
+}
+
+/// A values file that is not there fails the release with
+/// source-controller's message and the HelmRelease's file, unless
+/// `ignoreMissingValuesFiles` (then it is left out); a directory is never
+/// a values file; a list is not a map of values.
+#[test]
+fn missing_values_files_fail_unless_ignored() {
+    let hr_text = |files: &str, ignore: bool| {
+        format!(
+            "apiVersion: helm.toolkit.fluxcd.io/v2\nkind: HelmRelease\nmetadata:\n  name: demo\n  namespace: apps\nspec:\n  interval: 1h\n  chart:\n    spec:\n      chart: ./charts/demo\n{}      valuesFiles:\n{files}      sourceRef:\n        kind: GitRepository\n        name: flux-system\n        namespace: flux-system\n",
+            if ignore {
+                "      ignoreMissingValuesFiles: true\n"
+            } else {
+                ""
+            }
+        )
+    };
+    let files = "        - ./charts/demo/missing.yaml\n        - ./charts/demo/values-prod.yaml\n";
+    let t = repo(&[
+        ("kubernetes/clusters/test/hr.yaml", &hr_text(files, false)),
+        ("charts/demo/values-prod.yaml", VALUES_PROD),
+        ("lists/list.yaml", "- a\n- b\n"),
+    ]);
+    chart(t.path(), "charts/demo", "1.0.0", "1.0.0");
+    let (o, js) = build_json(t.path(), &[]);
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    let h = hr(&js, "demo");
+    assert_eq!(h["renderStatus"], "failed");
+    assert_eq!(
+        h["message"],
+        "kubernetes/clusters/test/hr.yaml:1: spec.chart.spec.valuesFiles: values files merge error: no values file found at path '/charts/demo/missing.yaml' (reference './charts/demo/missing.yaml')"
+    );
+    write(
+        t.path(),
+        "kubernetes/clusters/test/hr.yaml",
+        &hr_text(files, true),
+    );
+    let (o, js) = build_json(t.path(), &[]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let h = hr(&js, "demo");
+    let dep = object(&h["objects"], "Deployment", "demo").unwrap();
+    assert_eq!(dep["spec"]["replicas"], 5);
+    // A directory fails even with ignoreMissingValuesFiles.
+    write(
+        t.path(),
+        "kubernetes/clusters/test/hr.yaml",
+        &hr_text("        - charts/demo/templates\n", true),
+    );
+    let (_, js) = build_json(t.path(), &[]);
+    assert!(
+        hr(&js, "demo")["message"]
+            .as_str()
+            .unwrap()
+            .ends_with("no values file found at path '/charts/demo/templates' (reference 'charts/demo/templates')"),
+        "{js:#}"
+    );
+    write(
+        t.path(),
+        "kubernetes/clusters/test/hr.yaml",
+        &hr_text("        - lists/list.yaml\n", false),
+    );
+    let (_, js) = build_json(t.path(), &[]);
+    assert!(
+        hr(&js, "demo")["message"]
+            .as_str()
+            .unwrap()
+            .ends_with("unmarshaling values from 'lists/list.yaml' failed: error unmarshaling JSON: json: cannot unmarshal array into Go value of type map[string]interface {}"),
+        "{js:#}"
+    );
+}
+
+/// A chart from a Helm repository (the cache): `valuesFiles` name files
+/// of the chart, `values.yaml` being its own defaults.
+#[test]
+fn values_files_of_a_cached_chart_are_files_of_the_chart() {
+    let mut text = SOURCES.to_string();
+    text += &hr_spec(
+        "layered",
+        "  chart:\n    spec:\n      chart: demo\n      version: 1.0.0\n      valuesFiles: [values.yaml, ./values-prod.yaml]\n      sourceRef:\n        kind: HelmRepository\n        name: example\n  values:\n    extra:\n      fromValues: \"yes\"\n",
+    );
+    text += &hr_spec(
+        "replaced",
+        "  chart:\n    spec:\n      chart: demo\n      version: 1.0.0\n      valuesFiles: [values-prod.yaml]\n      sourceRef:\n        kind: HelmRepository\n        name: example\n",
+    );
+    text += &hr_spec(
+        "absent",
+        "  chart:\n    spec:\n      chart: demo\n      version: 1.0.0\n      valuesFiles: [values-prod.yaml, values-qa.yaml]\n      sourceRef:\n        kind: HelmRepository\n        name: example\n",
+    );
+    let t = repo(&[("kubernetes/clusters/test/all.yaml", &text)]);
+    chart(t.path(), ".flate/charts/demo-1.0.0", "1.0.0", "1.0.0");
+    write(
+        t.path(),
+        ".flate/charts/demo-1.0.0/values-prod.yaml",
+        VALUES_PROD,
+    );
+    let (o, js) = build_json(t.path(), &[]);
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    let layered = hr(&js, "layered");
+    assert_eq!(layered["renderStatus"], "rendered", "{layered:#}");
+    let info = object(&layered["objects"], "ConfigMap", "layered-info").unwrap();
+    assert_eq!(info["data"]["secretText"], "none");
+    assert_eq!(info["data"]["fromFile"], "prod");
+    let replaced = hr(&js, "replaced");
+    let info = object(&replaced["objects"], "ConfigMap", "replaced-info").unwrap();
+    assert!(info["data"]["secretText"].is_null(), "{info:#}");
+    assert_eq!(
+        hr(&js, "absent")["message"],
+        "kubernetes/clusters/test/all.yaml:66: spec.chart.spec.valuesFiles: values files merge error: failed to merge chart values: no values file found at path 'values-qa.yaml'"
+    );
+    if let Some(helm) = helm() {
+        let chart_dir = t.path().join(".flate/charts/demo-1.0.0");
+        let want = helm_template_files(
+            &helm,
+            &chart_dir,
+            "layered",
+            "flux-system",
+            &[chart_dir.join("values-prod.yaml")],
+            "extra:\n  fromValues: \"yes\"\n",
+        );
+        let want: Vec<J> = want
+            .into_iter()
+            .filter(|o| o["kind"] != "CustomResourceDefinition")
+            .collect();
+        assert_same_objects(without_crds_and_hooks(&layered["objects"]), want);
+    } else {
+        println!("SKIPPED: the helm comparison (helm not found; set FLATE_HELM)");
+    }
+}
+
+/// `spec.chartRef` to a HelmChart over the repository's own GitRepository
+/// (with the HelmChart's valuesFiles); a HelmChart the environment does
+/// not render skips the release with a message naming its file (fails
+/// with --require-charts).
+#[test]
+fn chart_ref_to_a_helm_chart_of_the_repository() {
+    let text = "apiVersion: source.toolkit.fluxcd.io/v1\nkind: HelmChart\nmetadata:\n  name: demo\n  namespace: flux-system\nspec:\n  interval: 1h\n  chart: ./charts/demo\n  valuesFiles: [charts/demo/values-prod.yaml]\n  sourceRef:\n    kind: GitRepository\n    name: flux-system\n---\napiVersion: helm.toolkit.fluxcd.io/v2\nkind: HelmRelease\nmetadata:\n  name: demo\n  namespace: apps\nspec:\n  interval: 1h\n  chartRef:\n    kind: HelmChart\n    name: demo\n    namespace: flux-system\n---\napiVersion: helm.toolkit.fluxcd.io/v2\nkind: HelmRelease\nmetadata:\n  name: elsewhere\n  namespace: apps\nspec:\n  interval: 1h\n  chartRef:\n    kind: HelmChart\n    name: not-here\n---\napiVersion: source.toolkit.fluxcd.io/v1\nkind: HelmChart\nmetadata:\n  name: orphan\n  namespace: apps\nspec:\n  interval: 1h\n  chart: ./charts/demo\n  sourceRef:\n    kind: GitRepository\n    name: other\n---\napiVersion: helm.toolkit.fluxcd.io/v2\nkind: HelmRelease\nmetadata:\n  name: orphaned\n  namespace: apps\nspec:\n  interval: 1h\n  chartRef:\n    kind: HelmChart\n    name: orphan\n";
+    // The HelmChart's sourceRef has no namespace: the HelmChart's own,
+    // here flux-system, whose flux-system GitRepository is the repository.
+    let t = repo(&[
+        ("kubernetes/clusters/test/all.yaml", text),
+        ("charts/demo/values-prod.yaml", VALUES_PROD),
+    ]);
+    chart(t.path(), "charts/demo", "1.0.0", "1.0.0");
+    let (o, js) = build_json(t.path(), &[]);
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    let h = hr(&js, "demo");
+    assert_eq!(h["renderStatus"], "rendered", "{h:#}");
+    assert_eq!(
+        h["chart"]["location"],
+        "GitRepository/flux-system/flux-system ./charts/demo"
+    );
+    let dep = object(&h["objects"], "Deployment", "demo").unwrap();
+    assert_eq!(dep["spec"]["replicas"], 5);
+    let info = object(&h["objects"], "ConfigMap", "demo-info").unwrap();
+    assert!(info["data"]["secretText"].is_null(), "{info:#}");
+    let e = hr(&js, "elsewhere");
+    assert_eq!(e["renderStatus"], "skipped");
+    assert_eq!(
+        e["message"],
+        "kubernetes/clusters/test/all.yaml:26: spec.chartRef HelmChart apps/not-here is not among the objects this environment renders, so its chart is unknown offline (add the HelmChart to the repository, or use spec.chart)"
+    );
+    // The HelmChart's GitRepository (apps/other) is unknown: an error
+    // naming the HelmChart's file.
+    assert_eq!(hr(&js, "orphaned")["renderStatus"], "failed");
+    assert_eq!(
+        hr(&js, "orphaned")["message"],
+        "kubernetes/clusters/test/all.yaml:37: chart source GitRepository/apps/other (spec.sourceRef of HelmChart apps/orphan) is not among the rendered objects"
+    );
+    let (o, js) = build_json(t.path(), &["--require-charts"]);
+    assert_eq!(o.status.code(), Some(1));
+    assert_eq!(hr(&js, "elsewhere")["renderStatus"], "failed");
+}
+
+/// `upgrade.crds` is checked like `install.crds`: an invalid policy
+/// fails the release naming the HelmRelease's file.
+#[test]
+fn invalid_upgrade_crd_policy_fails() {
+    let text = "apiVersion: helm.toolkit.fluxcd.io/v2\nkind: HelmRelease\nmetadata:\n  name: demo\n  namespace: apps\nspec:\n  interval: 1h\n  upgrade:\n    crds: Always\n  chart:\n    spec:\n      chart: ./charts/demo\n      sourceRef:\n        kind: GitRepository\n        name: flux-system\n        namespace: flux-system\n";
+    let t = repo(&[("kubernetes/clusters/test/hr.yaml", text)]);
+    chart(t.path(), "charts/demo", "1.0.0", "1.0.0");
+    let (o, js) = build_json(t.path(), &[]);
+    assert_eq!(o.status.code(), Some(1));
+    assert_eq!(
+        hr(&js, "demo")["message"],
+        "kubernetes/clusters/test/hr.yaml:1: spec.upgrade.crds: invalid CRD upgrade policy 'Always', valid values are 'Skip', 'Create' or 'CreateReplace'"
+    );
+    let ok = text.replace("crds: Always", "crds: CreateReplace");
+    write(t.path(), "kubernetes/clusters/test/hr.yaml", &ok);
+    let (o, js) = build_json(t.path(), &[]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(
+        object(
+            &hr(&js, "demo")["objects"],
+            "CustomResourceDefinition",
+            "widgets.demo.example.com"
+        )
+        .is_some(),
+        "the install's policy (Create) renders the CRDs"
+    );
+}
+
+/// A HelmChart over another GitRepository, mapped to a local directory
+/// with `--source`: the chart and its valuesFiles (relative to that
+/// artifact's root) come from the directory; unmapped, the release is
+/// skipped with the `--source` hint.
+#[test]
+fn chart_ref_to_a_helm_chart_of_a_mapped_source() {
+    let text = "apiVersion: source.toolkit.fluxcd.io/v1\nkind: GitRepository\nmetadata:\n  name: charts-repo\n  namespace: apps\nspec:\n  interval: 1h\n  url: https://git.example.com/charts.git\n  ref:\n    branch: main\n---\napiVersion: source.toolkit.fluxcd.io/v1\nkind: HelmChart\nmetadata:\n  name: demo\n  namespace: apps\nspec:\n  interval: 1h\n  chart: charts/demo\n  valuesFiles: [envs/prod.yaml]\n  sourceRef:\n    kind: GitRepository\n    name: charts-repo\n---\napiVersion: helm.toolkit.fluxcd.io/v2\nkind: HelmRelease\nmetadata:\n  name: demo\n  namespace: apps\nspec:\n  interval: 1h\n  chartRef:\n    kind: HelmChart\n    name: demo\n";
+    let t = repo(&[("kubernetes/clusters/test/all.yaml", text)]);
+    let art = tempfile::tempdir().unwrap();
+    chart(art.path(), "charts/demo", "2.0.0", "2.0.0");
+    write(art.path(), "envs/prod.yaml", VALUES_PROD);
+    let (o, js) = build_json(t.path(), &[]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let h = hr(&js, "demo");
+    assert_eq!(h["renderStatus"], "skipped");
+    assert!(
+        h["message"]
+            .as_str()
+            .unwrap()
+            .contains("--source GitRepository/apps/charts-repo=DIR"),
+        "{h:#}"
+    );
+    let src = format!("GitRepository/apps/charts-repo={}", art.path().display());
+    let (o, js) = build_json(t.path(), &["--source", &src]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let h = hr(&js, "demo");
+    assert_eq!(h["renderStatus"], "rendered", "{h:#}");
+    assert_eq!(h["chart"]["resolvedVersion"], "2.0.0");
+    let dep = object(&h["objects"], "Deployment", "demo").unwrap();
+    assert_eq!(dep["spec"]["replicas"], 5);
+    let info = object(&h["objects"], "ConfigMap", "demo-info").unwrap();
+    assert!(info["data"]["secretText"].is_null(), "{info:#}");
 }

@@ -26,7 +26,8 @@ const KNOWN_DIFFERENCES: &[(&str, &str)] = &[
 struct Case {
     name: String,
     dir: PathBuf,
-    release: String,
+    /// None: the case names its release with `--name-template`.
+    release: Option<String>,
     args: Vec<String>,
     expected: Result<String, String>,
 }
@@ -50,12 +51,14 @@ fn cases() -> Vec<Case> {
                 .filter(|l| !l.is_empty() && !l.starts_with('#'))
                 .map(String::from)
                 .collect();
-            let i = words
-                .iter()
-                .position(|w| w == "--name")
-                .unwrap_or_else(|| panic!("{name}/args: no --name"));
-            let release = words[i + 1].clone();
-            let args = [&words[..i], &words[i + 2..]].concat();
+            let (release, args) = match words.iter().position(|w| w == "--name") {
+                Some(i) => (
+                    Some(words[i + 1].clone()),
+                    [&words[..i], &words[i + 2..]].concat(),
+                ),
+                None if words.iter().any(|w| w == "--name-template") => (None, words),
+                None => panic!("{name}/args: no --name (nor --name-template)"),
+            };
             let expected = match (read("expected.yaml"), read("expected-error.txt")) {
                 (Ok(s), _) => Ok(s),
                 (_, Ok(e)) => Err(e.trim_end_matches('\n').to_string()),
@@ -74,7 +77,8 @@ fn cases() -> Vec<Case> {
 
 fn flate(c: &Case) -> Output {
     Command::new(env!("CARGO_BIN_EXE_flate"))
-        .args(["helm", "template", "chart", "--name", &c.release])
+        .args(["helm", "template", "chart"])
+        .args(c.release.iter().flat_map(|r| ["--name", r.as_str()]))
         .args(&c.args)
         .current_dir(&c.dir)
         .output()
@@ -190,7 +194,9 @@ fn helm_binary() -> Option<PathBuf> {
 fn helm(helm: &Path, c: &Case) -> Result<String, String> {
     let home = tempfile::tempdir().expect("temporary directory");
     let out = Command::new(helm)
-        .args(["template", &c.release, "chart"])
+        .arg("template")
+        .args(&c.release)
+        .arg("chart")
         .args(&c.args)
         .current_dir(&c.dir)
         .env("HOME", home.path())
@@ -244,4 +250,82 @@ fn helm_chart_fixtures_match_live_helm() {
     );
     assert!(stale.is_empty(), "{}", stale.join("\n"));
     assert!(differ.is_empty(), "differ from live helm: {differ:?}");
+}
+
+/// Every file under `dir`, relative, with its contents.
+fn tree(dir: &Path) -> Vec<(String, String)> {
+    let mut out = Vec::new();
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        for e in std::fs::read_dir(&d).unwrap() {
+            let p = e.unwrap().path();
+            if p.is_dir() {
+                stack.push(p);
+            } else {
+                let rel = p.strip_prefix(dir).unwrap().display().to_string();
+                out.push((rel, std::fs::read_to_string(&p).unwrap()));
+            }
+        }
+    }
+    out.sort();
+    out
+}
+
+/// `--output-dir` (and `--release-name`) against the live Helm: the same
+/// files with the same contents and the same `wrote` lines, over three
+/// runs into one directory (Helm appends a hook to a file an earlier run
+/// wrote, and overwrites the others).
+#[test]
+fn output_dir_matches_live_helm() {
+    let Some(bin) = helm_binary() else {
+        println!("SKIPPED: helm is not on PATH and FLATE_HELM is not set");
+        return;
+    };
+    let chart = Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/helm/046-show-only/chart");
+    let runs: [&[&str]; 3] = [
+        &["--include-crds", "--output-dir", "out/", "--release-name"],
+        &["--output-dir", "out", "--skip-tests"],
+        &["--output-dir", "out", "--no-hooks", "-n", "other"],
+    ];
+    let mut results = Vec::new();
+    for tool in ["helm", "flate"] {
+        let home = tempfile::tempdir().unwrap();
+        let work = tempfile::tempdir().unwrap();
+        let mut printed = String::new();
+        for args in runs {
+            let mut cmd = if tool == "helm" {
+                let mut c = Command::new(&bin);
+                c.args(["template", "so"]);
+                c
+            } else {
+                let mut c = Command::new(env!("CARGO_BIN_EXE_flate"));
+                c.args(["helm", "template", "so"]);
+                c
+            };
+            let o = cmd
+                .arg(&chart)
+                .args(args)
+                .current_dir(work.path())
+                .env("HOME", home.path())
+                .env("HELM_CACHE_HOME", home.path().join("cache"))
+                .env("HELM_CONFIG_HOME", home.path().join("config"))
+                .env("HELM_DATA_HOME", home.path().join("data"))
+                .output()
+                .unwrap();
+            assert!(
+                o.status.success(),
+                "{tool}: {}",
+                String::from_utf8_lossy(&o.stderr)
+            );
+            printed.push_str(&String::from_utf8_lossy(&o.stdout));
+        }
+        results.push((printed, tree(&work.path().join("out"))));
+    }
+    assert!(
+        results[0].0.contains("wrote out//shown/crds/widget.yaml"),
+        "{}",
+        results[0].0
+    );
+    assert_eq!(results[1].0, results[0].0, "standard output");
+    assert_eq!(results[1].1, results[0].1, "written files");
 }

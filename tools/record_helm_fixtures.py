@@ -8,11 +8,15 @@ A case directory holds:
                chart/charts/NAME-VERSION.tgz (deterministically: sorted
                entries, mtime 0, owner 0), to test archived dependencies
   args         the arguments, one per line (blank lines and lines starting
-               with `#` are ignored): `--name RELEASE` and any of
+               with `#` are ignored): `--name RELEASE` (or
+               `--name-template TEMPLATE` alone) and any of
                `--namespace NS`, `-f FILE` (relative to the case directory),
-               `--set K=V`, `--kube-version`, `--api-versions`,
+               `--set K=V`, `--set-string`, `--set-json`, `--set-file`
+               (paths relative to the case directory), `--set-literal`,
+               `--kube-version`, `--api-versions` / `-a`,
                `--include-crds`, `--skip-crds`, `--skip-tests`,
-               `--skip-schema-validation`
+               `--skip-schema-validation`, `--show-only` / `-s`,
+               `--no-hooks`
   *.yaml       values files the args name
 
 Helm runs in the case directory as `helm template RELEASE chart ARGS...`
@@ -51,6 +55,8 @@ def read_args(case_dir):
         if line and not line.startswith("#"):
             words.append(line)
     if "--name" not in words:
+        if "--name-template" in words:
+            return None, words
         sys.exit(f"{case_dir}/args: no --name")
     i = words.index("--name")
     name = words[i + 1]
@@ -114,7 +120,8 @@ def record(helm, case):
             "HELM_CONFIG_HOME": os.path.join(home, "config"),
             "HELM_DATA_HOME": os.path.join(home, "data"),
         }
-        p = subprocess.run([helm, "template", name, "chart", *rest], cwd=d,
+        named = [name] if name is not None else []
+        p = subprocess.run([helm, "template", *named, "chart", *rest], cwd=d,
                            capture_output=True, env=env)
     if p.returncode == 0:
         open(os.path.join(d, "expected.yaml"), "wb").write(p.stdout)

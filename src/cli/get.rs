@@ -199,7 +199,12 @@ fn chart_items(r: &Rendered) -> Vec<Item> {
         .map(|h| {
             let cached = !h.chart.location.is_empty();
             let source = if h.chart.url.is_empty() {
-                format!("{}/{}/{}", h.chart.kind, h.chart.namespace, h.chart.name)
+                if h.chart.kind.is_empty() {
+                    // The chart reference did not resolve (see the message).
+                    "-".to_string()
+                } else {
+                    format!("{}/{}/{}", h.chart.kind, h.chart.namespace, h.chart.name)
+                }
             } else {
                 h.chart.url.clone()
             };

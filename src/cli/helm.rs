@@ -5,9 +5,11 @@ use std::path::PathBuf;
 
 use clap::{Args, Subcommand};
 use flate::helm::chart::values::{M, from_node, merge_maps};
-use flate::helm::chart::{self, RenderOptions, strvals};
+use flate::helm::chart::{self, RenderOptions};
 use flate::template::Value;
 use flate::yaml::{Map, Node};
+
+use super::strvals::{self, Mode, V, VMap};
 
 #[derive(Subcommand, Debug)]
 pub enum HelmCommand {
@@ -40,6 +42,33 @@ pub struct TemplateArgs {
     /// Values on the command line, always strings.
     #[arg(long = "set-string", value_name = "KEY=VALUE")]
     pub set_string: Vec<String>,
+    /// JSON values on the command line (a.b=JSONVALUE,... or a JSON object).
+    #[arg(long = "set-json", value_name = "KEY=JSON")]
+    pub set_json: Vec<String>,
+    /// Values read from files (a.b=PATH,...): the file's contents, a string.
+    #[arg(long = "set-file", value_name = "KEY=PATH")]
+    pub set_file: Vec<String>,
+    /// One literal string value (everything after the first `=`).
+    #[arg(long = "set-literal", value_name = "KEY=VALUE")]
+    pub set_literal: Vec<String>,
+    /// Only print the manifests of these templates (chart-relative paths
+    /// such as templates/deployment.yaml; shell globs allowed).
+    #[arg(short = 's', long = "show-only", value_name = "TEMPLATE")]
+    pub show_only: Vec<String>,
+    /// Leave hooks out of the output.
+    #[arg(long = "no-hooks")]
+    pub no_hooks: bool,
+    /// Write each template's manifests to DIR/<chart>/templates/... instead
+    /// of printing them (as `helm template --output-dir`).
+    #[arg(long = "output-dir", value_name = "DIR")]
+    pub output_dir: Option<String>,
+    /// With --output-dir: write into DIR/RELEASE.
+    #[arg(long = "release-name")]
+    pub release_name: bool,
+    /// Name the release with this Go template (Sprig functions, no data)
+    /// instead of RELEASE / --name.
+    #[arg(long = "name-template", value_name = "TEMPLATE")]
+    pub name_template: Option<String>,
     /// Kubernetes version for .Capabilities.KubeVersion (default 1.35.0).
     #[arg(long = "kube-version")]
     pub kube_version: Option<String>,
@@ -76,17 +105,31 @@ pub fn run(cmd: HelmCommand) -> i32 {
 }
 
 fn template(a: TemplateArgs) -> i32 {
+    // `Install.NameAndChart`: a name given with --name-template is an
+    // error; the template names the release otherwise.
+    let named = a.name.is_some() || a.args.len() == 2;
     let (release, chart_path) = match a.args.as_slice() {
         [c] => (a.name.clone().unwrap_or_else(|| "release-name".into()), c),
         [r, c] => (a.name.clone().unwrap_or_else(|| r.clone()), c),
         _ => return helm_error("expected [RELEASE] CHART", 2),
     };
+    let release = match (&a.name_template, named) {
+        (Some(_), true) => {
+            return helm_error("cannot set --name-template and also specify a name", 2);
+        }
+        (Some(t), false) => match flate::kustomize::helm::template_name(t) {
+            Ok(n) => n,
+            Err(e) => return helm_error(&e, 2),
+        },
+        (None, _) => release,
+    };
     let mut values = Value::map(M::new());
     for f in &a.values {
-        let text = match std::fs::read_to_string(f) {
-            Ok(t) => t,
-            Err(e) => return helm_error(&format!("open {}: {e}", f.display()), 2),
+        let bytes = match read_file(&f.to_string_lossy()) {
+            Ok(b) => b,
+            Err(e) => return helm_error(&e, 2),
         };
+        let text = String::from_utf8_lossy(&bytes);
         let docs = match flate::yaml::parse::parse_stream_json_keys(&text) {
             Ok(d) => d,
             Err(e) => {
@@ -115,17 +158,49 @@ fn template(a: TemplateArgs) -> i32 {
             }
         }
     }
-    let Value::Map(values) = values else {
+    // The command-line values in Helm's order (`values.Options.MergeValues`):
+    // --set-json, --set, --set-string, --set-file, --set-literal.
+    let V::Map(mut base) = to_v(&values) else {
         unreachable!("merged values are a map")
     };
-    let mut values = values.to_btree();
-    for (list, strings) in [(&a.set, false), (&a.set_string, true)] {
+    for s in &a.set_json {
+        let t = s.trim();
+        if t.starts_with('{') {
+            match serde_json::from_str::<serde_json::Value>(t) {
+                Ok(j @ serde_json::Value::Object(_)) => {
+                    let V::Map(m) = V::from_json(&j) else {
+                        unreachable!("an object")
+                    };
+                    strvals::merge_maps(&mut base, m);
+                }
+                _ => return helm_error(&format!("failed parsing --set-json data JSON: {s}"), 2),
+            }
+        } else if strvals::parse_into(s, &mut base, Mode::Json).is_err() {
+            return helm_error(&format!("failed parsing --set-json data {s}"), 2);
+        }
+    }
+    let reader = |p: &str| read_file(p).map(|b| String::from_utf8_lossy(&b).into_owned());
+    for (list, mode, what) in [
+        (&a.set, Mode::Typed(false), "--set"),
+        (&a.set_string, Mode::Typed(true), "--set-string"),
+        (&a.set_file, Mode::File(&reader), "--set-file"),
+        (&a.set_literal, Mode::Literal, "--set-literal"),
+    ] {
         for s in list {
-            if let Err(e) = strvals::parse_into(s, strings, &mut values) {
-                return helm_error(&format!("failed parsing --set data: {e}"), 2);
+            let mode = match &mode {
+                Mode::Typed(b) => Mode::Typed(*b),
+                Mode::File(r) => Mode::File(*r),
+                Mode::Json => Mode::Json,
+                Mode::Literal => Mode::Literal,
+            };
+            if let Err(e) = strvals::parse_into(s, &mut base, mode) {
+                return helm_error(&format!("failed parsing {what} data: {e}"), 2);
             }
         }
     }
+    let Value::Map(values) = from_v(V::Map(base)) else {
+        unreachable!("a map")
+    };
     let path = PathBuf::from(chart_path);
     if !path.exists() {
         return helm_error(&format!("path {chart_path:?} not found"), 2);
@@ -134,6 +209,22 @@ fn template(a: TemplateArgs) -> i32 {
         Ok(c) => c,
         Err(e) => return helm_error(&e.message, 2),
     };
+    // `Install.availableName` runs after the installable and dependency
+    // checks (which `render_values` makes, with their own errors).
+    let installable = matches!(ch.metadata.chart_type.as_str(), "" | "application");
+    let deps_ok = ch.metadata.dependencies.as_ref().is_none_or(|reqs| {
+        reqs.iter()
+            .all(|r| ch.dependencies.iter().any(|d| d.metadata.name == r.name))
+    });
+    if installable
+        && deps_ok
+        && let Err(e) = flate::kustomize::helm::validate_release_name(&release)
+    {
+        // Helm v4 logs the failure, then returns it wrapped.
+        eprintln!("level=ERROR msg=\"release name check failed\" error={e:?}");
+        return helm_error(&format!("release name check failed: {e}"), 1);
+    }
+    let release_dir = a.release_name.then(|| release.clone());
     let opts = RenderOptions {
         release_name: release,
         namespace: a.namespace,
@@ -145,12 +236,30 @@ fn template(a: TemplateArgs) -> i32 {
         skip_tests: a.skip_tests,
         skip_schema_validation: a.skip_schema_validation,
     };
-    match chart::render_values(&ch, &opts, values) {
+    match chart::render_values(&ch, &opts, values.to_btree()) {
         Ok(r) => {
             for w in &r.warnings {
                 super::diag::warning(w.clone());
             }
-            let out = chart::print_template(&r);
+            let mut r = r;
+            if a.no_hooks {
+                r.manifests.retain(|m| !m.hook);
+            }
+            let out = match &a.output_dir {
+                None => chart::print_template(&r),
+                Some(dir) => match write_output_dir(&r, dir, release_dir.as_deref()) {
+                    Ok(o) => o,
+                    Err(e) => return helm_error(&e, 1),
+                },
+            };
+            let out = if a.show_only.is_empty() {
+                out
+            } else {
+                match show_only(&out, &a.show_only) {
+                    Ok(o) => o,
+                    Err(e) => return helm_error(&e, 1),
+                }
+            };
             let mut stdout = std::io::stdout().lock();
             if stdout
                 .write_all(out.as_bytes())
@@ -169,5 +278,264 @@ fn template(a: TemplateArgs) -> i32 {
             1,
         ),
         Err(e) => helm_error(&e.message, 1),
+    }
+}
+
+/// Template data from parsed values.
+fn from_v(v: V) -> Value {
+    match v {
+        V::Nil => Value::Nil,
+        V::Bool(b) => Value::Bool(b),
+        V::Int(i) => Value::Int(i),
+        V::Float(f) => Value::Float(f),
+        V::Str(s) => Value::Str(s),
+        V::List(l) => Value::List(l.into_iter().map(from_v).collect()),
+        V::Map(m) => Value::map(m.into_iter().map(|(k, v)| (k, from_v(v))).collect()),
+    }
+}
+
+/// Parsed values from template data (what `-f` files made).
+fn to_v(v: &Value) -> V {
+    match v {
+        Value::Bool(b) => V::Bool(*b),
+        Value::Int(i) => V::Int(*i),
+        Value::Float(f) => V::Float(*f),
+        Value::Str(s) => V::Str(s.clone()),
+        Value::List(l) => V::List(l.iter().map(to_v).collect()),
+        Value::Map(m) => V::Map(
+            m.read()
+                .iter()
+                .map(|(k, v)| (k.clone(), to_v(v)))
+                .collect::<VMap>(),
+        ),
+        _ => V::Nil,
+    }
+}
+
+/// Helm's `readFile` for `-f` and `--set-file`: `-` is standard input,
+/// a URL of a getter (http, https, oci) would be downloaded (flate does
+/// not), anything else is a local file; errors as Go prints them.
+fn read_file(path: &str) -> Result<Vec<u8>, String> {
+    use std::io::Read;
+    if path.trim() == "-" {
+        let mut b = Vec::new();
+        return std::io::stdin()
+            .read_to_end(&mut b)
+            .map(|_| b)
+            .map_err(|e| format!("read /dev/stdin: {e}"));
+    }
+    if let Some((scheme, _)) = path.split_once("://")
+        && ["http", "https", "oci"].contains(&scheme.to_ascii_lowercase().as_str())
+    {
+        return Err(format!(
+            "{path}: flate does not download values files; save it and pass the local file"
+        ));
+    }
+    let p = std::path::Path::new(path);
+    if p.is_dir() {
+        return Err(format!("read {path}: is a directory"));
+    }
+    std::fs::read(p).map_err(|e| {
+        let why = match e.kind() {
+            std::io::ErrorKind::NotFound => "no such file or directory".to_string(),
+            std::io::ErrorKind::PermissionDenied => "permission denied".to_string(),
+            _ => e.to_string(),
+        };
+        format!("open {path}: {why}")
+    })
+}
+
+/// `--output-dir` (Helm's `renderResources` and `template` command):
+/// CRDs (with `--include-crds`) go to `DIR/<chart path>`, manifests and
+/// hooks to `DIR[/RELEASE]/<template path>`, each document appended to
+/// its template's file after the first (a hook's file is appended to when
+/// it already exists, even from an earlier run, as Helm does); each write
+/// prints `wrote FILE`. What is left to print is the empty manifest.
+fn write_output_dir(
+    r: &chart::Rendered,
+    dir: &str,
+    release: Option<&str>,
+) -> Result<String, String> {
+    use std::collections::HashSet;
+    let joined = |name: &str| {
+        flate::flux::helmrender::go_clean(&format!("{}/{name}", dir.trim_end_matches('/')))
+    };
+    let new_dir = match release {
+        Some(rel) => joined(rel),
+        None => dir.to_string(),
+    };
+    let mut written: HashSet<String> = HashSet::new();
+    let mut out = std::io::stdout().lock();
+    let mut write = |base: &str, name: &str, data: &str, append: bool| -> Result<(), String> {
+        let file = format!("{base}/{name}");
+        let p = std::path::Path::new(&file);
+        if let Some(parent) = p.parent() {
+            std::fs::create_dir_all(parent)
+                .map_err(|e| format!("mkdir {}: {e}", parent.display()))?;
+        }
+        let mut f = if append {
+            std::fs::OpenOptions::new().append(true).open(p)
+        } else {
+            std::fs::File::create(p)
+        }
+        .map_err(|e| format!("open {file}: {e}"))?;
+        f.write_all(format!("---\n# Source: {name}\n{data}\n").as_bytes())
+            .map_err(|e| format!("write {file}: {e}"))?;
+        let _ = writeln!(out, "wrote {file}");
+        Ok(())
+    };
+    for m in r.manifests.iter().filter(|m| m.crd) {
+        write(dir, &m.source, &m.body, written.contains(&m.source))?;
+        written.insert(m.source.clone());
+    }
+    let mut written_here: HashSet<String> = HashSet::new();
+    for m in r.manifests.iter().filter(|m| !m.crd && !m.hook) {
+        write(
+            &new_dir,
+            &m.source,
+            &m.body,
+            written_here.contains(&m.source),
+        )?;
+        written_here.insert(m.source.clone());
+    }
+    for m in r.manifests.iter().filter(|m| m.hook) {
+        let exists = std::path::Path::new(&flate::flux::helmrender::go_clean(&format!(
+            "{new_dir}/{}",
+            m.source
+        )))
+        .exists();
+        write(&new_dir, &m.source, &m.body, exists)?;
+    }
+    Ok("\n".to_string())
+}
+
+/// `--show-only`: the documents of the output whose `# Source:` path,
+/// without the chart's name, matches one of the patterns (Go's
+/// `filepath.Match`), pattern by pattern in output order, as `helm
+/// template` prints them; a pattern that matches nothing is Helm's error.
+fn show_only(out: &str, patterns: &[String]) -> Result<String, String> {
+    let sep = regex::Regex::new(r"(?:^|[\t\n\x0c\r ]*\n)---[\t\n\x0c\r ]*").expect("regex");
+    let name = regex::Regex::new(r"# Source: [^/]+/(.+)").expect("regex");
+    let docs: Vec<&str> = sep
+        .split(out.trim())
+        .filter(|d| !d.is_empty())
+        .map(str::trim)
+        .collect();
+    let mut shown = String::new();
+    for f in patterns {
+        let mut missing = true;
+        for d in &docs {
+            let Some(c) = name.captures(d) else { continue };
+            if go_match(f, &c[1]) {
+                shown.push_str(&format!("---\n{d}\n"));
+                missing = false;
+            }
+        }
+        if missing {
+            return Err(format!("could not find template {f} in chart"));
+        }
+    }
+    Ok(shown)
+}
+
+/// Go's `filepath.Match` on `/`-separated paths (a malformed pattern
+/// matches nothing).
+fn go_match(pattern: &str, name: &str) -> bool {
+    fn class(p: &[char], c: char) -> Option<(bool, usize)> {
+        // p starts after '['; returns (matched, length consumed incl. ']').
+        let mut i = 0;
+        let negate = p.first() == Some(&'^');
+        if negate {
+            i += 1;
+        }
+        if matches!(p.get(i), Some(']' | '-')) {
+            return None;
+        }
+        let mut matched = false;
+        let mut first = true;
+        loop {
+            let ch = *p.get(i)?;
+            if ch == ']' && !first {
+                return Some((matched != negate, i + 1));
+            }
+            first = false;
+            let lo = if ch == '\\' {
+                i += 1;
+                *p.get(i)?
+            } else {
+                ch
+            };
+            i += 1;
+            let mut hi = lo;
+            if p.get(i) == Some(&'-') && p.get(i + 1).is_some_and(|c| *c != ']') {
+                i += 1;
+                hi = if p[i] == '\\' {
+                    i += 1;
+                    *p.get(i)?
+                } else {
+                    p[i]
+                };
+                i += 1;
+            }
+            if lo <= c && c <= hi {
+                matched = true;
+            }
+        }
+    }
+    fn go(p: &[char], n: &[char]) -> bool {
+        match p.first() {
+            None => n.is_empty(),
+            Some('*') => {
+                let rest = &p[1..];
+                for k in 0..=n.len() {
+                    if k > 0 && n[k - 1] == '/' {
+                        break;
+                    }
+                    if go(rest, &n[k..]) {
+                        return true;
+                    }
+                }
+                false
+            }
+            Some('?') => !n.is_empty() && n[0] != '/' && go(&p[1..], &n[1..]),
+            Some('[') => match (n.first(), class(&p[1..], n.first().copied().unwrap_or('/'))) {
+                (Some(c), Some((m, len))) if *c != '/' => m && go(&p[1 + len..], &n[1..]),
+                _ => false,
+            },
+            Some('\\') => match p.get(1) {
+                Some(c) => n.first() == Some(c) && go(&p[2..], &n[1..]),
+                None => false,
+            },
+            Some(c) => n.first() == Some(c) && go(&p[1..], &n[1..]),
+        }
+    }
+    let p: Vec<char> = pattern.chars().collect();
+    let n: Vec<char> = name.chars().collect();
+    go(&p, &n)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn show_only_patterns_match_as_go_does() {
+        assert!(go_match("templates/*.yaml", "templates/a.yaml"));
+        assert!(!go_match("templates/*.yaml", "templates/sub/a.yaml"));
+        assert!(go_match("templates/?.yaml", "templates/a.yaml"));
+        assert!(go_match("templates/[a-c].yaml", "templates/b.yaml"));
+        assert!(!go_match("templates/[^a-c].yaml", "templates/b.yaml"));
+        assert!(go_match("templates/\\*.yaml", "templates/*.yaml"));
+        assert!(!go_match("templates/[", "templates/["));
+        let out =
+            "---\n# Source: c/templates/a.yaml\na: 1\n---\n# Source: c/templates/b.yaml\nb: 2\n";
+        assert_eq!(
+            show_only(out, &["templates/b.yaml".into(), "templates/*".into()]).unwrap(),
+            "---\n# Source: c/templates/b.yaml\nb: 2\n---\n# Source: c/templates/a.yaml\na: 1\n---\n# Source: c/templates/b.yaml\nb: 2\n"
+        );
+        assert_eq!(
+            show_only(out, &["templates/x.yaml".into()]).unwrap_err(),
+            "could not find template templates/x.yaml in chart"
+        );
     }
 }

@@ -16,6 +16,7 @@ pub mod kustomize;
 pub mod pins;
 pub mod schemas;
 pub mod select;
+pub mod strvals;
 pub mod table;
 pub mod talos;
 pub mod test;

@@ -37,6 +37,16 @@ pub struct ChartInfo {
     pub resolved_version: String,
     /// The `helm pull` command that puts the chart into `.flate/charts`.
     pub pull: String,
+    /// `valuesFiles` of `spec.chart.spec` (or of the HelmChart of
+    /// `spec.chartRef`): merged into the chart's default values by
+    /// source-controller (see [`super::helmrender`]).
+    pub values_files: Vec<String>,
+    /// `ignoreMissingValuesFiles`.
+    pub ignore_missing_values_files: bool,
+    /// Why the chart is not available offline although the HelmRelease is
+    /// valid (a HelmChart of `spec.chartRef` that the environment does not
+    /// render): the release is skipped with this message.
+    pub unavailable: Option<String>,
 }
 
 /// What became of one HelmRelease.
@@ -164,6 +174,20 @@ fn request_from_source(src: &Resource, chart: &str, version: &str) -> Option<Cha
     }
 }
 
+/// `valuesFiles` and `ignoreMissingValuesFiles` of a chart template
+/// spec or a HelmChart spec.
+fn values_files_of(spec: &Node) -> (Vec<String>, bool) {
+    let files = match spec.get("valuesFiles") {
+        Some(Node::Seq(v)) => v.iter().filter_map(Node::scalar_text).collect(),
+        _ => Vec::new(),
+    };
+    let ignore = spec
+        .get("ignoreMissingValuesFiles")
+        .and_then(Node::as_bool)
+        .unwrap_or(false);
+    (files, ignore)
+}
+
 fn resolve_chart(
     hr: &Resource,
     ns: &str,
@@ -177,28 +201,72 @@ fn resolve_chart(
         let cns = Some(s(cr, &["namespace"]))
             .filter(|x| !x.is_empty())
             .unwrap_or(ns.to_string());
-        let src = find(all, &kind, &cns, &name).ok_or_else(|| {
-            format!(
-                "chart source {kind}/{cns}/{name} (spec.chartRef) is not among the rendered objects"
-            )
-        })?;
+        if !matches!(kind.as_str(), "OCIRepository" | "HelmChart") {
+            return Err(format!(
+                "{}: spec.chartRef.kind '{kind}' is not supported: helm-controller accepts OCIRepository or HelmChart",
+                hr.origin
+            ));
+        }
         let mut info = ChartInfo {
             kind: kind.clone(),
-            name,
+            name: name.clone(),
             namespace: cns.clone(),
             ..Default::default()
         };
+        let Some(src) = find(all, &kind, &cns, &name) else {
+            if kind == "HelmChart" {
+                // A HelmChart is often applied outside the repository;
+                // without it the chart is unknown offline.
+                info.unavailable = Some(format!(
+                    "{}: spec.chartRef HelmChart {cns}/{name} is not among the objects this environment renders, so its chart is unknown offline (add the HelmChart to the repository, or use spec.chart)",
+                    hr.origin
+                ));
+                return Ok(info);
+            }
+            return Err(format!(
+                "{}: chart source {kind}/{cns}/{name} (spec.chartRef) is not among the rendered objects",
+                hr.origin
+            ));
+        };
         if kind == "HelmChart" {
-            info.chart = s(&src.obj, &["spec", "chart"]);
-            info.version = s(&src.obj, &["spec", "version"]);
-            let sref = src
-                .obj
-                .get_path(&["spec", "sourceRef"])
-                .cloned()
-                .unwrap_or(Node::Null);
-            if let Some(repo) = find(all, &s(&sref, &["kind"]), &cns, &s(&sref, &["name"])) {
-                info.url = s(&repo.obj, &["spec", "url"]);
-                info.request = request_from_source(repo, &info.chart, &info.version);
+            let hc = src.obj.get("spec").cloned().unwrap_or(Node::Null);
+            info.chart = s(&hc, &["chart"]);
+            info.version = s(&hc, &["version"]);
+            (info.values_files, info.ignore_missing_values_files) = values_files_of(&hc);
+            let sref = hc.get("sourceRef").cloned().unwrap_or(Node::Null);
+            // LocalHelmChartSourceReference: the HelmChart's namespace.
+            let sref = SourceRef {
+                kind: s(&sref, &["kind"]),
+                name: s(&sref, &["name"]),
+                namespace: cns.clone(),
+            };
+            match find(all, &sref.kind, &cns, &sref.name) {
+                Some(repo) => {
+                    info.url = s(&repo.obj, &["spec", "url"]);
+                    info.request = request_from_source(repo, &info.chart, &info.version);
+                    if info.request.is_none() {
+                        return Err(format!(
+                            "{}: HelmChart {cns}/{name}: spec.sourceRef.kind '{}' is not supported (HelmRepository, GitRepository or Bucket)",
+                            src.origin, sref.kind
+                        ));
+                    }
+                }
+                // The repository's own GitRepository need not be among
+                // the objects.
+                None if is_repo(&sref) => {
+                    info.request = Some(ChartRequest::SourcePath {
+                        kind: sref.kind.clone(),
+                        namespace: sref.namespace.clone(),
+                        name: sref.name.clone(),
+                        path: info.chart.clone(),
+                    });
+                }
+                None => {
+                    return Err(format!(
+                        "{}: chart source {}/{cns}/{} (spec.sourceRef of HelmChart {cns}/{name}) is not among the rendered objects",
+                        src.origin, sref.kind, sref.name
+                    ));
+                }
             }
         } else {
             info.url = s(&src.obj, &["spec", "url"]);
@@ -234,6 +302,7 @@ fn resolve_chart(
         .unwrap_or(ns.to_string());
     let chart = s(&cs, &["chart"]);
     let version = s(&cs, &["version"]);
+    let (values_files, ignore_missing_values_files) = values_files_of(&cs);
     let sref = SourceRef {
         kind: kind.clone(),
         name: name.clone(),
@@ -253,6 +322,8 @@ fn resolve_chart(
             namespace: sns,
             chart,
             version,
+            values_files,
+            ignore_missing_values_files,
             ..Default::default()
         });
     }
@@ -266,6 +337,8 @@ fn resolve_chart(
         request: request_from_source(src, &chart, &version),
         chart,
         version,
+        values_files,
+        ignore_missing_values_files,
         ..Default::default()
     })
 }

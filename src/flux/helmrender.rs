@@ -10,7 +10,11 @@
 //! * the chart's `crds/` are applied by helm-controller itself before the
 //!   install, per `spec.install.crds` (`Create` by default, `CreateReplace`,
 //!   `Skip`: none), each labelled with the origin labels below and not
-//!   post-rendered; Helm itself skips them (`SkipCRDs`);
+//!   post-rendered; Helm itself skips them (`SkipCRDs`). The upgrade
+//!   applies them per `spec.upgrade.crds` (also `Create` by default in
+//!   helm-controller v2's code, whatever the API comment says); flate
+//!   renders the install but rejects an invalid policy in either field,
+//!   as helm-controller would on that action;
 //! * the post-renderers run in this order: every `spec.postRenderers[]
 //!   .kustomize` (a kustomize build of the rendered manifests with its
 //!   `patches` and `images`; v2beta1's `patchesStrategicMerge` and
@@ -37,7 +41,9 @@ use std::sync::Arc;
 use rayon::prelude::*;
 
 use crate::fs::FileSystem;
+use crate::helm::chart::values::{from_node, merge_maps};
 use crate::resource::{Origin, PathElem, Resource};
+use crate::template::Value;
 use crate::yaml::{Map, Node};
 
 use super::charts::{ChartCache, ChartRequest};
@@ -67,6 +73,188 @@ pub struct SourceChart {
     pub label: String,
     /// Paths relative to the chart directory, and contents.
     pub files: Vec<(PathBuf, Vec<u8>)>,
+    /// The release's `valuesFiles`, read from the source artifact (paths
+    /// relative to its root, as source-controller reads them).
+    pub values_files: Vec<SourceValuesFile>,
+}
+
+/// One `valuesFiles` entry of a chart from a GitRepository or Bucket.
+#[derive(Debug, Clone)]
+pub struct SourceValuesFile {
+    /// The reference as written.
+    pub reference: String,
+    /// The path joined to the artifact root the way `securejoin` does
+    /// (`..` never leaves the root), as source-controller shows it
+    /// (`/charts/app/values-prod.yaml`).
+    pub shown: String,
+    pub content: ValuesFileContent,
+}
+
+#[derive(Debug, Clone)]
+pub enum ValuesFileContent {
+    Found(Vec<u8>),
+    /// No such file (`ignoreMissingValuesFiles` skips it).
+    Missing,
+    /// A directory or other non-regular file (always an error).
+    NotRegular,
+}
+
+/// `securejoin.SecureJoin(root, p)` made relative to the root: `..`
+/// stops at the root, `.` and empty segments vanish.
+pub fn secure_rel(p: &str) -> String {
+    let mut out: Vec<&str> = Vec::new();
+    for seg in p.split('/') {
+        match seg {
+            "" | "." => {}
+            ".." => {
+                out.pop();
+            }
+            s => out.push(s),
+        }
+    }
+    out.join("/")
+}
+
+/// Go's `filepath.Clean` of a slash-separated path.
+pub fn go_clean(p: &str) -> String {
+    let rooted = p.starts_with('/');
+    let mut out: Vec<&str> = Vec::new();
+    for seg in p.split('/') {
+        match seg {
+            "" | "." => {}
+            ".." => {
+                if out.last().is_some_and(|l| *l != "..") {
+                    out.pop();
+                } else if !rooted {
+                    out.push("..");
+                }
+            }
+            s => out.push(s),
+        }
+    }
+    let body = out.join("/");
+    match (rooted, body.is_empty()) {
+        (true, _) => format!("/{body}"),
+        (false, true) => ".".into(),
+        (false, false) => body,
+    }
+}
+
+/// source-controller's `GetValuesFiles`: a list that is exactly the
+/// chart's own `values.yaml` changes nothing.
+pub fn effective_values_files(files: &[String]) -> &[String] {
+    if files.len() == 1 && go_clean(&files[0]) == "values.yaml" {
+        &[]
+    } else {
+        files
+    }
+}
+
+/// A values file as source-controller reads it (`sigs.k8s.io/yaml`
+/// into a map: the first document, numbers as float64).
+fn parse_values_file(reference: &str, bytes: &[u8]) -> Result<Value, String> {
+    let text = String::from_utf8_lossy(bytes);
+    let fail = |what: String| format!("unmarshaling values from '{reference}' failed: {what}");
+    let docs = crate::yaml::parse::parse_stream_json_keys(&text).map_err(|e| {
+        fail(format!(
+            "error converting YAML to JSON: yaml: line {}: {}",
+            e.line, e.message
+        ))
+    })?;
+    match docs.into_iter().next().map(|d| d.node) {
+        None | Some(Node::Null) => Ok(from_node(&Node::map())),
+        Some(n @ Node::Map(_)) => Ok(from_node(&n)),
+        Some(other) => Err(fail(format!(
+            "error unmarshaling JSON: json: cannot unmarshal {} into Go value of type map[string]interface {{}}",
+            match other {
+                Node::Seq(_) => "array",
+                Node::Str(_) => "string",
+                Node::Bool(_) => "bool",
+                _ => "number",
+            }
+        ))),
+    }
+}
+
+/// The chart's default values replaced by the merge of the release's
+/// `valuesFiles`, as source-controller builds the chart artifact
+/// (`internal/helm/chart/builder_{local,remote}.go`: `mergeFileValues`
+/// for a GitRepository or Bucket source, whose paths are relative to the
+/// artifact's root; `mergeChartValues` for a chart from a Helm or OCI
+/// repository, whose paths name files of the chart, `values.yaml` being
+/// its own defaults; both merge with `MergeMaps`, later files winning,
+/// and `OverwriteChartDefaultValues` puts the result in place of the
+/// chart's `values.yaml`). None: nothing to merge.
+fn merged_default_values(
+    h: &HelmReleaseReport,
+    located: &Located,
+    chart: &engine::Chart,
+) -> Result<Option<Value>, String> {
+    let files = effective_values_files(&h.chart.values_files);
+    if files.is_empty() {
+        return Ok(None);
+    }
+    let ignore = h.chart.ignore_missing_values_files;
+    let err = |m: String| format!("values files merge error: {m}");
+    let mut merged = from_node(&Node::map());
+    match located {
+        Located::Source(sc) => {
+            if !sc
+                .files
+                .iter()
+                .any(|(p, _)| p.as_path() == Path::new("values.yaml"))
+            {
+                return Err(err(
+                    "failed to locate values file: values.yaml (the chart has none to replace)"
+                        .into(),
+                ));
+            }
+            for f in &sc.values_files {
+                let bytes = match &f.content {
+                    ValuesFileContent::Found(b) => b,
+                    ValuesFileContent::Missing if ignore => continue,
+                    _ => {
+                        return Err(err(format!(
+                            "no values file found at path '{}' (reference '{}')",
+                            f.shown, f.reference
+                        )));
+                    }
+                };
+                let v = parse_values_file(&f.reference, bytes).map_err(err)?;
+                merged = merge_maps(merged, v);
+            }
+        }
+        _ => {
+            if let Located::Cache(p) = located
+                && p.is_dir()
+                && !p.join("values.yaml").is_file()
+            {
+                return Err(err(
+                    "failed to locate values file: values.yaml (the chart has none to replace)"
+                        .into(),
+                ));
+            }
+            for reference in files {
+                let clean = go_clean(reference);
+                if clean == "values.yaml" {
+                    merged = merge_maps(merged, chart.values.clone());
+                    continue;
+                }
+                let Some(f) = chart.files.iter().find(|f| f.name == clean) else {
+                    if ignore {
+                        continue;
+                    }
+                    return Err(err(format!(
+                        "failed to merge chart values: no values file found at path '{reference}'"
+                    )));
+                };
+                let v = parse_values_file(reference, &f.data)
+                    .map_err(|e| err(format!("failed to merge chart values: {e}")))?;
+                merged = merge_maps(merged, v);
+            }
+        }
+    }
+    Ok(Some(merged))
 }
 
 /// Where each HelmRelease's chart is, as found by the caller.
@@ -105,8 +293,10 @@ pub fn read_chart_dir(fs: &dyn FileSystem, dir: &Path) -> std::io::Result<Vec<(P
 
 /// Reads the chart directory `path` of source (kind, namespace, name):
 /// None when that source is not available offline.
+/// `values_files` are the release's `valuesFiles`, read from the same
+/// source.
 pub type SourceChartFn<'a> =
-    dyn Fn(&str, &str, &str, &str) -> Result<Option<SourceChart>, String> + 'a;
+    dyn Fn(&str, &str, &str, &str, &[String]) -> Result<Option<SourceChart>, String> + 'a;
 
 /// The objects a release renders and the engine's warnings, or why not.
 type Outcome = Result<(Vec<Resource>, Vec<String>), String>;
@@ -118,6 +308,9 @@ pub fn locate(
     cache: &ChartCache,
     source_chart: &SourceChartFn<'_>,
 ) -> Located {
+    if let Some(m) = &h.chart.unavailable {
+        return Located::Missing(m.clone());
+    }
     let Some(req) = &h.chart.request else {
         return Located::Error(format!(
             "chart source kind '{}' is not supported",
@@ -130,7 +323,13 @@ pub fn locate(
             namespace,
             name,
             path,
-        } => match source_chart(kind, namespace, name, path) {
+        } => match source_chart(
+            kind,
+            namespace,
+            name,
+            path,
+            effective_values_files(&h.chart.values_files),
+        ) {
             Ok(Some(c)) => Located::Source(Arc::new(c)),
             Ok(None) => Located::Missing(format!(
                 "chart {path} of external source {kind}/{namespace}/{name}: not fetched offline (render it from a local copy with --source {kind}/{namespace}/{name}=DIR)"
@@ -486,6 +685,25 @@ fn parse_manifest(source: &str, body: &str, origin: &Origin) -> Result<Vec<Resou
     Ok(rs)
 }
 
+/// `spec.<action>.crds` as helm-controller's `crdPolicyOrDefault` reads
+/// it (`internal/action/crds.go`): empty or absent is `Create` (for the
+/// install and the upgrade alike), anything but `Skip`, `Create` or
+/// `CreateReplace` is an error.
+pub fn crd_policy(h: &HelmReleaseReport, action: &str) -> Result<String, String> {
+    let policy = match h.object.obj.get_path(&["spec", action, "crds"]) {
+        None | Some(Node::Null) => String::new(),
+        Some(n) => n.scalar_text().unwrap_or_else(|| "<not a string>".into()),
+    };
+    match policy.as_str() {
+        "" => Ok("Create".into()),
+        "Skip" | "Create" | "CreateReplace" => Ok(policy),
+        _ => Err(format!(
+            "{}: spec.{action}.crds: invalid CRD upgrade policy '{policy}', valid values are 'Skip', 'Create' or 'CreateReplace'",
+            h.object.origin
+        )),
+    }
+}
+
 /// What one release renders to, or why it does not.
 fn render_release(
     h: &HelmReleaseReport,
@@ -494,16 +712,10 @@ fn render_release(
     crds: &CrdInfo,
 ) -> Outcome {
     let spec = h.object.obj.get("spec").cloned().unwrap_or(Node::Null);
-    let policy = spec
-        .get_str(&["install", "crds"])
-        .filter(|p| !p.is_empty())
-        .unwrap_or("Create")
-        .to_string();
-    if !["Create", "CreateReplace", "Skip"].contains(&policy.as_str()) {
-        return Err(format!(
-            "invalid CRD policy '{policy}' (spec.install.crds), valid values are 'Skip', 'Create' or 'CreateReplace'"
-        ));
-    }
+    let policy = crd_policy(h, "install")?;
+    // The upgrade's policy is not rendered (flate renders the install)
+    // but helm-controller rejects an invalid one on the first upgrade.
+    crd_policy(h, "upgrade")?;
     let ropts = engine::RenderOptions {
         release_name: h.release_name.clone(),
         namespace: h.release_namespace.clone(),
@@ -650,7 +862,22 @@ pub fn render_all(
                 }
                 match (l, k) {
                     (_, Some(k)) => Some(match &charts[*k] {
-                        Ok(c) => render_release(h, c, opts, &crds),
+                        Ok(c) => match merged_default_values(h, l, c) {
+                            Ok(None) => render_release(h, c, opts, &crds),
+                            Ok(Some(v)) => render_release(h, &c.with_values(v), opts, &crds),
+                            Err(e) => Err(format!(
+                                "{}: {}: {e}",
+                                h.object.origin,
+                                if h.chart.kind == "HelmChart" {
+                                    format!(
+                                        "valuesFiles of HelmChart {}/{}",
+                                        h.chart.namespace, h.chart.name
+                                    )
+                                } else {
+                                    "spec.chart.spec.valuesFiles".to_string()
+                                }
+                            )),
+                        },
                         Err(e) => Err(e.clone()),
                     }),
                     _ => None,
@@ -702,14 +929,16 @@ fn apply_outcome(h: &mut HelmReleaseReport, l: &Located, r: Option<Outcome>, opt
             h.status = HrStatus::Rendered;
             h.message = String::new();
             h.objects = objs;
+            // v2beta1/v2beta2's single values file is not a field of v2,
+            // the version helm-controller reconciles.
             if h.object
                 .obj
-                .get_path(&["spec", "chart", "spec", "valuesFiles"])
-                .and_then(Node::as_seq)
+                .get_path(&["spec", "chart", "spec", "valuesFile"])
+                .and_then(Node::scalar_text)
                 .is_some_and(|v| !v.is_empty())
             {
                 warnings.push(
-                    "spec.chart.spec.valuesFiles is not supported: rendered with the chart's own values.yaml"
+                    "spec.chart.spec.valuesFile (deprecated) is ignored by helm-controller v2: list the file in valuesFiles"
                         .to_string(),
                 );
             }
@@ -736,5 +965,48 @@ fn apply_outcome(h: &mut HelmReleaseReport, l: &Located, r: Option<Outcome>, opt
             h.message = e.clone();
         }
         (_, None) => {}
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn values_file_paths_resolve_as_source_controller_resolves_them() {
+        // securejoin: `..` stops at the artifact's root.
+        assert_eq!(
+            secure_rel("./charts/app/values.yaml"),
+            "charts/app/values.yaml"
+        );
+        assert_eq!(secure_rel("../../etc/passwd"), "etc/passwd");
+        assert_eq!(secure_rel("/a//b/../c.yaml"), "a/c.yaml");
+        // filepath.Clean, for names of a chart's files.
+        assert_eq!(go_clean("./values-prod.yaml"), "values-prod.yaml");
+        assert_eq!(go_clean("a/../values.yaml"), "values.yaml");
+        assert_eq!(go_clean("../x.yaml"), "../x.yaml");
+        assert_eq!(go_clean("/x/./y.yaml"), "/x/y.yaml");
+        assert_eq!(go_clean(""), ".");
+        // GetValuesFiles: only values.yaml is no values file at all.
+        let only = vec!["./values.yaml".to_string()];
+        assert!(effective_values_files(&only).is_empty());
+        let two = vec!["values.yaml".to_string(), "prod.yaml".to_string()];
+        assert_eq!(effective_values_files(&two), two.as_slice());
+    }
+
+    #[test]
+    fn values_files_parse_as_sigs_yaml_into_a_map() {
+        assert_eq!(
+            parse_values_file("v.yaml", b"a: 1\n---\nb: 2\n").unwrap(),
+            from_node(&crate::yaml::parse_one("a: 1\n").unwrap())
+        );
+        assert_eq!(
+            parse_values_file("v.yaml", b"").unwrap(),
+            from_node(&Node::map())
+        );
+        assert_eq!(
+            parse_values_file("v.yaml", b"just text\n").unwrap_err(),
+            "unmarshaling values from 'v.yaml' failed: error unmarshaling JSON: json: cannot unmarshal string into Go value of type map[string]interface {}"
+        );
     }
 }

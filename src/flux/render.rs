@@ -889,14 +889,16 @@ fn render_helmreleases(
     opts: &RenderOptions,
     repo: &Path,
 ) -> Vec<HelmReleaseReport> {
-    use super::helmrender::{self, CrdInfo, Located, SourceChart};
+    use super::helmrender::{
+        self, CrdInfo, Located, SourceChart, SourceValuesFile, ValuesFileContent,
+    };
     let mut hrs = helm::resolve_all(reports, &|s| sources.is_repo(s));
     if hrs.is_empty() {
         return hrs;
     }
     let cache = super::charts::ChartCache::scan(&opts.helm.chart_dirs, repo);
     let known = Known::build(&opts.preexisting, reports);
-    let source_chart = |kind: &str, ns: &str, name: &str, path: &str| {
+    let source_chart = |kind: &str, ns: &str, name: &str, path: &str, values: &[String]| {
         let src = SourceRef {
             kind: kind.to_string(),
             name: name.to_string(),
@@ -924,9 +926,34 @@ fn render_helmreleases(
         }
         let files = helmrender::read_chart_dir(fs, &dir)
             .map_err(|e| format!("chart path '{path}' of {src}: {e}"))?;
+        // valuesFiles: relative to the artifact's root, `..` clamped to it
+        // (securejoin), as source-controller reads them.
+        let values_files = values
+            .iter()
+            .map(|reference| {
+                let rel = helmrender::secure_rel(reference);
+                let p = artifact.root.join(&rel);
+                let content = if fs.is_file(&p) {
+                    match fs.read(&p) {
+                        Ok(b) => ValuesFileContent::Found(b),
+                        Err(_) => ValuesFileContent::NotRegular,
+                    }
+                } else if fs.is_dir(&p) {
+                    ValuesFileContent::NotRegular
+                } else {
+                    ValuesFileContent::Missing
+                };
+                SourceValuesFile {
+                    reference: reference.clone(),
+                    shown: format!("/{rel}"),
+                    content,
+                }
+            })
+            .collect();
         Ok(Some(SourceChart {
             label: format!("{src} {path}"),
             files,
+            values_files,
         }))
     };
     let located: Vec<Located> = hrs
@@ -945,6 +972,13 @@ fn render_helmreleases(
         }
     }
     helmrender::render_all(&mut hrs, &located, &opts.helm, crds, repo);
+    // Messages name files relative to the repository.
+    let prefix = format!("{}/", repo.display());
+    for h in hrs.iter_mut() {
+        if h.message.contains(&prefix) {
+            h.message = h.message.replace(&prefix, "");
+        }
+    }
     hrs
 }
 

@@ -11,9 +11,14 @@
 //! Values as kustomize passes them to Helm: the values file (`valuesFile`,
 //! default the chart's own `values.yaml`) with `valuesInline` merged over
 //! it (`valuesMerge: override`, the default), under it (`merge`) or in its
-//! place (`replace`), then each of `additionalValuesFiles`. Without a
-//! `releaseName` kustomize asks Helm to generate a random one; flate uses
-//! Helm's fixed `release-name` instead, so the output is reproducible.
+//! place (`replace`, which never reads the file), then each of
+//! `additionalValuesFiles`. The merge is kyaml's `merge2` (a `null`
+//! deletes, lists are replaced, a map over a scalar fails). Without a
+//! `releaseName` kustomize runs `helm template --generate-name`, which
+//! `helm template` names `release-name`; `nameTemplate` (a Go template
+//! with Sprig's functions) names the release instead, and cannot be set
+//! together with `releaseName`. Release names are checked as Helm checks
+//! them.
 
 use std::path::{Path, PathBuf};
 
@@ -41,6 +46,7 @@ struct HelmChart {
     skip_tests: bool,
     api_versions: Vec<String>,
     kube_version: String,
+    name_template: String,
 }
 
 fn str_of(m: &Map, key: &str) -> String {
@@ -102,6 +108,7 @@ fn charts(k: &Kustomization) -> Result<(Vec<HelmChart>, String), Error> {
             skip_tests: bool_of(m, "skipTests"),
             api_versions: list_of(m, "apiVersions"),
             kube_version: str_of(m, "kubeVersion"),
+            name_template: str_of(m, "nameTemplate"),
         });
     }
     // The deprecated form (`types.SplitHelmParameters`): its chartHome
@@ -136,33 +143,45 @@ pub fn uses_helm(k: &Kustomization) -> bool {
     k.get("helmCharts").is_some() || k.get("helmChartInflationGenerator").is_some()
 }
 
-/// `merge2.Merge(src, dest)` as kustomize uses it on values: maps merge
-/// key by key, a `null` in `src` deletes the key, anything else in `src`
-/// replaces what `dest` has.
-fn merge2(src: &Node, dest: &mut Node) {
-    match (src, dest) {
-        (Node::Map(s), Node::Map(d)) => {
-            for (key, v) in s.iter() {
-                match v {
-                    Node::Null => {
-                        d.remove(key);
-                    }
-                    Node::Map(_) => match d.get_mut(key) {
-                        Some(existing @ Node::Map(_)) => merge2(v, existing),
-                        _ => {
-                            let mut fresh = Node::Map(Map::new());
-                            merge2(v, &mut fresh);
-                            d.insert(key.clone(), fresh);
-                        }
-                    },
-                    _ => {
-                        d.insert(key.clone(), v.clone());
-                    }
-                }
-            }
-        }
-        (s, d) => *d = s.clone(),
+/// `merge2.Merge(src, dest)` as kustomize's `replaceValuesInline` runs it
+/// on values (kyaml's walker: maps merge key by key, a `null` in `src`
+/// deletes the key, lists and scalars of `src` replace, nodes of another
+/// kind fail): the strategic-merge port of this crate, which has no schema
+/// for values (no apiVersion/kind), so no list is merged by key.
+fn merge2(src: &Node, dest: &Node) -> Result<Node, String> {
+    super::smp::merge(dest, src)
+        .map(|n| n.unwrap_or_else(|| Node::Map(Map::new())))
+        .map_err(|e| format!("could not merge values: {e}"))
+}
+
+/// Helm's `ValidateReleaseName`, with the message `helm install` and
+/// `helm template` print.
+pub fn validate_release_name(name: &str) -> Result<(), String> {
+    static VALID: std::sync::OnceLock<regex::Regex> = std::sync::OnceLock::new();
+    let re = VALID.get_or_init(|| {
+        regex::Regex::new(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$")
+            .expect("regex")
+    });
+    if name.is_empty() {
+        return Err(format!("release name {name:?}: no name provided"));
     }
+    if name.len() > 53 || !re.is_match(name) {
+        return Err(format!(
+            "release name {name:?}: invalid release name, must match regex {} and the length must not be longer than 53",
+            re.as_str()
+        ));
+    }
+    Ok(())
+}
+
+/// Helm's `TemplateName`: the name template executed with Sprig's
+/// functions and no data.
+pub fn template_name(text: &str) -> Result<String, String> {
+    let mut t = crate::template::Templates::new();
+    crate::helm::sprig::add_funcs(&mut t);
+    t.parse("name-template", text).map_err(|e| e.to_string())?;
+    t.execute("name-template", &crate::template::Value::Nil)
+        .map_err(|e| e.to_string())
 }
 
 /// Helm's `-f` merge (`mergeMaps`): maps recursively, others replaced.
@@ -281,20 +300,23 @@ pub fn generate(
         } else {
             c.values_file.clone()
         };
-        let (vpath, vtext) = ldr.load(&values_file)?;
+        // `replace` never reads the values file.
+        let file_values = || -> Result<(PathBuf, Node), Error> {
+            let (vpath, vtext) = ldr.load(&values_file)?;
+            let v = parse_values(&vpath, &vtext)?;
+            Ok((vpath, v))
+        };
         let mut values = match (&c.values_inline, c.values_merge.as_str()) {
             (Some(inline), "replace") => inline.clone(),
             (Some(inline), "merge") => {
-                let mut dest = inline.clone();
-                merge2(&parse_values(&vpath, &vtext)?, &mut dest);
-                dest
+                let (vpath, file) = file_values()?;
+                merge2(&file, inline).map_err(|e| Error::at(&vpath, e))?
             }
             (Some(inline), _) => {
-                let mut dest = parse_values(&vpath, &vtext)?;
-                merge2(inline, &mut dest);
-                dest
+                let (vpath, file) = file_values()?;
+                merge2(inline, &file).map_err(|e| Error::at(&vpath, e))?
             }
-            (None, _) => parse_values(&vpath, &vtext)?,
+            (None, _) => file_values()?.1,
         };
         for f in &c.additional_values_files {
             let (p, text) = ldr.load(f)?;
@@ -302,12 +324,33 @@ pub fn generate(
         }
         let loaded = chart::load(&chart_dir)
             .map_err(|e| Error::at(&chart_dir, format!("helm template: {}", e.message)))?;
+        // kustomize runs `helm template RELEASE` or, without a release
+        // name, `helm template --generate-name` (which `helm template`
+        // names `release-name`), adding `--name-template` when set.
+        let release_name = match (c.release_name.is_empty(), c.name_template.is_empty()) {
+            (false, false) => {
+                return Err(k.err(format!(
+                    "helmCharts: chart '{}': helm template: cannot set --name-template and also specify a name (set releaseName or nameTemplate, not both)",
+                    c.name
+                )));
+            }
+            (false, true) => c.release_name.clone(),
+            (true, false) => template_name(&c.name_template).map_err(|e| {
+                k.err(format!(
+                    "helmCharts: chart '{}': nameTemplate: helm template: {e}",
+                    c.name
+                ))
+            })?,
+            (true, true) => "release-name".into(),
+        };
+        validate_release_name(&release_name).map_err(|e| {
+            k.err(format!(
+                "helmCharts: chart '{}': helm template: {e}",
+                c.name
+            ))
+        })?;
         let opts = RenderOptions {
-            release_name: if c.release_name.is_empty() {
-                "release-name".into()
-            } else {
-                c.release_name.clone()
-            },
+            release_name,
             namespace: if c.namespace.is_empty() {
                 "default".into()
             } else {
@@ -344,14 +387,37 @@ mod tests {
 
     #[test]
     fn inline_values_merge_as_kustomize_merges_them() {
-        let mut dest = y("a: 1\nm: {x: 1, w: 2}\nl: [1, 2]\ngone: here\n");
-        merge2(
+        let dest = y("a: 1\nm: {x: 1, w: 2}\nl: [1, 2]\ngone: here\n");
+        let out = merge2(
             &y("m: {w: 3, z: 4}\nl: [9]\ngone: null\nnew: {k: v}\n"),
-            &mut dest,
-        );
+            &dest,
+        )
+        .unwrap();
         assert_eq!(
-            dest.to_json().to_string(),
+            out.to_json().to_string(),
             r#"{"a":1,"l":[9],"m":{"w":3,"x":1,"z":4},"new":{"k":"v"}}"#
+        );
+        // A map over a scalar fails as kyaml's walker fails.
+        let err = merge2(&y("a: {b: 1}\n"), &dest).unwrap_err();
+        assert!(
+            err.starts_with(
+                "could not merge values: wrong node kind: expected ScalarNode but got MappingNode"
+            ),
+            "{err}"
+        );
+    }
+
+    #[test]
+    fn release_names_are_checked_and_templated() {
+        assert!(validate_release_name("web-1.example").is_ok());
+        assert_eq!(
+            validate_release_name("Not_Valid").unwrap_err(),
+            r#"release name "Not_Valid": invalid release name, must match regex ^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$ and the length must not be longer than 53"#
+        );
+        assert!(validate_release_name(&"a".repeat(54)).is_err());
+        assert_eq!(
+            template_name(r#"{{ "KV" | lower }}-{{ printf "%d" 7 }}"#).unwrap(),
+            "kv-7"
         );
     }
 

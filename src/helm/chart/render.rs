@@ -271,6 +271,25 @@ fn sort_templates(names: &mut [String]) {
     });
 }
 
+impl Chart {
+    /// The same chart with `values` as its default values (what
+    /// source-controller's `OverwriteChartDefaultValues` makes of a chart
+    /// whose values files it merged); parsed templates are shared.
+    pub fn with_values(&self, values: Value) -> Chart {
+        let parsed = self.parsed.lock().map(|m| m.clone()).unwrap_or_default();
+        Chart {
+            metadata: self.metadata.clone(),
+            templates: self.templates.clone(),
+            files: self.files.clone(),
+            values,
+            schema: self.schema.clone(),
+            dependencies: self.dependencies.clone(),
+            path: self.path.clone(),
+            parsed: std::sync::Mutex::new(parsed),
+        }
+    }
+}
+
 /// Renders a chart as `helm template` does.
 pub fn render(chart: &Chart, opts: &RenderOptions) -> Result<Rendered, ChartError> {
     let user = match from_node(&opts.values) {
