@@ -242,9 +242,12 @@ pub fn from_node(n: &Node) -> Value {
     }
 }
 
+/// `sigs.k8s.io/yaml`'s `Unmarshal`, as Helm's `fromYaml` runs it: YAML
+/// 1.1 scalars (`y`, `on`, `off`... are booleans, a key among them is the
+/// string Go prints for it), and only the first document.
 fn from_yaml(text: &str) -> Result<Value, String> {
-    crate::yaml::parse_one(text)
-        .map(|n| from_node(&n))
+    crate::yaml::parse::parse_stream_json_keys(text)
+        .map(|docs| docs.first().map_or(Value::Nil, |d| from_node(&d.node)))
         .map_err(|e| {
             format!(
                 "error converting YAML to JSON: yaml: line {}: {}",
