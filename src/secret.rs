@@ -42,6 +42,48 @@ pub fn paths_of(r: &Resource) -> SecretPaths {
     out
 }
 
+/// Taints every field of `r` that holds `value` (a node copied there
+/// whole) or whose text contains `text` (a scalar, also when a replacement
+/// wrote it between delimiters), unless already covered.
+pub fn taint_holders(r: &mut Resource, value: &Node, text: &str) {
+    fn walk(n: &Node, value: &Node, text: &str, at: &mut Vec<PathElem>, out: &mut SecretPaths) {
+        // A short text is only matched whole, so that a secret "1" does
+        // not taint every number holding a 1.
+        let holds_text = n.is_scalar() && !text.is_empty() && {
+            let t = crate::yaml::node_text(n);
+            t == text || (text.len() >= 4 && t.contains(text))
+        };
+        if n == value || holds_text {
+            out.push(at.clone());
+            return;
+        }
+        match n {
+            Node::Map(m) => {
+                for (k, v) in m.iter() {
+                    at.push(PathElem::Key(k.clone()));
+                    walk(v, value, text, at, out);
+                    at.pop();
+                }
+            }
+            Node::Seq(s) => {
+                for (i, v) in s.iter().enumerate() {
+                    at.push(PathElem::Index(i));
+                    walk(v, value, text, at, out);
+                    at.pop();
+                }
+            }
+            _ => {}
+        }
+    }
+    let mut found = Vec::new();
+    walk(&r.obj, value, text, &mut Vec::new(), &mut found);
+    for p in found {
+        if !covers(&r.secret_paths, &p) {
+            r.secret_paths.push(p);
+        }
+    }
+}
+
 /// Whether `path` is covered by (at or below) one of `paths`.
 pub fn covers(paths: &[Vec<PathElem>], path: &[PathElem]) -> bool {
     paths.iter().any(|p| path.starts_with(p))

@@ -22,6 +22,7 @@ const SEEDS: &[&str] = &[
     "SEEDvaluesData",
     "SEEDvaluesString",
     "SEEDsubstInHr",
+    "SEEDreplaced",
 ];
 
 fn b64(s: &str) -> String {

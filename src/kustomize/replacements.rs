@@ -443,7 +443,33 @@ impl IdSelector {
 /// source object and, when kyaml hands out the source node itself (no
 /// delimiter option), its path: a target that changes that node changes
 /// the value later targets receive.
-type Source = (Node, String, usize, Option<Vec<String>>);
+type Source = (Node, String, usize, Option<Vec<String>>, bool);
+
+/// Whether the value at `path` (a replacement's source field) in `r` comes
+/// from a Secret (see [`crate::secret`]). A path with a selector or a
+/// wildcard counts as secret when the object holds any secret value.
+fn source_is_secret(r: &Resource, path: &[String]) -> bool {
+    let paths = crate::secret::paths_of(r);
+    if paths.is_empty() {
+        return false;
+    }
+    let elems: Option<Vec<crate::resource::PathElem>> = path
+        .iter()
+        .map(|e| {
+            if e.contains(['[', '*', '=']) {
+                None
+            } else if let Ok(i) = e.parse::<usize>() {
+                Some(crate::resource::PathElem::Index(i))
+            } else {
+                Some(crate::resource::PathElem::Key(e.clone()))
+            }
+        })
+        .collect();
+    match elems {
+        Some(p) => crate::secret::touches(&paths, &p),
+        None => true,
+    }
+}
 
 fn source_value(m: &ResMap, src: &Node) -> Result<Source, String> {
     let sel = IdSelector::from_node(src)?;
@@ -474,6 +500,7 @@ fn source_value(m: &ResMap, src: &Node) -> Result<Source, String> {
         .map(|e| e.trim().to_string())
         .filter(|e| !e.is_empty())
         .collect();
+    let secret = source_is_secret(r, &path);
     let (v, text) = lookup(&r.obj, &path)
         .map_err(|e| format!("error looking up replacement source: {e}"))?
         .ok_or_else(missing)?;
@@ -488,11 +515,11 @@ fn source_value(m: &ResMap, src: &Node) -> Result<Source, String> {
         return Err(missing());
     }
     let Some(opts) = src.get("options") else {
-        return Ok((v, text, ri, Some(path)));
+        return Ok((v, text, ri, Some(path), secret));
     };
     let delim = opts.get_str(&["delimiter"]).unwrap_or("");
     if delim.is_empty() {
-        return Ok((v, text, ri, Some(path)));
+        return Ok((v, text, ri, Some(path), secret));
     }
     if !v.is_scalar() {
         return Err("delimiter option can only be used with scalar nodes".into());
@@ -510,7 +537,7 @@ fn source_value(m: &ResMap, src: &Node) -> Result<Source, String> {
         Node::Str(_) => Node::Str(part.clone()),
         _ => crate::yaml::resolve::resolve_plain(&part, crate::yaml::resolve::Schema::V3),
     };
-    Ok((node, part, ri, None))
+    Ok((node, part, ri, None, secret))
 }
 
 fn describe(n: &Node) -> String {
@@ -605,7 +632,7 @@ fn apply_one(m: &mut ResMap, rep: &Node) -> Result<(), String> {
     let (Some(src), Some(Node::Seq(targets))) = (rep.get("source"), rep.get("targets")) else {
         return Err("replacements must specify a source and at least one target".into());
     };
-    let (mut value, mut value_text, src_idx, live) = source_value(m, src)?;
+    let (mut value, mut value_text, src_idx, live, secret) = source_value(m, src)?;
     for t in targets {
         let sel_node = t
             .get("select")
@@ -681,6 +708,11 @@ fn apply_one(m: &mut ResMap, rep: &Node) -> Result<(), String> {
                         "unable to {} field \"{p}\" in replacement target",
                         if create { "find or create" } else { "find" }
                     ));
+                }
+                // A Secret's value copied into another object stays secret
+                // there: every field of the target now holding it is tainted.
+                if secret {
+                    crate::secret::taint_holders(&mut m.resources[ri], &value, &value_text);
                 }
                 if m.resources[ri].obj.depth() > crate::yaml::parse::MAX_DEPTH {
                     return Err(format!(
