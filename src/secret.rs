@@ -44,7 +44,8 @@ pub fn paths_of(r: &Resource) -> SecretPaths {
 
 /// Taints every field of `r` that holds `value` (a node copied there
 /// whole) or whose text contains `text` (a scalar, also when a replacement
-/// wrote it between delimiters), unless already covered.
+/// wrote it between delimiters), unless already covered; `apiVersion`,
+/// `kind` and the object's name and namespace stay untainted.
 pub fn taint_holders(r: &mut Resource, value: &Node, text: &str) {
     fn walk(n: &Node, value: &Node, text: &str, at: &mut Vec<PathElem>, out: &mut SecretPaths) {
         // A short text is only matched whole, so that a secret "1" does
@@ -77,6 +78,15 @@ pub fn taint_holders(r: &mut Resource, value: &Node, text: &str) {
     }
     let mut found = Vec::new();
     walk(&r.obj, value, text, &mut Vec::new(), &mut found);
+    // What identifies the object stays visible, as for substitution.
+    let key = |k: &str| PathElem::Key(k.to_string());
+    let identity = [
+        vec![key("apiVersion")],
+        vec![key("kind")],
+        vec![key("metadata"), key("name")],
+        vec![key("metadata"), key("namespace")],
+    ];
+    found.retain(|p| !identity.contains(p));
     for p in found {
         if !covers(&r.secret_paths, &p) {
             r.secret_paths.push(p);
