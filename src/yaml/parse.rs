@@ -170,6 +170,31 @@ fn is_flow_indentation(e: &ParseError) -> bool {
 }
 
 fn parse_text(text: &str, schema: Schema, json_keys: bool) -> Result<Vec<Document>, ParseError> {
+    check_text(text)?;
+    // The simplest documents have a quick reader of their own (which
+    // gives up on anything else); `check_flow_plain_scalars` has nothing
+    // to find in them.
+    if let Some(docs) = super::fast::parse(text, schema) {
+        return Ok(docs);
+    }
+    check_flow_plain_scalars(text)?;
+    build(text, schema, json_keys)
+}
+
+/// [`parse_text`] without the quick reader: the event parser alone (see
+/// `fast::mismatch`).
+pub(super) fn parse_events(
+    text: &str,
+    schema: Schema,
+    json_keys: bool,
+) -> Result<Vec<Document>, ParseError> {
+    check_text(text)?;
+    check_flow_plain_scalars(text)?;
+    build(text, schema, json_keys)
+}
+
+/// The limits and characters every text is checked for first.
+fn check_text(text: &str) -> Result<(), ParseError> {
     if text.len() > MAX_TEXT_BYTES {
         return Err(ParseError {
             line: 1,
@@ -197,7 +222,11 @@ fn parse_text(text: &str, schema: Schema, json_keys: bool) -> Result<Vec<Documen
             ),
         });
     }
-    check_flow_plain_scalars(text)?;
+    Ok(())
+}
+
+/// Reads `text` with the event parser.
+fn build(text: &str, schema: Schema, json_keys: bool) -> Result<Vec<Document>, ParseError> {
     let mut b = Builder {
         parser: Parser::new_from_str(text),
         lines: Lines::new(text),
