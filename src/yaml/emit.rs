@@ -103,7 +103,7 @@ pub fn stream_to_string<'a>(nodes: impl IntoIterator<Item = &'a Node>) -> String
 /// folds it: a run of spaces and NELs becomes one space when it holds a
 /// single NEL, else one newline per NEL after the first.
 pub fn fold_nel(s: &str) -> std::borrow::Cow<'_, str> {
-    if !s.contains('\u{85}') {
+    if !has_nel(s) {
         return std::borrow::Cow::Borrowed(s);
     }
     let chars: Vec<char> = s.chars().collect();
@@ -128,6 +128,13 @@ pub fn fold_nel(s: &str) -> std::borrow::Cow<'_, str> {
         }
     }
     std::borrow::Cow::Owned(out)
+}
+
+/// Whether `s` holds U+0085 (bytes C2 85): a search for its last byte
+/// first, which is quicker than a search for the character in the short
+/// texts most keys and values are.
+fn has_nel(s: &str) -> bool {
+    s.as_bytes().contains(&0x85) && s.contains('\u{85}')
 }
 
 /// Whether go-yaml v3 may print `value` as a block scalar (else a block
@@ -738,7 +745,7 @@ impl Emitter {
             Node::Seq(s) if s.is_empty() => self.flow_empty("[", "]"),
             Node::Map(m) => {
                 self.increase_indent(false, false);
-                if m.keys().any(|k| k.contains('\u{85}')) {
+                if m.keys().any(|k| has_nel(k)) {
                     let mut keys: Vec<(std::borrow::Cow<'_, str>, &Node)> =
                         m.iter().map(|(k, v)| (fold_nel(k), v)).collect();
                     keys.sort_by(|a, b| key_order(&a.0, &b.0));
