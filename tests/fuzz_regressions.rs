@@ -43,6 +43,9 @@ fn assert_print_stable(nodes: &[Node], what: &str) {
 }
 
 pub fn yaml_roundtrip(text: &str, what: &str) {
+    if let Some(m) = flate::yaml::fast::mismatch(text) {
+        panic!("{what}: quick reader and event parser disagree: {m}");
+    }
     let _ = flate::yaml::parse::parse_stream_json_keys(text);
     if let Ok(docs) = flate::yaml::parse_stream(text) {
         let nodes: Vec<_> = docs.into_iter().map(|d| d.node).collect();

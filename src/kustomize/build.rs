@@ -212,9 +212,13 @@ pub fn resources_from_text(file: &Path, text: &str) -> Result<Vec<Resource>, Err
 
 /// How many documents kyaml's `ByteReader` splits a text into.
 fn byte_reader_documents(text: &str) -> usize {
-    let text = text.replace("\r\n", "\n");
+    let text = if text.contains('\r') {
+        std::borrow::Cow::Owned(text.replace("\r\n", "\n"))
+    } else {
+        std::borrow::Cow::Borrowed(text)
+    };
     let mut n = 1;
-    let mut rest = text.as_str();
+    let mut rest = &*text;
     while let Some(i) = rest.find("\n---") {
         let after = &rest[i + 1..];
         match after.find('\n') {
@@ -848,6 +852,9 @@ fn resolve_tagless_in(n: &mut Node, in_flow: bool) {
 
 fn unprintable(n: &Node) -> Option<char> {
     let bad = |s: &str| {
+        if s.is_ascii() {
+            return s.contains('\u{7f}').then_some('\u{7f}');
+        }
         s.chars().find(|&c| {
             let c = c as u32;
             c == 0x7F || ((0x80..=0x9F).contains(&c) && c != 0x85) || c == 0xFFFE || c == 0xFFFF

@@ -23,8 +23,62 @@ const BEST_WIDTH: i32 = 80;
 /// Prints one document (no `---`), ending with a newline.
 pub fn to_string(node: &Node) -> String {
     let mut e = Emitter::new();
+    e.out.reserve(size_hint(node));
     e.root(node);
     e.out
+}
+
+/// About how many bytes a document prints as (a little more for plain
+/// scalars), so that the output of a large one is not copied again and
+/// again as it grows.
+fn size_hint(node: &Node) -> usize {
+    const SMALL: usize = 1 << 12;
+    fn scalar(n: &Node) -> usize {
+        match n {
+            Node::Str(s) => s.len() + 1,
+            _ => 8,
+        }
+    }
+    let mut total = scalar(node);
+    // (A walk without recursion: a tree built in code may be deep.)
+    let mut stack: Vec<(&Node, usize)> = Vec::new();
+    if !node.is_scalar() {
+        stack.push((node, 0));
+    }
+    while let Some((n, indent)) = stack.pop() {
+        let mut child = |c: &'_ Node, extra: usize| {
+            total += indent + extra;
+            if c.is_scalar() {
+                total += scalar(c);
+            }
+        };
+        match n {
+            Node::Seq(items) => {
+                for it in items {
+                    child(it, 2);
+                }
+                stack.extend(
+                    items
+                        .iter()
+                        .filter(|c| !c.is_scalar())
+                        .map(|c| (c, indent + 2)),
+                );
+            }
+            Node::Map(m) => {
+                for (k, v) in m.iter() {
+                    child(v, k.len() + 2);
+                }
+                stack.extend(
+                    m.iter()
+                        .filter(|(_, c)| !c.is_scalar())
+                        .map(|(_, c)| (c, indent + 2)),
+                );
+            }
+            _ => {}
+        }
+    }
+    // Small documents grow as strings do.
+    if total < SMALL { 0 } else { total + total / 16 }
 }
 
 /// Prints documents separated by `---` lines, as kustomize does.
@@ -36,6 +90,7 @@ pub fn stream_to_string<'a>(nodes: impl IntoIterator<Item = &'a Node>) -> String
         }
         let mut e = Emitter::new();
         e.out = out;
+        e.out.reserve(size_hint(n));
         e.root(n);
         out = e.out;
     }
@@ -48,7 +103,7 @@ pub fn stream_to_string<'a>(nodes: impl IntoIterator<Item = &'a Node>) -> String
 /// folds it: a run of spaces and NELs becomes one space when it holds a
 /// single NEL, else one newline per NEL after the first.
 pub fn fold_nel(s: &str) -> std::borrow::Cow<'_, str> {
-    if !s.contains('\u{85}') {
+    if !has_nel(s) {
         return std::borrow::Cow::Borrowed(s);
     }
     let chars: Vec<char> = s.chars().collect();
@@ -73,6 +128,13 @@ pub fn fold_nel(s: &str) -> std::borrow::Cow<'_, str> {
         }
     }
     std::borrow::Cow::Owned(out)
+}
+
+/// Whether `s` holds U+0085 (bytes C2 85): a search for its last byte
+/// first, which is quicker than a search for the character in the short
+/// texts most keys and values are.
+fn has_nel(s: &str) -> bool {
+    s.as_bytes().contains(&0x85) && s.contains('\u{85}')
 }
 
 /// Whether go-yaml v3 may print `value` as a block scalar (else a block
@@ -245,17 +307,20 @@ fn runes_less<T: Copy + Ord + Into<u32>>(
     ar.len() < br.len()
 }
 
+/// go-yaml v2's key order as an ordering.
+fn key_order(a: &str, b: &str) -> std::cmp::Ordering {
+    if key_less(a, b) {
+        std::cmp::Ordering::Less
+    } else if key_less(b, a) {
+        std::cmp::Ordering::Greater
+    } else {
+        std::cmp::Ordering::Equal
+    }
+}
+
 pub fn sorted_keys(m: &super::node::Map) -> Vec<&String> {
     let mut keys: Vec<&String> = m.keys().collect();
-    keys.sort_by(|a, b| {
-        if key_less(a, b) {
-            std::cmp::Ordering::Less
-        } else if key_less(b, a) {
-            std::cmp::Ordering::Greater
-        } else {
-            std::cmp::Ordering::Equal
-        }
-    });
+    keys.sort_by(|a, b| key_order(a, b));
     keys
 }
 
@@ -402,7 +467,37 @@ fn is_blankz(c: Option<char>) -> bool {
     }
 }
 
+/// Whether `s` holds a line break (libyaml's analysis: multiline).
+fn has_break(s: &str) -> bool {
+    if s.is_ascii() {
+        s.bytes().any(|b| b == b'\n' || b == b'\r')
+    } else {
+        s.chars().any(is_break)
+    }
+}
+
+/// Whether [`analyze`] allows everything for `value` on a look at its
+/// bytes alone: printable ASCII without spaces, `:` or `#`, not starting
+/// with an indicator (nor `-` or `.`, which may start `---` or `...`).
+fn plain_safe(value: &str) -> bool {
+    let b = value.as_bytes();
+    let Some(&first) = b.first() else {
+        return false;
+    };
+    first.is_ascii_alphanumeric()
+        && b.iter()
+            .all(|&c| c.is_ascii_graphic() && c != b':' && c != b'#')
+}
+
 fn analyze(value: &str) -> Analysis {
+    if plain_safe(value) {
+        return Analysis {
+            multiline: false,
+            block_plain_allowed: true,
+            single_quoted_allowed: true,
+            block_allowed: true,
+        };
+    }
     if value.is_empty() {
         return Analysis {
             multiline: false,
@@ -650,31 +745,26 @@ impl Emitter {
             Node::Seq(s) if s.is_empty() => self.flow_empty("[", "]"),
             Node::Map(m) => {
                 self.increase_indent(false, false);
-                let mut keys: Vec<(std::borrow::Cow<'_, str>, &Node)> =
-                    m.iter().map(|(k, v)| (fold_nel(k), v)).collect();
-                keys.sort_by(|a, b| {
-                    if key_less(&a.0, &b.0) {
-                        std::cmp::Ordering::Less
-                    } else if key_less(&b.0, &a.0) {
-                        std::cmp::Ordering::Greater
-                    } else {
-                        std::cmp::Ordering::Equal
+                if m.keys().any(|k| has_nel(k)) {
+                    let mut keys: Vec<(std::borrow::Cow<'_, str>, &Node)> =
+                        m.iter().map(|(k, v)| (fold_nel(k), v)).collect();
+                    keys.sort_by(|a, b| key_order(&a.0, &b.0));
+                    for (k, v) in keys {
+                        self.entry(&k, v);
                     }
-                });
-                for (k, v) in keys {
-                    self.write_indent();
-                    // libyaml's check_simple_key: at most 128 bytes, one line.
-                    let simple = k.len() <= 128 && !analyze(&k).multiline;
-                    if simple {
-                        self.str_scalar(&k, true, false);
-                        self.write_indicator(":", false, false, false);
-                    } else {
-                        self.write_indicator("?", true, false, true);
-                        self.node(&Node::Str(k.into_owned()), true, false, false);
-                        self.write_indent();
-                        self.write_indicator(":", true, false, true);
+                } else if m.keys().zip(m.keys().skip(1)).all(|(a, b)| !key_less(b, a)) {
+                    // Already in order (as every map kustomize printed
+                    // is): the stable sort would change nothing.
+                    for (k, v) in m.iter() {
+                        self.entry(k, v);
                     }
-                    self.node(v, true, false, false);
+                } else {
+                    let mut keys: Vec<(&str, &Node)> =
+                        m.iter().map(|(k, v)| (k.as_str(), v)).collect();
+                    keys.sort_by(|a, b| key_order(a.0, b.0));
+                    for (k, v) in keys {
+                        self.entry(k, v);
+                    }
                 }
                 self.pop_indent();
             }
@@ -692,6 +782,23 @@ impl Emitter {
                 self.scalar(scalar, false, root);
             }
         }
+    }
+
+    /// One entry of a block mapping (its key already NEL-folded).
+    fn entry(&mut self, k: &str, v: &Node) {
+        self.write_indent();
+        // libyaml's check_simple_key: at most 128 bytes, one line.
+        let simple = k.len() <= 128 && !has_break(k);
+        if simple {
+            self.str_scalar(k, true, false);
+            self.write_indicator(":", false, false, false);
+        } else {
+            self.write_indicator("?", true, false, true);
+            self.node(&Node::Str(k.to_string()), true, false, false);
+            self.write_indent();
+            self.write_indicator(":", true, false, true);
+        }
+        self.node(v, true, false, false);
     }
 
     fn flow_empty(&mut self, open: &str, close: &str) {

@@ -2,6 +2,7 @@
 //! yaml-rust2, and a writer that prints exactly what kustomize prints.
 
 pub mod emit;
+pub mod fast;
 pub mod node;
 pub mod parse;
 pub mod resolve;

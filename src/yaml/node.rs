@@ -55,6 +55,11 @@ pub struct Map {
 /// (`Meta::index`); smaller ones scan their entries.
 const INDEX_MIN: usize = 16;
 
+/// An entry's position as an index slot holds it.
+fn slot(i: usize) -> u32 {
+    u32::try_from(i).expect("a map holds fewer than 2^32 entries")
+}
+
 #[derive(Debug, Clone, Default)]
 struct Meta {
     /// Source texts and styles of the scalars at some keys.
@@ -66,19 +71,28 @@ struct Meta {
     /// The map is written in flow style (`{...}`).
     flow: bool,
     /// The position of every key in `entries`, when the map has more than
-    /// `INDEX_MIN` entries (else empty), with the key's hash
+    /// `INDEX_MIN` entries (else empty), with 32 bits of the key's hash
     /// ([`key_hash`]): the keys themselves stay in `entries` only, and
-    /// growing the table reads no key.
-    index: hashbrown::HashTable<(usize, u64)>,
+    /// growing the table reads no key. Eight bytes a slot (a map holds
+    /// far fewer than 2^32 entries: a text is at most 64 MiB).
+    index: hashbrown::HashTable<(u32, u32)>,
 }
 
 /// The hash of a key in a map's index: foldhash, seeded randomly once per
-/// process (keys come from hostile input).
-fn key_hash(key: &str) -> u64 {
+/// process (keys come from hostile input), cut to the 32 bits an index
+/// slot keeps.
+fn key_hash(key: &str) -> u32 {
     use std::hash::BuildHasher;
     static STATE: std::sync::LazyLock<foldhash::fast::RandomState> =
         std::sync::LazyLock::new(foldhash::fast::RandomState::default);
-    STATE.hash_one(key)
+    let h = STATE.hash_one(key);
+    (h ^ (h >> 32)) as u32
+}
+
+/// The table hash of a slot's 32-bit key hash: hashbrown takes the slot
+/// from the low bits and its tag from the top seven.
+fn table_hash(h: u32) -> u64 {
+    (u64::from(h) << 32) | u64::from(h)
 }
 
 #[derive(Debug, Clone, Default)]
@@ -144,20 +158,26 @@ impl Map {
             m.keys.remove(key);
         }
     }
+    /// Whether lookups go through the index.
+    fn indexed(&self) -> bool {
+        self.entries.len() > INDEX_MIN && self.meta.as_deref().is_some_and(|m| !m.index.is_empty())
+    }
     /// The position of `key` in `entries`.
     fn position(&self, key: &str) -> Option<usize> {
-        if self.entries.len() > INDEX_MIN
-            && let Some(m) = self.meta.as_deref()
-            && !m.index.is_empty()
-        {
-            let entries = &self.entries;
-            let h = key_hash(key);
-            return m
-                .index
-                .find(h, |&(i, hi)| hi == h && entries[i].0 == key)
-                .map(|&(i, _)| i);
+        if self.indexed() {
+            return self.position_hashed(key, key_hash(key));
         }
         self.entries.iter().position(|(k, _)| k == key)
+    }
+    /// The position of `key`, whose hash is `h`, through the index.
+    fn position_hashed(&self, key: &str, h: u32) -> Option<usize> {
+        let m = self.meta.as_deref()?;
+        let entries = &self.entries;
+        m.index
+            .find(table_hash(h), |&(i, hi)| {
+                hi == h && entries[i as usize].0 == key
+            })
+            .map(|&(i, _)| i as usize)
     }
     /// Rebuilds the index after entries moved (or drops it from a map
     /// that became small).
@@ -172,7 +192,7 @@ impl Map {
         let mut index = hashbrown::HashTable::with_capacity(entries.len());
         for (i, (k, _)) in entries.iter().enumerate() {
             let h = key_hash(k);
-            index.insert_unique(h, (i, h), |&(_, h)| h);
+            index.insert_unique(table_hash(h), (slot(i), h), |&(_, h)| table_hash(h));
         }
         self.meta.get_or_insert_with(Box::default).index = index;
     }
@@ -206,6 +226,11 @@ impl Map {
     pub(crate) fn push_new(&mut self, key: String, value: Node) {
         debug_assert!(!self.contains_key(&key));
         let h = (self.entries.len() >= INDEX_MIN).then(|| key_hash(&key));
+        self.push_hashed(key, value, h);
+    }
+    /// Appends `key` with its hash when the map is large enough to index
+    /// it (`None` below `INDEX_MIN` entries).
+    fn push_hashed(&mut self, key: String, value: Node, h: Option<u32>) {
         self.entries.push((key, value));
         let n = self.entries.len();
         if n == INDEX_MIN + 1 {
@@ -214,7 +239,48 @@ impl Map {
             self.meta
                 .get_or_insert_with(Box::default)
                 .index
-                .insert_unique(h, (n - 1, h), |&(_, h)| h);
+                .insert_unique(table_hash(h), (slot(n - 1), h), |&(_, h)| table_hash(h));
+        }
+    }
+    /// Appends `key` unless the map holds it already: then nothing changes
+    /// and the position of the entry comes back with the key and the
+    /// value. One hash of the key does both (the parser's path).
+    pub(crate) fn push_unique(
+        &mut self,
+        key: String,
+        value: Node,
+    ) -> Result<(), (usize, String, Node)> {
+        if self.entries.len() < INDEX_MIN {
+            if let Some(i) = self.entries.iter().position(|(k, _)| *k == key) {
+                return Err((i, key, value));
+            }
+            self.push_hashed(key, value, None);
+            return Ok(());
+        }
+        let h = key_hash(&key);
+        let found = if self.indexed() {
+            self.position_hashed(&key, h)
+        } else {
+            self.entries.iter().position(|(k, _)| *k == key)
+        };
+        match found {
+            Some(i) => Err((i, key, value)),
+            None => {
+                self.push_hashed(key, value, Some(h));
+                Ok(())
+            }
+        }
+    }
+    /// Makes room for `additional` more entries (a hint from the parser,
+    /// which knows how many lines a block map can still take).
+    pub(crate) fn reserve(&mut self, additional: usize) {
+        self.entries.reserve(additional);
+    }
+    /// Gives back room that [`Map::reserve`] made and the entries did not
+    /// take.
+    pub(crate) fn shrink_if_sparse(&mut self) {
+        if self.entries.capacity() > 2 * self.entries.len() + INDEX_MIN {
+            self.entries.shrink_to_fit();
         }
     }
     /// The position of `key` among the entries (the order of
@@ -231,11 +297,15 @@ impl Map {
         } else if let Some(m) = self.meta.as_deref_mut()
             && !m.index.is_empty()
         {
-            if let Ok(e) = m.index.find_entry(key_hash(key), |&(j, _)| j == i) {
+            let at = slot(i);
+            if let Ok(e) = m
+                .index
+                .find_entry(table_hash(key_hash(key)), |&(j, _)| j == at)
+            {
                 e.remove();
             }
             for (p, _) in m.index.iter_mut() {
-                if *p > i {
+                if *p > at {
                     *p -= 1;
                 }
             }

@@ -138,6 +138,12 @@ fn parse_reindenting(
     Err(first)
 }
 
+/// A block collection that reaches this many entries makes room for as
+/// many more as the text has lines left (each entry of a block collection
+/// starts a line of its own), so that a large one is not copied again and
+/// again as it grows; what it did not need is given back at its end.
+const RESERVE_AT: usize = 1024;
+
 /// Lines re-indented at most (see `parse`).
 const MAX_REINDENTS: usize = 256;
 
@@ -164,6 +170,31 @@ fn is_flow_indentation(e: &ParseError) -> bool {
 }
 
 fn parse_text(text: &str, schema: Schema, json_keys: bool) -> Result<Vec<Document>, ParseError> {
+    check_text(text)?;
+    // The simplest documents have a quick reader of their own (which
+    // gives up on anything else); `check_flow_plain_scalars` has nothing
+    // to find in them.
+    if let Some(docs) = super::fast::parse(text, schema) {
+        return Ok(docs);
+    }
+    check_flow_plain_scalars(text)?;
+    build(text, schema, json_keys)
+}
+
+/// [`parse_text`] without the quick reader: the event parser alone (see
+/// `fast::mismatch`).
+pub(super) fn parse_events(
+    text: &str,
+    schema: Schema,
+    json_keys: bool,
+) -> Result<Vec<Document>, ParseError> {
+    check_text(text)?;
+    check_flow_plain_scalars(text)?;
+    build(text, schema, json_keys)
+}
+
+/// The limits and characters every text is checked for first.
+fn check_text(text: &str) -> Result<(), ParseError> {
     if text.len() > MAX_TEXT_BYTES {
         return Err(ParseError {
             line: 1,
@@ -175,9 +206,11 @@ fn parse_text(text: &str, schema: Schema, json_keys: bool) -> Result<Vec<Documen
             ),
         });
     }
-    if let Some((i, c)) = text
-        .char_indices()
-        .find(|&(_, c)| (c < ' ' && c != '\t' && c != '\n' && c != '\r') || c == '\u{7f}')
+    // (Every control character is one byte in UTF-8, and no byte of a
+    // longer character is below 0x80.)
+    if let Some(i) = text
+        .bytes()
+        .position(|b| (b < b' ' && b != b'\t' && b != b'\n' && b != b'\r') || b == 0x7f)
     {
         let line = text[..i].matches('\n').count() + 1;
         return Err(ParseError {
@@ -185,14 +218,18 @@ fn parse_text(text: &str, schema: Schema, json_keys: bool) -> Result<Vec<Documen
             col: 1,
             message: format!(
                 "control characters are not allowed (found U+{:04X})",
-                c as u32
+                text.as_bytes()[i]
             ),
         });
     }
-    check_flow_plain_scalars(text)?;
+    Ok(())
+}
+
+/// Reads `text` with the event parser.
+fn build(text: &str, schema: Schema, json_keys: bool) -> Result<Vec<Document>, ParseError> {
     let mut b = Builder {
         parser: Parser::new_from_str(text),
-        lines: text.split('\n').collect(),
+        lines: Lines::new(text),
         terminated: text.is_empty() || text.ends_with('\n'),
         last_mark: (0, 0),
         last_adjusted: None,
@@ -304,10 +341,50 @@ pub fn parse_one(text: &str) -> Result<Node, ParseError> {
     }
 }
 
+/// The lines of a text (as `split('\n')` gives them), found through the
+/// offset each starts at: four bytes a line.
+struct Lines<'a> {
+    text: &'a str,
+    starts: Vec<u32>,
+}
+
+impl<'a> Lines<'a> {
+    /// The lines of `text`, which is at most `MAX_TEXT_BYTES` long (so an
+    /// offset fits in 32 bits).
+    fn new(text: &'a str) -> Self {
+        debug_assert!(text.len() <= MAX_TEXT_BYTES);
+        let n = text.bytes().filter(|&b| b == b'\n').count();
+        let mut starts = Vec::with_capacity(n + 1);
+        starts.push(0);
+        starts.extend(
+            text.bytes()
+                .enumerate()
+                .filter(|&(_, b)| b == b'\n')
+                .map(|(i, _)| (i + 1) as u32),
+        );
+        Lines { text, starts }
+    }
+    fn len(&self) -> usize {
+        self.starts.len()
+    }
+    /// Line `i` (0-based), without its line break.
+    fn line(&self, i: usize) -> &'a str {
+        let start = self.starts[i] as usize;
+        let end = match self.starts.get(i + 1) {
+            Some(&next) => next as usize - 1,
+            None => self.text.len(),
+        };
+        &self.text[start..end]
+    }
+    fn get(&self, i: usize) -> Option<&'a str> {
+        (i < self.len()).then(|| self.line(i))
+    }
+}
+
 struct Builder<'a> {
     parser: Parser<std::str::Chars<'a>>,
     /// The source's lines (see `block_region`).
-    lines: Vec<&'a str>,
+    lines: Lines<'a>,
     /// Whether the source ends with a line break.
     terminated: bool,
     /// Line and column (1-based, 0-based) of the last event read.
@@ -400,13 +477,20 @@ impl Builder<'_> {
         });
         let start = if at_indicator { l } else { l.saturating_sub(1) };
         let indent = |l: &str| l.len() - l.trim_start_matches(' ').len();
-        let first = lines.get(start..)?.iter().find(|l| !l.trim().is_empty())?;
+        if start > lines.len() {
+            return None;
+        }
+        let first = (start..lines.len())
+            .map(|i| lines.line(i))
+            .find(|l| !l.trim().is_empty())?;
         let want = indent(first);
         if want == 0 {
             return None;
         }
         let mut end = start;
-        while end < lines.len() && (lines[end].trim().is_empty() || indent(lines[end]) >= want) {
+        while end < lines.len()
+            && (lines.line(end).trim().is_empty() || indent(lines.line(end)) >= want)
+        {
             end += 1;
         }
         Some((start, end, want))
@@ -420,7 +504,9 @@ impl Builder<'_> {
         }
         match self.block_region() {
             Some((start, end, _)) => {
-                end == self.lines.len() && end > start && !self.lines[end - 1].trim().is_empty()
+                end == self.lines.len()
+                    && end > start
+                    && !self.lines.line(end - 1).trim().is_empty()
             }
             None => false,
         }
@@ -444,21 +530,25 @@ impl Builder<'_> {
         let lines = &self.lines;
         let start = self.last_content.min(lines.len());
         let end = (start + 1..lines.len())
-            .find(|&i| lines[i].starts_with("---") || lines[i].starts_with("..."))
+            .find(|&i| lines.line(i).starts_with("---") || lines.line(i).starts_with("..."))
             .unwrap_or(lines.len());
         // Content may end after `last_content` (a flow collection's or a
         // quoted scalar's later lines).
         let content_end = (start..end)
             .rev()
             .find(|&i| {
-                let t = lines[i].trim();
+                let t = lines.line(i).trim();
                 !t.is_empty() && !t.starts_with('#')
             })
             .unwrap_or(start);
         let mut blank = false;
         let mut foot = false;
-        for l in lines.get(content_end + 1..end).unwrap_or_default() {
-            let t = l.trim();
+        let after = if content_end < end {
+            content_end + 1..end
+        } else {
+            0..0
+        };
+        for t in after.map(|i| lines.line(i).trim()) {
             if t.is_empty() {
                 blank = true;
             } else if blank {
@@ -518,7 +608,7 @@ impl Builder<'_> {
                     if let Some((start, end, _)) = self.block_region() {
                         let last = (start..end)
                             .rev()
-                            .find(|&i| !self.lines[i].trim().is_empty());
+                            .find(|&i| !self.lines.line(i).trim().is_empty());
                         self.last_content = self.last_content.max(last.unwrap_or(start));
                     }
                 }
@@ -576,6 +666,12 @@ impl Builder<'_> {
                     let item = self.node(ev, mark.line())?;
                     last_block = self.last_adjusted.take().filter(|_| item.is_scalar());
                     items.push(item);
+                    if !flow && items.len() == RESERVE_AT {
+                        items.reserve(self.lines.len().saturating_sub(mark.line()));
+                    }
+                }
+                if items.capacity() > 2 * items.len() + RESERVE_AT {
+                    items.shrink_to_fit();
                 }
                 if flow && !items.is_empty() {
                     self.flow_depth -= 1;
@@ -595,7 +691,7 @@ impl Builder<'_> {
                 let mut merges: Vec<Node> = Vec::new();
                 // The line of each key, in the order of the map's entries
                 // (the parser only appends; merges come after).
-                let mut lines: Vec<usize> = Vec::new();
+                let mut lines: Vec<u32> = Vec::new();
                 loop {
                     let (ev, mark) = self.next()?;
                     if matches!(ev, Event::MappingEnd) {
@@ -663,29 +759,32 @@ impl Builder<'_> {
                             });
                         }
                     };
-                    let repeated = map.index_of(&key);
-                    if let Some(i) = repeated
-                        && self.json_keys
-                    {
+                    let raw = plain_text.filter(|t| value.scalar_text().as_ref() != Some(t));
+                    let fresh = raw.is_some() || quoted || adjusted.is_some();
+                    if let Err((i, key, value)) = map.push_unique(key, value) {
+                        if !self.json_keys {
+                            let prev = lines[i];
+                            return Err(ParseError {
+                                line: key_line,
+                                col: 1,
+                                message: format!(
+                                    "mapping key \"{key}\" already defined at line {prev}"
+                                ),
+                            });
+                        }
                         // sigs.k8s.io/yaml (kustomization files, JSON
                         // patches) keeps the last value of a repeated key.
                         map.remove(&key);
                         lines.remove(i);
                         map.set_quoted(&key, false);
-                    } else if let Some(i) = repeated {
-                        let prev = lines[i];
-                        return Err(ParseError {
-                            line: key_line,
-                            col: 1,
-                            message: format!(
-                                "mapping key \"{key}\" already defined at line {prev}"
-                            ),
-                        });
+                        map.push_new(key, value);
                     }
-                    lines.push(key_line);
-                    let raw = plain_text.filter(|t| value.scalar_text().as_ref() != Some(t));
-                    let fresh = raw.is_some() || quoted || adjusted.is_some();
-                    map.push_new(if fresh { key.clone() } else { key }, value);
+                    // (A text has fewer than 2^32 lines: it is at most
+                    // `MAX_TEXT_BYTES` long.)
+                    lines.push(key_line as u32);
+                    if !flow && map.len() == RESERVE_AT {
+                        map.reserve(self.lines.len().saturating_sub(key_line));
+                    }
                     if !fresh {
                         continue;
                     }
@@ -739,6 +838,7 @@ impl Builder<'_> {
                 if flow && entered {
                     self.flow_depth -= 1;
                 }
+                map.shrink_if_sparse();
                 self.last_adjusted = flow.then_some(PRINT_FLOW);
                 self.depth -= 1;
                 map.set_flow(flow);
