@@ -144,12 +144,17 @@ fn template(a: TemplateArgs) -> i32 {
         skip_tests: a.skip_tests,
         skip_schema_validation: a.skip_schema_validation,
     };
-    match chart::render_values(&ch, &opts, values) {
+    let rendered = chart::render_values(&ch, &opts, values);
+    // The process ends after this command: the chart (its files and
+    // parsed templates) is not taken apart piece by piece.
+    std::mem::forget(ch);
+    match rendered {
         Ok(r) => {
             for w in &r.warnings {
                 super::diag::warning(w.clone());
             }
             let out = chart::print_template(&r);
+            std::mem::forget(r);
             let mut stdout = std::io::stdout().lock();
             if stdout
                 .write_all(out.as_bytes())

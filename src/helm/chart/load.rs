@@ -163,21 +163,37 @@ fn walk(
     } else {
         base.join(rel)
     };
-    let mut entries: Vec<(String, PathBuf)> = std::fs::read_dir(&dir)
+    // The entry's type comes with the directory listing; only a symbolic
+    // link needs a `stat` (Helm follows links).
+    let mut entries: Vec<(String, PathBuf, Option<std::fs::FileType>)> = std::fs::read_dir(&dir)
         .map_err(|e| ChartError::at(format!("{}: {}", dir.display(), io_text(&e)), &dir))?
         .filter_map(|e| e.ok())
-        .map(|e| (e.file_name().to_string_lossy().into_owned(), e.path()))
+        .map(|e| {
+            (
+                e.file_name().to_string_lossy().into_owned(),
+                e.path(),
+                e.file_type().ok().filter(|t| !t.is_symlink()),
+            )
+        })
         .collect();
-    entries.sort();
-    for (name, path) in entries {
+    entries.sort_by(|a, b| (&a.0, &a.1).cmp(&(&b.0, &b.1)));
+    for (name, path, ftype) in entries {
         let n = if rel.is_empty() {
             name.clone()
         } else {
             format!("{rel}/{name}")
         };
-        let meta = std::fs::metadata(&path)
-            .map_err(|e| ChartError::at(format!("{}: {}", path.display(), io_text(&e)), &path))?;
-        if meta.is_dir() {
+        let stat_err = |e: std::io::Error| {
+            ChartError::at(format!("{}: {}", path.display(), io_text(&e)), &path)
+        };
+        let (is_dir, is_file) = match ftype {
+            Some(t) => (t.is_dir(), t.is_file()),
+            None => {
+                let meta = std::fs::metadata(&path).map_err(stat_err)?;
+                (meta.is_dir(), meta.is_file())
+            }
+        };
+        if is_dir {
             if ignored(rules, &n, true) {
                 continue;
             }
@@ -187,7 +203,7 @@ fn walk(
         if ignored(rules, &n, false) {
             continue;
         }
-        if !meta.is_file() {
+        if !is_file {
             return Err(ChartError::at(
                 format!(
                     "cannot load irregular file {} as it has file mode type bits set",
@@ -196,14 +212,20 @@ fn walk(
                 &path,
             ));
         }
-        if meta.len() > MAX_FILE_SIZE {
+        let read_err = |e: std::io::Error| {
+            ChartError::at(format!("error reading {n}: {}", io_text(&e)), &path)
+        };
+        // One open, the size from the open file, one read.
+        let mut file = std::fs::File::open(&path).map_err(read_err)?;
+        let len = file.metadata().map_err(stat_err)?.len();
+        if len > MAX_FILE_SIZE {
             return Err(ChartError::at(
                 format!("chart file {name:?} is larger than the maximum file size {MAX_FILE_SIZE}"),
                 &path,
             ));
         }
-        let mut data = std::fs::read(&path)
-            .map_err(|e| ChartError::at(format!("error reading {n}: {}", io_text(&e)), &path))?;
+        let mut data = Vec::with_capacity(len as usize + 1);
+        file.read_to_end(&mut data).map_err(read_err)?;
         if data.starts_with(b"\xef\xbb\xbf") {
             data.drain(..3);
         }
