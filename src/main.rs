@@ -7,25 +7,6 @@ static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 mod cli;
 
-/// Runs before `main` (and before the first allocation): transparent huge
-/// pages off for this process. mimalloc asks for them (`MADV_HUGEPAGE` on
-/// its arena), and the kernel then zero-fills a whole 2 MiB page on the
-/// first touch of each: about a third of the start of a short command
-/// such as `flate --version` or `flate helm template`.
-#[cfg(target_os = "linux")]
-#[used]
-#[unsafe(link_section = ".init_array")]
-static NO_HUGE_PAGES: extern "C" fn() = no_huge_pages;
-
-#[cfg(target_os = "linux")]
-extern "C" fn no_huge_pages() {
-    // SAFETY: prctl with PR_SET_THP_DISABLE takes integer arguments only
-    // and changes no memory; a failure (old kernel) changes nothing.
-    unsafe {
-        libc::prctl(libc::PR_SET_THP_DISABLE, 1, 0, 0, 0);
-    }
-}
-
 fn main() {
     let cli = cli::Cli::parse();
     let code = cli::run(cli);

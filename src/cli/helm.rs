@@ -129,10 +129,19 @@ fn template(a: TemplateArgs) -> i32 {
     if !path.exists() {
         return helm_error(&format!("path {chart_path:?} not found"), 2);
     }
+    let timings = std::env::var_os("FLATE_TIMINGS").is_some();
+    let started = std::time::Instant::now();
     let ch = match chart::load(&path) {
         Ok(c) => c,
         Err(e) => return helm_error(&e.message, 2),
     };
+    let loaded = started.elapsed();
+    let parse_time = if timings {
+        parse_all(&ch)
+    } else {
+        std::time::Duration::ZERO
+    };
+    let render_start = std::time::Instant::now();
     let opts = RenderOptions {
         release_name: release,
         namespace: a.namespace,
@@ -145,6 +154,7 @@ fn template(a: TemplateArgs) -> i32 {
         skip_schema_validation: a.skip_schema_validation,
     };
     let rendered = chart::render_values(&ch, &opts, values);
+    let render_time = render_start.elapsed();
     // The process ends after this command: the chart (its files and
     // parsed templates) is not taken apart piece by piece.
     std::mem::forget(ch);
@@ -153,8 +163,19 @@ fn template(a: TemplateArgs) -> i32 {
             for w in &r.warnings {
                 super::diag::warning(w.clone());
             }
+            let print_start = std::time::Instant::now();
             let out = chart::print_template(&r);
             std::mem::forget(r);
+            if timings {
+                let ms = |d: std::time::Duration| d.as_secs_f64() * 1000.0;
+                eprintln!(
+                    "timings: load {:.2} ms, render {:.2} ms (of which parsing every template, measured apart: {:.2} ms), print {:.2} ms",
+                    ms(loaded),
+                    ms(render_time),
+                    ms(parse_time),
+                    ms(print_start.elapsed())
+                );
+            }
             let mut stdout = std::io::stdout().lock();
             if stdout
                 .write_all(out.as_bytes())
@@ -174,4 +195,23 @@ fn template(a: TemplateArgs) -> i32 {
         ),
         Err(e) => helm_error(&e.message, 1),
     }
+}
+
+/// `FLATE_TIMINGS`: the time to parse every template of the chart and its
+/// subcharts once, apart from the render (which parses them again).
+fn parse_all(ch: &chart::Chart) -> std::time::Duration {
+    let mut set = flate::template::Templates::new();
+    flate::helm::funcs::add_funcs(&mut set);
+    let names = set.func_names();
+    let started = std::time::Instant::now();
+    fn walk(c: &chart::Chart, names: &std::collections::HashSet<String>) {
+        for t in &c.templates {
+            let _ = flate::template::Templates::parse_text_with(&t.name, &t.text(), names);
+        }
+        for d in &c.dependencies {
+            walk(d, names);
+        }
+    }
+    walk(ch, &names);
+    started.elapsed()
 }

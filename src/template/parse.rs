@@ -95,6 +95,20 @@ struct Lexer<'a> {
     toks: Vec<Token<'a>>,
 }
 
+/// Where the next `{{` starts.
+fn find_open(s: &str) -> Option<usize> {
+    let b = s.as_bytes();
+    let mut i = 0;
+    while let Some(j) = b[i..].iter().position(|&c| c == b'{') {
+        let k = i + j;
+        if b.get(k + 1) == Some(&b'{') {
+            return Some(k);
+        }
+        i = k + 1;
+    }
+    None
+}
+
 fn is_space(c: u8) -> bool {
     matches!(c, b' ' | b'\t' | b'\r' | b'\n')
 }
@@ -126,7 +140,7 @@ impl<'a> Lexer<'a> {
         loop {
             let rest = self.rest();
             let (start, line) = (self.pos, self.line);
-            let end = rest.find("{{").unwrap_or(rest.len());
+            let end = find_open(rest).unwrap_or(rest.len());
             let mut text = &rest[..end];
             if trim_next {
                 text = text.trim_start_matches([' ', '\t', '\r', '\n']);
@@ -687,7 +701,8 @@ struct Parser<'a> {
     /// Open control structures (`if`, `with`, `range`, `block`, each
     /// `else if`) and parentheses around the current token.
     nesting: usize,
-    funcs: &'a HashSet<String>,
+    /// Whether a function of this name is defined.
+    funcs: &'a dyn Fn(&str) -> bool,
     defines: Vec<(String, Vec<Node>)>,
 }
 
@@ -706,6 +721,11 @@ pub const MAX_NESTING: usize = 100;
 /// Parses `text` (named `name` in errors). `funcs` is the set of defined
 /// function names: calling any other is a parse error, as in Go.
 pub fn parse(name: &str, text: &str, funcs: &HashSet<String>) -> Result<Parsed, Error> {
+    parse_with(name, text, &|f: &str| funcs.contains(f))
+}
+
+/// [`parse`] with the function names given as a predicate (no set to build).
+pub fn parse_with(name: &str, text: &str, funcs: &dyn Fn(&str) -> bool) -> Result<Parsed, Error> {
     let toks = Lexer {
         src: text,
         name,
@@ -1250,7 +1270,7 @@ impl<'a> Parser<'a> {
         let t = self.next_non_space();
         Ok(Some(match t.tok.clone() {
             Tok::Ident(name) => {
-                if !self.funcs.contains(name) {
+                if !(self.funcs)(name) {
                     return Err(self.err_at(&t, format!("function {name:?} not defined")));
                 }
                 Arg::Ident {
