@@ -746,14 +746,12 @@ pub fn parse_with(name: &str, text: &str, funcs: &dyn Fn(&str) -> bool) -> Resul
     };
     let mut root = Vec::new();
     loop {
-        let t = p.peek().clone();
-        match &t.tok {
+        match p.peek().tok {
             Tok::Eof => break,
             Tok::LeftDelim => {
                 let save = p.i;
                 p.next();
-                let n = p.peek_non_space().clone();
-                if n.tok == Tok::Keyword("define") {
+                if matches!(p.peek_non_space().tok, Tok::Keyword("define")) {
                     p.next_non_space();
                     p.parse_define()?;
                     continue;
@@ -805,18 +803,18 @@ impl<'a> Parser<'a> {
     }
 
     fn next_non_space(&mut self) -> Token<'a> {
-        loop {
-            let t = self.next();
-            if t.tok != Tok::Space {
-                return t;
-            }
+        self.skip_spaces();
+        self.next()
+    }
+
+    fn skip_spaces(&mut self) {
+        while matches!(self.peek().tok, Tok::Space) {
+            self.i += 1;
         }
     }
 
     fn peek_non_space(&mut self) -> &Token<'a> {
-        while self.peek().tok == Tok::Space {
-            self.i += 1;
-        }
+        self.skip_spaces();
         self.peek()
     }
 
@@ -896,7 +894,7 @@ impl<'a> Parser<'a> {
             Tok::Keyword(k @ ("break" | "continue")) => {
                 self.next();
                 let n = self.next_non_space();
-                if n.tok != Tok::RightDelim {
+                if !matches!(n.tok, Tok::RightDelim) {
                     return Err(
                         self.err_at(&n, format!("unexpected {} in {{{{{k}}}}}", n.describe()))
                     );
@@ -950,7 +948,7 @@ impl<'a> Parser<'a> {
             }
         };
         let n = self.peek_non_space().clone();
-        let pipe = if n.tok == Tok::RightDelim {
+        let pipe = if matches!(n.tok, Tok::RightDelim) {
             self.next();
             None
         } else {
@@ -1006,10 +1004,10 @@ impl<'a> Parser<'a> {
     fn list(&mut self) -> Result<(Vec<Node>, End), Error> {
         let mut out = Vec::new();
         loop {
-            if self.peek().tok == Tok::LeftDelim {
+            if matches!(self.peek().tok, Tok::LeftDelim) {
                 let save = self.i;
                 self.next();
-                if self.peek_non_space().tok == Tok::Keyword("define") {
+                if matches!(self.peek_non_space().tok, Tok::Keyword("define")) {
                     let t = self.peek().clone();
                     return Err(self.err_at(&t, "unexpected <define> in command".into()));
                 }
@@ -1103,7 +1101,7 @@ impl<'a> Parser<'a> {
             match after.tok {
                 Tok::Decl | Tok::Assign => {
                     self.next();
-                    pipe.is_assign = after.tok == Tok::Assign;
+                    pipe.is_assign = matches!(after.tok, Tok::Assign);
                     pipe.decl.push(v.to_string());
                     if pipe.is_assign {
                         if !self.vars.iter().any(|x| x == v) {
