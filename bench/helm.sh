@@ -1,65 +1,130 @@
 #!/usr/bin/env bash
 # Renders charts with `flate helm template` and with `helm template` in the
-# same run, one process per render (process start included for both), and
-# reports the median time per chart and the ratio.
+# same run, one process per render (process start included for both, the
+# two alternating), and reports per chart the median wall-clock time of
+# each and the ratio, then the median and the lowest ratio over all charts.
 #
-# Charts: the realistic app chart of fixtures/helm/036-app-with-library
-# (with its values), and every chart directory (a directory holding
-# Chart.yaml) directly under $HELM_BENCH_CHARTS (default
-# /work/ext/helm_realworld/charts, where tools/helm_realworld/run.py gather
-# puts the public charts;
-# skipped when absent), rendered with its default values.
+# Charts:
+# - fixture charts of this repository (fixtures/helm/*: the realistic app
+#   chart with a library dependency, the basic chart, dependencies, hooks),
+#   with the arguments of their `args` file;
+# - every chart directory (holding Chart.yaml) directly under
+#   $HELM_BENCH_CHARTS (default /work/ext/helm_realworld/charts, where
+#   tools/helm_realworld/run.py gather puts the public charts; skipped when
+#   absent). A chart is rendered with the values of the first case under
+#   $HELM_BENCH_CASES (default /work/ext/helm_realworld/cases: CASE/case.json
+#   naming the chart, release and namespace, CASE/values.yaml; with
+#   --skip-schema-validation for both when the chart's schema refers to a
+#   remote URL) that both tools render, else with its default values.
 #
 # Usage: bench/helm.sh [ROUNDS]   (default 10)
-# Helm: $FLATE_HELM, else `helm` on PATH, else /work/helm/helm.
+#   FLATE_BIN=PATH     use this flate binary (default: build target/release/flate)
+#   FLATE_HELM=PATH    the helm binary (default: `helm` on PATH, else /work/helm/helm)
+#   HELM_BENCH_FILTER=REGEX   only the charts whose name matches
+# Timing uses bash's $EPOCHREALTIME: no process is started to read the clock.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+root=$PWD
 rounds=${1:-10}
-cargo build --release --quiet
-flate=$PWD/target/release/flate
+if [ -n "${FLATE_BIN:-}" ]; then
+  flate=$FLATE_BIN
+else
+  cargo build --release --quiet
+  flate=$root/target/release/flate
+fi
 helm=${FLATE_HELM:-$(command -v helm || echo /work/helm/helm)}
 [ -x "$helm" ] || { echo "helm is not on PATH and FLATE_HELM is not set: nothing to compare with"; exit 2; }
+filter=${HELM_BENCH_FILTER:-.}
 export HOME=${TMPDIR:-/tmp}/flate-bench-helm-home
 mkdir -p "$HOME"
 
-# name|directory to run in|chart|release|extra arguments
-cases=("app-with-library|fixtures/helm/036-app-with-library|chart|web|--namespace media -f values.yaml")
+# Microseconds since the epoch, without starting a process.
+now() { local t=${EPOCHREALTIME/[.,]/}; echo "$t"; }
+median() { sort -n | awk '{ a[NR] = $1 } END { if (NR % 2) print a[(NR + 1) / 2]; else print (a[NR / 2] + a[NR / 2 + 1]) / 2 }'; }
+
+# Each case: name|directory|release|chart|arguments common to both (one string, split on spaces)
+cases=()
+for f in 036-app-with-library core-basic core-basic-values core-deps core-hooks; do
+  d=fixtures/helm/$f
+  [ -f "$d/args" ] || continue
+  release=release-name; common=()
+  mapfile -t a <"$d/args"
+  i=0
+  while [ $i -lt ${#a[@]} ]; do
+    if [ "${a[$i]}" = --name ]; then release=${a[$((i + 1))]}; i=$((i + 2)); continue; fi
+    common+=("${a[$i]}"); i=$((i + 1))
+  done
+  cases+=("fixture/$f|$root/$d|$release|chart|${common[*]}")
+done
 charts=${HELM_BENCH_CHARTS:-/work/ext/helm_realworld/charts}
+case_dir=${HELM_BENCH_CASES:-/work/ext/helm_realworld/cases}
 if [ -d "$charts" ]; then
   for d in "$charts"/*/; do
+    d=${d%/}
     [ -f "$d/Chart.yaml" ] || continue
-    cases+=("$(basename "$d")|$d|.|bench|--namespace bench")
+    cases+=("$(basename "$d")|$d|bench|.|--namespace bench")
   done
 fi
 
-now() { date +%s%N; }
-median() { sort -n | awk '{ a[NR] = $1 } END { if (NR % 2) print a[(NR + 1) / 2]; else print (a[NR / 2] + a[NR / 2 + 1]) / 2 }'; }
+field() { sed -n "s/^ *\"$1\": *\"\\([^\"]*\\)\".*/\\1/p" "$2" | head -1; }
+renders() { # dir release chart args...: both tools render it
+  local dir=$1 release=$2 chart=$3; shift 3
+  (cd "$dir" && "$helm" template "$release" "$chart" "$@" >/dev/null 2>&1) &&
+    (cd "$dir" && "$flate" helm template "$chart" --name "$release" "$@" >/dev/null 2>&1)
+}
 
-printf "%-32s %10s %10s %8s\n" chart "flate ms" "helm ms" ratio
-sum_f=0; sum_h=0; n=0
+startup() { # median of 51 runs of a command, in ms
+  local t=()
+  for _ in $(seq 51); do s=$(now); "$@" >/dev/null 2>&1 || true; e=$(now); t+=($((e - s))); done
+  printf '%s\n' "${t[@]}" | median | awk '{ printf "%.2f", $1 / 1000 }'
+}
+echo "process start alone (median of 51): flate --version $(startup "$flate" --version) ms, helm version $(startup "$helm" version) ms, /bin/true $(startup /bin/true) ms"
+echo
+
+printf "%-40s %-20s %10s %10s %8s\n" chart values "flate ms" "helm ms" ratio
+ratios=(); sum_f=0; sum_h=0; n=0
 for c in "${cases[@]}"; do
-  IFS='|' read -r name dir chart release extra <<<"$c"
-  # shellcheck disable=SC2086
-  if ! (cd "$dir" && "$helm" template "$release" "$chart" $extra >/dev/null 2>&1); then
-    printf "%-32s %s\n" "$name" "skipped: helm fails on it"; continue
+  IFS='|' read -r name dir release chart extra <<<"$c"
+  [[ $name =~ $filter ]] || continue
+  read -r -a args <<<"$extra"
+  values=defaults
+  case $name in fixture/*) values=args ;; esac
+  if [ "$values" = defaults ] && [ -d "$case_dir" ]; then
+    tried=0
+    for cj in $(grep -l "\"chart\": \"$dir\"" "$case_dir"/*/case.json 2>/dev/null | sort); do
+      [ $tried -lt 12 ] || break
+      tried=$((tried + 1))
+      r=$(field release "$cj"); ns=$(field namespace "$cj")
+      cargs=(--namespace "${ns:-default}" -f "$(dirname "$cj")/values.yaml")
+      # A schema that refers to a remote URL: Helm would download it (it
+      # fails offline), flate skips it; both skip schema validation here.
+      if grep -q '"remoteSchema": true' "$cj"; then cargs+=(--skip-schema-validation); fi
+      if renders "$dir" "${r:-bench}" "$chart" "${cargs[@]}"; then
+        release=${r:-bench}; args=("${cargs[@]}"); values=$(basename "$(dirname "$cj")"); break
+      fi
+    done
   fi
-  # shellcheck disable=SC2086
-  if ! (cd "$dir" && "$flate" helm template "$chart" --name "$release" $extra >/dev/null 2>&1); then
-    printf "%-32s %s\n" "$name" "skipped: flate fails on it"; continue
+  if ! renders "$dir" "$release" "$chart" "${args[@]}"; then
+    printf "%-40s %s\n" "$name" "skipped: one of the two fails on it"; continue
   fi
   tf=(); th=()
+  cd "$dir"
   for _ in $(seq "$rounds"); do
-    # shellcheck disable=SC2086
-    s=$(now); (cd "$dir" && "$flate" helm template "$chart" --name "$release" $extra >/dev/null); e=$(now); tf+=($((e - s)))
-    # shellcheck disable=SC2086
-    s=$(now); (cd "$dir" && "$helm" template "$release" "$chart" $extra >/dev/null); e=$(now); th+=($((e - s)))
+    s=$(now); "$flate" helm template "$chart" --name "$release" "${args[@]}" >/dev/null; e=$(now); tf+=($((e - s)))
+    s=$(now); "$helm" template "$release" "$chart" "${args[@]}" >/dev/null 2>&1; e=$(now); th+=($((e - s)))
   done
+  cd "$root"
   mf=$(printf '%s\n' "${tf[@]}" | median); mh=$(printf '%s\n' "${th[@]}" | median)
-  awk -v n="$name" -v f="$mf" -v h="$mh" 'BEGIN { printf "%-32s %10.2f %10.2f %7.1fx\n", n, f / 1e6, h / 1e6, h / f }'
-  sum_f=$(awk -v a="$sum_f" -v b="$mf" 'BEGIN { print a + b }'); sum_h=$(awk -v a="$sum_h" -v b="$mh" 'BEGIN { print a + b }'); n=$((n + 1))
+  ratio=$(awk -v f="$mf" -v h="$mh" 'BEGIN { printf "%.1f", h / f }')
+  ratios+=("$ratio")
+  awk -v n="$name" -v v="${values:0:20}" -v f="$mf" -v h="$mh" -v r="$ratio" 'BEGIN { printf "%-40s %-20s %10.2f %10.2f %7.1fx\n", n, v, f / 1000, h / 1000, r }'
+  sum_f=$((sum_f + ${mf%.*})); sum_h=$((sum_h + ${mh%.*})); n=$((n + 1))
 done
-awk -v f="$sum_f" -v h="$sum_h" -v n="$n" -v r="$rounds" 'BEGIN {
-  if (n == 0) { print "no chart rendered by both"; exit }
-  printf "charts: %d, rounds: %d, medians (process start included for both)\n", n, r
-  printf "total of medians: flate %.2f ms, helm %.2f ms, ratio %.1fx\n", f / 1e6, h / 1e6, h / f
-}'
+echo
+if [ "$n" -eq 0 ]; then echo "no chart rendered by both"; exit 0; fi
+med=$(printf '%s\n' "${ratios[@]}" | median)
+low=$(printf '%s\n' "${ratios[@]}" | sort -n | head -1)
+at20=$(printf '%s\n' "${ratios[@]}" | awk '$1 >= 20 { c++ } END { print c + 0 }')
+echo "charts: $n, rounds: $rounds; wall clock per render, process start included for both"
+awk -v f="$sum_f" -v h="$sum_h" -v n="$n" 'BEGIN { printf "mean of the medians: flate %.2f ms, helm %.2f ms\n", f / n / 1000, h / n / 1000 }'
+echo "ratio helm/flate: median ${med}x, lowest ${low}x, charts at 20x or more: $at20 of $n"

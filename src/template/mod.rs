@@ -10,7 +10,11 @@ pub mod exec;
 pub mod parse;
 pub mod value;
 
-use std::collections::{HashMap, HashSet};
+use std::collections::HashSet;
+
+// Template and function names are looked up on every call: foldhash
+// (seeded per process, as the YAML maps' index) instead of SipHash.
+type HashMap<K, V> = foldhash::HashMap<K, V>;
 use std::fmt;
 use std::sync::Arc;
 
@@ -119,9 +123,9 @@ impl Templates {
     pub fn new() -> Self {
         let mut t = Templates {
             name: String::new(),
-            trees: Arc::new(HashMap::new()),
-            texts: Arc::new(HashMap::new()),
-            funcs: Arc::new(HashMap::new()),
+            trees: Arc::new(HashMap::default()),
+            texts: Arc::new(HashMap::default()),
+            funcs: Arc::new(HashMap::default()),
         };
         exec::add_builtins(&mut t);
         t
@@ -158,8 +162,8 @@ impl Templates {
     /// Parses `text` (with this set's function names) without adding it:
     /// the result can be kept and added to many sets ([`Templates::add_parsed`]).
     pub fn parse_text(&self, name: &str, text: &str) -> Result<ParsedText, Error> {
-        let names: HashSet<String> = self.funcs.keys().cloned().collect();
-        Self::parse_text_with(name, text, &names)
+        let funcs = &self.funcs;
+        Self::parse_text_by(name, text, &|f: &str| funcs.contains_key(f))
     }
 
     /// [`Templates::parse_text`] with an explicit set of function names.
@@ -168,7 +172,15 @@ impl Templates {
         text: &str,
         funcs: &HashSet<String>,
     ) -> Result<ParsedText, Error> {
-        let parsed = parse::parse(name, text, funcs)?;
+        Self::parse_text_by(name, text, &|f: &str| funcs.contains(f))
+    }
+
+    fn parse_text_by(
+        name: &str,
+        text: &str,
+        funcs: &dyn Fn(&str) -> bool,
+    ) -> Result<ParsedText, Error> {
+        let parsed = parse::parse_with(name, text, funcs)?;
         let mut trees = Vec::with_capacity(parsed.defines.len() + 1);
         let mk = |root: Vec<parse::Node>| {
             Arc::new(Tree {

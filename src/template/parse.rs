@@ -4,23 +4,26 @@ use std::collections::HashSet;
 
 use super::Error;
 
+// Tokens borrow their text from the source: the parser looks ahead and
+// backtracks, so tokens are copied often, and a copy costs no allocation.
 #[derive(Debug, Clone, PartialEq)]
-enum Tok {
-    Text(String),
+enum Tok<'a> {
+    Text(&'a str),
     LeftDelim,
     RightDelim,
     Space,
-    Field(String),
+    Field(&'a str),
     Dot,
-    Var(String),
-    Ident(String),
+    Var(&'a str),
+    Ident(&'a str),
     Keyword(&'static str),
     Str {
-        quoted: String,
-        value: String,
+        quoted: &'a str,
+        /// The unquoted value: borrowed unless the literal has escapes.
+        value: std::borrow::Cow<'a, str>,
     },
-    Char(String),
-    Number(String),
+    Char(&'a str),
+    Number(&'a str),
     Bool(bool),
     Nil,
     LParen,
@@ -35,13 +38,13 @@ enum Tok {
 }
 
 #[derive(Debug, Clone)]
-struct Token {
-    tok: Tok,
+struct Token<'a> {
+    tok: Tok<'a>,
     pos: usize,
     line: usize,
 }
 
-impl Token {
+impl Token<'_> {
     /// How Go's `item.String()` names the token in "unexpected" errors.
     fn describe(&self) -> String {
         match &self.tok {
@@ -89,7 +92,21 @@ struct Lexer<'a> {
     name: &'a str,
     pos: usize,
     line: usize,
-    toks: Vec<Token>,
+    toks: Vec<Token<'a>>,
+}
+
+/// Where the next `{{` starts.
+fn find_open(s: &str) -> Option<usize> {
+    let b = s.as_bytes();
+    let mut i = 0;
+    while let Some(j) = b[i..].iter().position(|&c| c == b'{') {
+        let k = i + j;
+        if b.get(k + 1) == Some(&b'{') {
+            return Some(k);
+        }
+        i = k + 1;
+    }
+    None
 }
 
 fn is_space(c: u8) -> bool {
@@ -105,7 +122,7 @@ impl<'a> Lexer<'a> {
         Error::parse(self.name, line, msg)
     }
 
-    fn push(&mut self, tok: Tok, pos: usize, line: usize) {
+    fn push(&mut self, tok: Tok<'a>, pos: usize, line: usize) {
         self.toks.push(Token { tok, pos, line });
     }
 
@@ -118,12 +135,12 @@ impl<'a> Lexer<'a> {
         self.pos += n;
     }
 
-    fn run(mut self) -> Result<Vec<Token>, Error> {
+    fn run(mut self) -> Result<Vec<Token<'a>>, Error> {
         let mut trim_next = false;
         loop {
             let rest = self.rest();
             let (start, line) = (self.pos, self.line);
-            let end = rest.find("{{").unwrap_or(rest.len());
+            let end = find_open(rest).unwrap_or(rest.len());
             let mut text = &rest[..end];
             if trim_next {
                 text = text.trim_start_matches([' ', '\t', '\r', '\n']);
@@ -136,7 +153,7 @@ impl<'a> Lexer<'a> {
             if !text.is_empty() {
                 let tpos = start + (text.as_ptr() as usize - rest.as_ptr() as usize);
                 let tline = line + self.src[start..tpos].matches('\n').count();
-                self.push(Tok::Text(text.to_string()), tpos, tline);
+                self.push(Tok::Text(text), tpos, tline);
             }
             self.advance(end);
             if self.pos >= self.src.len() {
@@ -267,16 +284,15 @@ impl<'a> Lexer<'a> {
                         }
                     }
                     let quoted = &rest[..=i];
-                    let value = unquote(quoted)
-                        .ok_or_else(|| self.err(l, format!("invalid syntax: {quoted}")))?;
-                    self.push(
-                        Tok::Str {
-                            quoted: quoted.to_string(),
-                            value,
-                        },
-                        p,
-                        l,
-                    );
+                    let value = if quoted.contains('\\') {
+                        std::borrow::Cow::Owned(
+                            unquote(quoted)
+                                .ok_or_else(|| self.err(l, format!("invalid syntax: {quoted}")))?,
+                        )
+                    } else {
+                        std::borrow::Cow::Borrowed(&quoted[1..quoted.len() - 1])
+                    };
+                    self.push(Tok::Str { quoted, value }, p, l);
                     self.advance(i + 1);
                 }
                 '`' => {
@@ -287,8 +303,8 @@ impl<'a> Lexer<'a> {
                     let quoted = &rest[..=close];
                     self.push(
                         Tok::Str {
-                            quoted: quoted.to_string(),
-                            value: rest[1..close].to_string(),
+                            quoted,
+                            value: std::borrow::Cow::Borrowed(&rest[1..close]),
                         },
                         p,
                         l,
@@ -308,7 +324,7 @@ impl<'a> Lexer<'a> {
                             _ => i += 1,
                         }
                     }
-                    self.push(Tok::Char(rest[..=i].to_string()), p, l);
+                    self.push(Tok::Char(&rest[..=i]), p, l);
                     self.advance(i + 1);
                 }
                 '$' => {
@@ -317,7 +333,7 @@ impl<'a> Lexer<'a> {
                         .take_while(|c| is_alnum(*c))
                         .map(char::len_utf8)
                         .sum::<usize>();
-                    self.push(Tok::Var(rest[..n].to_string()), p, l);
+                    self.push(Tok::Var(&rest[..n]), p, l);
                     self.advance(n);
                 }
                 '.' => {
@@ -330,7 +346,7 @@ impl<'a> Lexer<'a> {
                             .take_while(|c| is_alnum(*c))
                             .map(char::len_utf8)
                             .sum::<usize>();
-                        self.push(Tok::Field(rest[1..n].to_string()), p, l);
+                        self.push(Tok::Field(&rest[1..n]), p, l);
                         self.advance(n);
                     } else {
                         self.push(Tok::Dot, p, l);
@@ -351,7 +367,7 @@ impl<'a> Lexer<'a> {
                         "nil" => Tok::Nil,
                         w => match KEYWORDS.iter().find(|k| **k == w) {
                             Some(k) => Tok::Keyword(k),
-                            None => Tok::Ident(w.to_string()),
+                            None => Tok::Ident(w),
                         },
                     };
                     self.push(tok, p, l);
@@ -417,7 +433,7 @@ impl<'a> Lexer<'a> {
                 .sum::<usize>();
             return Err(self.err(l, format!("bad number syntax: {:?}", &rest[..n])));
         }
-        self.push(Tok::Number(rest[..i].to_string()), p, l);
+        self.push(Tok::Number(&rest[..i]), p, l);
         self.advance(i);
         Ok(())
     }
@@ -678,14 +694,15 @@ pub struct Parsed {
 
 struct Parser<'a> {
     name: &'a str,
-    toks: Vec<Token>,
+    toks: Vec<Token<'a>>,
     i: usize,
     vars: Vec<String>,
     range_depth: usize,
     /// Open control structures (`if`, `with`, `range`, `block`, each
     /// `else if`) and parentheses around the current token.
     nesting: usize,
-    funcs: &'a HashSet<String>,
+    /// Whether a function of this name is defined.
+    funcs: &'a dyn Fn(&str) -> bool,
     defines: Vec<(String, Vec<Node>)>,
 }
 
@@ -704,6 +721,11 @@ pub const MAX_NESTING: usize = 100;
 /// Parses `text` (named `name` in errors). `funcs` is the set of defined
 /// function names: calling any other is a parse error, as in Go.
 pub fn parse(name: &str, text: &str, funcs: &HashSet<String>) -> Result<Parsed, Error> {
+    parse_with(name, text, &|f: &str| funcs.contains(f))
+}
+
+/// [`parse`] with the function names given as a predicate (no set to build).
+pub fn parse_with(name: &str, text: &str, funcs: &dyn Fn(&str) -> bool) -> Result<Parsed, Error> {
     let toks = Lexer {
         src: text,
         name,
@@ -724,14 +746,12 @@ pub fn parse(name: &str, text: &str, funcs: &HashSet<String>) -> Result<Parsed, 
     };
     let mut root = Vec::new();
     loop {
-        let t = p.peek().clone();
-        match &t.tok {
+        match p.peek().tok {
             Tok::Eof => break,
             Tok::LeftDelim => {
                 let save = p.i;
                 p.next();
-                let n = p.peek_non_space().clone();
-                if n.tok == Tok::Keyword("define") {
+                if matches!(p.peek_non_space().tok, Tok::Keyword("define")) {
                     p.next_non_space();
                     p.parse_define()?;
                     continue;
@@ -757,7 +777,7 @@ pub fn is_empty_tree(list: &[Node]) -> bool {
         .all(|n| matches!(n, Node::Text(s) if s.trim().is_empty()))
 }
 
-fn end_name(t: &Token) -> String {
+fn end_name(t: &Token<'_>) -> String {
     match t.tok {
         Tok::Keyword("end") => "{{end}}".into(),
         Tok::Keyword("else") => "{{else}}".into(),
@@ -765,16 +785,16 @@ fn end_name(t: &Token) -> String {
     }
 }
 
-impl Parser<'_> {
-    fn err_at(&self, t: &Token, msg: String) -> Error {
+impl<'a> Parser<'a> {
+    fn err_at(&self, t: &Token<'_>, msg: String) -> Error {
         Error::parse(self.name, t.line, msg)
     }
 
-    fn peek(&self) -> &Token {
+    fn peek(&self) -> &Token<'a> {
         &self.toks[self.i.min(self.toks.len() - 1)]
     }
 
-    fn next(&mut self) -> Token {
+    fn next(&mut self) -> Token<'a> {
         let t = self.peek().clone();
         if self.i < self.toks.len() - 1 {
             self.i += 1;
@@ -782,23 +802,23 @@ impl Parser<'_> {
         t
     }
 
-    fn next_non_space(&mut self) -> Token {
-        loop {
-            let t = self.next();
-            if t.tok != Tok::Space {
-                return t;
-            }
+    fn next_non_space(&mut self) -> Token<'a> {
+        self.skip_spaces();
+        self.next()
+    }
+
+    fn skip_spaces(&mut self) {
+        while matches!(self.peek().tok, Tok::Space) {
+            self.i += 1;
         }
     }
 
-    fn peek_non_space(&mut self) -> &Token {
-        while self.peek().tok == Tok::Space {
-            self.i += 1;
-        }
+    fn peek_non_space(&mut self) -> &Token<'a> {
+        self.skip_spaces();
         self.peek()
     }
 
-    fn expect(&mut self, want: Tok, context: &str) -> Result<Token, Error> {
+    fn expect(&mut self, want: Tok<'_>, context: &str) -> Result<Token<'a>, Error> {
         let t = self.next_non_space();
         if t.tok != want {
             return Err(self.err_at(&t, format!("unexpected {} in {context}", t.describe())));
@@ -809,10 +829,10 @@ impl Parser<'_> {
     /// One text or action node. `Ok(Err(token, else_pos))` reports an
     /// `{{end}}` or `{{else}}` to the enclosing list.
     #[allow(clippy::type_complexity)]
-    fn text_or_action(&mut self) -> Result<Result<Node, (Token, End)>, Error> {
+    fn text_or_action(&mut self) -> Result<Result<Node, (Token<'a>, End)>, Error> {
         let t = self.next();
         match t.tok {
-            Tok::Text(s) => Ok(Ok(Node::Text(s))),
+            Tok::Text(s) => Ok(Ok(Node::Text(s.to_string()))),
             Tok::LeftDelim => self.action(),
             Tok::Eof => Err(self.err_at(&t, "unexpected EOF".into())),
             _ => Err(self.err_at(&t, format!("unexpected {}", t.describe()))),
@@ -820,7 +840,7 @@ impl Parser<'_> {
     }
 
     #[allow(clippy::type_complexity)]
-    fn action(&mut self) -> Result<Result<Node, (Token, End)>, Error> {
+    fn action(&mut self) -> Result<Result<Node, (Token<'a>, End)>, Error> {
         let t = self.peek_non_space().clone();
         match t.tok {
             Tok::Keyword("if") => {
@@ -874,7 +894,7 @@ impl Parser<'_> {
             Tok::Keyword(k @ ("break" | "continue")) => {
                 self.next();
                 let n = self.next_non_space();
-                if n.tok != Tok::RightDelim {
+                if !matches!(n.tok, Tok::RightDelim) {
                     return Err(
                         self.err_at(&n, format!("unexpected {} in {{{{{k}}}}}", n.describe()))
                     );
@@ -919,7 +939,7 @@ impl Parser<'_> {
     fn template_call(&mut self, context: &str) -> Result<TemplateCall, Error> {
         let t = self.next_non_space();
         let name = match &t.tok {
-            Tok::Str { value, .. } => value.clone(),
+            Tok::Str { value, .. } => value.to_string(),
             _ => {
                 return Err(self.err_at(
                     &t,
@@ -928,7 +948,7 @@ impl Parser<'_> {
             }
         };
         let n = self.peek_non_space().clone();
-        let pipe = if n.tok == Tok::RightDelim {
+        let pipe = if matches!(n.tok, Tok::RightDelim) {
             self.next();
             None
         } else {
@@ -944,7 +964,7 @@ impl Parser<'_> {
     fn parse_define(&mut self) -> Result<(), Error> {
         let t = self.next_non_space();
         let name = match &t.tok {
-            Tok::Str { value, .. } => value.clone(),
+            Tok::Str { value, .. } => value.to_string(),
             _ => {
                 return Err(
                     self.err_at(&t, format!("unexpected {} in define clause", t.describe()))
@@ -964,7 +984,7 @@ impl Parser<'_> {
 
     /// Records a definition; a second non-empty one of the same name in
     /// one text is an error, an empty one never replaces a definition.
-    fn add_define(&mut self, name: String, list: Vec<Node>, at: &Token) -> Result<(), Error> {
+    fn add_define(&mut self, name: String, list: Vec<Node>, at: &Token<'_>) -> Result<(), Error> {
         if let Some(slot) = self.defines.iter_mut().find(|(n, _)| *n == name) {
             if is_empty_tree(&slot.1) {
                 slot.1 = list;
@@ -984,10 +1004,10 @@ impl Parser<'_> {
     fn list(&mut self) -> Result<(Vec<Node>, End), Error> {
         let mut out = Vec::new();
         loop {
-            if self.peek().tok == Tok::LeftDelim {
+            if matches!(self.peek().tok, Tok::LeftDelim) {
                 let save = self.i;
                 self.next();
-                if self.peek_non_space().tok == Tok::Keyword("define") {
+                if matches!(self.peek_non_space().tok, Tok::Keyword("define")) {
                     let t = self.peek().clone();
                     return Err(self.err_at(&t, "unexpected <define> in command".into()));
                 }
@@ -1065,7 +1085,7 @@ impl Parser<'_> {
         Ok((pipe, list, else_list))
     }
 
-    fn pipeline(&mut self, context: &str, end: Tok) -> Result<Pipe, Error> {
+    fn pipeline(&mut self, context: &str, end: Tok<'_>) -> Result<Pipe, Error> {
         let start = self.peek_non_space().clone();
         let mut pipe = Pipe {
             pos: start.pos,
@@ -1081,21 +1101,21 @@ impl Parser<'_> {
             match after.tok {
                 Tok::Decl | Tok::Assign => {
                     self.next();
-                    pipe.is_assign = after.tok == Tok::Assign;
-                    pipe.decl.push(v.clone());
+                    pipe.is_assign = matches!(after.tok, Tok::Assign);
+                    pipe.decl.push(v.to_string());
                     if pipe.is_assign {
-                        if !self.vars.contains(v) {
+                        if !self.vars.iter().any(|x| x == v) {
                             return Err(self.err_at(&start, format!("undefined variable {:?}", v)));
                         }
                     } else {
-                        self.vars.push(v.clone());
+                        self.vars.push(v.to_string());
                     }
                 }
                 Tok::Comma if context == "range" => {
                     self.next();
                     let second = self.next_non_space();
                     let v2 = match &second.tok {
-                        Tok::Var(v2) => v2.clone(),
+                        Tok::Var(v2) => v2.to_string(),
                         _ => {
                             return Err(self.err_at(
                                 &second,
@@ -1106,7 +1126,7 @@ impl Parser<'_> {
                     let op = self.next_non_space();
                     match op.tok {
                         Tok::Decl => {
-                            self.vars.push(v.clone());
+                            self.vars.push(v.to_string());
                             self.vars.push(v2.clone());
                         }
                         Tok::Assign => pipe.is_assign = true,
@@ -1116,7 +1136,7 @@ impl Parser<'_> {
                             );
                         }
                     }
-                    pipe.decl.push(v.clone());
+                    pipe.decl.push(v.to_string());
                     pipe.decl.push(v2);
                 }
                 _ => self.i = save,
@@ -1206,7 +1226,7 @@ impl Parser<'_> {
         let chain_pos = self.peek().pos;
         let mut fields = Vec::new();
         while let Tok::Field(f) = &self.peek().tok {
-            fields.push(f.clone());
+            fields.push(f.to_string());
             self.next();
         }
         Ok(Some(match term {
@@ -1248,33 +1268,39 @@ impl Parser<'_> {
         let t = self.next_non_space();
         Ok(Some(match t.tok.clone() {
             Tok::Ident(name) => {
-                if !self.funcs.contains(&name) {
+                if !(self.funcs)(name) {
                     return Err(self.err_at(&t, format!("function {name:?} not defined")));
                 }
-                Arg::Ident { pos: t.pos, name }
+                Arg::Ident {
+                    pos: t.pos,
+                    name: name.to_string(),
+                }
             }
             Tok::Dot => Arg::Dot(t.pos),
             Tok::Nil => Arg::Nil(t.pos),
             Tok::Var(name) => {
-                if !self.vars.contains(&name) {
+                if !self.vars.iter().any(|x| x == name) {
                     return Err(self.err_at(&t, format!("undefined variable {name:?}")));
                 }
                 Arg::Var {
                     pos: t.pos,
-                    name,
+                    name: name.to_string(),
                     fields: Vec::new(),
                 }
             }
             Tok::Field(f) => Arg::Field {
                 pos: t.pos,
-                names: vec![f],
+                names: vec![f.to_string()],
             },
             Tok::Bool(b) => Arg::Bool(t.pos, b),
             Tok::Number(text) | Tok::Char(text) => {
-                if super::exec::number_value(&text).is_none() {
+                if super::exec::number_value(text).is_none() {
                     return Err(self.err_at(&t, format!("illegal number syntax: {text:?}")));
                 }
-                Arg::Number { pos: t.pos, text }
+                Arg::Number {
+                    pos: t.pos,
+                    text: text.to_string(),
+                }
             }
             Tok::LParen => {
                 self.enter()?;
@@ -1285,8 +1311,8 @@ impl Parser<'_> {
             }
             Tok::Str { quoted, value } => Arg::Str {
                 pos: t.pos,
-                quoted,
-                value,
+                quoted: quoted.to_string(),
+                value: value.into_owned(),
             },
             _ => {
                 self.i -= 1;

@@ -54,6 +54,11 @@ fn io_text(e: &std::io::Error) -> String {
 /// `.helmignore` rules (Helm's `pkg/ignore`).
 struct Rule {
     pattern: String,
+    /// The pattern has no wildcard or escape: it matches itself only.
+    literal: bool,
+    /// The pattern is `*` then such a literal: it matches the names that
+    /// end with it and have no `/` before.
+    star_suffix: Option<String>,
     negate: bool,
     must_dir: bool,
     /// `/x`: matched against the whole path; a rule with a `/` likewise;
@@ -93,7 +98,13 @@ fn parse_rule(line: &str) -> Result<Option<Rule>, String> {
         Some(after) => (after.to_string(), true),
         None => (r.to_string(), r.contains('/')),
     };
+    let plain = |p: &str| !p.contains(['*', '?', '[', '\\']);
     Ok(Some(Rule {
+        literal: plain(&pattern),
+        star_suffix: pattern
+            .strip_prefix('*')
+            .filter(|rest| plain(rest))
+            .map(str::to_string),
         pattern,
         negate,
         must_dir,
@@ -111,7 +122,13 @@ fn ignored(rules: &[Rule], path: &str, is_dir: bool) -> bool {
         } else {
             path.rsplit('/').next().unwrap_or(path)
         };
-        let m = go_match(&r.pattern, name).unwrap_or(false);
+        let m = if r.literal {
+            r.pattern == name
+        } else if let Some(suffix) = &r.star_suffix {
+            name.ends_with(suffix.as_str()) && !name[..name.len() - suffix.len()].contains('/')
+        } else {
+            go_match(&r.pattern, name).unwrap_or(false)
+        };
         if r.negate {
             // Helm's rule: a negated pattern ignores what it does not match.
             if r.must_dir && !is_dir {
@@ -163,21 +180,37 @@ fn walk(
     } else {
         base.join(rel)
     };
-    let mut entries: Vec<(String, PathBuf)> = std::fs::read_dir(&dir)
+    // The entry's type comes with the directory listing; only a symbolic
+    // link needs a `stat` (Helm follows links).
+    let mut entries: Vec<(String, PathBuf, Option<std::fs::FileType>)> = std::fs::read_dir(&dir)
         .map_err(|e| ChartError::at(format!("{}: {}", dir.display(), io_text(&e)), &dir))?
         .filter_map(|e| e.ok())
-        .map(|e| (e.file_name().to_string_lossy().into_owned(), e.path()))
+        .map(|e| {
+            (
+                e.file_name().to_string_lossy().into_owned(),
+                e.path(),
+                e.file_type().ok().filter(|t| !t.is_symlink()),
+            )
+        })
         .collect();
-    entries.sort();
-    for (name, path) in entries {
+    entries.sort_by(|a, b| (&a.0, &a.1).cmp(&(&b.0, &b.1)));
+    for (name, path, ftype) in entries {
         let n = if rel.is_empty() {
             name.clone()
         } else {
             format!("{rel}/{name}")
         };
-        let meta = std::fs::metadata(&path)
-            .map_err(|e| ChartError::at(format!("{}: {}", path.display(), io_text(&e)), &path))?;
-        if meta.is_dir() {
+        let stat_err = |e: std::io::Error| {
+            ChartError::at(format!("{}: {}", path.display(), io_text(&e)), &path)
+        };
+        let (is_dir, is_file) = match ftype {
+            Some(t) => (t.is_dir(), t.is_file()),
+            None => {
+                let meta = std::fs::metadata(&path).map_err(stat_err)?;
+                (meta.is_dir(), meta.is_file())
+            }
+        };
+        if is_dir {
             if ignored(rules, &n, true) {
                 continue;
             }
@@ -187,7 +220,7 @@ fn walk(
         if ignored(rules, &n, false) {
             continue;
         }
-        if !meta.is_file() {
+        if !is_file {
             return Err(ChartError::at(
                 format!(
                     "cannot load irregular file {} as it has file mode type bits set",
@@ -196,14 +229,41 @@ fn walk(
                 &path,
             ));
         }
-        if meta.len() > MAX_FILE_SIZE {
+        let read_err = |e: std::io::Error| {
+            ChartError::at(format!("error reading {n}: {}", io_text(&e)), &path)
+        };
+        // One open, the size from the open file, one read of that size and
+        // one that finds the end (a file that grew meanwhile is read whole).
+        let mut file = std::fs::File::open(&path).map_err(read_err)?;
+        let len = file.metadata().map_err(stat_err)?.len();
+        if len > MAX_FILE_SIZE {
             return Err(ChartError::at(
                 format!("chart file {name:?} is larger than the maximum file size {MAX_FILE_SIZE}"),
                 &path,
             ));
         }
-        let mut data = std::fs::read(&path)
-            .map_err(|e| ChartError::at(format!("error reading {n}: {}", io_text(&e)), &path))?;
+        let mut data = vec![0; len as usize];
+        let mut filled = 0;
+        while filled < data.len() {
+            match file.read(&mut data[filled..]) {
+                Ok(0) => break,
+                Ok(n) => filled += n,
+                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+                Err(e) => return Err(read_err(e)),
+            }
+        }
+        data.truncate(filled);
+        if filled == len as usize {
+            let mut more = [0u8; 512];
+            loop {
+                match file.read(&mut more) {
+                    Ok(0) => break,
+                    Ok(n) => data.extend_from_slice(&more[..n]),
+                    Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+                    Err(e) => return Err(read_err(e)),
+                }
+            }
+        }
         if data.starts_with(b"\xef\xbb\xbf") {
             data.drain(..3);
         }
@@ -701,6 +761,32 @@ mod tests {
         assert!(ignored(&rules, "secret", true));
         assert!(!ignored(&rules, "secret", false));
         assert!(parse_rules("a/**/b").is_err());
+        // The fast paths (a literal, `*` and a literal) agree with Go's
+        // filepath.Match.
+        let rules = parse_rules("*.swp\n*~\nREADME.md\n/docs/*.txt\n").unwrap();
+        assert!(ignored(&rules, "a/x.swp", false));
+        assert!(ignored(&rules, ".swp", false));
+        assert!(!ignored(&rules, "x.swpx", false));
+        assert!(ignored(&rules, "templates/a.yaml~", false));
+        assert!(ignored(&rules, "sub/README.md", false));
+        assert!(!ignored(&rules, "README.mdx", false));
+        assert!(ignored(&rules, "docs/a.txt", false));
+        assert!(!ignored(&rules, "docs/a/b.txt", false));
+        for (pattern, name) in [
+            ("*.swp", "a.swp"),
+            ("*.swp", "a/b.swp"),
+            ("x", "x"),
+            ("*", ""),
+        ] {
+            let r = parse_rule(pattern).unwrap().unwrap();
+            let fast = if r.literal {
+                r.pattern == name
+            } else {
+                let suffix = r.star_suffix.as_deref().unwrap();
+                name.ends_with(suffix) && !name[..name.len() - suffix.len()].contains('/')
+            };
+            assert_eq!(fast, go_match(pattern, name).unwrap(), "{pattern} {name}");
+        }
     }
 
     #[test]
