@@ -772,7 +772,12 @@ mod tests {
         assert!(!ignored(&rules, "README.mdx", false));
         assert!(ignored(&rules, "docs/a.txt", false));
         assert!(!ignored(&rules, "docs/a/b.txt", false));
-        for (pattern, name) in [("*.swp", "a.swp"), ("*.swp", "a/b.swp"), ("x", "x"), ("*", "")] {
+        for (pattern, name) in [
+            ("*.swp", "a.swp"),
+            ("*.swp", "a/b.swp"),
+            ("x", "x"),
+            ("*", ""),
+        ] {
             let r = parse_rule(pattern).unwrap().unwrap();
             let fast = if r.literal {
                 r.pattern == name
