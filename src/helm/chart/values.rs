@@ -9,23 +9,11 @@ use std::collections::{BTreeMap, HashSet};
 use super::deps::WChart;
 use crate::template::value::{sprint_value, sprintf};
 use crate::template::{Map, Value};
-use crate::yaml::Node;
 
 pub type M = BTreeMap<String, Value>;
 
 /// A YAML node as Helm's data: integers become float64 (JSON numbers).
-pub fn from_node(n: &Node) -> Value {
-    match n {
-        Node::Null => Value::Nil,
-        Node::Bool(b) => Value::Bool(*b),
-        Node::Int(i) => Value::Float(*i as f64),
-        Node::UInt(u) => Value::Float(*u as f64),
-        Node::Float(f) => Value::Float(*f),
-        Node::Str(s) => Value::Str(s.clone()),
-        Node::Seq(s) => Value::List(s.iter().map(from_node).collect()),
-        Node::Map(m) => Value::map(m.iter().map(|(k, v)| (k.clone(), from_node(v))).collect()),
-    }
-}
+pub use crate::helm::funcs::from_node;
 
 /// `loader.MergeMaps`: `b` over `a`, maps merged recursively.
 pub fn merge_maps(a: Value, b: Value) -> Value {
