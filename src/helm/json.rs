@@ -32,24 +32,6 @@ fn float_text(f: f64) -> Result<String, String> {
     Ok(format!("{f}"))
 }
 
-fn string_text(s: &str, html: bool, out: &mut String) {
-    out.push('"');
-    for c in s.chars() {
-        match c {
-            '"' => out.push_str("\\\""),
-            '\\' => out.push_str("\\\\"),
-            '\n' => out.push_str("\\n"),
-            '\r' => out.push_str("\\r"),
-            '\t' => out.push_str("\\t"),
-            '<' | '>' | '&' if html => out.push_str(&format!("\\u{:04x}", c as u32)),
-            '\u{2028}' | '\u{2029}' => out.push_str(&format!("\\u{:04x}", c as u32)),
-            c if (c as u32) < 0x20 => out.push_str(&format!("\\u{:04x}", c as u32)),
-            c => out.push(c),
-        }
-    }
-    out.push('"');
-}
-
 fn write(
     v: &Value,
     pretty: bool,
@@ -69,7 +51,7 @@ fn write(
         Value::Bool(b) => out.push_str(if *b { "true" } else { "false" }),
         Value::Int(i) => out.push_str(&i.to_string()),
         Value::Float(f) => out.push_str(&float_text(*f)?),
-        Value::Str(s) => string_text(s, html, out),
+        Value::Str(s) => crate::kustomize::generators::go_json_string_with(s, html, out),
         Value::List(l) => {
             out.push('[');
             for (i, e) in l.iter().enumerate() {
@@ -91,7 +73,7 @@ fn write(
                     out.push(',');
                 }
                 nl(out, depth + 1);
-                string_text(k, html, out);
+                crate::kustomize::generators::go_json_string_with(k, html, out);
                 out.push(':');
                 if pretty {
                     out.push(' ');

@@ -515,6 +515,12 @@ pub fn run_with(
 
 /// Go's `encoding/json` string encoding (with HTML escaping).
 pub fn go_json_string(s: &str, out: &mut String) {
+    go_json_string_with(s, true, out)
+}
+
+/// Go's `encoding/json` string encoding; `html` escapes `<`, `>` and `&`
+/// as `json.Marshal` does (an `Encoder` with `SetEscapeHTML(false)` does not).
+pub fn go_json_string_with(s: &str, html: bool, out: &mut String) {
     out.push('"');
     for c in s.chars() {
         match c {
@@ -523,9 +529,8 @@ pub fn go_json_string(s: &str, out: &mut String) {
             '\n' => out.push_str("\\n"),
             '\r' => out.push_str("\\r"),
             '\t' => out.push_str("\\t"),
-            '<' | '>' | '&' | '\u{2028}' | '\u{2029}' => {
-                out.push_str(&format!("\\u{:04x}", c as u32))
-            }
+            '<' | '>' | '&' if html => out.push_str(&format!("\\u{:04x}", c as u32)),
+            '\u{2028}' | '\u{2029}' => out.push_str(&format!("\\u{:04x}", c as u32)),
             c if (c as u32) < 0x20 => out.push_str(&format!("\\u{:04x}", c as u32)),
             c => out.push(c),
         }
