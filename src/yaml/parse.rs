@@ -172,12 +172,10 @@ fn is_flow_indentation(e: &ParseError) -> bool {
 fn parse_text(text: &str, schema: Schema, json_keys: bool) -> Result<Vec<Document>, ParseError> {
     check_text(text)?;
     // The simplest documents have a quick reader of their own (which
-    // gives up on anything else); `check_flow_plain_scalars` has nothing
-    // to find in them.
+    // gives up on anything else; they hold no flow collection).
     if let Some(docs) = super::fast::parse(text, schema) {
         return Ok(docs);
     }
-    check_flow_plain_scalars(text)?;
     build(text, schema, json_keys)
 }
 
@@ -189,7 +187,6 @@ pub(super) fn parse_events(
     json_keys: bool,
 ) -> Result<Vec<Document>, ParseError> {
     check_text(text)?;
-    check_flow_plain_scalars(text)?;
     build(text, schema, json_keys)
 }
 
@@ -235,7 +232,7 @@ fn build(text: &str, schema: Schema, json_keys: bool) -> Result<Vec<Document>, P
         last_adjusted: None,
         plain_source: None,
         last_content: 0,
-        flow_depth: 0,
+        flow: Vec::new(),
         json_keys,
         schema,
         anchors: HashMap::new(),
@@ -285,38 +282,6 @@ fn build(text: &str, schema: Schema, json_keys: bool) -> Result<Vec<Document>, P
         }
     }
     Ok(docs)
-}
-
-/// go-yaml (v2 and v3 alike, ports of an old libyaml) ends a plain scalar
-/// inside a flow collection at a `?`, which then makes the document
-/// invalid; YAML 1.2 (and yaml-rust2) allow it.
-fn check_flow_plain_scalars(text: &str) -> Result<(), ParseError> {
-    use yaml_rust2::scanner::{Scanner, TokenType};
-    if !text.contains('?') {
-        return Ok(());
-    }
-    let mut depth: Vec<char> = Vec::new();
-    for tok in Scanner::new(text.chars()) {
-        match tok.1 {
-            TokenType::FlowSequenceStart => depth.push(']'),
-            TokenType::FlowMappingStart => depth.push('}'),
-            TokenType::FlowSequenceEnd | TokenType::FlowMappingEnd => {
-                depth.pop();
-            }
-            TokenType::Scalar(TScalarStyle::Plain, ref v)
-                if !depth.is_empty() && v.chars().skip(1).any(|c| c == '?') =>
-            {
-                let close = depth.last().copied().unwrap_or(']');
-                return Err(ParseError {
-                    line: tok.0.line(),
-                    col: tok.0.col() + 1,
-                    message: format!("did not find expected ',' or '{close}'"),
-                });
-            }
-            _ => {}
-        }
-    }
-    Ok(())
 }
 
 fn depth_error(line: usize, col: usize) -> ParseError {
@@ -398,8 +363,9 @@ struct Builder<'a> {
     /// Index of the last line holding content read so far (the last
     /// non-blank line of a block scalar, the first line of other nodes).
     last_content: usize,
-    /// How many flow collections enclose the node being read.
-    flow_depth: usize,
+    /// The flow collections that enclose the node being read, innermost
+    /// last, as the character that closes each.
+    flow: Vec<char>,
     /// Numbers and bools as keys become strings (see
     /// `parse_stream_json_keys`).
     json_keys: bool,
@@ -659,7 +625,7 @@ impl Builder<'_> {
                             flow = false;
                         }
                         if flow {
-                            self.flow_depth += 1;
+                            self.flow.push(']');
                         }
                     }
                     self.last_adjusted = None;
@@ -674,7 +640,7 @@ impl Builder<'_> {
                     items.shrink_to_fit();
                 }
                 if flow && !items.is_empty() {
-                    self.flow_depth -= 1;
+                    self.flow.pop();
                 }
                 self.last_adjusted = if flow { Some(PRINT_FLOW) } else { last_block };
                 self.depth -= 1;
@@ -702,7 +668,7 @@ impl Builder<'_> {
                             flow = false;
                         }
                         if flow {
-                            self.flow_depth += 1;
+                            self.flow.push('}');
                         }
                         entered = true;
                     }
@@ -836,7 +802,7 @@ impl Builder<'_> {
                     }
                 }
                 if flow && entered {
-                    self.flow_depth -= 1;
+                    self.flow.pop();
                 }
                 map.shrink_if_sparse();
                 self.last_adjusted = flow.then_some(PRINT_FLOW);
@@ -861,6 +827,19 @@ impl Builder<'_> {
         tag: Option<&Tag>,
         line: usize,
     ) -> Result<Node, ParseError> {
+        // go-yaml (v2 and v3 alike, ports of an old libyaml) ends a plain
+        // scalar inside a flow collection at a `?`, which then makes the
+        // document invalid; YAML 1.2 (and yaml-rust2) allow it.
+        if style == TScalarStyle::Plain
+            && let Some(close) = self.flow.last()
+            && text.chars().skip(1).any(|c| c == '?')
+        {
+            return Err(ParseError {
+                line,
+                col: self.last_mark.1 + 1,
+                message: format!("did not find expected ',' or '{close}'"),
+            });
+        }
         if text.len() > MAX_SCALAR_BYTES {
             return Err(ParseError {
                 line,
@@ -907,7 +886,7 @@ impl Builder<'_> {
             // collection quoted (the `:` is a flow indicator), so it reads
             // back as the string of its text.
             TScalarStyle::Plain
-                if self.flow_depth > 0
+                if !self.flow.is_empty()
                     && self.schema == Schema::V3
                     && text.contains(':')
                     && super::resolve::parse_timestamp(&text).is_some() =>
