@@ -77,8 +77,13 @@ pub struct ChartFile {
 }
 
 impl ChartFile {
-    pub fn text(&self) -> String {
-        String::from_utf8_lossy(&self.data).into_owned()
+    /// The file as text (invalid UTF-8 replaced, as Go's conversion of
+    /// the bytes to a string prints them), borrowed when it is valid.
+    pub fn text(&self) -> std::borrow::Cow<'_, str> {
+        match std::str::from_utf8(&self.data) {
+            Ok(s) => std::borrow::Cow::Borrowed(s),
+            Err(_) => String::from_utf8_lossy(&self.data),
+        }
     }
 }
 

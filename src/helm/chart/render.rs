@@ -15,15 +15,22 @@ use super::{Chart, ChartError, Manifest, Metadata, RenderOptions, Rendered};
 use crate::template::{Map, ParsedText, Templates, Value};
 
 /// The function set every chart is rendered with (Go's, Sprig's and
-/// Helm's functions). Built anew for each render, so that Sprig's seeded
-/// random functions give the same output for the same render.
+/// Helm's functions). Each render gets a set of its own, seeded anew, so
+/// that Sprig's random functions give the same output for the same render;
+/// the functions themselves are registered once per process.
 fn fresh_templates() -> Templates {
-    {
+    let mut t = prototype().clone();
+    t.reseed(crate::helm::sprig::SEED);
+    t
+}
+
+fn prototype() -> &'static Templates {
+    static PROTOTYPE: OnceLock<Templates> = OnceLock::new();
+    PROTOTYPE.get_or_init(|| {
         let mut t = Templates::new();
         t.name = "gotpl".into();
         crate::helm::funcs::add_funcs(&mut t);
-        let names = t.func_names();
-        if !names.contains("fail") {
+        if !t.has_func("fail") {
             t.add_func("fail", 1, Some(1), |_, a| {
                 let msg = crate::template::value::sprint_value(&a[0]);
                 Err(format!(
@@ -33,16 +40,16 @@ fn fresh_templates() -> Templates {
                 ))
             });
         }
-        if !names.contains("lookup") {
+        if !t.has_func("lookup") {
             t.add_func("lookup", 4, Some(4), |_, _| Ok(Value::map(BTreeMap::new())));
         }
-        if !names.contains("getHostByName") {
+        if !t.has_func("getHostByName") {
             t.add_func("getHostByName", 1, Some(1), |_, _| {
                 Ok(Value::Str(String::new()))
             });
         }
         t
-    }
+    })
 }
 
 /// Helm's `InstallOrder` of kinds.
@@ -413,7 +420,12 @@ pub fn render_values(chart: &Chart, opts: &RenderOptions, user: M) -> Result<Ren
         let out = set
             .execute(k, data)
             .map_err(|e| ChartError::at(crate::helm::error_text(&e), &r.origin).rendering())?;
-        files.insert(k.clone(), out.replace("<no value>", ""));
+        let out = if memchr::memmem::find(out.as_bytes(), b"<no value>").is_some() {
+            out.replace("<no value>", "")
+        } else {
+            out
+        };
+        files.insert(k.clone(), out);
     }
 
     // NOTES.txt
@@ -459,25 +471,22 @@ fn parsed_text(
     {
         return p.clone();
     }
-    let names = base_names();
     let text = file.text();
-    let p = Arc::new(Templates::parse_text_with(full_name, &text, names));
+    let proto = prototype();
+    let p = Arc::new(Templates::parse_text_by(full_name, &text, &|f: &str| {
+        proto.has_func(f)
+    }));
     if let Ok(mut cache) = root.parsed.lock() {
         cache.insert(full_name.to_string(), p.clone());
     }
     p
 }
 
-fn base_names() -> &'static std::collections::HashSet<String> {
-    static NAMES: OnceLock<std::collections::HashSet<String>> = OnceLock::new();
-    NAMES.get_or_init(|| fresh_templates().func_names())
-}
-
 fn crd_objects(w: &WChart, full_path: &str, out: &mut Vec<Manifest>) {
     for f in w.chart.crd_files() {
         out.push(Manifest {
             source: format!("{full_path}/{}", f.name),
-            body: f.text(),
+            body: f.text().into_owned(),
             hook: false,
             test: false,
             crd: true,
@@ -489,14 +498,42 @@ fn crd_objects(w: &WChart, full_path: &str, out: &mut Vec<Manifest>) {
 }
 
 /// Helm's `SplitManifests` (v4.1): the text trimmed, split on
-/// `(?:^|\s*\n)---\s*`, each document trimmed, empty ones dropped.
+/// `(?:^|\s*\n)---\s*`, each document trimmed, empty ones dropped. The
+/// expression is matched by hand, as Go's `regexp` matches it: `\s` is
+/// ASCII white space, matches are leftmost (a separator takes the whole
+/// run of white space before its line break) and greedy.
 pub(crate) fn split_manifests(big: &str) -> Vec<String> {
-    static SEP: OnceLock<regex::Regex> = OnceLock::new();
-    let sep = SEP.get_or_init(|| regex::Regex::new(r"(?:^|\s*\n)---\s*").expect("regex"));
-    sep.split(go_trim(big))
-        .filter(|d| !d.is_empty())
-        .map(|d| go_trim(d).to_string())
-        .collect()
+    let text = go_trim(big);
+    let b = text.as_bytes();
+    let ws = |c: u8| matches!(c, b'\t' | b'\n' | 0x0c | b'\r' | b' ');
+    let skip_ws = |mut i: usize| {
+        while i < b.len() && ws(b[i]) {
+            i += 1;
+        }
+        i
+    };
+    let mut docs = Vec::new();
+    let mut push = |d: &str| {
+        let d = go_trim(d);
+        if !d.is_empty() {
+            docs.push(d.to_string());
+        }
+    };
+    let mut start = 0;
+    if text.starts_with("---") {
+        start = skip_ws(3);
+    }
+    let finder = memchr::memmem::Finder::new(b"\n---");
+    while let Some(k) = finder.find(&b[start..]).map(|k| k + start) {
+        let mut sep = k;
+        while sep > start && ws(b[sep - 1]) {
+            sep -= 1;
+        }
+        push(&text[start..sep]);
+        start = skip_ws(k + 4);
+    }
+    push(&text[start..]);
+    docs
 }
 
 /// Go's `strings.TrimSpace` (Unicode white space).
@@ -578,52 +615,69 @@ fn sort_by_kind(v: &mut [(String, Manifest)]) {
 }
 
 /// `SortManifests`: hooks and other manifests, each sorted by kind.
+/// Rendered documents of at least this many bytes in all are read on
+/// every thread (below it, starting the threads costs more than it saves).
+const PARALLEL_HEADS_BYTES: usize = 256 * 1024;
+
 fn sort_manifests(
     files: &BTreeMap<String, String>,
 ) -> Result<(Vec<Manifest>, Vec<Manifest>), ChartError> {
-    let mut hooks = Vec::new();
-    let mut generic = Vec::new();
+    let mut docs: Vec<(&String, String)> = Vec::new();
     for (path, content) in files {
         if base_name(path).starts_with('_') || content.trim().is_empty() {
             continue;
         }
-        for doc in split_manifests(content) {
-            let h = head(path, &doc)?;
-            let hook_types = match h.annotations.get("helm.sh/hook") {
-                Some(t) => t,
-                None => {
-                    generic.push((
-                        h.kind,
-                        Manifest {
-                            source: path.clone(),
-                            body: doc,
-                            hook: false,
-                            test: false,
-                            crd: false,
-                        },
-                    ));
-                    continue;
-                }
-            };
-            let events: Vec<String> = hook_types
-                .split(',')
-                .map(|e| e.trim().to_lowercase())
-                .collect();
-            if events.iter().any(|e| !HOOK_EVENTS.contains(&e.as_str())) {
+        docs.extend(split_manifests(content).into_iter().map(|d| (path, d)));
+    }
+    // Every document is read whole as YAML (Helm's `SimpleHead`
+    // unmarshalling fails on any invalid one): on two threads when there
+    // is much to read. The first error in order is the one reported, as
+    // when reading in turn.
+    let size: usize = docs.iter().map(|(_, d)| d.len()).sum();
+    let heads: Vec<Result<Head, ChartError>> = if size >= PARALLEL_HEADS_BYTES {
+        use rayon::prelude::*;
+        docs.par_iter().map(|(path, doc)| head(path, doc)).collect()
+    } else {
+        docs.iter().map(|(path, doc)| head(path, doc)).collect()
+    };
+    let mut hooks = Vec::new();
+    let mut generic = Vec::new();
+    for ((path, doc), h) in docs.into_iter().zip(heads) {
+        let h = h?;
+        let hook_types = match h.annotations.get("helm.sh/hook") {
+            Some(t) => t,
+            None => {
+                generic.push((
+                    h.kind,
+                    Manifest {
+                        source: path.clone(),
+                        body: doc,
+                        hook: false,
+                        test: false,
+                        crd: false,
+                    },
+                ));
                 continue;
             }
-            let test = events.iter().any(|e| e == "test" || e == "test-success");
-            hooks.push((
-                h.kind,
-                Manifest {
-                    source: path.clone(),
-                    body: doc,
-                    hook: true,
-                    test,
-                    crd: false,
-                },
-            ));
+        };
+        let events: Vec<String> = hook_types
+            .split(',')
+            .map(|e| e.trim().to_lowercase())
+            .collect();
+        if events.iter().any(|e| !HOOK_EVENTS.contains(&e.as_str())) {
+            continue;
         }
+        let test = events.iter().any(|e| e == "test" || e == "test-success");
+        hooks.push((
+            h.kind,
+            Manifest {
+                source: path.clone(),
+                body: doc,
+                hook: true,
+                test,
+                crd: false,
+            },
+        ));
     }
     sort_by_kind(&mut hooks);
     sort_by_kind(&mut generic);
@@ -635,14 +689,29 @@ fn sort_manifests(
 
 /// What `helm template` prints on stdout.
 pub fn print_template(r: &Rendered) -> String {
-    let mut manifest = String::new();
+    let size: usize = r
+        .manifests
+        .iter()
+        .map(|m| m.source.len() + m.body.len() + 16)
+        .sum();
+    let mut out = String::with_capacity(size + 1);
+    let push = |out: &mut String, m: &Manifest| {
+        out.push_str("---\n# Source: ");
+        out.push_str(&m.source);
+        out.push('\n');
+        out.push_str(&m.body);
+        out.push('\n');
+    };
     for m in r.manifests.iter().filter(|m| !m.hook) {
-        manifest.push_str(&format!("---\n# Source: {}\n{}\n", m.source, m.body));
+        push(&mut out, m);
     }
-    let mut out = go_trim(&manifest).to_string();
+    // Helm trims the manifests (Go's `strings.TrimSpace`): they start with
+    // `---` when there are any, so only their end has white space.
+    let end = out.trim_end_matches(char::is_whitespace).len();
+    out.truncate(end);
     out.push('\n');
     for m in r.manifests.iter().filter(|m| m.hook) {
-        out.push_str(&format!("---\n# Source: {}\n{}\n", m.source, m.body));
+        push(&mut out, m);
     }
     out
 }
@@ -658,6 +727,10 @@ mod tests {
         // Recorded from Helm: fixtures/helm/028-multidoc-empty.
         let docs = split_manifests("a: 1\n  \n---\n\n# c\n---\nb: |\n  x --- y\n");
         assert_eq!(docs, vec!["a: 1", "# c", "b: |\n  x --- y"]);
+        // Go's `\s` is ASCII: a no-break space is content, `---` without a
+        // line break before it is no separator.
+        let docs = split_manifests("a: 1\u{a0}\n---\u{a0}b\nc---d\n---\n---\n");
+        assert_eq!(docs, vec!["a: 1", "b\nc---d", "---"]);
     }
 
     #[test]
