@@ -110,6 +110,10 @@ pub struct Templates {
     pub(crate) trees: Arc<HashMap<String, Arc<Tree>>>,
     pub(crate) texts: Arc<HashMap<String, Arc<str>>>,
     pub(crate) funcs: Arc<HashMap<String, Func>>,
+    /// The state of the set's random generator, shared by its clones
+    /// (Sprig's random functions read it through [`Exec::templates`]), so
+    /// that one function registry can serve sets seeded apart.
+    pub(crate) random: Arc<std::sync::atomic::AtomicU64>,
 }
 
 impl Default for Templates {
@@ -126,9 +130,26 @@ impl Templates {
             trees: Arc::new(HashMap::default()),
             texts: Arc::new(HashMap::default()),
             funcs: Arc::new(HashMap::default()),
+            random: Arc::new(std::sync::atomic::AtomicU64::new(0)),
         };
         exec::add_builtins(&mut t);
         t
+    }
+
+    /// Gives the set a random generator of its own, started at `seed`
+    /// (its clones made from now on share it).
+    pub fn reseed(&mut self, seed: u64) {
+        self.random = Arc::new(std::sync::atomic::AtomicU64::new(seed));
+    }
+
+    /// Whether the set has a function of this name.
+    pub fn has_func(&self, name: &str) -> bool {
+        self.funcs.contains_key(name)
+    }
+
+    /// The state of the set's random generator.
+    pub fn random_state(&self) -> &Arc<std::sync::atomic::AtomicU64> {
+        &self.random
     }
 
     /// Adds (or replaces) a function. `min_args`/`max_args` bound the
@@ -175,7 +196,9 @@ impl Templates {
         Self::parse_text_by(name, text, &|f: &str| funcs.contains(f))
     }
 
-    fn parse_text_by(
+    /// [`Templates::parse_text_with`] with the function names given as a
+    /// predicate.
+    pub fn parse_text_by(
         name: &str,
         text: &str,
         funcs: &dyn Fn(&str) -> bool,

@@ -1217,13 +1217,13 @@ fn bcrypt_random(rng: &Rng, password: &str) -> String {
         .unwrap_or_else(|e| format!("failed to encrypt string with bcrypt: {e}"))
 }
 
-pub(super) fn add(t: &mut Templates, rng: &Rng, clock: Clock) {
-    let r = rng.clone();
-    t.add_func("bcrypt", 1, Some(1), move |_, a| {
+pub(super) fn add(t: &mut Templates, clock: Clock) {
+    t.add_func("bcrypt", 1, Some(1), move |ex, a| {
+        let r = Rng::of(ex);
         Ok(Value::Str(bcrypt_random(&r, want_str(&a[0], "bcrypt")?)))
     });
-    let r = rng.clone();
-    t.add_func("htpasswd", 2, Some(2), move |_, a| {
+    t.add_func("htpasswd", 2, Some(2), move |ex, a| {
+        let r = Rng::of(ex);
         let user = want_str(&a[0], "htpasswd")?;
         let password = want_str(&a[1], "htpasswd")?;
         if user.contains(':') {
@@ -1248,8 +1248,8 @@ pub(super) fn add(t: &mut Templates, rng: &Rng, clock: Clock) {
             site,
         )))
     });
-    let r = rng.clone();
-    t.add_func("genPrivateKey", 1, Some(1), move |_, a| {
+    t.add_func("genPrivateKey", 1, Some(1), move |ex, a| {
+        let r = Rng::of(ex);
         match want_str(&a[0], "genPrivateKey")? {
             "" | "rsa" => Ok(Value::Str(pem(
                 "RSA PRIVATE KEY",
@@ -1261,8 +1261,8 @@ pub(super) fn add(t: &mut Templates, rng: &Rng, clock: Clock) {
             typ => Ok(Value::Str(format!("Unknown type {typ}"))),
         }
     });
-    let r = rng.clone();
-    t.add_func("genCA", 2, Some(2), move |_, a| {
+    t.add_func("genCA", 2, Some(2), move |ex, a| {
+        let r = Rng::of(ex);
         let key = RsaKey::generate(&r, 2048);
         let tpl = template_from(clock, &a[0], &Value::Nil, &Value::Nil, &a[1], true)?;
         Ok(cert_value(
@@ -1270,8 +1270,8 @@ pub(super) fn add(t: &mut Templates, rng: &Rng, clock: Clock) {
             &key,
         ))
     });
-    let r = rng.clone();
-    t.add_func("genCAWithKey", 3, Some(3), move |_, a| {
+    t.add_func("genCAWithKey", 3, Some(3), move |ex, a| {
+        let r = Rng::of(ex);
         let key = parse_key_pem(want_str(&a[2], "genCAWithKey")?)
             .map_err(|e| format!("parsing private key: {e}"))?;
         let tpl = template_from(clock, &a[0], &Value::Nil, &Value::Nil, &a[1], true)?;
@@ -1280,8 +1280,8 @@ pub(super) fn add(t: &mut Templates, rng: &Rng, clock: Clock) {
             &key,
         ))
     });
-    let r = rng.clone();
-    t.add_func("genSelfSignedCert", 4, Some(4), move |_, a| {
+    t.add_func("genSelfSignedCert", 4, Some(4), move |ex, a| {
+        let r = Rng::of(ex);
         let key = RsaKey::generate(&r, 2048);
         let tpl = template_from(clock, &a[0], &a[1], &a[2], &a[3], false)?;
         Ok(cert_value(
@@ -1289,8 +1289,8 @@ pub(super) fn add(t: &mut Templates, rng: &Rng, clock: Clock) {
             &key,
         ))
     });
-    let r = rng.clone();
-    t.add_func("genSelfSignedCertWithKey", 5, Some(5), move |_, a| {
+    t.add_func("genSelfSignedCertWithKey", 5, Some(5), move |ex, a| {
+        let r = Rng::of(ex);
         let key = parse_key_pem(want_str(&a[4], "genSelfSignedCertWithKey")?)
             .map_err(|e| format!("parsing private key: {e}"))?;
         let tpl = template_from(clock, &a[0], &a[1], &a[2], &a[3], false)?;
@@ -1299,8 +1299,8 @@ pub(super) fn add(t: &mut Templates, rng: &Rng, clock: Clock) {
             &key,
         ))
     });
-    let r = rng.clone();
-    t.add_func("genSignedCert", 5, Some(5), move |_, a| {
+    t.add_func("genSignedCert", 5, Some(5), move |ex, a| {
+        let r = Rng::of(ex);
         let (issuer, ca_key) = signer(&a[4])?;
         let key = RsaKey::generate(&r, 2048);
         let tpl = template_from(clock, &a[0], &a[1], &a[2], &a[3], false)?;
@@ -1309,8 +1309,8 @@ pub(super) fn add(t: &mut Templates, rng: &Rng, clock: Clock) {
             &key,
         ))
     });
-    let r = rng.clone();
-    t.add_func("genSignedCertWithKey", 6, Some(6), move |_, a| {
+    t.add_func("genSignedCertWithKey", 6, Some(6), move |ex, a| {
+        let r = Rng::of(ex);
         let (issuer, ca_key) = signer(&a[4])?;
         let key = parse_key_pem(want_str(&a[5], "genSignedCertWithKey")?)
             .map_err(|e| format!("parsing private key: {e}"))?;
@@ -1341,8 +1341,8 @@ pub(super) fn add(t: &mut Templates, rng: &Rng, clock: Clock) {
             ("Key".to_string(), Value::Str(k)),
         ])))
     });
-    let r = rng.clone();
-    t.add_func("encryptAES", 2, Some(2), move |_, a| {
+    t.add_func("encryptAES", 2, Some(2), move |ex, a| {
+        let r = Rng::of(ex);
         let password = want_str(&a[0], "encryptAES")?;
         encrypt_aes(&r, password, want_str(&a[1], "encryptAES")?).map(Value::Str)
     });

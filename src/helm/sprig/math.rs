@@ -219,7 +219,7 @@ fn round(v: f64, places: i64, on: f64) -> f64 {
     r / pow
 }
 
-pub(super) fn add(t: &mut Templates, rng: &Rng) {
+pub(super) fn add(t: &mut Templates) {
     t.add_func("add1", 1, Some(1), |_, a| {
         Ok(Value::Int(to_i64(&a[0]).wrapping_add(1)))
     });
@@ -312,8 +312,8 @@ pub(super) fn add(t: &mut Templates, rng: &Rng) {
         let p: Result<Vec<i64>, String> = a.iter().map(|v| want_int(v, "seq")).collect();
         Ok(Value::Str(seq(&p?)))
     });
-    let r = rng.clone();
-    t.add_func("randInt", 2, Some(2), move |_, a| {
+    t.add_func("randInt", 2, Some(2), move |ex, a| {
+        let r = Rng::of(ex);
         let lo = want_int(&a[0], "randInt")?;
         let hi = want_int(&a[1], "randInt")?;
         if hi <= lo {

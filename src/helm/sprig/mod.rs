@@ -179,10 +179,10 @@ pub fn parse_go_int(s: &str) -> Option<i64> {
 }
 
 /// The generator behind Sprig's random functions: SplitMix64 from a fixed
-/// seed, shared by one template set (and its clones, such as the set `tpl`
-/// parses into). It is `Send + Sync`, so template sets can be shared
-/// between threads; renders that must not depend on each other's order
-/// need a set (or a seed) each.
+/// seed, the state of one template set (and its clones, such as the set
+/// `tpl` parses into: [`Templates::random_state`]). It is `Send + Sync`, so
+/// template sets can be shared between threads; renders that must not
+/// depend on each other's order need a set (or a seed) each.
 #[derive(Clone)]
 pub struct Rng(Arc<AtomicU64>);
 
@@ -192,6 +192,11 @@ pub const SEED: u64 = 0x5eed_f1a7_e000_0001;
 impl Rng {
     pub fn new(seed: u64) -> Rng {
         Rng(Arc::new(AtomicU64::new(seed)))
+    }
+
+    /// The generator of the template set a function runs in.
+    pub fn of(ex: &crate::template::Exec) -> Rng {
+        Rng(ex.templates.random_state().clone())
     }
 
     pub fn next_u64(&self) -> u64 {
@@ -237,11 +242,11 @@ pub fn add_funcs(t: &mut Templates) {
 
 /// [`add_funcs`] with a chosen seed and clock.
 pub fn add_funcs_with(t: &mut Templates, opts: &Options) {
-    let rng = Rng::new(opts.seed);
-    strings::add(t, &rng);
+    t.reseed(opts.seed);
+    strings::add(t);
     lists::add(t);
-    math::add(t, &rng);
-    other::add(t, &rng);
+    math::add(t);
+    other::add(t);
     dates::add(t, opts.clock);
-    crypto::add(t, &rng, opts.clock);
+    crypto::add(t, opts.clock);
 }

@@ -238,7 +238,7 @@ fn uuid(rng: &Rng) -> String {
     )
 }
 
-pub(super) fn add(t: &mut Templates, rng: &Rng) {
+pub(super) fn add(t: &mut Templates) {
     t.add_func("hello", 0, Some(0), |_, _| Ok(Value::Str("Hello!".into())));
     t.add_func("typeOf", 1, Some(1), |_, a| {
         Ok(Value::Str(a[0].type_name().to_string()))
@@ -314,10 +314,11 @@ pub(super) fn add(t: &mut Templates, rng: &Rng) {
         let v = Version::parse(want_str(&a[1], "semverCompare")?)?;
         Ok(Value::Bool(c.matches(&v)))
     });
-    let r = rng.clone();
-    t.add_func("uuidv4", 0, Some(0), move |_, _| Ok(Value::Str(uuid(&r))));
-    let r = rng.clone();
-    t.add_func("randBytes", 1, Some(1), move |_, a| {
+    t.add_func("uuidv4", 0, Some(0), |ex, _| {
+        Ok(Value::Str(uuid(&Rng::of(ex))))
+    });
+    t.add_func("randBytes", 1, Some(1), move |ex, a| {
+        let r = Rng::of(ex);
         let n = super::want_int(&a[0], "randBytes")?.max(0) as usize;
         let bytes: Vec<u8> = (0..n).map(|_| r.next_u64() as u8).collect();
         Ok(Value::Str(

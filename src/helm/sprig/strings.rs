@@ -429,7 +429,7 @@ fn ascii_printable() -> Vec<u8> {
     (32u8..=126).collect()
 }
 
-pub(super) fn add(t: &mut Templates, rng: &Rng) {
+pub(super) fn add(t: &mut Templates) {
     t.add_func("abbrev", 2, Some(2), |_, a| {
         let w = want_int(&a[0], "abbrev")?;
         let st = want_str(&a[1], "abbrev")?;
@@ -760,28 +760,28 @@ pub(super) fn add(t: &mut Templates, rng: &Rng) {
         s(regex::escape(want_str(&a[0], "regexQuoteMeta")?))
     });
     // Random strings: drawn from the set's seeded generator.
-    let r = rng.clone();
-    t.add_func("randAlphaNum", 1, Some(1), move |_, a| {
+    t.add_func("randAlphaNum", 1, Some(1), move |ex, a| {
+        let r = Rng::of(ex);
         s(random_string(&r, want_int(&a[0], "randAlphaNum")?, ALNUM))
     });
-    let r = rng.clone();
-    t.add_func("randAlpha", 1, Some(1), move |_, a| {
+    t.add_func("randAlpha", 1, Some(1), move |ex, a| {
+        let r = Rng::of(ex);
         s(random_string(&r, want_int(&a[0], "randAlpha")?, ALPHA))
     });
-    let r = rng.clone();
-    t.add_func("randNumeric", 1, Some(1), move |_, a| {
+    t.add_func("randNumeric", 1, Some(1), move |ex, a| {
+        let r = Rng::of(ex);
         s(random_string(&r, want_int(&a[0], "randNumeric")?, DIGITS))
     });
-    let r = rng.clone();
-    t.add_func("randAscii", 1, Some(1), move |_, a| {
+    t.add_func("randAscii", 1, Some(1), move |ex, a| {
+        let r = Rng::of(ex);
         s(random_string(
             &r,
             want_int(&a[0], "randAscii")?,
             &ascii_printable(),
         ))
     });
-    let r = rng.clone();
-    t.add_func("shuffle", 1, Some(1), move |_, a| {
+    t.add_func("shuffle", 1, Some(1), move |ex, a| {
+        let r = Rng::of(ex);
         let mut cs: Vec<char> = want_str(&a[0], "shuffle")?.chars().collect();
         for i in (1..cs.len()).rev() {
             let j = r.below(i as u64 + 1) as usize;
