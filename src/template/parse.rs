@@ -109,6 +109,11 @@ fn find_open(s: &str) -> Option<usize> {
     None
 }
 
+/// How many line breaks `b` holds.
+fn newlines(b: &[u8]) -> usize {
+    b.iter().filter(|&&c| c == b'\n').count()
+}
+
 fn is_space(c: u8) -> bool {
     matches!(c, b' ' | b'\t' | b'\r' | b'\n')
 }
@@ -131,7 +136,7 @@ impl<'a> Lexer<'a> {
     }
 
     fn advance(&mut self, n: usize) {
-        self.line += self.src[self.pos..self.pos + n].matches('\n').count();
+        self.line += newlines(&self.src.as_bytes()[self.pos..self.pos + n]);
         self.pos += n;
     }
 
@@ -152,7 +157,7 @@ impl<'a> Lexer<'a> {
             }
             if !text.is_empty() {
                 let tpos = start + (text.as_ptr() as usize - rest.as_ptr() as usize);
-                let tline = line + self.src[start..tpos].matches('\n').count();
+                let tline = line + newlines(&self.src.as_bytes()[start..tpos]);
                 self.push(Tok::Text(text), tpos, tline);
             }
             self.advance(end);
