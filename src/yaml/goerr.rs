@@ -1,0 +1,260 @@
+//! go-yaml's wording of YAML syntax errors, for the places that print an
+//! error of `sigs.k8s.io/yaml` (Helm: rendered manifests, `fromYaml`,
+//! values files), whose YAML reader is a go-yaml v2 fork.
+//!
+//! flate's parser (yaml-rust2) stops at the same token as go-yaml's
+//! scanner and parser (both follow libyaml) for the common errors, but
+//! words them differently and counts lines differently. go-yaml reports
+//! the message of the problem alone (no "while parsing ..." context) and
+//! its line as follows:
+//!
+//! - a scanner error (a token that cannot be read) gives the 1-based line
+//!   of the problem, but none on the first line;
+//! - a parser error (a token in the wrong place) gives the problem's
+//!   0-based line, i.e. one less (a text without a final line break ends
+//!   with a token on the line after its last);
+//! - a 0 there (a problem on the first line) gives no line at all;
+//! - errors of the decoder (unknown anchors, bad tagged values) and of the
+//!   reader (control characters) have no line.
+
+use super::parse::ParseError;
+
+/// How go-yaml reports an error: the text after `yaml: `.
+pub fn go_yaml_message(text: &str, e: &ParseError) -> String {
+    let (line, message) = translate(text, e);
+    match line {
+        Some(l) if l > 0 => format!("line {l}: {message}"),
+        _ => message,
+    }
+}
+
+enum Class {
+    Scanner,
+    Parser,
+}
+
+/// The line go-yaml prints (`None` or 0 for none) and its message.
+fn translate(text: &str, e: &ParseError) -> (Option<usize>, String) {
+    let m = e.message.as_str();
+    let at = |class: Class, message: &str| {
+        let line = match class {
+            // (go-yaml adds the 1 only to a line that is not 0.)
+            Class::Scanner if e.line <= 1 => 0,
+            Class::Scanner => e.line,
+            Class::Parser => e.line.saturating_sub(1),
+        };
+        (Some(line), message.to_string())
+    };
+    // Decoder and reader errors.
+    if m.contains("found unknown anchor") || m == "unknown anchor" {
+        return match anchor_name(text, e) {
+            Some(name) => (None, format!("unknown anchor '{name}' referenced")),
+            None => (Some(e.line), m.to_string()),
+        };
+    }
+    if m.starts_with("control characters are not allowed") {
+        return (None, "control characters are not allowed".into());
+    }
+    if let Some(rest) = m.strip_prefix("cannot decode ")
+        && let Some((value, tag)) = rest.rsplit_once(" as !!")
+    {
+        let value = unquote_debug(value);
+        return (None, format!("cannot decode !!str `{value}` as a !!{tag}"));
+    }
+    // Scanner errors.
+    match m {
+        "mapping values are not allowed in this context"
+        | "block sequence entries are not allowed in this context"
+        | "mapping keys are not allowed in this context" => return at(Class::Scanner, m),
+        "simple key expected" | "simple key expect ':'" => {
+            return at(Class::Scanner, "could not find expected ':'");
+        }
+        "tabs disallowed within this context (block indentation)"
+        | "tabs disallowed in this context"
+        | "tab cannot be used as indentation" => {
+            return at(
+                Class::Scanner,
+                "found character that cannot start any token",
+            );
+        }
+        "while scanning a plain scalar, found a tab" => {
+            return at(
+                Class::Scanner,
+                "found a tab character that violates indentation",
+            );
+        }
+        "while scanning a quoted scalar, found unexpected end of stream" => {
+            // At the end of the text.
+            let end = text.matches('\n').count() + 1;
+            return (
+                Some(if end == 1 { 0 } else { end }),
+                "found unexpected end of stream".into(),
+            );
+        }
+        "missing explicit document end marker before directive" => {
+            let line = text.split('\n').nth(e.line.saturating_sub(1)).unwrap_or("");
+            if !line.starts_with("%YAML") && !line.starts_with("%TAG") {
+                return at(Class::Scanner, "found unknown directive name");
+            }
+        }
+        _ => {}
+    }
+    if m.starts_with("unexpected character: ") {
+        return at(
+            Class::Scanner,
+            "found character that cannot start any token",
+        );
+    }
+    // Parser errors.
+    if m == "while parsing a flow sequence, expected ',' or ']'" {
+        return at(Class::Parser, "did not find expected ',' or ']'");
+    }
+    if m == "invalid trailing content after double-quoted scalar" {
+        // go-yaml reads the scalar and then finds a second one where a
+        // key should be.
+        return at(Class::Parser, "did not find expected key");
+    }
+    if m == "illegal placement of ':' indicator"
+        && let Some(close) = open_flow(text, e.line)
+    {
+        // A `key: value` line after an unclosed flow collection.
+        return at(
+            Class::Parser,
+            &format!("did not find expected ',' or '{close}'"),
+        );
+    }
+    if m == "did not find expected ',' or ']'" || m == "did not find expected <document start>" {
+        return at(Class::Parser, m);
+    }
+    if let Some(rest) = m.strip_prefix("while parsing ")
+        && let Some((_, problem)) = rest.split_once(", ")
+    {
+        return at(Class::Parser, problem);
+    }
+    if let Some(rest) = m.strip_prefix("while scanning ")
+        && let Some((_, problem)) = rest.split_once(", ")
+    {
+        return at(Class::Scanner, problem);
+    }
+    (Some(e.line), m.to_string())
+}
+
+/// The name of the alias at the error's position (`*name`).
+fn anchor_name(text: &str, e: &ParseError) -> Option<String> {
+    let line = text.split('\n').nth(e.line.checked_sub(1)?)?;
+    let from = line
+        .char_indices()
+        .nth(e.col.saturating_sub(1))
+        .map_or(0, |(i, _)| i);
+    let star = line[from..]
+        .find('*')
+        .map(|i| from + i)
+        .or_else(|| line.find('*'))?;
+    let name: String = line[star + 1..]
+        .chars()
+        .take_while(|c| !c.is_whitespace() && !matches!(c, ',' | '[' | ']' | '{' | '}'))
+        .collect();
+    (!name.is_empty()).then_some(name)
+}
+
+/// The closing bracket of the innermost flow collection still open at the
+/// start of line `line` (1-based), skipping quoted text and comments.
+fn open_flow(text: &str, line: usize) -> Option<char> {
+    let mut stack: Vec<char> = Vec::new();
+    for l in text.split('\n').take(line.saturating_sub(1)) {
+        let mut chars = l.chars().peekable();
+        let mut prev_blank = true;
+        while let Some(c) = chars.next() {
+            match c {
+                '[' => stack.push(']'),
+                '{' => stack.push('}'),
+                ']' | '}' => {
+                    stack.pop();
+                }
+                '#' if prev_blank => break,
+                '"' | '\'' if prev_blank => {
+                    // A quoted scalar on one line.
+                    while let Some(q) = chars.next() {
+                        if q == '\\' && c == '"' {
+                            chars.next();
+                        } else if q == c {
+                            break;
+                        }
+                    }
+                }
+                _ => {}
+            }
+            prev_blank = c == ' ' || c == '\t' || c == '[' || c == '{' || c == ',';
+        }
+    }
+    stack.last().copied()
+}
+
+/// The string inside a Rust `{:?}` quoting (escapes left as they are).
+fn unquote_debug(s: &str) -> String {
+    s.strip_prefix('"')
+        .and_then(|s| s.strip_suffix('"'))
+        .unwrap_or(s)
+        .replace("\\\"", "\"")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::yaml::parse::parse_stream_json_keys;
+
+    fn go(text: &str) -> String {
+        go_yaml_message(text, &parse_stream_json_keys(text).unwrap_err())
+    }
+
+    #[test]
+    fn messages_and_lines_as_go_yaml_gives_them() {
+        for (text, want) in [
+            ("a: [", "line 1: did not find expected node content"),
+            ("a: [x, y", "line 1: did not find expected ',' or ']'"),
+            ("a: {x: 1", "line 1: did not find expected ',' or '}'"),
+            ("a: b: c", "mapping values are not allowed in this context"),
+            (
+                "a: 1\n b: 2",
+                "line 2: mapping values are not allowed in this context",
+            ),
+            ("a: 1\n- b", "line 1: did not find expected key"),
+            ("- a\nb: 1", "line 1: did not find expected '-' indicator"),
+            ("a:\n  - b\n c: d", "line 2: did not find expected key"),
+            ("key: @x", "found character that cannot start any token"),
+            ("a: \"unterminated", "found unexpected end of stream"),
+            ("a: 1\nb: 'x", "line 2: found unexpected end of stream"),
+            (
+                "a:\n\tb: 1",
+                "line 2: found character that cannot start any token",
+            ),
+            (
+                "a: 1\n\tb: 2",
+                "line 2: found a tab character that violates indentation",
+            ),
+            ("a: *x", "unknown anchor 'x' referenced"),
+            ("a: 1\nb: *nope", "unknown anchor 'nope' referenced"),
+            ("- a\n- b\nc", "line 4: could not find expected ':'"),
+            ("a: 1\nb\nc: 2", "line 3: could not find expected ':'"),
+            ("a: 1\nb: \"x\" y", "line 1: did not find expected key"),
+            ("a: !!int x", "cannot decode !!str `x` as a !!int"),
+            ("a: 1\nb: c\u{1}", "control characters are not allowed"),
+            (
+                "a: 1\nb: [1, 2\nc: 3",
+                "line 2: did not find expected ',' or ']'",
+            ),
+            (
+                "a: 1\nb: {x: 1\nc: 3",
+                "line 2: did not find expected ',' or '}'",
+            ),
+            ("a: 1\nb: ]", "line 1: did not find expected node content"),
+            (
+                "a: -\n- b",
+                "block sequence entries are not allowed in this context",
+            ),
+            ("a: 1\n%x", "line 2: found unknown directive name"),
+        ] {
+            assert_eq!(go(text), want, "{text:?}");
+        }
+    }
+}
