@@ -28,6 +28,43 @@ pub fn go_yaml_message(text: &str, e: &ParseError) -> String {
     }
 }
 
+/// [`go_yaml_message`] for an error in a stream that Helm splits into
+/// documents before reading each (`LoadValues`, with the Kubernetes YAML
+/// reader: a line starting with `---` and nothing after it but blanks or a
+/// comment ends a document): the line counts from the start of the
+/// document holding the error.
+pub fn go_yaml_message_in_documents(text: &str, e: &ParseError) -> String {
+    let lines: Vec<&str> = text.split('\n').collect();
+    let is_separator = |l: &str| {
+        l.strip_prefix("---").is_some_and(|rest| {
+            let rest = rest.trim();
+            rest.is_empty() || rest.starts_with('#')
+        })
+    };
+    let upto = e.line.min(lines.len());
+    // The index of the document's first line and of the line after it.
+    let start = (0..upto.saturating_sub(1))
+        .rev()
+        .find(|&i| is_separator(lines[i]))
+        .map_or(0, |i| i + 1);
+    let end = (upto.max(start)..lines.len())
+        .find(|&i| i >= e.line && is_separator(lines[i]))
+        .unwrap_or(lines.len());
+    if start == 0 && end == lines.len() {
+        return go_yaml_message(text, e);
+    }
+    let mut doc = lines[start..end].join("\n");
+    if end < lines.len() {
+        doc.push('\n');
+    }
+    let shifted = ParseError {
+        line: e.line - start,
+        col: e.col,
+        message: e.message.clone(),
+    };
+    go_yaml_message(&doc, &shifted)
+}
+
 enum Class {
     Scanner,
     Parser,

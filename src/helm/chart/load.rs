@@ -597,8 +597,12 @@ pub(crate) fn is_semver(v: &str) -> bool {
 
 /// Values text (several documents merged), as Helm's `LoadValues`.
 pub fn load_values(text: &str) -> Result<Value, String> {
-    let docs = crate::yaml::parse::parse_stream_json_keys(text)
-        .map_err(|e| format!("error reading yaml document: {}", yaml_error(text, &e)))?;
+    let docs = crate::yaml::parse::parse_stream_json_keys(text).map_err(|e| {
+        format!(
+            "cannot unmarshal yaml document: error converting YAML to JSON: yaml: {}",
+            crate::yaml::goerr::go_yaml_message_in_documents(text, &e)
+        )
+    })?;
     let mut values = Value::map(BTreeMap::new());
     for d in docs {
         match from_node(&d.node) {
