@@ -275,10 +275,24 @@ pub fn from_node(n: &Node) -> Value {
 
 /// `sigs.k8s.io/yaml`'s `Unmarshal`, as Helm's `fromYaml` runs it: YAML
 /// 1.1 scalars (`y`, `on`, `off`... are booleans, a key among them is the
-/// string Go prints for it), and only the first document.
+/// string Go prints for it), and only the first document (an error in a
+/// later one is not seen).
 fn from_yaml(text: &str) -> Result<Value, String> {
-    crate::yaml::parse::parse_stream_json_keys(text)
-        .map(|docs| docs.first().map_or(Value::Nil, |d| from_node(&d.node)))
+    use crate::yaml::parse::parse_stream_json_keys;
+    let first =
+        |docs: Vec<crate::yaml::Document>| docs.first().map_or(Value::Nil, |d| from_node(&d.node));
+    parse_stream_json_keys(text)
+        .map(first)
+        .or_else(|e| {
+            // go-yaml stops after the first document: an error past it
+            // does not count.
+            match crate::yaml::goerr::first_document_before(text, &e)
+                .and_then(|t| parse_stream_json_keys(t).ok())
+            {
+                Some(docs) => Ok(first(docs)),
+                None => Err(e),
+            }
+        })
         .map_err(|e| {
             format!(
                 "error converting YAML to JSON: yaml: {}",

@@ -65,6 +65,53 @@ pub fn go_yaml_message_in_documents(text: &str, e: &ParseError) -> String {
     go_yaml_message(&doc, &shifted)
 }
 
+/// go-yaml's `Unmarshal` reads the first document of a stream and stops
+/// there: for an error `e` past the end of the first document, the text of
+/// that document (which go-yaml reads without error), else `None`.
+pub fn first_document_before<'a>(text: &'a str, e: &ParseError) -> Option<&'a str> {
+    let line_start = |line: usize| -> Option<usize> {
+        let mut at = 0;
+        for _ in 1..line {
+            at += text[at..].find('\n')? + 1;
+        }
+        Some(at)
+    };
+    if e.message.contains("<document start>") {
+        // Content after the first document's root node on its last line.
+        let start = line_start(e.line)?;
+        let offset = text[start..]
+            .char_indices()
+            .nth(e.col.saturating_sub(1))
+            .map_or(text.len(), |(i, _)| start + i);
+        return Some(&text[..offset]);
+    }
+    let is_marker = |l: &str| {
+        ["---", "..."].iter().any(|m| {
+            l.strip_prefix(m)
+                .is_some_and(|rest| rest.is_empty() || rest.starts_with([' ', '\t', '\r']))
+        })
+    };
+    let mut content = false;
+    let mut start = 0;
+    for (i, l) in text.split('\n').enumerate() {
+        if i + 1 > e.line {
+            break;
+        }
+        if content && is_marker(l) {
+            return Some(&text[..start]);
+        }
+        let t = l.trim();
+        if !t.is_empty() && !t.starts_with('#') && !t.starts_with('%') && !is_marker(l) {
+            content = true;
+        } else if is_marker(l) && l.len() > 3 && !l[3..].trim().is_empty() {
+            // `--- value` starts the first document's content.
+            content = true;
+        }
+        start += l.len() + 1;
+    }
+    None
+}
+
 enum Class {
     Scanner,
     Parser,
@@ -72,6 +119,16 @@ enum Class {
 
 /// The line go-yaml prints (`None` or 0 for none) and its message.
 fn translate(text: &str, e: &ParseError) -> (Option<usize>, String) {
+    if let Some(next) = super::parse::error_past_flow_indentation(text, e) {
+        return translate(text, &next);
+    }
+    if tab_in_block_scalar_indentation(text, e.line) {
+        let line = if e.line <= 1 { 0 } else { e.line };
+        return (
+            Some(line),
+            "found a tab character where an indentation space is expected".into(),
+        );
+    }
     let m = e.message.as_str();
     let at = |class: Class, message: &str| {
         let line = match class {
@@ -174,6 +231,59 @@ fn translate(text: &str, e: &ParseError) -> (Option<usize>, String) {
         return at(Class::Scanner, problem);
     }
     (Some(e.line), m.to_string())
+}
+
+/// Whether line `line` (1-based) of `text` is a line of a block scalar
+/// whose indentation holds a tab before the scalar's indentation is
+/// reached, which go-yaml's scanner refuses.
+fn tab_in_block_scalar_indentation(text: &str, line: usize) -> bool {
+    let lines: Vec<&str> = text.split('\n').collect();
+    let Some(target) = line.checked_sub(1).and_then(|i| lines.get(i)) else {
+        return false;
+    };
+    let lead = target.len() - target.trim_start_matches([' ', '\t']).len();
+    let Some(tab) = target[..lead].find('\t') else {
+        return false;
+    };
+    let indent_of = |l: &str| l.len() - l.trim_start_matches(' ').len();
+    // Back to the line that opens the scalar, over blank lines and lines
+    // of content.
+    let mut content_indent = None;
+    for i in (0..line - 1).rev() {
+        let l = lines[i];
+        if l.trim().is_empty() {
+            continue;
+        }
+        if opens_block_scalar(l) {
+            let parent = indent_of(l);
+            return match content_indent {
+                Some(ci) if ci > parent => tab < ci,
+                Some(_) => false,
+                None => true,
+            };
+        }
+        if l.starts_with('\t') || l.trim_start_matches(' ').starts_with('\t') {
+            return false;
+        }
+        content_indent = Some(indent_of(l));
+    }
+    false
+}
+
+/// Whether a line ends with a block scalar indicator (`|`, `>-`, `|2+`,
+/// and an optional comment).
+fn opens_block_scalar(l: &str) -> bool {
+    let l = match l.find(" #") {
+        Some(i) => &l[..i],
+        None => l,
+    };
+    let l = l.trim_end();
+    let body = l.trim_end_matches(|c: char| c == '-' || c == '+' || c.is_ascii_digit());
+    (body.ends_with('|') || body.ends_with('>'))
+        && body[..body.len() - 1]
+            .chars()
+            .last()
+            .is_none_or(|c| c == ' ' || c == '\t')
 }
 
 /// The name of the alias at the error's position (`*name`).
@@ -290,8 +400,32 @@ mod tests {
                 "block sequence entries are not allowed in this context",
             ),
             ("a: 1\n%x", "line 2: found unknown directive name"),
+            (
+                "a:\n  b: [1,\n  2",
+                "line 3: did not find expected ',' or ']'",
+            ),
+            (
+                "a: 1\nb: |\n  x\n\ty",
+                "line 4: found a tab character where an indentation space is expected",
+            ),
         ] {
             assert_eq!(go(text), want, "{text:?}");
         }
+    }
+
+    #[test]
+    fn an_error_past_the_first_document_is_not_seen() {
+        let first = |text: &str| {
+            let e = parse_stream_json_keys(text).unwrap_err();
+            first_document_before(text, &e).map(str::to_string)
+        };
+        assert_eq!(first("a: 1\n---\nb: [").as_deref(), Some("a: 1\n"));
+        assert_eq!(first("{a: 1} x").as_deref(), Some("{a: 1} "));
+        assert_eq!(
+            first("# c\n---\na: 1\n---\nb: {").as_deref(),
+            Some("# c\n---\na: 1\n")
+        );
+        // (The first document is itself invalid: its error stands.)
+        assert!(parse_stream_json_keys(&first("a: [\n---\nb: 1").unwrap()).is_err());
     }
 }

@@ -109,11 +109,27 @@ fn parse_reindenting(
         Err(e) if is_flow_indentation(&e) && error_in_flow(text) => e,
         r => return r,
     };
-    // go-yaml does not check indentation inside flow collections (a
-    // closing `]` under its key is common); yaml-rust2 does. Whitespace
-    // before a token there means nothing, so indenting the offending line
-    // more changes nothing but the check. (The original error stands if
-    // that does not help.)
+    // (The original error stands if re-indenting does not help.)
+    match reindent(text, schema, json_keys, &first) {
+        Reindented::Parsed(docs) => Ok(docs),
+        Reindented::Other(_) | Reindented::GaveUp => Err(first),
+    }
+}
+
+/// What re-indenting the lines of a flow collection led to.
+enum Reindented {
+    Parsed(Vec<Document>),
+    /// Another error than one of indentation.
+    Other(ParseError),
+    GaveUp,
+}
+
+/// go-yaml does not check indentation inside flow collections (a closing
+/// `]` under its key is common); yaml-rust2 does. Whitespace before a
+/// token there means nothing, so indenting the offending line more
+/// changes nothing but the check: this does so from the error `first` on
+/// until the text parses or fails otherwise.
+fn reindent(text: &str, schema: Schema, json_keys: bool, first: &ParseError) -> Reindented {
     let mut lines: Vec<String> = text.split('\n').map(str::to_string).collect();
     let mut e = first.clone();
     for _ in 0..MAX_REINDENTS {
@@ -131,11 +147,27 @@ fn parse_reindenting(
         let fixed = lines.join("\n");
         match parse_text(&fixed, schema, json_keys) {
             Err(next) if is_flow_indentation(&next) && error_in_flow(&fixed) => e = next,
-            Err(_) => return Err(first),
-            ok => return ok,
+            Err(next) => return Reindented::Other(next),
+            Ok(docs) => return Reindented::Parsed(docs),
         }
     }
-    Err(first)
+    Reindented::GaveUp
+}
+
+/// For an indentation error `e` inside a flow collection of `text` (read
+/// as [`parse_stream_json_keys`] reads it), the error go-yaml meets
+/// instead, which ignores indentation there: the next error once the
+/// flow collection's lines are indented enough (lines keep their
+/// numbers).
+pub fn error_past_flow_indentation(text: &str, e: &ParseError) -> Option<ParseError> {
+    let text = text.strip_prefix('\u{feff}').unwrap_or(text);
+    if !is_flow_indentation(e) || !error_in_flow(text) {
+        return None;
+    }
+    match reindent(text, Schema::V2, true, e) {
+        Reindented::Other(next) => Some(at_tab(text, next)),
+        _ => None,
+    }
 }
 
 /// A block collection that reaches this many entries makes room for as
