@@ -193,6 +193,29 @@ fn translate(text: &str, e: &ParseError) -> (Option<usize>, String) {
         }
         _ => {}
     }
+    if m == "while parsing a quoted scalar, did not find expected hexadecimal number" {
+        // (go-yaml's spelling.)
+        return at(Class::Scanner, "did not find expected hexdecimal number");
+    }
+    if let Some(problem) = m
+        .strip_prefix("while parsing a quoted scalar, ")
+        .or_else(|| m.strip_prefix("while parsing a tag, "))
+    {
+        // Scanner errors in yaml-rust2's words.
+        return at(Class::Scanner, problem);
+    }
+    if m == "the handle wasn't declared" {
+        return at(Class::Parser, "found undefined tag handle");
+    }
+    if m == "duplicate version directive" {
+        return at(Class::Parser, "found duplicate %YAML directive");
+    }
+    if m == "while parsing a flow mapping, did not find expected ',' or '}'"
+        && open_flow(text, e.line, e.col) == Some(']')
+    {
+        // A single-pair mapping inside a flow sequence (`[a: b: c]`).
+        return at(Class::Parser, "did not find expected ',' or ']'");
+    }
     if m.starts_with("unexpected character: ") {
         return at(
             Class::Scanner,
@@ -209,7 +232,7 @@ fn translate(text: &str, e: &ParseError) -> (Option<usize>, String) {
         return at(Class::Parser, "did not find expected key");
     }
     if m == "illegal placement of ':' indicator"
-        && let Some(close) = open_flow(text, e.line)
+        && let Some(close) = open_flow(text, e.line, 1)
     {
         // A `key: value` line after an unclosed flow collection.
         return at(
@@ -304,12 +327,17 @@ fn anchor_name(text: &str, e: &ParseError) -> Option<String> {
     (!name.is_empty()).then_some(name)
 }
 
-/// The closing bracket of the innermost flow collection still open at the
-/// start of line `line` (1-based), skipping quoted text and comments.
-fn open_flow(text: &str, line: usize) -> Option<char> {
+/// The closing bracket of the innermost flow collection still open at
+/// line `line`, column `col` (1-based), skipping quoted text and comments.
+fn open_flow(text: &str, line: usize, col: usize) -> Option<char> {
     let mut stack: Vec<char> = Vec::new();
-    for l in text.split('\n').take(line.saturating_sub(1)) {
-        let mut chars = l.chars().peekable();
+    for (i, l) in text.split('\n').take(line).enumerate() {
+        let l: String = if i + 1 == line {
+            l.chars().take(col.saturating_sub(1)).collect()
+        } else {
+            l.to_string()
+        };
+        let mut chars = l.chars();
         let mut prev_blank = true;
         while let Some(c) = chars.next() {
             match c {
