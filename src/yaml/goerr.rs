@@ -122,8 +122,12 @@ fn translate(text: &str, e: &ParseError) -> (Option<usize>, String) {
     if let Some(next) = super::parse::error_past_flow_indentation(text, e) {
         return translate(text, &next);
     }
-    if tab_in_block_scalar_indentation(text, e.line) {
-        let line = if e.line <= 1 { 0 } else { e.line };
+    // (flate's parser may stop on the line after the tab's.)
+    if let Some(tab_line) = [e.line, e.line.saturating_sub(1)]
+        .into_iter()
+        .find(|&l| l > 0 && tab_in_block_scalar_indentation(text, l))
+    {
+        let line = if tab_line <= 1 { 0 } else { tab_line };
         return (
             Some(line),
             "found a tab character where an indentation space is expected".into(),
@@ -145,6 +149,9 @@ fn translate(text: &str, e: &ParseError) -> (Option<usize>, String) {
             Some(name) => (None, format!("unknown anchor '{name}' referenced")),
             None => (Some(e.line), m.to_string()),
         };
+    }
+    if m == "!!binary value contains invalid base64 data" {
+        return (None, m.to_string());
     }
     if m.starts_with("control characters are not allowed") {
         return (None, "control characters are not allowed".into());
@@ -177,7 +184,11 @@ fn translate(text: &str, e: &ParseError) -> (Option<usize>, String) {
                 "found a tab character that violates indentation",
             );
         }
-        "while scanning a quoted scalar, found unexpected end of stream" => {
+        // (flate re-indents a quoted scalar's continuation lines, which
+        // go-yaml does not check; this error is left when the scalar is
+        // never closed.)
+        "while scanning a quoted scalar, found unexpected end of stream"
+        | "invalid indentation in quoted scalar" => {
             // At the end of the text.
             let end = text.matches('\n').count() + 1;
             return (
