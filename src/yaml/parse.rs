@@ -73,29 +73,61 @@ pub fn parse_stream_with(text: &str, schema: Schema) -> Result<Vec<Document>, Pa
 
 fn parse(text: &str, schema: Schema, json_keys: bool) -> Result<Vec<Document>, ParseError> {
     let text = text.strip_prefix('\u{feff}').unwrap_or(text);
+    let fixable = |e: &ParseError| e.message == QUOTED_INDENTATION || e.message == TAB_SEPARATOR;
     let first = match parse_reindenting(text, schema, json_keys) {
-        Err(e) if e.message == QUOTED_INDENTATION => e,
+        Err(e) if fixable(&e) => e,
         r => return r.map_err(|e| at_tab(text, e)),
     };
-    // go-yaml does not check the indentation of a quoted scalar's
-    // continuation lines; yaml-rust2 does. A continuation line's leading
-    // white space is not part of the value, so indenting those lines more
-    // changes nothing but the check. (The original error stands if that
-    // does not help.)
+    // Two checks of yaml-rust2 that go-yaml does not make, on white space
+    // that is not part of any value: the indentation of a quoted scalar's
+    // continuation lines, and a tab as the separator after `key:`. The
+    // text is changed there and read again; an error then is the one
+    // go-yaml meets. (The original error stands if that does not help.)
     let mut fixed = text.to_string();
     let mut e = first.clone();
     for _ in 0..MAX_REINDENTS {
-        let Some(next) = indent_quoted_continuation(&fixed, &e) else {
+        let next = if e.message == QUOTED_INDENTATION {
+            indent_quoted_continuation(&fixed, &e)
+        } else {
+            space_after_colon(&fixed, &e)
+        };
+        let Some(next) = next else {
             break;
         };
         fixed = next;
         match parse_reindenting(&fixed, schema, json_keys) {
-            Err(next) if next.message == QUOTED_INDENTATION && next != e => e = next,
+            Err(next) if fixable(&next) && next != e => e = next,
+            // The error go-yaml meets too (the changes keep every line
+            // where it was).
+            Err(next) if !fixable(&next) => return Err(at_tab(&fixed, next)),
             Err(_) => break,
             ok => return ok,
         }
     }
     Err(at_tab(text, first))
+}
+
+/// yaml-rust2's error for a tab (and no space) after a `:` before a
+/// value, which go-yaml takes as the separator.
+const TAB_SEPARATOR: &str = "':' must be followed by a valid YAML whitespace";
+
+/// `text` with the tabs between `:` and the value at the error's position
+/// made spaces.
+fn space_after_colon(text: &str, e: &ParseError) -> Option<String> {
+    let mut lines: Vec<String> = text.split('\n').map(str::to_string).collect();
+    let line = lines.get_mut(e.line.checked_sub(1)?)?;
+    let at = line
+        .char_indices()
+        .nth(e.col.saturating_sub(1))
+        .map_or(line.len(), |(i, _)| i);
+    let before = &line[..at];
+    let blanks = before.len() - before.trim_end_matches([' ', '\t']).len();
+    let start = at - blanks;
+    if blanks == 0 || !before[..start].ends_with(':') {
+        return None;
+    }
+    line.replace_range(start..at, &" ".repeat(blanks));
+    Some(lines.join("\n"))
 }
 
 /// yaml-rust2's error for a quoted scalar's continuation line indented
@@ -1101,6 +1133,11 @@ mod tests {
         assert_eq!(n.get_path(&["a", "c"]), Some(&Node::str("q\" y")));
         // Never closed: the error stands.
         assert!(parse_one("a:\n  b: \"x\ny\n").is_err());
+        // A tab after `key:`.
+        let n = parse_one("a:\tb\nc:\t\t1\nd: \"x:\ty\"\n").unwrap();
+        assert_eq!(n.get("a"), Some(&Node::str("b")));
+        assert_eq!(n.get("c"), Some(&Node::Int(1)));
+        assert_eq!(n.get("d"), Some(&Node::str("x:\ty")));
     }
 
     #[test]
