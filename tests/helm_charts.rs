@@ -12,16 +12,7 @@ use std::process::{Command, Output};
 
 /// Cases where flate is known to differ from Helm, with the reason. The
 /// test checks that these still differ, so a fix shows up here.
-const KNOWN_DIFFERENCES: &[(&str, &str)] = &[
-    (
-        "033-error-invalid-yaml",
-        "the YAML error text is not go-yaml's (line 7, 'while parsing a flow sequence' for Helm's line 6, 'did not find expected')",
-    ),
-    (
-        "037-helm-functions",
-        "toYamlPretty does not indent sequences as go-yaml v3 with SetIndent(2) does, and fromYaml's error text is not go-yaml's",
-    ),
-];
+const KNOWN_DIFFERENCES: &[(&str, &str)] = &[];
 
 struct Case {
     name: String,

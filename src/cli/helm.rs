@@ -135,10 +135,9 @@ fn template(a: TemplateArgs) -> i32 {
             Err(e) => {
                 return helm_error(
                     &format!(
-                        "failed to parse {}: error converting YAML to JSON: yaml: line {}: {}",
+                        "failed to parse {}: cannot unmarshal yaml document: error converting YAML to JSON: yaml: {}",
                         f.display(),
-                        e.line,
-                        e.message
+                        flate::yaml::goerr::go_yaml_message_in_documents(&text, &e)
                     ),
                     2,
                 );

@@ -63,6 +63,34 @@ pub fn to_yaml(v: &Value) -> String {
     text.strip_suffix('\n').unwrap_or(&text).to_string()
 }
 
+/// Helm's `toYamlPretty`: the value encoded by go-yaml v3 with an indent
+/// of 2 (no JSON round trip: a float stays a float), without the final
+/// newline.
+pub fn to_yaml_pretty(v: &Value) -> String {
+    let text = crate::yaml::emit::to_string_v3(&to_node_exact(v, 0));
+    text.strip_suffix('\n').unwrap_or(&text).to_string()
+}
+
+/// A value as YAML with its Go types (a float stays a float).
+fn to_node_exact(v: &Value, depth: usize) -> Node {
+    if depth > crate::template::MAX_VALUE_DEPTH {
+        return Node::Null;
+    }
+    match v {
+        Value::Float(f) => Node::Float(*f),
+        Value::List(l) => Node::Seq(l.iter().map(|e| to_node_exact(e, depth + 1)).collect()),
+        Value::Map(m) => {
+            let mut out = Map::new();
+            for (k, e) in m.read().iter() {
+                out.insert(k.clone(), to_node_exact(e, depth + 1));
+            }
+            Node::Map(out)
+        }
+        Value::Object(o) => to_node_exact(&o.0.plain(), depth + 1),
+        other => to_node_at(other, depth),
+    }
+}
+
 /// Adds Sprig's and Helm's functions to a template set (Sprig's random
 /// functions seeded with [`sprig::SEED`], `now` reading the system clock).
 pub fn add_funcs(t: &mut Templates) {
@@ -134,9 +162,12 @@ pub fn add_funcs_with(t: &mut Templates, opts: &sprig::Options) {
     t.add_func("fromToml", 1, Some(1), |_, a| {
         Ok(crate::helm::toml::from_toml(want_str(&a[0], "fromToml")?))
     });
-    for name in ["toYaml", "mustToYaml", "toYamlPretty"] {
+    for name in ["toYaml", "mustToYaml"] {
         t.add_func(name, 1, Some(1), |_, a| Ok(Value::Str(to_yaml(&a[0]))));
     }
+    t.add_func("toYamlPretty", 1, Some(1), |_, a| {
+        Ok(Value::Str(to_yaml_pretty(&a[0])))
+    });
     t.add_func("fromYaml", 1, Some(1), |_, a| {
         let text = want_str(&a[0], "fromYaml")?;
         Ok(match from_yaml(text) {
@@ -244,14 +275,28 @@ pub fn from_node(n: &Node) -> Value {
 
 /// `sigs.k8s.io/yaml`'s `Unmarshal`, as Helm's `fromYaml` runs it: YAML
 /// 1.1 scalars (`y`, `on`, `off`... are booleans, a key among them is the
-/// string Go prints for it), and only the first document.
+/// string Go prints for it), and only the first document (an error in a
+/// later one is not seen).
 fn from_yaml(text: &str) -> Result<Value, String> {
-    crate::yaml::parse::parse_stream_json_keys(text)
-        .map(|docs| docs.first().map_or(Value::Nil, |d| from_node(&d.node)))
+    use crate::yaml::parse::parse_stream_json_keys;
+    let first =
+        |docs: Vec<crate::yaml::Document>| docs.first().map_or(Value::Nil, |d| from_node(&d.node));
+    parse_stream_json_keys(text)
+        .map(first)
+        .or_else(|e| {
+            // go-yaml stops after the first document: an error past it
+            // does not count.
+            match crate::yaml::goerr::first_document_before(text, &e)
+                .and_then(|t| parse_stream_json_keys(t).ok())
+            {
+                Some(docs) => Ok(first(docs)),
+                None => Err(e),
+            }
+        })
         .map_err(|e| {
             format!(
-                "error converting YAML to JSON: yaml: line {}: {}",
-                e.line, e.message
+                "error converting YAML to JSON: yaml: {}",
+                crate::yaml::goerr::go_yaml_message(text, &e)
             )
         })
 }

@@ -15,7 +15,7 @@
 //!   v2 and printed with `strconv.FormatFloat(f, 'g', -1, 64)`.
 
 use super::node::Node;
-use super::resolve::v2_needs_quotes;
+use super::resolve::{v2_needs_quotes, v3_needs_quotes};
 
 const BEST_INDENT: i32 = 2;
 const BEST_WIDTH: i32 = 80;
@@ -79,6 +79,21 @@ fn size_hint(node: &Node) -> usize {
     }
     // Small documents grow as strings do.
     if total < SMALL { 0 } else { total + total / 16 }
+}
+
+/// Prints one value as go-yaml v3's `Encoder` with `SetIndent(2)` does
+/// (Helm's `toYamlPretty`), ending with a newline. Unlike go-yaml v2, a
+/// sequence that is a mapping value is indented under its key, lines are
+/// not folded, a string is quoted when go-yaml v3 would read it back as
+/// another type (or as a YAML 1.1 bool or base-60 float), a tab does not
+/// rule out a literal block, keys sort with v3's order, and floats print
+/// as `strconv.FormatFloat(f, 'g', -1, 64)`.
+pub fn to_string_v3(node: &Node) -> String {
+    let mut e = Emitter::new();
+    e.v3 = true;
+    e.width = i32::MAX;
+    e.root(node);
+    e.out
 }
 
 /// Prints documents separated by `---` lines, as kustomize does.
@@ -238,28 +253,37 @@ pub fn folded_round_trip(value: &str) -> String {
 
 /// go-yaml v2's key order.
 pub fn key_less(a: &str, b: &str) -> bool {
+    key_less_in(a, b, false)
+}
+
+/// go-yaml v2's key order, or v3's (`v3`): v3 puts a letter before a digit
+/// when the text before them ends with a digit (`a1b` before `a10`).
+fn key_less_in(a: &str, b: &str, v3: bool) -> bool {
     if a.is_ascii() && b.is_ascii() {
         // The same comparison on bytes: for ASCII text a byte is a char.
-        return runes_less(a.as_bytes(), b.as_bytes(), |c| c.is_ascii_alphabetic());
+        return runes_less(a.as_bytes(), b.as_bytes(), |c| c.is_ascii_alphabetic(), v3);
     }
     let ar: Vec<char> = a.chars().collect();
     let br: Vec<char> = b.chars().collect();
-    runes_less(&ar, &br, |c| c.is_alphabetic())
+    runes_less(&ar, &br, |c| c.is_alphabetic(), v3)
 }
 
-/// go-yaml v2's `keyList.Less` over runes (chars, or the bytes of ASCII
-/// text).
+/// go-yaml's `keyList.Less` over runes (chars, or the bytes of ASCII
+/// text); `v3` for go-yaml v3's.
 fn runes_less<T: Copy + Ord + Into<u32>>(
     ar: &[T],
     br: &[T],
     alphabetic: impl Fn(T) -> bool,
+    v3: bool,
 ) -> bool {
     let digit = |c: T| (u32::from('0')..=u32::from('9')).contains(&c.into());
     let zero = |c: T| c.into() == u32::from('0');
     let value = |c: T| i64::from(c.into()) - i64::from(u32::from('0'));
     let mut i = 0;
+    let mut digits = false;
     while i < ar.len() && i < br.len() {
         if ar[i] == br[i] {
+            digits = digit(ar[i]);
             i += 1;
             continue;
         }
@@ -269,7 +293,7 @@ fn runes_less<T: Copy + Ord + Into<u32>>(
             return ar[i] < br[i];
         }
         if al || bl {
-            return bl;
+            return if v3 && digits { al } else { bl };
         }
         let (mut an, mut bn): (i64, i64) = (0, 0);
         if zero(ar[i]) || zero(br[i]) {
@@ -309,9 +333,14 @@ fn runes_less<T: Copy + Ord + Into<u32>>(
 
 /// go-yaml v2's key order as an ordering.
 fn key_order(a: &str, b: &str) -> std::cmp::Ordering {
-    if key_less(a, b) {
+    key_order_in(a, b, false)
+}
+
+/// go-yaml v2's (or v3's) key order as an ordering.
+fn key_order_in(a: &str, b: &str, v3: bool) -> std::cmp::Ordering {
+    if key_less_in(a, b, v3) {
         std::cmp::Ordering::Less
-    } else if key_less(b, a) {
+    } else if key_less_in(b, a, v3) {
         std::cmp::Ordering::Greater
     } else {
         std::cmp::Ordering::Equal
@@ -641,6 +670,10 @@ struct Emitter {
     whitespace: bool,
     indention: bool,
     open_ended: bool,
+    /// go-yaml v3's layout and rules (see [`to_string_v3`]).
+    v3: bool,
+    /// The column past which lines fold at a space.
+    width: i32,
 }
 
 impl Emitter {
@@ -653,6 +686,8 @@ impl Emitter {
             whitespace: true,
             indention: true,
             open_ended: false,
+            v3: false,
+            width: BEST_WIDTH,
         }
     }
 
@@ -728,7 +763,8 @@ impl Emitter {
         self.node(node, false, false, true);
         // document end
         self.write_indent_end();
-        if self.open_ended {
+        // (go-yaml v3 ends a document implicitly, never with `...`.)
+        if self.open_ended && !self.v3 {
             self.write_indicator("...", true, false, false);
             self.write_indent_end();
         }
@@ -743,6 +779,15 @@ impl Emitter {
         match node {
             Node::Map(m) if m.is_empty() => self.flow_empty("{", "}"),
             Node::Seq(s) if s.is_empty() => self.flow_empty("[", "]"),
+            Node::Map(m) if self.v3 => {
+                self.increase_indent(false, false);
+                let mut keys: Vec<(&str, &Node)> = m.iter().map(|(k, v)| (k.as_str(), v)).collect();
+                keys.sort_by(|a, b| key_order_in(a.0, b.0, true));
+                for (k, v) in keys {
+                    self.entry(k, v);
+                }
+                self.pop_indent();
+            }
             Node::Map(m) => {
                 self.increase_indent(false, false);
                 if m.keys().any(|k| has_nel(k)) {
@@ -769,7 +814,9 @@ impl Emitter {
                 self.pop_indent();
             }
             Node::Seq(items) => {
-                self.increase_indent(false, mapping_context && !self.indention);
+                // go-yaml v3 indents every block sequence.
+                let indentless = !self.v3 && mapping_context && !self.indention;
+                self.increase_indent(false, indentless);
                 for it in items {
                     self.write_indent();
                     self.write_indicator("-", true, false, true);
@@ -809,6 +856,9 @@ impl Emitter {
     fn scalar(&mut self, node: &Node, simple_key: bool, root: bool) {
         match node {
             Node::Str(s) => self.str_scalar(s, simple_key, root),
+            Node::Float(f) if self.v3 => {
+                self.styled_scalar(&kyaml_float_text(*f), Style::Plain, simple_key, root)
+            }
             other => {
                 let text = other.scalar_text().unwrap_or_default();
                 self.styled_scalar(&text, Style::Plain, simple_key, root);
@@ -817,6 +867,17 @@ impl Emitter {
     }
 
     fn str_scalar(&mut self, s: &str, simple_key: bool, root: bool) {
+        if self.v3 {
+            let style = if s.contains('\n') {
+                Style::Literal
+            } else if v3_needs_quotes(s) {
+                Style::Double
+            } else {
+                Style::Plain
+            };
+            self.styled_scalar(s, style, simple_key, root);
+            return;
+        }
         let s = fold_nel(s);
         let style = if v2_needs_quotes(&s) {
             Style::Double
@@ -829,7 +890,16 @@ impl Emitter {
     }
 
     fn styled_scalar(&mut self, text: &str, style: Style, simple_key: bool, root: bool) {
-        let a = analyze(text);
+        let a = if self.v3 && text.contains('\t') {
+            // go-yaml v3 takes a tab for an ordinary character that only
+            // rules out the plain and single-quoted styles.
+            let mut a = analyze(&text.replace('\t', "x"));
+            a.block_plain_allowed = false;
+            a.single_quoted_allowed = false;
+            a
+        } else {
+            analyze(text)
+        };
         let mut style = style;
         if simple_key && a.multiline {
             style = Style::Double;
@@ -872,7 +942,7 @@ impl Emitter {
                 if c == ' ' {
                     if allow_breaks
                         && !spaces
-                        && self.column > BEST_WIDTH
+                        && self.column > self.width
                         && chars.peek() != Some(&' ')
                     {
                         self.write_indent();
@@ -905,7 +975,7 @@ impl Emitter {
             if c == ' ' {
                 if allow_breaks
                     && !spaces
-                    && self.column > BEST_WIDTH
+                    && self.column > self.width
                     && i > 0
                     && i < n - 1
                     && chars.get(i + 1) != Some(&' ')
@@ -979,7 +1049,7 @@ impl Emitter {
                 }
                 spaces = false;
             } else if c == ' ' {
-                if allow_breaks && !spaces && self.column > BEST_WIDTH && i != 0 && i != n - 1 {
+                if allow_breaks && !spaces && self.column > self.width && i != 0 && i != n - 1 {
                     self.write_indent();
                     if chars.get(i + 1) == Some(&' ') {
                         self.put('\\');

@@ -3,6 +3,7 @@
 
 pub mod emit;
 pub mod fast;
+pub mod goerr;
 pub mod node;
 pub mod parse;
 pub mod resolve;

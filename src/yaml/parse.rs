@@ -73,7 +73,136 @@ pub fn parse_stream_with(text: &str, schema: Schema) -> Result<Vec<Document>, Pa
 
 fn parse(text: &str, schema: Schema, json_keys: bool) -> Result<Vec<Document>, ParseError> {
     let text = text.strip_prefix('\u{feff}').unwrap_or(text);
-    parse_reindenting(text, schema, json_keys).map_err(|e| at_tab(text, e))
+    let fixable = |e: &ParseError| e.message == QUOTED_INDENTATION || e.message == TAB_SEPARATOR;
+    let first = match parse_reindenting(text, schema, json_keys) {
+        Err(e) if fixable(&e) => e,
+        r => return r.map_err(|e| at_tab(text, e)),
+    };
+    // Two checks of yaml-rust2 that go-yaml does not make, on white space
+    // that is not part of any value: the indentation of a quoted scalar's
+    // continuation lines, and a tab as the separator after `key:`. The
+    // text is changed there and read again; an error then is the one
+    // go-yaml meets. (The original error stands if that does not help.)
+    let mut fixed = text.to_string();
+    let mut e = first.clone();
+    for _ in 0..MAX_REINDENTS {
+        let next = if e.message == QUOTED_INDENTATION {
+            indent_quoted_continuation(&fixed, &e)
+        } else {
+            space_after_colon(&fixed, &e)
+        };
+        let Some(next) = next else {
+            break;
+        };
+        fixed = next;
+        match parse_reindenting(&fixed, schema, json_keys) {
+            Err(next) if fixable(&next) && next != e => e = next,
+            // The error go-yaml meets too (the changes keep every line
+            // where it was).
+            Err(next) if !fixable(&next) => return Err(at_tab(&fixed, next)),
+            Err(_) => break,
+            ok => return ok,
+        }
+    }
+    Err(at_tab(text, first))
+}
+
+/// yaml-rust2's error for a tab (and no space) after a `:` before a
+/// value, which go-yaml takes as the separator.
+const TAB_SEPARATOR: &str = "':' must be followed by a valid YAML whitespace";
+
+/// `text` with the tabs between `:` and the value at the error's position
+/// made spaces.
+fn space_after_colon(text: &str, e: &ParseError) -> Option<String> {
+    let mut lines: Vec<String> = text.split('\n').map(str::to_string).collect();
+    let line = lines.get_mut(e.line.checked_sub(1)?)?;
+    let at = line
+        .char_indices()
+        .nth(e.col.saturating_sub(1))
+        .map_or(line.len(), |(i, _)| i);
+    let before = &line[..at];
+    let blanks = before.len() - before.trim_end_matches([' ', '\t']).len();
+    let start = at - blanks;
+    if blanks == 0 || !before[..start].ends_with(':') {
+        return None;
+    }
+    line.replace_range(start..at, &" ".repeat(blanks));
+    Some(lines.join("\n"))
+}
+
+/// yaml-rust2's error for a quoted scalar's continuation line indented
+/// less than its parent.
+const QUOTED_INDENTATION: &str = "invalid indentation in quoted scalar";
+
+/// `text` with the continuation lines of the quoted scalar that starts on
+/// the error's line indented two columns past that line (`None` when
+/// there is no such scalar). Lines that start with `---` or `...` are left
+/// alone (go-yaml refuses them there).
+fn indent_quoted_continuation(text: &str, e: &ParseError) -> Option<String> {
+    let mut lines: Vec<String> = text.split('\n').map(str::to_string).collect();
+    let start = e.line.checked_sub(1)?;
+    let first = lines.get(start)?;
+    let indent = first.len() - first.trim_start_matches(' ').len();
+    // The quote that opens the scalar: the last one on the line that is
+    // not closed on it.
+    let (quote, from) = open_quote(first)?;
+    let mut i = start;
+    let mut rest = first[from..].to_string();
+    loop {
+        if closes_quote(&rest, quote) {
+            break;
+        }
+        i += 1;
+        let line = lines.get(i)?;
+        rest = line.clone();
+        if line.trim().is_empty() || line.starts_with("---") || line.starts_with("...") {
+            continue;
+        }
+        lines[i] = format!("{}{line}", " ".repeat(indent + 2));
+    }
+    (i > start).then(|| lines.join("\n"))
+}
+
+/// The quote character of a quoted scalar left open at the end of `line`,
+/// and the byte offset after it.
+fn open_quote(line: &str) -> Option<(char, usize)> {
+    let mut open: Option<(char, usize)> = None;
+    let mut chars = line.char_indices().peekable();
+    let mut prev_blank = true;
+    while let Some((i, c)) = chars.next() {
+        match open {
+            None if (c == '"' || c == '\'') && prev_blank => open = Some((c, i + 1)),
+            None if c == '#' && prev_blank => break,
+            Some(('"', _)) if c == '\\' => {
+                chars.next();
+            }
+            Some(('\'', _)) if c == '\'' && chars.peek().is_some_and(|&(_, n)| n == '\'') => {
+                chars.next();
+            }
+            Some((q, _)) if c == q => open = None,
+            _ => {}
+        }
+        prev_blank = matches!(c, ' ' | '\t' | '[' | '{' | ',' | ':' | '-' | '?');
+    }
+    open
+}
+
+/// Whether the quoted text `rest` (after the opening quote or on a
+/// continuation line) holds the closing quote.
+fn closes_quote(rest: &str, quote: char) -> bool {
+    let mut chars = rest.chars().peekable();
+    while let Some(c) = chars.next() {
+        if quote == '"' && c == '\\' {
+            chars.next();
+        } else if c == quote {
+            if quote == '\'' && chars.peek() == Some(&'\'') {
+                chars.next();
+            } else {
+                return true;
+            }
+        }
+    }
+    false
 }
 
 /// yaml-rust2 reports a tab that indents a line at the end of the line
@@ -109,11 +238,27 @@ fn parse_reindenting(
         Err(e) if is_flow_indentation(&e) && error_in_flow(text) => e,
         r => return r,
     };
-    // go-yaml does not check indentation inside flow collections (a
-    // closing `]` under its key is common); yaml-rust2 does. Whitespace
-    // before a token there means nothing, so indenting the offending line
-    // more changes nothing but the check. (The original error stands if
-    // that does not help.)
+    // (The original error stands if re-indenting does not help.)
+    match reindent(text, schema, json_keys, &first) {
+        Reindented::Parsed(docs) => Ok(docs),
+        Reindented::Other(_) | Reindented::GaveUp => Err(first),
+    }
+}
+
+/// What re-indenting the lines of a flow collection led to.
+enum Reindented {
+    Parsed(Vec<Document>),
+    /// Another error than one of indentation.
+    Other(ParseError),
+    GaveUp,
+}
+
+/// go-yaml does not check indentation inside flow collections (a closing
+/// `]` under its key is common); yaml-rust2 does. Whitespace before a
+/// token there means nothing, so indenting the offending line more
+/// changes nothing but the check: this does so from the error `first` on
+/// until the text parses or fails otherwise.
+fn reindent(text: &str, schema: Schema, json_keys: bool, first: &ParseError) -> Reindented {
     let mut lines: Vec<String> = text.split('\n').map(str::to_string).collect();
     let mut e = first.clone();
     for _ in 0..MAX_REINDENTS {
@@ -131,11 +276,27 @@ fn parse_reindenting(
         let fixed = lines.join("\n");
         match parse_text(&fixed, schema, json_keys) {
             Err(next) if is_flow_indentation(&next) && error_in_flow(&fixed) => e = next,
-            Err(_) => return Err(first),
-            ok => return ok,
+            Err(next) => return Reindented::Other(next),
+            Ok(docs) => return Reindented::Parsed(docs),
         }
     }
-    Err(first)
+    Reindented::GaveUp
+}
+
+/// For an indentation error `e` inside a flow collection of `text` (read
+/// as [`parse_stream_json_keys`] reads it), the error go-yaml meets
+/// instead, which ignores indentation there: the next error once the
+/// flow collection's lines are indented enough (lines keep their
+/// numbers).
+pub fn error_past_flow_indentation(text: &str, e: &ParseError) -> Option<ParseError> {
+    let text = text.strip_prefix('\u{feff}').unwrap_or(text);
+    if !is_flow_indentation(e) || !error_in_flow(text) {
+        return None;
+    }
+    match reindent(text, Schema::V2, true, e) {
+        Reindented::Other(next) => Some(at_tab(text, next)),
+        _ => None,
+    }
 }
 
 /// A block collection that reaches this many entries makes room for as
@@ -860,6 +1021,20 @@ impl Builder<'_> {
                 message: format!("cannot decode {text:?} as !!{what}"),
             };
             return match core {
+                "binary" if self.json_keys => {
+                    // go-yaml v2 (under `sigs.k8s.io/yaml`) decodes it; Go
+                    // prints the bytes as a string, invalid UTF-8 as U+FFFD.
+                    use base64::Engine as _;
+                    let clean: String = text.chars().filter(|c| *c != '\n' && *c != '\r').collect();
+                    match base64::engine::general_purpose::STANDARD.decode(clean) {
+                        Ok(bytes) => Ok(Node::Str(String::from_utf8_lossy(&bytes).into_owned())),
+                        Err(_) => Err(ParseError {
+                            line,
+                            col: 1,
+                            message: "!!binary value contains invalid base64 data".into(),
+                        }),
+                    }
+                }
                 "str" | "binary" => Ok(Node::Str(text)),
                 "null" => Ok(Node::Null),
                 "bool" => match resolve_plain(&text, self.schema) {
@@ -920,6 +1095,28 @@ mod tests {
         let err = parse_one("a:\n  b: 1\n c: 2\n").unwrap_err();
         let again = parse_text("a:\n  b: 1\n c: 2\n", Schema::V3, false).unwrap_err();
         assert_eq!(err, again);
+    }
+
+    #[test]
+    fn quoted_continuation_lines_ignore_indentation_as_go_yaml_does() {
+        for text in [
+            "a:\n  b: \"x\ny\"\n",
+            "a:\n  b: 'x\ny'\n",
+            "a:\n  b: \"x\n  y\"\n",
+        ] {
+            let n = parse_one(text).unwrap();
+            assert_eq!(n.get_path(&["a", "b"]), Some(&Node::str("x y")), "{text:?}");
+        }
+        let n = parse_one("a:\n  b: 'it''s\n\nx'\n  c: \"q\\\"\n y\"\n").unwrap();
+        assert_eq!(n.get_path(&["a", "b"]), Some(&Node::str("it's\nx")));
+        assert_eq!(n.get_path(&["a", "c"]), Some(&Node::str("q\" y")));
+        // Never closed: the error stands.
+        assert!(parse_one("a:\n  b: \"x\ny\n").is_err());
+        // A tab after `key:`.
+        let n = parse_one("a:\tb\nc:\t\t1\nd: \"x:\ty\"\n").unwrap();
+        assert_eq!(n.get("a"), Some(&Node::str("b")));
+        assert_eq!(n.get("c"), Some(&Node::Int(1)));
+        assert_eq!(n.get("d"), Some(&Node::str("x:\ty")));
     }
 
     #[test]

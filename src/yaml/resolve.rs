@@ -114,6 +114,32 @@ pub fn v2_needs_quotes(s: &str) -> bool {
     !(read_as_itself && parse_timestamp(s).is_none()) || is_base60_float(s)
 }
 
+/// True when go-yaml v3's encoder quotes the string `s`: written plain, v3
+/// would read it as another type (a timestamp included), or it is a YAML
+/// 1.1 bool (`y`, `on`, `no`...) or base-60 float (`1:20`).
+pub fn v3_needs_quotes(s: &str) -> bool {
+    resolve_special(s, Schema::V3).is_some()
+        || is_base60_float(s)
+        || matches!(
+            s,
+            "y" | "Y"
+                | "yes"
+                | "Yes"
+                | "YES"
+                | "on"
+                | "On"
+                | "ON"
+                | "n"
+                | "N"
+                | "no"
+                | "No"
+                | "NO"
+                | "off"
+                | "Off"
+                | "OFF"
+        )
+}
+
 /// True when `s`, written plain (unquoted) as a block mapping value or
 /// sequence item, is read back by a YAML parser as one plain scalar with
 /// exactly the text `s` (whatever type that text then resolves to). A

@@ -360,15 +360,16 @@ fn clean_path(p: &str) -> String {
     }
 }
 
-fn yaml_error(e: &crate::yaml::ParseError) -> String {
+fn yaml_error(text: &str, e: &crate::yaml::ParseError) -> String {
     format!(
-        "error converting YAML to JSON: yaml: line {}: {}",
-        e.line, e.message
+        "error converting YAML to JSON: yaml: {}",
+        crate::yaml::goerr::go_yaml_message(text, e)
     )
 }
 
 fn first_doc(text: &str) -> Result<Node, String> {
-    let docs = crate::yaml::parse::parse_stream_json_keys(text).map_err(|e| yaml_error(&e))?;
+    let docs =
+        crate::yaml::parse::parse_stream_json_keys(text).map_err(|e| yaml_error(text, &e))?;
     Ok(docs
         .into_iter()
         .next()
@@ -596,8 +597,12 @@ pub(crate) fn is_semver(v: &str) -> bool {
 
 /// Values text (several documents merged), as Helm's `LoadValues`.
 pub fn load_values(text: &str) -> Result<Value, String> {
-    let docs = crate::yaml::parse::parse_stream_json_keys(text)
-        .map_err(|e| format!("error reading yaml document: {}", yaml_error(&e)))?;
+    let docs = crate::yaml::parse::parse_stream_json_keys(text).map_err(|e| {
+        format!(
+            "cannot unmarshal yaml document: error converting YAML to JSON: yaml: {}",
+            crate::yaml::goerr::go_yaml_message_in_documents(text, &e)
+        )
+    })?;
     let mut values = Value::map(BTreeMap::new());
     for d in docs {
         match from_node(&d.node) {

@@ -550,8 +550,8 @@ fn head(path: &str, doc: &str) -> Result<Head, ChartError> {
     let node = crate::yaml::parse::parse_stream_json_keys(doc)
         .map_err(|e| {
             ChartError::new(format!(
-                "YAML parse error on {path}: error converting YAML to JSON: yaml: line {}: {}",
-                e.line, e.message
+                "YAML parse error on {path}: error converting YAML to JSON: yaml: {}",
+                crate::yaml::goerr::go_yaml_message(doc, &e)
             ))
         })?
         .into_iter()

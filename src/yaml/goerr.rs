@@ -1,0 +1,470 @@
+//! go-yaml's wording of YAML syntax errors, for the places that print an
+//! error of `sigs.k8s.io/yaml` (Helm: rendered manifests, `fromYaml`,
+//! values files), whose YAML reader is a go-yaml v2 fork.
+//!
+//! flate's parser (yaml-rust2) stops at the same token as go-yaml's
+//! scanner and parser (both follow libyaml) for the common errors, but
+//! words them differently and counts lines differently. go-yaml reports
+//! the message of the problem alone (no "while parsing ..." context) and
+//! its line as follows:
+//!
+//! - a scanner error (a token that cannot be read) gives the 1-based line
+//!   of the problem, but none on the first line;
+//! - a parser error (a token in the wrong place) gives the problem's
+//!   0-based line, i.e. one less (a text without a final line break ends
+//!   with a token on the line after its last);
+//! - a 0 there (a problem on the first line) gives no line at all;
+//! - errors of the decoder (unknown anchors, bad tagged values) and of the
+//!   reader (control characters) have no line.
+
+use super::parse::ParseError;
+
+/// How go-yaml reports an error: the text after `yaml: `.
+pub fn go_yaml_message(text: &str, e: &ParseError) -> String {
+    let (line, message) = translate(text, e);
+    match line {
+        Some(l) if l > 0 => format!("line {l}: {message}"),
+        _ => message,
+    }
+}
+
+/// [`go_yaml_message`] for an error in a stream that Helm splits into
+/// documents before reading each (`LoadValues`, with the Kubernetes YAML
+/// reader: a line starting with `---` and nothing after it but blanks or a
+/// comment ends a document): the line counts from the start of the
+/// document holding the error.
+pub fn go_yaml_message_in_documents(text: &str, e: &ParseError) -> String {
+    let lines: Vec<&str> = text.split('\n').collect();
+    let is_separator = |l: &str| {
+        l.strip_prefix("---").is_some_and(|rest| {
+            let rest = rest.trim();
+            rest.is_empty() || rest.starts_with('#')
+        })
+    };
+    let upto = e.line.min(lines.len());
+    // The index of the document's first line and of the line after it.
+    let start = (0..upto.saturating_sub(1))
+        .rev()
+        .find(|&i| is_separator(lines[i]))
+        .map_or(0, |i| i + 1);
+    let end = (upto.max(start)..lines.len())
+        .find(|&i| i >= e.line && is_separator(lines[i]))
+        .unwrap_or(lines.len());
+    if start == 0 && end == lines.len() {
+        return go_yaml_message(text, e);
+    }
+    let mut doc = lines[start..end].join("\n");
+    if end < lines.len() {
+        doc.push('\n');
+    }
+    let shifted = ParseError {
+        line: e.line - start,
+        col: e.col,
+        message: e.message.clone(),
+    };
+    go_yaml_message(&doc, &shifted)
+}
+
+/// go-yaml's `Unmarshal` reads the first document of a stream and stops
+/// there: for an error `e` past the end of the first document, the text of
+/// that document (which go-yaml reads without error), else `None`.
+pub fn first_document_before<'a>(text: &'a str, e: &ParseError) -> Option<&'a str> {
+    let line_start = |line: usize| -> Option<usize> {
+        let mut at = 0;
+        for _ in 1..line {
+            at += text[at..].find('\n')? + 1;
+        }
+        Some(at)
+    };
+    if e.message.contains("<document start>") {
+        // Content after the first document's root node on its last line.
+        let start = line_start(e.line)?;
+        let offset = text[start..]
+            .char_indices()
+            .nth(e.col.saturating_sub(1))
+            .map_or(text.len(), |(i, _)| start + i);
+        return Some(&text[..offset]);
+    }
+    let is_marker = |l: &str| {
+        ["---", "..."].iter().any(|m| {
+            l.strip_prefix(m)
+                .is_some_and(|rest| rest.is_empty() || rest.starts_with([' ', '\t', '\r']))
+        })
+    };
+    let mut content = false;
+    let mut start = 0;
+    for (i, l) in text.split('\n').enumerate() {
+        if i + 1 > e.line {
+            break;
+        }
+        if content && is_marker(l) {
+            return Some(&text[..start]);
+        }
+        let t = l.trim();
+        if !t.is_empty() && !t.starts_with('#') && !t.starts_with('%') && !is_marker(l) {
+            content = true;
+        } else if is_marker(l) && l.len() > 3 && !l[3..].trim().is_empty() {
+            // `--- value` starts the first document's content.
+            content = true;
+        }
+        start += l.len() + 1;
+    }
+    None
+}
+
+enum Class {
+    Scanner,
+    Parser,
+}
+
+/// The line go-yaml prints (`None` or 0 for none) and its message.
+fn translate(text: &str, e: &ParseError) -> (Option<usize>, String) {
+    if let Some(next) = super::parse::error_past_flow_indentation(text, e) {
+        return translate(text, &next);
+    }
+    // (flate's parser may stop on the line after the tab's.)
+    if let Some(tab_line) = [e.line, e.line.saturating_sub(1)]
+        .into_iter()
+        .find(|&l| l > 0 && tab_in_block_scalar_indentation(text, l))
+    {
+        let line = if tab_line <= 1 { 0 } else { tab_line };
+        return (
+            Some(line),
+            "found a tab character where an indentation space is expected".into(),
+        );
+    }
+    let m = e.message.as_str();
+    let at = |class: Class, message: &str| {
+        let line = match class {
+            // (go-yaml adds the 1 only to a line that is not 0.)
+            Class::Scanner if e.line <= 1 => 0,
+            Class::Scanner => e.line,
+            Class::Parser => e.line.saturating_sub(1),
+        };
+        (Some(line), message.to_string())
+    };
+    // Decoder and reader errors.
+    if m.contains("found unknown anchor") || m == "unknown anchor" {
+        return match anchor_name(text, e) {
+            Some(name) => (None, format!("unknown anchor '{name}' referenced")),
+            None => (Some(e.line), m.to_string()),
+        };
+    }
+    if m == "!!binary value contains invalid base64 data" {
+        return (None, m.to_string());
+    }
+    if m.starts_with("control characters are not allowed") {
+        return (None, "control characters are not allowed".into());
+    }
+    if let Some(rest) = m.strip_prefix("cannot decode ")
+        && let Some((value, tag)) = rest.rsplit_once(" as !!")
+    {
+        let value = unquote_debug(value);
+        return (None, format!("cannot decode !!str `{value}` as a !!{tag}"));
+    }
+    // Scanner errors.
+    match m {
+        "mapping values are not allowed in this context"
+        | "block sequence entries are not allowed in this context"
+        | "mapping keys are not allowed in this context" => return at(Class::Scanner, m),
+        "simple key expected" | "simple key expect ':'" => {
+            return at(Class::Scanner, "could not find expected ':'");
+        }
+        "tabs disallowed within this context (block indentation)"
+        | "tabs disallowed in this context"
+        | "tab cannot be used as indentation" => {
+            return at(
+                Class::Scanner,
+                "found character that cannot start any token",
+            );
+        }
+        "while scanning a plain scalar, found a tab" => {
+            return at(
+                Class::Scanner,
+                "found a tab character that violates indentation",
+            );
+        }
+        // (flate re-indents a quoted scalar's continuation lines, which
+        // go-yaml does not check; this error is left when the scalar is
+        // never closed.)
+        "while scanning a quoted scalar, found unexpected end of stream"
+        | "invalid indentation in quoted scalar" => {
+            // At the end of the text.
+            let end = text.matches('\n').count() + 1;
+            return (
+                Some(if end == 1 { 0 } else { end }),
+                "found unexpected end of stream".into(),
+            );
+        }
+        "missing explicit document end marker before directive" => {
+            let line = text.split('\n').nth(e.line.saturating_sub(1)).unwrap_or("");
+            if !line.starts_with("%YAML") && !line.starts_with("%TAG") {
+                return at(Class::Scanner, "found unknown directive name");
+            }
+        }
+        _ => {}
+    }
+    if m == "while parsing a quoted scalar, did not find expected hexadecimal number" {
+        // (go-yaml's spelling.)
+        return at(Class::Scanner, "did not find expected hexdecimal number");
+    }
+    if let Some(problem) = m
+        .strip_prefix("while parsing a quoted scalar, ")
+        .or_else(|| m.strip_prefix("while parsing a tag, "))
+    {
+        // Scanner errors in yaml-rust2's words.
+        return at(Class::Scanner, problem);
+    }
+    if m == "the handle wasn't declared" {
+        return at(Class::Parser, "found undefined tag handle");
+    }
+    if m == "duplicate version directive" {
+        return at(Class::Parser, "found duplicate %YAML directive");
+    }
+    if m == "while parsing a flow mapping, did not find expected ',' or '}'"
+        && open_flow(text, e.line, e.col) == Some(']')
+    {
+        // A single-pair mapping inside a flow sequence (`[a: b: c]`).
+        return at(Class::Parser, "did not find expected ',' or ']'");
+    }
+    if m.starts_with("unexpected character: ") {
+        return at(
+            Class::Scanner,
+            "found character that cannot start any token",
+        );
+    }
+    // Parser errors.
+    if m == "while parsing a flow sequence, expected ',' or ']'" {
+        return at(Class::Parser, "did not find expected ',' or ']'");
+    }
+    if m == "invalid trailing content after double-quoted scalar" {
+        // go-yaml reads the scalar and then finds a second one where a
+        // key should be.
+        return at(Class::Parser, "did not find expected key");
+    }
+    if m == "illegal placement of ':' indicator"
+        && let Some(close) = open_flow(text, e.line, 1)
+    {
+        // A `key: value` line after an unclosed flow collection.
+        return at(
+            Class::Parser,
+            &format!("did not find expected ',' or '{close}'"),
+        );
+    }
+    if m == "did not find expected ',' or ']'" || m == "did not find expected <document start>" {
+        return at(Class::Parser, m);
+    }
+    if let Some(rest) = m.strip_prefix("while parsing ")
+        && let Some((_, problem)) = rest.split_once(", ")
+    {
+        return at(Class::Parser, problem);
+    }
+    if let Some(rest) = m.strip_prefix("while scanning ")
+        && let Some((_, problem)) = rest.split_once(", ")
+    {
+        return at(Class::Scanner, problem);
+    }
+    (Some(e.line), m.to_string())
+}
+
+/// Whether line `line` (1-based) of `text` is a line of a block scalar
+/// whose indentation holds a tab before the scalar's indentation is
+/// reached, which go-yaml's scanner refuses.
+fn tab_in_block_scalar_indentation(text: &str, line: usize) -> bool {
+    let lines: Vec<&str> = text.split('\n').collect();
+    let Some(target) = line.checked_sub(1).and_then(|i| lines.get(i)) else {
+        return false;
+    };
+    let lead = target.len() - target.trim_start_matches([' ', '\t']).len();
+    let Some(tab) = target[..lead].find('\t') else {
+        return false;
+    };
+    let indent_of = |l: &str| l.len() - l.trim_start_matches(' ').len();
+    // Back to the line that opens the scalar, over blank lines and lines
+    // of content.
+    let mut content_indent = None;
+    for i in (0..line - 1).rev() {
+        let l = lines[i];
+        if l.trim().is_empty() {
+            continue;
+        }
+        if opens_block_scalar(l) {
+            let parent = indent_of(l);
+            return match content_indent {
+                Some(ci) if ci > parent => tab < ci,
+                Some(_) => false,
+                None => true,
+            };
+        }
+        if l.starts_with('\t') || l.trim_start_matches(' ').starts_with('\t') {
+            return false;
+        }
+        content_indent = Some(indent_of(l));
+    }
+    false
+}
+
+/// Whether a line ends with a block scalar indicator (`|`, `>-`, `|2+`,
+/// and an optional comment).
+fn opens_block_scalar(l: &str) -> bool {
+    let l = match l.find(" #") {
+        Some(i) => &l[..i],
+        None => l,
+    };
+    let l = l.trim_end();
+    let body = l.trim_end_matches(|c: char| c == '-' || c == '+' || c.is_ascii_digit());
+    (body.ends_with('|') || body.ends_with('>'))
+        && body[..body.len() - 1]
+            .chars()
+            .last()
+            .is_none_or(|c| c == ' ' || c == '\t')
+}
+
+/// The name of the alias at the error's position (`*name`).
+fn anchor_name(text: &str, e: &ParseError) -> Option<String> {
+    let line = text.split('\n').nth(e.line.checked_sub(1)?)?;
+    let from = line
+        .char_indices()
+        .nth(e.col.saturating_sub(1))
+        .map_or(0, |(i, _)| i);
+    let star = line[from..]
+        .find('*')
+        .map(|i| from + i)
+        .or_else(|| line.find('*'))?;
+    let name: String = line[star + 1..]
+        .chars()
+        .take_while(|c| !c.is_whitespace() && !matches!(c, ',' | '[' | ']' | '{' | '}'))
+        .collect();
+    (!name.is_empty()).then_some(name)
+}
+
+/// The closing bracket of the innermost flow collection still open at
+/// line `line`, column `col` (1-based), skipping quoted text and comments.
+fn open_flow(text: &str, line: usize, col: usize) -> Option<char> {
+    let mut stack: Vec<char> = Vec::new();
+    for (i, l) in text.split('\n').take(line).enumerate() {
+        let l: String = if i + 1 == line {
+            l.chars().take(col.saturating_sub(1)).collect()
+        } else {
+            l.to_string()
+        };
+        let mut chars = l.chars();
+        let mut prev_blank = true;
+        while let Some(c) = chars.next() {
+            match c {
+                '[' => stack.push(']'),
+                '{' => stack.push('}'),
+                ']' | '}' => {
+                    stack.pop();
+                }
+                '#' if prev_blank => break,
+                '"' | '\'' if prev_blank => {
+                    // A quoted scalar on one line.
+                    while let Some(q) = chars.next() {
+                        if q == '\\' && c == '"' {
+                            chars.next();
+                        } else if q == c {
+                            break;
+                        }
+                    }
+                }
+                _ => {}
+            }
+            prev_blank = c == ' ' || c == '\t' || c == '[' || c == '{' || c == ',';
+        }
+    }
+    stack.last().copied()
+}
+
+/// The string inside a Rust `{:?}` quoting (escapes left as they are).
+fn unquote_debug(s: &str) -> String {
+    s.strip_prefix('"')
+        .and_then(|s| s.strip_suffix('"'))
+        .unwrap_or(s)
+        .replace("\\\"", "\"")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::yaml::parse::parse_stream_json_keys;
+
+    fn go(text: &str) -> String {
+        go_yaml_message(text, &parse_stream_json_keys(text).unwrap_err())
+    }
+
+    #[test]
+    fn messages_and_lines_as_go_yaml_gives_them() {
+        for (text, want) in [
+            ("a: [", "line 1: did not find expected node content"),
+            ("a: [x, y", "line 1: did not find expected ',' or ']'"),
+            ("a: {x: 1", "line 1: did not find expected ',' or '}'"),
+            ("a: b: c", "mapping values are not allowed in this context"),
+            (
+                "a: 1\n b: 2",
+                "line 2: mapping values are not allowed in this context",
+            ),
+            ("a: 1\n- b", "line 1: did not find expected key"),
+            ("- a\nb: 1", "line 1: did not find expected '-' indicator"),
+            ("a:\n  - b\n c: d", "line 2: did not find expected key"),
+            ("key: @x", "found character that cannot start any token"),
+            ("a: \"unterminated", "found unexpected end of stream"),
+            ("a: 1\nb: 'x", "line 2: found unexpected end of stream"),
+            (
+                "a:\n\tb: 1",
+                "line 2: found character that cannot start any token",
+            ),
+            (
+                "a: 1\n\tb: 2",
+                "line 2: found a tab character that violates indentation",
+            ),
+            ("a: *x", "unknown anchor 'x' referenced"),
+            ("a: 1\nb: *nope", "unknown anchor 'nope' referenced"),
+            ("- a\n- b\nc", "line 4: could not find expected ':'"),
+            ("a: 1\nb\nc: 2", "line 3: could not find expected ':'"),
+            ("a: 1\nb: \"x\" y", "line 1: did not find expected key"),
+            ("a: !!int x", "cannot decode !!str `x` as a !!int"),
+            ("a: 1\nb: c\u{1}", "control characters are not allowed"),
+            (
+                "a: 1\nb: [1, 2\nc: 3",
+                "line 2: did not find expected ',' or ']'",
+            ),
+            (
+                "a: 1\nb: {x: 1\nc: 3",
+                "line 2: did not find expected ',' or '}'",
+            ),
+            ("a: 1\nb: ]", "line 1: did not find expected node content"),
+            (
+                "a: -\n- b",
+                "block sequence entries are not allowed in this context",
+            ),
+            ("a: 1\n%x", "line 2: found unknown directive name"),
+            (
+                "a:\n  b: [1,\n  2",
+                "line 3: did not find expected ',' or ']'",
+            ),
+            (
+                "a: 1\nb: |\n  x\n\ty",
+                "line 4: found a tab character where an indentation space is expected",
+            ),
+        ] {
+            assert_eq!(go(text), want, "{text:?}");
+        }
+    }
+
+    #[test]
+    fn an_error_past_the_first_document_is_not_seen() {
+        let first = |text: &str| {
+            let e = parse_stream_json_keys(text).unwrap_err();
+            first_document_before(text, &e).map(str::to_string)
+        };
+        assert_eq!(first("a: 1\n---\nb: [").as_deref(), Some("a: 1\n"));
+        assert_eq!(first("{a: 1} x").as_deref(), Some("{a: 1} "));
+        assert_eq!(
+            first("# c\n---\na: 1\n---\nb: {").as_deref(),
+            Some("# c\n---\na: 1\n")
+        );
+        // (The first document is itself invalid: its error stands.)
+        assert!(parse_stream_json_keys(&first("a: [\n---\nb: 1").unwrap()).is_err());
+    }
+}
