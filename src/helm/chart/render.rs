@@ -389,6 +389,22 @@ pub fn render_values(chart: &Chart, opts: &RenderOptions, user: M) -> Result<Ren
     let mut keys: Vec<String> = collect.templates.keys().cloned().collect();
     sort_templates(&mut keys);
     let mut set = fresh_templates();
+    // Templates not parsed yet (a chart rendered again has them cached):
+    // on every thread when there is much to parse.
+    let unparsed: Vec<&String> = match chart.parsed.lock() {
+        Ok(cache) => keys.iter().filter(|k| !cache.contains_key(*k)).collect(),
+        Err(_) => Vec::new(),
+    };
+    let size: usize = unparsed
+        .iter()
+        .map(|k| collect.templates[*k].2.data.len())
+        .sum();
+    if size >= PARALLEL_PARSE_BYTES {
+        use rayon::prelude::*;
+        unparsed.par_iter().for_each(|k| {
+            parsed_text(chart, k, collect.templates[*k].2);
+        });
+    }
     for k in &keys {
         let (r, _, file) = &collect.templates[k];
         let parsed = parsed_text(chart, k, file);
@@ -615,6 +631,10 @@ fn sort_by_kind(v: &mut [(String, Manifest)]) {
 }
 
 /// `SortManifests`: hooks and other manifests, each sorted by kind.
+/// Templates of at least this many bytes in all are parsed on every
+/// thread (below it, starting the threads costs more than it saves).
+const PARALLEL_PARSE_BYTES: usize = 512 * 1024;
+
 /// Rendered documents of at least this many bytes in all are read on
 /// every thread (below it, starting the threads costs more than it saves).
 const PARALLEL_HEADS_BYTES: usize = 256 * 1024;
