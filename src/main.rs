@@ -8,24 +8,9 @@ static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
 mod cli;
 
 fn main() {
-    #[cfg(target_os = "linux")]
-    no_huge_pages();
     let cli = cli::Cli::parse();
     let code = cli::run(cli);
     exit(code)
-}
-
-/// Turns transparent huge pages off for this process. mimalloc asks for
-/// them on its arenas, and the kernel then clears 2 MiB at the first touch
-/// of each: a render that needs a few hundred KiB paid for whole huge
-/// pages (a fifth of a large chart's render, a quarter of a small one's).
-#[cfg(target_os = "linux")]
-fn no_huge_pages() {
-    // SAFETY: PR_SET_THP_DISABLE takes integer arguments and changes only
-    // how the kernel backs this process's future page faults.
-    unsafe {
-        libc::prctl(libc::PR_SET_THP_DISABLE, 1, 0, 0, 0);
-    }
 }
 
 /// Exits without the process teardown: standard output and error are
