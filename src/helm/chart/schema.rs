@@ -219,6 +219,149 @@ fn message(kind: &ValidationErrorKind, instance: &serde_json::Value) -> String {
 struct Leaf {
     path: Vec<String>,
     msg: String,
+    /// How the error was reached through the schema (see [`steps`]).
+    steps: Option<Vec<Step>>,
+}
+
+/// A step of an error's evaluation path that v6's error tree follows: a
+/// subschema for a child of the instance (`properties`, `items`, ...), or
+/// a `$ref`.
+#[derive(Clone, Copy, PartialEq)]
+enum Step {
+    Child,
+    Ref,
+}
+
+/// The steps of an evaluation path (`/properties/a/$ref/type`); `None`
+/// when it passes through an applicator the tree below does not model
+/// (`allOf`, `anyOf`, `if`, ...).
+fn steps(eval_path: &str) -> Option<Vec<Step>> {
+    let segs: Vec<&str> = eval_path.split('/').skip(1).collect();
+    let mut out = Vec::new();
+    let mut i = 0;
+    while i < segs.len() {
+        if i + 1 == segs.len() {
+            // The keyword that failed.
+            break;
+        }
+        let indexed = segs[i + 1].bytes().all(|b| b.is_ascii_digit());
+        match segs[i] {
+            "properties" | "patternProperties" | "prefixItems" => {
+                out.push(Step::Child);
+                i += 2;
+            }
+            "items" if indexed => {
+                out.push(Step::Child);
+                i += 2;
+            }
+            "items" | "additionalItems" | "additionalProperties" => {
+                out.push(Step::Child);
+                i += 1;
+            }
+            "$ref" => {
+                out.push(Step::Ref);
+                i += 1;
+            }
+            _ => return None,
+        }
+    }
+    Some(out)
+}
+
+/// A node of v6's error tree: an error of a keyword, a group of a
+/// schema's several errors, or a `$ref`'s errors.
+enum Item<'a> {
+    Leaf(&'a Leaf),
+    Group(&'a [String], Vec<Item<'a>>),
+    Ref(&'a [String], Vec<Item<'a>>),
+}
+
+/// What a schema's errors make: one error stands alone, several form a
+/// group ("validation failed") at the schema's instance location.
+fn single<'a>(mut items: Vec<Item<'a>>, at: &'a [String]) -> Item<'a> {
+    if items.len() == 1 {
+        items.remove(0)
+    } else {
+        Item::Group(at, items)
+    }
+}
+
+/// The errors of the schema reached by `depth` steps (at the instance
+/// location `children` components deep), in the order first met.
+fn items<'a>(errs: &[(&'a Leaf, &'a [Step])], depth: usize, children: usize) -> Vec<Item<'a>> {
+    let mut keys: Vec<Option<(Step, &str)>> = Vec::new();
+    let mut groups: Vec<Vec<(&'a Leaf, &'a [Step])>> = Vec::new();
+    for &(leaf, st) in errs {
+        let key = st.get(depth).map(|s| match s {
+            Step::Child => (*s, leaf.path.get(children).map_or("", String::as_str)),
+            Step::Ref => (*s, ""),
+        });
+        match keys.iter().position(|k| key.is_some() && *k == key) {
+            Some(i) => groups[i].push((leaf, st)),
+            None => {
+                keys.push(key);
+                groups.push(vec![(leaf, st)]);
+            }
+        }
+    }
+    let mut out = Vec::new();
+    for (key, group) in keys.into_iter().zip(groups) {
+        match key {
+            None => out.extend(group.into_iter().map(|(l, _)| Item::Leaf(l))),
+            Some((Step::Child, _)) => {
+                let at = &group[0].0.path[..(children + 1).min(group[0].0.path.len())];
+                out.push(single(items(&group, depth + 1, children + 1), at));
+            }
+            Some((Step::Ref, _)) => {
+                let at = &group[0].0.path[..children.min(group[0].0.path.len())];
+                let causes = match single(items(&group, depth + 1, children), at) {
+                    Item::Group(_, c) => c,
+                    other => vec![other],
+                };
+                out.push(Item::Ref(at, causes));
+            }
+        }
+    }
+    out
+}
+
+fn print_item(item: &Item, indent: usize, out: &mut String) {
+    let pad = "  ".repeat(indent);
+    match item {
+        Item::Leaf(l) => {
+            let _ = writeln!(out, "{pad}- at '{}': {}", pointer(&l.path), l.msg);
+        }
+        // v6 shows a `$ref` with one cause as that cause.
+        Item::Ref(_, c) if c.len() == 1 => print_item(&c[0], indent, out),
+        Item::Ref(at, c) | Item::Group(at, c) => {
+            let _ = writeln!(out, "{pad}- at '{}': validation failed", pointer(at));
+            for i in c {
+                print_item(i, indent + 1, out);
+            }
+        }
+    }
+}
+
+/// Prints errors as Helm does (santhosh-tekuri/jsonschema v6's error
+/// tree, its first line cut): built from the errors' evaluation paths
+/// where they pass only through `properties`, `items` and `$ref`, else
+/// from their instance paths alone ([`print_tree`]).
+fn print_errors(leaves: &[Leaf], out: &mut String) {
+    let Some(errs) = leaves
+        .iter()
+        .map(|l| l.steps.as_deref().map(|s| (l, s)))
+        .collect::<Option<Vec<_>>>()
+    else {
+        print_tree(leaves, 0, 0, out);
+        return;
+    };
+    let top = match single(items(&errs, 0, 0), &[]) {
+        Item::Group(_, c) => c,
+        other => vec![other],
+    };
+    for i in &top {
+        print_item(i, 0, out);
+    }
 }
 
 /// Prints errors as v6's tree: errors below one property are grouped
@@ -255,6 +398,7 @@ fn print_tree(leaves: &[Leaf], depth: usize, indent: usize, out: &mut String) {
             .map(|l| Leaf {
                 path: l.path.clone(),
                 msg: l.msg.clone(),
+                steps: None,
             })
             .collect();
         print_tree(&owned, depth + 1, indent + 1, out);
@@ -313,6 +457,7 @@ fn validate_one(
             Leaf {
                 msg: message(e.kind(), e.instance()),
                 path,
+                steps: steps(&e.evaluation_path().to_string()),
             }
         })
         .collect();
@@ -320,7 +465,7 @@ fn validate_one(
         return Ok(());
     }
     let mut out = String::new();
-    print_tree(&leaves, 0, 0, &mut out);
+    print_errors(&leaves, &mut out);
     Err(out)
 }
 
