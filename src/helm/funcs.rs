@@ -124,7 +124,7 @@ pub fn add_funcs_with(t: &mut Templates, opts: &sprig::Options) {
         let text = want_str(&a[0], "tpl")?;
         // Helm parses the text into a clone of the set, under the set's
         // own name, and removes "<no value>" from the result.
-        let mut set = ex.templates.clone();
+        let mut set = ex.templates.layer();
         let name = set.name.clone();
         set.parse(&name, text)
             .map_err(|e| format!("cannot parse template {}: {e}", go_quote(text)))?;

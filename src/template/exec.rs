@@ -88,7 +88,7 @@ impl Exec<'_> {
         if depth >= MAX_DEPTH {
             return Err(depth_error());
         }
-        if !set.trees.contains_key(name) {
+        if !set.has(name) {
             return Err(Error::plain(format!(
                 "no template {name:?} associated with template {:?}",
                 set.name
@@ -106,7 +106,7 @@ impl Exec<'_> {
     }
 
     fn run(&self, name: &str, data: &Value) -> Result<String, Error> {
-        let tree = self.templates.trees.get(name).ok_or_else(|| {
+        let tree = self.templates.tree(name).ok_or_else(|| {
             Error::plain(format!(
                 "no template {:?} associated with template {:?}",
                 name, self.templates.name
@@ -133,7 +133,7 @@ pub(crate) fn execute(t: &Templates, name: &str, data: &Value) -> Result<String,
         depth: Cell::new(0),
         running: Default::default(),
     };
-    if !t.trees.contains_key(name) {
+    if !t.has(name) {
         return Err(Error::plain(format!(
             "no template {name:?} associated with template {:?}",
             t.name
@@ -191,8 +191,7 @@ impl<'a, 'e> State<'a, 'e> {
         let text = self
             .ex
             .templates
-            .texts
-            .get(&self.tree.parse_name)
+            .text(&self.tree.parse_name)
             .cloned()
             .unwrap_or_else(|| Arc::from(""));
         let before = &text[..pos.min(text.len())];
@@ -329,7 +328,7 @@ impl<'a, 'e> State<'a, 'e> {
             Node::Template(call) => {
                 self.at = At::Tmpl(call);
                 let templates = self.ex.templates;
-                let tree = match templates.trees.get(&call.name) {
+                let tree = match templates.tree(&call.name) {
                     Some(t) => t,
                     None => return Err(self.err(format!("template {:?} not defined", call.name))),
                 };

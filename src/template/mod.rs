@@ -114,6 +114,9 @@ pub struct Templates {
     /// (Sprig's random functions read it through [`Exec::templates`]), so
     /// that one function registry can serve sets seeded apart.
     pub(crate) random: Arc<std::sync::atomic::AtomicU64>,
+    /// The set this one was layered on ([`Templates::layer`]): its
+    /// templates are found when this set has none of the name.
+    pub(crate) parent: Option<Arc<Templates>>,
 }
 
 impl Default for Templates {
@@ -131,6 +134,7 @@ impl Templates {
             texts: Arc::new(HashMap::default()),
             funcs: Arc::new(HashMap::default()),
             random: Arc::new(std::sync::atomic::AtomicU64::new(0)),
+            parent: None,
         };
         exec::add_builtins(&mut t);
         t
@@ -225,13 +229,44 @@ impl Templates {
     /// Adds a text parsed by [`Templates::parse_text`], as `parse` would.
     pub fn add_parsed(&mut self, p: &ParsedText) {
         Arc::make_mut(&mut self.texts).insert(p.name.clone(), p.text.clone());
-        let trees = Arc::make_mut(&mut self.trees);
         for (i, (tname, tree)) in p.trees.iter().enumerate() {
             let main = i == 0;
-            if !main && parse::is_empty_tree(&tree.root) && trees.contains_key(tname) {
+            if !main && parse::is_empty_tree(&tree.root) && self.has(tname) {
                 continue;
             }
-            trees.insert(tname.clone(), tree.clone());
+            Arc::make_mut(&mut self.trees).insert(tname.clone(), tree.clone());
+        }
+    }
+
+    /// A set holding every template of this one, to which more can be
+    /// added without copying them (Helm's `tpl` parses into a clone of the
+    /// set on every call): templates added to it hide this set's of the
+    /// same name.
+    pub fn layer(&self) -> Templates {
+        Templates {
+            name: self.name.clone(),
+            trees: Arc::new(HashMap::default()),
+            texts: Arc::new(HashMap::default()),
+            funcs: self.funcs.clone(),
+            random: self.random.clone(),
+            parent: Some(Arc::new(self.clone())),
+        }
+    }
+
+    /// The template of this name (in this set, else in the set it was
+    /// layered on).
+    pub(crate) fn tree(&self, name: &str) -> Option<&Arc<Tree>> {
+        match self.trees.get(name) {
+            Some(t) => Some(t),
+            None => self.parent.as_deref()?.tree(name),
+        }
+    }
+
+    /// The source text a template was parsed from.
+    pub(crate) fn text(&self, parse_name: &str) -> Option<&Arc<str>> {
+        match self.texts.get(parse_name) {
+            Some(t) => Some(t),
+            None => self.parent.as_deref()?.text(parse_name),
         }
     }
 
@@ -242,7 +277,7 @@ impl Templates {
 
     /// Whether a template of this name is defined.
     pub fn has(&self, name: &str) -> bool {
-        self.trees.contains_key(name)
+        self.tree(name).is_some()
     }
 
     /// Executes template `name` with `data` as dot and `$`.

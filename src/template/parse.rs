@@ -731,12 +731,15 @@ pub fn parse(name: &str, text: &str, funcs: &HashSet<String>) -> Result<Parsed, 
 
 /// [`parse`] with the function names given as a predicate (no set to build).
 pub fn parse_with(name: &str, text: &str, funcs: &dyn Fn(&str) -> bool) -> Result<Parsed, Error> {
+    // About a dozen tokens an action: room for them at once, not by
+    // doubling (a token is 64 bytes).
+    let actions = memchr::memmem::find_iter(text.as_bytes(), b"{{").count();
     let toks = Lexer {
         src: text,
         name,
         pos: 0,
         line: 1,
-        toks: Vec::new(),
+        toks: Vec::with_capacity(actions * 12 + 2),
     }
     .run()?;
     let mut p = Parser {

@@ -272,9 +272,11 @@ fn base_name(p: &str) -> &str {
 /// Helm's `sortTemplates`: most path segments first, then reverse
 /// lexical order.
 fn sort_templates(names: &mut [String]) {
-    names.sort_by(|a, b| {
-        let (ca, cb) = (a.matches('/').count(), b.matches('/').count());
-        cb.cmp(&ca).then_with(|| b.cmp(a))
+    names.sort_by_cached_key(|n| {
+        (
+            std::cmp::Reverse(n.bytes().filter(|&b| b == b'/').count()),
+            std::cmp::Reverse(n.clone()),
+        )
     });
 }
 
