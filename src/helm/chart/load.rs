@@ -631,7 +631,7 @@ fn load_files(files: Vec<(String, Vec<u8>)>, origin: &Path) -> Result<Chart, Cha
     for (name, data) in &files {
         if name == "Chart.yaml" {
             let mut m = Metadata::default();
-            parse_metadata(&String::from_utf8_lossy(data), &mut m).map_err(|e| {
+            parse_metadata(&super::utf8_text(data), &mut m).map_err(|e| {
                 ChartError::at(
                     format!("cannot load Chart.yaml: {e}"),
                     origin.join("Chart.yaml"),
@@ -652,7 +652,7 @@ fn load_files(files: Vec<(String, Vec<u8>)>, origin: &Path) -> Result<Chart, Cha
         match name.as_str() {
             "Chart.yaml" | "Chart.lock" => {}
             "values.yaml" => {
-                values = load_values(&String::from_utf8_lossy(&data)).map_err(|e| {
+                values = load_values(&super::utf8_text(&data)).map_err(|e| {
                     ChartError::at(
                         format!("cannot load values.yaml: {e}"),
                         origin.join("values.yaml"),
@@ -662,7 +662,7 @@ fn load_files(files: Vec<(String, Vec<u8>)>, origin: &Path) -> Result<Chart, Cha
             "values.schema.json" => schema = Some(data),
             "requirements.yaml" => {
                 let m = md.get_or_insert_with(Metadata::default);
-                parse_metadata(&String::from_utf8_lossy(&data), m)
+                parse_metadata(&super::utf8_text(&data), m)
                     .map_err(|e| err(format!("cannot load requirements.yaml: {e}")))?;
                 if m.api_version == "v1" {
                     cfiles.push(ChartFile {

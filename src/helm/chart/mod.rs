@@ -76,14 +76,20 @@ pub struct ChartFile {
     pub data: Arc<[u8]>,
 }
 
+/// Bytes as text, invalid UTF-8 replaced (as Go prints such a string);
+/// borrowed when valid, which is checked first (the quick check).
+pub(crate) fn utf8_text(b: &[u8]) -> std::borrow::Cow<'_, str> {
+    match std::str::from_utf8(b) {
+        Ok(s) => std::borrow::Cow::Borrowed(s),
+        Err(_) => String::from_utf8_lossy(b),
+    }
+}
+
 impl ChartFile {
     /// The file as text (invalid UTF-8 replaced, as Go's conversion of
     /// the bytes to a string prints them), borrowed when it is valid.
     pub fn text(&self) -> std::borrow::Cow<'_, str> {
-        match std::str::from_utf8(&self.data) {
-            Ok(s) => std::borrow::Cow::Borrowed(s),
-            Err(_) => String::from_utf8_lossy(&self.data),
-        }
+        utf8_text(&self.data)
     }
 }
 

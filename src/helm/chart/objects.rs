@@ -28,7 +28,7 @@ impl Files {
     fn text(&self, name: &str) -> String {
         self.0
             .get(name)
-            .map(|d| String::from_utf8_lossy(d).into_owned())
+            .map(|d| super::utf8_text(d).into_owned())
             .unwrap_or_default()
     }
 
@@ -60,7 +60,7 @@ impl Object for BinaryString {
     }
 
     fn print(&self) -> String {
-        String::from_utf8_lossy(&self.0).into_owned()
+        super::utf8_text(&self.0).into_owned()
     }
 
     fn field(&self, _name: &str) -> Option<Value> {
@@ -166,7 +166,7 @@ impl Object for Files {
                 Value::List(s.split('\n').map(|l| Value::Str(l.to_string())).collect())
             }),
             "AsConfig" => no_args(args, name)
-                .map(|_| Value::Str(self.base_map(|d| String::from_utf8_lossy(d).into_owned()))),
+                .map(|_| Value::Str(self.base_map(|d| super::utf8_text(d).into_owned()))),
             "AsSecrets" => no_args(args, name).map(|_| {
                 Value::Str(self.base_map(|d| base64::engine::general_purpose::STANDARD.encode(d)))
             }),
@@ -179,12 +179,7 @@ impl Object for Files {
         Value::Map(
             self.0
                 .iter()
-                .map(|(k, v)| {
-                    (
-                        k.clone(),
-                        Value::Str(String::from_utf8_lossy(v).into_owned()),
-                    )
-                })
+                .map(|(k, v)| (k.clone(), Value::Str(super::utf8_text(v).into_owned())))
                 .collect(),
         )
     }
