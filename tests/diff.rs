@@ -56,6 +56,25 @@ impl Repo {
         std::fs::create_dir_all(p.parent().unwrap()).unwrap();
         std::fs::write(p, text).unwrap();
     }
+    /// Moves openebs' storageclasses.yaml to the victoria-metrics app (the
+    /// file and its line in each kustomization.yaml), uncommitted.
+    fn move_storage_classes_to_victoria_metrics(&self) {
+        self.git(&[
+            "mv",
+            "kubernetes/apps/base/openebs/app/storageclasses.yaml",
+            "kubernetes/apps/base/victoria-metrics/app/storageclasses.yaml",
+        ]);
+        self.edit(
+            "kubernetes/apps/base/openebs/app/kustomization.yaml",
+            "  - ./storageclasses.yaml\n",
+            "",
+        );
+        self.edit(
+            "kubernetes/apps/base/victoria-metrics/app/kustomization.yaml",
+            "  - ./vmauth.yaml\n",
+            "  - ./vmauth.yaml\n  - ./storageclasses.yaml\n",
+        );
+    }
     fn flate(&self, args: &[&str]) -> Output {
         Command::new(env!("CARGO_BIN_EXE_flate"))
             .args(args)
@@ -83,6 +102,14 @@ fn stdout(o: &Output) -> String {
 
 fn stderr(o: &Output) -> String {
     String::from_utf8_lossy(&o.stderr).into_owned()
+}
+
+/// Asserts that flate failed with exit code 2 and a standard error that
+/// contains `text`.
+#[track_caller]
+fn fails_saying(o: &Output, text: &str) {
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(o).contains(text), "{}", stderr(o));
 }
 
 fn env<'a>(doc: &'a Value, name: &str) -> &'a Value {
@@ -307,21 +334,7 @@ fn talos_spec_change_reaches_the_bootstrap_variables_of_each_side() {
 #[test]
 fn an_object_that_changes_kustomization_is_a_move() {
     let r = Repo::new("move");
-    r.git(&[
-        "mv",
-        "kubernetes/apps/base/openebs/app/storageclasses.yaml",
-        "kubernetes/apps/base/victoria-metrics/app/storageclasses.yaml",
-    ]);
-    r.edit(
-        "kubernetes/apps/base/openebs/app/kustomization.yaml",
-        "  - ./storageclasses.yaml\n",
-        "",
-    );
-    r.edit(
-        "kubernetes/apps/base/victoria-metrics/app/kustomization.yaml",
-        "  - ./vmauth.yaml\n",
-        "  - ./vmauth.yaml\n  - ./storageclasses.yaml\n",
-    );
+    r.move_storage_classes_to_victoria_metrics();
     r.edit(
         "kubernetes/apps/base/victoria-metrics/app/storageclasses.yaml",
         "reclaimPolicy: Retain",
@@ -763,8 +776,7 @@ fn default_base_is_the_merge_base_with_the_upstream() {
     r.git(&["update-ref", "-d", "refs/remotes/origin/main"]);
     r.git(&["config", "--unset", "branch.feature.merge"]);
     let o = r.flate(&["diff", "staging"]);
-    assert_eq!(o.status.code(), Some(2));
-    assert!(stderr(&o).contains("pass --base REV"), "{}", stderr(&o));
+    fails_saying(&o, "pass --base REV");
 }
 
 #[test]
@@ -854,12 +866,7 @@ fn path_orig_diffs_against_another_checkout_and_key_order_never_shows() {
         "--ignore-field",
         "a..b",
     ]);
-    assert_eq!(o.status.code(), Some(2));
-    assert!(
-        stderr(&o).contains("--ignore-field 'a..b'"),
-        "{}",
-        stderr(&o)
-    );
+    fails_saying(&o, "--ignore-field 'a..b'");
 }
 
 #[test]
@@ -900,12 +907,7 @@ fn a_new_environment_is_all_added() {
             .contains("does not exist on base")
     );
     let o = r.flate(&["diff", "nowhere", "--base", "HEAD~1"]);
-    assert_eq!(o.status.code(), Some(2));
-    assert!(
-        stderr(&o).contains("exists on neither side"),
-        "{}",
-        stderr(&o)
-    );
+    fails_saying(&o, "exists on neither side");
 }
 
 #[test]
@@ -1015,21 +1017,7 @@ fn everything_repo(name: &str) -> Repo {
         "kubernetes/apps/base/grafana/app/secret.yaml",
         &secret(SECRET_NEW),
     );
-    r.git(&[
-        "mv",
-        "kubernetes/apps/base/openebs/app/storageclasses.yaml",
-        "kubernetes/apps/base/victoria-metrics/app/storageclasses.yaml",
-    ]);
-    r.edit(
-        "kubernetes/apps/base/openebs/app/kustomization.yaml",
-        "  - ./storageclasses.yaml\n",
-        "",
-    );
-    r.edit(
-        "kubernetes/apps/base/victoria-metrics/app/kustomization.yaml",
-        "  - ./vmauth.yaml\n",
-        "  - ./vmauth.yaml\n  - ./storageclasses.yaml\n",
-    );
+    r.move_storage_classes_to_victoria_metrics();
     r.edit(
         "kubernetes/apps/base/spegel/app/kustomization.yaml",
         "  - ./helmrelease.yaml\n",

@@ -7,74 +7,16 @@
 //! standard error must contain). A second test re-runs Helm live on every case when
 //! `helm` is on PATH or FLATE_HELM names it, and compares the three.
 
-use std::path::{Path, PathBuf};
+mod common;
+
+use std::path::Path;
 use std::process::{Command, Output};
+
+use common::helm::{cases, flate, helm_binary, helm_home};
 
 /// Cases where flate is known to differ from Helm, with the reason. The
 /// test checks that these still differ, so a fix shows up here.
 const KNOWN_DIFFERENCES: &[(&str, &str)] = &[];
-
-struct Case {
-    name: String,
-    dir: PathBuf,
-    /// None: the case names its release with `--name-template`.
-    release: Option<String>,
-    args: Vec<String>,
-    expected: Result<String, String>,
-}
-
-fn cases() -> Vec<Case> {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/helm");
-    let mut dirs: Vec<PathBuf> = std::fs::read_dir(&root)
-        .expect("fixtures/helm")
-        .filter_map(|e| e.ok().map(|e| e.path()))
-        .filter(|p| p.join("args").is_file())
-        .collect();
-    dirs.sort();
-    dirs.into_iter()
-        .map(|dir| {
-            let name = dir.file_name().unwrap().to_string_lossy().into_owned();
-            let read = |f: &str| std::fs::read_to_string(dir.join(f));
-            let words: Vec<String> = read("args")
-                .unwrap()
-                .lines()
-                .map(str::trim)
-                .filter(|l| !l.is_empty() && !l.starts_with('#'))
-                .map(String::from)
-                .collect();
-            let (release, args) = match words.iter().position(|w| w == "--name") {
-                Some(i) => (
-                    Some(words[i + 1].clone()),
-                    [&words[..i], &words[i + 2..]].concat(),
-                ),
-                None if words.iter().any(|w| w == "--name-template") => (None, words),
-                None => panic!("{name}/args: no --name (nor --name-template)"),
-            };
-            let expected = match (read("expected.yaml"), read("expected-error.txt")) {
-                (Ok(s), _) => Ok(s),
-                (_, Ok(e)) => Err(e.trim_end_matches('\n').to_string()),
-                _ => panic!("{name}: neither expected.yaml nor expected-error.txt"),
-            };
-            Case {
-                name,
-                dir,
-                release,
-                args,
-                expected,
-            }
-        })
-        .collect()
-}
-
-fn flate(c: &Case) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_flate"))
-        .args(["helm", "template", "chart"])
-        .args(c.release.iter().flat_map(|r| ["--name", r.as_str()]))
-        .args(&c.args)
-        .current_dir(&c.dir)
-        .output()
-        .expect("run flate")
-}
 
 /// Whether flate's run matches the expected result: the same standard
 /// output on success; otherwise a failure whose standard error contains
@@ -132,7 +74,7 @@ fn known(name: &str) -> bool {
 
 #[test]
 fn helm_chart_fixtures_match_recorded_helm_output() {
-    let cases = cases();
+    let cases = cases("");
     assert!(cases.len() >= 30, "only {} chart cases", cases.len());
     if !has_helm_command() {
         println!("SKIPPED: this flate has no `helm template` command");
@@ -169,33 +111,11 @@ fn helm_chart_fixtures_match_recorded_helm_output() {
     );
 }
 
-/// The Helm binary to compare with: FLATE_HELM, else `helm` on PATH.
-fn helm_binary() -> Option<PathBuf> {
-    if let Some(p) = std::env::var_os("FLATE_HELM") {
-        return Some(PathBuf::from(p));
-    }
-    std::env::var_os("PATH").and_then(|p| {
-        std::env::split_paths(&p)
-            .map(|d| d.join("helm"))
-            .find(|p| p.is_file())
-    })
-}
-
-/// Runs Helm on one case the way the recorder does.
-fn helm(helm: &Path, c: &Case) -> Result<String, String> {
+/// Runs Helm on one case the way the recorder does, and reads its result
+/// as the recorder writes it.
+fn helm(bin: &Path, c: &common::helm::Case) -> Result<String, String> {
     let home = tempfile::tempdir().expect("temporary directory");
-    let out = Command::new(helm)
-        .arg("template")
-        .args(&c.release)
-        .arg("chart")
-        .args(&c.args)
-        .current_dir(&c.dir)
-        .env("HOME", home.path())
-        .env("HELM_CACHE_HOME", home.path().join("cache"))
-        .env("HELM_CONFIG_HOME", home.path().join("config"))
-        .env("HELM_DATA_HOME", home.path().join("data"))
-        .output()
-        .expect("run helm");
+    let out = common::helm::helm(bin, c, home.path());
     if out.status.success() {
         return Ok(String::from_utf8_lossy(&out.stdout).into_owned());
     }
@@ -216,7 +136,7 @@ fn helm_chart_fixtures_match_live_helm() {
     let with_flate = has_helm_command();
     let mut stale = Vec::new();
     let mut differ = Vec::new();
-    let cases = cases();
+    let cases = cases("");
     for c in &cases {
         let live = helm(&bin, c);
         if !same(&live, &c.expected) {
@@ -293,16 +213,12 @@ fn output_dir_matches_live_helm() {
                 c.args(["helm", "template", "so"]);
                 c
             };
-            let o = cmd
-                .arg(&chart)
-                .args(args)
-                .current_dir(work.path())
-                .env("HOME", home.path())
-                .env("HELM_CACHE_HOME", home.path().join("cache"))
-                .env("HELM_CONFIG_HOME", home.path().join("config"))
-                .env("HELM_DATA_HOME", home.path().join("data"))
-                .output()
-                .unwrap();
+            let o = helm_home(
+                cmd.arg(&chart).args(args).current_dir(work.path()),
+                home.path(),
+            )
+            .output()
+            .unwrap();
             assert!(
                 o.status.success(),
                 "{tool}: {}",

@@ -7,69 +7,20 @@
 //! standard error after `Error: `). A second test re-runs Helm live on
 //! every case when `helm` is on PATH or FLATE_HELM names it.
 
+mod common;
+
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::process::Output;
 
-struct Case {
-    name: String,
-    dir: PathBuf,
-    release: String,
-    args: Vec<String>,
-    expected: Result<String, String>,
-}
+use common::helm::{Case, flate, helm, helm_binary};
 
+/// The `core-*` cases; each names its release with `--name`.
 fn cases() -> Vec<Case> {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/helm");
-    let mut dirs: Vec<PathBuf> = std::fs::read_dir(&root)
-        .expect("fixtures/helm")
-        .filter_map(|e| e.ok().map(|e| e.path()))
-        .filter(|p| {
-            p.file_name()
-                .is_some_and(|n| n.to_string_lossy().starts_with("core-"))
-                && p.join("args").is_file()
-        })
-        .collect();
-    dirs.sort();
-    dirs.into_iter()
-        .map(|dir| {
-            let name = dir.file_name().unwrap().to_string_lossy().into_owned();
-            let read = |f: &str| std::fs::read_to_string(dir.join(f));
-            let words: Vec<String> = read("args")
-                .unwrap()
-                .lines()
-                .map(str::trim)
-                .filter(|l| !l.is_empty() && !l.starts_with('#'))
-                .map(String::from)
-                .collect();
-            let i = words
-                .iter()
-                .position(|w| w == "--name")
-                .unwrap_or_else(|| panic!("{name}/args: no --name"));
-            let release = words[i + 1].clone();
-            let args = [&words[..i], &words[i + 2..]].concat();
-            let expected = match (read("expected.yaml"), read("expected-error.txt")) {
-                (Ok(s), _) => Ok(s),
-                (_, Ok(e)) => Err(e.trim_end_matches('\n').to_string()),
-                _ => panic!("{name}: neither expected.yaml nor expected-error.txt"),
-            };
-            Case {
-                name,
-                dir,
-                release,
-                args,
-                expected,
-            }
-        })
-        .collect()
-}
-
-fn flate(c: &Case) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_flate"))
-        .args(["helm", "template", "chart", "--name", &c.release])
-        .args(&c.args)
-        .current_dir(&c.dir)
-        .output()
-        .expect("run flate")
+    let cases = common::helm::cases("core-");
+    for c in &cases {
+        assert!(c.release.is_some(), "{}/args: no --name", c.name);
+    }
+    cases
 }
 
 /// Helm's error message in a standard error text: after `Error: `,
@@ -117,36 +68,15 @@ fn core_charts_match_recorded_helm_output() {
     assert!(failed.is_empty(), "{}", failed.join("\n"));
 }
 
-fn helm_binary() -> Option<PathBuf> {
-    if let Ok(p) = std::env::var("FLATE_HELM") {
-        return Some(PathBuf::from(p));
-    }
-    std::env::var_os("PATH").and_then(|paths| {
-        std::env::split_paths(&paths)
-            .map(|d| d.join("helm"))
-            .find(|p| p.is_file())
-    })
-}
-
 #[test]
 fn core_charts_match_live_helm() {
-    let Some(helm) = helm_binary() else {
+    let Some(bin) = helm_binary() else {
         println!("SKIPPED: helm not on PATH (set FLATE_HELM)");
         return;
     };
     let home = tempfile::tempdir().unwrap();
     for c in cases() {
-        let out = Command::new(&helm)
-            .args(["template", &c.release, "chart"])
-            .args(&c.args)
-            .current_dir(&c.dir)
-            .env("HOME", home.path())
-            .env("HELM_CACHE_HOME", home.path().join("cache"))
-            .env("HELM_CONFIG_HOME", home.path().join("config"))
-            .env("HELM_DATA_HOME", home.path().join("data"))
-            .output()
-            .expect("run helm");
-        let live = outcome(&out);
+        let live = outcome(&helm(&bin, &c, home.path()));
         assert_eq!(
             live, c.expected,
             "{}: recording differs from live helm",

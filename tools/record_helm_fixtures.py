@@ -26,7 +26,9 @@ its standard error, without the leading "Error: " and the trailing
 "Use --debug flag ..." line, is written to expected-error.txt.
 
 Usage: tools/record_helm_fixtures.py [HELM] [CASE...]
-HELM defaults to `helm` on PATH, else /work/helm/helm.
+HELM defaults to `helm` on PATH, else /work/helm/helm. Without CASE, every
+case is recorded (the chart engine's own `core-*` cases too;
+tools/record_helm_core.py records only those).
 """
 import gzip
 import io
@@ -133,11 +135,13 @@ def record(helm, case):
     return "error"
 
 
-def main():
+def main(prefix=""):
+    """Records the cases named on the command line, else every case whose
+    name starts with `prefix`."""
     args = sys.argv[1:]
     helm = helm_bin(args)
     cases = args or sorted(c for c in os.listdir(ROOT)
-                           if os.path.isfile(os.path.join(ROOT, c, "args")))
+                           if c.startswith(prefix) and os.path.isfile(os.path.join(ROOT, c, "args")))
     for c in cases:
         print(c, record(helm, c))
 

@@ -11,6 +11,7 @@
 
 use std::borrow::Cow;
 use std::collections::{HashMap, HashSet, VecDeque};
+use std::hash::Hash;
 
 use crate::flux::helm::HrStatus;
 use crate::flux::{Rendered, Status as KsStatus};
@@ -287,6 +288,53 @@ fn hash_stem(name: &str) -> Option<&str> {
     .then_some(stem)
 }
 
+/// The unpaired objects whose key (None: not a candidate) stands once
+/// among the unpaired of each side, as (base index, head index) in base
+/// order.
+fn unique_pairs<'s, 'a: 's, K: Eq + Hash>(
+    bslot: &'s [Option<Obj<'a>>],
+    hslot: &'s [Option<Obj<'a>>],
+    key: impl Fn(&'s Obj<'a>) -> Option<K>,
+) -> Vec<(usize, usize)> {
+    let index = |slots: &'s [Option<Obj<'a>>]| {
+        let mut m: HashMap<K, Vec<usize>> = HashMap::new();
+        for (i, o) in slots.iter().enumerate() {
+            if let Some(k) = o.as_ref().and_then(&key) {
+                m.entry(k).or_default().push(i);
+            }
+        }
+        m
+    };
+    let (bk, hk) = (index(bslot), index(hslot));
+    let mut found: Vec<(usize, usize)> = hk
+        .iter()
+        .filter_map(
+            |(k, hs)| match (bk.get(k).map(Vec::as_slice), hs.as_slice()) {
+                (Some([bi]), [hi]) => Some((*bi, *hi)),
+                _ => None,
+            },
+        )
+        .collect();
+    found.sort_unstable();
+    found
+}
+
+/// Takes the objects at `at` (base index, head index) out of their slots
+/// into `pairs`, as pairs of `kind`.
+fn take_pairs<'a>(
+    pairs: &mut Vec<RawPair<'a>>,
+    kind: Kind,
+    bslot: &mut [Option<Obj<'a>>],
+    hslot: &mut [Option<Obj<'a>>],
+    at: Vec<(usize, usize)>,
+) {
+    pairs.extend(at.into_iter().map(|(bi, hi)| RawPair {
+        kind,
+        base: bslot[bi].take(),
+        head: hslot[hi].take(),
+    }));
+}
+
 /// Pairs the objects of `base` and `head`.
 pub fn pair<'a>(base: &'a Rendered, head: &'a Rendered) -> Paired<'a> {
     let problems = problems(base, head);
@@ -329,83 +377,21 @@ pub fn pair<'a>(base: &'a Rendered, head: &'a Rendered) -> Paired<'a> {
         }
     }
     drop(by_key);
-    for (bi, hi) in matched {
-        pairs.push(RawPair {
-            kind: Kind::Matched,
-            base: bslot[bi].take(),
-            head: hslot[hi].take(),
-        });
-    }
+    take_pairs(&mut pairs, Kind::Matched, &mut bslot, &mut hslot, matched);
 
     // 2. Moves: the same identity, unique among the unpaired of each side.
-    let index = |slots: &[Option<Obj<'a>>]| {
-        let mut m: HashMap<ObjectKey, Vec<usize>> = HashMap::new();
-        for (i, o) in slots.iter().enumerate() {
-            if let Some(o) = o {
-                m.entry(o.key.clone()).or_default().push(i);
-            }
-        }
-        m
-    };
-    let (bk, hk) = (index(&bslot), index(&hslot));
-    let mut moves: Vec<(usize, usize)> = hk
-        .iter()
-        .filter_map(
-            |(k, hs)| match (bk.get(k).map(Vec::as_slice), hs.as_slice()) {
-                (Some([bi]), [hi]) => Some((*bi, *hi)),
-                _ => None,
-            },
-        )
-        .collect();
-    moves.sort_unstable();
-    for (bi, hi) in moves {
-        pairs.push(RawPair {
-            kind: Kind::Moved,
-            base: bslot[bi].take(),
-            head: hslot[hi].take(),
-        });
-    }
+    let moves = unique_pairs(&bslot, &hslot, |o| Some(&o.key));
+    take_pairs(&mut pairs, Kind::Moved, &mut bslot, &mut hslot, moves);
 
     // 3. Generated ConfigMaps and Secrets whose hash suffix changed.
-    type StemKey = (Producer, String, String, String);
-    let stems = |slots: &[Option<Obj<'a>>]| {
-        let mut m: HashMap<StemKey, Vec<usize>> = HashMap::new();
-        for (i, o) in slots.iter().enumerate() {
-            let Some(o) = o else { continue };
-            if !o.key.group.is_empty() || !matches!(o.key.kind.as_str(), "ConfigMap" | "Secret") {
-                continue;
-            }
-            if let Some(stem) = hash_stem(&o.key.name) {
-                m.entry((
-                    o.producer.clone(),
-                    o.key.kind.clone(),
-                    o.key.namespace.clone(),
-                    stem.to_string(),
-                ))
-                .or_default()
-                .push(i);
-            }
+    let renames = unique_pairs(&bslot, &hslot, |o| {
+        if !o.key.group.is_empty() || !matches!(o.key.kind.as_str(), "ConfigMap" | "Secret") {
+            return None;
         }
-        m
-    };
-    let (bs, hs) = (stems(&bslot), stems(&hslot));
-    let mut renames: Vec<(usize, usize)> = hs
-        .iter()
-        .filter_map(
-            |(k, hs)| match (bs.get(k).map(Vec::as_slice), hs.as_slice()) {
-                (Some([bi]), [hi]) => Some((*bi, *hi)),
-                _ => None,
-            },
-        )
-        .collect();
-    renames.sort_unstable();
-    for (bi, hi) in renames {
-        pairs.push(RawPair {
-            kind: Kind::Matched,
-            base: bslot[bi].take(),
-            head: hslot[hi].take(),
-        });
-    }
+        let stem = hash_stem(&o.key.name)?;
+        Some((&o.producer, &o.key.kind, &o.key.namespace, stem))
+    });
+    take_pairs(&mut pairs, Kind::Matched, &mut bslot, &mut hslot, renames);
 
     // 4. The rest.
     for o in bslot.into_iter().flatten() {

@@ -2,6 +2,8 @@
 //! declares `mod common;`; not every file uses every helper).
 #![allow(dead_code)]
 
+pub mod helm;
+
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
