@@ -155,21 +155,17 @@ pub fn effective_values_files(files: &[String]) -> &[String] {
 fn parse_values_file(reference: &str, bytes: &[u8]) -> Result<Value, String> {
     let text = String::from_utf8_lossy(bytes);
     let fail = |what: String| format!("unmarshaling values from '{reference}' failed: {what}");
-    let docs = crate::yaml::parse::parse_stream_json_keys(&text).map_err(|e| {
-        fail(format!(
-            "error converting YAML to JSON: yaml: line {}: {}",
-            e.line, e.message
-        ))
-    })?;
-    match docs.into_iter().next().map(|d| d.node) {
-        None | Some(Node::Null) => Ok(from_node(&Node::map())),
-        Some(n @ Node::Map(_)) => Ok(from_node(&n)),
-        Some(other) => Err(fail(format!(
+    // The reader of Helm's `fromYaml`: the first document, go-yaml's
+    // error wording.
+    match crate::helm::funcs::from_yaml(&text).map_err(fail)? {
+        Value::Nil => Ok(from_node(&Node::map())),
+        v @ Value::Map(_) => Ok(v),
+        other => Err(fail(format!(
             "error unmarshaling JSON: json: cannot unmarshal {} into Go value of type map[string]interface {{}}",
             match other {
-                Node::Seq(_) => "array",
-                Node::Str(_) => "string",
-                Node::Bool(_) => "bool",
+                Value::List(_) => "array",
+                Value::Str(_) => "string",
+                Value::Bool(_) => "bool",
                 _ => "number",
             }
         ))),
@@ -1004,6 +1000,17 @@ mod tests {
             parse_values_file("v.yaml", b"").unwrap(),
             from_node(&Node::map())
         );
+        // A syntax error is worded as go-yaml words it, as Helm's
+        // `fromYaml` (the same reader) reports it.
+        let bad = "a: 1\nb: [1, 2\nc: 3\n";
+        let helm = crate::helm::funcs::from_yaml(bad).unwrap_err();
+        assert_eq!(
+            parse_values_file("v.yaml", bad.as_bytes()).unwrap_err(),
+            format!("unmarshaling values from 'v.yaml' failed: {helm}")
+        );
+        assert!(helm.starts_with("error converting YAML to JSON: yaml: line "));
+        // An error past the first document does not count.
+        assert!(parse_values_file("v.yaml", b"a: 1\n---\nb: [\n").is_ok());
         assert_eq!(
             parse_values_file("v.yaml", b"just text\n").unwrap_err(),
             "unmarshaling values from 'v.yaml' failed: error unmarshaling JSON: json: cannot unmarshal string into Go value of type map[string]interface {}"

@@ -277,7 +277,9 @@ pub fn from_node(n: &Node) -> Value {
 /// 1.1 scalars (`y`, `on`, `off`... are booleans, a key among them is the
 /// string Go prints for it), and only the first document (an error in a
 /// later one is not seen).
-fn from_yaml(text: &str) -> Result<Value, String> {
+/// `fromYaml`'s reading: `sigs.k8s.io/yaml` (the first document; go-yaml's
+/// error wording).
+pub(crate) fn from_yaml(text: &str) -> Result<Value, String> {
     use crate::yaml::parse::parse_stream_json_keys;
     let first =
         |docs: Vec<crate::yaml::Document>| docs.first().map_or(Value::Nil, |d| from_node(&d.node));
