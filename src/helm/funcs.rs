@@ -20,12 +20,13 @@ pub const ERR_END: &str = "HELM_ERR_END";
 /// A value as YAML after Helm's JSON round trip (`sigs.k8s.io/yaml`):
 /// integral floats become integers.
 pub fn to_node(v: &Value) -> Node {
-    to_node_at(v, 0)
+    to_node_at(v, 0, false)
 }
 
 /// [`to_node`] at nesting `depth`: deeper than any real data can only be a
 /// map holding itself, which Go's encoder refuses; here it ends in null.
-fn to_node_at(v: &Value, depth: usize) -> Node {
+/// `exact`: with Go's types, no JSON round trip (a float stays a float).
+fn to_node_at(v: &Value, depth: usize, exact: bool) -> Node {
     if depth > crate::template::MAX_VALUE_DEPTH {
         return Node::Null;
     }
@@ -33,20 +34,20 @@ fn to_node_at(v: &Value, depth: usize) -> Node {
         Value::Nil => Node::Null,
         Value::Bool(b) => Node::Bool(*b),
         Value::Int(i) => Node::Int(*i),
-        Value::Float(f) if f.fract() == 0.0 && f.abs() < 9.007_199_254_740_992e15 => {
+        Value::Float(f) if !exact && f.fract() == 0.0 && f.abs() < 9.007_199_254_740_992e15 => {
             Node::Int(*f as i64)
         }
         Value::Float(f) => Node::Float(*f),
         Value::Str(s) => Node::Str(s.clone()),
-        Value::List(l) => Node::Seq(l.iter().map(|e| to_node_at(e, depth + 1)).collect()),
+        Value::List(l) => Node::Seq(l.iter().map(|e| to_node_at(e, depth + 1, exact)).collect()),
         Value::Map(m) => {
             let mut out = Map::new();
             for (k, e) in m.read().iter() {
-                out.insert(k.clone(), to_node_at(e, depth + 1));
+                out.insert(k.clone(), to_node_at(e, depth + 1, exact));
             }
             Node::Map(out)
         }
-        Value::Object(o) => to_node_at(&o.0.plain(), depth + 1),
+        Value::Object(o) => to_node_at(&o.0.plain(), depth + 1, exact),
     }
 }
 
@@ -67,28 +68,8 @@ pub fn to_yaml(v: &Value) -> String {
 /// of 2 (no JSON round trip: a float stays a float), without the final
 /// newline.
 pub fn to_yaml_pretty(v: &Value) -> String {
-    let text = crate::yaml::emit::to_string_v3(&to_node_exact(v, 0));
+    let text = crate::yaml::emit::to_string_v3(&to_node_at(v, 0, true));
     text.strip_suffix('\n').unwrap_or(&text).to_string()
-}
-
-/// A value as YAML with its Go types (a float stays a float).
-fn to_node_exact(v: &Value, depth: usize) -> Node {
-    if depth > crate::template::MAX_VALUE_DEPTH {
-        return Node::Null;
-    }
-    match v {
-        Value::Float(f) => Node::Float(*f),
-        Value::List(l) => Node::Seq(l.iter().map(|e| to_node_exact(e, depth + 1)).collect()),
-        Value::Map(m) => {
-            let mut out = Map::new();
-            for (k, e) in m.read().iter() {
-                out.insert(k.clone(), to_node_exact(e, depth + 1));
-            }
-            Node::Map(out)
-        }
-        Value::Object(o) => to_node_exact(&o.0.plain(), depth + 1),
-        other => to_node_at(other, depth),
-    }
 }
 
 /// Adds Sprig's and Helm's functions to a template set (Sprig's random
