@@ -38,8 +38,10 @@ filter=${HELM_BENCH_FILTER:-.}
 export HOME=${TMPDIR:-/tmp}/flate-bench-helm-home
 mkdir -p "$HOME"
 
-# Microseconds since the epoch, without starting a process.
-now() { local t=${EPOCHREALTIME/[.,]/}; echo "$t"; }
+# Microseconds since the epoch, read inline: `$(now)` from a function would
+# fork a subshell, and that fork (about 0.4 ms here) would land inside the
+# measured interval of every run.
+usec() { now_us=${EPOCHREALTIME/[.,]/}; }
 median() { sort -n | awk '{ a[NR] = $1 } END { if (NR % 2) print a[(NR + 1) / 2]; else print (a[NR / 2] + a[NR / 2 + 1]) / 2 }'; }
 
 # Each case: name|directory|release|chart|arguments common to both (one string, split on spaces)
@@ -75,7 +77,7 @@ renders() { # dir release chart args...: both tools render it
 
 startup() { # median of 51 runs of a command, in ms
   local t=()
-  for _ in $(seq 51); do s=$(now); "$@" >/dev/null 2>&1 || true; e=$(now); t+=($((e - s))); done
+  for _ in $(seq 51); do usec; s=$now_us; "$@" >/dev/null 2>&1 || true; usec; e=$now_us; t+=($((e - s))); done
   printf '%s\n' "${t[@]}" | median | awk '{ printf "%.2f", $1 / 1000 }'
 }
 echo "process start alone (median of 51): flate --version $(startup "$flate" --version) ms, helm version $(startup "$helm" version) ms, /bin/true $(startup /bin/true) ms"
@@ -110,8 +112,8 @@ for c in "${cases[@]}"; do
   tf=(); th=()
   cd "$dir"
   for _ in $(seq "$rounds"); do
-    s=$(now); "$flate" helm template "$chart" --name "$release" "${args[@]}" >/dev/null; e=$(now); tf+=($((e - s)))
-    s=$(now); "$helm" template "$release" "$chart" "${args[@]}" >/dev/null 2>&1; e=$(now); th+=($((e - s)))
+    usec; s=$now_us; "$flate" helm template "$chart" --name "$release" "${args[@]}" >/dev/null; usec; e=$now_us; tf+=($((e - s)))
+    usec; s=$now_us; "$helm" template "$release" "$chart" "${args[@]}" >/dev/null 2>&1; usec; e=$now_us; th+=($((e - s)))
   done
   cd "$root"
   mf=$(printf '%s\n' "${tf[@]}" | median); mh=$(printf '%s\n' "${th[@]}" | median)
