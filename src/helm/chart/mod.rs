@@ -10,6 +10,7 @@
 
 mod deps;
 mod glob;
+mod head;
 mod load;
 mod objects;
 mod render;

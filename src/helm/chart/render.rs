@@ -9,6 +9,7 @@ use std::collections::BTreeMap;
 use std::sync::{Arc, OnceLock};
 
 use super::deps::{self, WChart, compatible};
+use super::head::Head;
 use super::objects::{Capabilities, DEFAULT_API_VERSIONS, Files, KubeVersion, VersionSet};
 use super::values::{M, coalesce_values, from_node};
 use super::{Chart, ChartError, Manifest, Metadata, RenderOptions, Rendered};
@@ -559,11 +560,6 @@ fn go_trim(s: &str) -> &str {
     s.trim_matches(|c: char| c.is_whitespace())
 }
 
-struct Head {
-    kind: String,
-    annotations: BTreeMap<String, String>,
-}
-
 fn head(path: &str, doc: &str) -> Result<Head, ChartError> {
     let node = crate::yaml::parse::parse_stream_json_keys(doc)
         .map_err(|e| {
@@ -576,34 +572,8 @@ fn head(path: &str, doc: &str) -> Result<Head, ChartError> {
         .next()
         .map(|d| d.node)
         .unwrap_or(crate::yaml::Node::Null);
-    let kind = node
-        .get("kind")
-        .and_then(|k| k.as_str())
-        .unwrap_or("")
-        .to_string();
-    let mut annotations = BTreeMap::new();
-    if let Some(crate::yaml::Node::Map(a)) = node.get("metadata").and_then(|m| m.get("annotations"))
-    {
-        for (k, v) in a.iter() {
-            let text = match v {
-                crate::yaml::Node::Str(s) => s.clone(),
-                crate::yaml::Node::Null => String::new(),
-                other => {
-                    let ty = match other {
-                        crate::yaml::Node::Bool(_) => "bool",
-                        crate::yaml::Node::Seq(_) => "array",
-                        crate::yaml::Node::Map(_) => "object",
-                        _ => "number",
-                    };
-                    return Err(ChartError::new(format!(
-                        "YAML parse error on {path}: error unmarshaling JSON: while decoding JSON: json: cannot unmarshal {ty} into Go struct field .metadata.annotations of type string"
-                    )));
-                }
-            };
-            annotations.insert(k.clone(), text);
-        }
-    }
-    Ok(Head { kind, annotations })
+    super::head::read(&node)
+        .map_err(|e| ChartError::new(format!("YAML parse error on {path}: {e}")))
 }
 
 fn kind_rank(kind: &str) -> Option<usize> {
