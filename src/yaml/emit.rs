@@ -518,6 +518,13 @@ fn plain_safe(value: &str) -> bool {
             .all(|&c| c.is_ascii_graphic() && c != b':' && c != b'#')
 }
 
+/// An ASCII character that, past a scalar's first, sets no flag of
+/// [`analyze`]: printable, not white space or a break, and no indicator
+/// that counts inside a scalar (`,?[]{}:#`).
+fn ordinary_byte(b: u8) -> bool {
+    b.is_ascii_graphic() && !matches!(b, b',' | b'?' | b'[' | b']' | b'{' | b'}' | b':' | b'#')
+}
+
 fn analyze(value: &str) -> Analysis {
     if plain_safe(value) {
         return Analysis {
@@ -553,13 +560,31 @@ fn analyze(value: &str) -> Analysis {
         flow_indicators = true;
     }
     let mut preceded_by_whitespace = true;
-    let mut chars = value.chars().peekable();
-    let mut i = 0;
-    while let Some(c) = chars.next() {
-        let next = chars.peek().copied();
+    let bytes = value.as_bytes();
+    let mut pos = 0;
+    let mut first = true;
+    while pos < bytes.len() {
+        // Past the first character, a run of ordinary ones (see
+        // `ordinary_byte`) only says the previous character was neither
+        // white space nor a break: skip it whole.
+        if !first && ordinary_byte(bytes[pos]) {
+            pos += bytes[pos..]
+                .iter()
+                .take_while(|b| ordinary_byte(**b))
+                .count();
+            previous_space = false;
+            previous_break = false;
+            preceded_by_whitespace = false;
+            continue;
+        }
+        let Some(c) = value[pos..].chars().next() else {
+            break;
+        };
+        pos += c.len_utf8();
+        let next = value[pos..].chars().next();
         let last = next.is_none();
         let followed_by_whitespace = is_blankz(next);
-        if i == 0 {
+        if first {
             match c {
                 '#' | ',' | '[' | ']' | '{' | '}' | '&' | '*' | '!' | '|' | '>' | '\'' | '"'
                 | '%' | '@' | '`' => {
@@ -601,7 +626,7 @@ fn analyze(value: &str) -> Analysis {
             line_breaks = true;
         }
         if c == ' ' {
-            if i == 0 {
+            if first {
                 leading_space = true;
             }
             if last {
@@ -613,7 +638,7 @@ fn analyze(value: &str) -> Analysis {
             previous_space = true;
             previous_break = false;
         } else if is_break(c) {
-            if i == 0 {
+            if first {
                 leading_break = true;
             }
             if last {
@@ -629,7 +654,7 @@ fn analyze(value: &str) -> Analysis {
             previous_break = false;
         }
         preceded_by_whitespace = is_blankz(Some(c));
-        i += 1;
+        first = false;
     }
     let _ = flow_indicators;
     let mut a = Analysis {
