@@ -230,6 +230,7 @@ impl<'a, 'e> State<'a, 'e> {
                 if p.decl.is_empty() {
                     match v {
                         Value::Nil => self.out.push_str("<no value>"),
+                        Value::Object(o) => self.out.push_str(&o.0.print_action()),
                         v => self.out.push_str(&sprint_value(&v)),
                     }
                 }

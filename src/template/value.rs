@@ -12,6 +12,13 @@ pub trait Object: Send + Sync + std::fmt::Debug {
     fn type_name(&self) -> &'static str;
     /// `fmt.Sprint` of the value.
     fn print(&self) -> String;
+    /// What an action (`{{ x }}`) prints for the value: `text/template`
+    /// calls a `String` method declared on the pointer type when the value
+    /// is addressable (a field reached from the data, kept in a variable
+    /// or as dot), which flate takes every object an action prints to be.
+    fn print_action(&self) -> String {
+        self.print()
+    }
     /// A field (or niladic method) `name`; `None` when there is none.
     fn field(&self, name: &str) -> Option<Value>;
     /// A method call; `None` when there is no method `name`.

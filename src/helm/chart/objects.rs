@@ -244,6 +244,15 @@ impl KubeVersion {
         })
     }
 
+    /// `String()`: the normalized version (the given one when there is none).
+    fn string(&self) -> String {
+        if self.normalized.is_empty() {
+            self.version.clone()
+        } else {
+            self.normalized.clone()
+        }
+    }
+
     pub fn default_version() -> KubeVersion {
         KubeVersion {
             version: "v1.35.0".into(),
@@ -264,6 +273,10 @@ impl Object for KubeVersion {
             self.version, self.normalized, self.major, self.minor
         )
     }
+    /// Helm's `(*KubeVersion).String`: the normalized version.
+    fn print_action(&self) -> String {
+        self.string()
+    }
     fn field(&self, name: &str) -> Option<Value> {
         match name {
             "Version" => Some(Value::Str(self.version.clone())),
@@ -275,13 +288,7 @@ impl Object for KubeVersion {
     fn call(&self, name: &str, args: &[Value]) -> Option<Result<Value, String>> {
         let v = match name {
             "GitVersion" => self.version.clone(),
-            "String" => {
-                if self.normalized.is_empty() {
-                    self.version.clone()
-                } else {
-                    self.normalized.clone()
-                }
-            }
+            "String" => self.string(),
             _ => return None,
         };
         Some(no_args(args, name).map(|_| Value::Str(v)))
