@@ -1,12 +1,47 @@
 //! Lexer and parser for Go's `text/template` language.
 
+use std::borrow::Cow;
 use std::collections::HashSet;
 
 use super::Error;
 
-// Tokens borrow their text from the source: the parser looks ahead and
-// backtracks, so tokens are copied often, and a copy costs no allocation.
-#[derive(Debug, Clone, PartialEq)]
+/// The keywords of the language (`nil`, `true` and `false` are tokens of
+/// their own).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Kw {
+    Block,
+    Break,
+    Continue,
+    Define,
+    Else,
+    End,
+    If,
+    Range,
+    Template,
+    With,
+}
+
+impl Kw {
+    fn name(self) -> &'static str {
+        match self {
+            Kw::Block => "block",
+            Kw::Break => "break",
+            Kw::Continue => "continue",
+            Kw::Define => "define",
+            Kw::Else => "else",
+            Kw::End => "end",
+            Kw::If => "if",
+            Kw::Range => "range",
+            Kw::Template => "template",
+            Kw::With => "with",
+        }
+    }
+}
+
+// Tokens borrow their text from the source and are `Copy` (40 bytes with
+// their position): the parser looks ahead and backtracks, so tokens are
+// copied often.
+#[derive(Debug, Clone, Copy, PartialEq)]
 enum Tok<'a> {
     Text(&'a str),
     LeftDelim,
@@ -16,12 +51,10 @@ enum Tok<'a> {
     Dot,
     Var(&'a str),
     Ident(&'a str),
-    Keyword(&'static str),
-    Str {
-        quoted: &'a str,
-        /// The unquoted value: borrowed unless the literal has escapes.
-        value: std::borrow::Cow<'a, str>,
-    },
+    Keyword(Kw),
+    /// A string literal as written, quotes included: the lexer has checked
+    /// that it unquotes ([`str_value`] gives its value).
+    Str(&'a str),
     Char(&'a str),
     Number(&'a str),
     Bool(bool),
@@ -37,7 +70,7 @@ enum Tok<'a> {
     Eof,
 }
 
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, Copy)]
 struct Token<'a> {
     tok: Tok<'a>,
     pos: usize,
@@ -49,14 +82,14 @@ impl Token<'_> {
     fn describe(&self) -> String {
         match &self.tok {
             Tok::Eof => "EOF".into(),
-            Tok::Keyword(k) => format!("<{k}>"),
+            Tok::Keyword(k) => format!("<{}>", k.name()),
             Tok::Text(s)
             | Tok::Field(s)
             | Tok::Var(s)
             | Tok::Ident(s)
             | Tok::Number(s)
-            | Tok::Char(s) => quote_short(s),
-            Tok::Str { quoted, .. } => quote_short(quoted),
+            | Tok::Char(s)
+            | Tok::Str(s) => quote_short(s),
             Tok::LeftDelim => quote_short("{{"),
             Tok::RightDelim => quote_short("}}"),
             Tok::Space => quote_short(" "),
@@ -83,9 +116,17 @@ fn quote_short(s: &str) -> String {
     }
 }
 
-const KEYWORDS: &[&str] = &[
-    "block", "break", "continue", "define", "else", "end", "if", "range", "nil", "template", "with",
-];
+/// The value of a string literal the lexer accepted (raw, or double-quoted
+/// with escapes that unquote): borrowed unless it has escapes.
+fn str_value(quoted: &str) -> Cow<'_, str> {
+    let inner = &quoted[1..quoted.len() - 1];
+    if quoted.starts_with('`') || !inner.contains('\\') {
+        Cow::Borrowed(inner)
+    } else {
+        // The lexer rejected the literals that do not unquote.
+        Cow::Owned(unquote(quoted).unwrap_or_default())
+    }
+}
 
 struct Lexer<'a> {
     src: &'a str,
@@ -99,7 +140,7 @@ struct Lexer<'a> {
 fn find_open(s: &str) -> Option<usize> {
     let b = s.as_bytes();
     let mut i = 0;
-    while let Some(j) = b[i..].iter().position(|&c| c == b'{') {
+    while let Some(j) = memchr::memchr(b'{', &b[i..]) {
         let k = i + j;
         if b.get(k + 1) == Some(&b'{') {
             return Some(k);
@@ -111,7 +152,7 @@ fn find_open(s: &str) -> Option<usize> {
 
 /// How many line breaks `b` holds.
 fn newlines(b: &[u8]) -> usize {
-    b.iter().filter(|&&c| c == b'\n').count()
+    memchr::memchr_iter(b'\n', b).count()
 }
 
 fn is_space(c: u8) -> bool {
@@ -120,6 +161,28 @@ fn is_space(c: u8) -> bool {
 
 fn is_alnum(c: char) -> bool {
     c == '_' || c.is_alphanumeric()
+}
+
+/// The length in bytes of the identifier characters (`_`, letters and
+/// digits, Unicode ones too) `s` starts with: byte by byte while they are
+/// ASCII, as they nearly always are.
+fn alnum_len(s: &str) -> usize {
+    let b = s.as_bytes();
+    let mut i = 0;
+    while let Some(&c) = b.get(i) {
+        if c.is_ascii_alphanumeric() || c == b'_' {
+            i += 1;
+        } else if c < 0x80 {
+            return i;
+        } else {
+            return i + s[i..]
+                .chars()
+                .take_while(|c| is_alnum(*c))
+                .map(char::len_utf8)
+                .sum::<usize>();
+        }
+    }
+    i
 }
 
 impl<'a> Lexer<'a> {
@@ -135,8 +198,15 @@ impl<'a> Lexer<'a> {
         &self.src[self.pos..]
     }
 
+    /// Moves past `n` bytes that may hold line breaks.
     fn advance(&mut self, n: usize) {
         self.line += newlines(&self.src.as_bytes()[self.pos..self.pos + n]);
+        self.pos += n;
+    }
+
+    /// Moves past `n` bytes of a token that holds no line break (most
+    /// tokens of an action): nothing to count.
+    fn skip(&mut self, n: usize) {
         self.pos += n;
     }
 
@@ -157,7 +227,11 @@ impl<'a> Lexer<'a> {
             }
             if !text.is_empty() {
                 let tpos = start + (text.as_ptr() as usize - rest.as_ptr() as usize);
-                let tline = line + newlines(&self.src.as_bytes()[start..tpos]);
+                let tline = if tpos == start {
+                    line
+                } else {
+                    line + newlines(&self.src.as_bytes()[start..tpos])
+                };
                 self.push(Tok::Text(text), tpos, tline);
             }
             self.advance(end);
@@ -197,40 +271,36 @@ impl<'a> Lexer<'a> {
         }
         let (p, l) = (self.pos, self.line);
         self.push(Tok::LeftDelim, p, l);
-        self.advance(if trim_left { 3 } else { 2 });
+        self.skip(if trim_left { 3 } else { 2 });
         let mut paren = 0usize;
         loop {
             let rest = self.rest();
+            let b = rest.as_bytes();
             let (p, l) = (self.pos, self.line);
-            if rest.starts_with(" -}}")
-                || rest.starts_with("\t-}}")
-                || rest.starts_with("\n-}}")
-                || rest.starts_with("\r-}}")
-            {
-                self.push(Tok::RightDelim, p + 1, l);
-                self.advance(4);
-                return Ok(true);
-            }
-            if rest.starts_with("}}") {
-                if paren > 0 {
-                    return Err(self.err(l, "unclosed left paren".into()));
-                }
-                self.push(Tok::RightDelim, p, l);
-                self.advance(2);
-                return Ok(false);
-            }
-            let c = match rest.chars().next() {
-                Some(c) => c,
-                None => {
-                    return Err(self.err(
-                        l,
-                        format!("unclosed action started at {}:{}", self.name, start_line),
-                    ));
-                }
+            // Dispatch on the first byte; `}}` and ` -}}` (any one space
+            // before the dash) close the action.
+            let Some(&c) = b.first() else {
+                return Err(self.err(
+                    l,
+                    format!("unclosed action started at {}:{}", self.name, start_line),
+                ));
             };
             match c {
-                ' ' | '\t' | '\r' | '\n' => {
-                    let n = rest.bytes().take_while(|b| is_space(*b)).count();
+                b'}' if b.get(1) == Some(&b'}') => {
+                    if paren > 0 {
+                        return Err(self.err(l, "unclosed left paren".into()));
+                    }
+                    self.push(Tok::RightDelim, p, l);
+                    self.skip(2);
+                    return Ok(false);
+                }
+                b' ' | b'\t' | b'\r' | b'\n' => {
+                    if rest[1..].starts_with("-}}") {
+                        self.push(Tok::RightDelim, p + 1, l);
+                        self.advance(4);
+                        return Ok(true);
+                    }
+                    let n = b.iter().take_while(|b| is_space(**b)).count();
                     // Leave " -}}" for the right delimiter check.
                     let n = if rest[n - 1..].starts_with(" -}}") && n > 1 {
                         n - 1
@@ -239,86 +309,77 @@ impl<'a> Lexer<'a> {
                     };
                     self.push(Tok::Space, p, l);
                     self.advance(n);
-                    if rest[n - 1..].starts_with(" -}}") {
-                        continue;
-                    }
                 }
-                '=' => {
+                b'=' => {
                     self.push(Tok::Assign, p, l);
-                    self.advance(1);
+                    self.skip(1);
                 }
-                ':' => {
-                    if !rest.starts_with(":=") {
+                b':' => {
+                    if b.get(1) != Some(&b'=') {
                         return Err(self.err(l, "expected :=".into()));
                     }
                     self.push(Tok::Decl, p, l);
-                    self.advance(2);
+                    self.skip(2);
                 }
-                '|' => {
+                b'|' => {
                     self.push(Tok::Pipe, p, l);
-                    self.advance(1);
+                    self.skip(1);
                 }
-                ',' => {
+                b',' => {
                     self.push(Tok::Comma, p, l);
-                    self.advance(1);
+                    self.skip(1);
                 }
-                '(' => {
+                b'(' => {
                     paren += 1;
                     self.push(Tok::LParen, p, l);
-                    self.advance(1);
+                    self.skip(1);
                 }
-                ')' => {
+                b')' => {
                     if paren == 0 {
                         return Err(self.err(l, "unexpected right paren".into()));
                     }
                     paren -= 1;
                     self.push(Tok::RParen, p, l);
-                    self.advance(1);
+                    self.skip(1);
                 }
-                '"' => {
+                b'"' => {
                     let mut i = 1;
-                    let b = rest.as_bytes();
+                    let mut escapes = false;
                     loop {
                         match b.get(i) {
                             None | Some(b'\n') => {
                                 return Err(self.err(l, "unterminated quoted string".into()));
                             }
-                            Some(b'\\') => i += 2,
+                            Some(b'\\') => {
+                                escapes = true;
+                                i += 2
+                            }
                             Some(b'"') => break,
                             _ => i += 1,
                         }
                     }
                     let quoted = &rest[..=i];
-                    let value = if quoted.contains('\\') {
-                        std::borrow::Cow::Owned(
-                            unquote(quoted)
-                                .ok_or_else(|| self.err(l, format!("invalid syntax: {quoted}")))?,
-                        )
+                    if escapes && unquote(quoted).is_none() {
+                        return Err(self.err(l, format!("invalid syntax: {quoted}")));
+                    }
+                    self.push(Tok::Str(quoted), p, l);
+                    // An escaped line break is the only one a literal can hold.
+                    if escapes {
+                        self.advance(i + 1);
                     } else {
-                        std::borrow::Cow::Borrowed(&quoted[1..quoted.len() - 1])
-                    };
-                    self.push(Tok::Str { quoted, value }, p, l);
-                    self.advance(i + 1);
+                        self.skip(i + 1);
+                    }
                 }
-                '`' => {
-                    let close = match rest[1..].find('`') {
+                b'`' => {
+                    let close = match memchr::memchr(b'`', &b[1..]) {
                         Some(i) => i + 1,
                         None => return Err(self.err(l, "unterminated raw quoted string".into())),
                     };
-                    let quoted = &rest[..=close];
-                    self.push(
-                        Tok::Str {
-                            quoted,
-                            value: std::borrow::Cow::Borrowed(&rest[1..close]),
-                        },
-                        p,
-                        l,
-                    );
+                    self.push(Tok::Str(&rest[..=close]), p, l);
                     self.advance(close + 1);
                 }
-                '\'' => {
+                b'\'' => {
                     let mut i = 1;
-                    let b = rest.as_bytes();
                     loop {
                         match b.get(i) {
                             None | Some(b'\n') => {
@@ -332,61 +393,56 @@ impl<'a> Lexer<'a> {
                     self.push(Tok::Char(&rest[..=i]), p, l);
                     self.advance(i + 1);
                 }
-                '$' => {
-                    let n = 1 + rest[1..]
-                        .chars()
-                        .take_while(|c| is_alnum(*c))
-                        .map(char::len_utf8)
-                        .sum::<usize>();
+                b'$' => {
+                    let n = 1 + alnum_len(&rest[1..]);
                     self.push(Tok::Var(&rest[..n]), p, l);
-                    self.advance(n);
+                    self.skip(n);
                 }
-                '.' => {
-                    let second = rest[1..].chars().next();
-                    if second.is_some_and(|c| c.is_ascii_digit()) {
+                b'.' => {
+                    let n = alnum_len(&rest[1..]);
+                    if b.get(1).is_some_and(u8::is_ascii_digit) {
                         self.number(p, l)?;
-                    } else if second.is_some_and(is_alnum) {
-                        let n = 1 + rest[1..]
-                            .chars()
-                            .take_while(|c| is_alnum(*c))
-                            .map(char::len_utf8)
-                            .sum::<usize>();
-                        self.push(Tok::Field(&rest[1..n]), p, l);
-                        self.advance(n);
+                    } else if n > 0 {
+                        self.push(Tok::Field(&rest[1..=n]), p, l);
+                        self.skip(1 + n);
                     } else {
                         self.push(Tok::Dot, p, l);
-                        self.advance(1);
+                        self.skip(1);
                     }
                 }
-                '+' | '-' | '0'..='9' => self.number(p, l)?,
-                c if is_alnum(c) => {
-                    let n: usize = rest
-                        .chars()
-                        .take_while(|c| is_alnum(*c))
-                        .map(char::len_utf8)
-                        .sum();
-                    let word = &rest[..n];
-                    let tok = match word {
-                        "true" => Tok::Bool(true),
-                        "false" => Tok::Bool(false),
-                        "nil" => Tok::Nil,
-                        w => match KEYWORDS.iter().find(|k| **k == w) {
-                            Some(k) => Tok::Keyword(k),
-                            None => Tok::Ident(w),
-                        },
-                    };
-                    self.push(tok, p, l);
-                    self.advance(n);
-                }
-                c if c.is_ascii() && !c.is_ascii_control() => {
-                    self.push(Tok::Other(c), p, l);
-                    self.advance(1);
-                }
-                c => {
-                    return Err(self.err(
-                        l,
-                        format!("unrecognized character in action: {}", go_unicode(c)),
-                    ));
+                b'+' | b'-' | b'0'..=b'9' => self.number(p, l)?,
+                _ => {
+                    let n = alnum_len(rest);
+                    if n > 0 {
+                        let word = &rest[..n];
+                        let tok = match word {
+                            "true" => Tok::Bool(true),
+                            "false" => Tok::Bool(false),
+                            "nil" => Tok::Nil,
+                            "block" => Tok::Keyword(Kw::Block),
+                            "break" => Tok::Keyword(Kw::Break),
+                            "continue" => Tok::Keyword(Kw::Continue),
+                            "define" => Tok::Keyword(Kw::Define),
+                            "else" => Tok::Keyword(Kw::Else),
+                            "end" => Tok::Keyword(Kw::End),
+                            "if" => Tok::Keyword(Kw::If),
+                            "range" => Tok::Keyword(Kw::Range),
+                            "template" => Tok::Keyword(Kw::Template),
+                            "with" => Tok::Keyword(Kw::With),
+                            w => Tok::Ident(w),
+                        };
+                        self.push(tok, p, l);
+                        self.skip(n);
+                    } else if c.is_ascii() && !c.is_ascii_control() {
+                        self.push(Tok::Other(c as char), p, l);
+                        self.skip(1);
+                    } else {
+                        let c = rest.chars().next().unwrap_or_default();
+                        return Err(self.err(
+                            l,
+                            format!("unrecognized character in action: {}", go_unicode(c)),
+                        ));
+                    }
                 }
             }
         }
@@ -430,16 +486,12 @@ impl<'a> Lexer<'a> {
         if b.get(i) == Some(&b'i') {
             i += 1;
         }
-        if rest[i..].chars().next().is_some_and(is_alnum) {
-            let n = i + rest[i..]
-                .chars()
-                .take_while(|c| is_alnum(*c))
-                .map(char::len_utf8)
-                .sum::<usize>();
-            return Err(self.err(l, format!("bad number syntax: {:?}", &rest[..n])));
+        let n = alnum_len(&rest[i..]);
+        if n > 0 {
+            return Err(self.err(l, format!("bad number syntax: {:?}", &rest[..i + n])));
         }
         self.push(Tok::Number(&rest[..i]), p, l);
-        self.advance(i);
+        self.skip(i);
         Ok(())
     }
 }
@@ -759,7 +811,7 @@ pub fn parse_with(name: &str, text: &str, funcs: &dyn Fn(&str) -> bool) -> Resul
             Tok::LeftDelim => {
                 let save = p.i;
                 p.next();
-                if matches!(p.peek_non_space().tok, Tok::Keyword("define")) {
+                if matches!(p.peek_non_space().tok, Tok::Keyword(Kw::Define)) {
                     p.next_non_space();
                     p.parse_define()?;
                     continue;
@@ -787,8 +839,8 @@ pub fn is_empty_tree(list: &[Node]) -> bool {
 
 fn end_name(t: &Token<'_>) -> String {
     match t.tok {
-        Tok::Keyword("end") => "{{end}}".into(),
-        Tok::Keyword("else") => "{{else}}".into(),
+        Tok::Keyword(Kw::End) => "{{end}}".into(),
+        Tok::Keyword(Kw::Else) => "{{else}}".into(),
         _ => t.describe(),
     }
 }
@@ -803,7 +855,7 @@ impl<'a> Parser<'a> {
     }
 
     fn next(&mut self) -> Token<'a> {
-        let t = self.peek().clone();
+        let t = *self.peek();
         if self.i < self.toks.len() - 1 {
             self.i += 1;
         }
@@ -849,9 +901,9 @@ impl<'a> Parser<'a> {
 
     #[allow(clippy::type_complexity)]
     fn action(&mut self) -> Result<Result<Node, (Token<'a>, End)>, Error> {
-        let t = self.peek_non_space().clone();
+        let t = *self.peek_non_space();
         match t.tok {
-            Tok::Keyword("if") => {
+            Tok::Keyword(Kw::If) => {
                 self.next();
                 self.control("if").map(|(pipe, list, else_list)| {
                     Ok(Node::If {
@@ -861,7 +913,7 @@ impl<'a> Parser<'a> {
                     })
                 })
             }
-            Tok::Keyword("with") => {
+            Tok::Keyword(Kw::With) => {
                 self.next();
                 self.control("with").map(|(pipe, list, else_list)| {
                     Ok(Node::With {
@@ -871,7 +923,7 @@ impl<'a> Parser<'a> {
                     })
                 })
             }
-            Tok::Keyword("range") => {
+            Tok::Keyword(Kw::Range) => {
                 self.next();
                 self.range_depth += 1;
                 let r = self.control("range");
@@ -884,22 +936,23 @@ impl<'a> Parser<'a> {
                     })
                 })
             }
-            Tok::Keyword("end") => {
+            Tok::Keyword(Kw::End) => {
                 self.next();
                 self.expect(Tok::RightDelim, "end")?;
                 Ok(Err((t, End::End)))
             }
-            Tok::Keyword("else") => {
+            Tok::Keyword(Kw::Else) => {
                 self.next();
-                let n = self.peek_non_space().clone();
-                if matches!(n.tok, Tok::Keyword("if") | Tok::Keyword("with")) {
+                let n = *self.peek_non_space();
+                if matches!(n.tok, Tok::Keyword(Kw::If) | Tok::Keyword(Kw::With)) {
                     // `{{else if}}`: the caller parses the rest as a nested control.
                     return Ok(Err((t, End::Else(self.i))));
                 }
                 self.expect(Tok::RightDelim, "else")?;
                 Ok(Err((t, End::Else(0))))
             }
-            Tok::Keyword(k @ ("break" | "continue")) => {
+            Tok::Keyword(kw @ (Kw::Break | Kw::Continue)) => {
+                let k = kw.name();
                 self.next();
                 let n = self.next_non_space();
                 if !matches!(n.tok, Tok::RightDelim) {
@@ -910,18 +963,18 @@ impl<'a> Parser<'a> {
                 if self.range_depth == 0 {
                     return Err(self.err_at(&t, format!("{{{{{k}}}}} outside {{{{range}}}}")));
                 }
-                Ok(Ok(if k == "break" {
+                Ok(Ok(if kw == Kw::Break {
                     Node::Break
                 } else {
                     Node::Continue
                 }))
             }
-            Tok::Keyword("template") => {
+            Tok::Keyword(Kw::Template) => {
                 self.next();
                 self.template_call("template")
                     .map(|c| Ok(Node::Template(c)))
             }
-            Tok::Keyword("block") => {
+            Tok::Keyword(Kw::Block) => {
                 self.next();
                 let call = self.template_call("block")?;
                 let saved = std::mem::replace(&mut self.vars, vec!["$".into()]);
@@ -936,7 +989,9 @@ impl<'a> Parser<'a> {
                 self.add_define(call.name.clone(), list, &t)?;
                 Ok(Ok(Node::Template(call)))
             }
-            Tok::Keyword("define") => Err(self.err_at(&t, "unexpected <define> in command".into())),
+            Tok::Keyword(Kw::Define) => {
+                Err(self.err_at(&t, "unexpected <define> in command".into()))
+            }
             _ => {
                 let pipe = self.pipeline("command", Tok::RightDelim)?;
                 Ok(Ok(Node::Action(pipe)))
@@ -947,7 +1002,7 @@ impl<'a> Parser<'a> {
     fn template_call(&mut self, context: &str) -> Result<TemplateCall, Error> {
         let t = self.next_non_space();
         let name = match &t.tok {
-            Tok::Str { value, .. } => value.to_string(),
+            Tok::Str(quoted) => str_value(quoted).into_owned(),
             _ => {
                 return Err(self.err_at(
                     &t,
@@ -955,7 +1010,7 @@ impl<'a> Parser<'a> {
                 ));
             }
         };
-        let n = self.peek_non_space().clone();
+        let n = *self.peek_non_space();
         let pipe = if matches!(n.tok, Tok::RightDelim) {
             self.next();
             None
@@ -972,7 +1027,7 @@ impl<'a> Parser<'a> {
     fn parse_define(&mut self) -> Result<(), Error> {
         let t = self.next_non_space();
         let name = match &t.tok {
-            Tok::Str { value, .. } => value.to_string(),
+            Tok::Str(quoted) => str_value(quoted).into_owned(),
             _ => {
                 return Err(
                     self.err_at(&t, format!("unexpected {} in define clause", t.describe()))
@@ -986,7 +1041,7 @@ impl<'a> Parser<'a> {
         if let End::Else(_) = end {
             return Err(self.err_at(&t, "unexpected {{else}}".into()));
         }
-        let end_tok = self.toks[self.i.saturating_sub(1)].clone();
+        let end_tok = self.toks[self.i.saturating_sub(1)];
         self.add_define(name, list, &end_tok)
     }
 
@@ -1015,8 +1070,8 @@ impl<'a> Parser<'a> {
             if matches!(self.peek().tok, Tok::LeftDelim) {
                 let save = self.i;
                 self.next();
-                if matches!(self.peek_non_space().tok, Tok::Keyword("define")) {
-                    let t = self.peek().clone();
+                if matches!(self.peek_non_space().tok, Tok::Keyword(Kw::Define)) {
+                    let t = *self.peek();
                     return Err(self.err_at(&t, "unexpected <define> in command".into()));
                 }
                 self.i = save;
@@ -1039,7 +1094,7 @@ impl<'a> Parser<'a> {
     /// One level deeper, unless that passes [`MAX_NESTING`].
     fn enter(&mut self) -> Result<(), Error> {
         if self.nesting >= MAX_NESTING {
-            let t = self.peek().clone();
+            let t = *self.peek();
             return Err(self.err_at(
                 &t,
                 format!(
@@ -1061,7 +1116,7 @@ impl<'a> Parser<'a> {
             End::Else(0) => {
                 let (l, e) = self.list()?;
                 if let End::Else(_) = e {
-                    let t = self.peek().clone();
+                    let t = *self.peek();
                     return Err(self.err_at(&t, "expected end; found {{else}}".into()));
                 }
                 l
@@ -1071,7 +1126,7 @@ impl<'a> Parser<'a> {
                 // consumes the shared `{{end}}`.
                 let kw = self.next_non_space();
                 let nested = match kw.tok {
-                    Tok::Keyword("if") => {
+                    Tok::Keyword(Kw::If) => {
                         self.control("if").map(|(pipe, list, else_list)| Node::If {
                             pipe,
                             list,
@@ -1094,7 +1149,7 @@ impl<'a> Parser<'a> {
     }
 
     fn pipeline(&mut self, context: &str, end: Tok<'_>) -> Result<Pipe, Error> {
-        let start = self.peek_non_space().clone();
+        let start = *self.peek_non_space();
         let mut pipe = Pipe {
             pos: start.pos,
             decl: Vec::new(),
@@ -1105,7 +1160,7 @@ impl<'a> Parser<'a> {
         if let Tok::Var(v) = &start.tok {
             let save = self.i;
             self.next();
-            let after = self.peek_non_space().clone();
+            let after = *self.peek_non_space();
             match after.tok {
                 Tok::Decl | Tok::Assign => {
                     self.next();
@@ -1181,7 +1236,7 @@ impl<'a> Parser<'a> {
                 | Tok::Ident(_)
                 | Tok::Number(_)
                 | Tok::Nil
-                | Tok::Str { .. }
+                | Tok::Str(_)
                 | Tok::Var(_)
                 | Tok::LParen => {
                     self.i -= 1;
@@ -1218,7 +1273,7 @@ impl<'a> Parser<'a> {
             break;
         }
         if cmd.args.is_empty() {
-            let t = self.peek().clone();
+            let t = *self.peek();
             return Err(self.err_at(&t, "empty command".into()));
         }
         Ok(cmd)
@@ -1258,7 +1313,7 @@ impl<'a> Parser<'a> {
                 }
             }
             Arg::Bool(..) | Arg::Str { .. } | Arg::Number { .. } | Arg::Nil(_) | Arg::Dot(_) => {
-                let t = self.toks[self.i - 1].clone();
+                let t = self.toks[self.i - 1];
                 return Err(self.err_at(
                     &t,
                     format!("unexpected . after term {:?}", term.to_string()),
@@ -1274,7 +1329,7 @@ impl<'a> Parser<'a> {
 
     fn term(&mut self) -> Result<Option<Arg>, Error> {
         let t = self.next_non_space();
-        Ok(Some(match t.tok.clone() {
+        Ok(Some(match t.tok {
             Tok::Ident(name) => {
                 if !(self.funcs)(name) {
                     return Err(self.err_at(&t, format!("function {name:?} not defined")));
@@ -1317,10 +1372,10 @@ impl<'a> Parser<'a> {
                 let p = p?;
                 Arg::Pipe(Box::new(p))
             }
-            Tok::Str { quoted, value } => Arg::Str {
+            Tok::Str(quoted) => Arg::Str {
                 pos: t.pos,
                 quoted: quoted.to_string(),
-                value: value.into_owned(),
+                value: str_value(quoted).into_owned(),
             },
             _ => {
                 self.i -= 1;
