@@ -4,7 +4,7 @@
 use std::cell::Cell;
 use std::sync::Arc;
 
-use super::parse::{Arg, Command, Node, Pipe, TemplateCall};
+use super::parse::{Arg, Command, Fields, Node, Pipe, TemplateCall, str_literal};
 use super::value::{Map, Value, sprint, sprint_value, sprintf, sprintln};
 use super::{Error, Templates, Tree};
 
@@ -446,8 +446,10 @@ impl<'a, 'e> State<'a, 'e> {
             Arg::Bool(_, b) => Ok(Value::Bool(*b)),
             Arg::Dot(_) => Ok(dot.clone()),
             Arg::Nil(_) => Err(self.err("nil is not a command".into())),
-            Arg::Number { text, .. } => Ok(number_value(text).unwrap_or_default()),
-            Arg::Str { value, .. } => Ok(Value::Str(value.clone())),
+            Arg::Number { value, .. } => Ok(value.clone()),
+            Arg::Str {
+                quoted, unquoted, ..
+            } => Ok(Value::Str(str_literal(quoted, unquoted).to_string())),
             _ => Err(self.err(format!("can't evaluate command {first}"))),
         }
     }
@@ -531,11 +533,10 @@ impl<'a, 'e> State<'a, 'e> {
 
     /// `receiver.f1.f2...`; `call` holds the arguments of the last field
     /// when it is called as a method.
-    fn walk_fields(&self, recv: &Value, names: &[String], call: Option<Vec<Value>>) -> R<Value> {
+    fn walk_fields(&self, recv: &Value, names: &Fields, call: Option<Vec<Value>>) -> R<Value> {
         use std::borrow::Cow;
         let mut cur: Cow<'_, Value> = Cow::Borrowed(recv);
-        for (i, name) in names.iter().enumerate() {
-            let last = i + 1 == names.len();
+        for (i, (name, last)) in names.names().enumerate() {
             let args = if last { call.as_deref() } else { None };
             cur = match cur {
                 Cow::Borrowed(v) => self.field_step(v, name, i > 0, args)?,
@@ -563,8 +564,10 @@ impl<'a, 'e> State<'a, 'e> {
                 self.walk_fields(&recv, fields, None)
             }
             Arg::Bool(_, b) => Ok(Value::Bool(*b)),
-            Arg::Number { text, .. } => Ok(number_value(text).unwrap_or_default()),
-            Arg::Str { value, .. } => Ok(Value::Str(value.clone())),
+            Arg::Number { value, .. } => Ok(value.clone()),
+            Arg::Str {
+                quoted, unquoted, ..
+            } => Ok(Value::Str(str_literal(quoted, unquoted).to_string())),
         }
     }
 

@@ -564,29 +564,65 @@ pub(crate) fn unquote_char(q: &str) -> Option<i64> {
 
 // ---------------------------------------------------------------- AST
 
+/// A chain of field names as written, each after its dot (`.a.b`): one
+/// string for the chain (the fields of an operand are adjacent in the
+/// source), not one a name.
+#[derive(Debug, Clone, Default)]
+pub struct Fields(Box<str>);
+
+impl Fields {
+    /// The names, in order, each with whether it is the last one.
+    pub fn names(&self) -> impl Iterator<Item = (&str, bool)> {
+        // Names are short: a byte loop finds the next dot sooner than a
+        // searcher is set up.
+        let s = &self.0;
+        let mut at = 1;
+        std::iter::from_fn(move || {
+            let rest = s.get(at..).filter(|r| !r.is_empty())?;
+            let n = rest.bytes().position(|b| b == b'.').unwrap_or(rest.len());
+            at += n + 1;
+            Some((&rest[..n], at > s.len()))
+        })
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
+}
+
+impl std::fmt::Display for Fields {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
 /// An operand of a command.
 #[derive(Debug, Clone)]
 pub enum Arg {
     Field {
         pos: usize,
-        names: Vec<String>,
+        names: Fields,
     },
     Var {
         pos: usize,
         name: String,
-        fields: Vec<String>,
+        fields: Fields,
     },
     Dot(usize),
     Nil(usize),
     Bool(usize, bool),
     Number {
         pos: usize,
-        text: String,
+        text: Box<str>,
+        /// Its value, computed once when parsed.
+        value: super::Value,
     },
     Str {
         pos: usize,
-        quoted: String,
-        value: String,
+        quoted: Box<str>,
+        /// The value when it differs from the text between the quotes
+        /// (escapes): most literals need no second string.
+        unquoted: Option<Box<str>>,
     },
     Ident {
         pos: usize,
@@ -596,8 +632,16 @@ pub enum Arg {
     Chain {
         pos: usize,
         node: Box<Arg>,
-        fields: Vec<String>,
+        fields: Fields,
     },
+}
+
+/// The value of a string literal of the tree ([`Arg::Str`]).
+pub fn str_literal<'s>(quoted: &'s str, unquoted: &'s Option<Box<str>>) -> &'s str {
+    match unquoted {
+        Some(u) => u,
+        None => &quoted[1..quoted.len() - 1],
+    }
 }
 
 impl Arg {
@@ -620,19 +664,8 @@ impl Arg {
 impl std::fmt::Display for Arg {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
-            Arg::Field { names, .. } => {
-                for n in names {
-                    write!(f, ".{n}")?;
-                }
-                Ok(())
-            }
-            Arg::Var { name, fields, .. } => {
-                write!(f, "{name}")?;
-                for n in fields {
-                    write!(f, ".{n}")?;
-                }
-                Ok(())
-            }
+            Arg::Field { names, .. } => write!(f, "{names}"),
+            Arg::Var { name, fields, .. } => write!(f, "{name}{fields}"),
             Arg::Dot(_) => write!(f, "."),
             Arg::Nil(_) => write!(f, "nil"),
             Arg::Bool(_, b) => write!(f, "{b}"),
@@ -645,10 +678,7 @@ impl std::fmt::Display for Arg {
                     Arg::Pipe(p) => write!(f, "({p})")?,
                     n => write!(f, "{n}")?,
                 }
-                for n in fields {
-                    write!(f, ".{n}")?;
-                }
-                Ok(())
+                write!(f, "{fields}")
             }
         }
     }
@@ -751,9 +781,11 @@ pub struct Parsed {
 
 struct Parser<'a> {
     name: &'a str,
+    src: &'a str,
     toks: Vec<Token<'a>>,
     i: usize,
-    vars: Vec<String>,
+    /// The variables in scope (names borrowed from the source).
+    vars: Vec<&'a str>,
     range_depth: usize,
     /// Open control structures (`if`, `with`, `range`, `block`, each
     /// `else if`) and parentheses around the current token.
@@ -796,9 +828,10 @@ pub fn parse_with(name: &str, text: &str, funcs: &dyn Fn(&str) -> bool) -> Resul
     .run()?;
     let mut p = Parser {
         name,
+        src: text,
         toks,
         i: 0,
-        vars: vec!["$".into()],
+        vars: vec!["$"],
         range_depth: 0,
         nesting: 0,
         funcs,
@@ -848,6 +881,11 @@ fn end_name(t: &Token<'_>) -> String {
 impl<'a> Parser<'a> {
     fn err_at(&self, t: &Token<'_>, msg: String) -> Error {
         Error::parse(self.name, t.line, msg)
+    }
+
+    /// Where `s`, a token's text, ends in the source.
+    fn end_of(&self, s: &'a str) -> usize {
+        s.as_ptr() as usize - self.src.as_ptr() as usize + s.len()
     }
 
     fn peek(&self) -> &Token<'a> {
@@ -977,7 +1015,7 @@ impl<'a> Parser<'a> {
             Tok::Keyword(Kw::Block) => {
                 self.next();
                 let call = self.template_call("block")?;
-                let saved = std::mem::replace(&mut self.vars, vec!["$".into()]);
+                let saved = std::mem::replace(&mut self.vars, vec!["$"]);
                 self.enter()?;
                 let listed = self.list();
                 self.nesting -= 1;
@@ -1035,7 +1073,7 @@ impl<'a> Parser<'a> {
             }
         };
         self.expect(Tok::RightDelim, "define clause")?;
-        let saved = std::mem::replace(&mut self.vars, vec!["$".into()]);
+        let saved = std::mem::replace(&mut self.vars, vec!["$"]);
         let (list, end) = self.list()?;
         self.vars = saved;
         if let End::Else(_) = end {
@@ -1157,7 +1195,7 @@ impl<'a> Parser<'a> {
             cmds: Vec::new(),
         };
         // Declarations.
-        if let Tok::Var(v) = &start.tok {
+        if let Tok::Var(v) = start.tok {
             let save = self.i;
             self.next();
             let after = *self.peek_non_space();
@@ -1167,18 +1205,18 @@ impl<'a> Parser<'a> {
                     pipe.is_assign = matches!(after.tok, Tok::Assign);
                     pipe.decl.push(v.to_string());
                     if pipe.is_assign {
-                        if !self.vars.iter().any(|x| x == v) {
+                        if !self.vars.contains(&v) {
                             return Err(self.err_at(&start, format!("undefined variable {:?}", v)));
                         }
                     } else {
-                        self.vars.push(v.to_string());
+                        self.vars.push(v);
                     }
                 }
                 Tok::Comma if context == "range" => {
                     self.next();
                     let second = self.next_non_space();
                     let v2 = match &second.tok {
-                        Tok::Var(v2) => v2.to_string(),
+                        Tok::Var(v2) => *v2,
                         _ => {
                             return Err(self.err_at(
                                 &second,
@@ -1189,8 +1227,8 @@ impl<'a> Parser<'a> {
                     let op = self.next_non_space();
                     match op.tok {
                         Tok::Decl => {
-                            self.vars.push(v.to_string());
-                            self.vars.push(v2.clone());
+                            self.vars.push(v);
+                            self.vars.push(v2);
                         }
                         Tok::Assign => pipe.is_assign = true,
                         _ => {
@@ -1200,7 +1238,7 @@ impl<'a> Parser<'a> {
                         }
                     }
                     pipe.decl.push(v.to_string());
-                    pipe.decl.push(v2);
+                    pipe.decl.push(v2.to_string());
                 }
                 _ => self.i = save,
             }
@@ -1287,31 +1325,24 @@ impl<'a> Parser<'a> {
             return Ok(Some(term));
         }
         let chain_pos = self.peek().pos;
-        let mut fields = Vec::new();
-        while let Tok::Field(f) = &self.peek().tok {
-            fields.push(f.to_string());
+        let mut chain_end = chain_pos;
+        while let Tok::Field(f) = self.peek().tok {
+            chain_end = self.end_of(f);
             self.next();
         }
+        let fields = |start: usize| Fields(self.src[start..chain_end].into());
         Ok(Some(match term {
-            Arg::Field { mut names, .. } => {
-                names.extend(fields);
-                Arg::Field {
-                    pos: chain_pos,
-                    names,
-                }
-            }
-            Arg::Var {
+            // A field term is the first field of the chain, right before it.
+            Arg::Field { pos, .. } => Arg::Field {
+                pos: chain_pos,
+                names: fields(pos),
+            },
+            // A variable term has no fields yet: they follow it.
+            Arg::Var { name, .. } => Arg::Var {
+                pos: chain_pos,
                 name,
-                fields: mut f0,
-                ..
-            } => {
-                f0.extend(fields);
-                Arg::Var {
-                    pos: chain_pos,
-                    name,
-                    fields: f0,
-                }
-            }
+                fields: fields(chain_pos),
+            },
             Arg::Bool(..) | Arg::Str { .. } | Arg::Number { .. } | Arg::Nil(_) | Arg::Dot(_) => {
                 let t = self.toks[self.i - 1];
                 return Err(self.err_at(
@@ -1322,7 +1353,7 @@ impl<'a> Parser<'a> {
             other => Arg::Chain {
                 pos: chain_pos,
                 node: Box::new(other),
-                fields,
+                fields: fields(chain_pos),
             },
         }))
     }
@@ -1342,27 +1373,28 @@ impl<'a> Parser<'a> {
             Tok::Dot => Arg::Dot(t.pos),
             Tok::Nil => Arg::Nil(t.pos),
             Tok::Var(name) => {
-                if !self.vars.iter().any(|x| x == name) {
+                if !self.vars.contains(&name) {
                     return Err(self.err_at(&t, format!("undefined variable {name:?}")));
                 }
                 Arg::Var {
                     pos: t.pos,
                     name: name.to_string(),
-                    fields: Vec::new(),
+                    fields: Fields::default(),
                 }
             }
             Tok::Field(f) => Arg::Field {
                 pos: t.pos,
-                names: vec![f.to_string()],
+                names: Fields(self.src[t.pos..self.end_of(f)].into()),
             },
             Tok::Bool(b) => Arg::Bool(t.pos, b),
             Tok::Number(text) | Tok::Char(text) => {
-                if super::exec::number_value(text).is_none() {
+                let Some(value) = super::exec::number_value(text) else {
                     return Err(self.err_at(&t, format!("illegal number syntax: {text:?}")));
-                }
+                };
                 Arg::Number {
                     pos: t.pos,
-                    text: text.to_string(),
+                    text: text.into(),
+                    value,
                 }
             }
             Tok::LParen => {
@@ -1374,8 +1406,11 @@ impl<'a> Parser<'a> {
             }
             Tok::Str(quoted) => Arg::Str {
                 pos: t.pos,
-                quoted: quoted.to_string(),
-                value: str_value(quoted).into_owned(),
+                quoted: quoted.into(),
+                unquoted: match str_value(quoted) {
+                    Cow::Borrowed(_) => None,
+                    Cow::Owned(u) => Some(u.into()),
+                },
             },
             _ => {
                 self.i -= 1;
