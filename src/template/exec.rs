@@ -161,20 +161,21 @@ enum At<'a> {
 
 struct State<'a, 'e> {
     ex: &'e Exec<'a>,
-    name: String,
+    name: &'e str,
     tree: &'a Tree,
-    vars: Vec<(String, Value)>,
+    /// The variables in scope, innermost last (names borrowed from the tree).
+    vars: Vec<(&'a str, Value)>,
     at: At<'a>,
     out: String,
 }
 
 impl<'a, 'e> State<'a, 'e> {
-    fn new(ex: &'e Exec<'a>, name: &str, tree: &'a Tree, data: Value) -> Self {
+    fn new(ex: &'e Exec<'a>, name: &'e str, tree: &'a Tree, data: Value) -> Self {
         State {
             ex,
-            name: name.to_string(),
+            name,
             tree,
-            vars: vec![("$".into(), data)],
+            vars: vec![("$", data)],
             at: At::None,
             out: String::new(),
         }
@@ -204,7 +205,7 @@ impl<'a, 'e> State<'a, 'e> {
             name: self.tree.parse_name.clone(),
             line,
             col: Some(col),
-            executing: Some(self.name.clone()),
+            executing: Some(self.name.to_string()),
             context,
             message: msg,
         }))
@@ -313,7 +314,7 @@ impl<'a, 'e> State<'a, 'e> {
                         if pipe.is_assign {
                             self.set_var(name, val);
                         } else {
-                            self.vars.push((name.clone(), val));
+                            self.vars.push((name, val));
                         }
                     }
                     let r = self.walk_list(&elem, list);
@@ -342,9 +343,12 @@ impl<'a, 'e> State<'a, 'e> {
                 }
                 self.ex.depth.set(depth + 1);
                 let mut sub = State::new(self.ex, &call.name, tree, data.clone());
+                // The called template writes where this one does (its
+                // output is kept when it fails, as Go's writer keeps it).
+                sub.out = std::mem::take(&mut self.out);
                 let r = with_stack(|| sub.walk_list(&data, &tree.root));
                 self.ex.depth.set(depth);
-                self.out.push_str(&sub.out);
+                self.out = sub.out;
                 r?;
             }
             Node::Break => return Err(Flow::Break),
@@ -354,7 +358,7 @@ impl<'a, 'e> State<'a, 'e> {
     }
 
     fn set_var(&mut self, name: &str, v: Value) {
-        if let Some(slot) = self.vars.iter_mut().rev().find(|(n, _)| n == name) {
+        if let Some(slot) = self.vars.iter_mut().rev().find(|(n, _)| *n == name) {
             slot.1 = v;
         }
     }
@@ -365,7 +369,7 @@ impl<'a, 'e> State<'a, 'e> {
     }
 
     fn var_index(&self, name: &str) -> R<usize> {
-        match self.vars.iter().rposition(|(n, _)| n == name) {
+        match self.vars.iter().rposition(|(n, _)| *n == name) {
             Some(i) => Ok(i),
             None => Err(self.err(format!("undefined variable: {name}"))),
         }
@@ -387,7 +391,7 @@ impl<'a, 'e> State<'a, 'e> {
             if pipe.is_assign {
                 self.set_var(name, v.clone());
             } else {
-                self.vars.push((name.clone(), v.clone()));
+                self.vars.push((name, v.clone()));
             }
         }
         Ok(v)
