@@ -163,26 +163,35 @@ fn is_alnum(c: char) -> bool {
     c == '_' || c.is_alphanumeric()
 }
 
+/// Which bytes are ASCII identifier characters (`_`, letters, digits).
+const ASCII_ALNUM: [bool; 256] = {
+    let mut t = [false; 256];
+    let mut c = 0;
+    while c < 128 {
+        t[c] = (c as u8).is_ascii_alphanumeric() || c == b'_' as usize;
+        c += 1;
+    }
+    t
+};
+
 /// The length in bytes of the identifier characters (`_`, letters and
-/// digits, Unicode ones too) `s` starts with: byte by byte while they are
+/// digits, Unicode ones too) `s` starts with: by table while they are
 /// ASCII, as they nearly always are.
 fn alnum_len(s: &str) -> usize {
     let b = s.as_bytes();
-    let mut i = 0;
-    while let Some(&c) = b.get(i) {
-        if c.is_ascii_alphanumeric() || c == b'_' {
-            i += 1;
-        } else if c < 0x80 {
-            return i;
-        } else {
-            return i + s[i..]
-                .chars()
-                .take_while(|c| is_alnum(*c))
-                .map(char::len_utf8)
-                .sum::<usize>();
-        }
+    let i = b
+        .iter()
+        .position(|&c| !ASCII_ALNUM[c as usize])
+        .unwrap_or(b.len());
+    if b.get(i).is_some_and(|&c| c >= 0x80) {
+        i + s[i..]
+            .chars()
+            .take_while(|c| is_alnum(*c))
+            .map(char::len_utf8)
+            .sum::<usize>()
+    } else {
+        i
     }
-    i
 }
 
 impl<'a> Lexer<'a> {
@@ -816,14 +825,15 @@ pub fn parse(name: &str, text: &str, funcs: &HashSet<String>) -> Result<Parsed, 
 /// [`parse`] with the function names given as a predicate (no set to build).
 pub fn parse_with(name: &str, text: &str, funcs: &dyn Fn(&str) -> bool) -> Result<Parsed, Error> {
     // About a dozen tokens an action: room for them at once, not by
-    // doubling (a token is 64 bytes).
-    let actions = memchr::memmem::find_iter(text.as_bytes(), b"{{").count();
+    // doubling. An action opens with two braces: counting braces (a quick
+    // count) sizes the tokens as well as finding each `{{` would.
+    let braces = memchr::memchr_iter(b'{', text.as_bytes()).count();
     let toks = Lexer {
         src: text,
         name,
         pos: 0,
         line: 1,
-        toks: Vec::with_capacity(actions * 12 + 2),
+        toks: Vec::with_capacity(braces * 6 + 2),
     }
     .run()?;
     let mut p = Parser {
