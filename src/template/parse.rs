@@ -1120,7 +1120,8 @@ impl<'a> Parser<'a> {
 
     /// Nodes up to `{{end}}` or `{{else}}`.
     fn list(&mut self) -> Result<(Vec<Node>, End), Error> {
-        let mut out = Vec::new();
+        // As for a pipeline's commands: a list is seldom empty.
+        let mut out = Vec::with_capacity(4);
         loop {
             if matches!(self.peek().tok, Tok::LeftDelim) {
                 let save = self.i;
@@ -1209,7 +1210,9 @@ impl<'a> Parser<'a> {
             pos: start.pos,
             decl: Vec::new(),
             is_assign: false,
-            cmds: Vec::new(),
+            // Room for the commands of nearly every pipeline (as much as a
+            // first push would allocate, without the generic growth path).
+            cmds: Vec::with_capacity(4),
         };
         // Declarations.
         if let Tok::Var(v) = start.tok {
@@ -1311,7 +1314,8 @@ impl<'a> Parser<'a> {
         let pos = self.peek_non_space().pos;
         let mut cmd = Command {
             pos,
-            args: Vec::new(),
+            // As for a pipeline's commands.
+            args: Vec::with_capacity(4),
         };
         loop {
             self.peek_non_space();
