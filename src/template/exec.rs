@@ -4,7 +4,7 @@
 use std::cell::Cell;
 use std::sync::Arc;
 
-use super::parse::{Arg, Command, Node, Pipe, TemplateCall};
+use super::parse::{Arg, Command, Fields, Node, Pipe, TemplateCall, str_literal};
 use super::value::{Map, Value, sprint, sprint_value, sprintf, sprintln};
 use super::{Error, Templates, Tree};
 
@@ -161,20 +161,21 @@ enum At<'a> {
 
 struct State<'a, 'e> {
     ex: &'e Exec<'a>,
-    name: String,
+    name: &'e str,
     tree: &'a Tree,
-    vars: Vec<(String, Value)>,
+    /// The variables in scope, innermost last (names borrowed from the tree).
+    vars: Vec<(&'a str, Value)>,
     at: At<'a>,
     out: String,
 }
 
 impl<'a, 'e> State<'a, 'e> {
-    fn new(ex: &'e Exec<'a>, name: &str, tree: &'a Tree, data: Value) -> Self {
+    fn new(ex: &'e Exec<'a>, name: &'e str, tree: &'a Tree, data: Value) -> Self {
         State {
             ex,
-            name: name.to_string(),
+            name,
             tree,
-            vars: vec![("$".into(), data)],
+            vars: vec![("$", data)],
             at: At::None,
             out: String::new(),
         }
@@ -204,7 +205,7 @@ impl<'a, 'e> State<'a, 'e> {
             name: self.tree.parse_name.clone(),
             line,
             col: Some(col),
-            executing: Some(self.name.clone()),
+            executing: Some(self.name.to_string()),
             context,
             message: msg,
         }))
@@ -314,7 +315,7 @@ impl<'a, 'e> State<'a, 'e> {
                         if pipe.is_assign {
                             self.set_var(name, val);
                         } else {
-                            self.vars.push((name.clone(), val));
+                            self.vars.push((name, val));
                         }
                     }
                     let r = self.walk_list(&elem, list);
@@ -343,9 +344,12 @@ impl<'a, 'e> State<'a, 'e> {
                 }
                 self.ex.depth.set(depth + 1);
                 let mut sub = State::new(self.ex, &call.name, tree, data.clone());
+                // The called template writes where this one does (its
+                // output is kept when it fails, as Go's writer keeps it).
+                sub.out = std::mem::take(&mut self.out);
                 let r = with_stack(|| sub.walk_list(&data, &tree.root));
                 self.ex.depth.set(depth);
-                self.out.push_str(&sub.out);
+                self.out = sub.out;
                 r?;
             }
             Node::Break => return Err(Flow::Break),
@@ -355,7 +359,7 @@ impl<'a, 'e> State<'a, 'e> {
     }
 
     fn set_var(&mut self, name: &str, v: Value) {
-        if let Some(slot) = self.vars.iter_mut().rev().find(|(n, _)| n == name) {
+        if let Some(slot) = self.vars.iter_mut().rev().find(|(n, _)| *n == name) {
             slot.1 = v;
         }
     }
@@ -366,7 +370,7 @@ impl<'a, 'e> State<'a, 'e> {
     }
 
     fn var_index(&self, name: &str) -> R<usize> {
-        match self.vars.iter().rposition(|(n, _)| n == name) {
+        match self.vars.iter().rposition(|(n, _)| *n == name) {
             Some(i) => Ok(i),
             None => Err(self.err(format!("undefined variable: {name}"))),
         }
@@ -388,7 +392,7 @@ impl<'a, 'e> State<'a, 'e> {
             if pipe.is_assign {
                 self.set_var(name, v.clone());
             } else {
-                self.vars.push((name.clone(), v.clone()));
+                self.vars.push((name, v.clone()));
             }
         }
         Ok(v)
@@ -447,8 +451,10 @@ impl<'a, 'e> State<'a, 'e> {
             Arg::Bool(_, b) => Ok(Value::Bool(*b)),
             Arg::Dot(_) => Ok(dot.clone()),
             Arg::Nil(_) => Err(self.err("nil is not a command".into())),
-            Arg::Number { text, .. } => Ok(number_value(text).unwrap_or_default()),
-            Arg::Str { value, .. } => Ok(Value::Str(value.clone())),
+            Arg::Number { value, .. } => Ok(value.clone()),
+            Arg::Str {
+                quoted, unquoted, ..
+            } => Ok(Value::Str(str_literal(quoted, unquoted).to_string())),
             _ => Err(self.err(format!("can't evaluate command {first}"))),
         }
     }
@@ -532,11 +538,10 @@ impl<'a, 'e> State<'a, 'e> {
 
     /// `receiver.f1.f2...`; `call` holds the arguments of the last field
     /// when it is called as a method.
-    fn walk_fields(&self, recv: &Value, names: &[String], call: Option<Vec<Value>>) -> R<Value> {
+    fn walk_fields(&self, recv: &Value, names: &Fields, call: Option<Vec<Value>>) -> R<Value> {
         use std::borrow::Cow;
         let mut cur: Cow<'_, Value> = Cow::Borrowed(recv);
-        for (i, name) in names.iter().enumerate() {
-            let last = i + 1 == names.len();
+        for (i, (name, last)) in names.names().enumerate() {
             let args = if last { call.as_deref() } else { None };
             cur = match cur {
                 Cow::Borrowed(v) => self.field_step(v, name, i > 0, args)?,
@@ -564,8 +569,10 @@ impl<'a, 'e> State<'a, 'e> {
                 self.walk_fields(&recv, fields, None)
             }
             Arg::Bool(_, b) => Ok(Value::Bool(*b)),
-            Arg::Number { text, .. } => Ok(number_value(text).unwrap_or_default()),
-            Arg::Str { value, .. } => Ok(Value::Str(value.clone())),
+            Arg::Number { value, .. } => Ok(value.clone()),
+            Arg::Str {
+                quoted, unquoted, ..
+            } => Ok(Value::Str(str_literal(quoted, unquoted).to_string())),
         }
     }
 

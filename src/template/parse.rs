@@ -1,12 +1,47 @@
 //! Lexer and parser for Go's `text/template` language.
 
+use std::borrow::Cow;
 use std::collections::HashSet;
 
 use super::Error;
 
-// Tokens borrow their text from the source: the parser looks ahead and
-// backtracks, so tokens are copied often, and a copy costs no allocation.
-#[derive(Debug, Clone, PartialEq)]
+/// The keywords of the language (`nil`, `true` and `false` are tokens of
+/// their own).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Kw {
+    Block,
+    Break,
+    Continue,
+    Define,
+    Else,
+    End,
+    If,
+    Range,
+    Template,
+    With,
+}
+
+impl Kw {
+    fn name(self) -> &'static str {
+        match self {
+            Kw::Block => "block",
+            Kw::Break => "break",
+            Kw::Continue => "continue",
+            Kw::Define => "define",
+            Kw::Else => "else",
+            Kw::End => "end",
+            Kw::If => "if",
+            Kw::Range => "range",
+            Kw::Template => "template",
+            Kw::With => "with",
+        }
+    }
+}
+
+// Tokens borrow their text from the source and are `Copy` (40 bytes with
+// their position): the parser looks ahead and backtracks, so tokens are
+// copied often.
+#[derive(Debug, Clone, Copy, PartialEq)]
 enum Tok<'a> {
     Text(&'a str),
     LeftDelim,
@@ -16,12 +51,10 @@ enum Tok<'a> {
     Dot,
     Var(&'a str),
     Ident(&'a str),
-    Keyword(&'static str),
-    Str {
-        quoted: &'a str,
-        /// The unquoted value: borrowed unless the literal has escapes.
-        value: std::borrow::Cow<'a, str>,
-    },
+    Keyword(Kw),
+    /// A string literal as written, quotes included: the lexer has checked
+    /// that it unquotes ([`str_value`] gives its value).
+    Str(&'a str),
     Char(&'a str),
     Number(&'a str),
     Bool(bool),
@@ -37,7 +70,7 @@ enum Tok<'a> {
     Eof,
 }
 
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, Copy)]
 struct Token<'a> {
     tok: Tok<'a>,
     pos: usize,
@@ -49,14 +82,14 @@ impl Token<'_> {
     fn describe(&self) -> String {
         match &self.tok {
             Tok::Eof => "EOF".into(),
-            Tok::Keyword(k) => format!("<{k}>"),
+            Tok::Keyword(k) => format!("<{}>", k.name()),
             Tok::Text(s)
             | Tok::Field(s)
             | Tok::Var(s)
             | Tok::Ident(s)
             | Tok::Number(s)
-            | Tok::Char(s) => quote_short(s),
-            Tok::Str { quoted, .. } => quote_short(quoted),
+            | Tok::Char(s)
+            | Tok::Str(s) => quote_short(s),
             Tok::LeftDelim => quote_short("{{"),
             Tok::RightDelim => quote_short("}}"),
             Tok::Space => quote_short(" "),
@@ -83,9 +116,17 @@ fn quote_short(s: &str) -> String {
     }
 }
 
-const KEYWORDS: &[&str] = &[
-    "block", "break", "continue", "define", "else", "end", "if", "range", "nil", "template", "with",
-];
+/// The value of a string literal the lexer accepted (raw, or double-quoted
+/// with escapes that unquote): borrowed unless it has escapes.
+fn str_value(quoted: &str) -> Cow<'_, str> {
+    let inner = &quoted[1..quoted.len() - 1];
+    if quoted.starts_with('`') || !inner.contains('\\') {
+        Cow::Borrowed(inner)
+    } else {
+        // The lexer rejected the literals that do not unquote.
+        Cow::Owned(unquote(quoted).unwrap_or_default())
+    }
+}
 
 struct Lexer<'a> {
     src: &'a str,
@@ -99,7 +140,7 @@ struct Lexer<'a> {
 fn find_open(s: &str) -> Option<usize> {
     let b = s.as_bytes();
     let mut i = 0;
-    while let Some(j) = b[i..].iter().position(|&c| c == b'{') {
+    while let Some(j) = memchr::memchr(b'{', &b[i..]) {
         let k = i + j;
         if b.get(k + 1) == Some(&b'{') {
             return Some(k);
@@ -111,7 +152,14 @@ fn find_open(s: &str) -> Option<usize> {
 
 /// How many line breaks `b` holds.
 fn newlines(b: &[u8]) -> usize {
-    b.iter().filter(|&&c| c == b'\n').count()
+    // Most runs counted are short (the spaces of an action, the text
+    // between two actions): a plain loop, before the vector count's setup
+    // pays off.
+    if b.len() < 32 {
+        b.iter().filter(|&&c| c == b'\n').count()
+    } else {
+        memchr::memchr_iter(b'\n', b).count()
+    }
 }
 
 fn is_space(c: u8) -> bool {
@@ -120,6 +168,37 @@ fn is_space(c: u8) -> bool {
 
 fn is_alnum(c: char) -> bool {
     c == '_' || c.is_alphanumeric()
+}
+
+/// Which bytes are ASCII identifier characters (`_`, letters, digits).
+const ASCII_ALNUM: [bool; 256] = {
+    let mut t = [false; 256];
+    let mut c = 0;
+    while c < 128 {
+        t[c] = (c as u8).is_ascii_alphanumeric() || c == b'_' as usize;
+        c += 1;
+    }
+    t
+};
+
+/// The length in bytes of the identifier characters (`_`, letters and
+/// digits, Unicode ones too) `s` starts with: by table while they are
+/// ASCII, as they nearly always are.
+fn alnum_len(s: &str) -> usize {
+    let b = s.as_bytes();
+    let i = b
+        .iter()
+        .position(|&c| !ASCII_ALNUM[c as usize])
+        .unwrap_or(b.len());
+    if b.get(i).is_some_and(|&c| c >= 0x80) {
+        i + s[i..]
+            .chars()
+            .take_while(|c| is_alnum(*c))
+            .map(char::len_utf8)
+            .sum::<usize>()
+    } else {
+        i
+    }
 }
 
 impl<'a> Lexer<'a> {
@@ -135,8 +214,15 @@ impl<'a> Lexer<'a> {
         &self.src[self.pos..]
     }
 
+    /// Moves past `n` bytes that may hold line breaks.
     fn advance(&mut self, n: usize) {
         self.line += newlines(&self.src.as_bytes()[self.pos..self.pos + n]);
+        self.pos += n;
+    }
+
+    /// Moves past `n` bytes of a token that holds no line break (most
+    /// tokens of an action): nothing to count.
+    fn skip(&mut self, n: usize) {
         self.pos += n;
     }
 
@@ -157,7 +243,11 @@ impl<'a> Lexer<'a> {
             }
             if !text.is_empty() {
                 let tpos = start + (text.as_ptr() as usize - rest.as_ptr() as usize);
-                let tline = line + newlines(&self.src.as_bytes()[start..tpos]);
+                let tline = if tpos == start {
+                    line
+                } else {
+                    line + newlines(&self.src.as_bytes()[start..tpos])
+                };
                 self.push(Tok::Text(text), tpos, tline);
             }
             self.advance(end);
@@ -197,40 +287,36 @@ impl<'a> Lexer<'a> {
         }
         let (p, l) = (self.pos, self.line);
         self.push(Tok::LeftDelim, p, l);
-        self.advance(if trim_left { 3 } else { 2 });
+        self.skip(if trim_left { 3 } else { 2 });
         let mut paren = 0usize;
         loop {
             let rest = self.rest();
+            let b = rest.as_bytes();
             let (p, l) = (self.pos, self.line);
-            if rest.starts_with(" -}}")
-                || rest.starts_with("\t-}}")
-                || rest.starts_with("\n-}}")
-                || rest.starts_with("\r-}}")
-            {
-                self.push(Tok::RightDelim, p + 1, l);
-                self.advance(4);
-                return Ok(true);
-            }
-            if rest.starts_with("}}") {
-                if paren > 0 {
-                    return Err(self.err(l, "unclosed left paren".into()));
-                }
-                self.push(Tok::RightDelim, p, l);
-                self.advance(2);
-                return Ok(false);
-            }
-            let c = match rest.chars().next() {
-                Some(c) => c,
-                None => {
-                    return Err(self.err(
-                        l,
-                        format!("unclosed action started at {}:{}", self.name, start_line),
-                    ));
-                }
+            // Dispatch on the first byte; `}}` and ` -}}` (any one space
+            // before the dash) close the action.
+            let Some(&c) = b.first() else {
+                return Err(self.err(
+                    l,
+                    format!("unclosed action started at {}:{}", self.name, start_line),
+                ));
             };
             match c {
-                ' ' | '\t' | '\r' | '\n' => {
-                    let n = rest.bytes().take_while(|b| is_space(*b)).count();
+                b'}' if b.get(1) == Some(&b'}') => {
+                    if paren > 0 {
+                        return Err(self.err(l, "unclosed left paren".into()));
+                    }
+                    self.push(Tok::RightDelim, p, l);
+                    self.skip(2);
+                    return Ok(false);
+                }
+                b' ' | b'\t' | b'\r' | b'\n' => {
+                    if rest[1..].starts_with("-}}") {
+                        self.push(Tok::RightDelim, p + 1, l);
+                        self.advance(4);
+                        return Ok(true);
+                    }
+                    let n = b.iter().take_while(|b| is_space(**b)).count();
                     // Leave " -}}" for the right delimiter check.
                     let n = if rest[n - 1..].starts_with(" -}}") && n > 1 {
                         n - 1
@@ -239,86 +325,77 @@ impl<'a> Lexer<'a> {
                     };
                     self.push(Tok::Space, p, l);
                     self.advance(n);
-                    if rest[n - 1..].starts_with(" -}}") {
-                        continue;
-                    }
                 }
-                '=' => {
+                b'=' => {
                     self.push(Tok::Assign, p, l);
-                    self.advance(1);
+                    self.skip(1);
                 }
-                ':' => {
-                    if !rest.starts_with(":=") {
+                b':' => {
+                    if b.get(1) != Some(&b'=') {
                         return Err(self.err(l, "expected :=".into()));
                     }
                     self.push(Tok::Decl, p, l);
-                    self.advance(2);
+                    self.skip(2);
                 }
-                '|' => {
+                b'|' => {
                     self.push(Tok::Pipe, p, l);
-                    self.advance(1);
+                    self.skip(1);
                 }
-                ',' => {
+                b',' => {
                     self.push(Tok::Comma, p, l);
-                    self.advance(1);
+                    self.skip(1);
                 }
-                '(' => {
+                b'(' => {
                     paren += 1;
                     self.push(Tok::LParen, p, l);
-                    self.advance(1);
+                    self.skip(1);
                 }
-                ')' => {
+                b')' => {
                     if paren == 0 {
                         return Err(self.err(l, "unexpected right paren".into()));
                     }
                     paren -= 1;
                     self.push(Tok::RParen, p, l);
-                    self.advance(1);
+                    self.skip(1);
                 }
-                '"' => {
+                b'"' => {
                     let mut i = 1;
-                    let b = rest.as_bytes();
+                    let mut escapes = false;
                     loop {
                         match b.get(i) {
                             None | Some(b'\n') => {
                                 return Err(self.err(l, "unterminated quoted string".into()));
                             }
-                            Some(b'\\') => i += 2,
+                            Some(b'\\') => {
+                                escapes = true;
+                                i += 2
+                            }
                             Some(b'"') => break,
                             _ => i += 1,
                         }
                     }
                     let quoted = &rest[..=i];
-                    let value = if quoted.contains('\\') {
-                        std::borrow::Cow::Owned(
-                            unquote(quoted)
-                                .ok_or_else(|| self.err(l, format!("invalid syntax: {quoted}")))?,
-                        )
+                    if escapes && unquote(quoted).is_none() {
+                        return Err(self.err(l, format!("invalid syntax: {quoted}")));
+                    }
+                    self.push(Tok::Str(quoted), p, l);
+                    // An escaped line break is the only one a literal can hold.
+                    if escapes {
+                        self.advance(i + 1);
                     } else {
-                        std::borrow::Cow::Borrowed(&quoted[1..quoted.len() - 1])
-                    };
-                    self.push(Tok::Str { quoted, value }, p, l);
-                    self.advance(i + 1);
+                        self.skip(i + 1);
+                    }
                 }
-                '`' => {
-                    let close = match rest[1..].find('`') {
+                b'`' => {
+                    let close = match memchr::memchr(b'`', &b[1..]) {
                         Some(i) => i + 1,
                         None => return Err(self.err(l, "unterminated raw quoted string".into())),
                     };
-                    let quoted = &rest[..=close];
-                    self.push(
-                        Tok::Str {
-                            quoted,
-                            value: std::borrow::Cow::Borrowed(&rest[1..close]),
-                        },
-                        p,
-                        l,
-                    );
+                    self.push(Tok::Str(&rest[..=close]), p, l);
                     self.advance(close + 1);
                 }
-                '\'' => {
+                b'\'' => {
                     let mut i = 1;
-                    let b = rest.as_bytes();
                     loop {
                         match b.get(i) {
                             None | Some(b'\n') => {
@@ -332,61 +409,56 @@ impl<'a> Lexer<'a> {
                     self.push(Tok::Char(&rest[..=i]), p, l);
                     self.advance(i + 1);
                 }
-                '$' => {
-                    let n = 1 + rest[1..]
-                        .chars()
-                        .take_while(|c| is_alnum(*c))
-                        .map(char::len_utf8)
-                        .sum::<usize>();
+                b'$' => {
+                    let n = 1 + alnum_len(&rest[1..]);
                     self.push(Tok::Var(&rest[..n]), p, l);
-                    self.advance(n);
+                    self.skip(n);
                 }
-                '.' => {
-                    let second = rest[1..].chars().next();
-                    if second.is_some_and(|c| c.is_ascii_digit()) {
+                b'.' => {
+                    let n = alnum_len(&rest[1..]);
+                    if b.get(1).is_some_and(u8::is_ascii_digit) {
                         self.number(p, l)?;
-                    } else if second.is_some_and(is_alnum) {
-                        let n = 1 + rest[1..]
-                            .chars()
-                            .take_while(|c| is_alnum(*c))
-                            .map(char::len_utf8)
-                            .sum::<usize>();
-                        self.push(Tok::Field(&rest[1..n]), p, l);
-                        self.advance(n);
+                    } else if n > 0 {
+                        self.push(Tok::Field(&rest[1..=n]), p, l);
+                        self.skip(1 + n);
                     } else {
                         self.push(Tok::Dot, p, l);
-                        self.advance(1);
+                        self.skip(1);
                     }
                 }
-                '+' | '-' | '0'..='9' => self.number(p, l)?,
-                c if is_alnum(c) => {
-                    let n: usize = rest
-                        .chars()
-                        .take_while(|c| is_alnum(*c))
-                        .map(char::len_utf8)
-                        .sum();
-                    let word = &rest[..n];
-                    let tok = match word {
-                        "true" => Tok::Bool(true),
-                        "false" => Tok::Bool(false),
-                        "nil" => Tok::Nil,
-                        w => match KEYWORDS.iter().find(|k| **k == w) {
-                            Some(k) => Tok::Keyword(k),
-                            None => Tok::Ident(w),
-                        },
-                    };
-                    self.push(tok, p, l);
-                    self.advance(n);
-                }
-                c if c.is_ascii() && !c.is_ascii_control() => {
-                    self.push(Tok::Other(c), p, l);
-                    self.advance(1);
-                }
-                c => {
-                    return Err(self.err(
-                        l,
-                        format!("unrecognized character in action: {}", go_unicode(c)),
-                    ));
+                b'+' | b'-' | b'0'..=b'9' => self.number(p, l)?,
+                _ => {
+                    let n = alnum_len(rest);
+                    if n > 0 {
+                        let word = &rest[..n];
+                        let tok = match word {
+                            "true" => Tok::Bool(true),
+                            "false" => Tok::Bool(false),
+                            "nil" => Tok::Nil,
+                            "block" => Tok::Keyword(Kw::Block),
+                            "break" => Tok::Keyword(Kw::Break),
+                            "continue" => Tok::Keyword(Kw::Continue),
+                            "define" => Tok::Keyword(Kw::Define),
+                            "else" => Tok::Keyword(Kw::Else),
+                            "end" => Tok::Keyword(Kw::End),
+                            "if" => Tok::Keyword(Kw::If),
+                            "range" => Tok::Keyword(Kw::Range),
+                            "template" => Tok::Keyword(Kw::Template),
+                            "with" => Tok::Keyword(Kw::With),
+                            w => Tok::Ident(w),
+                        };
+                        self.push(tok, p, l);
+                        self.skip(n);
+                    } else if c.is_ascii() && !c.is_ascii_control() {
+                        self.push(Tok::Other(c as char), p, l);
+                        self.skip(1);
+                    } else {
+                        let c = rest.chars().next().unwrap_or_default();
+                        return Err(self.err(
+                            l,
+                            format!("unrecognized character in action: {}", go_unicode(c)),
+                        ));
+                    }
                 }
             }
         }
@@ -430,16 +502,12 @@ impl<'a> Lexer<'a> {
         if b.get(i) == Some(&b'i') {
             i += 1;
         }
-        if rest[i..].chars().next().is_some_and(is_alnum) {
-            let n = i + rest[i..]
-                .chars()
-                .take_while(|c| is_alnum(*c))
-                .map(char::len_utf8)
-                .sum::<usize>();
-            return Err(self.err(l, format!("bad number syntax: {:?}", &rest[..n])));
+        let n = alnum_len(&rest[i..]);
+        if n > 0 {
+            return Err(self.err(l, format!("bad number syntax: {:?}", &rest[..i + n])));
         }
         self.push(Tok::Number(&rest[..i]), p, l);
-        self.advance(i);
+        self.skip(i);
         Ok(())
     }
 }
@@ -512,29 +580,65 @@ pub(crate) fn unquote_char(q: &str) -> Option<i64> {
 
 // ---------------------------------------------------------------- AST
 
+/// A chain of field names as written, each after its dot (`.a.b`): one
+/// string for the chain (the fields of an operand are adjacent in the
+/// source), not one a name.
+#[derive(Debug, Clone, Default)]
+pub struct Fields(Box<str>);
+
+impl Fields {
+    /// The names, in order, each with whether it is the last one.
+    pub fn names(&self) -> impl Iterator<Item = (&str, bool)> {
+        // Names are short: a byte loop finds the next dot sooner than a
+        // searcher is set up.
+        let s = &self.0;
+        let mut at = 1;
+        std::iter::from_fn(move || {
+            let rest = s.get(at..).filter(|r| !r.is_empty())?;
+            let n = rest.bytes().position(|b| b == b'.').unwrap_or(rest.len());
+            at += n + 1;
+            Some((&rest[..n], at > s.len()))
+        })
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
+}
+
+impl std::fmt::Display for Fields {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
 /// An operand of a command.
 #[derive(Debug, Clone)]
 pub enum Arg {
     Field {
         pos: usize,
-        names: Vec<String>,
+        names: Fields,
     },
     Var {
         pos: usize,
         name: String,
-        fields: Vec<String>,
+        fields: Fields,
     },
     Dot(usize),
     Nil(usize),
     Bool(usize, bool),
     Number {
         pos: usize,
-        text: String,
+        text: Box<str>,
+        /// Its value, computed once when parsed.
+        value: super::Value,
     },
     Str {
         pos: usize,
-        quoted: String,
-        value: String,
+        quoted: Box<str>,
+        /// The value when it differs from the text between the quotes
+        /// (escapes): most literals need no second string.
+        unquoted: Option<Box<str>>,
     },
     Ident {
         pos: usize,
@@ -544,8 +648,16 @@ pub enum Arg {
     Chain {
         pos: usize,
         node: Box<Arg>,
-        fields: Vec<String>,
+        fields: Fields,
     },
+}
+
+/// The value of a string literal of the tree ([`Arg::Str`]).
+pub fn str_literal<'s>(quoted: &'s str, unquoted: &'s Option<Box<str>>) -> &'s str {
+    match unquoted {
+        Some(u) => u,
+        None => &quoted[1..quoted.len() - 1],
+    }
 }
 
 impl Arg {
@@ -568,19 +680,8 @@ impl Arg {
 impl std::fmt::Display for Arg {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
-            Arg::Field { names, .. } => {
-                for n in names {
-                    write!(f, ".{n}")?;
-                }
-                Ok(())
-            }
-            Arg::Var { name, fields, .. } => {
-                write!(f, "{name}")?;
-                for n in fields {
-                    write!(f, ".{n}")?;
-                }
-                Ok(())
-            }
+            Arg::Field { names, .. } => write!(f, "{names}"),
+            Arg::Var { name, fields, .. } => write!(f, "{name}{fields}"),
             Arg::Dot(_) => write!(f, "."),
             Arg::Nil(_) => write!(f, "nil"),
             Arg::Bool(_, b) => write!(f, "{b}"),
@@ -593,10 +694,7 @@ impl std::fmt::Display for Arg {
                     Arg::Pipe(p) => write!(f, "({p})")?,
                     n => write!(f, "{n}")?,
                 }
-                for n in fields {
-                    write!(f, ".{n}")?;
-                }
-                Ok(())
+                write!(f, "{fields}")
             }
         }
     }
@@ -699,9 +797,11 @@ pub struct Parsed {
 
 struct Parser<'a> {
     name: &'a str,
+    src: &'a str,
     toks: Vec<Token<'a>>,
     i: usize,
-    vars: Vec<String>,
+    /// The variables in scope (names borrowed from the source).
+    vars: Vec<&'a str>,
     range_depth: usize,
     /// Open control structures (`if`, `with`, `range`, `block`, each
     /// `else if`) and parentheses around the current token.
@@ -732,21 +832,23 @@ pub fn parse(name: &str, text: &str, funcs: &HashSet<String>) -> Result<Parsed, 
 /// [`parse`] with the function names given as a predicate (no set to build).
 pub fn parse_with(name: &str, text: &str, funcs: &dyn Fn(&str) -> bool) -> Result<Parsed, Error> {
     // About a dozen tokens an action: room for them at once, not by
-    // doubling (a token is 64 bytes).
-    let actions = memchr::memmem::find_iter(text.as_bytes(), b"{{").count();
+    // doubling. An action opens with two braces: counting braces (a quick
+    // count) sizes the tokens as well as finding each `{{` would.
+    let braces = memchr::memchr_iter(b'{', text.as_bytes()).count();
     let toks = Lexer {
         src: text,
         name,
         pos: 0,
         line: 1,
-        toks: Vec::with_capacity(actions * 12 + 2),
+        toks: Vec::with_capacity(braces * 6 + 2),
     }
     .run()?;
     let mut p = Parser {
         name,
+        src: text,
         toks,
         i: 0,
-        vars: vec!["$".into()],
+        vars: vec!["$"],
         range_depth: 0,
         nesting: 0,
         funcs,
@@ -759,7 +861,7 @@ pub fn parse_with(name: &str, text: &str, funcs: &dyn Fn(&str) -> bool) -> Resul
             Tok::LeftDelim => {
                 let save = p.i;
                 p.next();
-                if matches!(p.peek_non_space().tok, Tok::Keyword("define")) {
+                if matches!(p.peek_non_space().tok, Tok::Keyword(Kw::Define)) {
                     p.next_non_space();
                     p.parse_define()?;
                     continue;
@@ -787,8 +889,8 @@ pub fn is_empty_tree(list: &[Node]) -> bool {
 
 fn end_name(t: &Token<'_>) -> String {
     match t.tok {
-        Tok::Keyword("end") => "{{end}}".into(),
-        Tok::Keyword("else") => "{{else}}".into(),
+        Tok::Keyword(Kw::End) => "{{end}}".into(),
+        Tok::Keyword(Kw::Else) => "{{else}}".into(),
         _ => t.describe(),
     }
 }
@@ -798,12 +900,17 @@ impl<'a> Parser<'a> {
         Error::parse(self.name, t.line, msg)
     }
 
+    /// Where `s`, a token's text, ends in the source.
+    fn end_of(&self, s: &'a str) -> usize {
+        s.as_ptr() as usize - self.src.as_ptr() as usize + s.len()
+    }
+
     fn peek(&self) -> &Token<'a> {
         &self.toks[self.i.min(self.toks.len() - 1)]
     }
 
     fn next(&mut self) -> Token<'a> {
-        let t = self.peek().clone();
+        let t = *self.peek();
         if self.i < self.toks.len() - 1 {
             self.i += 1;
         }
@@ -849,9 +956,9 @@ impl<'a> Parser<'a> {
 
     #[allow(clippy::type_complexity)]
     fn action(&mut self) -> Result<Result<Node, (Token<'a>, End)>, Error> {
-        let t = self.peek_non_space().clone();
+        let t = *self.peek_non_space();
         match t.tok {
-            Tok::Keyword("if") => {
+            Tok::Keyword(Kw::If) => {
                 self.next();
                 self.control("if").map(|(pipe, list, else_list)| {
                     Ok(Node::If {
@@ -861,7 +968,7 @@ impl<'a> Parser<'a> {
                     })
                 })
             }
-            Tok::Keyword("with") => {
+            Tok::Keyword(Kw::With) => {
                 self.next();
                 self.control("with").map(|(pipe, list, else_list)| {
                     Ok(Node::With {
@@ -871,7 +978,7 @@ impl<'a> Parser<'a> {
                     })
                 })
             }
-            Tok::Keyword("range") => {
+            Tok::Keyword(Kw::Range) => {
                 self.next();
                 self.range_depth += 1;
                 let r = self.control("range");
@@ -884,22 +991,23 @@ impl<'a> Parser<'a> {
                     })
                 })
             }
-            Tok::Keyword("end") => {
+            Tok::Keyword(Kw::End) => {
                 self.next();
                 self.expect(Tok::RightDelim, "end")?;
                 Ok(Err((t, End::End)))
             }
-            Tok::Keyword("else") => {
+            Tok::Keyword(Kw::Else) => {
                 self.next();
-                let n = self.peek_non_space().clone();
-                if matches!(n.tok, Tok::Keyword("if") | Tok::Keyword("with")) {
+                let n = *self.peek_non_space();
+                if matches!(n.tok, Tok::Keyword(Kw::If) | Tok::Keyword(Kw::With)) {
                     // `{{else if}}`: the caller parses the rest as a nested control.
                     return Ok(Err((t, End::Else(self.i))));
                 }
                 self.expect(Tok::RightDelim, "else")?;
                 Ok(Err((t, End::Else(0))))
             }
-            Tok::Keyword(k @ ("break" | "continue")) => {
+            Tok::Keyword(kw @ (Kw::Break | Kw::Continue)) => {
+                let k = kw.name();
                 self.next();
                 let n = self.next_non_space();
                 if !matches!(n.tok, Tok::RightDelim) {
@@ -910,21 +1018,21 @@ impl<'a> Parser<'a> {
                 if self.range_depth == 0 {
                     return Err(self.err_at(&t, format!("{{{{{k}}}}} outside {{{{range}}}}")));
                 }
-                Ok(Ok(if k == "break" {
+                Ok(Ok(if kw == Kw::Break {
                     Node::Break
                 } else {
                     Node::Continue
                 }))
             }
-            Tok::Keyword("template") => {
+            Tok::Keyword(Kw::Template) => {
                 self.next();
                 self.template_call("template")
                     .map(|c| Ok(Node::Template(c)))
             }
-            Tok::Keyword("block") => {
+            Tok::Keyword(Kw::Block) => {
                 self.next();
                 let call = self.template_call("block")?;
-                let saved = std::mem::replace(&mut self.vars, vec!["$".into()]);
+                let saved = std::mem::replace(&mut self.vars, vec!["$"]);
                 self.enter()?;
                 let listed = self.list();
                 self.nesting -= 1;
@@ -936,7 +1044,9 @@ impl<'a> Parser<'a> {
                 self.add_define(call.name.clone(), list, &t)?;
                 Ok(Ok(Node::Template(call)))
             }
-            Tok::Keyword("define") => Err(self.err_at(&t, "unexpected <define> in command".into())),
+            Tok::Keyword(Kw::Define) => {
+                Err(self.err_at(&t, "unexpected <define> in command".into()))
+            }
             _ => {
                 let pipe = self.pipeline("command", Tok::RightDelim)?;
                 Ok(Ok(Node::Action(pipe)))
@@ -947,7 +1057,7 @@ impl<'a> Parser<'a> {
     fn template_call(&mut self, context: &str) -> Result<TemplateCall, Error> {
         let t = self.next_non_space();
         let name = match &t.tok {
-            Tok::Str { value, .. } => value.to_string(),
+            Tok::Str(quoted) => str_value(quoted).into_owned(),
             _ => {
                 return Err(self.err_at(
                     &t,
@@ -955,7 +1065,7 @@ impl<'a> Parser<'a> {
                 ));
             }
         };
-        let n = self.peek_non_space().clone();
+        let n = *self.peek_non_space();
         let pipe = if matches!(n.tok, Tok::RightDelim) {
             self.next();
             None
@@ -972,7 +1082,7 @@ impl<'a> Parser<'a> {
     fn parse_define(&mut self) -> Result<(), Error> {
         let t = self.next_non_space();
         let name = match &t.tok {
-            Tok::Str { value, .. } => value.to_string(),
+            Tok::Str(quoted) => str_value(quoted).into_owned(),
             _ => {
                 return Err(
                     self.err_at(&t, format!("unexpected {} in define clause", t.describe()))
@@ -980,13 +1090,13 @@ impl<'a> Parser<'a> {
             }
         };
         self.expect(Tok::RightDelim, "define clause")?;
-        let saved = std::mem::replace(&mut self.vars, vec!["$".into()]);
+        let saved = std::mem::replace(&mut self.vars, vec!["$"]);
         let (list, end) = self.list()?;
         self.vars = saved;
         if let End::Else(_) = end {
             return Err(self.err_at(&t, "unexpected {{else}}".into()));
         }
-        let end_tok = self.toks[self.i.saturating_sub(1)].clone();
+        let end_tok = self.toks[self.i.saturating_sub(1)];
         self.add_define(name, list, &end_tok)
     }
 
@@ -1010,13 +1120,14 @@ impl<'a> Parser<'a> {
 
     /// Nodes up to `{{end}}` or `{{else}}`.
     fn list(&mut self) -> Result<(Vec<Node>, End), Error> {
-        let mut out = Vec::new();
+        // As for a pipeline's commands: a list is seldom empty.
+        let mut out = Vec::with_capacity(4);
         loop {
             if matches!(self.peek().tok, Tok::LeftDelim) {
                 let save = self.i;
                 self.next();
-                if matches!(self.peek_non_space().tok, Tok::Keyword("define")) {
-                    let t = self.peek().clone();
+                if matches!(self.peek_non_space().tok, Tok::Keyword(Kw::Define)) {
+                    let t = *self.peek();
                     return Err(self.err_at(&t, "unexpected <define> in command".into()));
                 }
                 self.i = save;
@@ -1039,7 +1150,7 @@ impl<'a> Parser<'a> {
     /// One level deeper, unless that passes [`MAX_NESTING`].
     fn enter(&mut self) -> Result<(), Error> {
         if self.nesting >= MAX_NESTING {
-            let t = self.peek().clone();
+            let t = *self.peek();
             return Err(self.err_at(
                 &t,
                 format!(
@@ -1061,7 +1172,7 @@ impl<'a> Parser<'a> {
             End::Else(0) => {
                 let (l, e) = self.list()?;
                 if let End::Else(_) = e {
-                    let t = self.peek().clone();
+                    let t = *self.peek();
                     return Err(self.err_at(&t, "expected end; found {{else}}".into()));
                 }
                 l
@@ -1071,7 +1182,7 @@ impl<'a> Parser<'a> {
                 // consumes the shared `{{end}}`.
                 let kw = self.next_non_space();
                 let nested = match kw.tok {
-                    Tok::Keyword("if") => {
+                    Tok::Keyword(Kw::If) => {
                         self.control("if").map(|(pipe, list, else_list)| Node::If {
                             pipe,
                             list,
@@ -1094,36 +1205,38 @@ impl<'a> Parser<'a> {
     }
 
     fn pipeline(&mut self, context: &str, end: Tok<'_>) -> Result<Pipe, Error> {
-        let start = self.peek_non_space().clone();
+        let start = *self.peek_non_space();
         let mut pipe = Pipe {
             pos: start.pos,
             decl: Vec::new(),
             is_assign: false,
-            cmds: Vec::new(),
+            // Room for the commands of nearly every pipeline (as much as a
+            // first push would allocate, without the generic growth path).
+            cmds: Vec::with_capacity(4),
         };
         // Declarations.
-        if let Tok::Var(v) = &start.tok {
+        if let Tok::Var(v) = start.tok {
             let save = self.i;
             self.next();
-            let after = self.peek_non_space().clone();
+            let after = *self.peek_non_space();
             match after.tok {
                 Tok::Decl | Tok::Assign => {
                     self.next();
                     pipe.is_assign = matches!(after.tok, Tok::Assign);
                     pipe.decl.push(v.to_string());
                     if pipe.is_assign {
-                        if !self.vars.iter().any(|x| x == v) {
+                        if !self.vars.contains(&v) {
                             return Err(self.err_at(&start, format!("undefined variable {:?}", v)));
                         }
                     } else {
-                        self.vars.push(v.to_string());
+                        self.vars.push(v);
                     }
                 }
                 Tok::Comma if context == "range" => {
                     self.next();
                     let second = self.next_non_space();
                     let v2 = match &second.tok {
-                        Tok::Var(v2) => v2.to_string(),
+                        Tok::Var(v2) => *v2,
                         _ => {
                             return Err(self.err_at(
                                 &second,
@@ -1134,8 +1247,8 @@ impl<'a> Parser<'a> {
                     let op = self.next_non_space();
                     match op.tok {
                         Tok::Decl => {
-                            self.vars.push(v.to_string());
-                            self.vars.push(v2.clone());
+                            self.vars.push(v);
+                            self.vars.push(v2);
                         }
                         Tok::Assign => pipe.is_assign = true,
                         _ => {
@@ -1145,7 +1258,7 @@ impl<'a> Parser<'a> {
                         }
                     }
                     pipe.decl.push(v.to_string());
-                    pipe.decl.push(v2);
+                    pipe.decl.push(v2.to_string());
                 }
                 _ => self.i = save,
             }
@@ -1181,7 +1294,7 @@ impl<'a> Parser<'a> {
                 | Tok::Ident(_)
                 | Tok::Number(_)
                 | Tok::Nil
-                | Tok::Str { .. }
+                | Tok::Str(_)
                 | Tok::Var(_)
                 | Tok::LParen => {
                     self.i -= 1;
@@ -1201,7 +1314,8 @@ impl<'a> Parser<'a> {
         let pos = self.peek_non_space().pos;
         let mut cmd = Command {
             pos,
-            args: Vec::new(),
+            // As for a pipeline's commands.
+            args: Vec::with_capacity(4),
         };
         loop {
             self.peek_non_space();
@@ -1218,7 +1332,7 @@ impl<'a> Parser<'a> {
             break;
         }
         if cmd.args.is_empty() {
-            let t = self.peek().clone();
+            let t = *self.peek();
             return Err(self.err_at(&t, "empty command".into()));
         }
         Ok(cmd)
@@ -1232,33 +1346,26 @@ impl<'a> Parser<'a> {
             return Ok(Some(term));
         }
         let chain_pos = self.peek().pos;
-        let mut fields = Vec::new();
-        while let Tok::Field(f) = &self.peek().tok {
-            fields.push(f.to_string());
+        let mut chain_end = chain_pos;
+        while let Tok::Field(f) = self.peek().tok {
+            chain_end = self.end_of(f);
             self.next();
         }
+        let fields = |start: usize| Fields(self.src[start..chain_end].into());
         Ok(Some(match term {
-            Arg::Field { mut names, .. } => {
-                names.extend(fields);
-                Arg::Field {
-                    pos: chain_pos,
-                    names,
-                }
-            }
-            Arg::Var {
+            // A field term is the first field of the chain, right before it.
+            Arg::Field { pos, .. } => Arg::Field {
+                pos: chain_pos,
+                names: fields(pos),
+            },
+            // A variable term has no fields yet: they follow it.
+            Arg::Var { name, .. } => Arg::Var {
+                pos: chain_pos,
                 name,
-                fields: mut f0,
-                ..
-            } => {
-                f0.extend(fields);
-                Arg::Var {
-                    pos: chain_pos,
-                    name,
-                    fields: f0,
-                }
-            }
+                fields: fields(chain_pos),
+            },
             Arg::Bool(..) | Arg::Str { .. } | Arg::Number { .. } | Arg::Nil(_) | Arg::Dot(_) => {
-                let t = self.toks[self.i - 1].clone();
+                let t = self.toks[self.i - 1];
                 return Err(self.err_at(
                     &t,
                     format!("unexpected . after term {:?}", term.to_string()),
@@ -1267,14 +1374,14 @@ impl<'a> Parser<'a> {
             other => Arg::Chain {
                 pos: chain_pos,
                 node: Box::new(other),
-                fields,
+                fields: fields(chain_pos),
             },
         }))
     }
 
     fn term(&mut self) -> Result<Option<Arg>, Error> {
         let t = self.next_non_space();
-        Ok(Some(match t.tok.clone() {
+        Ok(Some(match t.tok {
             Tok::Ident(name) => {
                 if !(self.funcs)(name) {
                     return Err(self.err_at(&t, format!("function {name:?} not defined")));
@@ -1287,27 +1394,28 @@ impl<'a> Parser<'a> {
             Tok::Dot => Arg::Dot(t.pos),
             Tok::Nil => Arg::Nil(t.pos),
             Tok::Var(name) => {
-                if !self.vars.iter().any(|x| x == name) {
+                if !self.vars.contains(&name) {
                     return Err(self.err_at(&t, format!("undefined variable {name:?}")));
                 }
                 Arg::Var {
                     pos: t.pos,
                     name: name.to_string(),
-                    fields: Vec::new(),
+                    fields: Fields::default(),
                 }
             }
             Tok::Field(f) => Arg::Field {
                 pos: t.pos,
-                names: vec![f.to_string()],
+                names: Fields(self.src[t.pos..self.end_of(f)].into()),
             },
             Tok::Bool(b) => Arg::Bool(t.pos, b),
             Tok::Number(text) | Tok::Char(text) => {
-                if super::exec::number_value(text).is_none() {
+                let Some(value) = super::exec::number_value(text) else {
                     return Err(self.err_at(&t, format!("illegal number syntax: {text:?}")));
-                }
+                };
                 Arg::Number {
                     pos: t.pos,
-                    text: text.to_string(),
+                    text: text.into(),
+                    value,
                 }
             }
             Tok::LParen => {
@@ -1317,10 +1425,13 @@ impl<'a> Parser<'a> {
                 let p = p?;
                 Arg::Pipe(Box::new(p))
             }
-            Tok::Str { quoted, value } => Arg::Str {
+            Tok::Str(quoted) => Arg::Str {
                 pos: t.pos,
-                quoted: quoted.to_string(),
-                value: value.into_owned(),
+                quoted: quoted.into(),
+                unquoted: match str_value(quoted) {
+                    Cow::Borrowed(_) => None,
+                    Cow::Owned(u) => Some(u.into()),
+                },
             },
             _ => {
                 self.i -= 1;
