@@ -29,15 +29,29 @@ pub(crate) struct Head {
 /// The Go type `json.Unmarshal` names for the `metadata` field.
 const METADATA_TYPE: &str = r#"struct { Name string "json:\"name\""; Annotations map[string]string "json:\"annotations\"" }"#;
 
-/// The head of `doc` (already read as YAML); `Err` is Helm's message after
-/// "YAML parse error on PATH: ".
-pub(crate) fn read(doc: &Node) -> Result<Head, String> {
-    if let Some(v) = unsupported_float(doc, Target::Head) {
+/// The head of `doc`, read as YAML from `text`; `Err` is Helm's message
+/// after "YAML parse error on PATH: ".
+pub(crate) fn read(doc: &Node, text: &str) -> Result<Head, String> {
+    if may_spell_non_finite(text)
+        && let Some(v) = unsupported_float(doc, Target::Head)
+    {
         return Err(format!(
             "error converting YAML to JSON: json: unsupported value: {v}"
         ));
     }
     decode(doc).map_err(|e| format!("error unmarshaling JSON: while decoding JSON: json: {e}"))
+}
+
+/// Whether `text` may hold an infinite or NaN float: go-yaml v2 reads one
+/// only from `.inf` or `.nan` (signed, in three spellings each), so a text
+/// without either (in any case) holds none, and its tree, which can be
+/// large (a CRD), is not walked.
+fn may_spell_non_finite(text: &str) -> bool {
+    let b = text.as_bytes();
+    memchr::memchr_iter(b'.', b).any(|i| {
+        b.get(i + 1..i + 4)
+            .is_some_and(|w| w.eq_ignore_ascii_case(b"inf") || w.eq_ignore_ascii_case(b"nan"))
+    })
 }
 
 /// Where a value goes in `SimpleHead` (step 2's JSON target).
@@ -324,7 +338,7 @@ mod tests {
             .next()
             .map(|d| d.node)
             .unwrap_or(Node::Null);
-        read(&doc)
+        read(&doc, text)
     }
 
     #[test]
@@ -417,5 +431,11 @@ mod tests {
             "error converting YAML to JSON: json: unsupported value: NaN"
         );
         assert!(head("kind: .nan\nmetadata:\n  name: -.inf\n").is_ok());
+        assert!(head("a: .NaN\n").is_err());
+        assert!(head("a: +.Inf\n").is_err());
+        // A quick look: more texts than hold one (a word with ".info").
+        assert!(may_spell_non_finite("b: x.info\n"));
+        assert!(!may_spell_non_finite("a: 1.5\nc: .in"));
+        assert!(may_spell_non_finite("a: -.INF\n"));
     }
 }

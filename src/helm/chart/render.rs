@@ -572,7 +572,7 @@ fn head(path: &str, doc: &str) -> Result<Head, ChartError> {
         .next()
         .map(|d| d.node)
         .unwrap_or(crate::yaml::Node::Null);
-    super::head::read(&node)
+    super::head::read(&node, doc)
         .map_err(|e| ChartError::new(format!("YAML parse error on {path}: {e}")))
 }
 
