@@ -233,7 +233,8 @@ fn walk(
             ChartError::at(format!("error reading {n}: {}", io_text(&e)), &path)
         };
         // One open, the size from the open file, one read of that size and
-        // one that finds the end (a file that grew meanwhile is read whole).
+        // one that finds the end (a file that grew meanwhile is read whole):
+        // `read_to_end` into room for the size, which it does not zero.
         let mut file = std::fs::File::open(&path).map_err(read_err)?;
         let len = file.metadata().map_err(stat_err)?.len();
         if len > MAX_FILE_SIZE {
@@ -242,28 +243,8 @@ fn walk(
                 &path,
             ));
         }
-        let mut data = vec![0; len as usize];
-        let mut filled = 0;
-        while filled < data.len() {
-            match file.read(&mut data[filled..]) {
-                Ok(0) => break,
-                Ok(n) => filled += n,
-                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
-                Err(e) => return Err(read_err(e)),
-            }
-        }
-        data.truncate(filled);
-        if filled == len as usize {
-            let mut more = [0u8; 512];
-            loop {
-                match file.read(&mut more) {
-                    Ok(0) => break,
-                    Ok(n) => data.extend_from_slice(&more[..n]),
-                    Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
-                    Err(e) => return Err(read_err(e)),
-                }
-            }
-        }
+        let mut data = Vec::with_capacity(len as usize);
+        file.read_to_end(&mut data).map_err(read_err)?;
         if data.starts_with(b"\xef\xbb\xbf") {
             data.drain(..3);
         }
