@@ -49,7 +49,13 @@ pub(crate) fn parse(text: &str, schema: Schema) -> Option<Vec<Document>> {
         Some(body) => (body, true),
         None => (text, false),
     };
-    if body.is_empty() || body.contains(['\r', '\t']) {
+    // No tab, no CR, no other control character (which the event parser
+    // refuses, see `parse::check_text`).
+    let control = |b: u8| (b < b' ' && b != b'\n') || b == 0x7f;
+    if body.is_empty() || body.bytes().any(control) {
+        return None;
+    }
+    if continues_a_scalar(body) {
         return None;
     }
     let lines: Vec<&str> = body.split('\n').collect();
@@ -88,6 +94,64 @@ pub(crate) fn parse(text: &str, schema: Schema) -> Option<Vec<Document>> {
         m.set_doc_foot_comment(foot_comment_follows(n, line_at, r.last_content));
     }
     Some(vec![Document { node, line }])
+}
+
+/// Whether a line seems to continue the scalar on the line before (a
+/// plain or quoted scalar over several lines, as the descriptions of
+/// large CustomResourceDefinitions are): indented more than the key or
+/// item before it, which holds a value, outside a block scalar. The
+/// reader would give up there, after reading all that comes before; a
+/// quick look over the lines finds most such texts first. (It only ever
+/// makes the reader give up.)
+fn continues_a_scalar(body: &str) -> bool {
+    // The indentation of the line that opened the block scalar being
+    // skipped.
+    let mut block: Option<usize> = None;
+    // The column of the last key or item and whether a value followed it
+    // on its line.
+    let mut prev = (0, false);
+    for line in body.split('\n') {
+        let t = line.trim_start_matches(' ');
+        let indent = line.len() - t.len();
+        if let Some(b) = block {
+            if t.is_empty() || indent > b {
+                continue;
+            }
+            block = None;
+        }
+        if t.is_empty() || t.starts_with('#') {
+            continue;
+        }
+        if prev.1 && indent > prev.0 {
+            return true;
+        }
+        // Past the `- ` of items.
+        let mut rest = t;
+        while let Some(r) = rest.strip_prefix("- ") {
+            rest = r.trim_start_matches(' ');
+        }
+        let column = line.len() - rest.len();
+        let value = match key_end(rest) {
+            Some(i) => rest[i + 1..].trim_start_matches(' '),
+            None if rest == "-" => "",
+            None => rest,
+        };
+        if value.starts_with(['|', '>']) {
+            block = Some(indent);
+        }
+        prev = (
+            column,
+            !value.is_empty() && !value.starts_with(['#', '|', '>']),
+        );
+    }
+    false
+}
+
+/// Where the first `:` that ends a key on this line is (followed by a
+/// space or the end of the line).
+fn key_end(rest: &str) -> Option<usize> {
+    let b = rest.as_bytes();
+    memchr::memchr_iter(b':', b).find(|&i| b.get(i + 1).is_none_or(|&c| c == b' '))
 }
 
 /// The state of a reading: the text's lines and where it is in them.
@@ -495,7 +559,10 @@ impl<'a> Reader<'a> {
             }
             _ => {
                 // A plain scalar ends before a comment and trailing space.
-                let end = v.find(" #").unwrap_or(v.len());
+                let b = v.as_bytes();
+                let end = memchr::memchr_iter(b'#', b)
+                    .find(|&i| i > 0 && b[i - 1] == b' ')
+                    .map_or(v.len(), |i| i - 1);
                 let text = v[..end].trim_end_matches(' ');
                 if text.len() > MAX_SCALAR_BYTES || !plain_value(text) {
                     return None;
@@ -553,7 +620,12 @@ impl<'a> Reader<'a> {
             end += 1;
         }
         let body = &self.lines[first..=last];
-        if body.iter().any(|l| !l.chars().all(ordinary)) {
+        // (ASCII is printable here: control characters are refused
+        // above.)
+        if body
+            .iter()
+            .any(|l| !l.is_ascii() && !l.chars().all(ordinary))
+        {
             return None;
         }
         let mut text = if folded {
@@ -835,6 +907,8 @@ mod tests {
             "<<: b\n",
             "a:\tb\n",
             "a: b\r\n",
+            "# \u{1}\na: b\n",
+            "a: |\n  \u{7f}\n",
             "  a: b\n",
             "a:\n  b: 1\n c: 2\n",
             "a:\n    b: 1\n  c: 2\n",
