@@ -1,16 +1,21 @@
-//! A quick reader for the simplest YAML documents: one document of block
-//! mappings whose keys and values are plain one-line scalars (a large
-//! ConfigMap's `data`, most generated files). It reads nothing the event
-//! parser would read differently: it gives up (`None`) on the first line
-//! that is anything else (a comment, an empty line, a list, a quote, a flow
-//! collection, a block scalar, a key that is not a plain string, a
-//! repeated key, an empty value, a continuation line) and the text goes to
-//! the event parser (`parse::parse_text`), which also reports every error.
-//! Its result is exactly the event parser's, metadata included (the source
-//! text of a value whose text is not its canonical text).
+//! A quick reader for the common shapes of YAML documents: one document
+//! (a leading `---` line allowed) of block mappings and block sequences
+//! whose scalars are plain or quoted on one line, empty flow collections
+//! (`{}`, `[]`) and block scalars (`|`, `>`), with comment lines, empty
+//! lines and comments after a value. It reads nothing the event parser
+//! would read differently: it gives up (`None`) on the first thing that
+//! is anything else (an anchor, an alias, a tag, a flow collection with
+//! content, a scalar over several lines, a complex or repeated key, a key
+//! that is not a string, a tab, a CR, a directive, a second document, an
+//! escape it does not know, a continuation line) and the text goes to the
+//! event parser (`parse::parse_text`), which also reports every error.
+//! Its result is exactly the event parser's, metadata included (the
+//! source text of a plain value whose text is not its canonical text, the
+//! quoted flag, the print flags of block scalars and flow collections,
+//! the document's foot comment and its line); `mismatch` compares the two.
 
-use super::node::{Map, Node};
-use super::parse::{Document, MAX_SCALAR_BYTES};
+use super::node::{Map, Node, PRINT_FLOW, PRINT_FOLDED, PRINT_LITERAL};
+use super::parse::{Document, MAX_SCALAR_BYTES, foot_comment_follows};
 use super::resolve::{Schema, plain_round_trips, resolve_plain_owned};
 
 /// Nesting deeper than this goes to the event parser (which enforces the
@@ -24,21 +29,251 @@ const MAX_KEY_BYTES: usize = 1000;
 /// the text has lines left (see `parse::RESERVE_AT`).
 const RESERVE_AT: usize = 1024;
 
-/// One line split into its parts: indentation, key, and value (`None` for
-/// `key:` that opens a nested mapping).
-struct Line<'a> {
-    indent: usize,
-    key: &'a str,
-    value: Option<&'a str>,
+/// What a mapping entry records about its value besides the value, as the
+/// event parser records it (`Map::raw_text`, `is_quoted`, `print_breaks`).
+#[derive(Default)]
+struct Meta {
+    /// The source text of a plain scalar whose text is not its value's.
+    raw: Option<String>,
+    /// A scalar that is not plain (quoted or a block scalar).
+    quoted: bool,
+    /// `PRINT_*` flags: a block scalar's style, a flow collection, or a
+    /// block sequence whose last item is a block scalar.
+    breaks: u8,
 }
 
-fn split_line(line: &str) -> Option<Line<'_>> {
-    let b = line.as_bytes();
-    let indent = b.iter().take_while(|&&c| c == b' ').count();
-    let rest = &line[indent..];
+/// Reads `text` when it is one document of the shapes above; `None` when
+/// the event parser must read it.
+pub(crate) fn parse(text: &str, schema: Schema) -> Option<Vec<Document>> {
+    let (body, terminated) = match text.strip_suffix('\n') {
+        Some(body) => (body, true),
+        None => (text, false),
+    };
+    if body.is_empty() || continues_a_scalar(body) || has_control(body) {
+        return None;
+    }
+    let lines: Vec<&str> = body.split('\n').collect();
+    let mut r = Reader {
+        lines,
+        terminated,
+        pos: 0,
+        col: 0,
+        schema,
+        depth: 0,
+        last_content: 0,
+        trailing_empty: false,
+    };
+    // An explicit document start (the event parser marks the document at
+    // its first node all the same).
+    if r.lines[0] == "---" {
+        r.pos = 1;
+    }
+    let (at, _) = r.peek()?;
+    if at != 0 {
+        return None;
+    }
+    let line = r.pos + 1;
+    let (mut node, _) = r.collection(0)?;
+    if r.peek().is_some() {
+        return None;
+    }
+    let n = r.lines.len() + usize::from(terminated);
+    let line_at = |i: usize| r.lines.get(i).copied().unwrap_or("");
+    // The event parser marks an empty value at the end of a document
+    // after what follows it.
+    if r.trailing_empty && (r.last_content + 1..n).any(|i| !line_at(i).trim().is_empty()) {
+        return None;
+    }
+    if let Node::Map(m) = &mut node {
+        m.set_doc_foot_comment(foot_comment_follows(n, line_at, r.last_content));
+    }
+    Some(vec![Document { node, line }])
+}
+
+/// Whether `body` holds a tab, a CR or another control character but the
+/// line break (which the event parser refuses, see `parse::check_text`).
+/// In blocks without a branch inside, which the compiler makes vector
+/// code of: this looks at every byte of every text the reader takes.
+fn has_control(body: &str) -> bool {
+    let control = |b: u8| (b < b' ') & (b != b'\n') | (b == 0x7f);
+    body.as_bytes()
+        .chunks(64)
+        .any(|c| c.iter().fold(false, |acc, &b| acc | control(b)))
+}
+
+/// Whether a line seems to continue the scalar on the line before (a
+/// plain or quoted scalar over several lines, as the descriptions of
+/// large CustomResourceDefinitions are): indented more than the key or
+/// item before it, which holds a value, outside a block scalar. The
+/// reader would give up there, after reading all that comes before; a
+/// quick look over the lines finds most such texts first. (It only ever
+/// makes the reader give up.)
+fn continues_a_scalar(body: &str) -> bool {
+    // The indentation of the line that opened the block scalar being
+    // skipped.
+    let mut block: Option<usize> = None;
+    // The column of the last key or item and whether a value followed it
+    // on its line.
+    let mut prev = (0, false);
+    for line in body.split('\n') {
+        let t = line.trim_start_matches(' ');
+        let indent = line.len() - t.len();
+        if let Some(b) = block {
+            if t.is_empty() || indent > b {
+                continue;
+            }
+            block = None;
+        }
+        if t.is_empty() || t.starts_with('#') {
+            continue;
+        }
+        if prev.1 && indent > prev.0 {
+            return true;
+        }
+        // Past the `- ` of items.
+        let mut rest = t;
+        while let Some(r) = rest.strip_prefix("- ") {
+            rest = r.trim_start_matches(' ');
+        }
+        let column = line.len() - rest.len();
+        let value = match key_end(rest) {
+            Some(i) => rest[i + 1..].trim_start_matches(' '),
+            None if rest == "-" => "",
+            None => rest,
+        };
+        if value.starts_with(['|', '>']) {
+            block = Some(indent);
+        }
+        prev = (
+            column,
+            !value.is_empty() && !value.starts_with(['#', '|', '>']),
+        );
+    }
+    false
+}
+
+/// Where the first `:` that ends a key on this line is (followed by a
+/// space or the end of the line).
+fn key_end(rest: &str) -> Option<usize> {
+    let b = rest.as_bytes();
+    memchr::memchr_iter(b':', b).find(|&i| b.get(i + 1).is_none_or(|&c| c == b' '))
+}
+
+/// The state of a reading: the text's lines and where it is in them.
+struct Reader<'a> {
+    /// The lines of the text, without the final line break.
+    lines: Vec<&'a str>,
+    /// Whether the text ends with a line break.
+    terminated: bool,
+    /// The line being read.
+    pos: usize,
+    /// The column the line is read from: past the `- ` of a sequence item
+    /// whose node starts on the same line (`- a: b`, `- - x`); 0 at the
+    /// start of a line.
+    col: usize,
+    schema: Schema,
+    /// How many collections enclose the node being read.
+    depth: usize,
+    /// The last line that holds content read so far (as the event parser
+    /// counts it for the foot comment: a key's, an item's, or the last
+    /// non-empty line of a block scalar).
+    last_content: usize,
+    /// Whether the last node read is an empty value (null).
+    trailing_empty: bool,
+}
+
+/// A sequence entry: `-` alone or followed by a space.
+fn is_dash(rest: &str) -> bool {
+    rest == "-" || rest.starts_with("- ")
+}
+
+/// What may follow a value on its line: nothing, or white space and a
+/// comment.
+fn is_end(rest: &str) -> bool {
+    if rest.is_empty() {
+        return true;
+    }
+    if !rest.starts_with(' ') {
+        return false;
+    }
+    let t = rest.trim_start_matches(' ');
+    t.is_empty() || t.starts_with('#')
+}
+
+/// A character the event parser takes as itself inside a quoted or block
+/// scalar (printable, and none it might take as a line break or a byte
+/// order mark).
+fn ordinary(c: char) -> bool {
+    matches!(c, ' '..='~' | '\u{a0}'..='\u{d7ff}' | '\u{e000}'..='\u{fffd}' | '\u{10000}'..)
+        && !matches!(c, '\u{feff}' | '\u{2028}' | '\u{2029}')
+}
+
+/// A plain scalar: its value and what the entry records (its source text
+/// where that is not the value's text).
+fn plain(text: &str, schema: Schema) -> (Node, Meta) {
+    let (node, source) = resolve_plain_owned(text.to_string(), schema);
+    let raw = source.filter(|t| node.scalar_text().as_ref() != Some(t));
+    (
+        node,
+        Meta {
+            raw,
+            ..Meta::default()
+        },
+    )
+}
+
+/// A plain scalar as a value or an item (never at the start of a line,
+/// where `---` and `...` would end the document): one that round-trips,
+/// or such a text after one `.` or one or two `-` (`.spec.version`,
+/// `.5`, `-1`, `-v`, `--port=80`), which a plain scalar may start with
+/// when no space follows. Characters past ASCII count as letters where
+/// the event parser takes them as themselves (see `ordinary`).
+fn plain_value(text: &str) -> bool {
+    let ok = |t: &str| {
+        let rest = t
+            .strip_prefix('.')
+            .or_else(|| t.strip_prefix("--"))
+            .or_else(|| t.strip_prefix('-'));
+        plain_round_trips(t) || rest.is_some_and(plain_round_trips)
+    };
+    if text.is_ascii() {
+        return ok(text);
+    }
+    let letters: String = text
+        .chars()
+        .map(|c| match c {
+            c if c.is_ascii() => c,
+            c if ordinary(c) => 'a',
+            _ => '\0',
+        })
+        .collect();
+    ok(&letters)
+}
+
+/// A key as the event parser keeps it: a plain scalar that resolves to
+/// the string of its own text, or a quoted one.
+fn key_string(key: &str, schema: Schema) -> Option<String> {
+    match resolve_plain_owned(key.to_string(), schema) {
+        (Node::Str(s), None) => Some(s),
+        _ => None,
+    }
+}
+
+/// A mapping entry's line (from its key): the key and what follows its
+/// `:`. A plain key has no space, `#` or `:` in it and is not a merge key
+/// (`<<`); a quoted key is on one line. `None` for anything else.
+fn split_key(rest: &str, schema: Schema) -> Option<(String, &str)> {
+    if rest.starts_with(['\'', '"']) {
+        let (key, after) = quoted(rest)?;
+        let after = after.strip_prefix(':')?;
+        let used = rest.len() - after.len();
+        if used > MAX_KEY_BYTES || !(after.is_empty() || after.starts_with(' ')) {
+            return None;
+        }
+        return Some((key, after));
+    }
     let colon = rest.find(':')?;
     let key = &rest[..colon];
-    // (`<<` is a merge key.)
     if key.len() > MAX_KEY_BYTES
         || key == "<<"
         || !plain_round_trips(key)
@@ -47,102 +282,433 @@ fn split_line(line: &str) -> Option<Line<'_>> {
         return None;
     }
     let after = &rest[colon + 1..];
-    if after.is_empty() {
-        return Some(Line {
-            indent,
-            key,
-            value: None,
-        });
-    }
-    let value = after.strip_prefix(' ')?;
-    if value.len() > MAX_SCALAR_BYTES || !plain_round_trips(value) {
+    if !(after.is_empty() || after.starts_with(' ')) {
         return None;
     }
-    Some(Line {
-        indent,
-        key,
-        value: Some(value),
-    })
+    Some((key_string(key, schema)?, after))
 }
 
-/// A key as the event parser keeps it: only a plain scalar that resolves
-/// to the string of its own text.
-fn key_string(key: &str, schema: Schema) -> Option<String> {
-    match resolve_plain_owned(key.to_string(), schema) {
-        (Node::Str(s), None) => Some(s),
-        _ => None,
-    }
-}
-
-/// Reads `text` when it is one document of plain block mappings; `None`
-/// when the event parser must read it.
-pub(crate) fn parse(text: &str, schema: Schema) -> Option<Vec<Document>> {
-    let body = text.strip_suffix('\n')?;
-    if body.is_empty() || body.contains(['\r', '\t']) {
-        return None;
-    }
-    let total = body.bytes().filter(|&b| b == b'\n').count() + 1;
-    // The open mappings: their indentation and entries, innermost last,
-    // with the key each nested one goes under in its parent.
-    let mut stack: Vec<(usize, Map, Option<String>)> = vec![(0, Map::new(), None)];
-    // Set after `key:`: the next line must open the nested mapping.
-    let mut pending: Option<String> = None;
-    for (n, raw) in body.split('\n').enumerate() {
-        let line = split_line(raw)?;
-        let top = stack.last().map_or(0, |t| t.0);
-        if let Some(key) = pending.take() {
-            if line.indent <= top || stack.len() >= MAX_FAST_DEPTH {
-                return None;
+/// A quoted scalar that starts and ends on this line at the start of `v`
+/// (`'...'` with `''` for a quote, or `"..."` with the escapes `\\`, `\"`,
+/// `\/`, `\n`, `\t` and `\uXXXX` but for a surrogate): its value and the
+/// text after the closing quote. `None` for a quote left open, another
+/// escape, or a character the event parser might read otherwise (see
+/// `ordinary`).
+fn quoted(v: &str) -> Option<(String, &str)> {
+    let double = v.starts_with('"');
+    let body = &v[1..];
+    let mut out = String::new();
+    let mut chars = body.char_indices().peekable();
+    while let Some((i, c)) = chars.next() {
+        match c {
+            '\'' if !double => {
+                if chars.next_if(|&(_, c)| c == '\'').is_none() {
+                    return Some((out, &body[i + 1..]));
+                }
+                out.push('\'');
             }
-            stack.push((line.indent, Map::new(), Some(key)));
-        } else if line.indent > top {
-            // A continuation line (or bad indentation).
+            '"' if double => return Some((out, &body[i + 1..])),
+            '\\' if double => {
+                let (_, e) = chars.next()?;
+                out.push(match e {
+                    '\\' => '\\',
+                    '"' => '"',
+                    '/' => '/',
+                    'n' => '\n',
+                    't' => '\t',
+                    'u' => {
+                        let hex = body.get(i + 2..i + 6)?;
+                        if !hex.bytes().all(|b| b.is_ascii_hexdigit()) {
+                            return None;
+                        }
+                        for _ in 0..4 {
+                            chars.next();
+                        }
+                        char::from_u32(u32::from_str_radix(hex, 16).ok()?)?
+                    }
+                    _ => return None,
+                });
+            }
+            c if ordinary(c) => out.push(c),
+            _ => return None,
+        }
+    }
+    None
+}
+
+/// How a block scalar ends (its chomping indicator).
+#[derive(Clone, Copy, PartialEq)]
+enum Chomp {
+    /// `-`: no final line break.
+    Strip,
+    /// (none): one final line break.
+    Clip,
+    /// `+`: the final line break and the empty lines after it.
+    Keep,
+}
+
+impl<'a> Reader<'a> {
+    /// The next line that holds content, as its indentation and its text
+    /// from there (empty lines and comment lines are skipped); past the
+    /// `- ` of a sequence item, the rest of its line.
+    fn peek(&mut self) -> Option<(usize, &'a str)> {
+        if self.col > 0 {
+            let line = self.lines[self.pos];
+            return Some((self.col, &line[self.col..]));
+        }
+        while let Some(&line) = self.lines.get(self.pos) {
+            let t = line.trim_start_matches(' ');
+            if t.is_empty() || t.starts_with('#') {
+                self.pos += 1;
+                continue;
+            }
+            return Some((line.len() - t.len(), t));
+        }
+        None
+    }
+
+    /// Moves to the start of the next line.
+    fn advance(&mut self) {
+        self.pos += 1;
+        self.col = 0;
+    }
+
+    /// Notes that the line being read holds content (a key or an item).
+    fn content(&mut self) {
+        self.last_content = self.pos;
+        self.trailing_empty = false;
+    }
+
+    /// The block collection whose first line (at `indent`) comes next: a
+    /// sequence when that line is an entry `- `, else a mapping. The flags
+    /// are a sequence's (`Meta::breaks`).
+    fn collection(&mut self, indent: usize) -> Option<(Node, u8)> {
+        self.depth += 1;
+        if self.depth > MAX_FAST_DEPTH {
             return None;
+        }
+        let (_, rest) = self.peek()?;
+        let read = if is_dash(rest) {
+            let (items, breaks) = self.seq(indent)?;
+            (Node::Seq(items), breaks)
         } else {
-            while stack.last().is_some_and(|t| t.0 > line.indent) {
-                close(&mut stack)?;
+            (Node::Map(self.map(indent)?), 0)
+        };
+        self.depth -= 1;
+        Some(read)
+    }
+
+    /// A block mapping whose keys are at `indent`. A line indented more
+    /// than a key, or an entry `- ` at a key's indentation, is not read
+    /// here (a continuation, or an error).
+    fn map(&mut self, indent: usize) -> Option<Map> {
+        let mut map = Map::new();
+        while let Some((at, rest)) = self.peek() {
+            if at < indent {
+                break;
             }
-            if stack.last().map_or(0, |t| t.0) != line.indent {
+            if at > indent || is_dash(rest) {
                 return None;
             }
+            let (key, after) = split_key(rest, self.schema)?;
+            self.content();
+            let (value, meta) = self.value(indent, after)?;
+            let fresh = meta.raw.is_some() || meta.quoted || meta.breaks != 0;
+            let key_again = fresh.then(|| key.clone());
+            map.push_unique(key, value).ok()?;
+            if let Some(k) = key_again {
+                if let Some(t) = meta.raw {
+                    map.set_raw(&k, t);
+                }
+                if meta.quoted {
+                    map.set_quoted(&k, true);
+                }
+                if meta.breaks != 0 {
+                    map.set_print_breaks(&k, meta.breaks);
+                }
+            }
+            if map.len() == RESERVE_AT {
+                map.reserve(self.lines.len() - self.pos);
+            }
         }
-        let key = key_string(line.key, schema)?;
-        let Some(value) = line.value else {
-            pending = Some(key);
-            continue;
+        map.shrink_if_sparse();
+        Some(map)
+    }
+
+    /// A block sequence whose entries `- ` are at `indent`, and the flags
+    /// of its last item when that is a block scalar (the event parser
+    /// records them on the entry that holds the sequence).
+    fn seq(&mut self, indent: usize) -> Option<(Vec<Node>, u8)> {
+        let mut items = Vec::new();
+        let mut last = 0;
+        while let Some((at, rest)) = self.peek() {
+            if at > indent {
+                return None;
+            }
+            if at < indent || !is_dash(rest) {
+                break;
+            }
+            self.content();
+            let (item, meta) = self.item(at, &rest[1..])?;
+            last = if item.is_scalar() { meta.breaks } else { 0 };
+            items.push(item);
+            if items.len() == RESERVE_AT {
+                items.reserve(self.lines.len() - self.pos);
+            }
+        }
+        if items.capacity() > 2 * items.len() + RESERVE_AT {
+            items.shrink_to_fit();
+        }
+        Some((items, last))
+    }
+
+    /// The value after `key:` of a mapping entry at `indent`, on the
+    /// same line or below it.
+    fn value(&mut self, indent: usize, after: &'a str) -> Option<(Node, Meta)> {
+        if is_end(after) {
+            self.advance();
+            return self.below(indent, true);
+        }
+        let v = after.strip_prefix(' ')?.trim_start_matches(' ');
+        self.inline(v, indent)
+    }
+
+    /// The item after the `-` of a sequence entry at `indent`: a node on
+    /// the same line (a scalar, or a compact mapping or sequence whose
+    /// further lines align under its first), or below it.
+    fn item(&mut self, indent: usize, after: &'a str) -> Option<(Node, Meta)> {
+        if is_end(after) {
+            self.advance();
+            return self.below(indent, false);
+        }
+        let v0 = after.strip_prefix(' ')?;
+        let v = v0.trim_start_matches(' ');
+        if is_dash(v) || split_key(v, self.schema).is_some() {
+            self.col = indent + 2 + (v0.len() - v.len());
+            let (node, breaks) = self.collection(self.col)?;
+            return Some((
+                node,
+                Meta {
+                    breaks,
+                    ..Meta::default()
+                },
+            ));
+        }
+        self.inline(v, indent)
+    }
+
+    /// The node below a line that ends after `key:` (`in_map`) or `-` at
+    /// `indent`: a collection indented more, a sequence at a key's
+    /// indentation, `{}`, `[]` or a block scalar indented more, or else
+    /// an empty value (null).
+    fn below(&mut self, indent: usize, in_map: bool) -> Option<(Node, Meta)> {
+        match self.peek() {
+            // `{}`, `[]` or a block scalar's header on a line of its own
+            // (as Helm's `toYaml | nindent` writes them).
+            Some((at, rest)) if at > indent && rest.starts_with(['{', '[', '|', '>']) => {
+                self.content();
+                self.inline(rest, indent)
+            }
+            Some((at, rest)) if at > indent || (in_map && at == indent && is_dash(rest)) => {
+                let (node, breaks) = self.collection(at)?;
+                Some((
+                    node,
+                    Meta {
+                        breaks,
+                        ..Meta::default()
+                    },
+                ))
+            }
+            _ => {
+                self.trailing_empty = true;
+                Some(plain("", self.schema))
+            }
+        }
+    }
+
+    /// A node that starts at `v` on the line of its key or `-` (at
+    /// `indent`) and is no collection in block style: a plain or quoted
+    /// scalar, `{}` or `[]`, each on this line, or a block scalar.
+    fn inline(&mut self, v: &'a str, indent: usize) -> Option<(Node, Meta)> {
+        let read = match v.as_bytes().first()? {
+            b'\'' | b'"' => {
+                let (s, rest) = quoted(v)?;
+                if !is_end(rest) || s.len() > MAX_SCALAR_BYTES {
+                    return None;
+                }
+                let meta = Meta {
+                    quoted: true,
+                    ..Meta::default()
+                };
+                (Node::Str(s), meta)
+            }
+            b'|' | b'>' => return self.block_scalar(v, indent),
+            b'{' | b'[' => {
+                let node = match v.get(..2)? {
+                    "{}" => {
+                        let mut m = Map::new();
+                        m.set_flow(true);
+                        Node::Map(m)
+                    }
+                    "[]" => Node::Seq(Vec::new()),
+                    _ => return None,
+                };
+                if !is_end(&v[2..]) {
+                    return None;
+                }
+                let meta = Meta {
+                    breaks: PRINT_FLOW,
+                    ..Meta::default()
+                };
+                (node, meta)
+            }
+            _ => {
+                // A plain scalar ends before a comment and trailing space.
+                let b = v.as_bytes();
+                let end = memchr::memchr_iter(b'#', b)
+                    .find(|&i| i > 0 && b[i - 1] == b' ')
+                    .map_or(v.len(), |i| i - 1);
+                let text = v[..end].trim_end_matches(' ');
+                if text.len() > MAX_SCALAR_BYTES || !plain_value(text) {
+                    return None;
+                }
+                plain(text, self.schema)
+            }
         };
-        let (node, source) = resolve_plain_owned(value.to_string(), schema);
-        let raw_text = source.filter(|t| node.scalar_text().as_ref() != Some(t));
-        let map = &mut stack.last_mut()?.1;
-        let key_again = raw_text.as_ref().map(|_| key.clone());
-        map.push_unique(key, node).ok()?;
-        if let (Some(k), Some(t)) = (key_again, raw_text) {
-            map.set_raw(&k, t);
+        self.advance();
+        Some(read)
+    }
+
+    /// A block scalar whose header `v` (`|` or `>`, and `-` or `+`, then
+    /// perhaps a comment) ends the line of a node at `indent` (or is on a
+    /// line of its own below it). Its lines are the ones below indented
+    /// at least as its first, which must be indented more than `indent`,
+    /// and the empty lines among and after them; it ends at the first
+    /// line indented less that is not empty. (No indentation indicator, no
+    /// empty line before the first: the event parser reads those too, but
+    /// this reader does not spell out their rules.) Chomping as the
+    /// scanner does it: `-` drops the final line break, `+` keeps the
+    /// empty lines after it.
+    fn block_scalar(&mut self, v: &str, indent: usize) -> Option<(Node, Meta)> {
+        let folded = v.starts_with('>');
+        let (chomp, rest) = match v.as_bytes().get(1) {
+            Some(b'-') => (Chomp::Strip, &v[2..]),
+            Some(b'+') => (Chomp::Keep, &v[2..]),
+            _ => (Chomp::Clip, &v[1..]),
+        };
+        if !is_end(rest) {
+            return None;
         }
-        if map.len() == RESERVE_AT {
-            map.reserve(total - n);
+        let first = self.pos + 1;
+        let line = *self.lines.get(first)?;
+        let m = line.len() - line.trim_start_matches(' ').len();
+        if m <= indent || m == line.len() {
+            return None;
         }
+        // `last` is the last line of content (a line of spaces longer than
+        // the indentation is one: those spaces); `visible` the last that
+        // is not all spaces (where the event parser counts the content to
+        // end, see `Builder::block_region`); `end` is past the empty lines
+        // after them.
+        let (mut last, mut visible, mut end) = (first, first, first);
+        while let Some(&line) = self.lines.get(end) {
+            let t = line.trim_start_matches(' ');
+            if !t.is_empty() && line.len() - t.len() < m {
+                break;
+            }
+            if line.len() > m {
+                last = end;
+            }
+            if !t.is_empty() {
+                visible = end;
+            }
+            end += 1;
+        }
+        let body = &self.lines[first..=last];
+        // (ASCII is printable here: control characters are refused
+        // above.)
+        if body
+            .iter()
+            .any(|l| !l.is_ascii() && !l.chars().all(ordinary))
+        {
+            return None;
+        }
+        let mut text = if folded {
+            fold(body, m)
+        } else {
+            literal(body, m)
+        };
+        // Without a final line break, a block scalar on the last line ends
+        // without one (libyaml keeps only a line break that is there).
+        let at_eof = end == self.lines.len() && !self.terminated;
+        if at_eof && (last + 1 != end || last != visible) {
+            return None;
+        }
+        if chomp != Chomp::Strip && !at_eof {
+            text.push('\n');
+            if chomp == Chomp::Keep {
+                text.extend(std::iter::repeat_n('\n', end - last - 1));
+            }
+        }
+        if text.len() > MAX_SCALAR_BYTES {
+            return None;
+        }
+        self.last_content = visible;
+        self.pos = end;
+        self.col = 0;
+        let meta = Meta {
+            quoted: true,
+            breaks: if folded { PRINT_FOLDED } else { PRINT_LITERAL },
+            ..Meta::default()
+        };
+        Some((Node::Str(text), meta))
     }
-    if pending.is_some() {
-        return None;
-    }
-    while stack.len() > 1 {
-        close(&mut stack)?;
-    }
-    let (_, mut root, _) = stack.pop()?;
-    root.shrink_if_sparse();
-    Some(vec![Document {
-        node: Node::Map(root),
-        line: 1,
-    }])
 }
 
-/// Ends the innermost mapping and enters it under its key in its parent.
-fn close(stack: &mut Vec<(usize, Map, Option<String>)>) -> Option<()> {
-    let (_, mut map, key) = stack.pop()?;
-    map.shrink_if_sparse();
-    let parent = &mut stack.last_mut()?.1;
-    parent.push_unique(key?, Node::Map(map)).ok()
+/// A literal block scalar's lines (indented `m`, empty lines shorter) as
+/// one text: each line past its indentation, joined by line breaks.
+fn literal(body: &[&str], m: usize) -> String {
+    let mut text = String::new();
+    for (i, line) in body.iter().enumerate() {
+        if i > 0 {
+            text.push('\n');
+        }
+        text.push_str(line.get(m..).unwrap_or(""));
+    }
+    text
+}
+
+/// A folded block scalar's lines as one text, folded as libyaml (and
+/// yaml-rust2) fold them: the line break between two lines that do not
+/// start with a space becomes a space, or disappears when empty lines
+/// follow it (each of which is a line break); next to a more indented
+/// line it stays.
+fn fold(body: &[&str], m: usize) -> String {
+    let mut text = String::new();
+    let mut empty = 0;
+    // Whether the line before started with a space; `None` before the
+    // first.
+    let mut prev_blank: Option<bool> = None;
+    for line in body {
+        let s = line.get(m..).unwrap_or("");
+        if s.is_empty() {
+            empty += 1;
+            continue;
+        }
+        let blank = s.starts_with(' ');
+        match prev_blank {
+            // Folded: a space, or nothing before empty lines.
+            Some(false) if !blank && empty == 0 => text.push(' '),
+            Some(false) if !blank => {}
+            Some(_) => text.push('\n'),
+            None => {}
+        }
+        text.extend(std::iter::repeat_n('\n', empty));
+        empty = 0;
+        text.push_str(s);
+        prev_blank = Some(blank);
+    }
+    text
 }
 
 /// Where the quick reader and the event parser disagree on `text` (in
@@ -222,6 +788,84 @@ mod tests {
             "a: b c  d\nurl: https://example.org/x?y=1#z\np: a:b\nq: 100_000\nr: 1:20\ns: ${VAR}\n",
             "a:\n    deep: 1\nb: 2\n",
             "a: ~\ng: \\x\nb: it's\nc: say \"hi\"\nd: x[y\ne: x]\nf: a,b{c}\n",
+            // No final line break (Helm's documents), a leading `---`.
+            "a: b",
+            "# Source: x\na: b\nc:\n  d: e",
+            "---\na: b\n",
+            // Comments and empty lines.
+            "# c\na: b\n",
+            "a: b # c\n",
+            "a: b#c\nd: e # f # g\n",
+            "a: b\n\n",
+            "a: 1\n\n# foot\n",
+            "a: 1\n# not a foot\n",
+            "a: 1\n  # indented\nb: 2\n",
+            "a: # c\n  b: 1\n",
+            "a:  b\n",
+            "a: b \n",
+            // Empty values.
+            "a:\n",
+            "a:\nb: c\n",
+            "a: 1\nb:\n  # c\nc: 2\n",
+            // Values after a `-` or a `.`, and past ASCII.
+            "a: -1\nb: .5\nc: -v\nd: --port=80\ne: .spec.version\n",
+            "- -v\n- --x\n",
+            "a: 60°C\nb: é é\n",
+            // Block sequences.
+            "- a\n- b\n",
+            "- a: 1\n  b: 2\n- c: 3\n",
+            "-   a: 1\n    b: 2\n",
+            "- - x\n  - y\n- z\n",
+            "- - - a\n    - b\n  - c\n",
+            "k:\n- a\n- b\nl: 1\n",
+            "k:\n  - a\n  - b\nl: 1\n",
+            "k:\n  -\n    a: 1\n",
+            "a:\n-\n  - x\n",
+            "-\n- a\n",
+            "- a\n-\n",
+            "- # c\n  a: b\n",
+            "a:\n  - b: 1\n    c:\n    - d\n  - e\ng: h\n",
+            // Quoted scalars.
+            "a: 'b'\n",
+            "a: 'it''s'\nb: ''\n",
+            "a: \"b\\n\\t\\\"\\\\\\/\"\n",
+            "a: \"\\u0026 \\u00e9\"\nb: \"\"\n",
+            "a: 'é'\nb: \"x # y\" # z\n",
+            "'a b': c\n\"1\": c\n'true': c\n\"<<\": d\n",
+            "\"\": c\n",
+            "- 'x'\n- \"y\" # c\n",
+            "- 'a': b\n",
+            // Empty flow collections.
+            "a: {}\nb: []\n",
+            "- {}\n- []\n",
+            "a:\n  {}\nb:\n  []\n",
+            "- x: {} # c\n",
+            // Block scalars.
+            "a: |\n  x\n  y\n",
+            "a: |-\n  x\n\n  y\n\n",
+            "a: |+\n  x\n\n\nb: 1\n",
+            "a: |+\n  x\n\n",
+            "a: | # c\n  x\n",
+            "a: |\n  x\n    y\n  # z\nb: 1\n",
+            "a: |\n    x\n  # c\nb: 1\n",
+            "a: |\n  x\n      \n  y\n",
+            "a: >\n  x\n     \n  y\n",
+            "a: |\n  x\n    \nb: 1\n",
+            "a: >\n  x\n  y\n\n  z\n   w\n  v\n",
+            "a: >-\n  x\n\n\n  y\n",
+            "a: >\n  x\n\n",
+            "a: >+\n  x\n\n",
+            "k:\n- |\n  x\n",
+            "k:\n- |\n  x\n- a\n",
+            "- |\n x\n",
+            "- a: |\n    x\n  b: 1\n",
+            "a:\n  |\n    x\n",
+            "a: |\n  x",
+            "a: |-\n  x",
+            "a: |+\n  x",
+            "a: >\n  x\n  y",
+            "a: |\n  x\n\n# foot\n",
+            "a: |\n  x\n\n  # not a foot\n",
         ];
         for t in taken {
             assert!(parse(t, Schema::V3).is_some(), "not taken: {t:?}");
@@ -229,37 +873,51 @@ mod tests {
         }
         let left = [
             "",
-            "a: b",
-            "a: b\n\n",
-            "# c\na: b\n",
-            "a: b # c\n",
+            "# only a comment\n",
             "a: b\na: c\n",
-            "a:\nb: c\n",
-            "a:\n",
+            // An empty value last with a comment after it (the event
+            // parser marks it past the comment).
+            "a:\n\n# c\n",
+            "- a\n-\n\n# c\n",
             "a: b\n  c\n",
+            "a:\n  b\n",
+            "- a\n  b\n",
+            "a: b\n\n  c\n",
             "a: - b\n",
-            "- a\n",
-            "a:\n- b\n",
-            "a: 'b'\n",
-            "a: \"b\"\n",
+            "a: 1\n- b\n",
+            "- a\nb: 1\n",
+            "a: 'b\n  c'\n",
+            "a: 'b'#c\n",
+            "a: 'b' c\n",
+            "a: \"\\x41\"\n",
+            "a: \"\\ud800\"\n",
             "a: [b]\n",
             "a: {b: c}\n",
-            "a: |\n  b\n",
-            "a: >\n  b\n",
+            "a: { }\n",
+            "a: {}x\n",
+            "a: |2\n  x\n",
+            "a: |\n\n  x\n",
+            "a: |\nb: 1\n",
+            "- a: |\n  x\n",
+            "a: >\n   x\n  y\n",
+            "a: |\n  x\n  ",
+            "a: |\n  x\n\n  ",
             "a: &x b\nc: *x\n",
+            "- &x a\n",
             "a: !!str b\n",
+            "- !t b\n",
             "1: b\n",
             "true: b\n",
             "2001-12-14: b\n",
             "<<: b\n",
-            "a:  b\n",
-            "a: b \n",
             "a:\tb\n",
             "a: b\r\n",
+            "# \u{1}\na: b\n",
+            "a: |\n  \u{7f}\n",
             "  a: b\n",
             "a:\n  b: 1\n c: 2\n",
             "a:\n    b: 1\n  c: 2\n",
-            "---\na: b\n",
+            "# c\n---\na: b\n",
             "a: b\n---\nc: d\n",
             "a: b\n...\n",
             "%YAML 1.2\n---\na: b\n",
@@ -267,9 +925,12 @@ mod tests {
             "a b: c\n",
             "a: b:\n",
             "a: b: c\n",
-            "a: -1\n",
-            "a: .5\n",
             "a:b\n",
+            "a: ---\n",
+            "a: -\n",
+            "a: - \n",
+            "- ...\n",
+            "a: \u{2028}\n",
         ];
         for t in left {
             assert!(parse(t, Schema::V3).is_none(), "taken: {t:?}");
@@ -277,8 +938,31 @@ mod tests {
         }
     }
 
-    /// Every text of up to four lines built from these reads the same
-    /// both ways wherever the quick reader takes it.
+    /// Every text of up to `lines` lines built from `parts` (with and
+    /// without a final line break) reads the same both ways wherever the
+    /// quick reader takes it; how many it takes.
+    fn combine(parts: &[&str], lines: usize) -> usize {
+        let mut texts = vec![String::new()];
+        let mut taken = 0;
+        for _ in 0..lines {
+            let mut next = Vec::new();
+            for t in &texts {
+                for p in parts {
+                    let text = format!("{t}{p}\n");
+                    if parse(&text, Schema::V3).is_some() {
+                        taken += 1;
+                    }
+                    assert_eq!(mismatch(&text), None, "{text:?}");
+                    assert_eq!(mismatch(&text[..text.len() - 1]), None, "{text:?}");
+                    next.push(text);
+                }
+            }
+            texts = next;
+        }
+        taken
+    }
+
+    /// Mappings of plain scalars.
     #[test]
     fn agrees_on_combined_lines() {
         let parts = [
@@ -297,23 +981,36 @@ mod tests {
             "k: 1_0",
             "    l: .inf",
         ];
-        let mut texts = vec![String::new()];
-        let mut taken = 0;
-        for _ in 0..4 {
-            let mut next = Vec::new();
-            for t in &texts {
-                for p in parts {
-                    let text = format!("{t}{p}\n");
-                    if parse(&text, Schema::V3).is_some() {
-                        taken += 1;
-                    }
-                    assert_eq!(mismatch(&text), None, "{text:?}");
-                    next.push(text);
-                }
-            }
-            texts = next;
-        }
+        let taken = combine(&parts, 4);
         assert!(taken > 500, "{taken}");
+    }
+
+    /// Sequences, comments, empty lines, quoted scalars, empty flow
+    /// collections and block scalars.
+    #[test]
+    fn agrees_on_combined_shapes() {
+        let parts = [
+            "- a",
+            "- b: 1",
+            "  c: -2",
+            "  - d",
+            "-",
+            "  - 'x''y' # c",
+            "a:",
+            "a: |",
+            "  x",
+            "     y",
+            "",
+            "   ",
+            "  # c",
+            "b: >-",
+            "c: {}",
+            "  []",
+            "- \"q\\n\" # c",
+            "---",
+        ];
+        let taken = combine(&parts, 4);
+        assert!(taken > 5000, "{taken}");
     }
 
     /// Every fixture file the quick reader takes reads the same both ways.
@@ -341,5 +1038,86 @@ mod tests {
             }
         }
         assert!(taken > 10, "only {taken} fixture files take the quick path");
+    }
+
+    /// Every YAML file under the directories `FLATE_YAML_CORPUS` names
+    /// (`dir1:dir2`; skipped without it) reads the same both ways wherever
+    /// the quick reader takes it, whole and (for a file of several
+    /// documents) each document on its own; prints the share of texts and
+    /// bytes it takes.
+    #[test]
+    fn agrees_on_a_corpus() {
+        let Ok(dirs) = std::env::var("FLATE_YAML_CORPUS") else {
+            return;
+        };
+        for dir in dirs.split(':').filter(|d| !d.is_empty()) {
+            let mut files = Vec::new();
+            let mut stack = vec![std::path::PathBuf::from(dir)];
+            while let Some(d) = stack.pop() {
+                let Ok(rd) = std::fs::read_dir(&d) else {
+                    continue;
+                };
+                for e in rd.flatten() {
+                    let p = e.path();
+                    if p.is_dir() {
+                        stack.push(p);
+                    } else if p.extension().is_some_and(|x| x == "yaml" || x == "yml") {
+                        files.push(p);
+                    }
+                }
+            }
+            files.sort();
+            // (texts, bytes) taken and in all; the same for documents.
+            let (mut taken, mut all) = ((0, 0), (0, 0));
+            let (mut doc_taken, mut docs) = ((0, 0), (0, 0));
+            for p in &files {
+                let Ok(text) = std::fs::read_to_string(p) else {
+                    continue;
+                };
+                assert_eq!(mismatch(&text), None, "{}", p.display());
+                all = (all.0 + 1, all.1 + text.len());
+                if parse(&text, Schema::V3).is_some() {
+                    taken = (taken.0 + 1, taken.1 + text.len());
+                }
+                for doc in documents(&text) {
+                    assert_eq!(mismatch(doc), None, "{}: {doc:?}", p.display());
+                    docs = (docs.0 + 1, docs.1 + doc.len());
+                    if parse(doc, Schema::V3).is_some() {
+                        doc_taken = (doc_taken.0 + 1, doc_taken.1 + doc.len());
+                    }
+                }
+            }
+            let pct = |a: usize, b: usize| 100.0 * a as f64 / b.max(1) as f64;
+            println!(
+                "{dir}: files {}/{} taken, bytes {}/{} ({:.1}%); documents {}/{}, bytes {}/{} ({:.1}%)",
+                taken.0,
+                all.0,
+                taken.1,
+                all.1,
+                pct(taken.1, all.1),
+                doc_taken.0,
+                docs.0,
+                doc_taken.1,
+                docs.1,
+                pct(doc_taken.1, docs.1)
+            );
+        }
+    }
+
+    /// The documents of a text split at its `---` lines (each with the
+    /// line break before the next).
+    fn documents(text: &str) -> Vec<&str> {
+        let mut out = Vec::new();
+        let mut start = 0;
+        let mut at = 0;
+        for line in text.split_inclusive('\n') {
+            if line.starts_with("---") && at > start {
+                out.push(&text[start..at]);
+                start = at;
+            }
+            at += line.len();
+        }
+        out.push(&text[start..]);
+        out
     }
 }

@@ -445,6 +445,45 @@ fn build(text: &str, schema: Schema, json_keys: bool) -> Result<Vec<Document>, P
     Ok(docs)
 }
 
+/// Whether a comment that a blank line separates from the content follows
+/// the document whose last content is on line `last_content` (0-based) of
+/// a text of `n` lines, `line(i)` giving each (see
+/// `Builder::ends_with_foot_comment`; the quick reader asks too).
+pub(super) fn foot_comment_follows<'a>(
+    n: usize,
+    line: impl Fn(usize) -> &'a str,
+    last_content: usize,
+) -> bool {
+    let start = last_content.min(n);
+    let end = (start + 1..n)
+        .find(|&i| line(i).starts_with("---") || line(i).starts_with("..."))
+        .unwrap_or(n);
+    // Content may end after `last_content` (a flow collection's or a
+    // quoted scalar's later lines).
+    let content_end = (start..end)
+        .rev()
+        .find(|&i| {
+            let t = line(i).trim();
+            !t.is_empty() && !t.starts_with('#')
+        })
+        .unwrap_or(start);
+    let mut blank = false;
+    let mut foot = false;
+    let after = if content_end < end {
+        content_end + 1..end
+    } else {
+        0..0
+    };
+    for t in after.map(|i| line(i).trim()) {
+        if t.is_empty() {
+            blank = true;
+        } else if blank {
+            foot = true;
+        }
+    }
+    foot
+}
+
 fn depth_error(line: usize, col: usize) -> ParseError {
     ParseError {
         line,
@@ -655,34 +694,7 @@ impl Builder<'_> {
     /// kept block scalar printed just before takes as one more line break.
     fn ends_with_foot_comment(&self) -> bool {
         let lines = &self.lines;
-        let start = self.last_content.min(lines.len());
-        let end = (start + 1..lines.len())
-            .find(|&i| lines.line(i).starts_with("---") || lines.line(i).starts_with("..."))
-            .unwrap_or(lines.len());
-        // Content may end after `last_content` (a flow collection's or a
-        // quoted scalar's later lines).
-        let content_end = (start..end)
-            .rev()
-            .find(|&i| {
-                let t = lines.line(i).trim();
-                !t.is_empty() && !t.starts_with('#')
-            })
-            .unwrap_or(start);
-        let mut blank = false;
-        let mut foot = false;
-        let after = if content_end < end {
-            content_end + 1..end
-        } else {
-            0..0
-        };
-        for t in after.map(|i| lines.line(i).trim()) {
-            if t.is_empty() {
-                blank = true;
-            } else if blank {
-                foot = true;
-            }
-        }
-        foot
+        foot_comment_follows(lines.len(), |i| lines.line(i), self.last_content)
     }
 
     fn anchor(&mut self, id: usize, node: &Node) {
