@@ -82,25 +82,56 @@ fn resolve_special(s: &str, schema: Schema) -> Option<Node> {
             {
                 return Some(Node::Float(f));
             }
-            if let Some(rest) = plain.strip_prefix("0b") {
-                if let Ok(i) = i64::from_str_radix(rest, 2) {
-                    return Some(Node::Int(i));
+            // `0b` (and, in v3, `0o`) then what Go's `ParseInt` takes in
+            // that base (a sign included: `0b-1` is -1), else `ParseUint`;
+            // `-0b`/`-0o` then unsigned digits only.
+            let radixes: &[(&str, u32)] = if schema == Schema::V3 {
+                &[("0b", 2), ("0o", 8)]
+            } else {
+                &[("0b", 2)]
+            };
+            for &(prefix, radix) in radixes {
+                if let Some(rest) = plain.strip_prefix(prefix) {
+                    return go_parse_radix(rest, radix);
                 }
-            } else if let Some(rest) = plain.strip_prefix("-0b")
-                && let Ok(i) = i64::from_str_radix(rest, 2)
-            {
-                return Some(Node::Int(-i));
-            }
-            if schema == Schema::V3
-                && let Some(rest) = plain.strip_prefix("0o")
-                && let Ok(i) = i64::from_str_radix(rest, 8)
-            {
-                return Some(Node::Int(i));
+                if let Some(rest) = plain.strip_prefix('-').and_then(|p| p.strip_prefix(prefix))
+                    && !rest.starts_with(['+', '-'])
+                {
+                    let n = go_parse_radix(&format!("-{rest}"), radix);
+                    if n.is_some() {
+                        return n;
+                    }
+                }
             }
         }
         _ => {}
     }
     None
+}
+
+/// Go's `strconv.ParseInt(s, radix, 64)` (an optional sign, then at least
+/// one digit of `radix`), else `ParseUint` (no sign) for what is above
+/// `i64::MAX`: the integer go-yaml makes of a `0b`/`0o` scalar.
+fn go_parse_radix(s: &str, radix: u32) -> Option<Node> {
+    let (neg, digits) = match s.as_bytes().first() {
+        Some(b'-') => (true, &s[1..]),
+        Some(b'+') => (false, &s[1..]),
+        _ => (false, s),
+    };
+    if digits.is_empty() || !digits.chars().all(|c| c.is_digit(radix)) {
+        return None;
+    }
+    let mag = u128::from_str_radix(digits, radix).ok()?;
+    if neg {
+        return (mag <= i64::MAX as u128 + 1).then(|| Node::Int((-(mag as i128)) as i64));
+    }
+    if let Ok(i) = i64::try_from(mag) {
+        return Some(Node::Int(i));
+    }
+    // `ParseUint` takes no sign.
+    (!s.starts_with('+'))
+        .then(|| u64::try_from(mag).ok().map(Node::UInt))
+        .flatten()
 }
 
 /// True when a string, written plain, would be read back by go-yaml v2 as
