@@ -279,19 +279,8 @@ static KUSTOMIZATION: &[(&str, T)] = &[
     ("buildMetadata", T::StrList),
 ];
 
-fn json_type(n: &Node) -> &'static str {
-    match n {
-        Node::Null => "null",
-        Node::Bool(_) => "bool",
-        Node::Int(_) | Node::UInt(_) | Node::Float(_) => "number",
-        Node::Str(_) => "string",
-        Node::Seq(_) => "array",
-        Node::Map(_) => "object",
-    }
-}
-
 fn check_value(n: &mut Node, t: &T, owner: &str, path: &str) -> Result<(), String> {
-    let jt = json_type(n);
+    let jt = n.json_kind();
     let bad = |go: &str| {
         Err(format!(
             "cannot unmarshal {jt} into Go struct field {owner}.{path} of type {go}"
@@ -311,7 +300,7 @@ fn check_value(n: &mut Node, t: &T, owner: &str, path: &str) -> Result<(), Strin
                 if !matches!(it, Node::Str(_) | Node::Null) {
                     return Err(format!(
                         "cannot unmarshal {} into Go struct field {owner}.{path} of type string",
-                        json_type(it)
+                        it.json_kind()
                     ));
                 }
             }
@@ -323,7 +312,7 @@ fn check_value(n: &mut Node, t: &T, owner: &str, path: &str) -> Result<(), Strin
                 if !matches!(v, Node::Str(_) | Node::Null) {
                     return Err(format!(
                         "cannot unmarshal {} into Go struct field {owner}.{path} of type string",
-                        json_type(v)
+                        v.json_kind()
                     ));
                 }
             }
@@ -335,7 +324,7 @@ fn check_value(n: &mut Node, t: &T, owner: &str, path: &str) -> Result<(), Strin
                 if !matches!(v, Node::Bool(_) | Node::Null) {
                     return Err(format!(
                         "cannot unmarshal {} into Go struct field {owner}.{path} of type bool",
-                        json_type(v)
+                        v.json_kind()
                     ));
                 }
             }

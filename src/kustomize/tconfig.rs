@@ -255,19 +255,8 @@ fn string_field(m: &crate::yaml::Map, key: &str, owner: &str) -> Result<&'static
         Some(Node::Str(s)) => Ok(leak(s)),
         Some(other) => Err(format!(
             "json: cannot unmarshal {} into Go struct field {owner}.{key} of type string",
-            json_type(other)
+            other.json_kind()
         )),
-    }
-}
-
-fn json_type(n: &Node) -> &'static str {
-    match n {
-        Node::Null => "null",
-        Node::Bool(_) => "bool",
-        Node::Int(_) | Node::UInt(_) | Node::Float(_) => "number",
-        Node::Str(_) => "string",
-        Node::Seq(_) => "array",
-        Node::Map(_) => "object",
     }
 }
 
@@ -290,7 +279,7 @@ pub fn parse_field_spec(n: &Node, owner: &str, strict: bool) -> Result<FieldSpec
     let Node::Map(m) = n else {
         return Err(format!(
             "json: cannot unmarshal {} into Go struct field {owner} of type types.FieldSpec",
-            json_type(n)
+            n.json_kind()
         ));
     };
     let mut fs = FieldSpec {
@@ -315,7 +304,7 @@ pub fn parse_field_spec(n: &Node, owner: &str, strict: bool) -> Result<FieldSpec
                     other => {
                         return Err(format!(
                             "json: cannot unmarshal {} into Go struct field FieldSpec.create of type bool",
-                            json_type(other)
+                            other.json_kind()
                         ));
                     }
                 }
@@ -350,7 +339,7 @@ pub fn parse_field_specs(
             .collect(),
         Some(other) => Err(format!(
             "json: cannot unmarshal {} into Go struct field {owner} of type []types.FieldSpec",
-            json_type(other)
+            other.json_kind()
         )),
     }
 }
@@ -370,7 +359,7 @@ pub fn parse(text: &str) -> Result<TransformerConfig, String> {
         other => {
             return Err(format!(
                 "error unmarshaling JSON: while decoding JSON: json: cannot unmarshal {} into Go value of type builtinconfig.TransformerConfig",
-                json_type(&other)
+                other.json_kind()
             ));
         }
     };
@@ -385,7 +374,7 @@ pub fn parse(text: &str) -> Result<TransformerConfig, String> {
                 other => {
                     return Err(format!(
                         "json: cannot unmarshal {} into Go struct field TransformerConfig.nameReference of type builtinconfig.nbrSlice",
-                        json_type(other)
+                        other.json_kind()
                     ));
                 }
             };
@@ -393,7 +382,7 @@ pub fn parse(text: &str) -> Result<TransformerConfig, String> {
                 let Node::Map(im) = it else {
                     return Err(format!(
                         "json: cannot unmarshal {} into Go struct field TransformerConfig.nameReference of type builtinconfig.NameBackReferences",
-                        json_type(it)
+                        it.json_kind()
                     ));
                 };
                 let mut gvk = Gvk::default();

@@ -40,17 +40,6 @@ pub struct Config {
     pub node: Node,
 }
 
-fn go_type(n: &Node) -> &'static str {
-    match n {
-        Node::Null => "null",
-        Node::Bool(_) => "bool",
-        Node::Int(_) | Node::UInt(_) | Node::Float(_) => "number",
-        Node::Str(_) => "string",
-        Node::Seq(_) => "array",
-        Node::Map(_) => "object",
-    }
-}
-
 /// A field of a map, its name matched as Go's `encoding/json` does.
 fn get_ci<'a>(n: &'a Node, key: &str) -> Option<&'a Node> {
     let m = n.as_map()?;
@@ -84,7 +73,7 @@ impl Config {
             Node::Str(s) => Ok(s.clone()),
             other => Err(format!(
                 "json: cannot unmarshal {} into Go struct field .{} of type string",
-                go_type(other),
+                other.json_kind(),
                 path.join(".")
             )),
         }
@@ -96,7 +85,7 @@ impl Config {
             Some(Node::Bool(b)) => Ok(*b),
             Some(other) => Err(format!(
                 "json: cannot unmarshal {} into Go struct field .{key} of type bool",
-                go_type(other)
+                other.json_kind()
             )),
         }
     }

@@ -1017,27 +1017,38 @@ mod tests {
     #[test]
     fn agrees_on_the_fixtures() {
         let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures");
-        let mut stack = vec![root];
         let mut taken = 0;
-        while let Some(dir) = stack.pop() {
-            let Ok(rd) = std::fs::read_dir(&dir) else {
+        for p in yaml_files(root) {
+            let Ok(text) = std::fs::read_to_string(&p) else {
+                continue;
+            };
+            if parse(&text, Schema::V3).is_some() {
+                taken += 1;
+            }
+            assert_eq!(mismatch(&text), None, "{}", p.display());
+        }
+        assert!(taken > 10, "only {taken} fixture files take the quick path");
+    }
+
+    /// Every `.yaml`/`.yml` file under `root`, sorted.
+    fn yaml_files(root: std::path::PathBuf) -> Vec<std::path::PathBuf> {
+        let mut files = Vec::new();
+        let mut stack = vec![root];
+        while let Some(d) = stack.pop() {
+            let Ok(rd) = std::fs::read_dir(&d) else {
                 continue;
             };
             for e in rd.flatten() {
                 let p = e.path();
                 if p.is_dir() {
                     stack.push(p);
-                } else if p.extension().is_some_and(|x| x == "yaml" || x == "yml")
-                    && let Ok(text) = std::fs::read_to_string(&p)
-                {
-                    if parse(&text, Schema::V3).is_some() {
-                        taken += 1;
-                    }
-                    assert_eq!(mismatch(&text), None, "{}", p.display());
+                } else if p.extension().is_some_and(|x| x == "yaml" || x == "yml") {
+                    files.push(p);
                 }
             }
         }
-        assert!(taken > 10, "only {taken} fixture files take the quick path");
+        files.sort();
+        files
     }
 
     /// Every YAML file under the directories `FLATE_YAML_CORPUS` names
@@ -1051,22 +1062,7 @@ mod tests {
             return;
         };
         for dir in dirs.split(':').filter(|d| !d.is_empty()) {
-            let mut files = Vec::new();
-            let mut stack = vec![std::path::PathBuf::from(dir)];
-            while let Some(d) = stack.pop() {
-                let Ok(rd) = std::fs::read_dir(&d) else {
-                    continue;
-                };
-                for e in rd.flatten() {
-                    let p = e.path();
-                    if p.is_dir() {
-                        stack.push(p);
-                    } else if p.extension().is_some_and(|x| x == "yaml" || x == "yml") {
-                        files.push(p);
-                    }
-                }
-            }
-            files.sort();
+            let files = yaml_files(std::path::PathBuf::from(dir));
             // (texts, bytes) taken and in all; the same for documents.
             let (mut taken, mut all) = ((0, 0), (0, 0));
             let (mut doc_taken, mut docs) = ((0, 0), (0, 0));

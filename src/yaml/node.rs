@@ -536,6 +536,19 @@ impl IntoIterator for Map {
 }
 
 impl Node {
+    /// How Go's `encoding/json` names the kind of this value in its
+    /// errors ("cannot unmarshal X into ...").
+    pub fn json_kind(&self) -> &'static str {
+        match self {
+            Node::Null => "null",
+            Node::Bool(_) => "bool",
+            Node::Int(_) | Node::UInt(_) | Node::Float(_) => "number",
+            Node::Str(_) => "string",
+            Node::Seq(_) => "array",
+            Node::Map(_) => "object",
+        }
+    }
+
     pub fn str(s: impl Into<String>) -> Node {
         Node::Str(s.into())
     }

@@ -138,18 +138,6 @@ fn first_unsupported(n: &Node, target: Target) -> Option<&'static str> {
     }
 }
 
-/// Go's word for a JSON value in "cannot unmarshal X into ...".
-fn json_kind(n: &Node) -> &'static str {
-    match n {
-        Node::Null => "null",
-        Node::Bool(_) => "bool",
-        Node::Int(_) | Node::UInt(_) | Node::Float(_) => "number",
-        Node::Str(_) => "string",
-        Node::Seq(_) => "array",
-        Node::Map(_) => "object",
-    }
-}
-
 /// Step 3: `json.Unmarshal` into `SimpleHead`.
 fn decode(doc: &Node) -> Result<Head, String> {
     let map = match doc {
@@ -158,7 +146,7 @@ fn decode(doc: &Node) -> Result<Head, String> {
         other => {
             return Err(format!(
                 "cannot unmarshal {} into Go value of type util.SimpleHead",
-                json_kind(other)
+                other.json_kind()
             ));
         }
     };
@@ -183,7 +171,7 @@ fn decode(doc: &Node) -> Result<Head, String> {
                 }
                 other => error(format!(
                     "cannot unmarshal {} into Go struct field SimpleHead.metadata of type {METADATA_TYPE}",
-                    json_kind(other)
+                    other.json_kind()
                 )),
             },
             _ => {
@@ -229,7 +217,7 @@ fn decode_metadata(
             }
             other => error(format!(
                 "cannot unmarshal {} into Go struct field .metadata.annotations of type map[string]string",
-                json_kind(other)
+                other.json_kind()
             )),
         }
     }
@@ -258,7 +246,7 @@ fn string_field(
         other => {
             error(format!(
                 "cannot unmarshal {} into Go struct field {place} of type string",
-                json_kind(other)
+                other.json_kind()
             ));
             return None;
         }
