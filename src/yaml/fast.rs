@@ -336,6 +336,49 @@ fn quoted(v: &str) -> Option<(String, &str)> {
     None
 }
 
+/// A one-line flow sequence of scalars, `[a, "b", 'c']`: each item quoted
+/// or a plain word of letters, digits and `_./-` starting with a letter
+/// or digit (no character the flow context gives a meaning to), items
+/// separated by a comma and spaces; anything else (an empty item, a
+/// trailing comma, a nested collection, `key: value` pairs, a longer plain
+/// scalar) is left to the event parser. Returns the items and the text
+/// after `]`.
+fn flow_scalars(v: &str, schema: Schema) -> Option<(Vec<Node>, &str)> {
+    let mut rest = v.strip_prefix('[')?.trim_start_matches(' ');
+    let mut items = Vec::new();
+    loop {
+        let (node, after) = match rest.as_bytes().first()? {
+            b'\'' | b'"' => {
+                let (s, after) = quoted(rest)?;
+                if s.len() > MAX_SCALAR_BYTES {
+                    return None;
+                }
+                (Node::Str(s), after)
+            }
+            c if c.is_ascii_alphanumeric() => {
+                let end = rest
+                    .bytes()
+                    .position(|b| {
+                        !(b.is_ascii_alphanumeric() || matches!(b, b'_' | b'.' | b'/' | b'-'))
+                    })
+                    .unwrap_or(rest.len());
+                let (word, after) = rest.split_at(end);
+                (plain(word, schema).0, after)
+            }
+            _ => return None,
+        };
+        items.push(node);
+        let after = after.trim_start_matches(' ');
+        if let Some(r) = after.strip_prefix(']') {
+            return Some((items, r));
+        }
+        rest = after.strip_prefix(',')?.trim_start_matches(' ');
+        if rest.starts_with(']') {
+            return None;
+        }
+    }
+}
+
 /// How a block scalar ends (its chomping indicator).
 #[derive(Clone, Copy, PartialEq)]
 enum Chomp {
@@ -544,16 +587,20 @@ impl<'a> Reader<'a> {
             }
             b'|' | b'>' => return self.block_scalar(v, indent),
             b'{' | b'[' => {
-                let node = match v.get(..2)? {
+                let (node, rest) = match v.get(..2)? {
                     "{}" => {
                         let mut m = Map::new();
                         m.set_flow(true);
-                        Node::Map(m)
+                        (Node::Map(m), &v[2..])
                     }
-                    "[]" => Node::Seq(Vec::new()),
+                    "[]" => (Node::Seq(Vec::new()), &v[2..]),
+                    _ if v.starts_with('[') => {
+                        let (items, rest) = flow_scalars(v, self.schema)?;
+                        (Node::Seq(items), rest)
+                    }
                     _ => return None,
                 };
-                if !is_end(&v[2..]) {
+                if !is_end(rest) {
                     return None;
                 }
                 let meta = Meta {
@@ -783,6 +830,9 @@ mod tests {
     fn agrees_with_the_event_parser() {
         let taken = [
             "a: b\n",
+            "a: [b, \"c\", 'd', 1, y, 0o17, x.y/z-1, 1.0, null]\n",
+            "rules:\n- apiGroups: [\"\"]\n  verbs: [get, list, watch]\n- [a]\n- [ b ,c ] # d\n",
+            "a:\n  - [\"ALL\"]\nb: ['it''s', \"\\u00e9\"]\n",
             "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: big\ndata:\n  key0: value0\n  key1: value1\n",
             "a:\n  b:\n    c: 1\n  d: 0o17\ne: 1.0\nf: TRUE\ng: 2001-12-14\nh: yes\ni: 0x1F\nj: 1e3\nk: null\n",
             "a: b c  d\nurl: https://example.org/x?y=1#z\np: a:b\nq: 100_000\nr: 1:20\ns: ${VAR}\n",
@@ -873,6 +923,18 @@ mod tests {
         }
         let left = [
             "",
+            "a: [b,]\n",
+            "a: [b, ]\n",
+            "a: [[b]]\n",
+            "a: [b: c]\n",
+            "a: [b c]\n",
+            "a: [*b]\n",
+            "a: [-b]\n",
+            "a: [b]c\n",
+            "a: [b\n",
+            "a: [b,\n  c]\n",
+            "a: [\"b\": c]\n",
+            "a: [b #c]\n",
             "# only a comment\n",
             "a: b\na: c\n",
             // An empty value last with a comment after it (the event
@@ -891,7 +953,6 @@ mod tests {
             "a: 'b' c\n",
             "a: \"\\x41\"\n",
             "a: \"\\ud800\"\n",
-            "a: [b]\n",
             "a: {b: c}\n",
             "a: { }\n",
             "a: {}x\n",
