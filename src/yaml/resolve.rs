@@ -118,6 +118,14 @@ fn go_parse_radix(s: &str, radix: u32) -> Option<Node> {
         Some(b'+') => (false, &s[1..]),
         _ => (false, s),
     };
+    // `ParseUint` takes no sign.
+    int_of_digits(neg, digits, radix, !s.starts_with('+'))
+}
+
+/// The integer `digits` (of `radix`, at least one) spell, negated when
+/// `neg`: an `Int` when it fits i64, else a `UInt` when `uint` allows and
+/// it fits u64.
+fn int_of_digits(neg: bool, digits: &str, radix: u32, uint: bool) -> Option<Node> {
     if digits.is_empty() || !digits.chars().all(|c| c.is_digit(radix)) {
         return None;
     }
@@ -128,10 +136,10 @@ fn go_parse_radix(s: &str, radix: u32) -> Option<Node> {
     if let Ok(i) = i64::try_from(mag) {
         return Some(Node::Int(i));
     }
-    // `ParseUint` takes no sign.
-    (!s.starts_with('+'))
-        .then(|| u64::try_from(mag).ok().map(Node::UInt))
-        .flatten()
+    if !uint {
+        return None;
+    }
+    u64::try_from(mag).ok().map(Node::UInt)
 }
 
 /// True when a string, written plain, would be read back by go-yaml v2 as
@@ -345,23 +353,7 @@ fn go_parse_int(s: &str) -> Option<Node> {
         } else {
             (10, body)
         };
-    if digits.is_empty() || !digits.chars().all(|c| c.is_digit(radix)) {
-        return None;
-    }
-    let mag = u128::from_str_radix(digits, radix).ok()?;
-    if neg {
-        if mag <= (i64::MAX as u128) + 1 {
-            return Some(Node::Int((-(mag as i128)) as i64));
-        }
-        return None;
-    }
-    if mag <= i64::MAX as u128 {
-        Some(Node::Int(mag as i64))
-    } else if mag <= u64::MAX as u128 {
-        Some(Node::UInt(mag as u64))
-    } else {
-        None
-    }
+    int_of_digits(neg, digits, radix, true)
 }
 
 /// Go's `strconv.ParseFloat(s, 64)` for decimal input (no hex, no inf).

@@ -71,12 +71,18 @@ enum Target {
 
 /// The first infinite or NaN float, in `json.Marshal`'s order, that step 2
 /// leaves a float (one bound for a string becomes text), as Go prints it.
+/// (Only walked when the text spells one: see `may_spell_non_finite`.)
 fn unsupported_float(n: &Node, target: Target) -> Option<&'static str> {
-    // Most documents hold none: find that out without sorting anything.
-    if !has_unsupported(n, target) {
-        return None;
+    match n {
+        Node::Float(f) if target != Target::Text => non_finite_name(*f),
+        Node::Seq(items) => items
+            .iter()
+            .find_map(|i| unsupported_float(i, Target::None)),
+        Node::Map(m) => sorted(m)
+            .into_iter()
+            .find_map(|(k, v)| unsupported_float(v, field_target(target, k))),
+        _ => None,
     }
-    first_unsupported(n, target)
 }
 
 fn non_finite_name(f: f64) -> Option<&'static str> {
@@ -107,34 +113,6 @@ fn field_target(target: Target, key: &str) -> Target {
         },
         Target::Annotations => Target::Text,
         Target::Text | Target::None => Target::None,
-    }
-}
-
-fn has_unsupported(n: &Node, target: Target) -> bool {
-    match n {
-        Node::Float(f) => target != Target::Text && !f.is_finite(),
-        Node::Seq(items) => items.iter().any(|i| has_unsupported(i, Target::None)),
-        Node::Map(m) => m
-            .iter()
-            .any(|(k, v)| has_unsupported(v, field_target(target, k))),
-        _ => false,
-    }
-}
-
-fn first_unsupported(n: &Node, target: Target) -> Option<&'static str> {
-    match n {
-        Node::Float(f) if target != Target::Text => non_finite_name(*f),
-        Node::Seq(items) => items
-            .iter()
-            .find_map(|i| first_unsupported(i, Target::None)),
-        Node::Map(m) => {
-            let mut entries: Vec<(&String, &Node)> = m.iter().collect();
-            entries.sort_unstable_by(|a, b| a.0.cmp(b.0));
-            entries
-                .into_iter()
-                .find_map(|(k, v)| first_unsupported(v, field_target(target, k)))
-        }
-        _ => None,
     }
 }
 
