@@ -225,7 +225,7 @@ impl<'a, 'e> State<'a, 'e> {
 
     fn walk_node(&mut self, dot: &Value, node: &'a Node) -> R<()> {
         match node {
-            Node::Text(s) => self.out.push_str(s),
+            Node::Text(a, b) => self.out.push_str(&self.tree.text[*a..*b]),
             Node::Action(p) => {
                 let v = self.eval_pipeline(dot, p)?;
                 if p.decl.is_empty() {

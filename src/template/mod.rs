@@ -83,6 +83,8 @@ pub(crate) struct Tree {
     /// Name of the text this template was parsed from.
     pub parse_name: String,
     pub root: Vec<parse::Node>,
+    /// The text it was parsed from (its text nodes are ranges of it).
+    pub text: Arc<str>,
 }
 
 /// A parsed text (its own template and its `define`s), shareable between
@@ -208,11 +210,13 @@ impl Templates {
         funcs: &dyn Fn(&str) -> bool,
     ) -> Result<ParsedText, Error> {
         let parsed = parse::parse_with(name, text, funcs)?;
+        let text: Arc<str> = Arc::from(text);
         let mut trees = Vec::with_capacity(parsed.defines.len() + 1);
         let mk = |root: Vec<parse::Node>| {
             Arc::new(Tree {
                 parse_name: name.to_string(),
                 root,
+                text: text.clone(),
             })
         };
         trees.push((name.to_string(), mk(parsed.root)));
@@ -221,7 +225,7 @@ impl Templates {
         }
         Ok(ParsedText {
             name: name.to_string(),
-            text: Arc::from(text),
+            text,
             trees,
         })
     }
@@ -231,7 +235,7 @@ impl Templates {
         Arc::make_mut(&mut self.texts).insert(p.name.clone(), p.text.clone());
         for (i, (tname, tree)) in p.trees.iter().enumerate() {
             let main = i == 0;
-            if !main && parse::is_empty_tree(&tree.root) && self.has(tname) {
+            if !main && parse::is_empty_tree(&tree.root, &tree.text) && self.has(tname) {
                 continue;
             }
             Arc::make_mut(&mut self.trees).insert(tname.clone(), tree.clone());

@@ -767,7 +767,9 @@ impl std::fmt::Display for TemplateCall {
 
 #[derive(Debug, Clone)]
 pub enum Node {
-    Text(String),
+    /// Text between actions: its byte range in the parsed source (a
+    /// template's text is kept once, by its tree, not copied per node).
+    Text(usize, usize),
     Action(Pipe),
     If {
         pipe: Pipe,
@@ -881,10 +883,11 @@ pub fn parse_with(name: &str, text: &str, funcs: &dyn Fn(&str) -> bool) -> Resul
     })
 }
 
-/// Go's `parse.IsEmptyTree`: only whitespace text.
-pub fn is_empty_tree(list: &[Node]) -> bool {
+/// Go's `parse.IsEmptyTree`: only whitespace text (`src`: the text the
+/// list was parsed from).
+pub fn is_empty_tree(list: &[Node], src: &str) -> bool {
     list.iter()
-        .all(|n| matches!(n, Node::Text(s) if s.trim().is_empty()))
+        .all(|n| matches!(n, Node::Text(a, b) if src[*a..*b].trim().is_empty()))
 }
 
 fn end_name(t: &Token<'_>) -> String {
@@ -947,7 +950,7 @@ impl<'a> Parser<'a> {
     fn text_or_action(&mut self) -> Result<Result<Node, (Token<'a>, End)>, Error> {
         let t = self.next();
         match t.tok {
-            Tok::Text(s) => Ok(Ok(Node::Text(s.to_string()))),
+            Tok::Text(s) => Ok(Ok(Node::Text(t.pos, t.pos + s.len()))),
             Tok::LeftDelim => self.action(),
             Tok::Eof => Err(self.err_at(&t, "unexpected EOF".into())),
             _ => Err(self.err_at(&t, format!("unexpected {}", t.describe()))),
@@ -1104,9 +1107,9 @@ impl<'a> Parser<'a> {
     /// one text is an error, an empty one never replaces a definition.
     fn add_define(&mut self, name: String, list: Vec<Node>, at: &Token<'_>) -> Result<(), Error> {
         if let Some(slot) = self.defines.iter_mut().find(|(n, _)| *n == name) {
-            if is_empty_tree(&slot.1) {
+            if is_empty_tree(&slot.1, self.src) {
                 slot.1 = list;
-            } else if !is_empty_tree(&list) {
+            } else if !is_empty_tree(&list, self.src) {
                 return Err(self.err_at(
                     at,
                     format!("template: multiple definition of template {name:?}"),

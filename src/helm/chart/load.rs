@@ -15,20 +15,32 @@ use super::{Chart, ChartError, ChartFile, Dependency, Maintainer, Metadata};
 use crate::template::Value;
 use crate::yaml::Node;
 
+/// A file of a chart as read: its name in the chart directory, its bytes.
+type NamedBytes = (String, Arc<[u8]>);
+
 /// Helm's limits for archives.
 const MAX_CHART_SIZE: u64 = 100 * 1024 * 1024;
 const MAX_FILE_SIZE: u64 = 5 * 1024 * 1024;
 
 /// Loads a chart directory or a `.tgz` archive.
 pub fn load(path: &Path) -> Result<Chart, ChartError> {
+    load_observed(path, &mut |_, _| {})
+}
+
+/// [`load`], telling `seen` of each file read from disk as it is read: its
+/// name in the chart directory (`templates/x.yaml`,
+/// `charts/sub/templates/y.yaml`, `charts/sub.tgz`), or the path of the
+/// archive for an archive, and its size in bytes.
+pub fn load_observed(path: &Path, seen: &mut dyn FnMut(&str, usize)) -> Result<Chart, ChartError> {
     let meta = std::fs::metadata(path)
         .map_err(|e| ChartError::at(format!("stat {}: {}", path.display(), io_text(&e)), path))?;
     if meta.is_dir() {
-        let files = read_dir_files(path)?;
+        let files = read_dir_files(path, seen)?;
         load_files(files, path)
     } else {
         let data = std::fs::read(path)
             .map_err(|e| ChartError::at(format!("{}: {}", path.display(), io_text(&e)), path))?;
+        seen(&path.to_string_lossy(), data.len());
         if !data.starts_with(b"\x1f\x8b\x08") {
             let name = path.display().to_string();
             let msg = if name.ends_with(".yml") || name.ends_with(".yaml") {
@@ -150,7 +162,10 @@ fn ignored(rules: &[Rule], path: &str, is_dir: bool) -> bool {
 }
 
 /// The files of a chart directory, `.helmignore` applied.
-fn read_dir_files(dir: &Path) -> Result<Vec<(String, Vec<u8>)>, ChartError> {
+fn read_dir_files(
+    dir: &Path,
+    seen: &mut dyn FnMut(&str, usize),
+) -> Result<Vec<NamedBytes>, ChartError> {
     let mut rules = Vec::new();
     let ifile = dir.join(".helmignore");
     if ifile.is_file() {
@@ -165,7 +180,7 @@ fn read_dir_files(dir: &Path) -> Result<Vec<(String, Vec<u8>)>, ChartError> {
             .expect("default rule"),
     );
     let mut files = Vec::new();
-    walk(dir, "", &rules, &mut files)?;
+    walk(dir, "", &rules, &mut files, seen)?;
     Ok(files)
 }
 
@@ -173,7 +188,8 @@ fn walk(
     base: &Path,
     rel: &str,
     rules: &[Rule],
-    out: &mut Vec<(String, Vec<u8>)>,
+    out: &mut Vec<NamedBytes>,
+    seen: &mut dyn FnMut(&str, usize),
 ) -> Result<(), ChartError> {
     let dir = if rel.is_empty() {
         base.to_path_buf()
@@ -214,7 +230,7 @@ fn walk(
             if ignored(rules, &n, true) {
                 continue;
             }
-            walk(base, &n, rules, out)?;
+            walk(base, &n, rules, out, seen)?;
             continue;
         }
         if ignored(rules, &n, false) {
@@ -243,18 +259,53 @@ fn walk(
                 &path,
             ));
         }
-        let mut data = Vec::with_capacity(len as usize);
-        file.read_to_end(&mut data).map_err(read_err)?;
-        if data.starts_with(b"\xef\xbb\xbf") {
-            data.drain(..3);
-        }
-        out.push((n, data));
+        let data = read_shared(&mut file, len as usize).map_err(read_err)?;
+        seen(&n, data.len());
+        out.push((n, strip_bom(data)));
     }
     Ok(())
 }
 
+/// Reads what `r` holds, `len` bytes expected, into shared bytes (a
+/// chart keeps its files as `Arc<[u8]>`): one allocation of that size,
+/// filled in place, where reading into a vector and converting it would
+/// copy every file once more. A source shorter or longer than `len` is
+/// read whole all the same.
+fn read_shared(r: &mut impl Read, len: usize) -> std::io::Result<Arc<[u8]>> {
+    let mut data: Arc<[u8]> = std::iter::repeat_n(0u8, len).collect();
+    let buf = Arc::get_mut(&mut data).expect("a new Arc is unique");
+    let mut filled = 0;
+    while filled < len {
+        match r.read(&mut buf[filled..]) {
+            Ok(0) => break,
+            Ok(n) => filled += n,
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+            Err(e) => return Err(e),
+        }
+    }
+    if filled < len {
+        return Ok(Arc::from(&buf[..filled]));
+    }
+    let mut more = Vec::new();
+    r.read_to_end(&mut more)?;
+    if more.is_empty() {
+        return Ok(data);
+    }
+    let mut all = data.to_vec();
+    all.extend_from_slice(&more);
+    Ok(all.into())
+}
+
+/// The bytes without a leading UTF-8 byte order mark (Helm drops it).
+fn strip_bom(data: Arc<[u8]>) -> Arc<[u8]> {
+    match data.strip_prefix(b"\xef\xbb\xbf") {
+        Some(rest) => Arc::from(rest),
+        None => data,
+    }
+}
+
 /// The files of a gzipped tar archive, the top directory stripped.
-fn archive_files(data: &[u8]) -> Result<Vec<(String, Vec<u8>)>, String> {
+fn archive_files(data: &[u8]) -> Result<Vec<NamedBytes>, String> {
     let gz = flate2::read::GzDecoder::new(data);
     let mut ar = tar::Archive::new(gz);
     let mut files = Vec::new();
@@ -300,17 +351,10 @@ fn archive_files(data: &[u8]) -> Result<Vec<(String, Vec<u8>)>, String> {
                 "decompressed chart file {raw:?} is larger than the maximum file size {MAX_FILE_SIZE}"
             ));
         }
-        let mut buf = Vec::with_capacity(size as usize);
-        entry
-            .by_ref()
-            .take(remaining)
-            .read_to_end(&mut buf)
+        let buf = read_shared(&mut entry.by_ref().take(remaining), size as usize)
             .map_err(|e| e.to_string())?;
         remaining -= buf.len() as u64;
-        if buf.starts_with(b"\xef\xbb\xbf") {
-            buf.drain(..3);
-        }
-        files.push((n, buf));
+        files.push((n, strip_bom(buf)));
     }
     if files.is_empty() {
         return Err("no files in chart archive".into());
@@ -606,7 +650,7 @@ pub fn load_values(text: &str) -> Result<Value, String> {
 }
 
 /// Builds a chart from its files (names relative to the chart root).
-fn load_files(files: Vec<(String, Vec<u8>)>, origin: &Path) -> Result<Chart, ChartError> {
+fn load_files(files: Vec<NamedBytes>, origin: &Path) -> Result<Chart, ChartError> {
     let err = |m: String| ChartError::at(m, origin);
     let mut md: Option<Metadata> = None;
     for (name, data) in &files {
@@ -628,7 +672,7 @@ fn load_files(files: Vec<(String, Vec<u8>)>, origin: &Path) -> Result<Chart, Cha
     let mut cfiles = Vec::new();
     let mut values = Value::map(BTreeMap::new());
     let mut schema = None;
-    let mut subcharts: BTreeMap<String, Vec<(String, Vec<u8>)>> = BTreeMap::new();
+    let mut subcharts: BTreeMap<String, Vec<NamedBytes>> = BTreeMap::new();
     for (name, data) in files {
         match name.as_str() {
             "Chart.yaml" | "Chart.lock" => {}
@@ -646,30 +690,18 @@ fn load_files(files: Vec<(String, Vec<u8>)>, origin: &Path) -> Result<Chart, Cha
                 parse_metadata(&super::utf8_text(&data), m)
                     .map_err(|e| err(format!("cannot load requirements.yaml: {e}")))?;
                 if m.api_version == "v1" {
-                    cfiles.push(ChartFile {
-                        name,
-                        data: data.into(),
-                    });
+                    cfiles.push(ChartFile { name, data });
                 }
             }
             "requirements.lock" => {
                 if md.as_ref().is_some_and(|m| m.api_version == "v1") {
-                    cfiles.push(ChartFile {
-                        name,
-                        data: data.into(),
-                    });
+                    cfiles.push(ChartFile { name, data });
                 }
             }
-            n if n.starts_with("templates/") => templates.push(ChartFile {
-                name,
-                data: data.into(),
-            }),
+            n if n.starts_with("templates/") => templates.push(ChartFile { name, data }),
             n if n.starts_with("charts/") => {
                 if n.ends_with(".prov") {
-                    cfiles.push(ChartFile {
-                        name,
-                        data: data.into(),
-                    });
+                    cfiles.push(ChartFile { name, data });
                     continue;
                 }
                 let rest = &n["charts/".len()..];
@@ -679,10 +711,7 @@ fn load_files(files: Vec<(String, Vec<u8>)>, origin: &Path) -> Result<Chart, Cha
                     .or_default()
                     .push((rest.to_string(), data));
             }
-            _ => cfiles.push(ChartFile {
-                name,
-                data: data.into(),
-            }),
+            _ => cfiles.push(ChartFile { name, data }),
         }
     }
     let Some(mut metadata) = md else {
@@ -705,7 +734,7 @@ fn load_files(files: Vec<(String, Vec<u8>)>, origin: &Path) -> Result<Chart, Cha
             }
             archive_files(data).and_then(|f| load_files(f, &sub_origin).map_err(|e| e.message))
         } else {
-            let inner: Vec<(String, Vec<u8>)> = files
+            let inner: Vec<NamedBytes> = files
                 .into_iter()
                 .filter_map(|(f, d)| f.split_once('/').map(|(_, r)| (r.to_string(), d)))
                 .collect();
@@ -736,6 +765,17 @@ fn load_files(files: Vec<(String, Vec<u8>)>, origin: &Path) -> Result<Chart, Cha
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn shared_reads_whatever_the_size_said() {
+        let text = b"abcdef";
+        for expected in [0, 3, 6, 9] {
+            let got = read_shared(&mut &text[..], expected).unwrap();
+            assert_eq!(&got[..], text, "size given {expected}");
+        }
+        assert_eq!(&strip_bom(Arc::from(&b"\xef\xbb\xbfa: 1"[..]))[..], b"a: 1");
+        assert_eq!(&strip_bom(Arc::from(&b"a: 1"[..]))[..], b"a: 1");
+    }
 
     #[test]
     fn helmignore_rules() {

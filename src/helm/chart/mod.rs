@@ -25,7 +25,7 @@ use std::sync::{Arc, Mutex};
 
 use crate::template::{ParsedText, Value};
 
-pub use load::{load, load_values};
+pub use load::{load, load_observed, load_values};
 pub use render::{print_template, render, render_values};
 
 /// A chart error: `Display` is Helm's message text.
@@ -156,7 +156,7 @@ pub struct Chart {
     /// `values.yaml` (a map).
     pub values: Value,
     /// `values.schema.json`, when present.
-    pub schema: Option<Vec<u8>>,
+    pub schema: Option<Arc<[u8]>>,
     /// Subcharts found in `charts/` (directories and archives).
     pub dependencies: Vec<Arc<Chart>>,
     /// Where the chart was loaded from (a directory, an archive, or an

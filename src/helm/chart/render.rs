@@ -460,7 +460,7 @@ pub fn render_values(chart: &Chart, opts: &RenderOptions, user: M) -> Result<Ren
         true
     });
 
-    let (hooks, generic) = sort_manifests(&files).map_err(ChartError::rendering)?;
+    let (hooks, generic) = sort_manifests(files).map_err(ChartError::rendering)?;
     let mut manifests = Vec::new();
     if opts.include_crds {
         crd_objects(&w, &w.name, &mut manifests);
@@ -516,13 +516,24 @@ fn crd_objects(w: &WChart, full_path: &str, out: &mut Vec<Manifest>) {
     }
 }
 
-/// Helm's `SplitManifests` (v4.1): the text trimmed, split on
-/// `(?:^|\s*\n)---\s*`, each document trimmed, empty ones dropped. The
-/// expression is matched by hand, as Go's `regexp` matches it: `\s` is
-/// ASCII white space, matches are leftmost (a separator takes the whole
-/// run of white space before its line break) and greedy.
-pub(crate) fn split_manifests(big: &str) -> Vec<String> {
+/// The documents of `big` as [`manifest_ranges`] finds them.
+#[cfg(test)]
+fn split_manifests(big: &str) -> Vec<String> {
+    manifest_ranges(big)
+        .into_iter()
+        .map(|r| big[r].to_string())
+        .collect()
+}
+
+/// Helm's `SplitManifests` (v4.1), as the byte ranges of the documents:
+/// the text trimmed, split on `(?:^|\s*\n)---\s*`, each document trimmed,
+/// empty ones dropped. The expression is matched by hand, as Go's `regexp`
+/// matches it: `\s` is ASCII white space, matches are leftmost (a
+/// separator takes the whole run of white space before its line break)
+/// and greedy.
+fn manifest_ranges(big: &str) -> Vec<std::ops::Range<usize>> {
     let text = go_trim(big);
+    let base = text.as_ptr() as usize - big.as_ptr() as usize;
     let b = text.as_bytes();
     let ws = |c: u8| matches!(c, b'\t' | b'\n' | 0x0c | b'\r' | b' ');
     let skip_ws = |mut i: usize| {
@@ -533,9 +544,10 @@ pub(crate) fn split_manifests(big: &str) -> Vec<String> {
     };
     let mut docs = Vec::new();
     let mut push = |d: &str| {
-        let d = go_trim(d);
-        if !d.is_empty() {
-            docs.push(d.to_string());
+        let t = go_trim(d);
+        if !t.is_empty() {
+            let at = base + (t.as_ptr() as usize - text.as_ptr() as usize);
+            docs.push(at..at + t.len());
         }
     };
     let mut start = 0;
@@ -612,14 +624,28 @@ const PARALLEL_PARSE_BYTES: usize = 512 * 1024;
 const PARALLEL_HEADS_BYTES: usize = 256 * 1024;
 
 fn sort_manifests(
-    files: &BTreeMap<String, String>,
+    files: BTreeMap<String, String>,
 ) -> Result<(Vec<Manifest>, Vec<Manifest>), ChartError> {
-    let mut docs: Vec<(&String, String)> = Vec::new();
-    for (path, content) in files {
-        if base_name(path).starts_with('_') || content.trim().is_empty() {
+    let mut docs: Vec<(String, String)> = Vec::new();
+    for (path, mut content) in files {
+        if base_name(&path).starts_with('_') || content.trim().is_empty() {
             continue;
         }
-        docs.extend(split_manifests(content).into_iter().map(|d| (path, d)));
+        let ranges = manifest_ranges(&content);
+        if let [r] = ranges.as_slice() {
+            // One document (most templates): the rendered text itself,
+            // trimmed in place rather than copied.
+            let r = r.clone();
+            content.truncate(r.end);
+            content.drain(..r.start);
+            docs.push((path, content));
+        } else {
+            docs.extend(
+                ranges
+                    .into_iter()
+                    .map(|r| (path.clone(), content[r].to_string())),
+            );
+        }
     }
     // Every document is read whole as YAML (Helm's `SimpleHead`
     // unmarshalling fails on any invalid one): on two threads when there
@@ -642,7 +668,7 @@ fn sort_manifests(
                 generic.push((
                     h.kind,
                     Manifest {
-                        source: path.clone(),
+                        source: path,
                         body: doc,
                         hook: false,
                         test: false,
@@ -663,7 +689,7 @@ fn sort_manifests(
         hooks.push((
             h.kind,
             Manifest {
-                source: path.clone(),
+                source: path,
                 body: doc,
                 hook: true,
                 test,
