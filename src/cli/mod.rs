@@ -13,6 +13,7 @@ pub mod diff;
 pub mod get;
 pub mod helm;
 pub mod kustomize;
+pub mod pages;
 pub mod pins;
 pub mod schemas;
 pub mod select;
@@ -123,6 +124,9 @@ pub enum Restrictor {
 /// Exit codes: 0 ok, 1 findings, 2 could not run.
 pub fn run(cli: Cli) -> i32 {
     diag::set_verbosity(cli.quiet, cli.verbose);
+    if !matches!(cli.command, Command::Helm { .. }) {
+        pages::huge_pages(true);
+    }
     match cli.command {
         Command::Build(a) => build::run(a),
         Command::Get(a) => get::run(a),
