@@ -16,8 +16,8 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 rounds=${1:-20}
 [[ $rounds =~ ^[1-9][0-9]*$ ]] || { echo "ROUNDS must be a positive integer" >&2; exit 2; }
-cargo build --release --quiet
-flate=$PWD/target/release/flate
+# FLATE_BIN=PATH times that binary instead of building one.
+source bench/flate_bin.sh
 target_ms=100
 
 tmp=$(mktemp -d)

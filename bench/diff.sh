@@ -28,13 +28,8 @@ apps=${APPS:-1000}
 [[ $rounds =~ ^[1-9][0-9]*$ ]] || { echo "ROUNDS must be a positive integer" >&2; exit 2; }
 command -v git >/dev/null || { echo "git is needed to make the benchmark repositories" >&2; exit 2; }
 command -v python3 >/dev/null || { echo "python3 is needed (synthetic repository, JSON)" >&2; exit 2; }
-# FLATE=path/to/flate times that binary instead of building one.
-if [[ -n ${FLATE:-} ]]; then
-  flate=$FLATE
-else
-  cargo build --release --quiet
-  flate=$PWD/target/release/flate
-fi
+# FLATE_BIN=path/to/flate times that binary instead of building one.
+source bench/flate_bin.sh
 
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT

@@ -29,8 +29,8 @@ sample=${SAMPLE:-100}
 [[ $rounds =~ ^[1-9][0-9]*$ ]] || { echo "ROUNDS must be a positive integer" >&2; exit 2; }
 command -v kubectl >/dev/null || { echo "kubectl is not on PATH: nothing to compare with" >&2; exit 2; }
 command -v python3 >/dev/null || { echo "python3 is needed (synthetic repository, JSON)" >&2; exit 2; }
-cargo build --release --quiet
-flate=$PWD/target/release/flate
+# FLATE_BIN=PATH times that binary instead of building one.
+source bench/flate_bin.sh
 
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT

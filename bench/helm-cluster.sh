@@ -21,12 +21,7 @@ releases=${1:-80}
 rounds=${2:-10}
 [[ $releases =~ ^[1-9][0-9]*$ && $rounds =~ ^[1-9][0-9]*$ ]] || {
   echo "RELEASES and ROUNDS must be positive integers" >&2; exit 2; }
-if [[ -n ${FLATE_BIN:-} ]]; then
-  flate=$FLATE_BIN   # a binary already built (e.g. target/release/flate)
-else
-  nice -n 5 cargo build --release --quiet
-  flate=$PWD/target/release/flate
-fi
+source bench/flate_bin.sh
 target_ms=1000
 
 tmp=$(mktemp -d)

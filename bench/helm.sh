@@ -18,7 +18,8 @@
 #   remote URL) that both tools render, else with its default values.
 #
 # Usage: bench/helm.sh [ROUNDS]   (default 10)
-#   FLATE_BIN=PATH     use this flate binary (default: build target/release/flate)
+#   FLATE_BIN=PATH     use this flate binary (default: flate as distributed,
+#                      built by tools/release-build.sh)
 #   FLATE_HELM=PATH    the helm binary (default: `helm` on PATH, else /work/helm/helm)
 #   HELM_BENCH_FILTER=REGEX   only the charts whose name matches
 # Timing uses bash's $EPOCHREALTIME: no process is started to read the clock.
@@ -26,12 +27,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 root=$PWD
 rounds=${1:-10}
-if [ -n "${FLATE_BIN:-}" ]; then
-  flate=$FLATE_BIN
-else
-  cargo build --release --quiet
-  flate=$root/target/release/flate
-fi
+source bench/flate_bin.sh
 helm=${FLATE_HELM:-$(command -v helm || echo /work/helm/helm)}
 [ -x "$helm" ] || { echo "helm is not on PATH and FLATE_HELM is not set: nothing to compare with"; exit 2; }
 filter=${HELM_BENCH_FILTER:-.}

@@ -5,8 +5,8 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 rounds=${1:-5}
-cargo build --release --quiet
-flate=./target/release/flate
+# FLATE_BIN=PATH times that binary instead of building one.
+source bench/flate_bin.sh
 command -v kubectl >/dev/null || { echo "kubectl is not on PATH: nothing to compare with"; exit 2; }
 # Every kustomization directory of the example tree except the Component.
 mapfile -t dirs < <(find kubernetes -name kustomization.yaml -printf '%h\n' | grep -v components | sort)
