@@ -1,5 +1,3 @@
-use clap::Parser;
-
 // The renderer allocates many small nodes on every thread; mimalloc is
 // markedly faster than the system allocator at that (bench/flux.sh).
 #[global_allocator]
@@ -21,7 +19,7 @@ static HUGE_PAGES_OFF: extern "C" fn() = {
 };
 
 fn main() {
-    let cli = cli::Cli::parse();
+    let cli = cli::parse();
     let code = cli::run(cli);
     exit(code)
 }

@@ -29,6 +29,15 @@ pub mod test;
     about = "Offline compiler and validator for Flux GitOps repositories"
 )]
 pub struct Cli {
+    #[command(flatten)]
+    pub global: GlobalArgs,
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+/// The options every command takes.
+#[derive(clap::Args, Debug)]
+pub struct GlobalArgs {
     /// Errors only on standard error (no warnings or notes).
     #[arg(short = 'q', long, global = true, conflicts_with = "verbose")]
     pub quiet: bool,
@@ -36,8 +45,53 @@ pub struct Cli {
     /// were used.
     #[arg(short = 'v', long, global = true)]
     pub verbose: bool,
+}
+
+/// What `flate --help` and `flate helm --help` say of `flate helm`.
+const HELM_ABOUT: &str = "Helm-compatible commands: render a chart as `helm template` does";
+
+/// The command line with `helm` as its only command: what [`parse`] reads
+/// `flate helm ...` with. Building clap's description of every command
+/// is a tenth of the instructions of a small chart's `flate helm
+/// template`; the helm command and the global options are the same
+/// definitions as in [`Cli`], so its help, errors and results are the
+/// same (the tests below compare them).
+#[derive(Parser, Debug)]
+#[command(
+    name = "flate",
+    version,
+    about = "Offline compiler and validator for Flux GitOps repositories"
+)]
+struct HelmCli {
+    #[command(flatten)]
+    global: GlobalArgs,
     #[command(subcommand)]
-    pub command: Command,
+    command: HelmOnly,
+}
+
+#[derive(Subcommand, Debug)]
+enum HelmOnly {
+    /// [`Command::Helm`].
+    #[command(about = HELM_ABOUT)]
+    Helm {
+        #[command(subcommand)]
+        command: helm::HelmCommand,
+    },
+}
+
+/// The command line of this process.
+pub fn parse() -> Cli {
+    if std::env::args_os().nth(1).is_some_and(|a| a == "helm") {
+        let HelmCli {
+            global,
+            command: HelmOnly::Helm { command },
+        } = HelmCli::parse();
+        return Cli {
+            global,
+            command: Command::Helm { command },
+        };
+    }
+    Cli::parse()
 }
 
 #[derive(Subcommand, Debug)]
@@ -75,6 +129,7 @@ pub enum Command {
         command: talos::TalosCommand,
     },
     /// Helm-compatible commands: render a chart as `helm template` does.
+    #[command(about = HELM_ABOUT)]
     Helm {
         #[command(subcommand)]
         command: helm::HelmCommand,
@@ -123,7 +178,7 @@ pub enum Restrictor {
 
 /// Exit codes: 0 ok, 1 findings, 2 could not run.
 pub fn run(cli: Cli) -> i32 {
-    diag::set_verbosity(cli.quiet, cli.verbose);
+    diag::set_verbosity(cli.global.quiet, cli.global.verbose);
     if !matches!(cli.command, Command::Helm { .. }) {
         pages::huge_pages(true);
     }
@@ -158,6 +213,74 @@ pub fn run(cli: Cli) -> i32 {
                 return diag::error(format!("man page: {e}"));
             }
             common::print(&String::from_utf8_lossy(&out))
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// What clap makes of a command line: the parsed arguments, or the
+    /// error as printed (help and version requests are errors to clap).
+    fn outcome<P: Parser + std::fmt::Debug>(args: &[&str]) -> String {
+        match P::try_parse_from(args) {
+            Ok(p) => format!("{p:?}"),
+            Err(e) => format!("exit {}: {}", e.exit_code(), e.render()),
+        }
+    }
+
+    #[test]
+    fn helm_alone_parses_as_the_whole_command_line() {
+        let lines: &[&[&str]] = &[
+            &["flate", "helm"],
+            &["flate", "helm", "--help"],
+            &["flate", "helm", "-h"],
+            &["flate", "helm", "template", "--help"],
+            &["flate", "helm", "template", "-h"],
+            &["flate", "helm", "template"],
+            &["flate", "helm", "template", "a", "b", "c"],
+            &["flate", "helm", "templat", "chart"],
+            &["flate", "helm", "template", "chart", "--bogus"],
+            &["flate", "helm", "template", "chart", "--name"],
+            &["flate", "helm", "--version"],
+            &["flate", "helm", "-q", "-v", "template", "chart"],
+            &["flate", "helm", "template", "chart", "-q"],
+            &[
+                "flate", "helm", "template", "rel", "chart", "-n", "ns", "-f", "a.yaml",
+            ],
+            &[
+                "flate",
+                "helm",
+                "template",
+                "chart",
+                "--set",
+                "a=b",
+                "--kube-version",
+                "1.30",
+            ],
+            &["flate", "helm", "help"],
+            &["flate", "helm", "help", "template"],
+        ];
+        for args in lines {
+            let whole = outcome::<Cli>(args);
+            let helm = outcome::<HelmCli>(args);
+            // The parsed values print as different types; what they hold
+            // is compared through the conversion `parse` makes.
+            let helm = match HelmCli::try_parse_from(*args) {
+                Ok(HelmCli {
+                    global,
+                    command: HelmOnly::Helm { command },
+                }) => format!(
+                    "{:?}",
+                    Cli {
+                        global,
+                        command: Command::Helm { command }
+                    }
+                ),
+                Err(_) => helm,
+            };
+            assert_eq!(helm, whole, "{args:?}");
         }
     }
 }
