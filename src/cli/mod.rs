@@ -47,19 +47,15 @@ pub struct GlobalArgs {
     pub verbose: bool,
 }
 
-/// What `flate --help` and `flate helm --help` say of `flate helm`.
-const HELM_ABOUT: &str = "Helm-compatible commands: render a chart as `helm template` does";
-/// What `flate --help` and `flate kustomize --help` say of `flate kustomize`.
-const KUSTOMIZE_ABOUT: &str = "kustomize-compatible commands";
-
 /// The command line with only the commands that are run once per chart
 /// or directory, often and on small inputs (`flate helm ...`, `flate
 /// kustomize ...`): what [`parse`] reads them with. Building clap's
 /// description of every command is a tenth of the instructions of a
 /// small chart's `flate helm template` and, in a cold process, touches
-/// many pages of the executable (0.3-0.5 ms). These commands and the
-/// global options are the same definitions as in [`Cli`], so help, errors
-/// and results are the same (the tests below compare them).
+/// many pages of the executable (0.3-0.5 ms). These commands ([`Quick`],
+/// flattened into [`Command`]) and the global options are the same
+/// definitions as in [`Cli`], so help, errors and results are the same
+/// (the tests below compare them).
 #[derive(Parser, Debug)]
 #[command(
     name = "flate",
@@ -73,19 +69,17 @@ struct QuickCli {
     command: Quick,
 }
 
-// Made once per process, moved into a `Command` at once: its size does not
-// matter.
+/// The commands [`QuickCli`] parses alone; part of [`Command`] too.
+// Made once per process: the size of its largest variant does not matter.
 #[allow(clippy::large_enum_variant)]
 #[derive(Subcommand, Debug)]
-enum Quick {
-    /// [`Command::Helm`].
-    #[command(about = HELM_ABOUT)]
+pub enum Quick {
+    /// Helm-compatible commands: render a chart as `helm template` does.
     Helm {
         #[command(subcommand)]
         command: helm::HelmCommand,
     },
-    /// [`Command::Kustomize`].
-    #[command(about = KUSTOMIZE_ABOUT)]
+    /// kustomize-compatible commands
     Kustomize {
         #[command(subcommand)]
         command: KustomizeCommand,
@@ -94,13 +88,9 @@ enum Quick {
 
 impl From<QuickCli> for Cli {
     fn from(q: QuickCli) -> Cli {
-        let command = match q.command {
-            Quick::Helm { command } => Command::Helm { command },
-            Quick::Kustomize { command } => Command::Kustomize { command },
-        };
         Cli {
             global: q.global,
-            command,
+            command: Command::Quick(q.command),
         }
     }
 }
@@ -150,18 +140,8 @@ pub enum Command {
         #[command(subcommand)]
         command: talos::TalosCommand,
     },
-    /// Helm-compatible commands: render a chart as `helm template` does.
-    #[command(about = HELM_ABOUT)]
-    Helm {
-        #[command(subcommand)]
-        command: helm::HelmCommand,
-    },
-    /// kustomize-compatible commands
-    #[command(about = KUSTOMIZE_ABOUT)]
-    Kustomize {
-        #[command(subcommand)]
-        command: KustomizeCommand,
-    },
+    #[command(flatten)]
+    Quick(Quick),
     /// Print a shell completion script (bash, zsh, fish, powershell, elvish).
     ///
     /// bash: `source <(flate completions bash)`; zsh: `flate completions
@@ -202,7 +182,7 @@ pub enum Restrictor {
 /// Exit codes: 0 ok, 1 findings, 2 could not run.
 pub fn run(cli: Cli) -> i32 {
     diag::set_verbosity(cli.global.quiet, cli.global.verbose);
-    if !matches!(cli.command, Command::Helm { .. }) {
+    if !matches!(cli.command, Command::Quick(Quick::Helm { .. })) {
         pages::huge_pages(true);
     }
     match cli.command {
@@ -213,16 +193,16 @@ pub fn run(cli: Cli) -> i32 {
         Command::Pins(a) => pins::run(a),
         Command::Schemas { command } => schemas::run(command),
         Command::Diff(a) => diff::run(a),
-        Command::Kustomize {
+        Command::Quick(Quick::Kustomize {
             command:
                 KustomizeCommand::Build {
                     dir,
                     load_restrictor,
                     enable_helm,
                 },
-        } => kustomize::build(dir, load_restrictor, enable_helm),
+        }) => kustomize::build(dir, load_restrictor, enable_helm),
         Command::Talos { command } => talos::run(command),
-        Command::Helm { command } => helm::run(command),
+        Command::Quick(Quick::Helm { command }) => helm::run(command),
         Command::Completions { shell } => {
             let mut cmd = <Cli as clap::CommandFactory>::command();
             let mut out = Vec::new();
