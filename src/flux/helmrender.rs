@@ -244,7 +244,8 @@ fn merged_default_values(
                         "failed to merge chart values: no values file found at path '{reference}'"
                     )));
                 };
-                let v = parse_values_file(reference, &f.data)
+                let data = f.data.get().map_err(err)?;
+                let v = parse_values_file(reference, data)
                     .map_err(|e| err(format!("failed to merge chart values: {e}")))?;
                 merged = merge_maps(merged, v);
             }
@@ -376,7 +377,12 @@ fn load_source_chart(c: &SourceChart) -> Result<engine::Chart, String> {
     };
     let res = write()
         .map_err(|e| format!("chart {}: {e}", c.label))
-        .and_then(|_| engine::load(&dir).map_err(|e| format!("chart {}: {e}", c.label)));
+        .and_then(|_| {
+            // Read whole before the directory goes.
+            engine::load(&dir)
+                .and_then(|ch| ch.read_all().map(|_| ch))
+                .map_err(|e| format!("chart {}: {e}", c.label))
+        });
     let _ = std::fs::remove_dir_all(&dir);
     res
 }

@@ -11,12 +11,14 @@ use std::sync::{Arc, Mutex};
 
 use super::glob::go_match;
 use super::values::{from_node, merge_maps};
-use super::{Chart, ChartError, ChartFile, Dependency, Maintainer, Metadata};
+use super::{
+    Chart, ChartError, ChartFile, Dependency, FileData, Maintainer, Metadata, TemplateFile,
+};
 use crate::template::Value;
 use crate::yaml::Node;
 
 /// A file of a chart as read: its name in the chart directory, its bytes.
-type NamedBytes = (String, Arc<[u8]>);
+type NamedBytes = (String, FileData);
 
 /// Helm's limits for archives.
 const MAX_CHART_SIZE: u64 = 100 * 1024 * 1024;
@@ -249,8 +251,7 @@ fn walk(
             ChartError::at(format!("error reading {n}: {}", io_text(&e)), &path)
         };
         // One open, the size from the open file, one read of that size and
-        // one that finds the end (a file that grew meanwhile is read whole):
-        // `read_to_end` into room for the size, which it does not zero.
+        // one that finds the end (a file that grew meanwhile is read whole).
         let mut file = std::fs::File::open(&path).map_err(read_err)?;
         let len = file.metadata().map_err(stat_err)?.len();
         if len > MAX_FILE_SIZE {
@@ -259,11 +260,56 @@ fn walk(
                 &path,
             ));
         }
+        if !read_at_load(&n) {
+            out.push((n.clone(), FileData::deferred(n, path)));
+            continue;
+        }
         let data = read_shared(&mut file, len as usize).map_err(read_err)?;
         seen(&n, data.len());
-        out.push((n, strip_bom(data)));
+        out.push((n, strip_bom(data).into()));
     }
     Ok(())
+}
+
+/// Whether loading the chart needs the file at `name` (a path in the chart
+/// directory): its own `Chart.yaml`, values, schema, requirements and
+/// templates, and those of each subchart in `charts/` (an archive there is
+/// read whole). The rest only `.Files` and `--include-crds` read, on first
+/// use (see [`FileData`]).
+fn read_at_load(name: &str) -> bool {
+    let mut rest = name;
+    loop {
+        match rest.split_once('/') {
+            None => {
+                return matches!(
+                    rest,
+                    "Chart.yaml"
+                        | "Chart.lock"
+                        | "values.yaml"
+                        | "values.schema.json"
+                        | "requirements.yaml"
+                        | "requirements.lock"
+                );
+            }
+            Some(("templates", _)) => return true,
+            Some(("charts", sub)) => match sub.split_once('/') {
+                Some((_, inner)) => rest = inner,
+                None => return true,
+            },
+            Some(_) => return false,
+        }
+    }
+}
+
+/// Reads a chart file that was opened when the chart was loaded (a
+/// deferred [`FileData`]); `name` is its name in the chart.
+pub(super) fn read_file(name: &str, path: &Path) -> Result<Arc<[u8]>, String> {
+    let read_err = |e: std::io::Error| format!("error reading {name}: {}", io_text(&e));
+    let mut file = std::fs::File::open(path).map_err(read_err)?;
+    let len = file.metadata().map_err(read_err)?.len();
+    read_shared(&mut file, len as usize)
+        .map(strip_bom)
+        .map_err(read_err)
 }
 
 /// Reads what `r` holds, `len` bytes expected, into shared bytes (a
@@ -286,13 +332,22 @@ fn read_shared(r: &mut impl Read, len: usize) -> std::io::Result<Arc<[u8]>> {
     if filled < len {
         return Ok(Arc::from(&buf[..filled]));
     }
-    let mut more = Vec::new();
-    r.read_to_end(&mut more)?;
-    if more.is_empty() {
+    // One more read finds the end (`read_to_end` would first ask a file
+    // for its size and position: two more system calls per file).
+    let mut probe = [0u8; 1];
+    let first = loop {
+        match r.read(&mut probe) {
+            Ok(n) => break n,
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+            Err(e) => return Err(e),
+        }
+    };
+    if first == 0 {
         return Ok(data);
     }
     let mut all = data.to_vec();
-    all.extend_from_slice(&more);
+    all.push(probe[0]);
+    r.read_to_end(&mut all)?;
     Ok(all.into())
 }
 
@@ -354,7 +409,7 @@ fn archive_files(data: &[u8]) -> Result<Vec<NamedBytes>, String> {
         let buf = read_shared(&mut entry.by_ref().take(remaining), size as usize)
             .map_err(|e| e.to_string())?;
         remaining -= buf.len() as u64;
-        files.push((n, strip_bom(buf)));
+        files.push((n, strip_bom(buf).into()));
     }
     if files.is_empty() {
         return Err("no files in chart archive".into());
@@ -653,10 +708,13 @@ pub fn load_values(text: &str) -> Result<Value, String> {
 fn load_files(files: Vec<NamedBytes>, origin: &Path) -> Result<Chart, ChartError> {
     let err = |m: String| ChartError::at(m, origin);
     let mut md: Option<Metadata> = None;
+    // The files read here were read when the chart was loaded (see
+    // `read_at_load`); an error names the file all the same.
+    let bytes = |data: &FileData| data.get().cloned().map_err(|m| ChartError::at(m, origin));
     for (name, data) in &files {
         if name == "Chart.yaml" {
             let mut m = Metadata::default();
-            parse_metadata(&super::utf8_text(data), &mut m).map_err(|e| {
+            parse_metadata(&super::utf8_text(&bytes(data)?), &mut m).map_err(|e| {
                 ChartError::at(
                     format!("cannot load Chart.yaml: {e}"),
                     origin.join("Chart.yaml"),
@@ -677,17 +735,17 @@ fn load_files(files: Vec<NamedBytes>, origin: &Path) -> Result<Chart, ChartError
         match name.as_str() {
             "Chart.yaml" | "Chart.lock" => {}
             "values.yaml" => {
-                values = load_values(&super::utf8_text(&data)).map_err(|e| {
+                values = load_values(&super::utf8_text(&bytes(&data)?)).map_err(|e| {
                     ChartError::at(
                         format!("cannot load values.yaml: {e}"),
                         origin.join("values.yaml"),
                     )
                 })?;
             }
-            "values.schema.json" => schema = Some(data),
+            "values.schema.json" => schema = Some(bytes(&data)?),
             "requirements.yaml" => {
                 let m = md.get_or_insert_with(Metadata::default);
-                parse_metadata(&super::utf8_text(&data), m)
+                parse_metadata(&super::utf8_text(&bytes(&data)?), m)
                     .map_err(|e| err(format!("cannot load requirements.yaml: {e}")))?;
                 if m.api_version == "v1" {
                     cfiles.push(ChartFile { name, data });
@@ -698,7 +756,10 @@ fn load_files(files: Vec<NamedBytes>, origin: &Path) -> Result<Chart, ChartError
                     cfiles.push(ChartFile { name, data });
                 }
             }
-            n if n.starts_with("templates/") => templates.push(ChartFile { name, data }),
+            n if n.starts_with("templates/") => templates.push(TemplateFile {
+                data: bytes(&data)?,
+                name,
+            }),
             n if n.starts_with("charts/") => {
                 if n.ends_with(".prov") {
                     cfiles.push(ChartFile { name, data });
@@ -732,7 +793,10 @@ fn load_files(files: Vec<NamedBytes>, origin: &Path) -> Result<Chart, ChartError
                     metadata.name
                 )));
             }
-            archive_files(data).and_then(|f| load_files(f, &sub_origin).map_err(|e| e.message))
+            bytes(data)
+                .map_err(|e| e.message)
+                .and_then(|data| archive_files(&data))
+                .and_then(|f| load_files(f, &sub_origin).map_err(|e| e.message))
         } else {
             let inner: Vec<NamedBytes> = files
                 .into_iter()
@@ -775,6 +839,85 @@ mod tests {
         }
         assert_eq!(&strip_bom(Arc::from(&b"\xef\xbb\xbfa: 1"[..]))[..], b"a: 1");
         assert_eq!(&strip_bom(Arc::from(&b"a: 1"[..]))[..], b"a: 1");
+    }
+
+    #[test]
+    fn files_only_dot_files_reaches_are_read_on_first_use() {
+        for (name, now) in [
+            ("Chart.yaml", true),
+            ("values.yaml", true),
+            ("values.schema.json", true),
+            ("templates/a.yaml", true),
+            ("charts/sub.tgz", true),
+            ("charts/sub/Chart.yaml", true),
+            ("charts/sub/templates/x.tpl", true),
+            ("charts/sub/charts/inner/values.yaml", true),
+            ("README.md", false),
+            ("crds/a.yaml", false),
+            ("files/values.yaml", false),
+            ("charts/sub/crds/a.yaml", false),
+            ("charts/sub/files/x/templates/y", false),
+        ] {
+            assert_eq!(read_at_load(name), now, "{name}");
+        }
+
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        let write = |rel: &str, text: &str| {
+            let p = root.join(rel);
+            std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+            std::fs::write(p, text).unwrap();
+        };
+        write("Chart.yaml", "apiVersion: v2\nname: c\nversion: 1.0.0\n");
+        write(
+            "templates/cm.yaml",
+            "data:\n  a: {{ .Files.Get \"files/a.txt\" | quote }}\n",
+        );
+        write("files/a.txt", "\u{feff}one");
+        write("crds/c.yaml", "kind: CustomResourceDefinition\n");
+        let chart = load(root).unwrap();
+        let deferred = |n: &str| {
+            let f = chart.files.iter().find(|f| f.name == n).unwrap();
+            matches!(f.data, FileData::Deferred(_))
+        };
+        assert!(deferred("files/a.txt") && deferred("crds/c.yaml"));
+        let opts = super::super::RenderOptions {
+            include_crds: true,
+            ..Default::default()
+        };
+        let out = super::super::render(&chart, &opts).unwrap();
+        let bodies: Vec<&str> = out.manifests.iter().map(|m| m.body.as_str()).collect();
+        assert_eq!(
+            bodies,
+            ["kind: CustomResourceDefinition\n", "data:\n  a: \"one\""]
+        );
+
+        // A file removed after loading: the render that needs it fails,
+        // naming it.
+        let chart = load(root).unwrap();
+        std::fs::remove_file(root.join("files/a.txt")).unwrap();
+        let e = super::super::render(&chart, &Default::default()).unwrap_err();
+        assert!(
+            e.message.contains("error reading files/a.txt"),
+            "{}",
+            e.message
+        );
+        // An unreadable file fails the load, as Helm's does.
+        write("files/a.txt", "one");
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::PermissionsExt;
+            let p = root.join("files/a.txt");
+            std::fs::set_permissions(&p, std::fs::Permissions::from_mode(0o000)).unwrap();
+            if std::fs::File::open(&p).is_err() {
+                let e = load(root).unwrap_err();
+                assert!(
+                    e.message.starts_with("error reading files/a.txt"),
+                    "{}",
+                    e.message
+                );
+            }
+        }
     }
 
     #[test]

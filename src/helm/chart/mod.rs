@@ -21,7 +21,7 @@ pub mod values;
 use std::collections::BTreeMap;
 use std::fmt;
 use std::path::PathBuf;
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, OnceLock};
 
 use crate::template::{ParsedText, Value};
 
@@ -74,7 +74,75 @@ impl std::error::Error for ChartError {}
 #[derive(Debug, Clone)]
 pub struct ChartFile {
     pub name: String,
+    pub data: FileData,
+}
+
+/// A file of a chart's `templates/` (read when the chart is loaded).
+#[derive(Debug, Clone)]
+pub struct TemplateFile {
+    pub name: String,
     pub data: Arc<[u8]>,
+}
+
+impl TemplateFile {
+    /// The template as text (invalid UTF-8 replaced, as Go's conversion
+    /// of the bytes to a string prints them), borrowed when it is valid.
+    pub fn text(&self) -> std::borrow::Cow<'_, str> {
+        utf8_text(&self.data)
+    }
+}
+
+/// The bytes of a chart file. A chart directory's files that only
+/// `.Files` and `--include-crds` reach (`crds/`, `files/`, READMEs, every
+/// file outside `templates/`, `charts/` and the chart's own YAML) are
+/// opened when the chart is loaded, so that the errors Helm reports while
+/// loading come at the same point, and read on first use: a chart such as
+/// kube-prometheus-stack carries 4.7 MB of them that a render without
+/// `--include-crds` never looks at. Every other file, and every file of an
+/// archive, is read when the chart is loaded.
+#[derive(Debug, Clone)]
+pub enum FileData {
+    Read(Arc<[u8]>),
+    Deferred(Arc<Deferred>),
+}
+
+/// A file to read on first use.
+#[derive(Debug)]
+pub struct Deferred {
+    /// Its name in the chart, for the error message.
+    name: String,
+    path: PathBuf,
+    bytes: OnceLock<Result<Arc<[u8]>, String>>,
+}
+
+impl FileData {
+    pub(crate) fn deferred(name: String, path: PathBuf) -> FileData {
+        FileData::Deferred(Arc::new(Deferred {
+            name,
+            path,
+            bytes: OnceLock::new(),
+        }))
+    }
+
+    /// The bytes (a leading byte order mark dropped, as Helm drops it); an
+    /// error names the file when a deferred read fails (the file was
+    /// removed or changed after the chart was loaded).
+    pub fn get(&self) -> Result<&Arc<[u8]>, String> {
+        match self {
+            FileData::Read(b) => Ok(b),
+            FileData::Deferred(d) => d
+                .bytes
+                .get_or_init(|| load::read_file(&d.name, &d.path))
+                .as_ref()
+                .map_err(Clone::clone),
+        }
+    }
+}
+
+impl From<Arc<[u8]>> for FileData {
+    fn from(b: Arc<[u8]>) -> Self {
+        FileData::Read(b)
+    }
 }
 
 /// Bytes as text, invalid UTF-8 replaced (as Go prints such a string);
@@ -89,8 +157,8 @@ pub(crate) fn utf8_text(b: &[u8]) -> std::borrow::Cow<'_, str> {
 impl ChartFile {
     /// The file as text (invalid UTF-8 replaced, as Go's conversion of
     /// the bytes to a string prints them), borrowed when it is valid.
-    pub fn text(&self) -> std::borrow::Cow<'_, str> {
-        utf8_text(&self.data)
+    pub fn text(&self) -> Result<std::borrow::Cow<'_, str>, String> {
+        self.data.get().map(|d| utf8_text(d))
     }
 }
 
@@ -150,7 +218,7 @@ impl Metadata {
 pub struct Chart {
     pub metadata: Metadata,
     /// `templates/...` files.
-    pub templates: Vec<ChartFile>,
+    pub templates: Vec<TemplateFile>,
     /// Every other file the chart exposes as `.Files` (including `crds/`).
     pub files: Vec<ChartFile>,
     /// `values.yaml` (a map).
@@ -169,6 +237,18 @@ pub struct Chart {
 impl Chart {
     pub fn name(&self) -> &str {
         &self.metadata.name
+    }
+
+    /// Reads every file whose reading was deferred (see [`FileData`]), in
+    /// this chart and its subcharts: for a chart whose directory is about
+    /// to be removed.
+    pub fn read_all(&self) -> Result<(), ChartError> {
+        for f in &self.files {
+            f.data
+                .get()
+                .map_err(|m| ChartError::at(m, self.path.join(&f.name)))?;
+        }
+        self.dependencies.iter().try_for_each(|d| d.read_all())
     }
 
     /// The chart's CRD files (`crds/*.yaml|yml|json`).

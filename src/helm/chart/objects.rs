@@ -7,13 +7,13 @@ use std::sync::Arc;
 
 use base64::Engine;
 
-use super::ChartFile;
 use super::glob::FilesGlob;
+use super::{ChartFile, FileData};
 use crate::template::{Object, Value};
 
 /// `.Files`: a chart's files by name.
 #[derive(Debug, Clone)]
-pub struct Files(pub Arc<BTreeMap<String, Arc<[u8]>>>);
+pub struct Files(pub Arc<BTreeMap<String, FileData>>);
 
 impl Files {
     pub fn new(files: &[ChartFile]) -> Files {
@@ -25,26 +25,37 @@ impl Files {
         ))
     }
 
-    fn text(&self, name: &str) -> String {
-        self.0
-            .get(name)
-            .map(|d| super::utf8_text(d).into_owned())
-            .unwrap_or_default()
+    /// The file's bytes; none for a name that is not a file of the chart.
+    fn bytes(&self, name: &str) -> Result<Option<&Arc<[u8]>>, String> {
+        self.0.get(name).map(FileData::get).transpose()
     }
 
-    fn base_map(&self, f: impl Fn(&[u8]) -> String) -> String {
-        if self.0.is_empty() {
-            return "{}".into();
-        }
-        let m: BTreeMap<String, Value> = self
-            .0
+    fn text(&self, name: &str) -> Result<String, String> {
+        Ok(self
+            .bytes(name)?
+            .map(|d| super::utf8_text(d).into_owned())
+            .unwrap_or_default())
+    }
+
+    /// Every file's bytes, by name. `Object::print` and `Object::plain`
+    /// cannot fail: there a file that could no longer be read (removed
+    /// after the chart was loaded) is empty.
+    fn all_bytes(&self) -> impl Iterator<Item = (&String, &[u8])> {
+        self.0
             .iter()
-            .map(|(k, v)| {
-                let base = k.rsplit('/').next().unwrap_or(k).to_string();
-                (base, Value::Str(f(v)))
-            })
-            .collect();
-        crate::helm::funcs::to_yaml(&Value::map(m))
+            .map(|(k, v)| (k, v.get().map(|b| &b[..]).unwrap_or_default()))
+    }
+
+    fn base_map(&self, f: impl Fn(&[u8]) -> String) -> Result<String, String> {
+        if self.0.is_empty() {
+            return Ok("{}".into());
+        }
+        let mut m = BTreeMap::new();
+        for (k, v) in self.0.iter() {
+            let base = k.rsplit('/').next().unwrap_or(k).to_string();
+            m.insert(base, Value::Str(f(v.get()?)));
+        }
+        Ok(crate::helm::funcs::to_yaml(&Value::map(m)))
     }
 }
 
@@ -117,8 +128,7 @@ impl Object for Files {
 
     fn print(&self) -> String {
         let parts: Vec<String> = self
-            .0
-            .iter()
+            .all_bytes()
             .map(|(k, v)| {
                 let bytes: Vec<String> = v.iter().map(|b| b.to_string()).collect();
                 format!("{k}:[{}]", bytes.join(" "))
@@ -133,19 +143,20 @@ impl Object for Files {
 
     fn call(&self, name: &str, args: &[Value]) -> Option<Result<Value, String>> {
         let r = match name {
-            "Get" => one_str(args, name).map(|n| match self.0.get(n) {
-                Some(d) if std::str::from_utf8(d).is_err() => {
-                    Value::object(BinaryString(d.clone()))
-                }
-                _ => Value::Str(self.text(n)),
+            "Get" => one_str(args, name).and_then(|n| {
+                Ok(match self.bytes(n)? {
+                    Some(d) if std::str::from_utf8(d).is_err() => {
+                        Value::object(BinaryString(d.clone()))
+                    }
+                    _ => Value::Str(self.text(n)?),
+                })
             }),
-            "GetBytes" => one_str(args, name).map(|n| {
-                Value::List(
-                    self.0
-                        .get(n)
+            "GetBytes" => one_str(args, name).and_then(|n| {
+                Ok(Value::List(
+                    self.bytes(n)?
                         .map(|d| d.iter().map(|b| Value::Int(i64::from(*b))).collect())
                         .unwrap_or_default(),
-                )
+                ))
             }),
             "Glob" => one_str(args, name).map(|p| {
                 let g = FilesGlob::new(p);
@@ -157,19 +168,24 @@ impl Object for Files {
                         .collect(),
                 )))
             }),
-            "Lines" => one_str(args, name).map(|n| {
-                let s = self.text(n);
+            "Lines" => one_str(args, name).and_then(|n| {
+                let s = self.text(n)?;
                 if s.is_empty() {
-                    return Value::List(Vec::new());
+                    return Ok(Value::List(Vec::new()));
                 }
                 let s = s.strip_suffix('\n').unwrap_or(&s);
-                Value::List(s.split('\n').map(|l| Value::Str(l.to_string())).collect())
+                Ok(Value::List(
+                    s.split('\n').map(|l| Value::Str(l.to_string())).collect(),
+                ))
             }),
             "AsConfig" => no_args(args, name)
-                .map(|_| Value::Str(self.base_map(|d| super::utf8_text(d).into_owned()))),
-            "AsSecrets" => no_args(args, name).map(|_| {
-                Value::Str(self.base_map(|d| base64::engine::general_purpose::STANDARD.encode(d)))
-            }),
+                .and_then(|_| self.base_map(|d| super::utf8_text(d).into_owned()))
+                .map(Value::Str),
+            "AsSecrets" => no_args(args, name)
+                .and_then(|_| {
+                    self.base_map(|d| base64::engine::general_purpose::STANDARD.encode(d))
+                })
+                .map(Value::Str),
             _ => return None,
         };
         Some(r)
@@ -177,8 +193,7 @@ impl Object for Files {
 
     fn plain(&self) -> Value {
         Value::Map(
-            self.0
-                .iter()
+            self.all_bytes()
                 .map(|(k, v)| (k.clone(), Value::Str(super::utf8_text(v).into_owned())))
                 .collect(),
         )
@@ -497,11 +512,11 @@ mod tests {
         let f = Files::new(&[
             ChartFile {
                 name: "files/a.conf".into(),
-                data: Arc::from(&b"x=1\ny=2\n"[..]),
+                data: Arc::<[u8]>::from(&b"x=1\ny=2\n"[..]).into(),
             },
             ChartFile {
                 name: "other.txt".into(),
-                data: Arc::from(&b"o"[..]),
+                data: Arc::<[u8]>::from(&b"o"[..]).into(),
             },
         ]);
         let g = f

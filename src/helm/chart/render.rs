@@ -193,7 +193,7 @@ struct Renderable {
 struct Collect<'c> {
     /// Per chart: its render values (`next` in Helm's engine).
     nexts: Vec<Value>,
-    templates: BTreeMap<String, (Renderable, &'c Chart, &'c super::ChartFile)>,
+    templates: BTreeMap<String, (Renderable, &'c Chart, &'c super::TemplateFile)>,
 }
 
 /// `recAllTpls`: the render values of `c` (and, recursively, its subcharts).
@@ -463,7 +463,7 @@ pub fn render_values(chart: &Chart, opts: &RenderOptions, user: M) -> Result<Ren
     let (hooks, generic) = sort_manifests(files).map_err(ChartError::rendering)?;
     let mut manifests = Vec::new();
     if opts.include_crds {
-        crd_objects(&w, &w.name, &mut manifests);
+        crd_objects(&w, &w.name, &mut manifests)?;
     }
     manifests.extend(generic);
     for h in hooks {
@@ -483,7 +483,7 @@ pub fn render_values(chart: &Chart, opts: &RenderOptions, user: M) -> Result<Ren
 fn parsed_text(
     root: &Chart,
     full_name: &str,
-    file: &super::ChartFile,
+    file: &super::TemplateFile,
 ) -> Arc<Result<ParsedText, crate::template::Error>> {
     if let Ok(cache) = root.parsed.lock()
         && let Some(p) = cache.get(full_name)
@@ -501,19 +501,23 @@ fn parsed_text(
     p
 }
 
-fn crd_objects(w: &WChart, full_path: &str, out: &mut Vec<Manifest>) {
+fn crd_objects(w: &WChart, full_path: &str, out: &mut Vec<Manifest>) -> Result<(), ChartError> {
     for f in w.chart.crd_files() {
+        let body = f
+            .text()
+            .map_err(|m| ChartError::at(m, w.chart.path.join(&f.name)))?;
         out.push(Manifest {
             source: format!("{full_path}/{}", f.name),
-            body: f.text().into_owned(),
+            body: body.into_owned(),
             hook: false,
             test: false,
             crd: true,
         });
     }
     for d in &w.deps {
-        crd_objects(d, &format!("{full_path}/charts/{}", d.name), out);
+        crd_objects(d, &format!("{full_path}/charts/{}", d.name), out)?;
     }
+    Ok(())
 }
 
 /// The documents of `big` as [`manifest_ranges`] finds them.
