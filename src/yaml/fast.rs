@@ -201,12 +201,14 @@ fn before_comment(v: &str) -> (&str, bool) {
 /// `Reader::plain_lines`), is read as text to its end: no `: ` and no
 /// final `:` (where the scalar would end, which the event parser then
 /// refuses), characters the event parser takes as themselves (see
-/// `ordinary`), and, to be safe, not the start of an entry (`- `) or of an
-/// explicit key or value (`? `, `: `), which the event parser does read
-/// as text there.
+/// `ordinary`), and, to be safe, not the start of an explicit key or
+/// value (`? `, `: `), which the event parser does read as text there.
+/// A `- ` there is text to the scanners of go-yaml and yaml-rust2 alike
+/// (a wrapped description may hold one: `... or absent` and then the line
+/// `- defaults to "present".`).
 fn plain_continuation(t: &str) -> bool {
     let b = t.as_bytes();
-    if matches!(b, [b'-' | b'?' | b':'] | [b'-' | b'?' | b':', b' ', ..])
+    if matches!(b, [b'?' | b':'] | [b'?' | b':', b' ', ..])
         || b.last() == Some(&b':')
         || t.contains(": ")
     {
@@ -1144,6 +1146,9 @@ mod tests {
             "a: -x\n  y\n",
             "a: .x\n  y\n",
             "a: x\n  -y\n",
+            "a: x\n  - y\n  -\nb: 1\n",
+            "- a\n  - b\n- c\n",
+            "description: Ensure it is `present` or `absent`\n  - defaults to \"present\".\nenum:\n- present\n",
             "a: x\n  [y] {z} `w`\n",
             "a: x\n  'y\n",
             "a: x\n  \"y\n",
@@ -1203,8 +1208,6 @@ mod tests {
         let left = [
             // Plain: a line the event parser reads otherwise or refuses,
             // or that only looks like text.
-            "a: x\n  - y\n",
-            "a: x\n  -\n",
             "a: x\n  ? y\n",
             "a: x\n  ?\n",
             "a: x\n  : y\n",
@@ -1259,6 +1262,7 @@ mod tests {
         let parts = [
             "a: x",
             "  y z",
+            "  - y",
             "    w # c",
             "",
             "  ",
