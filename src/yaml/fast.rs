@@ -141,6 +141,13 @@ struct Reader<'a> {
     trailing_empty: bool,
 }
 
+/// Whether a line holds a `:` followed by a space or at its end (which
+/// would end a key there).
+fn has_key_colon(rest: &str) -> bool {
+    let b = rest.as_bytes();
+    memchr::memchr_iter(b':', b).any(|i| b.get(i + 1).is_none_or(|&c| c == b' '))
+}
+
 /// A sequence entry: `-` alone or followed by a space.
 fn is_dash(rest: &str) -> bool {
     rest == "-" || rest.starts_with("- ")
@@ -610,13 +617,20 @@ impl<'a> Reader<'a> {
 
     /// The node below a line that ends after `key:` (`in_map`) or `-` at
     /// `indent`: a collection indented more, a sequence at a key's
-    /// indentation, `{}`, `[]` or a block scalar indented more, or else
-    /// an empty value (null).
+    /// indentation, `{}`, `[]`, a block scalar or another scalar indented
+    /// more, or else an empty value (null).
     fn below(&mut self, indent: usize, in_map: bool) -> Option<(Node, Meta)> {
         match self.peek() {
             // `{}`, `[]` or a block scalar's header on a line of its own
             // (as Helm's `toYaml | nindent` writes them).
             Some((at, rest)) if at > indent && rest.starts_with(['{', '[', '|', '>']) => {
+                self.content();
+                self.inline(rest, indent)
+            }
+            // A plain or quoted scalar on a line of its own (a long
+            // description): a line that is no entry and holds no `:` that
+            // would end a key (a line that does is read as a mapping).
+            Some((at, rest)) if at > indent && !is_dash(rest) && !has_key_colon(rest) => {
                 self.content();
                 self.inline(rest, indent)
             }
@@ -638,8 +652,9 @@ impl<'a> Reader<'a> {
     }
 
     /// A node that starts at `v` on the line of its key or `-` (at
-    /// `indent`) and is no collection in block style: a plain or quoted
-    /// scalar, `{}` or `[]`, each on this line, or a block scalar.
+    /// `indent`), or on a line of its own below it, and is no collection
+    /// in block style: a plain or quoted scalar (on this line or more),
+    /// `{}` or `[]` on this line, or a block scalar.
     fn inline(&mut self, v: &'a str, indent: usize) -> Option<(Node, Meta)> {
         let read = match v.as_bytes().first()? {
             b'\'' | b'"' => {
@@ -1061,7 +1076,6 @@ mod tests {
             // parser marks it past the comment).
             "a:\n\n# c\n",
             "- a\n-\n\n# c\n",
-            "a:\n  b\n",
             "a: - b\n",
             "a: 1\n- b\n",
             "- a\nb: 1\n",
@@ -1188,6 +1202,24 @@ mod tests {
             "a: \"\\\n  b\"\n",
             "a: \"x # y\n  z: w\n  - v\n  # u\"\n",
             "- \"a\n  b\" # c\n- \"d\"\n",
+            // Scalars on a line of their own below their key or `-`.
+            "a:\n  b\n",
+            "a:\n  b\n  c\n",
+            "a:\n    b\n c\n",
+            "a:\n  b # c\nd: e\n",
+            "a:\n  b\n\n  c\nd: e\n",
+            "a:\n  b\n\n# foot\n",
+            "a:\n  b:c\n",
+            "a:\n  -b\n",
+            "a:\n  b\n  - c\n",
+            "a:\n  'b'\n",
+            "a:\n  'b\n  c'\n",
+            "a:\n  \"b\\\n   c\" # d\n",
+            "-\n  b\n",
+            "- \n  b\n  c\n",
+            "k:\n-\n  b\n",
+            "- a:\n    b\n   c\n  d: e\n",
+            "help:\n  The time (in hundredths of a second) since the network management portion\n  of the system was last re-initialized. - 1.3.6.1.2.1.1.3\n",
             // A document that is an empty flow collection.
             "{}\n",
             "[]\n",
@@ -1221,7 +1253,6 @@ mod tests {
             "a: x\n  \u{85}\n",
             "a: x\n  y\r\n",
             "- a: x\n  y\n",
-            "a:\n  b\n  c\n",
             "a: x\n---\n  y\n",
             // Quoted: indented no more than the key, a document marker,
             // a tab, trailing content, never closed, an unknown escape.
@@ -1241,6 +1272,17 @@ mod tests {
             "a: \"x\n  \\x41\"\n",
             "'a\n  b': c\n",
             "a: ['x\n  y']\n",
+            // Below a key: what is no scalar, or is a key.
+            "a:\n  b\n  c: d\n",
+            "a:\n  &x b\n",
+            "a:\n  ? b\n",
+            "a:\n  ---\n",
+            "a:\n  ...\n",
+            "a:\n  'b'x\n",
+            "a:\n  \"b\n  c\": d\n",
+            "a:\n  \"b: x\n  c\"\n",
+            "a:\n  b\nc\n",
+            "- a:\n    b\n  c\n",
             // Documents that are more than an empty flow collection.
             "{}\na: b\n",
             "{}\n---\n{}\n",
@@ -1276,6 +1318,8 @@ mod tests {
             "{}",
             "  d: e",
             "-  - f",
+            "g:",
+            "   'h",
         ];
         let taken = combine(&parts, 4);
         assert!(taken > 1000, "{taken}");
