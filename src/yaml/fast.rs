@@ -701,11 +701,12 @@ impl<'a> Reader<'a> {
                 }
                 // A comment ends the scalar; else the lines below may
                 // continue it.
-                let text = match comment {
-                    true => None,
-                    false => self.plain_lines(text, indent)?,
-                }
-                .unwrap_or_else(|| text.to_string());
+                let more = if comment {
+                    None
+                } else {
+                    self.plain_lines(text, indent)?
+                };
+                let text = more.unwrap_or_else(|| text.to_string());
                 if text.len() > MAX_SCALAR_BYTES {
                     return None;
                 }
