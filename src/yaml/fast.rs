@@ -1,14 +1,16 @@
 //! A quick reader for the common shapes of YAML documents: one document
 //! (a leading `---` line allowed) of block mappings and block sequences
-//! whose scalars are plain or quoted on one line, empty flow collections
-//! (`{}`, `[]`) and block scalars (`|`, `>`), with comment lines, empty
-//! lines and comments after a value. It reads nothing the event parser
-//! would read differently: it gives up (`None`) on the first thing that
-//! is anything else (an anchor, an alias, a tag, a flow collection with
-//! content, a scalar over several lines, a complex or repeated key, a key
+//! whose scalars are plain or quoted (on one line or folded over several,
+//! as the long descriptions of CustomResourceDefinitions are), empty flow
+//! collections (`{}`, `[]`, also as the whole document) and block scalars
+//! (`|`, `>`), with comment lines, empty lines and comments after a value.
+//! It reads nothing the event parser would read differently: it gives up
+//! (`None`) on the first thing that is anything else (an anchor, an alias,
+//! a tag, a flow collection with content, a complex or repeated key, a key
 //! that is not a string, a tab, a CR, a directive, a second document, an
-//! escape it does not know, a continuation line) and the text goes to the
-//! event parser (`parse::parse_text`), which also reports every error.
+//! escape it does not know, a line that continues a scalar in a way it
+//! does not spell out) and the text goes to the event parser
+//! (`parse::parse_text`), which also reports every error.
 //! Its result is exactly the event parser's, metadata included (the
 //! source text of a plain value whose text is not its canonical text, the
 //! quoted flag, the print flags of block scalars and flow collections,
@@ -49,7 +51,7 @@ pub(crate) fn parse(text: &str, schema: Schema) -> Option<Vec<Document>> {
         Some(body) => (body, true),
         None => (text, false),
     };
-    if body.is_empty() || continues_a_scalar(body) || has_control(body) {
+    if body.is_empty() || has_control(body) {
         return None;
     }
     let lines: Vec<&str> = body.split('\n').collect();
@@ -68,12 +70,27 @@ pub(crate) fn parse(text: &str, schema: Schema) -> Option<Vec<Document>> {
     if r.lines[0] == "---" {
         r.pos = 1;
     }
-    let (at, _) = r.peek()?;
+    let (at, rest) = r.peek()?;
     if at != 0 {
         return None;
     }
     let line = r.pos + 1;
-    let (mut node, _) = r.collection(0)?;
+    let mut node = match rest.get(..2) {
+        // A document that is an empty flow collection (`toYaml` of an
+        // empty value), perhaps with a comment after it.
+        Some(empty @ ("{}" | "[]")) if is_end(&rest[2..]) => {
+            r.content();
+            r.advance();
+            if empty == "[]" {
+                Node::Seq(Vec::new())
+            } else {
+                let mut m = Map::new();
+                m.set_flow(true);
+                Node::Map(m)
+            }
+        }
+        _ => r.collection(0)?.0,
+    };
     if r.peek().is_some() {
         return None;
     }
@@ -101,64 +118,6 @@ fn has_control(body: &str) -> bool {
         .any(|c| c.iter().fold(false, |acc, &b| acc | control(b)))
 }
 
-/// Whether a line seems to continue the scalar on the line before (a
-/// plain or quoted scalar over several lines, as the descriptions of
-/// large CustomResourceDefinitions are): indented more than the key or
-/// item before it, which holds a value, outside a block scalar. The
-/// reader would give up there, after reading all that comes before; a
-/// quick look over the lines finds most such texts first. (It only ever
-/// makes the reader give up.)
-fn continues_a_scalar(body: &str) -> bool {
-    // The indentation of the line that opened the block scalar being
-    // skipped.
-    let mut block: Option<usize> = None;
-    // The column of the last key or item and whether a value followed it
-    // on its line.
-    let mut prev = (0, false);
-    for line in body.split('\n') {
-        let t = line.trim_start_matches(' ');
-        let indent = line.len() - t.len();
-        if let Some(b) = block {
-            if t.is_empty() || indent > b {
-                continue;
-            }
-            block = None;
-        }
-        if t.is_empty() || t.starts_with('#') {
-            continue;
-        }
-        if prev.1 && indent > prev.0 {
-            return true;
-        }
-        // Past the `- ` of items.
-        let mut rest = t;
-        while let Some(r) = rest.strip_prefix("- ") {
-            rest = r.trim_start_matches(' ');
-        }
-        let column = line.len() - rest.len();
-        let value = match key_end(rest) {
-            Some(i) => rest[i + 1..].trim_start_matches(' '),
-            None if rest == "-" => "",
-            None => rest,
-        };
-        if value.starts_with(['|', '>']) {
-            block = Some(indent);
-        }
-        prev = (
-            column,
-            !value.is_empty() && !value.starts_with(['#', '|', '>']),
-        );
-    }
-    false
-}
-
-/// Where the first `:` that ends a key on this line is (followed by a
-/// space or the end of the line).
-fn key_end(rest: &str) -> Option<usize> {
-    let b = rest.as_bytes();
-    memchr::memchr_iter(b':', b).find(|&i| b.get(i + 1).is_none_or(|&c| c == b' '))
-}
-
 /// The state of a reading: the text's lines and where it is in them.
 struct Reader<'a> {
     /// The lines of the text, without the final line break.
@@ -180,6 +139,13 @@ struct Reader<'a> {
     last_content: usize,
     /// Whether the last node read is an empty value (null).
     trailing_empty: bool,
+}
+
+/// Whether a line holds a `:` followed by a space or at its end (which
+/// would end a key there).
+fn has_key_colon(rest: &str) -> bool {
+    let b = rest.as_bytes();
+    memchr::memchr_iter(b':', b).any(|i| b.get(i + 1).is_none_or(|&c| c == b' '))
 }
 
 /// A sequence entry: `-` alone or followed by a space.
@@ -211,7 +177,12 @@ fn ordinary(c: char) -> bool {
 /// A plain scalar: its value and what the entry records (its source text
 /// where that is not the value's text).
 fn plain(text: &str, schema: Schema) -> (Node, Meta) {
-    let (node, source) = resolve_plain_owned(text.to_string(), schema);
+    plain_owned(text.to_string(), schema)
+}
+
+/// `plain` for a text of its own.
+fn plain_owned(text: String, schema: Schema) -> (Node, Meta) {
+    let (node, source) = resolve_plain_owned(text, schema);
     let raw = source.filter(|t| node.scalar_text().as_ref() != Some(t));
     (
         node,
@@ -220,6 +191,37 @@ fn plain(text: &str, schema: Schema) -> (Node, Meta) {
             ..Meta::default()
         },
     )
+}
+
+/// The text of a plain scalar's line `v` (from the scalar or past the
+/// indentation) before a comment (a `#` after a space) and the spaces
+/// before it, and whether there is a comment.
+fn before_comment(v: &str) -> (&str, bool) {
+    let b = v.as_bytes();
+    match memchr::memchr_iter(b'#', b).find(|&i| i > 0 && b[i - 1] == b' ') {
+        Some(i) => (v[..i].trim_end_matches(' '), true),
+        None => (v.trim_end_matches(' '), false),
+    }
+}
+
+/// Whether `t`, the text of a line that continues a plain scalar (see
+/// `Reader::plain_lines`), is read as text to its end: no `: ` and no
+/// final `:` (where the scalar would end, which the event parser then
+/// refuses), characters the event parser takes as themselves (see
+/// `ordinary`), and, to be safe, not the start of an explicit key or
+/// value (`? `, `: `), which the event parser does read as text there.
+/// A `- ` there is text to the scanners of go-yaml and yaml-rust2 alike
+/// (a wrapped description may hold one: `... or absent` and then the line
+/// `- defaults to "present".`).
+fn plain_continuation(t: &str) -> bool {
+    let b = t.as_bytes();
+    if matches!(b, [b'?' | b':'] | [b'?' | b':', b' ', ..])
+        || b.last() == Some(&b':')
+        || t.contains(": ")
+    {
+        return false;
+    }
+    t.is_ascii() || t.chars().all(|c| c.is_ascii() || ordinary(c))
 }
 
 /// A plain scalar as a value or an item (never at the start of a line,
@@ -289,27 +291,100 @@ fn split_key(rest: &str, schema: Schema) -> Option<(String, &str)> {
 }
 
 /// A quoted scalar that starts and ends on this line at the start of `v`
-/// (`'...'` with `''` for a quote, or `"..."` with the escapes `\\`, `\"`,
-/// `\/`, `\n`, `\t` and `\uXXXX` but for a surrogate): its value and the
-/// text after the closing quote. `None` for a quote left open, another
-/// escape, or a character the event parser might read otherwise (see
-/// `ordinary`).
+/// (see `quoted_scalar`): its value and the text after the closing quote.
 fn quoted(v: &str) -> Option<(String, &str)> {
+    let (s, _, rest) = quoted_scalar(v, &[], 0)?;
+    Some((s, rest))
+}
+
+/// A quoted scalar at the start of `v` (`'...'` with `''` for a quote, or
+/// `"..."` with the escapes `\\`, `\"`, `\/`, `\n`, `\t` and `\uXXXX` but
+/// for a surrogate, and `\` at the end of a line for an escaped line
+/// break), closed on this line or on one of the lines `more` after it,
+/// each of which (but for empty ones) must be indented more than `indent`
+/// (the column of the key or item that holds it). Its value, how many
+/// lines of `more` it takes, and the text after the closing quote. The
+/// lines are folded as the scanner folds them: a line's trailing spaces
+/// and the next one's leading spaces are dropped, and the line break
+/// between them becomes a space, or, when empty lines follow it, as many
+/// line breaks as there are empty lines; after an escaped line break only
+/// those empty lines count. `None` for a quote left open, another escape,
+/// a character the event parser might read otherwise (see `ordinary`), or
+/// a line indented no more than `indent` (which the event parser refuses,
+/// or reads after re-indenting it).
+fn quoted_scalar<'t>(
+    v: &'t str,
+    more: &[&'t str],
+    indent: usize,
+) -> Option<(String, usize, &'t str)> {
     let double = v.starts_with('"');
-    let body = &v[1..];
     let mut out = String::new();
-    let mut chars = body.char_indices().peekable();
+    let mut line = &v[1..];
+    let mut used = 0;
+    loop {
+        let escaped = match quoted_line(line, double, &mut out)? {
+            QuotedLine::Closed(rest) => return Some((out, used, rest)),
+            QuotedLine::Open { escaped } => escaped,
+        };
+        // The next line that is not empty, past its indentation.
+        let mut empty = 0;
+        line = loop {
+            let l = more.get(used)?;
+            used += 1;
+            let t = l.trim_start_matches(' ');
+            if t.is_empty() {
+                empty += 1;
+                continue;
+            }
+            if l.len() - t.len() <= indent {
+                return None;
+            }
+            break t;
+        };
+        if empty > 0 {
+            out.extend(std::iter::repeat_n('\n', empty));
+        } else if !escaped {
+            out.push(' ');
+        }
+    }
+}
+
+/// How a line of a quoted scalar ends.
+enum QuotedLine<'t> {
+    /// With the closing quote, and this text after it.
+    Closed(&'t str),
+    /// Without it: the scalar goes on on the next line; `escaped` when the
+    /// line ends with `\` (in double quotes).
+    Open { escaped: bool },
+}
+
+/// Reads one line of a quoted scalar (from past its opening quote, or
+/// from the first character that is not a space) into `out`. Spaces are
+/// kept but at the end of a line that does not close the scalar; see
+/// `quoted_scalar`.
+fn quoted_line<'t>(line: &'t str, double: bool, out: &mut String) -> Option<QuotedLine<'t>> {
+    // Spaces read and not yet known to be followed by anything.
+    let mut spaces = 0;
+    let mut chars = line.char_indices().peekable();
     while let Some((i, c)) = chars.next() {
+        if c == ' ' {
+            spaces += 1;
+            continue;
+        }
+        out.extend(std::iter::repeat_n(' ', spaces));
+        spaces = 0;
         match c {
             '\'' if !double => {
                 if chars.next_if(|&(_, c)| c == '\'').is_none() {
-                    return Some((out, &body[i + 1..]));
+                    return Some(QuotedLine::Closed(&line[i + 1..]));
                 }
                 out.push('\'');
             }
-            '"' if double => return Some((out, &body[i + 1..])),
+            '"' if double => return Some(QuotedLine::Closed(&line[i + 1..])),
             '\\' if double => {
-                let (_, e) = chars.next()?;
+                let Some((_, e)) = chars.next() else {
+                    return Some(QuotedLine::Open { escaped: true });
+                };
                 out.push(match e {
                     '\\' => '\\',
                     '"' => '"',
@@ -317,7 +392,7 @@ fn quoted(v: &str) -> Option<(String, &str)> {
                     'n' => '\n',
                     't' => '\t',
                     'u' => {
-                        let hex = body.get(i + 2..i + 6)?;
+                        let hex = line.get(i + 2..i + 6)?;
                         if !hex.bytes().all(|b| b.is_ascii_hexdigit()) {
                             return None;
                         }
@@ -333,7 +408,7 @@ fn quoted(v: &str) -> Option<(String, &str)> {
             _ => return None,
         }
     }
-    None
+    Some(QuotedLine::Open { escaped: false })
 }
 
 /// A one-line flow sequence of scalars, `[a, "b", 'c']`: each item quoted
@@ -542,13 +617,20 @@ impl<'a> Reader<'a> {
 
     /// The node below a line that ends after `key:` (`in_map`) or `-` at
     /// `indent`: a collection indented more, a sequence at a key's
-    /// indentation, `{}`, `[]` or a block scalar indented more, or else
-    /// an empty value (null).
+    /// indentation, `{}`, `[]`, a block scalar or another scalar indented
+    /// more, or else an empty value (null).
     fn below(&mut self, indent: usize, in_map: bool) -> Option<(Node, Meta)> {
         match self.peek() {
             // `{}`, `[]` or a block scalar's header on a line of its own
             // (as Helm's `toYaml | nindent` writes them).
             Some((at, rest)) if at > indent && rest.starts_with(['{', '[', '|', '>']) => {
+                self.content();
+                self.inline(rest, indent)
+            }
+            // A plain or quoted scalar on a line of its own (a long
+            // description): a line that is no entry and holds no `:` that
+            // would end a key (a line that does is read as a mapping).
+            Some((at, rest)) if at > indent && !is_dash(rest) && !has_key_colon(rest) => {
                 self.content();
                 self.inline(rest, indent)
             }
@@ -570,15 +652,18 @@ impl<'a> Reader<'a> {
     }
 
     /// A node that starts at `v` on the line of its key or `-` (at
-    /// `indent`) and is no collection in block style: a plain or quoted
-    /// scalar, `{}` or `[]`, each on this line, or a block scalar.
+    /// `indent`), or on a line of its own below it, and is no collection
+    /// in block style: a plain or quoted scalar (on this line or more),
+    /// `{}` or `[]` on this line, or a block scalar.
     fn inline(&mut self, v: &'a str, indent: usize) -> Option<(Node, Meta)> {
         let read = match v.as_bytes().first()? {
             b'\'' | b'"' => {
-                let (s, rest) = quoted(v)?;
+                let more = &self.lines[self.pos + 1..];
+                let (s, used, rest) = quoted_scalar(v, more, indent)?;
                 if !is_end(rest) || s.len() > MAX_SCALAR_BYTES {
                     return None;
                 }
+                self.pos += used;
                 let meta = Meta {
                     quoted: true,
                     ..Meta::default()
@@ -610,20 +695,71 @@ impl<'a> Reader<'a> {
                 (node, meta)
             }
             _ => {
-                // A plain scalar ends before a comment and trailing space.
-                let b = v.as_bytes();
-                let end = memchr::memchr_iter(b'#', b)
-                    .find(|&i| i > 0 && b[i - 1] == b' ')
-                    .map_or(v.len(), |i| i - 1);
-                let text = v[..end].trim_end_matches(' ');
-                if text.len() > MAX_SCALAR_BYTES || !plain_value(text) {
+                let (text, comment) = before_comment(v);
+                if !plain_value(text) {
                     return None;
                 }
-                plain(text, self.schema)
+                // A comment ends the scalar; else the lines below may
+                // continue it.
+                let more = if comment {
+                    None
+                } else {
+                    self.plain_lines(text, indent)?
+                };
+                let text = more.unwrap_or_else(|| text.to_string());
+                if text.len() > MAX_SCALAR_BYTES {
+                    return None;
+                }
+                plain_owned(text, self.schema)
             }
         };
         self.advance();
         Some(read)
+    }
+
+    /// The lines below line `self.pos` that continue the plain scalar
+    /// that ends it with `first` (with no comment after it), a scalar in
+    /// a block collection at `indent`: its whole text, folded (`None` when
+    /// no line continues it), with the reader moved to its last line. A
+    /// line continues it when it is indented more than `indent` and is no
+    /// comment line, with the empty lines before it; its text is what
+    /// comes before a comment (which ends the scalar) and after its
+    /// indentation. The lines are folded as the scanner folds them: a
+    /// line break becomes a space, or, when empty lines follow it, as many
+    /// line breaks as there are empty lines. Gives up (`None`) on a line
+    /// that is not text to its end (see `plain_continuation`).
+    fn plain_lines(&mut self, first: &str, indent: usize) -> Option<Option<String>> {
+        let mut text: Option<String> = None;
+        let mut empty = 0;
+        let mut i = self.pos + 1;
+        while let Some(&line) = self.lines.get(i) {
+            i += 1;
+            let t = line.trim_start_matches(' ');
+            if t.is_empty() {
+                empty += 1;
+                continue;
+            }
+            if line.len() - t.len() <= indent || t.starts_with('#') {
+                break;
+            }
+            let (part, comment) = before_comment(t);
+            if !plain_continuation(part) {
+                return None;
+            }
+            let s = text.get_or_insert_with(|| first.to_string());
+            if empty == 0 {
+                s.push(' ');
+            } else {
+                s.extend(std::iter::repeat_n('\n', empty));
+                empty = 0;
+            }
+            s.push_str(part);
+            self.pos = i - 1;
+            if comment {
+                break;
+            }
+        }
+        Some(text)
     }
 
     /// A block scalar whose header `v` (`|` or `>`, and `-` or `+`, then
@@ -941,14 +1077,9 @@ mod tests {
             // parser marks it past the comment).
             "a:\n\n# c\n",
             "- a\n-\n\n# c\n",
-            "a: b\n  c\n",
-            "a:\n  b\n",
-            "- a\n  b\n",
-            "a: b\n\n  c\n",
             "a: - b\n",
             "a: 1\n- b\n",
             "- a\nb: 1\n",
-            "a: 'b\n  c'\n",
             "a: 'b'#c\n",
             "a: 'b' c\n",
             "a: \"\\x41\"\n",
@@ -997,6 +1128,202 @@ mod tests {
             assert!(parse(t, Schema::V3).is_none(), "taken: {t:?}");
             assert!(parse(t, Schema::V2).is_none(), "taken: {t:?}");
         }
+    }
+
+    /// Scalars over several lines, and documents that are an empty flow
+    /// collection: what the quick reader takes, and the edges it leaves
+    /// to the event parser.
+    #[test]
+    fn agrees_on_scalars_over_several_lines() {
+        let taken = [
+            // Plain scalars.
+            "a: b\n  c\n",
+            "- a\n  b\n",
+            "a: b\n\n  c\n",
+            "a: b\n  c\n\n\n  d\ne: f\n",
+            "a: b  c\n   d  \n    e\n",
+            "a: x\n      y\n  z\n",
+            "a:\n  b: x\n    y\n  c: z\n",
+            "a: x\n  y # c\nb: 1\n",
+            "a: x\n  y\n  # c\nb: 1\n",
+            "a: x\n  y\n\n# foot\n",
+            "a: x\n  y\n\n  # not a foot\n",
+            "a: x\n  y",
+            "a: x\n  y\n\n",
+            "a: x\n  y\n   ",
+            "k:\n- a\n  b\n- c\n",
+            "k:\n- a\n b\n",
+            "- - a\n    b\n",
+            "- a: x\n    y\n  b: z\n",
+            "a: 1\n  2\n",
+            "a: true\n  x\n",
+            "a: ~\n  x\n",
+            "a: -x\n  y\n",
+            "a: .x\n  y\n",
+            "a: x\n  -y\n",
+            "a: x\n  - y\n  -\nb: 1\n",
+            "- a\n  - b\n- c\n",
+            "description: Ensure it is `present` or `absent`\n  - defaults to \"present\".\nenum:\n- present\n",
+            "a: x\n  [y] {z} `w`\n",
+            "a: x\n  'y\n",
+            "a: x\n  \"y\n",
+            "a: x\n  *y &z !w |v >u %t @s\n",
+            "a: x\n  ---\n  ...\n",
+            "a: x\n  y#z\n",
+            "a: x\n  a:b http://h/#c\n",
+            "a: x\n  é 60°C\n",
+            "description: APIVersion defines the versioned schema of this representation\n  of an object. Servers should convert recognized schemas to the latest\n  internal value.\ntype: string\n",
+            // Single-quoted scalars.
+            "a: 'b\n  c'\n",
+            "a: 'b\n\n  c'\n",
+            "a: 'b\n\n\n  c'\nd: e\n",
+            "a: 'it''s\n  ok'''\n",
+            "a: 'b  \n    c  '\n",
+            "a: '\n  b'\n",
+            "a: 'b\n  '\n",
+            "a: 'b\n\n  '\n",
+            "a: 'b\n   \n  c'\n",
+            "a: ' b\n  c '\n",
+            "a: 'b\n  c' # d\ne: f\n",
+            "a: 'b\n  c'",
+            "a: 'b\\\n  c'\n",
+            "a: 'x # y\n  z: w\n  - v\n  # u\n  ---'\n",
+            "- 'a\n  b'\n- c\n",
+            "a:\n  - 'x\n    y'\n",
+            "a: 'x\n  y'\n\n# foot\n",
+            // Double-quoted scalars.
+            "a: \"b\n  c\"\n",
+            "a: \"b\\\n  c\"\n",
+            "a: \"b \\\n  c\"\n",
+            "a: \"b\\\n\n  c\"\n",
+            "a: \"b\\\n\n\n   c\"\n",
+            "a: \"b\\n\n  c\\t\"\n",
+            "a: \"\\u00e9\n  \\u0041\\\"\"\n",
+            "a: \"b  \n  \\\\  c\"\n",
+            "a: \"\\\n  b\"\n",
+            "a: \"x # y\n  z: w\n  - v\n  # u\"\n",
+            "- \"a\n  b\" # c\n- \"d\"\n",
+            // Scalars on a line of their own below their key or `-`.
+            "a:\n  b\n",
+            "a:\n  b\n  c\n",
+            "a:\n    b\n c\n",
+            "a:\n  b # c\nd: e\n",
+            "a:\n  b\n\n  c\nd: e\n",
+            "a:\n  b\n\n# foot\n",
+            "a:\n  b:c\n",
+            "a:\n  -b\n",
+            "a:\n  b\n  - c\n",
+            "a:\n  'b'\n",
+            "a:\n  'b\n  c'\n",
+            "a:\n  \"b\\\n   c\" # d\n",
+            "-\n  b\n",
+            "- \n  b\n  c\n",
+            "k:\n-\n  b\n",
+            "- a:\n    b\n   c\n  d: e\n",
+            "help:\n  The time (in hundredths of a second) since the network management portion\n  of the system was last re-initialized. - 1.3.6.1.2.1.1.3\n",
+            // A document that is an empty flow collection.
+            "{}\n",
+            "[]\n",
+            "{}",
+            "[]",
+            "---\n{}\n",
+            "# c\n{}\n",
+            "{} # c\n",
+            "{}\n\n# foot\n",
+            "{}\n# c\n",
+            "[]\n\n# c\n",
+            "{}\n\n",
+        ];
+        for t in taken {
+            assert!(parse(t, Schema::V3).is_some(), "not taken: {t:?}");
+            assert_eq!(mismatch(t), None, "{t:?}");
+        }
+        let left = [
+            // Plain: a line the event parser reads otherwise or refuses,
+            // or that only looks like text.
+            "a: x\n  ? y\n",
+            "a: x\n  ?\n",
+            "a: x\n  : y\n",
+            "a: x\n  y: z\n",
+            "a: x\n  y:\n",
+            "a: x\n  y # c\n  z\n",
+            "a: x # c\n  y\n",
+            "a: x\n  # c\n  y\n",
+            "a: x\n\ty\n",
+            "a: x\n  \u{2028}\n",
+            "a: x\n  \u{85}\n",
+            "a: x\n  y\r\n",
+            "- a: x\n  y\n",
+            "a: x\n---\n  y\n",
+            // Quoted: indented no more than the key, a document marker,
+            // a tab, trailing content, never closed, an unknown escape.
+            "a: 'x\nb'\n",
+            "a:\n  b: 'x\n  y'\n",
+            "a: \"x\\\n\"\n",
+            "a: 'x\n---\n  y'\n",
+            "a: 'x\n...'\n",
+            "a: 'x\n\ty'\n",
+            "a: 'x\n  y' z\n",
+            "a: 'x\n  y':\n",
+            "a: 'x\n  y'#c\n",
+            "a: 'x\n",
+            "a: 'x\n  y\n",
+            "a: \"x\\\n",
+            "a: \"x\\q\n  y\"\n",
+            "a: \"x\n  \\x41\"\n",
+            "'a\n  b': c\n",
+            "a: ['x\n  y']\n",
+            // Below a key: what is no scalar, or is a key.
+            "a:\n  b\n  c: d\n",
+            "a:\n  &x b\n",
+            "a:\n  ? b\n",
+            "a:\n  ---\n",
+            "a:\n  ...\n",
+            "a:\n  'b'x\n",
+            "a:\n  \"b\n  c\": d\n",
+            "a:\n  \"b: x\n  c\"\n",
+            "a:\n  b\nc\n",
+            "- a:\n    b\n  c\n",
+            // Documents that are more than an empty flow collection.
+            "{}\na: b\n",
+            "{}\n---\n{}\n",
+            "{ }\n",
+            "{}x\n",
+            "  {}\n",
+            "[a]\n",
+            "{}\n  x\n",
+        ];
+        for t in left {
+            assert!(parse(t, Schema::V3).is_none(), "taken: {t:?}");
+            assert!(parse(t, Schema::V2).is_none(), "taken: {t:?}");
+        }
+    }
+
+    /// Plain and quoted scalars over several lines among other lines.
+    #[test]
+    fn agrees_on_combined_scalars_over_lines() {
+        let parts = [
+            "a: x",
+            "  y z",
+            "  - y",
+            "    w # c",
+            "",
+            "  ",
+            "- 'q",
+            "  r''",
+            "  s'",
+            "b: \"t\\",
+            "  u\"",
+            "  # c",
+            "c:",
+            "{}",
+            "  d: e",
+            "-  - f",
+            "g:",
+            "   'h",
+        ];
+        let taken = combine(&parts, 4);
+        assert!(taken > 1000, "{taken}");
     }
 
     /// Every text of up to `lines` lines built from `parts` (with and
