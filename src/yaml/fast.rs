@@ -412,8 +412,8 @@ fn quoted_line<'t>(line: &'t str, double: bool, out: &mut String) -> Option<Quot
 }
 
 /// A one-line flow sequence of scalars, `[a, "b", 'c']`: each item quoted
-/// or a plain word of letters, digits and `_./-` starting with a letter
-/// or digit (no character the flow context gives a meaning to), items
+/// or a plain word of letters, digits and `_./-` starting with a letter,
+/// a digit or `_` (`[__name__]`; no character the flow context gives a meaning to), items
 /// separated by a comma and spaces; anything else (an empty item, a
 /// trailing comma, a nested collection, `key: value` pairs, a longer plain
 /// scalar) is left to the event parser. Returns the items and the text
@@ -430,7 +430,7 @@ fn flow_scalars(v: &str, schema: Schema) -> Option<(Vec<Node>, &str)> {
                 }
                 (Node::Str(s), after)
             }
-            c if c.is_ascii_alphanumeric() => {
+            c if c.is_ascii_alphanumeric() || *c == b'_' => {
                 let end = rest
                     .bytes()
                     .position(|b| {
@@ -968,6 +968,7 @@ mod tests {
             "a: b\n",
             "a: [b, \"c\", 'd', 1, y, 0o17, x.y/z-1, 1.0, null]\n",
             "rules:\n- apiGroups: [\"\"]\n  verbs: [get, list, watch]\n- [a]\n- [ b ,c ] # d\n",
+            "labels: [__name__, _x, _1, __a.b__]\n",
             "a:\n  - [\"ALL\"]\nb: ['it''s', \"\\u00e9\"]\n",
             "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: big\ndata:\n  key0: value0\n  key1: value1\n",
             "a:\n  b:\n    c: 1\n  d: 0o17\ne: 1.0\nf: TRUE\ng: 2001-12-14\nh: yes\ni: 0x1F\nj: 1e3\nk: null\n",
