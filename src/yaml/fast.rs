@@ -960,6 +960,20 @@ fn dump(n: &Node, depth: usize, out: &mut String) {
 mod tests {
     use super::*;
 
+    /// The quick reader takes each of `taken` and reads it as the event
+    /// parser does; it leaves each of `left` to the event parser, under
+    /// both schemas.
+    fn takes_and_leaves(taken: &[&str], left: &[&str]) {
+        for t in taken {
+            assert!(parse(t, Schema::V3).is_some(), "not taken: {t:?}");
+            assert_eq!(mismatch(t), None, "{t:?}");
+        }
+        for t in left {
+            assert!(parse(t, Schema::V3).is_none(), "taken: {t:?}");
+            assert!(parse(t, Schema::V2).is_none(), "taken: {t:?}");
+        }
+    }
+
     /// Texts the quick reader takes, and texts it must leave to the event
     /// parser, each read by both where it takes them.
     #[test]
@@ -1054,10 +1068,6 @@ mod tests {
             "a: |\n  x\n\n# foot\n",
             "a: |\n  x\n\n  # not a foot\n",
         ];
-        for t in taken {
-            assert!(parse(t, Schema::V3).is_some(), "not taken: {t:?}");
-            assert_eq!(mismatch(t), None, "{t:?}");
-        }
         let left = [
             "",
             "a: [b,]\n",
@@ -1125,10 +1135,7 @@ mod tests {
             "- ...\n",
             "a: \u{2028}\n",
         ];
-        for t in left {
-            assert!(parse(t, Schema::V3).is_none(), "taken: {t:?}");
-            assert!(parse(t, Schema::V2).is_none(), "taken: {t:?}");
-        }
+        takes_and_leaves(&taken, &left);
     }
 
     /// Scalars over several lines, and documents that are an empty flow
@@ -1235,10 +1242,6 @@ mod tests {
             "[]\n\n# c\n",
             "{}\n\n",
         ];
-        for t in taken {
-            assert!(parse(t, Schema::V3).is_some(), "not taken: {t:?}");
-            assert_eq!(mismatch(t), None, "{t:?}");
-        }
         let left = [
             // Plain: a line the event parser reads otherwise or refuses,
             // or that only looks like text.
@@ -1294,10 +1297,7 @@ mod tests {
             "[a]\n",
             "{}\n  x\n",
         ];
-        for t in left {
-            assert!(parse(t, Schema::V3).is_none(), "taken: {t:?}");
-            assert!(parse(t, Schema::V2).is_none(), "taken: {t:?}");
-        }
+        takes_and_leaves(&taken, &left);
     }
 
     /// Plain and quoted scalars over several lines among other lines.
