@@ -15,7 +15,10 @@
 # Usage: tools/release-build.sh   (quiet; the path on standard output)
 set -euo pipefail
 cd "$(dirname "$0")/.."
-if [[ $(uname -s) == Linux && $(uname -m) == x86_64 ]] && ldd --version 2>&1 | grep -qi 'glibc\|gnu libc'; then
+# (ldd's text is read whole first: `ldd --version | grep -q` under pipefail
+# fails at random when grep exits before ldd has written its last line.)
+libc=$(ldd --version 2>&1 || true)
+if [[ $(uname -s) == Linux && $(uname -m) == x86_64 ]] && grep -qi 'glibc\|gnu libc' <<<"$libc"; then
   target=x86_64-unknown-linux-gnu
   RUSTFLAGS="${RUSTFLAGS:-} -C target-feature=+crt-static -C relocation-model=static" \
     cargo build --locked --quiet --profile dist --target "$target"
