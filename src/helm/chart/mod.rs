@@ -15,6 +15,7 @@ mod load;
 mod objects;
 mod render;
 mod schema;
+mod schema_quick;
 pub mod strvals;
 pub mod values;
 

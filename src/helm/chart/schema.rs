@@ -418,6 +418,12 @@ fn validate_one(
     values: &M,
     warn: &mut Vec<String>,
 ) -> Result<(), String> {
+    let instance = to_json(&Value::map(values.clone()));
+    // Values that surely pass need no compiled schema (the costly part),
+    // nor the schema read by serde_json.
+    if super::schema_quick::surely_valid(schema, &instance) {
+        return Ok(());
+    }
     let schema: serde_json::Value = serde_json::from_slice(schema).map_err(|e| e.to_string())?;
     if let Some(url) = remote_ref(&schema) {
         warn.push(format!(
@@ -443,7 +449,6 @@ fn validate_one(
             return Err(format!("jsonschema: {e}"));
         }
     };
-    let instance = to_json(&Value::map(values.clone()));
     let leaves: Vec<Leaf> = validator
         .iter_errors(&instance)
         .map(|e| {
