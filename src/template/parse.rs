@@ -46,7 +46,6 @@ enum Tok<'a> {
     Text(&'a str),
     LeftDelim,
     RightDelim,
-    Space,
     Field(&'a str),
     Dot,
     Var(&'a str),
@@ -75,6 +74,9 @@ struct Token<'a> {
     tok: Tok<'a>,
     pos: usize,
     line: usize,
+    /// Whether spaces come right before it in an action (they make no
+    /// token of their own: they only separate operands).
+    sp: bool,
 }
 
 impl Token<'_> {
@@ -92,7 +94,6 @@ impl Token<'_> {
             | Tok::Str(s) => quote_short(s),
             Tok::LeftDelim => quote_short("{{"),
             Tok::RightDelim => quote_short("}}"),
-            Tok::Space => quote_short(" "),
             Tok::Dot => quote_short("."),
             Tok::Bool(b) => quote_short(if *b { "true" } else { "false" }),
             Tok::Nil => quote_short("nil"),
@@ -134,6 +135,8 @@ struct Lexer<'a> {
     pos: usize,
     line: usize,
     toks: Vec<Token<'a>>,
+    /// Whether spaces were passed since the last token.
+    space: bool,
 }
 
 /// Where the next `{{` starts.
@@ -207,7 +210,8 @@ impl<'a> Lexer<'a> {
     }
 
     fn push(&mut self, tok: Tok<'a>, pos: usize, line: usize) {
-        self.toks.push(Token { tok, pos, line });
+        let sp = std::mem::take(&mut self.space);
+        self.toks.push(Token { tok, pos, line, sp });
     }
 
     fn rest(&self) -> &'a str {
@@ -323,7 +327,7 @@ impl<'a> Lexer<'a> {
                     } else {
                         n
                     };
-                    self.push(Tok::Space, p, l);
+                    self.space = true;
                     self.advance(n);
                 }
                 b'=' => {
@@ -580,18 +584,52 @@ pub(crate) fn unquote_char(q: &str) -> Option<i64> {
 
 // ---------------------------------------------------------------- AST
 
+/// A byte range of the parsed text: the names and literals of the tree
+/// are ranges of the text it was parsed from (kept once, by the tree), not
+/// strings of their own. Texts are far below 4 GiB ([`parse_with`] refuses
+/// larger ones).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Span {
+    start: u32,
+    end: u32,
+}
+
+impl Span {
+    fn new(start: usize, end: usize) -> Span {
+        Span {
+            start: start as u32,
+            end: end as u32,
+        }
+    }
+
+    /// Where it starts in the text.
+    pub fn start(self) -> usize {
+        self.start as usize
+    }
+
+    /// Its text in `src`, the text the tree was parsed from.
+    pub fn of(self, src: &str) -> &str {
+        &src[self.start as usize..self.end as usize]
+    }
+
+    pub fn is_empty(self) -> bool {
+        self.start == self.end
+    }
+}
+
 /// A chain of field names as written, each after its dot (`.a.b`): one
-/// string for the chain (the fields of an operand are adjacent in the
+/// range for the chain (the fields of an operand are adjacent in the
 /// source), not one a name.
-#[derive(Debug, Clone, Default)]
-pub struct Fields(Box<str>);
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Fields(Span);
 
 impl Fields {
-    /// The names, in order, each with whether it is the last one.
-    pub fn names(&self) -> impl Iterator<Item = (&str, bool)> {
+    /// The names, in order, each with whether it is the last one (`src`:
+    /// the text the tree was parsed from).
+    pub fn names(self, src: &str) -> impl Iterator<Item = (&str, bool)> {
         // Names are short: a byte loop finds the next dot sooner than a
         // searcher is set up.
-        let s = &self.0;
+        let s = self.0.of(src);
         let mut at = 1;
         std::iter::from_fn(move || {
             let rest = s.get(at..).filter(|r| !r.is_empty())?;
@@ -601,14 +639,8 @@ impl Fields {
         })
     }
 
-    pub fn is_empty(&self) -> bool {
+    pub fn is_empty(self) -> bool {
         self.0.is_empty()
-    }
-}
-
-impl std::fmt::Display for Fields {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(&self.0)
     }
 }
 
@@ -621,7 +653,7 @@ pub enum Arg {
     },
     Var {
         pos: usize,
-        name: String,
+        name: Span,
         fields: Fields,
     },
     Dot(usize),
@@ -629,20 +661,21 @@ pub enum Arg {
     Bool(usize, bool),
     Number {
         pos: usize,
-        text: Box<str>,
+        text: Span,
         /// Its value, computed once when parsed.
         value: super::Value,
     },
     Str {
         pos: usize,
-        quoted: Box<str>,
+        /// The literal as written, quotes included.
+        quoted: Span,
         /// The value when it differs from the text between the quotes
-        /// (escapes): most literals need no second string.
+        /// (escapes): most literals need no string of their own.
         unquoted: Option<Box<str>>,
     },
     Ident {
         pos: usize,
-        name: String,
+        name: Span,
     },
     Pipe(Box<Pipe>),
     Chain {
@@ -652,11 +685,15 @@ pub enum Arg {
     },
 }
 
-/// The value of a string literal of the tree ([`Arg::Str`]).
-pub fn str_literal<'s>(quoted: &'s str, unquoted: &'s Option<Box<str>>) -> &'s str {
+/// The value of a string literal of the tree ([`Arg::Str`]; `src`: the
+/// text the tree was parsed from).
+pub fn str_literal<'s>(src: &'s str, quoted: Span, unquoted: &'s Option<Box<str>>) -> &'s str {
     match unquoted {
         Some(u) => u,
-        None => &quoted[1..quoted.len() - 1],
+        None => {
+            let q = quoted.of(src);
+            &q[1..q.len() - 1]
+        }
     }
 }
 
@@ -677,24 +714,44 @@ impl Arg {
     }
 }
 
-impl std::fmt::Display for Arg {
+/// A node of the tree shown as Go prints it (`String()`), with the text
+/// the tree was parsed from.
+pub struct Show<'a, T: ?Sized>(pub &'a T, pub &'a str);
+
+/// What prints as Go prints it, given the parsed text.
+pub trait Shown {
+    fn show<'a>(&'a self, src: &'a str) -> Show<'a, Self> {
+        Show(self, src)
+    }
+}
+
+impl Shown for Arg {}
+impl Shown for Command {}
+impl Shown for Pipe {}
+impl Shown for TemplateCall {}
+
+impl std::fmt::Display for Show<'_, Arg> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self {
-            Arg::Field { names, .. } => write!(f, "{names}"),
-            Arg::Var { name, fields, .. } => write!(f, "{name}{fields}"),
+        let src = self.1;
+        match self.0 {
+            Arg::Field { names, .. } => f.write_str(names.0.of(src)),
+            Arg::Var { name, fields, .. } => {
+                f.write_str(name.of(src))?;
+                f.write_str(fields.0.of(src))
+            }
             Arg::Dot(_) => write!(f, "."),
             Arg::Nil(_) => write!(f, "nil"),
             Arg::Bool(_, b) => write!(f, "{b}"),
-            Arg::Number { text, .. } => write!(f, "{text}"),
-            Arg::Str { quoted, .. } => write!(f, "{quoted}"),
-            Arg::Ident { name, .. } => write!(f, "{name}"),
-            Arg::Pipe(p) => write!(f, "{p}"),
+            Arg::Number { text, .. } => f.write_str(text.of(src)),
+            Arg::Str { quoted, .. } => f.write_str(quoted.of(src)),
+            Arg::Ident { name, .. } => f.write_str(name.of(src)),
+            Arg::Pipe(p) => write!(f, "{}", p.show(src)),
             Arg::Chain { node, fields, .. } => {
                 match node.as_ref() {
-                    Arg::Pipe(p) => write!(f, "({p})")?,
-                    n => write!(f, "{n}")?,
+                    Arg::Pipe(p) => write!(f, "({})", p.show(src))?,
+                    n => write!(f, "{}", n.show(src))?,
                 }
-                write!(f, "{fields}")
+                f.write_str(fields.0.of(src))
             }
         }
     }
@@ -706,15 +763,15 @@ pub struct Command {
     pub args: Vec<Arg>,
 }
 
-impl std::fmt::Display for Command {
+impl std::fmt::Display for Show<'_, Command> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        for (i, a) in self.args.iter().enumerate() {
+        for (i, a) in self.0.args.iter().enumerate() {
             if i > 0 {
                 write!(f, " ")?;
             }
             match a {
-                Arg::Pipe(p) => write!(f, "({p})")?,
-                a => write!(f, "{a}")?,
+                Arg::Pipe(p) => write!(f, "({})", p.show(self.1))?,
+                a => write!(f, "{}", a.show(self.1))?,
             }
         }
         Ok(())
@@ -724,22 +781,42 @@ impl std::fmt::Display for Command {
 #[derive(Debug, Clone)]
 pub struct Pipe {
     pub pos: usize,
-    pub decl: Vec<String>,
+    /// The variables declared or assigned (`range` has at most two).
+    decl: [Span; 2],
+    ndecl: u8,
     pub is_assign: bool,
     pub cmds: Vec<Command>,
 }
 
-impl std::fmt::Display for Pipe {
+impl Pipe {
+    /// The variables it declares or assigns, each a range of the text.
+    pub fn decl(&self) -> &[Span] {
+        &self.decl[..self.ndecl as usize]
+    }
+
+    fn push_decl(&mut self, v: Span) {
+        self.decl[self.ndecl as usize] = v;
+        self.ndecl += 1;
+    }
+}
+
+impl std::fmt::Display for Show<'_, Pipe> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        if !self.decl.is_empty() {
-            write!(f, "{}", self.decl.join(", "))?;
-            write!(f, "{}", if self.is_assign { " = " } else { " := " })?;
+        let (p, src) = (self.0, self.1);
+        if !p.decl().is_empty() {
+            for (i, d) in p.decl().iter().enumerate() {
+                if i > 0 {
+                    write!(f, ", ")?;
+                }
+                f.write_str(d.of(src))?;
+            }
+            write!(f, "{}", if p.is_assign { " = " } else { " := " })?;
         }
-        for (i, c) in self.cmds.iter().enumerate() {
+        for (i, c) in p.cmds.iter().enumerate() {
             if i > 0 {
                 write!(f, " | ")?;
             }
-            write!(f, "{c}")?;
+            write!(f, "{}", c.show(src))?;
         }
         Ok(())
     }
@@ -752,15 +829,12 @@ pub struct TemplateCall {
     pub pipe: Option<Pipe>,
 }
 
-impl std::fmt::Display for TemplateCall {
+impl std::fmt::Display for Show<'_, TemplateCall> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match &self.pipe {
-            Some(p) => write!(
-                f,
-                "{{{{template {} {p}}}}}",
-                super::value::go_quote(&self.name)
-            ),
-            None => write!(f, "{{{{template {}}}}}", super::value::go_quote(&self.name)),
+        let name = super::value::go_quote(&self.0.name);
+        match &self.0.pipe {
+            Some(p) => write!(f, "{{{{template {name} {}}}}}", p.show(self.1)),
+            None => write!(f, "{{{{template {name}}}}}"),
         }
     }
 }
@@ -833,6 +907,10 @@ pub fn parse(name: &str, text: &str, funcs: &HashSet<String>) -> Result<Parsed, 
 
 /// [`parse`] with the function names given as a predicate (no set to build).
 pub fn parse_with(name: &str, text: &str, funcs: &dyn Fn(&str) -> bool) -> Result<Parsed, Error> {
+    // The tree holds ranges of the text as 32-bit offsets.
+    if u32::try_from(text.len()).is_err() {
+        return Err(Error::parse(name, 1, "template text too large".into()));
+    }
     // About a dozen tokens an action: room for them at once, not by
     // doubling. An action opens with two braces: counting braces (a quick
     // count) sizes the tokens as well as finding each `{{` would.
@@ -843,6 +921,7 @@ pub fn parse_with(name: &str, text: &str, funcs: &dyn Fn(&str) -> bool) -> Resul
         pos: 0,
         line: 1,
         toks: Vec::with_capacity(braces * 6 + 2),
+        space: false,
     }
     .run()?;
     let mut p = Parser {
@@ -863,8 +942,8 @@ pub fn parse_with(name: &str, text: &str, funcs: &dyn Fn(&str) -> bool) -> Resul
             Tok::LeftDelim => {
                 let save = p.i;
                 p.next();
-                if matches!(p.peek_non_space().tok, Tok::Keyword(Kw::Define)) {
-                    p.next_non_space();
+                if matches!(p.peek().tok, Tok::Keyword(Kw::Define)) {
+                    p.next();
                     p.parse_define()?;
                     continue;
                 }
@@ -903,6 +982,11 @@ impl<'a> Parser<'a> {
         Error::parse(self.name, t.line, msg)
     }
 
+    /// The range of `s`, the text of token `t`.
+    fn span(&self, t: &Token<'_>, s: &str) -> Span {
+        Span::new(t.pos, t.pos + s.len())
+    }
+
     /// Where `s`, a token's text, ends in the source.
     fn end_of(&self, s: &'a str) -> usize {
         s.as_ptr() as usize - self.src.as_ptr() as usize + s.len()
@@ -920,24 +1004,22 @@ impl<'a> Parser<'a> {
         t
     }
 
-    fn next_non_space(&mut self) -> Token<'a> {
-        self.skip_spaces();
-        self.next()
-    }
-
-    fn skip_spaces(&mut self) {
-        while matches!(self.peek().tok, Tok::Space) {
-            self.i += 1;
+    /// The line where the spaces before the next token start (its own
+    /// line when none come before it).
+    fn space_line(&self) -> usize {
+        let t = self.peek();
+        if !t.sp {
+            return t.line;
         }
-    }
-
-    fn peek_non_space(&mut self) -> &Token<'a> {
-        self.skip_spaces();
-        self.peek()
+        // No token of an action ends with a space: the spaces run back
+        // to the token before.
+        let b = &self.src.as_bytes()[..t.pos];
+        let run = b.iter().rev().take_while(|c| is_space(**c)).count();
+        t.line - newlines(&b[b.len() - run..])
     }
 
     fn expect(&mut self, want: Tok<'_>, context: &str) -> Result<Token<'a>, Error> {
-        let t = self.next_non_space();
+        let t = self.next();
         if t.tok != want {
             return Err(self.err_at(&t, format!("unexpected {} in {context}", t.describe())));
         }
@@ -959,7 +1041,7 @@ impl<'a> Parser<'a> {
 
     #[allow(clippy::type_complexity)]
     fn action(&mut self) -> Result<Result<Node, (Token<'a>, End)>, Error> {
-        let t = *self.peek_non_space();
+        let t = *self.peek();
         match t.tok {
             Tok::Keyword(Kw::If) => {
                 self.next();
@@ -1001,7 +1083,7 @@ impl<'a> Parser<'a> {
             }
             Tok::Keyword(Kw::Else) => {
                 self.next();
-                let n = *self.peek_non_space();
+                let n = *self.peek();
                 if matches!(n.tok, Tok::Keyword(Kw::If) | Tok::Keyword(Kw::With)) {
                     // `{{else if}}`: the caller parses the rest as a nested control.
                     return Ok(Err((t, End::Else(self.i))));
@@ -1012,7 +1094,7 @@ impl<'a> Parser<'a> {
             Tok::Keyword(kw @ (Kw::Break | Kw::Continue)) => {
                 let k = kw.name();
                 self.next();
-                let n = self.next_non_space();
+                let n = self.next();
                 if !matches!(n.tok, Tok::RightDelim) {
                     return Err(
                         self.err_at(&n, format!("unexpected {} in {{{{{k}}}}}", n.describe()))
@@ -1058,7 +1140,7 @@ impl<'a> Parser<'a> {
     }
 
     fn template_call(&mut self, context: &str) -> Result<TemplateCall, Error> {
-        let t = self.next_non_space();
+        let t = self.next();
         let name = match &t.tok {
             Tok::Str(quoted) => str_value(quoted).into_owned(),
             _ => {
@@ -1068,7 +1150,7 @@ impl<'a> Parser<'a> {
                 ));
             }
         };
-        let n = *self.peek_non_space();
+        let n = *self.peek();
         let pipe = if matches!(n.tok, Tok::RightDelim) {
             self.next();
             None
@@ -1083,7 +1165,7 @@ impl<'a> Parser<'a> {
     }
 
     fn parse_define(&mut self) -> Result<(), Error> {
-        let t = self.next_non_space();
+        let t = self.next();
         let name = match &t.tok {
             Tok::Str(quoted) => str_value(quoted).into_owned(),
             _ => {
@@ -1129,7 +1211,7 @@ impl<'a> Parser<'a> {
             if matches!(self.peek().tok, Tok::LeftDelim) {
                 let save = self.i;
                 self.next();
-                if matches!(self.peek_non_space().tok, Tok::Keyword(Kw::Define)) {
+                if matches!(self.peek().tok, Tok::Keyword(Kw::Define)) {
                     let t = *self.peek();
                     return Err(self.err_at(&t, "unexpected <define> in command".into()));
                 }
@@ -1153,9 +1235,9 @@ impl<'a> Parser<'a> {
     /// One level deeper, unless that passes [`MAX_NESTING`].
     fn enter(&mut self) -> Result<(), Error> {
         if self.nesting >= MAX_NESTING {
-            let t = *self.peek();
-            return Err(self.err_at(
-                &t,
+            return Err(Error::parse(
+                self.name,
+                self.space_line(),
                 format!(
                     "actions and parentheses nest deeper than the limit of {MAX_NESTING} levels"
                 ),
@@ -1183,7 +1265,7 @@ impl<'a> Parser<'a> {
             End::Else(_) => {
                 // `{{else if ...}}` / `{{else with ...}}`: a nested control that
                 // consumes the shared `{{end}}`.
-                let kw = self.next_non_space();
+                let kw = self.next();
                 let nested = match kw.tok {
                     Tok::Keyword(Kw::If) => {
                         self.control("if").map(|(pipe, list, else_list)| Node::If {
@@ -1208,10 +1290,11 @@ impl<'a> Parser<'a> {
     }
 
     fn pipeline(&mut self, context: &str, end: Tok<'_>) -> Result<Pipe, Error> {
-        let start = *self.peek_non_space();
+        let start = *self.peek();
         let mut pipe = Pipe {
             pos: start.pos,
-            decl: Vec::new(),
+            decl: [Span::default(); 2],
+            ndecl: 0,
             is_assign: false,
             // Room for the commands of nearly every pipeline (as much as a
             // first push would allocate, without the generic growth path).
@@ -1221,12 +1304,12 @@ impl<'a> Parser<'a> {
         if let Tok::Var(v) = start.tok {
             let save = self.i;
             self.next();
-            let after = *self.peek_non_space();
+            let after = *self.peek();
             match after.tok {
                 Tok::Decl | Tok::Assign => {
                     self.next();
                     pipe.is_assign = matches!(after.tok, Tok::Assign);
-                    pipe.decl.push(v.to_string());
+                    pipe.push_decl(self.span(&start, v));
                     if pipe.is_assign {
                         if !self.vars.contains(&v) {
                             return Err(self.err_at(&start, format!("undefined variable {:?}", v)));
@@ -1237,7 +1320,7 @@ impl<'a> Parser<'a> {
                 }
                 Tok::Comma if context == "range" => {
                     self.next();
-                    let second = self.next_non_space();
+                    let second = self.next();
                     let v2 = match &second.tok {
                         Tok::Var(v2) => *v2,
                         _ => {
@@ -1247,7 +1330,7 @@ impl<'a> Parser<'a> {
                             ));
                         }
                     };
-                    let op = self.next_non_space();
+                    let op = self.next();
                     match op.tok {
                         Tok::Decl => {
                             self.vars.push(v);
@@ -1260,14 +1343,14 @@ impl<'a> Parser<'a> {
                             );
                         }
                     }
-                    pipe.decl.push(v.to_string());
-                    pipe.decl.push(v2.to_string());
+                    pipe.push_decl(self.span(&start, v));
+                    pipe.push_decl(self.span(&second, v2));
                 }
                 _ => self.i = save,
             }
         }
         loop {
-            let t = self.next_non_space();
+            let t = self.next();
             if t.tok == end {
                 if pipe.cmds.is_empty() {
                     return Err(self.err_at(&t, format!("missing value for {context}")));
@@ -1314,20 +1397,22 @@ impl<'a> Parser<'a> {
     }
 
     fn command(&mut self) -> Result<Command, Error> {
-        let pos = self.peek_non_space().pos;
+        let pos = self.peek().pos;
         let mut cmd = Command {
             pos,
             // As for a pipeline's commands.
             args: Vec::with_capacity(4),
         };
         loop {
-            self.peek_non_space();
             if let Some(a) = self.operand()? {
                 cmd.args.push(a);
+                // Spaces after an operand: another may follow.
+                if self.peek().sp {
+                    continue;
+                }
             }
             let t = self.next();
             match t.tok {
-                Tok::Space => continue,
                 Tok::RightDelim | Tok::RParen => self.i -= 1,
                 Tok::Pipe => {}
                 _ => return Err(self.err_at(&t, format!("unexpected {} in operand", t.describe()))),
@@ -1335,8 +1420,11 @@ impl<'a> Parser<'a> {
             break;
         }
         if cmd.args.is_empty() {
-            let t = *self.peek();
-            return Err(self.err_at(&t, "empty command".into()));
+            return Err(Error::parse(
+                self.name,
+                self.space_line(),
+                "empty command".into(),
+            ));
         }
         Ok(cmd)
     }
@@ -1345,16 +1433,18 @@ impl<'a> Parser<'a> {
         let Some(term) = self.term()? else {
             return Ok(None);
         };
-        if !matches!(self.peek().tok, Tok::Field(_)) {
+        // Fields right after the term (no spaces between) make a chain.
+        let t = self.peek();
+        if !matches!(t.tok, Tok::Field(_)) || t.sp {
             return Ok(Some(term));
         }
-        let chain_pos = self.peek().pos;
+        let chain_pos = t.pos;
         let mut chain_end = chain_pos;
-        while let Tok::Field(f) = self.peek().tok {
+        while let (Tok::Field(f), false) = (self.peek().tok, self.peek().sp) {
             chain_end = self.end_of(f);
             self.next();
         }
-        let fields = |start: usize| Fields(self.src[start..chain_end].into());
+        let fields = |start: usize| Fields(Span::new(start, chain_end));
         Ok(Some(match term {
             // A field term is the first field of the chain, right before it.
             Arg::Field { pos, .. } => Arg::Field {
@@ -1371,7 +1461,10 @@ impl<'a> Parser<'a> {
                 let t = self.toks[self.i - 1];
                 return Err(self.err_at(
                     &t,
-                    format!("unexpected . after term {:?}", term.to_string()),
+                    format!(
+                        "unexpected . after term {:?}",
+                        term.show(self.src).to_string()
+                    ),
                 ));
             }
             other => Arg::Chain {
@@ -1383,7 +1476,7 @@ impl<'a> Parser<'a> {
     }
 
     fn term(&mut self) -> Result<Option<Arg>, Error> {
-        let t = self.next_non_space();
+        let t = self.next();
         Ok(Some(match t.tok {
             Tok::Ident(name) => {
                 if !(self.funcs)(name) {
@@ -1391,7 +1484,7 @@ impl<'a> Parser<'a> {
                 }
                 Arg::Ident {
                     pos: t.pos,
-                    name: name.to_string(),
+                    name: self.span(&t, name),
                 }
             }
             Tok::Dot => Arg::Dot(t.pos),
@@ -1402,13 +1495,13 @@ impl<'a> Parser<'a> {
                 }
                 Arg::Var {
                     pos: t.pos,
-                    name: name.to_string(),
+                    name: self.span(&t, name),
                     fields: Fields::default(),
                 }
             }
             Tok::Field(f) => Arg::Field {
                 pos: t.pos,
-                names: Fields(self.src[t.pos..self.end_of(f)].into()),
+                names: Fields(Span::new(t.pos, self.end_of(f))),
             },
             Tok::Bool(b) => Arg::Bool(t.pos, b),
             Tok::Number(text) | Tok::Char(text) => {
@@ -1417,7 +1510,7 @@ impl<'a> Parser<'a> {
                 };
                 Arg::Number {
                     pos: t.pos,
-                    text: text.into(),
+                    text: self.span(&t, text),
                     value,
                 }
             }
@@ -1430,7 +1523,7 @@ impl<'a> Parser<'a> {
             }
             Tok::Str(quoted) => Arg::Str {
                 pos: t.pos,
-                quoted: quoted.into(),
+                quoted: self.span(&t, quoted),
                 unquoted: match str_value(quoted) {
                     Cow::Borrowed(_) => None,
                     Cow::Owned(u) => Some(u.into()),
