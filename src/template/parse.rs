@@ -38,24 +38,26 @@ impl Kw {
     }
 }
 
-// Tokens borrow their text from the source and are `Copy` (40 bytes with
-// their position): the parser looks ahead and backtracks, so tokens are
-// copied often.
-#[derive(Debug, Clone, Copy, PartialEq)]
-enum Tok<'a> {
-    Text(&'a str),
+// Tokens are small and `Copy` (16 bytes): the parser looks ahead and
+// backtracks, so tokens are copied often. Their text is the range
+// `pos..pos + len` of the source.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Tok {
+    Text,
     LeftDelim,
     RightDelim,
-    Field(&'a str),
+    /// A field, its dot included.
+    Field,
     Dot,
-    Var(&'a str),
-    Ident(&'a str),
+    /// A variable, its `$` included.
+    Var,
+    Ident,
     Keyword(Kw),
     /// A string literal as written, quotes included: the lexer has checked
     /// that it unquotes ([`str_value`] gives its value).
-    Str(&'a str),
-    Char(&'a str),
-    Number(&'a str),
+    Str,
+    Char,
+    Number,
     Bool(bool),
     Nil,
     LParen,
@@ -65,37 +67,52 @@ enum Tok<'a> {
     Assign,
     Comma,
     /// Any other printable ASCII character (the parser rejects it).
-    Other(char),
+    Other(u8),
     Eof,
 }
 
 #[derive(Debug, Clone, Copy)]
-struct Token<'a> {
-    tok: Tok<'a>,
-    pos: usize,
-    line: usize,
+struct Token {
+    tok: Tok,
     /// Whether spaces come right before it in an action (they make no
     /// token of their own: they only separate operands).
     sp: bool,
+    start: u32,
+    len: u32,
+    line: u32,
 }
 
-impl Token<'_> {
+impl Token {
+    fn pos(&self) -> usize {
+        self.start as usize
+    }
+
+    fn end(&self) -> usize {
+        self.start as usize + self.len as usize
+    }
+
+    fn line(&self) -> usize {
+        self.line as usize
+    }
+
+    /// Its text in `src`, the text lexed.
+    fn text<'s>(&self, src: &'s str) -> &'s str {
+        &src[self.pos()..self.end()]
+    }
+
     /// How Go's `item.String()` names the token in "unexpected" errors.
-    fn describe(&self) -> String {
-        match &self.tok {
+    fn describe(&self, src: &str) -> String {
+        match self.tok {
             Tok::Eof => "EOF".into(),
             Tok::Keyword(k) => format!("<{}>", k.name()),
-            Tok::Text(s)
-            | Tok::Field(s)
-            | Tok::Var(s)
-            | Tok::Ident(s)
-            | Tok::Number(s)
-            | Tok::Char(s)
-            | Tok::Str(s) => quote_short(s),
+            Tok::Field => quote_short(&self.text(src)[1..]),
+            Tok::Text | Tok::Var | Tok::Ident | Tok::Number | Tok::Char | Tok::Str => {
+                quote_short(self.text(src))
+            }
             Tok::LeftDelim => quote_short("{{"),
             Tok::RightDelim => quote_short("}}"),
             Tok::Dot => quote_short("."),
-            Tok::Bool(b) => quote_short(if *b { "true" } else { "false" }),
+            Tok::Bool(b) => quote_short(if b { "true" } else { "false" }),
             Tok::Nil => quote_short("nil"),
             Tok::LParen => quote_short("("),
             Tok::RParen => quote_short(")"),
@@ -103,7 +120,7 @@ impl Token<'_> {
             Tok::Decl => quote_short(":="),
             Tok::Assign => quote_short("="),
             Tok::Comma => quote_short(","),
-            Tok::Other(c) => quote_short(&c.to_string()),
+            Tok::Other(c) => quote_short(&(c as char).to_string()),
         }
     }
 }
@@ -134,18 +151,31 @@ struct Lexer<'a> {
     name: &'a str,
     pos: usize,
     line: usize,
-    toks: Vec<Token<'a>>,
+    toks: Vec<Token>,
     /// Whether spaces were passed since the last token.
     space: bool,
 }
 
 /// Where the next `{{` starts.
-fn find_open(s: &str) -> Option<usize> {
-    let b = s.as_bytes();
+fn find_open(b: &[u8]) -> Option<usize> {
     let mut i = 0;
     while let Some(j) = memchr::memchr(b'{', &b[i..]) {
         let k = i + j;
         if b.get(k + 1) == Some(&b'{') {
+            return Some(k);
+        }
+        i = k + 1;
+    }
+    None
+}
+
+/// Where the first `*/` starts (comments are short: a byte search for
+/// the star, not a substring searcher to set up).
+fn find_close_comment(b: &[u8]) -> Option<usize> {
+    let mut i = 0;
+    while let Some(j) = memchr::memchr(b'*', &b[i..]) {
+        let k = i + j;
+        if b.get(k + 1) == Some(&b'/') {
             return Some(k);
         }
         i = k + 1;
@@ -185,16 +215,16 @@ const ASCII_ALNUM: [bool; 256] = {
 };
 
 /// The length in bytes of the identifier characters (`_`, letters and
-/// digits, Unicode ones too) `s` starts with: by table while they are
+/// digits, Unicode ones too) at byte `at` of `s`: by table while they are
 /// ASCII, as they nearly always are.
-fn alnum_len(s: &str) -> usize {
-    let b = s.as_bytes();
+fn alnum_len(s: &str, at: usize) -> usize {
+    let b = &s.as_bytes()[at..];
     let i = b
         .iter()
         .position(|&c| !ASCII_ALNUM[c as usize])
         .unwrap_or(b.len());
     if b.get(i).is_some_and(|&c| c >= 0x80) {
-        i + s[i..]
+        i + s[at + i..]
             .chars()
             .take_while(|c| is_alnum(*c))
             .map(char::len_utf8)
@@ -209,13 +239,20 @@ impl<'a> Lexer<'a> {
         Error::parse(self.name, line, msg)
     }
 
-    fn push(&mut self, tok: Tok<'a>, pos: usize, line: usize) {
+    fn push(&mut self, tok: Tok, pos: usize, len: usize, line: usize) {
         let sp = std::mem::take(&mut self.space);
-        self.toks.push(Token { tok, pos, line, sp });
+        self.toks.push(Token {
+            tok,
+            sp,
+            start: pos as u32,
+            len: len as u32,
+            line: line as u32,
+        });
     }
 
-    fn rest(&self) -> &'a str {
-        &self.src[self.pos..]
+    /// The bytes from the current position on.
+    fn rest(&self) -> &'a [u8] {
+        &self.src.as_bytes()[self.pos..]
     }
 
     /// Moves past `n` bytes that may hold line breaks.
@@ -230,34 +267,38 @@ impl<'a> Lexer<'a> {
         self.pos += n;
     }
 
-    fn run(mut self) -> Result<Vec<Token<'a>>, Error> {
+    fn run(mut self) -> Result<Vec<Token>, Error> {
         let mut trim_next = false;
         loop {
             let rest = self.rest();
             let (start, line) = (self.pos, self.line);
             let end = find_open(rest).unwrap_or(rest.len());
-            let mut text = &rest[..end];
+            // The text before the action, trimmed as the delimiters ask.
+            let (mut a, mut z) = (0, end);
             if trim_next {
-                text = text.trim_start_matches([' ', '\t', '\r', '\n']);
+                while a < z && is_space(rest[a]) {
+                    a += 1;
+                }
             }
-            let trim_left = rest[end..].starts_with("{{-")
-                && rest[end + 3..].bytes().next().is_some_and(is_space);
+            let trim_left =
+                rest[end..].starts_with(b"{{-") && rest.get(end + 3).is_some_and(|&c| is_space(c));
             if trim_left {
-                text = text.trim_end_matches([' ', '\t', '\r', '\n']);
+                while z > a && is_space(rest[z - 1]) {
+                    z -= 1;
+                }
             }
-            if !text.is_empty() {
-                let tpos = start + (text.as_ptr() as usize - rest.as_ptr() as usize);
-                let tline = if tpos == start {
+            if a < z {
+                let tline = if a == 0 {
                     line
                 } else {
-                    line + newlines(&self.src.as_bytes()[start..tpos])
+                    line + newlines(&rest[..a])
                 };
-                self.push(Tok::Text(text), tpos, tline);
+                self.push(Tok::Text, start + a, z - a, tline);
             }
             self.advance(end);
             if self.pos >= self.src.len() {
                 let (p, l) = (self.pos, self.line);
-                self.push(Tok::Eof, p, l);
+                self.push(Tok::Eof, p, 0, l);
                 return Ok(self.toks);
             }
             trim_next = self.action(trim_left)?;
@@ -267,21 +308,18 @@ impl<'a> Lexer<'a> {
     /// Lexes one action starting at `{{`; returns whether it ends with `-}}`.
     fn action(&mut self, trim_left: bool) -> Result<bool, Error> {
         let start_line = self.line;
-        let mut after = 2;
-        if trim_left {
-            after = 4;
-        }
+        let after = if trim_left { 4 } else { 2 };
         // Comments.
         let body = &self.rest()[after..];
-        if body.starts_with("/*") {
-            let close = match body.find("*/") {
+        if body.starts_with(b"/*") {
+            let close = match find_close_comment(body) {
                 Some(i) => i,
                 None => return Err(self.err(start_line, "unclosed comment".into())),
             };
             let tail = &body[close + 2..];
-            let (n, trim) = if tail.starts_with(" -}}") {
+            let (n, trim) = if tail.starts_with(b" -}}") {
                 (4, true)
-            } else if tail.starts_with("}}") {
+            } else if tail.starts_with(b"}}") {
                 (2, false)
             } else {
                 return Err(self.err(start_line, "comment ends before closing delimiter".into()));
@@ -290,12 +328,11 @@ impl<'a> Lexer<'a> {
             return Ok(trim);
         }
         let (p, l) = (self.pos, self.line);
-        self.push(Tok::LeftDelim, p, l);
+        self.push(Tok::LeftDelim, p, 2, l);
         self.skip(if trim_left { 3 } else { 2 });
         let mut paren = 0usize;
         loop {
-            let rest = self.rest();
-            let b = rest.as_bytes();
+            let b = self.rest();
             let (p, l) = (self.pos, self.line);
             // Dispatch on the first byte; `}}` and ` -}}` (any one space
             // before the dash) close the action.
@@ -310,48 +347,56 @@ impl<'a> Lexer<'a> {
                     if paren > 0 {
                         return Err(self.err(l, "unclosed left paren".into()));
                     }
-                    self.push(Tok::RightDelim, p, l);
+                    self.push(Tok::RightDelim, p, 2, l);
                     self.skip(2);
                     return Ok(false);
                 }
                 b' ' | b'\t' | b'\r' | b'\n' => {
-                    if rest[1..].starts_with("-}}") {
-                        self.push(Tok::RightDelim, p + 1, l);
+                    if b[1..].starts_with(b"-}}") {
+                        self.push(Tok::RightDelim, p + 1, 3, l);
                         self.advance(4);
                         return Ok(true);
                     }
-                    let n = b.iter().take_while(|b| is_space(**b)).count();
+                    // The run of spaces, counting its line breaks.
+                    let (mut n, mut breaks) = (0, 0);
+                    while let Some(&c) = b.get(n) {
+                        match c {
+                            b' ' | b'\t' | b'\r' => {}
+                            b'\n' => breaks += 1,
+                            _ => break,
+                        }
+                        n += 1;
+                    }
                     // Leave " -}}" for the right delimiter check.
-                    let n = if rest[n - 1..].starts_with(" -}}") && n > 1 {
-                        n - 1
-                    } else {
-                        n
-                    };
+                    if n > 1 && b[n - 1..].starts_with(b" -}}") {
+                        n -= 1;
+                    }
                     self.space = true;
-                    self.advance(n);
+                    self.line += breaks;
+                    self.pos += n;
                 }
                 b'=' => {
-                    self.push(Tok::Assign, p, l);
+                    self.push(Tok::Assign, p, 1, l);
                     self.skip(1);
                 }
                 b':' => {
                     if b.get(1) != Some(&b'=') {
                         return Err(self.err(l, "expected :=".into()));
                     }
-                    self.push(Tok::Decl, p, l);
+                    self.push(Tok::Decl, p, 2, l);
                     self.skip(2);
                 }
                 b'|' => {
-                    self.push(Tok::Pipe, p, l);
+                    self.push(Tok::Pipe, p, 1, l);
                     self.skip(1);
                 }
                 b',' => {
-                    self.push(Tok::Comma, p, l);
+                    self.push(Tok::Comma, p, 1, l);
                     self.skip(1);
                 }
                 b'(' => {
                     paren += 1;
-                    self.push(Tok::LParen, p, l);
+                    self.push(Tok::LParen, p, 1, l);
                     self.skip(1);
                 }
                 b')' => {
@@ -359,7 +404,7 @@ impl<'a> Lexer<'a> {
                         return Err(self.err(l, "unexpected right paren".into()));
                     }
                     paren -= 1;
-                    self.push(Tok::RParen, p, l);
+                    self.push(Tok::RParen, p, 1, l);
                     self.skip(1);
                 }
                 b'"' => {
@@ -378,11 +423,13 @@ impl<'a> Lexer<'a> {
                             _ => i += 1,
                         }
                     }
-                    let quoted = &rest[..=i];
-                    if escapes && unquote(quoted).is_none() {
-                        return Err(self.err(l, format!("invalid syntax: {quoted}")));
+                    if escapes {
+                        let quoted = &self.src[p..=p + i];
+                        if unquote(quoted).is_none() {
+                            return Err(self.err(l, format!("invalid syntax: {quoted}")));
+                        }
                     }
-                    self.push(Tok::Str(quoted), p, l);
+                    self.push(Tok::Str, p, i + 1, l);
                     // An escaped line break is the only one a literal can hold.
                     if escapes {
                         self.advance(i + 1);
@@ -395,7 +442,7 @@ impl<'a> Lexer<'a> {
                         Some(i) => i + 1,
                         None => return Err(self.err(l, "unterminated raw quoted string".into())),
                     };
-                    self.push(Tok::Str(&rest[..=close]), p, l);
+                    self.push(Tok::Str, p, close + 1, l);
                     self.advance(close + 1);
                 }
                 b'\'' => {
@@ -410,54 +457,39 @@ impl<'a> Lexer<'a> {
                             _ => i += 1,
                         }
                     }
-                    self.push(Tok::Char(&rest[..=i]), p, l);
+                    self.push(Tok::Char, p, i + 1, l);
                     self.advance(i + 1);
                 }
                 b'$' => {
-                    let n = 1 + alnum_len(&rest[1..]);
-                    self.push(Tok::Var(&rest[..n]), p, l);
+                    let n = 1 + alnum_len(self.src, p + 1);
+                    self.push(Tok::Var, p, n, l);
                     self.skip(n);
                 }
                 b'.' => {
-                    let n = alnum_len(&rest[1..]);
                     if b.get(1).is_some_and(u8::is_ascii_digit) {
                         self.number(p, l)?;
-                    } else if n > 0 {
-                        self.push(Tok::Field(&rest[1..=n]), p, l);
-                        self.skip(1 + n);
                     } else {
-                        self.push(Tok::Dot, p, l);
-                        self.skip(1);
+                        let n = alnum_len(self.src, p + 1);
+                        if n > 0 {
+                            self.push(Tok::Field, p, 1 + n, l);
+                            self.skip(1 + n);
+                        } else {
+                            self.push(Tok::Dot, p, 1, l);
+                            self.skip(1);
+                        }
                     }
                 }
                 b'+' | b'-' | b'0'..=b'9' => self.number(p, l)?,
                 _ => {
-                    let n = alnum_len(rest);
+                    let n = alnum_len(self.src, p);
                     if n > 0 {
-                        let word = &rest[..n];
-                        let tok = match word {
-                            "true" => Tok::Bool(true),
-                            "false" => Tok::Bool(false),
-                            "nil" => Tok::Nil,
-                            "block" => Tok::Keyword(Kw::Block),
-                            "break" => Tok::Keyword(Kw::Break),
-                            "continue" => Tok::Keyword(Kw::Continue),
-                            "define" => Tok::Keyword(Kw::Define),
-                            "else" => Tok::Keyword(Kw::Else),
-                            "end" => Tok::Keyword(Kw::End),
-                            "if" => Tok::Keyword(Kw::If),
-                            "range" => Tok::Keyword(Kw::Range),
-                            "template" => Tok::Keyword(Kw::Template),
-                            "with" => Tok::Keyword(Kw::With),
-                            w => Tok::Ident(w),
-                        };
-                        self.push(tok, p, l);
+                        self.push(word_tok(&b[..n]), p, n, l);
                         self.skip(n);
                     } else if c.is_ascii() && !c.is_ascii_control() {
-                        self.push(Tok::Other(c as char), p, l);
+                        self.push(Tok::Other(c), p, 1, l);
                         self.skip(1);
                     } else {
-                        let c = rest.chars().next().unwrap_or_default();
+                        let c = self.src[p..].chars().next().unwrap_or_default();
                         return Err(self.err(
                             l,
                             format!("unrecognized character in action: {}", go_unicode(c)),
@@ -469,25 +501,24 @@ impl<'a> Lexer<'a> {
     }
 
     fn number(&mut self, p: usize, l: usize) -> Result<(), Error> {
-        let rest = self.rest();
-        let b = rest.as_bytes();
+        let b = self.rest();
         let mut i = 0;
         if matches!(b.first(), Some(b'+' | b'-')) {
             i += 1;
         }
-        let mut digits: &str = "0123456789_";
+        let mut digits: &[u8] = b"0123456789_";
         if b.get(i) == Some(&b'0')
             && matches!(b.get(i + 1), Some(b'x' | b'X' | b'o' | b'O' | b'b' | b'B'))
         {
             digits = match b[i + 1] {
-                b'x' | b'X' => "0123456789abcdefABCDEF_",
-                b'o' | b'O' => "01234567_",
-                _ => "01_",
+                b'x' | b'X' => b"0123456789abcdefABCDEF_",
+                b'o' | b'O' => b"01234567_",
+                _ => b"01_",
             };
             i += 2;
         }
-        let run = |i: &mut usize, set: &str| {
-            while b.get(*i).is_some_and(|c| set.as_bytes().contains(c)) {
+        let run = |i: &mut usize, set: &[u8]| {
+            while b.get(*i).is_some_and(|c| set.contains(c)) {
                 *i += 1;
             }
         };
@@ -501,18 +532,43 @@ impl<'a> Lexer<'a> {
             if matches!(b.get(i), Some(b'+' | b'-')) {
                 i += 1;
             }
-            run(&mut i, "0123456789_");
+            run(&mut i, b"0123456789_");
         }
         if b.get(i) == Some(&b'i') {
             i += 1;
         }
-        let n = alnum_len(&rest[i..]);
+        let n = alnum_len(self.src, p + i);
         if n > 0 {
-            return Err(self.err(l, format!("bad number syntax: {:?}", &rest[..i + n])));
+            return Err(self.err(
+                l,
+                format!("bad number syntax: {:?}", &self.src[p..p + i + n]),
+            ));
         }
-        self.push(Tok::Number(&rest[..i]), p, l);
+        self.push(Tok::Number, p, i, l);
         self.skip(i);
         Ok(())
+    }
+}
+
+/// The token a word is: a keyword, `true`, `false`, `nil` or else an
+/// identifier (by length first: most words are none of these).
+fn word_tok(w: &[u8]) -> Tok {
+    let kw = |k| Tok::Keyword(k);
+    match (w.len(), w) {
+        (2, b"if") => kw(Kw::If),
+        (3, b"end") => kw(Kw::End),
+        (3, b"nil") => Tok::Nil,
+        (4, b"true") => Tok::Bool(true),
+        (4, b"else") => kw(Kw::Else),
+        (4, b"with") => kw(Kw::With),
+        (5, b"false") => Tok::Bool(false),
+        (5, b"range") => kw(Kw::Range),
+        (5, b"block") => kw(Kw::Block),
+        (5, b"break") => kw(Kw::Break),
+        (6, b"define") => kw(Kw::Define),
+        (8, b"template") => kw(Kw::Template),
+        (8, b"continue") => kw(Kw::Continue),
+        _ => Tok::Ident,
     }
 }
 
@@ -871,10 +927,14 @@ pub struct Parsed {
     pub defines: Vec<(String, Vec<Node>)>,
 }
 
+/// A parse step's result: the error boxed, so that results stay small
+/// (they are moved up the whole descent).
+type PResult<T> = Result<T, Box<Error>>;
+
 struct Parser<'a> {
     name: &'a str,
     src: &'a str,
-    toks: Vec<Token<'a>>,
+    toks: Vec<Token>,
     i: usize,
     /// The variables in scope (names borrowed from the source).
     vars: Vec<&'a str>,
@@ -935,31 +995,42 @@ pub fn parse_with(name: &str, text: &str, funcs: &dyn Fn(&str) -> bool) -> Resul
         funcs,
         defines: Vec::new(),
     };
-    let mut root = Vec::new();
-    loop {
-        match p.peek().tok {
-            Tok::Eof => break,
-            Tok::LeftDelim => {
-                let save = p.i;
-                p.next();
-                if matches!(p.peek().tok, Tok::Keyword(Kw::Define)) {
-                    p.next();
-                    p.parse_define()?;
-                    continue;
-                }
-                p.i = save;
-            }
-            _ => {}
-        }
-        match p.text_or_action()? {
-            Ok(node) => root.push(node),
-            Err((tok, _)) => return Err(p.err_at(&tok, format!("unexpected {}", end_name(&tok)))),
-        }
-    }
+    let root = p.root().map_err(|e| *e)?;
     Ok(Parsed {
         root,
         defines: p.defines,
     })
+}
+
+impl Parser<'_> {
+    /// The nodes of the text's own template (its `define`s go aside).
+    fn root(&mut self) -> PResult<Vec<Node>> {
+        let p = self;
+        let mut root = Vec::new();
+        loop {
+            match p.peek().tok {
+                Tok::Eof => break,
+                Tok::LeftDelim => {
+                    let save = p.i;
+                    p.next();
+                    if matches!(p.peek().tok, Tok::Keyword(Kw::Define)) {
+                        p.next();
+                        p.parse_define()?;
+                        continue;
+                    }
+                    p.i = save;
+                }
+                _ => {}
+            }
+            match p.text_or_action()? {
+                Ok(node) => root.push(node),
+                Err((tok, _)) => {
+                    return Err(p.err_at(&tok, format!("unexpected {}", end_name(&tok, p.src))));
+                }
+            }
+        }
+        Ok(root)
+    }
 }
 
 /// Go's `parse.IsEmptyTree`: only whitespace text (`src`: the text the
@@ -969,34 +1040,35 @@ pub fn is_empty_tree(list: &[Node], src: &str) -> bool {
         .all(|n| matches!(n, Node::Text(a, b) if src[*a..*b].trim().is_empty()))
 }
 
-fn end_name(t: &Token<'_>) -> String {
+fn end_name(t: &Token, src: &str) -> String {
     match t.tok {
         Tok::Keyword(Kw::End) => "{{end}}".into(),
         Tok::Keyword(Kw::Else) => "{{else}}".into(),
-        _ => t.describe(),
+        _ => t.describe(src),
     }
 }
 
 impl<'a> Parser<'a> {
-    fn err_at(&self, t: &Token<'_>, msg: String) -> Error {
-        Error::parse(self.name, t.line, msg)
+    fn err_at(&self, t: &Token, msg: String) -> Box<Error> {
+        Box::new(Error::parse(self.name, t.line(), msg))
     }
 
-    /// The range of `s`, the text of token `t`.
-    fn span(&self, t: &Token<'_>, s: &str) -> Span {
-        Span::new(t.pos, t.pos + s.len())
+    /// The range of token `t`.
+    fn span(&self, t: &Token) -> Span {
+        Span::new(t.pos(), t.end())
     }
 
-    /// Where `s`, a token's text, ends in the source.
-    fn end_of(&self, s: &'a str) -> usize {
-        s.as_ptr() as usize - self.src.as_ptr() as usize + s.len()
+    /// The text of token `t`.
+    fn text(&self, t: &Token) -> &'a str {
+        t.text(self.src)
     }
 
-    fn peek(&self) -> &Token<'a> {
-        &self.toks[self.i.min(self.toks.len() - 1)]
+    fn peek(&self) -> &Token {
+        // `next` stops at the final EOF token: the index stays in bounds.
+        &self.toks[self.i]
     }
 
-    fn next(&mut self) -> Token<'a> {
+    fn next(&mut self) -> Token {
         let t = *self.peek();
         if self.i < self.toks.len() - 1 {
             self.i += 1;
@@ -1009,19 +1081,22 @@ impl<'a> Parser<'a> {
     fn space_line(&self) -> usize {
         let t = self.peek();
         if !t.sp {
-            return t.line;
+            return t.line();
         }
         // No token of an action ends with a space: the spaces run back
         // to the token before.
-        let b = &self.src.as_bytes()[..t.pos];
+        let b = &self.src.as_bytes()[..t.pos()];
         let run = b.iter().rev().take_while(|c| is_space(**c)).count();
-        t.line - newlines(&b[b.len() - run..])
+        t.line() - newlines(&b[b.len() - run..])
     }
 
-    fn expect(&mut self, want: Tok<'_>, context: &str) -> Result<Token<'a>, Error> {
+    fn expect(&mut self, want: Tok, context: &str) -> PResult<Token> {
         let t = self.next();
         if t.tok != want {
-            return Err(self.err_at(&t, format!("unexpected {} in {context}", t.describe())));
+            return Err(self.err_at(
+                &t,
+                format!("unexpected {} in {context}", t.describe(self.src)),
+            ));
         }
         Ok(t)
     }
@@ -1029,18 +1104,18 @@ impl<'a> Parser<'a> {
     /// One text or action node. `Ok(Err(token, else_pos))` reports an
     /// `{{end}}` or `{{else}}` to the enclosing list.
     #[allow(clippy::type_complexity)]
-    fn text_or_action(&mut self) -> Result<Result<Node, (Token<'a>, End)>, Error> {
+    fn text_or_action(&mut self) -> PResult<Result<Node, (Token, End)>> {
         let t = self.next();
         match t.tok {
-            Tok::Text(s) => Ok(Ok(Node::Text(t.pos, t.pos + s.len()))),
+            Tok::Text => Ok(Ok(Node::Text(t.pos(), t.end()))),
             Tok::LeftDelim => self.action(),
             Tok::Eof => Err(self.err_at(&t, "unexpected EOF".into())),
-            _ => Err(self.err_at(&t, format!("unexpected {}", t.describe()))),
+            _ => Err(self.err_at(&t, format!("unexpected {}", t.describe(self.src)))),
         }
     }
 
     #[allow(clippy::type_complexity)]
-    fn action(&mut self) -> Result<Result<Node, (Token<'a>, End)>, Error> {
+    fn action(&mut self) -> PResult<Result<Node, (Token, End)>> {
         let t = *self.peek();
         match t.tok {
             Tok::Keyword(Kw::If) => {
@@ -1096,9 +1171,10 @@ impl<'a> Parser<'a> {
                 self.next();
                 let n = self.next();
                 if !matches!(n.tok, Tok::RightDelim) {
-                    return Err(
-                        self.err_at(&n, format!("unexpected {} in {{{{{k}}}}}", n.describe()))
-                    );
+                    return Err(self.err_at(
+                        &n,
+                        format!("unexpected {} in {{{{{k}}}}}", n.describe(self.src)),
+                    ));
                 }
                 if self.range_depth == 0 {
                     return Err(self.err_at(&t, format!("{{{{{k}}}}} outside {{{{range}}}}")));
@@ -1139,14 +1215,14 @@ impl<'a> Parser<'a> {
         }
     }
 
-    fn template_call(&mut self, context: &str) -> Result<TemplateCall, Error> {
+    fn template_call(&mut self, context: &str) -> PResult<TemplateCall> {
         let t = self.next();
         let name = match &t.tok {
-            Tok::Str(quoted) => str_value(quoted).into_owned(),
+            Tok::Str => str_value(self.text(&t)).into_owned(),
             _ => {
                 return Err(self.err_at(
                     &t,
-                    format!("unexpected {} in {context} clause", t.describe()),
+                    format!("unexpected {} in {context} clause", t.describe(self.src)),
                 ));
             }
         };
@@ -1158,20 +1234,21 @@ impl<'a> Parser<'a> {
             Some(self.pipeline(context, Tok::RightDelim)?)
         };
         Ok(TemplateCall {
-            pos: t.pos,
+            pos: t.pos(),
             name,
             pipe,
         })
     }
 
-    fn parse_define(&mut self) -> Result<(), Error> {
+    fn parse_define(&mut self) -> PResult<()> {
         let t = self.next();
         let name = match &t.tok {
-            Tok::Str(quoted) => str_value(quoted).into_owned(),
+            Tok::Str => str_value(self.text(&t)).into_owned(),
             _ => {
-                return Err(
-                    self.err_at(&t, format!("unexpected {} in define clause", t.describe()))
-                );
+                return Err(self.err_at(
+                    &t,
+                    format!("unexpected {} in define clause", t.describe(self.src)),
+                ));
             }
         };
         self.expect(Tok::RightDelim, "define clause")?;
@@ -1187,7 +1264,7 @@ impl<'a> Parser<'a> {
 
     /// Records a definition; a second non-empty one of the same name in
     /// one text is an error, an empty one never replaces a definition.
-    fn add_define(&mut self, name: String, list: Vec<Node>, at: &Token<'_>) -> Result<(), Error> {
+    fn add_define(&mut self, name: String, list: Vec<Node>, at: &Token) -> PResult<()> {
         if let Some(slot) = self.defines.iter_mut().find(|(n, _)| *n == name) {
             if is_empty_tree(&slot.1, self.src) {
                 slot.1 = list;
@@ -1204,7 +1281,7 @@ impl<'a> Parser<'a> {
     }
 
     /// Nodes up to `{{end}}` or `{{else}}`.
-    fn list(&mut self) -> Result<(Vec<Node>, End), Error> {
+    fn list(&mut self) -> PResult<(Vec<Node>, End)> {
         // As for a pipeline's commands: a list is seldom empty.
         let mut out = Vec::with_capacity(4);
         loop {
@@ -1225,7 +1302,7 @@ impl<'a> Parser<'a> {
     }
 
     #[allow(clippy::type_complexity)]
-    fn control(&mut self, context: &str) -> Result<(Pipe, Vec<Node>, Vec<Node>), Error> {
+    fn control(&mut self, context: &str) -> PResult<(Pipe, Vec<Node>, Vec<Node>)> {
         self.enter()?;
         let r = self.control_body(context);
         self.nesting -= 1;
@@ -1233,22 +1310,22 @@ impl<'a> Parser<'a> {
     }
 
     /// One level deeper, unless that passes [`MAX_NESTING`].
-    fn enter(&mut self) -> Result<(), Error> {
+    fn enter(&mut self) -> PResult<()> {
         if self.nesting >= MAX_NESTING {
-            return Err(Error::parse(
+            return Err(Box::new(Error::parse(
                 self.name,
                 self.space_line(),
                 format!(
                     "actions and parentheses nest deeper than the limit of {MAX_NESTING} levels"
                 ),
-            ));
+            )));
         }
         self.nesting += 1;
         Ok(())
     }
 
     #[allow(clippy::type_complexity)]
-    fn control_body(&mut self, context: &str) -> Result<(Pipe, Vec<Node>, Vec<Node>), Error> {
+    fn control_body(&mut self, context: &str) -> PResult<(Pipe, Vec<Node>, Vec<Node>)> {
         let mark = self.vars.len();
         let pipe = self.pipeline(context, Tok::RightDelim)?;
         let (list, end) = self.list()?;
@@ -1289,10 +1366,10 @@ impl<'a> Parser<'a> {
         Ok((pipe, list, else_list))
     }
 
-    fn pipeline(&mut self, context: &str, end: Tok<'_>) -> Result<Pipe, Error> {
+    fn pipeline(&mut self, context: &str, end: Tok) -> PResult<Pipe> {
         let start = *self.peek();
         let mut pipe = Pipe {
-            pos: start.pos,
+            pos: start.pos(),
             decl: [Span::default(); 2],
             ndecl: 0,
             is_assign: false,
@@ -1301,7 +1378,8 @@ impl<'a> Parser<'a> {
             cmds: Vec::with_capacity(4),
         };
         // Declarations.
-        if let Tok::Var(v) = start.tok {
+        if let Tok::Var = start.tok {
+            let v = self.text(&start);
             let save = self.i;
             self.next();
             let after = *self.peek();
@@ -1309,7 +1387,7 @@ impl<'a> Parser<'a> {
                 Tok::Decl | Tok::Assign => {
                     self.next();
                     pipe.is_assign = matches!(after.tok, Tok::Assign);
-                    pipe.push_decl(self.span(&start, v));
+                    pipe.push_decl(self.span(&start));
                     if pipe.is_assign {
                         if !self.vars.contains(&v) {
                             return Err(self.err_at(&start, format!("undefined variable {:?}", v)));
@@ -1322,7 +1400,7 @@ impl<'a> Parser<'a> {
                     self.next();
                     let second = self.next();
                     let v2 = match &second.tok {
-                        Tok::Var(v2) => *v2,
+                        Tok::Var => self.text(&second),
                         _ => {
                             return Err(self.err_at(
                                 &second,
@@ -1338,13 +1416,14 @@ impl<'a> Parser<'a> {
                         }
                         Tok::Assign => pipe.is_assign = true,
                         _ => {
-                            return Err(
-                                self.err_at(&op, format!("unexpected {} in range", op.describe()))
-                            );
+                            return Err(self.err_at(
+                                &op,
+                                format!("unexpected {} in range", op.describe(self.src)),
+                            ));
                         }
                     }
-                    pipe.push_decl(self.span(&start, v));
-                    pipe.push_decl(self.span(&second, v2));
+                    pipe.push_decl(self.span(&start));
+                    pipe.push_decl(self.span(&second));
                 }
                 _ => self.i = save,
             }
@@ -1374,30 +1453,31 @@ impl<'a> Parser<'a> {
             }
             match t.tok {
                 Tok::Bool(_)
-                | Tok::Char(_)
+                | Tok::Char
                 | Tok::Dot
-                | Tok::Field(_)
-                | Tok::Ident(_)
-                | Tok::Number(_)
+                | Tok::Field
+                | Tok::Ident
+                | Tok::Number
                 | Tok::Nil
-                | Tok::Str(_)
-                | Tok::Var(_)
+                | Tok::Str
+                | Tok::Var
                 | Tok::LParen => {
                     self.i -= 1;
                     let c = self.command()?;
                     pipe.cmds.push(c);
                 }
                 _ => {
-                    return Err(
-                        self.err_at(&t, format!("unexpected {} in {context}", t.describe()))
-                    );
+                    return Err(self.err_at(
+                        &t,
+                        format!("unexpected {} in {context}", t.describe(self.src)),
+                    ));
                 }
             }
         }
     }
 
-    fn command(&mut self) -> Result<Command, Error> {
-        let pos = self.peek().pos;
+    fn command(&mut self) -> PResult<Command> {
+        let pos = self.peek().pos();
         let mut cmd = Command {
             pos,
             // As for a pipeline's commands.
@@ -1415,33 +1495,38 @@ impl<'a> Parser<'a> {
             match t.tok {
                 Tok::RightDelim | Tok::RParen => self.i -= 1,
                 Tok::Pipe => {}
-                _ => return Err(self.err_at(&t, format!("unexpected {} in operand", t.describe()))),
+                _ => {
+                    return Err(self.err_at(
+                        &t,
+                        format!("unexpected {} in operand", t.describe(self.src)),
+                    ));
+                }
             }
             break;
         }
         if cmd.args.is_empty() {
-            return Err(Error::parse(
+            return Err(Box::new(Error::parse(
                 self.name,
                 self.space_line(),
                 "empty command".into(),
-            ));
+            )));
         }
         Ok(cmd)
     }
 
-    fn operand(&mut self) -> Result<Option<Arg>, Error> {
+    fn operand(&mut self) -> PResult<Option<Arg>> {
         let Some(term) = self.term()? else {
             return Ok(None);
         };
         // Fields right after the term (no spaces between) make a chain.
         let t = self.peek();
-        if !matches!(t.tok, Tok::Field(_)) || t.sp {
+        if !matches!(t.tok, Tok::Field) || t.sp {
             return Ok(Some(term));
         }
-        let chain_pos = t.pos;
+        let chain_pos = t.pos();
         let mut chain_end = chain_pos;
-        while let (Tok::Field(f), false) = (self.peek().tok, self.peek().sp) {
-            chain_end = self.end_of(f);
+        while let (Tok::Field, false) = (self.peek().tok, self.peek().sp) {
+            chain_end = self.peek().end();
             self.next();
         }
         let fields = |start: usize| Fields(Span::new(start, chain_end));
@@ -1475,42 +1560,45 @@ impl<'a> Parser<'a> {
         }))
     }
 
-    fn term(&mut self) -> Result<Option<Arg>, Error> {
+    fn term(&mut self) -> PResult<Option<Arg>> {
         let t = self.next();
         Ok(Some(match t.tok {
-            Tok::Ident(name) => {
+            Tok::Ident => {
+                let name = self.text(&t);
                 if !(self.funcs)(name) {
                     return Err(self.err_at(&t, format!("function {name:?} not defined")));
                 }
                 Arg::Ident {
-                    pos: t.pos,
-                    name: self.span(&t, name),
+                    pos: t.pos(),
+                    name: self.span(&t),
                 }
             }
-            Tok::Dot => Arg::Dot(t.pos),
-            Tok::Nil => Arg::Nil(t.pos),
-            Tok::Var(name) => {
+            Tok::Dot => Arg::Dot(t.pos()),
+            Tok::Nil => Arg::Nil(t.pos()),
+            Tok::Var => {
+                let name = self.text(&t);
                 if !self.vars.contains(&name) {
                     return Err(self.err_at(&t, format!("undefined variable {name:?}")));
                 }
                 Arg::Var {
-                    pos: t.pos,
-                    name: self.span(&t, name),
+                    pos: t.pos(),
+                    name: self.span(&t),
                     fields: Fields::default(),
                 }
             }
-            Tok::Field(f) => Arg::Field {
-                pos: t.pos,
-                names: Fields(Span::new(t.pos, self.end_of(f))),
+            Tok::Field => Arg::Field {
+                pos: t.pos(),
+                names: Fields(self.span(&t)),
             },
-            Tok::Bool(b) => Arg::Bool(t.pos, b),
-            Tok::Number(text) | Tok::Char(text) => {
+            Tok::Bool(b) => Arg::Bool(t.pos(), b),
+            Tok::Number | Tok::Char => {
+                let text = self.text(&t);
                 let Some(value) = super::exec::number_value(text) else {
                     return Err(self.err_at(&t, format!("illegal number syntax: {text:?}")));
                 };
                 Arg::Number {
-                    pos: t.pos,
-                    text: self.span(&t, text),
+                    pos: t.pos(),
+                    text: self.span(&t),
                     value,
                 }
             }
@@ -1521,10 +1609,10 @@ impl<'a> Parser<'a> {
                 let p = p?;
                 Arg::Pipe(Box::new(p))
             }
-            Tok::Str(quoted) => Arg::Str {
-                pos: t.pos,
-                quoted: self.span(&t, quoted),
-                unquoted: match str_value(quoted) {
+            Tok::Str => Arg::Str {
+                pos: t.pos(),
+                quoted: self.span(&t),
+                unquoted: match str_value(self.text(&t)) {
                     Cow::Borrowed(_) => None,
                     Cow::Owned(u) => Some(u.into()),
                 },
