@@ -4,7 +4,7 @@
 use std::cell::Cell;
 use std::sync::Arc;
 
-use super::parse::{Arg, Command, Fields, Node, Pipe, TemplateCall, str_literal};
+use super::parse::{Arg, Command, Fields, Node, Pipe, Shown, TemplateCall, str_literal};
 use super::value::{Map, Value, sprint, sprint_value, sprintf, sprintln};
 use super::{Error, Templates, Tree};
 
@@ -182,12 +182,13 @@ impl<'a, 'e> State<'a, 'e> {
     }
 
     fn err(&self, msg: String) -> Flow {
+        let src = self.src();
         let (pos, context) = match self.at {
             At::None => (0, String::new()),
-            At::Pipe(p) => (p.pos, p.to_string()),
-            At::Cmd(c) => (c.pos, c.to_string()),
-            At::Arg(a) => (a.pos(), a.to_string()),
-            At::Tmpl(t) => (t.pos, t.to_string()),
+            At::Pipe(p) => (p.pos, p.show(src).to_string()),
+            At::Cmd(c) => (c.pos, c.show(src).to_string()),
+            At::Arg(a) => (a.pos(), a.show(src).to_string()),
+            At::Tmpl(t) => (t.pos, t.show(src).to_string()),
         };
         let text = self
             .ex
@@ -211,6 +212,12 @@ impl<'a, 'e> State<'a, 'e> {
         }))
     }
 
+    /// The text the tree was parsed from (its names and literals are
+    /// ranges of it).
+    fn src(&self) -> &'a str {
+        &self.tree.text
+    }
+
     fn walk_list(&mut self, dot: &Value, list: &'a [Node]) -> R<()> {
         for n in list {
             self.walk(dot, n)?;
@@ -228,7 +235,7 @@ impl<'a, 'e> State<'a, 'e> {
             Node::Text(a, b) => self.out.push_str(&self.tree.text[*a..*b]),
             Node::Action(p) => {
                 let v = self.eval_pipeline(dot, p)?;
-                if p.decl.is_empty() {
+                if p.decl().is_empty() {
                     match v {
                         Value::Nil => self.out.push_str("<no value>"),
                         Value::Object(o) => self.out.push_str(&o.0.print_action()),
@@ -285,7 +292,7 @@ impl<'a, 'e> State<'a, 'e> {
                         .map(|(k, e)| (Value::Str(k), e))
                         .collect(),
                     Value::Int(n) => {
-                        if pipe.decl.len() > 1 {
+                        if pipe.decl().len() > 1 {
                             return Err(self.err(format!(
                                 "can't use {n} to iterate over more than one variable"
                             )));
@@ -306,12 +313,13 @@ impl<'a, 'e> State<'a, 'e> {
                 }
                 for (idx, elem) in items {
                     self.vars.truncate(mark);
-                    let vals: Vec<Value> = match pipe.decl.len() {
+                    let vals: Vec<Value> = match pipe.decl().len() {
                         0 => vec![],
                         1 => vec![elem.clone()],
                         _ => vec![idx, elem.clone()],
                     };
-                    for (name, val) in pipe.decl.iter().zip(vals) {
+                    for (name, val) in pipe.decl().iter().zip(vals) {
+                        let name = name.of(self.src());
                         if pipe.is_assign {
                             self.set_var(name, val);
                         } else {
@@ -388,7 +396,8 @@ impl<'a, 'e> State<'a, 'e> {
 
     fn eval_pipeline(&mut self, dot: &Value, pipe: &'a Pipe) -> R<Value> {
         let v = self.eval_pipeline_value(dot, pipe)?;
-        for name in &pipe.decl {
+        for name in pipe.decl() {
+            let name = name.of(self.src());
             if pipe.is_assign {
                 self.set_var(name, v.clone());
             } else {
@@ -402,7 +411,7 @@ impl<'a, 'e> State<'a, 'e> {
         if cmd.args.len() > 1 || fin.is_some() {
             return Err(self.err(format!(
                 "can't give argument to non-function {}",
-                cmd.args[0]
+                cmd.args[0].show(self.src())
             )));
         }
         Ok(())
@@ -415,16 +424,17 @@ impl<'a, 'e> State<'a, 'e> {
             Arg::Field { names, .. } => {
                 let call = self.method_args(dot, cmd, fin, has_args)?;
                 self.at = At::Arg(first);
-                return self.walk_fields(dot, names, call);
+                return self.walk_fields(dot, *names, call);
             }
             Arg::Chain { node, fields, .. } => {
                 self.at = At::Arg(first);
                 let recv = self.eval_arg(dot, node)?;
                 let call = self.method_args(dot, cmd, fin, has_args)?;
                 self.at = At::Arg(first);
-                return self.walk_fields(&recv, fields, call);
+                return self.walk_fields(&recv, *fields, call);
             }
             Arg::Ident { name, .. } => {
+                let name = name.of(self.src());
                 return self.eval_function(dot, first, name, &cmd.args[1..], At::Cmd(cmd), fin);
             }
             Arg::Pipe(p) => {
@@ -432,6 +442,7 @@ impl<'a, 'e> State<'a, 'e> {
                 return self.eval_pipeline(dot, p);
             }
             Arg::Var { name, fields, .. } => {
+                let name = name.of(self.src());
                 self.at = At::Arg(first);
                 if fields.is_empty() {
                     let v = self.var(name)?;
@@ -441,7 +452,7 @@ impl<'a, 'e> State<'a, 'e> {
                 let call = self.method_args(dot, cmd, fin, has_args)?;
                 self.at = At::Arg(first);
                 let i = self.var_index(name)?;
-                return self.walk_fields(&self.vars[i].1, fields, call);
+                return self.walk_fields(&self.vars[i].1, *fields, call);
             }
             _ => {}
         }
@@ -454,8 +465,10 @@ impl<'a, 'e> State<'a, 'e> {
             Arg::Number { value, .. } => Ok(value.clone()),
             Arg::Str {
                 quoted, unquoted, ..
-            } => Ok(Value::Str(str_literal(quoted, unquoted).to_string())),
-            _ => Err(self.err(format!("can't evaluate command {first}"))),
+            } => Ok(Value::Str(
+                str_literal(self.src(), *quoted, unquoted).to_string(),
+            )),
+            _ => Err(self.err(format!("can't evaluate command {}", first.show(self.src())))),
         }
     }
 
@@ -538,10 +551,10 @@ impl<'a, 'e> State<'a, 'e> {
 
     /// `receiver.f1.f2...`; `call` holds the arguments of the last field
     /// when it is called as a method.
-    fn walk_fields(&self, recv: &Value, names: &Fields, call: Option<Vec<Value>>) -> R<Value> {
+    fn walk_fields(&self, recv: &Value, names: Fields, call: Option<Vec<Value>>) -> R<Value> {
         use std::borrow::Cow;
         let mut cur: Cow<'_, Value> = Cow::Borrowed(recv);
-        for (i, (name, last)) in names.names().enumerate() {
+        for (i, (name, last)) in names.names(self.src()).enumerate() {
             let args = if last { call.as_deref() } else { None };
             cur = match cur {
                 Cow::Borrowed(v) => self.field_step(v, name, i > 0, args)?,
@@ -556,23 +569,28 @@ impl<'a, 'e> State<'a, 'e> {
         match arg {
             Arg::Dot(_) => Ok(dot.clone()),
             Arg::Nil(_) => Ok(Value::Nil),
-            Arg::Field { names, .. } => self.walk_fields(dot, names, None),
+            Arg::Field { names, .. } => self.walk_fields(dot, *names, None),
             Arg::Var { name, fields, .. } => {
-                let i = self.var_index(name)?;
-                self.walk_fields(&self.vars[i].1, fields, None)
+                let i = self.var_index(name.of(self.src()))?;
+                self.walk_fields(&self.vars[i].1, *fields, None)
             }
             Arg::Pipe(p) => self.eval_pipeline(dot, p),
-            Arg::Ident { name, .. } => self.eval_function(dot, arg, name, &[], At::Arg(arg), None),
+            Arg::Ident { name, .. } => {
+                let name = name.of(self.src());
+                self.eval_function(dot, arg, name, &[], At::Arg(arg), None)
+            }
             Arg::Chain { node, fields, .. } => {
                 let recv = self.eval_arg(dot, node)?;
                 self.at = At::Arg(arg);
-                self.walk_fields(&recv, fields, None)
+                self.walk_fields(&recv, *fields, None)
             }
             Arg::Bool(_, b) => Ok(Value::Bool(*b)),
             Arg::Number { value, .. } => Ok(value.clone()),
             Arg::Str {
                 quoted, unquoted, ..
-            } => Ok(Value::Str(str_literal(quoted, unquoted).to_string())),
+            } => Ok(Value::Str(
+                str_literal(self.src(), *quoted, unquoted).to_string(),
+            )),
         }
     }
 

@@ -38,25 +38,26 @@ impl Kw {
     }
 }
 
-// Tokens borrow their text from the source and are `Copy` (40 bytes with
-// their position): the parser looks ahead and backtracks, so tokens are
-// copied often.
-#[derive(Debug, Clone, Copy, PartialEq)]
-enum Tok<'a> {
-    Text(&'a str),
+// Tokens are small and `Copy` (16 bytes): the parser looks ahead and
+// backtracks, so tokens are copied often. Their text is the range
+// `pos..pos + len` of the source.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Tok {
+    Text,
     LeftDelim,
     RightDelim,
-    Space,
-    Field(&'a str),
+    /// A field, its dot included.
+    Field,
     Dot,
-    Var(&'a str),
-    Ident(&'a str),
+    /// A variable, its `$` included.
+    Var,
+    Ident,
     Keyword(Kw),
     /// A string literal as written, quotes included: the lexer has checked
     /// that it unquotes ([`str_value`] gives its value).
-    Str(&'a str),
-    Char(&'a str),
-    Number(&'a str),
+    Str,
+    Char,
+    Number,
     Bool(bool),
     Nil,
     LParen,
@@ -66,35 +67,52 @@ enum Tok<'a> {
     Assign,
     Comma,
     /// Any other printable ASCII character (the parser rejects it).
-    Other(char),
+    Other(u8),
     Eof,
 }
 
 #[derive(Debug, Clone, Copy)]
-struct Token<'a> {
-    tok: Tok<'a>,
-    pos: usize,
-    line: usize,
+struct Token {
+    tok: Tok,
+    /// Whether spaces come right before it in an action (they make no
+    /// token of their own: they only separate operands).
+    sp: bool,
+    start: u32,
+    len: u32,
+    line: u32,
 }
 
-impl Token<'_> {
+impl Token {
+    fn pos(&self) -> usize {
+        self.start as usize
+    }
+
+    fn end(&self) -> usize {
+        self.start as usize + self.len as usize
+    }
+
+    fn line(&self) -> usize {
+        self.line as usize
+    }
+
+    /// Its text in `src`, the text lexed.
+    fn text<'s>(&self, src: &'s str) -> &'s str {
+        &src[self.pos()..self.end()]
+    }
+
     /// How Go's `item.String()` names the token in "unexpected" errors.
-    fn describe(&self) -> String {
-        match &self.tok {
+    fn describe(&self, src: &str) -> String {
+        match self.tok {
             Tok::Eof => "EOF".into(),
             Tok::Keyword(k) => format!("<{}>", k.name()),
-            Tok::Text(s)
-            | Tok::Field(s)
-            | Tok::Var(s)
-            | Tok::Ident(s)
-            | Tok::Number(s)
-            | Tok::Char(s)
-            | Tok::Str(s) => quote_short(s),
+            Tok::Field => quote_short(&self.text(src)[1..]),
+            Tok::Text | Tok::Var | Tok::Ident | Tok::Number | Tok::Char | Tok::Str => {
+                quote_short(self.text(src))
+            }
             Tok::LeftDelim => quote_short("{{"),
             Tok::RightDelim => quote_short("}}"),
-            Tok::Space => quote_short(" "),
             Tok::Dot => quote_short("."),
-            Tok::Bool(b) => quote_short(if *b { "true" } else { "false" }),
+            Tok::Bool(b) => quote_short(if b { "true" } else { "false" }),
             Tok::Nil => quote_short("nil"),
             Tok::LParen => quote_short("("),
             Tok::RParen => quote_short(")"),
@@ -102,7 +120,7 @@ impl Token<'_> {
             Tok::Decl => quote_short(":="),
             Tok::Assign => quote_short("="),
             Tok::Comma => quote_short(","),
-            Tok::Other(c) => quote_short(&c.to_string()),
+            Tok::Other(c) => quote_short(&(c as char).to_string()),
         }
     }
 }
@@ -133,16 +151,31 @@ struct Lexer<'a> {
     name: &'a str,
     pos: usize,
     line: usize,
-    toks: Vec<Token<'a>>,
+    toks: Vec<Token>,
+    /// Whether spaces were passed since the last token.
+    space: bool,
 }
 
 /// Where the next `{{` starts.
-fn find_open(s: &str) -> Option<usize> {
-    let b = s.as_bytes();
+fn find_open(b: &[u8]) -> Option<usize> {
     let mut i = 0;
     while let Some(j) = memchr::memchr(b'{', &b[i..]) {
         let k = i + j;
         if b.get(k + 1) == Some(&b'{') {
+            return Some(k);
+        }
+        i = k + 1;
+    }
+    None
+}
+
+/// Where the first `*/` starts (comments are short: a byte search for
+/// the star, not a substring searcher to set up).
+fn find_close_comment(b: &[u8]) -> Option<usize> {
+    let mut i = 0;
+    while let Some(j) = memchr::memchr(b'*', &b[i..]) {
+        let k = i + j;
+        if b.get(k + 1) == Some(&b'/') {
             return Some(k);
         }
         i = k + 1;
@@ -182,16 +215,16 @@ const ASCII_ALNUM: [bool; 256] = {
 };
 
 /// The length in bytes of the identifier characters (`_`, letters and
-/// digits, Unicode ones too) `s` starts with: by table while they are
+/// digits, Unicode ones too) at byte `at` of `s`: by table while they are
 /// ASCII, as they nearly always are.
-fn alnum_len(s: &str) -> usize {
-    let b = s.as_bytes();
+fn alnum_len(s: &str, at: usize) -> usize {
+    let b = &s.as_bytes()[at..];
     let i = b
         .iter()
         .position(|&c| !ASCII_ALNUM[c as usize])
         .unwrap_or(b.len());
     if b.get(i).is_some_and(|&c| c >= 0x80) {
-        i + s[i..]
+        i + s[at + i..]
             .chars()
             .take_while(|c| is_alnum(*c))
             .map(char::len_utf8)
@@ -206,12 +239,20 @@ impl<'a> Lexer<'a> {
         Error::parse(self.name, line, msg)
     }
 
-    fn push(&mut self, tok: Tok<'a>, pos: usize, line: usize) {
-        self.toks.push(Token { tok, pos, line });
+    fn push(&mut self, tok: Tok, pos: usize, len: usize, line: usize) {
+        let sp = std::mem::take(&mut self.space);
+        self.toks.push(Token {
+            tok,
+            sp,
+            start: pos as u32,
+            len: len as u32,
+            line: line as u32,
+        });
     }
 
-    fn rest(&self) -> &'a str {
-        &self.src[self.pos..]
+    /// The bytes from the current position on.
+    fn rest(&self) -> &'a [u8] {
+        &self.src.as_bytes()[self.pos..]
     }
 
     /// Moves past `n` bytes that may hold line breaks.
@@ -226,34 +267,38 @@ impl<'a> Lexer<'a> {
         self.pos += n;
     }
 
-    fn run(mut self) -> Result<Vec<Token<'a>>, Error> {
+    fn run(mut self) -> Result<Vec<Token>, Error> {
         let mut trim_next = false;
         loop {
             let rest = self.rest();
             let (start, line) = (self.pos, self.line);
             let end = find_open(rest).unwrap_or(rest.len());
-            let mut text = &rest[..end];
+            // The text before the action, trimmed as the delimiters ask.
+            let (mut a, mut z) = (0, end);
             if trim_next {
-                text = text.trim_start_matches([' ', '\t', '\r', '\n']);
+                while a < z && is_space(rest[a]) {
+                    a += 1;
+                }
             }
-            let trim_left = rest[end..].starts_with("{{-")
-                && rest[end + 3..].bytes().next().is_some_and(is_space);
+            let trim_left =
+                rest[end..].starts_with(b"{{-") && rest.get(end + 3).is_some_and(|&c| is_space(c));
             if trim_left {
-                text = text.trim_end_matches([' ', '\t', '\r', '\n']);
+                while z > a && is_space(rest[z - 1]) {
+                    z -= 1;
+                }
             }
-            if !text.is_empty() {
-                let tpos = start + (text.as_ptr() as usize - rest.as_ptr() as usize);
-                let tline = if tpos == start {
+            if a < z {
+                let tline = if a == 0 {
                     line
                 } else {
-                    line + newlines(&self.src.as_bytes()[start..tpos])
+                    line + newlines(&rest[..a])
                 };
-                self.push(Tok::Text(text), tpos, tline);
+                self.push(Tok::Text, start + a, z - a, tline);
             }
             self.advance(end);
             if self.pos >= self.src.len() {
                 let (p, l) = (self.pos, self.line);
-                self.push(Tok::Eof, p, l);
+                self.push(Tok::Eof, p, 0, l);
                 return Ok(self.toks);
             }
             trim_next = self.action(trim_left)?;
@@ -263,21 +308,18 @@ impl<'a> Lexer<'a> {
     /// Lexes one action starting at `{{`; returns whether it ends with `-}}`.
     fn action(&mut self, trim_left: bool) -> Result<bool, Error> {
         let start_line = self.line;
-        let mut after = 2;
-        if trim_left {
-            after = 4;
-        }
+        let after = if trim_left { 4 } else { 2 };
         // Comments.
         let body = &self.rest()[after..];
-        if body.starts_with("/*") {
-            let close = match body.find("*/") {
+        if body.starts_with(b"/*") {
+            let close = match find_close_comment(body) {
                 Some(i) => i,
                 None => return Err(self.err(start_line, "unclosed comment".into())),
             };
             let tail = &body[close + 2..];
-            let (n, trim) = if tail.starts_with(" -}}") {
+            let (n, trim) = if tail.starts_with(b" -}}") {
                 (4, true)
-            } else if tail.starts_with("}}") {
+            } else if tail.starts_with(b"}}") {
                 (2, false)
             } else {
                 return Err(self.err(start_line, "comment ends before closing delimiter".into()));
@@ -286,12 +328,11 @@ impl<'a> Lexer<'a> {
             return Ok(trim);
         }
         let (p, l) = (self.pos, self.line);
-        self.push(Tok::LeftDelim, p, l);
+        self.push(Tok::LeftDelim, p, 2, l);
         self.skip(if trim_left { 3 } else { 2 });
         let mut paren = 0usize;
         loop {
-            let rest = self.rest();
-            let b = rest.as_bytes();
+            let b = self.rest();
             let (p, l) = (self.pos, self.line);
             // Dispatch on the first byte; `}}` and ` -}}` (any one space
             // before the dash) close the action.
@@ -306,48 +347,56 @@ impl<'a> Lexer<'a> {
                     if paren > 0 {
                         return Err(self.err(l, "unclosed left paren".into()));
                     }
-                    self.push(Tok::RightDelim, p, l);
+                    self.push(Tok::RightDelim, p, 2, l);
                     self.skip(2);
                     return Ok(false);
                 }
                 b' ' | b'\t' | b'\r' | b'\n' => {
-                    if rest[1..].starts_with("-}}") {
-                        self.push(Tok::RightDelim, p + 1, l);
+                    if b[1..].starts_with(b"-}}") {
+                        self.push(Tok::RightDelim, p + 1, 3, l);
                         self.advance(4);
                         return Ok(true);
                     }
-                    let n = b.iter().take_while(|b| is_space(**b)).count();
+                    // The run of spaces, counting its line breaks.
+                    let (mut n, mut breaks) = (0, 0);
+                    while let Some(&c) = b.get(n) {
+                        match c {
+                            b' ' | b'\t' | b'\r' => {}
+                            b'\n' => breaks += 1,
+                            _ => break,
+                        }
+                        n += 1;
+                    }
                     // Leave " -}}" for the right delimiter check.
-                    let n = if rest[n - 1..].starts_with(" -}}") && n > 1 {
-                        n - 1
-                    } else {
-                        n
-                    };
-                    self.push(Tok::Space, p, l);
-                    self.advance(n);
+                    if n > 1 && b[n - 1..].starts_with(b" -}}") {
+                        n -= 1;
+                    }
+                    self.space = true;
+                    self.line += breaks;
+                    self.pos += n;
                 }
                 b'=' => {
-                    self.push(Tok::Assign, p, l);
+                    self.push(Tok::Assign, p, 1, l);
                     self.skip(1);
                 }
                 b':' => {
                     if b.get(1) != Some(&b'=') {
                         return Err(self.err(l, "expected :=".into()));
                     }
-                    self.push(Tok::Decl, p, l);
+                    self.push(Tok::Decl, p, 2, l);
                     self.skip(2);
                 }
                 b'|' => {
-                    self.push(Tok::Pipe, p, l);
+                    self.push(Tok::Pipe, p, 1, l);
                     self.skip(1);
                 }
                 b',' => {
-                    self.push(Tok::Comma, p, l);
+                    self.push(Tok::Comma, p, 1, l);
                     self.skip(1);
                 }
                 b'(' => {
                     paren += 1;
-                    self.push(Tok::LParen, p, l);
+                    self.push(Tok::LParen, p, 1, l);
                     self.skip(1);
                 }
                 b')' => {
@@ -355,7 +404,7 @@ impl<'a> Lexer<'a> {
                         return Err(self.err(l, "unexpected right paren".into()));
                     }
                     paren -= 1;
-                    self.push(Tok::RParen, p, l);
+                    self.push(Tok::RParen, p, 1, l);
                     self.skip(1);
                 }
                 b'"' => {
@@ -374,11 +423,13 @@ impl<'a> Lexer<'a> {
                             _ => i += 1,
                         }
                     }
-                    let quoted = &rest[..=i];
-                    if escapes && unquote(quoted).is_none() {
-                        return Err(self.err(l, format!("invalid syntax: {quoted}")));
+                    if escapes {
+                        let quoted = &self.src[p..=p + i];
+                        if unquote(quoted).is_none() {
+                            return Err(self.err(l, format!("invalid syntax: {quoted}")));
+                        }
                     }
-                    self.push(Tok::Str(quoted), p, l);
+                    self.push(Tok::Str, p, i + 1, l);
                     // An escaped line break is the only one a literal can hold.
                     if escapes {
                         self.advance(i + 1);
@@ -391,7 +442,7 @@ impl<'a> Lexer<'a> {
                         Some(i) => i + 1,
                         None => return Err(self.err(l, "unterminated raw quoted string".into())),
                     };
-                    self.push(Tok::Str(&rest[..=close]), p, l);
+                    self.push(Tok::Str, p, close + 1, l);
                     self.advance(close + 1);
                 }
                 b'\'' => {
@@ -406,54 +457,39 @@ impl<'a> Lexer<'a> {
                             _ => i += 1,
                         }
                     }
-                    self.push(Tok::Char(&rest[..=i]), p, l);
+                    self.push(Tok::Char, p, i + 1, l);
                     self.advance(i + 1);
                 }
                 b'$' => {
-                    let n = 1 + alnum_len(&rest[1..]);
-                    self.push(Tok::Var(&rest[..n]), p, l);
+                    let n = 1 + alnum_len(self.src, p + 1);
+                    self.push(Tok::Var, p, n, l);
                     self.skip(n);
                 }
                 b'.' => {
-                    let n = alnum_len(&rest[1..]);
                     if b.get(1).is_some_and(u8::is_ascii_digit) {
                         self.number(p, l)?;
-                    } else if n > 0 {
-                        self.push(Tok::Field(&rest[1..=n]), p, l);
-                        self.skip(1 + n);
                     } else {
-                        self.push(Tok::Dot, p, l);
-                        self.skip(1);
+                        let n = alnum_len(self.src, p + 1);
+                        if n > 0 {
+                            self.push(Tok::Field, p, 1 + n, l);
+                            self.skip(1 + n);
+                        } else {
+                            self.push(Tok::Dot, p, 1, l);
+                            self.skip(1);
+                        }
                     }
                 }
                 b'+' | b'-' | b'0'..=b'9' => self.number(p, l)?,
                 _ => {
-                    let n = alnum_len(rest);
+                    let n = alnum_len(self.src, p);
                     if n > 0 {
-                        let word = &rest[..n];
-                        let tok = match word {
-                            "true" => Tok::Bool(true),
-                            "false" => Tok::Bool(false),
-                            "nil" => Tok::Nil,
-                            "block" => Tok::Keyword(Kw::Block),
-                            "break" => Tok::Keyword(Kw::Break),
-                            "continue" => Tok::Keyword(Kw::Continue),
-                            "define" => Tok::Keyword(Kw::Define),
-                            "else" => Tok::Keyword(Kw::Else),
-                            "end" => Tok::Keyword(Kw::End),
-                            "if" => Tok::Keyword(Kw::If),
-                            "range" => Tok::Keyword(Kw::Range),
-                            "template" => Tok::Keyword(Kw::Template),
-                            "with" => Tok::Keyword(Kw::With),
-                            w => Tok::Ident(w),
-                        };
-                        self.push(tok, p, l);
+                        self.push(word_tok(&b[..n]), p, n, l);
                         self.skip(n);
                     } else if c.is_ascii() && !c.is_ascii_control() {
-                        self.push(Tok::Other(c as char), p, l);
+                        self.push(Tok::Other(c), p, 1, l);
                         self.skip(1);
                     } else {
-                        let c = rest.chars().next().unwrap_or_default();
+                        let c = self.src[p..].chars().next().unwrap_or_default();
                         return Err(self.err(
                             l,
                             format!("unrecognized character in action: {}", go_unicode(c)),
@@ -465,25 +501,24 @@ impl<'a> Lexer<'a> {
     }
 
     fn number(&mut self, p: usize, l: usize) -> Result<(), Error> {
-        let rest = self.rest();
-        let b = rest.as_bytes();
+        let b = self.rest();
         let mut i = 0;
         if matches!(b.first(), Some(b'+' | b'-')) {
             i += 1;
         }
-        let mut digits: &str = "0123456789_";
+        let mut digits: &[u8] = b"0123456789_";
         if b.get(i) == Some(&b'0')
             && matches!(b.get(i + 1), Some(b'x' | b'X' | b'o' | b'O' | b'b' | b'B'))
         {
             digits = match b[i + 1] {
-                b'x' | b'X' => "0123456789abcdefABCDEF_",
-                b'o' | b'O' => "01234567_",
-                _ => "01_",
+                b'x' | b'X' => b"0123456789abcdefABCDEF_",
+                b'o' | b'O' => b"01234567_",
+                _ => b"01_",
             };
             i += 2;
         }
-        let run = |i: &mut usize, set: &str| {
-            while b.get(*i).is_some_and(|c| set.as_bytes().contains(c)) {
+        let run = |i: &mut usize, set: &[u8]| {
+            while b.get(*i).is_some_and(|c| set.contains(c)) {
                 *i += 1;
             }
         };
@@ -497,18 +532,43 @@ impl<'a> Lexer<'a> {
             if matches!(b.get(i), Some(b'+' | b'-')) {
                 i += 1;
             }
-            run(&mut i, "0123456789_");
+            run(&mut i, b"0123456789_");
         }
         if b.get(i) == Some(&b'i') {
             i += 1;
         }
-        let n = alnum_len(&rest[i..]);
+        let n = alnum_len(self.src, p + i);
         if n > 0 {
-            return Err(self.err(l, format!("bad number syntax: {:?}", &rest[..i + n])));
+            return Err(self.err(
+                l,
+                format!("bad number syntax: {:?}", &self.src[p..p + i + n]),
+            ));
         }
-        self.push(Tok::Number(&rest[..i]), p, l);
+        self.push(Tok::Number, p, i, l);
         self.skip(i);
         Ok(())
+    }
+}
+
+/// The token a word is: a keyword, `true`, `false`, `nil` or else an
+/// identifier (by length first: most words are none of these).
+fn word_tok(w: &[u8]) -> Tok {
+    let kw = |k| Tok::Keyword(k);
+    match (w.len(), w) {
+        (2, b"if") => kw(Kw::If),
+        (3, b"end") => kw(Kw::End),
+        (3, b"nil") => Tok::Nil,
+        (4, b"true") => Tok::Bool(true),
+        (4, b"else") => kw(Kw::Else),
+        (4, b"with") => kw(Kw::With),
+        (5, b"false") => Tok::Bool(false),
+        (5, b"range") => kw(Kw::Range),
+        (5, b"block") => kw(Kw::Block),
+        (5, b"break") => kw(Kw::Break),
+        (6, b"define") => kw(Kw::Define),
+        (8, b"template") => kw(Kw::Template),
+        (8, b"continue") => kw(Kw::Continue),
+        _ => Tok::Ident,
     }
 }
 
@@ -580,18 +640,52 @@ pub(crate) fn unquote_char(q: &str) -> Option<i64> {
 
 // ---------------------------------------------------------------- AST
 
+/// A byte range of the parsed text: the names and literals of the tree
+/// are ranges of the text it was parsed from (kept once, by the tree), not
+/// strings of their own. Texts are far below 4 GiB ([`parse_with`] refuses
+/// larger ones).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Span {
+    start: u32,
+    end: u32,
+}
+
+impl Span {
+    fn new(start: usize, end: usize) -> Span {
+        Span {
+            start: start as u32,
+            end: end as u32,
+        }
+    }
+
+    /// Where it starts in the text.
+    pub fn start(self) -> usize {
+        self.start as usize
+    }
+
+    /// Its text in `src`, the text the tree was parsed from.
+    pub fn of(self, src: &str) -> &str {
+        &src[self.start as usize..self.end as usize]
+    }
+
+    pub fn is_empty(self) -> bool {
+        self.start == self.end
+    }
+}
+
 /// A chain of field names as written, each after its dot (`.a.b`): one
-/// string for the chain (the fields of an operand are adjacent in the
+/// range for the chain (the fields of an operand are adjacent in the
 /// source), not one a name.
-#[derive(Debug, Clone, Default)]
-pub struct Fields(Box<str>);
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Fields(Span);
 
 impl Fields {
-    /// The names, in order, each with whether it is the last one.
-    pub fn names(&self) -> impl Iterator<Item = (&str, bool)> {
+    /// The names, in order, each with whether it is the last one (`src`:
+    /// the text the tree was parsed from).
+    pub fn names(self, src: &str) -> impl Iterator<Item = (&str, bool)> {
         // Names are short: a byte loop finds the next dot sooner than a
         // searcher is set up.
-        let s = &self.0;
+        let s = self.0.of(src);
         let mut at = 1;
         std::iter::from_fn(move || {
             let rest = s.get(at..).filter(|r| !r.is_empty())?;
@@ -601,14 +695,8 @@ impl Fields {
         })
     }
 
-    pub fn is_empty(&self) -> bool {
+    pub fn is_empty(self) -> bool {
         self.0.is_empty()
-    }
-}
-
-impl std::fmt::Display for Fields {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(&self.0)
     }
 }
 
@@ -621,7 +709,7 @@ pub enum Arg {
     },
     Var {
         pos: usize,
-        name: String,
+        name: Span,
         fields: Fields,
     },
     Dot(usize),
@@ -629,20 +717,21 @@ pub enum Arg {
     Bool(usize, bool),
     Number {
         pos: usize,
-        text: Box<str>,
+        text: Span,
         /// Its value, computed once when parsed.
         value: super::Value,
     },
     Str {
         pos: usize,
-        quoted: Box<str>,
+        /// The literal as written, quotes included.
+        quoted: Span,
         /// The value when it differs from the text between the quotes
-        /// (escapes): most literals need no second string.
+        /// (escapes): most literals need no string of their own.
         unquoted: Option<Box<str>>,
     },
     Ident {
         pos: usize,
-        name: String,
+        name: Span,
     },
     Pipe(Box<Pipe>),
     Chain {
@@ -652,11 +741,15 @@ pub enum Arg {
     },
 }
 
-/// The value of a string literal of the tree ([`Arg::Str`]).
-pub fn str_literal<'s>(quoted: &'s str, unquoted: &'s Option<Box<str>>) -> &'s str {
+/// The value of a string literal of the tree ([`Arg::Str`]; `src`: the
+/// text the tree was parsed from).
+pub fn str_literal<'s>(src: &'s str, quoted: Span, unquoted: &'s Option<Box<str>>) -> &'s str {
     match unquoted {
         Some(u) => u,
-        None => &quoted[1..quoted.len() - 1],
+        None => {
+            let q = quoted.of(src);
+            &q[1..q.len() - 1]
+        }
     }
 }
 
@@ -677,24 +770,44 @@ impl Arg {
     }
 }
 
-impl std::fmt::Display for Arg {
+/// A node of the tree shown as Go prints it (`String()`), with the text
+/// the tree was parsed from.
+pub struct Show<'a, T: ?Sized>(pub &'a T, pub &'a str);
+
+/// What prints as Go prints it, given the parsed text.
+pub trait Shown {
+    fn show<'a>(&'a self, src: &'a str) -> Show<'a, Self> {
+        Show(self, src)
+    }
+}
+
+impl Shown for Arg {}
+impl Shown for Command {}
+impl Shown for Pipe {}
+impl Shown for TemplateCall {}
+
+impl std::fmt::Display for Show<'_, Arg> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self {
-            Arg::Field { names, .. } => write!(f, "{names}"),
-            Arg::Var { name, fields, .. } => write!(f, "{name}{fields}"),
+        let src = self.1;
+        match self.0 {
+            Arg::Field { names, .. } => f.write_str(names.0.of(src)),
+            Arg::Var { name, fields, .. } => {
+                f.write_str(name.of(src))?;
+                f.write_str(fields.0.of(src))
+            }
             Arg::Dot(_) => write!(f, "."),
             Arg::Nil(_) => write!(f, "nil"),
             Arg::Bool(_, b) => write!(f, "{b}"),
-            Arg::Number { text, .. } => write!(f, "{text}"),
-            Arg::Str { quoted, .. } => write!(f, "{quoted}"),
-            Arg::Ident { name, .. } => write!(f, "{name}"),
-            Arg::Pipe(p) => write!(f, "{p}"),
+            Arg::Number { text, .. } => f.write_str(text.of(src)),
+            Arg::Str { quoted, .. } => f.write_str(quoted.of(src)),
+            Arg::Ident { name, .. } => f.write_str(name.of(src)),
+            Arg::Pipe(p) => write!(f, "{}", p.show(src)),
             Arg::Chain { node, fields, .. } => {
                 match node.as_ref() {
-                    Arg::Pipe(p) => write!(f, "({p})")?,
-                    n => write!(f, "{n}")?,
+                    Arg::Pipe(p) => write!(f, "({})", p.show(src))?,
+                    n => write!(f, "{}", n.show(src))?,
                 }
-                write!(f, "{fields}")
+                f.write_str(fields.0.of(src))
             }
         }
     }
@@ -706,15 +819,15 @@ pub struct Command {
     pub args: Vec<Arg>,
 }
 
-impl std::fmt::Display for Command {
+impl std::fmt::Display for Show<'_, Command> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        for (i, a) in self.args.iter().enumerate() {
+        for (i, a) in self.0.args.iter().enumerate() {
             if i > 0 {
                 write!(f, " ")?;
             }
             match a {
-                Arg::Pipe(p) => write!(f, "({p})")?,
-                a => write!(f, "{a}")?,
+                Arg::Pipe(p) => write!(f, "({})", p.show(self.1))?,
+                a => write!(f, "{}", a.show(self.1))?,
             }
         }
         Ok(())
@@ -724,22 +837,42 @@ impl std::fmt::Display for Command {
 #[derive(Debug, Clone)]
 pub struct Pipe {
     pub pos: usize,
-    pub decl: Vec<String>,
+    /// The variables declared or assigned (`range` has at most two).
+    decl: [Span; 2],
+    ndecl: u8,
     pub is_assign: bool,
     pub cmds: Vec<Command>,
 }
 
-impl std::fmt::Display for Pipe {
+impl Pipe {
+    /// The variables it declares or assigns, each a range of the text.
+    pub fn decl(&self) -> &[Span] {
+        &self.decl[..self.ndecl as usize]
+    }
+
+    fn push_decl(&mut self, v: Span) {
+        self.decl[self.ndecl as usize] = v;
+        self.ndecl += 1;
+    }
+}
+
+impl std::fmt::Display for Show<'_, Pipe> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        if !self.decl.is_empty() {
-            write!(f, "{}", self.decl.join(", "))?;
-            write!(f, "{}", if self.is_assign { " = " } else { " := " })?;
+        let (p, src) = (self.0, self.1);
+        if !p.decl().is_empty() {
+            for (i, d) in p.decl().iter().enumerate() {
+                if i > 0 {
+                    write!(f, ", ")?;
+                }
+                f.write_str(d.of(src))?;
+            }
+            write!(f, "{}", if p.is_assign { " = " } else { " := " })?;
         }
-        for (i, c) in self.cmds.iter().enumerate() {
+        for (i, c) in p.cmds.iter().enumerate() {
             if i > 0 {
                 write!(f, " | ")?;
             }
-            write!(f, "{c}")?;
+            write!(f, "{}", c.show(src))?;
         }
         Ok(())
     }
@@ -752,15 +885,12 @@ pub struct TemplateCall {
     pub pipe: Option<Pipe>,
 }
 
-impl std::fmt::Display for TemplateCall {
+impl std::fmt::Display for Show<'_, TemplateCall> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match &self.pipe {
-            Some(p) => write!(
-                f,
-                "{{{{template {} {p}}}}}",
-                super::value::go_quote(&self.name)
-            ),
-            None => write!(f, "{{{{template {}}}}}", super::value::go_quote(&self.name)),
+        let name = super::value::go_quote(&self.0.name);
+        match &self.0.pipe {
+            Some(p) => write!(f, "{{{{template {name} {}}}}}", p.show(self.1)),
+            None => write!(f, "{{{{template {name}}}}}"),
         }
     }
 }
@@ -797,10 +927,14 @@ pub struct Parsed {
     pub defines: Vec<(String, Vec<Node>)>,
 }
 
+/// A parse step's result: the error boxed, so that results stay small
+/// (they are moved up the whole descent).
+type PResult<T> = Result<T, Box<Error>>;
+
 struct Parser<'a> {
     name: &'a str,
     src: &'a str,
-    toks: Vec<Token<'a>>,
+    toks: Vec<Token>,
     i: usize,
     /// The variables in scope (names borrowed from the source).
     vars: Vec<&'a str>,
@@ -833,6 +967,10 @@ pub fn parse(name: &str, text: &str, funcs: &HashSet<String>) -> Result<Parsed, 
 
 /// [`parse`] with the function names given as a predicate (no set to build).
 pub fn parse_with(name: &str, text: &str, funcs: &dyn Fn(&str) -> bool) -> Result<Parsed, Error> {
+    // The tree holds ranges of the text as 32-bit offsets.
+    if u32::try_from(text.len()).is_err() {
+        return Err(Error::parse(name, 1, "template text too large".into()));
+    }
     // About a dozen tokens an action: room for them at once, not by
     // doubling. An action opens with two braces: counting braces (a quick
     // count) sizes the tokens as well as finding each `{{` would.
@@ -843,6 +981,7 @@ pub fn parse_with(name: &str, text: &str, funcs: &dyn Fn(&str) -> bool) -> Resul
         pos: 0,
         line: 1,
         toks: Vec::with_capacity(braces * 6 + 2),
+        space: false,
     }
     .run()?;
     let mut p = Parser {
@@ -856,31 +995,42 @@ pub fn parse_with(name: &str, text: &str, funcs: &dyn Fn(&str) -> bool) -> Resul
         funcs,
         defines: Vec::new(),
     };
-    let mut root = Vec::new();
-    loop {
-        match p.peek().tok {
-            Tok::Eof => break,
-            Tok::LeftDelim => {
-                let save = p.i;
-                p.next();
-                if matches!(p.peek_non_space().tok, Tok::Keyword(Kw::Define)) {
-                    p.next_non_space();
-                    p.parse_define()?;
-                    continue;
-                }
-                p.i = save;
-            }
-            _ => {}
-        }
-        match p.text_or_action()? {
-            Ok(node) => root.push(node),
-            Err((tok, _)) => return Err(p.err_at(&tok, format!("unexpected {}", end_name(&tok)))),
-        }
-    }
+    let root = p.root().map_err(|e| *e)?;
     Ok(Parsed {
         root,
         defines: p.defines,
     })
+}
+
+impl Parser<'_> {
+    /// The nodes of the text's own template (its `define`s go aside).
+    fn root(&mut self) -> PResult<Vec<Node>> {
+        let p = self;
+        let mut root = Vec::new();
+        loop {
+            match p.peek().tok {
+                Tok::Eof => break,
+                Tok::LeftDelim => {
+                    let save = p.i;
+                    p.next();
+                    if matches!(p.peek().tok, Tok::Keyword(Kw::Define)) {
+                        p.next();
+                        p.parse_define()?;
+                        continue;
+                    }
+                    p.i = save;
+                }
+                _ => {}
+            }
+            match p.text_or_action()? {
+                Ok(node) => root.push(node),
+                Err((tok, _)) => {
+                    return Err(p.err_at(&tok, format!("unexpected {}", end_name(&tok, p.src))));
+                }
+            }
+        }
+        Ok(root)
+    }
 }
 
 /// Go's `parse.IsEmptyTree`: only whitespace text (`src`: the text the
@@ -890,29 +1040,35 @@ pub fn is_empty_tree(list: &[Node], src: &str) -> bool {
         .all(|n| matches!(n, Node::Text(a, b) if src[*a..*b].trim().is_empty()))
 }
 
-fn end_name(t: &Token<'_>) -> String {
+fn end_name(t: &Token, src: &str) -> String {
     match t.tok {
         Tok::Keyword(Kw::End) => "{{end}}".into(),
         Tok::Keyword(Kw::Else) => "{{else}}".into(),
-        _ => t.describe(),
+        _ => t.describe(src),
     }
 }
 
 impl<'a> Parser<'a> {
-    fn err_at(&self, t: &Token<'_>, msg: String) -> Error {
-        Error::parse(self.name, t.line, msg)
+    fn err_at(&self, t: &Token, msg: String) -> Box<Error> {
+        Box::new(Error::parse(self.name, t.line(), msg))
     }
 
-    /// Where `s`, a token's text, ends in the source.
-    fn end_of(&self, s: &'a str) -> usize {
-        s.as_ptr() as usize - self.src.as_ptr() as usize + s.len()
+    /// The range of token `t`.
+    fn span(&self, t: &Token) -> Span {
+        Span::new(t.pos(), t.end())
     }
 
-    fn peek(&self) -> &Token<'a> {
-        &self.toks[self.i.min(self.toks.len() - 1)]
+    /// The text of token `t`.
+    fn text(&self, t: &Token) -> &'a str {
+        t.text(self.src)
     }
 
-    fn next(&mut self) -> Token<'a> {
+    fn peek(&self) -> &Token {
+        // `next` stops at the final EOF token: the index stays in bounds.
+        &self.toks[self.i]
+    }
+
+    fn next(&mut self) -> Token {
         let t = *self.peek();
         if self.i < self.toks.len() - 1 {
             self.i += 1;
@@ -920,26 +1076,27 @@ impl<'a> Parser<'a> {
         t
     }
 
-    fn next_non_space(&mut self) -> Token<'a> {
-        self.skip_spaces();
-        self.next()
-    }
-
-    fn skip_spaces(&mut self) {
-        while matches!(self.peek().tok, Tok::Space) {
-            self.i += 1;
+    /// The line where the spaces before the next token start (its own
+    /// line when none come before it).
+    fn space_line(&self) -> usize {
+        let t = self.peek();
+        if !t.sp {
+            return t.line();
         }
+        // No token of an action ends with a space: the spaces run back
+        // to the token before.
+        let b = &self.src.as_bytes()[..t.pos()];
+        let run = b.iter().rev().take_while(|c| is_space(**c)).count();
+        t.line() - newlines(&b[b.len() - run..])
     }
 
-    fn peek_non_space(&mut self) -> &Token<'a> {
-        self.skip_spaces();
-        self.peek()
-    }
-
-    fn expect(&mut self, want: Tok<'_>, context: &str) -> Result<Token<'a>, Error> {
-        let t = self.next_non_space();
+    fn expect(&mut self, want: Tok, context: &str) -> PResult<Token> {
+        let t = self.next();
         if t.tok != want {
-            return Err(self.err_at(&t, format!("unexpected {} in {context}", t.describe())));
+            return Err(self.err_at(
+                &t,
+                format!("unexpected {} in {context}", t.describe(self.src)),
+            ));
         }
         Ok(t)
     }
@@ -947,19 +1104,19 @@ impl<'a> Parser<'a> {
     /// One text or action node. `Ok(Err(token, else_pos))` reports an
     /// `{{end}}` or `{{else}}` to the enclosing list.
     #[allow(clippy::type_complexity)]
-    fn text_or_action(&mut self) -> Result<Result<Node, (Token<'a>, End)>, Error> {
+    fn text_or_action(&mut self) -> PResult<Result<Node, (Token, End)>> {
         let t = self.next();
         match t.tok {
-            Tok::Text(s) => Ok(Ok(Node::Text(t.pos, t.pos + s.len()))),
+            Tok::Text => Ok(Ok(Node::Text(t.pos(), t.end()))),
             Tok::LeftDelim => self.action(),
             Tok::Eof => Err(self.err_at(&t, "unexpected EOF".into())),
-            _ => Err(self.err_at(&t, format!("unexpected {}", t.describe()))),
+            _ => Err(self.err_at(&t, format!("unexpected {}", t.describe(self.src)))),
         }
     }
 
     #[allow(clippy::type_complexity)]
-    fn action(&mut self) -> Result<Result<Node, (Token<'a>, End)>, Error> {
-        let t = *self.peek_non_space();
+    fn action(&mut self) -> PResult<Result<Node, (Token, End)>> {
+        let t = *self.peek();
         match t.tok {
             Tok::Keyword(Kw::If) => {
                 self.next();
@@ -1001,7 +1158,7 @@ impl<'a> Parser<'a> {
             }
             Tok::Keyword(Kw::Else) => {
                 self.next();
-                let n = *self.peek_non_space();
+                let n = *self.peek();
                 if matches!(n.tok, Tok::Keyword(Kw::If) | Tok::Keyword(Kw::With)) {
                     // `{{else if}}`: the caller parses the rest as a nested control.
                     return Ok(Err((t, End::Else(self.i))));
@@ -1012,11 +1169,12 @@ impl<'a> Parser<'a> {
             Tok::Keyword(kw @ (Kw::Break | Kw::Continue)) => {
                 let k = kw.name();
                 self.next();
-                let n = self.next_non_space();
+                let n = self.next();
                 if !matches!(n.tok, Tok::RightDelim) {
-                    return Err(
-                        self.err_at(&n, format!("unexpected {} in {{{{{k}}}}}", n.describe()))
-                    );
+                    return Err(self.err_at(
+                        &n,
+                        format!("unexpected {} in {{{{{k}}}}}", n.describe(self.src)),
+                    ));
                 }
                 if self.range_depth == 0 {
                     return Err(self.err_at(&t, format!("{{{{{k}}}}} outside {{{{range}}}}")));
@@ -1057,18 +1215,18 @@ impl<'a> Parser<'a> {
         }
     }
 
-    fn template_call(&mut self, context: &str) -> Result<TemplateCall, Error> {
-        let t = self.next_non_space();
+    fn template_call(&mut self, context: &str) -> PResult<TemplateCall> {
+        let t = self.next();
         let name = match &t.tok {
-            Tok::Str(quoted) => str_value(quoted).into_owned(),
+            Tok::Str => str_value(self.text(&t)).into_owned(),
             _ => {
                 return Err(self.err_at(
                     &t,
-                    format!("unexpected {} in {context} clause", t.describe()),
+                    format!("unexpected {} in {context} clause", t.describe(self.src)),
                 ));
             }
         };
-        let n = *self.peek_non_space();
+        let n = *self.peek();
         let pipe = if matches!(n.tok, Tok::RightDelim) {
             self.next();
             None
@@ -1076,20 +1234,21 @@ impl<'a> Parser<'a> {
             Some(self.pipeline(context, Tok::RightDelim)?)
         };
         Ok(TemplateCall {
-            pos: t.pos,
+            pos: t.pos(),
             name,
             pipe,
         })
     }
 
-    fn parse_define(&mut self) -> Result<(), Error> {
-        let t = self.next_non_space();
+    fn parse_define(&mut self) -> PResult<()> {
+        let t = self.next();
         let name = match &t.tok {
-            Tok::Str(quoted) => str_value(quoted).into_owned(),
+            Tok::Str => str_value(self.text(&t)).into_owned(),
             _ => {
-                return Err(
-                    self.err_at(&t, format!("unexpected {} in define clause", t.describe()))
-                );
+                return Err(self.err_at(
+                    &t,
+                    format!("unexpected {} in define clause", t.describe(self.src)),
+                ));
             }
         };
         self.expect(Tok::RightDelim, "define clause")?;
@@ -1105,7 +1264,7 @@ impl<'a> Parser<'a> {
 
     /// Records a definition; a second non-empty one of the same name in
     /// one text is an error, an empty one never replaces a definition.
-    fn add_define(&mut self, name: String, list: Vec<Node>, at: &Token<'_>) -> Result<(), Error> {
+    fn add_define(&mut self, name: String, list: Vec<Node>, at: &Token) -> PResult<()> {
         if let Some(slot) = self.defines.iter_mut().find(|(n, _)| *n == name) {
             if is_empty_tree(&slot.1, self.src) {
                 slot.1 = list;
@@ -1122,14 +1281,14 @@ impl<'a> Parser<'a> {
     }
 
     /// Nodes up to `{{end}}` or `{{else}}`.
-    fn list(&mut self) -> Result<(Vec<Node>, End), Error> {
+    fn list(&mut self) -> PResult<(Vec<Node>, End)> {
         // As for a pipeline's commands: a list is seldom empty.
         let mut out = Vec::with_capacity(4);
         loop {
             if matches!(self.peek().tok, Tok::LeftDelim) {
                 let save = self.i;
                 self.next();
-                if matches!(self.peek_non_space().tok, Tok::Keyword(Kw::Define)) {
+                if matches!(self.peek().tok, Tok::Keyword(Kw::Define)) {
                     let t = *self.peek();
                     return Err(self.err_at(&t, "unexpected <define> in command".into()));
                 }
@@ -1143,7 +1302,7 @@ impl<'a> Parser<'a> {
     }
 
     #[allow(clippy::type_complexity)]
-    fn control(&mut self, context: &str) -> Result<(Pipe, Vec<Node>, Vec<Node>), Error> {
+    fn control(&mut self, context: &str) -> PResult<(Pipe, Vec<Node>, Vec<Node>)> {
         self.enter()?;
         let r = self.control_body(context);
         self.nesting -= 1;
@@ -1151,22 +1310,22 @@ impl<'a> Parser<'a> {
     }
 
     /// One level deeper, unless that passes [`MAX_NESTING`].
-    fn enter(&mut self) -> Result<(), Error> {
+    fn enter(&mut self) -> PResult<()> {
         if self.nesting >= MAX_NESTING {
-            let t = *self.peek();
-            return Err(self.err_at(
-                &t,
+            return Err(Box::new(Error::parse(
+                self.name,
+                self.space_line(),
                 format!(
                     "actions and parentheses nest deeper than the limit of {MAX_NESTING} levels"
                 ),
-            ));
+            )));
         }
         self.nesting += 1;
         Ok(())
     }
 
     #[allow(clippy::type_complexity)]
-    fn control_body(&mut self, context: &str) -> Result<(Pipe, Vec<Node>, Vec<Node>), Error> {
+    fn control_body(&mut self, context: &str) -> PResult<(Pipe, Vec<Node>, Vec<Node>)> {
         let mark = self.vars.len();
         let pipe = self.pipeline(context, Tok::RightDelim)?;
         let (list, end) = self.list()?;
@@ -1183,7 +1342,7 @@ impl<'a> Parser<'a> {
             End::Else(_) => {
                 // `{{else if ...}}` / `{{else with ...}}`: a nested control that
                 // consumes the shared `{{end}}`.
-                let kw = self.next_non_space();
+                let kw = self.next();
                 let nested = match kw.tok {
                     Tok::Keyword(Kw::If) => {
                         self.control("if").map(|(pipe, list, else_list)| Node::If {
@@ -1207,26 +1366,28 @@ impl<'a> Parser<'a> {
         Ok((pipe, list, else_list))
     }
 
-    fn pipeline(&mut self, context: &str, end: Tok<'_>) -> Result<Pipe, Error> {
-        let start = *self.peek_non_space();
+    fn pipeline(&mut self, context: &str, end: Tok) -> PResult<Pipe> {
+        let start = *self.peek();
         let mut pipe = Pipe {
-            pos: start.pos,
-            decl: Vec::new(),
+            pos: start.pos(),
+            decl: [Span::default(); 2],
+            ndecl: 0,
             is_assign: false,
             // Room for the commands of nearly every pipeline (as much as a
             // first push would allocate, without the generic growth path).
             cmds: Vec::with_capacity(4),
         };
         // Declarations.
-        if let Tok::Var(v) = start.tok {
+        if let Tok::Var = start.tok {
+            let v = self.text(&start);
             let save = self.i;
             self.next();
-            let after = *self.peek_non_space();
+            let after = *self.peek();
             match after.tok {
                 Tok::Decl | Tok::Assign => {
                     self.next();
                     pipe.is_assign = matches!(after.tok, Tok::Assign);
-                    pipe.decl.push(v.to_string());
+                    pipe.push_decl(self.span(&start));
                     if pipe.is_assign {
                         if !self.vars.contains(&v) {
                             return Err(self.err_at(&start, format!("undefined variable {:?}", v)));
@@ -1237,9 +1398,9 @@ impl<'a> Parser<'a> {
                 }
                 Tok::Comma if context == "range" => {
                     self.next();
-                    let second = self.next_non_space();
+                    let second = self.next();
                     let v2 = match &second.tok {
-                        Tok::Var(v2) => *v2,
+                        Tok::Var => self.text(&second),
                         _ => {
                             return Err(self.err_at(
                                 &second,
@@ -1247,7 +1408,7 @@ impl<'a> Parser<'a> {
                             ));
                         }
                     };
-                    let op = self.next_non_space();
+                    let op = self.next();
                     match op.tok {
                         Tok::Decl => {
                             self.vars.push(v);
@@ -1255,19 +1416,20 @@ impl<'a> Parser<'a> {
                         }
                         Tok::Assign => pipe.is_assign = true,
                         _ => {
-                            return Err(
-                                self.err_at(&op, format!("unexpected {} in range", op.describe()))
-                            );
+                            return Err(self.err_at(
+                                &op,
+                                format!("unexpected {} in range", op.describe(self.src)),
+                            ));
                         }
                     }
-                    pipe.decl.push(v.to_string());
-                    pipe.decl.push(v2.to_string());
+                    pipe.push_decl(self.span(&start));
+                    pipe.push_decl(self.span(&second));
                 }
                 _ => self.i = save,
             }
         }
         loop {
-            let t = self.next_non_space();
+            let t = self.next();
             if t.tok == end {
                 if pipe.cmds.is_empty() {
                     return Err(self.err_at(&t, format!("missing value for {context}")));
@@ -1291,70 +1453,83 @@ impl<'a> Parser<'a> {
             }
             match t.tok {
                 Tok::Bool(_)
-                | Tok::Char(_)
+                | Tok::Char
                 | Tok::Dot
-                | Tok::Field(_)
-                | Tok::Ident(_)
-                | Tok::Number(_)
+                | Tok::Field
+                | Tok::Ident
+                | Tok::Number
                 | Tok::Nil
-                | Tok::Str(_)
-                | Tok::Var(_)
+                | Tok::Str
+                | Tok::Var
                 | Tok::LParen => {
                     self.i -= 1;
                     let c = self.command()?;
                     pipe.cmds.push(c);
                 }
                 _ => {
-                    return Err(
-                        self.err_at(&t, format!("unexpected {} in {context}", t.describe()))
-                    );
+                    return Err(self.err_at(
+                        &t,
+                        format!("unexpected {} in {context}", t.describe(self.src)),
+                    ));
                 }
             }
         }
     }
 
-    fn command(&mut self) -> Result<Command, Error> {
-        let pos = self.peek_non_space().pos;
+    fn command(&mut self) -> PResult<Command> {
+        let pos = self.peek().pos();
         let mut cmd = Command {
             pos,
             // As for a pipeline's commands.
             args: Vec::with_capacity(4),
         };
         loop {
-            self.peek_non_space();
             if let Some(a) = self.operand()? {
                 cmd.args.push(a);
+                // Spaces after an operand: another may follow.
+                if self.peek().sp {
+                    continue;
+                }
             }
             let t = self.next();
             match t.tok {
-                Tok::Space => continue,
                 Tok::RightDelim | Tok::RParen => self.i -= 1,
                 Tok::Pipe => {}
-                _ => return Err(self.err_at(&t, format!("unexpected {} in operand", t.describe()))),
+                _ => {
+                    return Err(self.err_at(
+                        &t,
+                        format!("unexpected {} in operand", t.describe(self.src)),
+                    ));
+                }
             }
             break;
         }
         if cmd.args.is_empty() {
-            let t = *self.peek();
-            return Err(self.err_at(&t, "empty command".into()));
+            return Err(Box::new(Error::parse(
+                self.name,
+                self.space_line(),
+                "empty command".into(),
+            )));
         }
         Ok(cmd)
     }
 
-    fn operand(&mut self) -> Result<Option<Arg>, Error> {
+    fn operand(&mut self) -> PResult<Option<Arg>> {
         let Some(term) = self.term()? else {
             return Ok(None);
         };
-        if !matches!(self.peek().tok, Tok::Field(_)) {
+        // Fields right after the term (no spaces between) make a chain.
+        let t = self.peek();
+        if !matches!(t.tok, Tok::Field) || t.sp {
             return Ok(Some(term));
         }
-        let chain_pos = self.peek().pos;
+        let chain_pos = t.pos();
         let mut chain_end = chain_pos;
-        while let Tok::Field(f) = self.peek().tok {
-            chain_end = self.end_of(f);
+        while let (Tok::Field, false) = (self.peek().tok, self.peek().sp) {
+            chain_end = self.peek().end();
             self.next();
         }
-        let fields = |start: usize| Fields(self.src[start..chain_end].into());
+        let fields = |start: usize| Fields(Span::new(start, chain_end));
         Ok(Some(match term {
             // A field term is the first field of the chain, right before it.
             Arg::Field { pos, .. } => Arg::Field {
@@ -1371,7 +1546,10 @@ impl<'a> Parser<'a> {
                 let t = self.toks[self.i - 1];
                 return Err(self.err_at(
                     &t,
-                    format!("unexpected . after term {:?}", term.to_string()),
+                    format!(
+                        "unexpected . after term {:?}",
+                        term.show(self.src).to_string()
+                    ),
                 ));
             }
             other => Arg::Chain {
@@ -1382,42 +1560,45 @@ impl<'a> Parser<'a> {
         }))
     }
 
-    fn term(&mut self) -> Result<Option<Arg>, Error> {
-        let t = self.next_non_space();
+    fn term(&mut self) -> PResult<Option<Arg>> {
+        let t = self.next();
         Ok(Some(match t.tok {
-            Tok::Ident(name) => {
+            Tok::Ident => {
+                let name = self.text(&t);
                 if !(self.funcs)(name) {
                     return Err(self.err_at(&t, format!("function {name:?} not defined")));
                 }
                 Arg::Ident {
-                    pos: t.pos,
-                    name: name.to_string(),
+                    pos: t.pos(),
+                    name: self.span(&t),
                 }
             }
-            Tok::Dot => Arg::Dot(t.pos),
-            Tok::Nil => Arg::Nil(t.pos),
-            Tok::Var(name) => {
+            Tok::Dot => Arg::Dot(t.pos()),
+            Tok::Nil => Arg::Nil(t.pos()),
+            Tok::Var => {
+                let name = self.text(&t);
                 if !self.vars.contains(&name) {
                     return Err(self.err_at(&t, format!("undefined variable {name:?}")));
                 }
                 Arg::Var {
-                    pos: t.pos,
-                    name: name.to_string(),
+                    pos: t.pos(),
+                    name: self.span(&t),
                     fields: Fields::default(),
                 }
             }
-            Tok::Field(f) => Arg::Field {
-                pos: t.pos,
-                names: Fields(self.src[t.pos..self.end_of(f)].into()),
+            Tok::Field => Arg::Field {
+                pos: t.pos(),
+                names: Fields(self.span(&t)),
             },
-            Tok::Bool(b) => Arg::Bool(t.pos, b),
-            Tok::Number(text) | Tok::Char(text) => {
+            Tok::Bool(b) => Arg::Bool(t.pos(), b),
+            Tok::Number | Tok::Char => {
+                let text = self.text(&t);
                 let Some(value) = super::exec::number_value(text) else {
                     return Err(self.err_at(&t, format!("illegal number syntax: {text:?}")));
                 };
                 Arg::Number {
-                    pos: t.pos,
-                    text: text.into(),
+                    pos: t.pos(),
+                    text: self.span(&t),
                     value,
                 }
             }
@@ -1428,10 +1609,10 @@ impl<'a> Parser<'a> {
                 let p = p?;
                 Arg::Pipe(Box::new(p))
             }
-            Tok::Str(quoted) => Arg::Str {
-                pos: t.pos,
-                quoted: quoted.into(),
-                unquoted: match str_value(quoted) {
+            Tok::Str => Arg::Str {
+                pos: t.pos(),
+                quoted: self.span(&t),
+                unquoted: match str_value(self.text(&t)) {
                     Cow::Borrowed(_) => None,
                     Cow::Owned(u) => Some(u.into()),
                 },
