@@ -158,24 +158,22 @@ struct Lexer<'a> {
 
 /// Where the next `{{` starts.
 fn find_open(b: &[u8]) -> Option<usize> {
-    let mut i = 0;
-    while let Some(j) = memchr::memchr(b'{', &b[i..]) {
-        let k = i + j;
-        if b.get(k + 1) == Some(&b'{') {
-            return Some(k);
-        }
-        i = k + 1;
-    }
-    None
+    find_pair(b, b'{', b'{')
 }
 
-/// Where the first `*/` starts (comments are short: a byte search for
-/// the star, not a substring searcher to set up).
+/// Where the first `*/` starts.
 fn find_close_comment(b: &[u8]) -> Option<usize> {
+    find_pair(b, b'*', b'/')
+}
+
+/// Where the two bytes `first second` first occur (the texts searched are
+/// short between hits: a byte search for the first, not a substring
+/// searcher to set up).
+fn find_pair(b: &[u8], first: u8, second: u8) -> Option<usize> {
     let mut i = 0;
-    while let Some(j) = memchr::memchr(b'*', &b[i..]) {
+    while let Some(j) = memchr::memchr(first, &b[i..]) {
         let k = i + j;
-        if b.get(k + 1) == Some(&b'/') {
+        if b.get(k + 1) == Some(&second) {
             return Some(k);
         }
         i = k + 1;

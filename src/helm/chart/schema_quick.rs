@@ -152,6 +152,27 @@ impl<'a> JsonReader<'a> {
             .then(|| self.i += word.len())
     }
 
+    /// Whether the collection closes here with `close` (passed if so).
+    fn closes(&mut self, close: u8) -> bool {
+        self.ws();
+        let closes = self.b.get(self.i) == Some(&close);
+        self.i += usize::from(closes);
+        closes
+    }
+
+    /// After an item: `Some(false)` at a comma, `Some(true)` at `close`
+    /// (both passed), `None` at anything else.
+    fn next_or_close(&mut self, close: u8) -> Option<bool> {
+        self.ws();
+        let c = *self.b.get(self.i)?;
+        self.i += 1;
+        match c {
+            b',' => Some(false),
+            c if c == close => Some(true),
+            _ => None,
+        }
+    }
+
     fn value(&mut self, depth: usize) -> Option<S<'a>> {
         self.ws();
         match *self.b.get(self.i)? {
@@ -162,54 +183,38 @@ impl<'a> JsonReader<'a> {
             b'[' if depth < MAX_NESTING => {
                 self.i += 1;
                 let mut a = Vec::new();
-                self.ws();
-                if self.b.get(self.i) == Some(&b']') {
-                    self.i += 1;
-                    return Some(S::Arr(a));
-                }
-                loop {
-                    a.push(self.value(depth + 1)?);
-                    self.ws();
-                    match self.b.get(self.i)? {
-                        b',' => self.i += 1,
-                        b']' => {
-                            self.i += 1;
-                            return Some(S::Arr(a));
+                if !self.closes(b']') {
+                    loop {
+                        a.push(self.value(depth + 1)?);
+                        if self.next_or_close(b']')? {
+                            break;
                         }
-                        _ => return None,
                     }
                 }
+                Some(S::Arr(a))
             }
             b'{' if depth < MAX_NESTING => {
                 self.i += 1;
                 let mut m = Vec::new();
-                self.ws();
-                if self.b.get(self.i) == Some(&b'}') {
-                    self.i += 1;
-                    return Some(S::Obj(m));
-                }
-                loop {
-                    self.ws();
-                    if self.b.get(self.i) != Some(&b'"') {
-                        return None;
-                    }
-                    let k = self.string()?;
-                    self.ws();
-                    if self.b.get(self.i) != Some(&b':') {
-                        return None;
-                    }
-                    self.i += 1;
-                    m.push((k, self.value(depth + 1)?));
-                    self.ws();
-                    match self.b.get(self.i)? {
-                        b',' => self.i += 1,
-                        b'}' => {
-                            self.i += 1;
-                            return Some(S::Obj(m));
+                if !self.closes(b'}') {
+                    loop {
+                        self.ws();
+                        if self.b.get(self.i) != Some(&b'"') {
+                            return None;
                         }
-                        _ => return None,
+                        let k = self.string()?;
+                        self.ws();
+                        if self.b.get(self.i) != Some(&b':') {
+                            return None;
+                        }
+                        self.i += 1;
+                        m.push((k, self.value(depth + 1)?));
+                        if self.next_or_close(b'}')? {
+                            break;
+                        }
                     }
                 }
+                Some(S::Obj(m))
             }
             b'-' | b'0'..=b'9' => self.number().map(S::Num),
             _ => None,
