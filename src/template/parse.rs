@@ -943,6 +943,14 @@ struct Parser<'a> {
     /// Whether a function of this name is defined.
     funcs: &'a dyn Fn(&str) -> bool,
     defines: Vec<(String, Vec<Node>)>,
+    /// Nodes, commands and arguments being parsed, on stacks shared by
+    /// every level: a list (or pipeline, or command) pushes from the end
+    /// and takes its own part off when complete, into a vector of exactly
+    /// its size. (Vectors grown item by item took half again the memory
+    /// of a chart's templates, and touching memory is costly.)
+    node_buf: Vec<Node>,
+    cmd_buf: Vec<Command>,
+    arg_buf: Vec<Arg>,
 }
 
 enum End {
@@ -992,6 +1000,9 @@ pub fn parse_with(name: &str, text: &str, funcs: &dyn Fn(&str) -> bool) -> Resul
         nesting: 0,
         funcs,
         defines: Vec::new(),
+        node_buf: Vec::new(),
+        cmd_buf: Vec::new(),
+        arg_buf: Vec::new(),
     };
     let root = p.root().map_err(|e| *e)?;
     Ok(Parsed {
@@ -1280,8 +1291,7 @@ impl<'a> Parser<'a> {
 
     /// Nodes up to `{{end}}` or `{{else}}`.
     fn list(&mut self) -> PResult<(Vec<Node>, End)> {
-        // As for a pipeline's commands: a list is seldom empty.
-        let mut out = Vec::with_capacity(4);
+        let base = self.node_buf.len();
         loop {
             if matches!(self.peek().tok, Tok::LeftDelim) {
                 let save = self.i;
@@ -1293,8 +1303,8 @@ impl<'a> Parser<'a> {
                 self.i = save;
             }
             match self.text_or_action()? {
-                Ok(n) => out.push(n),
-                Err((_, end)) => return Ok((out, end)),
+                Ok(n) => self.node_buf.push(n),
+                Err((_, end)) => return Ok((self.node_buf.split_off(base), end)),
             }
         }
     }
@@ -1371,10 +1381,9 @@ impl<'a> Parser<'a> {
             decl: [Span::default(); 2],
             ndecl: 0,
             is_assign: false,
-            // Room for the commands of nearly every pipeline (as much as a
-            // first push would allocate, without the generic growth path).
-            cmds: Vec::with_capacity(4),
+            cmds: Vec::new(),
         };
+        let base = self.cmd_buf.len();
         // Declarations.
         if let Tok::Var = start.tok {
             let v = self.text(&start);
@@ -1429,10 +1438,10 @@ impl<'a> Parser<'a> {
         loop {
             let t = self.next();
             if t.tok == end {
-                if pipe.cmds.is_empty() {
+                if self.cmd_buf.len() == base {
                     return Err(self.err_at(&t, format!("missing value for {context}")));
                 }
-                for (i, c) in pipe.cmds.iter().enumerate().skip(1) {
+                for (i, c) in self.cmd_buf[base..].iter().enumerate().skip(1) {
                     if matches!(
                         c.args[0],
                         Arg::Bool(..)
@@ -1447,6 +1456,7 @@ impl<'a> Parser<'a> {
                         ));
                     }
                 }
+                pipe.cmds = self.cmd_buf.split_off(base);
                 return Ok(pipe);
             }
             match t.tok {
@@ -1462,7 +1472,7 @@ impl<'a> Parser<'a> {
                 | Tok::LParen => {
                     self.i -= 1;
                     let c = self.command()?;
-                    pipe.cmds.push(c);
+                    self.cmd_buf.push(c);
                 }
                 _ => {
                     return Err(self.err_at(
@@ -1476,14 +1486,10 @@ impl<'a> Parser<'a> {
 
     fn command(&mut self) -> PResult<Command> {
         let pos = self.peek().pos();
-        let mut cmd = Command {
-            pos,
-            // As for a pipeline's commands.
-            args: Vec::with_capacity(4),
-        };
+        let base = self.arg_buf.len();
         loop {
             if let Some(a) = self.operand()? {
-                cmd.args.push(a);
+                self.arg_buf.push(a);
                 // Spaces after an operand: another may follow.
                 if self.peek().sp {
                     continue;
@@ -1502,14 +1508,17 @@ impl<'a> Parser<'a> {
             }
             break;
         }
-        if cmd.args.is_empty() {
+        if self.arg_buf.len() == base {
             return Err(Box::new(Error::parse(
                 self.name,
                 self.space_line(),
                 "empty command".into(),
             )));
         }
-        Ok(cmd)
+        Ok(Command {
+            pos,
+            args: self.arg_buf.split_off(base),
+        })
     }
 
     fn operand(&mut self) -> PResult<Option<Arg>> {
