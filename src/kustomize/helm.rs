@@ -154,24 +154,36 @@ fn merge2(src: &Node, dest: &Node) -> Result<Node, String> {
         .map_err(|e| format!("could not merge values: {e}"))
 }
 
+/// The pattern Helm checks release names against (named in its message).
+const RELEASE_NAME_PATTERN: &str =
+    r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$";
+
 /// Helm's `ValidateReleaseName`, with the message `helm install` and
 /// `helm template` print.
 pub fn validate_release_name(name: &str) -> Result<(), String> {
-    static VALID: std::sync::OnceLock<regex::Regex> = std::sync::OnceLock::new();
-    let re = VALID.get_or_init(|| {
-        regex::Regex::new(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$")
-            .expect("regex")
-    });
     if name.is_empty() {
         return Err(format!("release name {name:?}: no name provided"));
     }
-    if name.len() > 53 || !re.is_match(name) {
+    if name.len() > 53 || !matches_release_name_pattern(name) {
         return Err(format!(
-            "release name {name:?}: invalid release name, must match regex {} and the length must not be longer than 53",
-            re.as_str()
+            "release name {name:?}: invalid release name, must match regex {RELEASE_NAME_PATTERN} and the length must not be longer than 53"
         ));
     }
     Ok(())
+}
+
+/// Whether `name` matches [`RELEASE_NAME_PATTERN`]: labels separated by
+/// dots, each of lowercase letters, digits and dashes, starting and ending
+/// with a letter or digit. (Checked directly: compiling the pattern cost
+/// as much as rendering a small chart's templates.)
+fn matches_release_name_pattern(name: &str) -> bool {
+    name.split('.').all(|label| {
+        let b = label.as_bytes();
+        let alnum = |c: &u8| c.is_ascii_lowercase() || c.is_ascii_digit();
+        b.first().is_some_and(alnum)
+            && b.last().is_some_and(alnum)
+            && b.iter().all(|c| alnum(c) || *c == b'-')
+    })
 }
 
 /// Helm's `TemplateName`: the name template executed with Sprig's
@@ -419,6 +431,39 @@ mod tests {
             template_name(r#"{{ "KV" | lower }}-{{ printf "%d" 7 }}"#).unwrap(),
             "kv-7"
         );
+    }
+
+    #[test]
+    fn release_name_check_matches_helms_pattern() {
+        // The direct check against the pattern itself, on names built from
+        // every short sequence of the characters that matter.
+        let re = regex::Regex::new(RELEASE_NAME_PATTERN).unwrap();
+        let alphabet = ['a', 'z', '0', '9', '-', '.', 'A', '_', 'é', ' '];
+        let mut names = vec![String::new()];
+        for _ in 0..4 {
+            let longer: Vec<String> = names
+                .iter()
+                .flat_map(|n| alphabet.iter().map(move |c| format!("{n}{c}")))
+                .collect();
+            names.extend(longer);
+        }
+        names.sort();
+        names.dedup();
+        assert!(names.len() > 10_000);
+        for n in &names {
+            assert_eq!(matches_release_name_pattern(n), re.is_match(n), "{n:?}");
+        }
+        for n in [
+            "web-1.example",
+            "a.b.c",
+            "a..b",
+            "-a",
+            "a-",
+            "a.-b",
+            "1-2-3.x9",
+        ] {
+            assert_eq!(matches_release_name_pattern(n), re.is_match(n), "{n:?}");
+        }
     }
 
     #[test]
