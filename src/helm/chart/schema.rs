@@ -26,14 +26,13 @@ fn to_json(v: &Value) -> serde_json::Value {
         Value::Float(f) => serde_json::Number::from_f64(*f).map_or(J::Null, J::Number),
         Value::Str(s) => J::String(s.clone()),
         Value::List(l) => J::Array(l.iter().map(to_json).collect()),
-        Value::Map(m) => J::Object(
-            m.read()
-                .iter()
-                .map(|(k, v)| (k.clone(), to_json(v)))
-                .collect(),
-        ),
+        Value::Map(m) => map_to_json(&m.read()),
         Value::Object(o) => to_json(&o.0.plain()),
     }
+}
+
+fn map_to_json(m: &M) -> serde_json::Value {
+    serde_json::Value::Object(m.iter().map(|(k, v)| (k.clone(), to_json(v))).collect())
 }
 
 /// Refuses every external resource, remembering the first URL asked for.
@@ -418,7 +417,7 @@ fn validate_one(
     values: &M,
     warn: &mut Vec<String>,
 ) -> Result<(), String> {
-    let instance = to_json(&Value::map(values.clone()));
+    let instance = map_to_json(values);
     // Values that surely pass need no compiled schema (the costly part),
     // nor the schema read by serde_json.
     if super::schema_quick::surely_valid(schema, &instance) {
