@@ -47,6 +47,28 @@ struct Meta {
 /// Reads `text` when it is one document of the shapes above; `None` when
 /// the event parser must read it.
 pub(crate) fn parse(text: &str, schema: Schema) -> Option<Vec<Document>> {
+    read(text, schema, None)
+}
+
+/// What [`parse_head`] keeps of a document's top-level mapping: the keys
+/// whose values it reads whole.
+pub(crate) type KeepKey = fn(&str) -> bool;
+
+/// Reads `text` as [`parse`] does (it takes exactly the texts `parse`
+/// takes) but builds only the values of the top-level keys `keep` accepts:
+/// every other value is checked and left out (a skipped key stays in the
+/// mapping, with a null value; a skipped document's nested collections are
+/// empty). For reading a document's kind and metadata without building the
+/// rest of it. Texts longer than [`MAX_SCALAR_BYTES`] are left to `parse`
+/// (no scalar of a shorter text can exceed the limit `parse` checks).
+pub(crate) fn parse_head(text: &str, schema: Schema, keep: KeepKey) -> Option<Node> {
+    if text.len() > MAX_SCALAR_BYTES {
+        return None;
+    }
+    read(text, schema, Some(keep)).map(|mut docs| docs.remove(0).node)
+}
+
+fn read(text: &str, schema: Schema, keep: Option<KeepKey>) -> Option<Vec<Document>> {
     let (body, terminated) = match text.strip_suffix('\n') {
         Some(body) => (body, true),
         None => (text, false),
@@ -54,7 +76,7 @@ pub(crate) fn parse(text: &str, schema: Schema) -> Option<Vec<Document>> {
     if body.is_empty() || has_control(body) {
         return None;
     }
-    let lines: Vec<&str> = body.split('\n').collect();
+    let lines = split_lines(body);
     let mut r = Reader {
         lines,
         terminated,
@@ -64,6 +86,8 @@ pub(crate) fn parse(text: &str, schema: Schema) -> Option<Vec<Document>> {
         depth: 0,
         last_content: 0,
         trailing_empty: false,
+        keep,
+        skip: false,
     };
     // An explicit document start (the event parser marks the document at
     // its first node all the same).
@@ -101,10 +125,24 @@ pub(crate) fn parse(text: &str, schema: Schema) -> Option<Vec<Document>> {
     if r.trailing_empty && (r.last_content + 1..n).any(|i| !line_at(i).trim().is_empty()) {
         return None;
     }
-    if let Node::Map(m) = &mut node {
+    if let Node::Map(m) = &mut node
+        && keep.is_none()
+    {
         m.set_doc_foot_comment(foot_comment_follows(n, line_at, r.last_content));
     }
     Some(vec![Document { node, line }])
+}
+
+/// The lines of `body` (`body.split('\n')`, with a quicker search).
+fn split_lines(body: &str) -> Vec<&str> {
+    let mut lines = Vec::with_capacity(body.len() / 32 + 1);
+    let mut start = 0;
+    for i in memchr::memchr_iter(b'\n', body.as_bytes()) {
+        lines.push(&body[start..i]);
+        start = i + 1;
+    }
+    lines.push(&body[start..]);
+    lines
 }
 
 /// Whether `body` holds a tab, a CR or another control character but the
@@ -139,6 +177,18 @@ struct Reader<'a> {
     last_content: usize,
     /// Whether the last node read is an empty value (null).
     trailing_empty: bool,
+    /// The top-level keys whose values are built ([`parse_head`]); `None`:
+    /// all.
+    keep: Option<KeepKey>,
+    /// Whether the node being read is checked only, not built: its
+    /// collections come out empty (a mapping keeps its keys, each with a
+    /// null value, to find repeated ones) and its scalars null.
+    skip: bool,
+}
+
+/// How many spaces `line` starts with.
+fn indentation(line: &str) -> usize {
+    line.bytes().position(|b| b != b' ').unwrap_or(line.len())
 }
 
 /// Whether a line holds a `:` followed by a space or at its end (which
@@ -475,12 +525,11 @@ impl<'a> Reader<'a> {
             return Some((self.col, &line[self.col..]));
         }
         while let Some(&line) = self.lines.get(self.pos) {
-            let t = line.trim_start_matches(' ');
-            if t.is_empty() || t.starts_with('#') {
-                self.pos += 1;
-                continue;
+            let at = indentation(line);
+            match line.as_bytes().get(at) {
+                None | Some(b'#') => self.pos += 1,
+                Some(_) => return Some((at, &line[at..])),
             }
-            return Some((line.len() - t.len(), t));
         }
         None
     }
@@ -507,6 +556,10 @@ impl<'a> Reader<'a> {
         }
         let (_, rest) = self.peek()?;
         let read = if is_dash(rest) {
+            // A document that is a sequence has no head to keep.
+            if self.depth == 1 && self.keep.is_some() {
+                self.skip = true;
+            }
             let (items, breaks) = self.seq(indent)?;
             (Node::Seq(items), breaks)
         } else {
@@ -530,6 +583,19 @@ impl<'a> Reader<'a> {
             }
             let (key, after) = split_key(rest, self.schema)?;
             self.content();
+            let skipping = self.skip;
+            let skip = skipping || self.keep.is_some_and(|keep| self.depth == 1 && !keep(&key));
+            if skip {
+                self.skip = true;
+                let read = self.value(indent, after);
+                self.skip = skipping;
+                read?;
+                map.push_unique(key, Node::Null).ok()?;
+                if map.len() == RESERVE_AT {
+                    map.reserve(self.lines.len() - self.pos);
+                }
+                continue;
+            }
             let (value, meta) = self.value(indent, after)?;
             let fresh = meta.raw.is_some() || meta.quoted || meta.breaks != 0;
             let key_again = fresh.then(|| key.clone());
@@ -568,6 +634,9 @@ impl<'a> Reader<'a> {
             }
             self.content();
             let (item, meta) = self.item(at, &rest[1..])?;
+            if self.skip {
+                continue;
+            }
             last = if item.is_scalar() { meta.breaks } else { 0 };
             items.push(item);
             if items.len() == RESERVE_AT {
@@ -706,6 +775,12 @@ impl<'a> Reader<'a> {
                 } else {
                     self.plain_lines(text, indent)?
                 };
+                if self.skip {
+                    // (The scalar is no longer than the text: see
+                    // `parse_head`.)
+                    self.advance();
+                    return Some((Node::Null, Meta::default()));
+                }
                 let text = more.unwrap_or_else(|| text.to_string());
                 if text.len() > MAX_SCALAR_BYTES {
                     return None;
@@ -734,17 +809,26 @@ impl<'a> Reader<'a> {
         let mut i = self.pos + 1;
         while let Some(&line) = self.lines.get(i) {
             i += 1;
-            let t = line.trim_start_matches(' ');
+            let at = indentation(line);
+            let t = &line[at..];
             if t.is_empty() {
                 empty += 1;
                 continue;
             }
-            if line.len() - t.len() <= indent || t.starts_with('#') {
+            if at <= indent || t.starts_with('#') {
                 break;
             }
             let (part, comment) = before_comment(t);
             if !plain_continuation(part) {
                 return None;
+            }
+            self.pos = i - 1;
+            if self.skip {
+                // Checked, not kept.
+                if comment {
+                    break;
+                }
+                continue;
             }
             let s = text.get_or_insert_with(|| first.to_string());
             if empty == 0 {
@@ -754,7 +838,6 @@ impl<'a> Reader<'a> {
                 empty = 0;
             }
             s.push_str(part);
-            self.pos = i - 1;
             if comment {
                 break;
             }
@@ -784,7 +867,7 @@ impl<'a> Reader<'a> {
         }
         let first = self.pos + 1;
         let line = *self.lines.get(first)?;
-        let m = line.len() - line.trim_start_matches(' ').len();
+        let m = indentation(line);
         if m <= indent || m == line.len() {
             return None;
         }
@@ -795,14 +878,15 @@ impl<'a> Reader<'a> {
         // after them.
         let (mut last, mut visible, mut end) = (first, first, first);
         while let Some(&line) = self.lines.get(end) {
-            let t = line.trim_start_matches(' ');
-            if !t.is_empty() && line.len() - t.len() < m {
+            let at = indentation(line);
+            let blank = at == line.len();
+            if !blank && at < m {
                 break;
             }
             if line.len() > m {
                 last = end;
             }
-            if !t.is_empty() {
+            if !blank {
                 visible = end;
             }
             end += 1;
@@ -816,6 +900,18 @@ impl<'a> Reader<'a> {
         {
             return None;
         }
+        let at_eof = end == self.lines.len() && !self.terminated;
+        if self.skip {
+            // Checked, not kept (the scalar is no longer than the text:
+            // see `parse_head`).
+            if at_eof && (last + 1 != end || last != visible) {
+                return None;
+            }
+            self.last_content = visible;
+            self.pos = end;
+            self.col = 0;
+            return Some((Node::Null, Meta::default()));
+        }
         let mut text = if folded {
             fold(body, m)
         } else {
@@ -823,7 +919,6 @@ impl<'a> Reader<'a> {
         };
         // Without a final line break, a block scalar on the last line ends
         // without one (libyaml keeps only a line break that is there).
-        let at_eof = end == self.lines.len() && !self.terminated;
         if at_eof && (last + 1 != end || last != visible) {
             return None;
         }
@@ -899,6 +994,9 @@ fn fold(body: &[&str], m: usize) -> String {
 /// as a description; `None` when they agree or the quick reader leaves the
 /// text to the event parser. For tests and the fuzz target.
 pub fn mismatch(text: &str) -> Option<String> {
+    if let Some(m) = head_mismatch(text) {
+        return Some(m);
+    }
     for (schema, json_keys) in [(Schema::V3, false), (Schema::V2, true)] {
         let Some(fast) = parse(text, schema) else {
             continue;
@@ -910,6 +1008,66 @@ pub fn mismatch(text: &str) -> Option<String> {
         let (a, b) = (dump_docs(&fast), dump_docs(&slow));
         if a != b {
             return Some(format!("{schema:?}: quick reader\n{a}\nevent parser\n{b}"));
+        }
+    }
+    None
+}
+
+/// Where [`parse_head`] differs from [`parse`]: it must take exactly the
+/// texts `parse` takes, and give the same top-level keys in the same order,
+/// the kept ones with the same values (metadata included), the others null.
+fn head_mismatch(text: &str) -> Option<String> {
+    fn keep_none(_: &str) -> bool {
+        false
+    }
+    fn keep_head(k: &str) -> bool {
+        matches!(k, "apiVersion" | "kind" | "metadata")
+    }
+    if text.len() > MAX_SCALAR_BYTES {
+        return None;
+    }
+    let schema = Schema::V2;
+    let full = parse(text, schema).map(|mut d| d.remove(0).node);
+    for keep in [keep_none as KeepKey, keep_head] {
+        let head = parse_head(text, schema, keep);
+        let (full, head) = match (&full, &head) {
+            (None, None) => continue,
+            (Some(f), Some(h)) => (f, h),
+            (f, h) => {
+                return Some(format!(
+                    "the skipping reader {} the text, the quick reader {}",
+                    if h.is_some() { "takes" } else { "leaves" },
+                    if f.is_some() { "takes" } else { "leaves" }
+                ));
+            }
+        };
+        let kept = match full {
+            Node::Map(m) => {
+                let mut want = Map::new();
+                for (k, v) in m.iter() {
+                    let v = if keep(k) { v.clone() } else { Node::Null };
+                    want.push_unique(k.clone(), v).ok()?;
+                    if keep(k) {
+                        if let Some(t) = m.raw_text(k) {
+                            want.set_raw(k, t.to_string());
+                        }
+                        want.set_quoted(k, m.is_quoted(k));
+                        want.set_print_breaks(k, m.print_breaks(k));
+                    }
+                }
+                want.set_flow(m.is_flow());
+                Node::Map(want)
+            }
+            Node::Seq(_) => Node::Seq(Vec::new()),
+            other => other.clone(),
+        };
+        let (mut a, mut b) = (String::new(), String::new());
+        dump(&kept, 0, &mut a);
+        dump(head, 0, &mut b);
+        if a != b {
+            return Some(format!(
+                "skipping reader\n{b}\nquick reader, kept values\n{a}"
+            ));
         }
     }
     None

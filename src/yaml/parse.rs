@@ -67,6 +67,18 @@ pub fn parse_stream_json_keys(text: &str) -> Result<Vec<Document>, ParseError> {
     parse(text, Schema::V2, true)
 }
 
+/// The one document of `text` as [`parse_stream_json_keys`] reads it, but
+/// with only the values of the top-level keys `keep` accepts built (see
+/// `fast::parse_head`); `None` when the quick reader does not take the
+/// text: [`parse_stream_json_keys`] then reads it (and reports its errors).
+pub(crate) fn parse_head_json_keys(text: &str, keep: super::fast::KeepKey) -> Option<Node> {
+    let text = text.strip_prefix('\u{feff}').unwrap_or(text);
+    // (`check_text` is not needed first: the quick reader takes no text
+    // with a control character but the line break, nor one longer than
+    // `MAX_SCALAR_BYTES`.)
+    super::fast::parse_head(text, Schema::V2, keep)
+}
+
 pub fn parse_stream_with(text: &str, schema: Schema) -> Result<Vec<Document>, ParseError> {
     parse(text, schema, false)
 }
@@ -365,7 +377,16 @@ fn check_text(text: &str) -> Result<(), ParseError> {
         });
     }
     // (Every control character is one byte in UTF-8, and no byte of a
-    // longer character is below 0x80.)
+    // longer character is below 0x80.) First a check without a branch
+    // per byte, which the compiler makes vector code of.
+    let refused = |b: u8| (b < b' ') & (b != b'\t') & (b != b'\n') & (b != b'\r') | (b == 0x7f);
+    if !text
+        .as_bytes()
+        .chunks(64)
+        .any(|c| c.iter().fold(false, |acc, &b| acc | refused(b)))
+    {
+        return Ok(());
+    }
     if let Some(i) = text
         .bytes()
         .position(|b| (b < b' ' && b != b'\t' && b != b'\n' && b != b'\r') || b == 0x7f)

@@ -219,17 +219,30 @@ pub fn plain_round_trips(s: &str) -> bool {
     if b[b.len() - 1] == b' ' || b[b.len() - 1] == b':' {
         return false;
     }
-    let mut prev = 0u8;
-    for &c in b {
-        if !(0x20..=0x7e).contains(&c) {
-            return false;
+    // Printable ASCII, and no ` #` or `: ` (each byte with the one before
+    // it): in blocks without a branch per byte, which the compiler makes
+    // vector code of (long descriptions are read through here).
+    let bad = |prev: u8, c: u8| {
+        !(0x20..=0x7e).contains(&c) | (c == b'#') & (prev == b' ') | (c == b' ') & (prev == b':')
+    };
+    if b.len() < 64 {
+        let mut prev = 0;
+        for &c in b {
+            if bad(prev, c) {
+                return false;
+            }
+            prev = c;
         }
-        if (c == b'#' && prev == b' ') || (c == b' ' && prev == b':') {
-            return false;
-        }
-        prev = c;
+        return true;
     }
-    true
+    if bad(0, b[0]) {
+        return false;
+    }
+    let (prevs, rest) = (&b[..b.len() - 1], &b[1..]);
+    !prevs
+        .chunks(64)
+        .zip(rest.chunks(64))
+        .any(|(p, c)| p.iter().zip(c).fold(false, |acc, (&p, &c)| acc | bad(p, c)))
 }
 
 /// kyaml's `IsValueNonString`: a one-line text that a YAML 1.1 parser

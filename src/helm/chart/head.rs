@@ -42,6 +42,30 @@ pub(crate) fn read(doc: &Node, text: &str) -> Result<Head, String> {
     decode(doc).map_err(|e| format!("error unmarshaling JSON: while decoding JSON: json: {e}"))
 }
 
+/// The head of the document `text`, read without building the values it
+/// does not need (see `fast::parse_head`): the same answer as reading the
+/// whole document and then [`read`]. `None` when the quick reader does not
+/// take the text, or the text may hold an infinite or NaN float (which
+/// step 2 looks for everywhere): the caller reads it whole.
+pub(crate) fn read_quick(text: &str) -> Option<Result<Head, String>> {
+    if may_spell_non_finite(text) {
+        return None;
+    }
+    let doc = crate::yaml::parse::parse_head_json_keys(text, is_head_field)?;
+    Some(
+        decode(&doc)
+            .map_err(|e| format!("error unmarshaling JSON: while decoding JSON: json: {e}")),
+    )
+}
+
+/// Whether a top-level key is one `SimpleHead` reads, in step 2 or 3.
+fn is_head_field(key: &str) -> bool {
+    json_field(key, HEAD_FIELDS).is_some() || conversion_field(key, HEAD_FIELDS).is_some()
+}
+
+/// `SimpleHead`'s fields.
+const HEAD_FIELDS: &[&str] = &["apiVersion", "kind", "metadata"];
+
 /// Whether `text` may hold an infinite or NaN float: go-yaml v2 reads one
 /// only from `.inf` or `.nan` (signed, in three spellings each), so a text
 /// without either (in any case) holds none, and its tree, which can be
@@ -101,7 +125,7 @@ fn non_finite_name(f: f64) -> Option<&'static str> {
 /// `sigs.k8s.io/yaml` finds struct fields (exactly, else ignoring case).
 fn field_target(target: Target, key: &str) -> Target {
     match target {
-        Target::Head => match conversion_field(key, &["apiVersion", "kind", "metadata"]) {
+        Target::Head => match conversion_field(key, HEAD_FIELDS) {
             Some("metadata") => Target::Metadata,
             Some(_) => Target::Text,
             None => Target::None,
@@ -136,7 +160,7 @@ fn decode(doc: &Node) -> Result<Head, String> {
         first_error.get_or_insert(e);
     };
     for (key, value) in sorted(map) {
-        let Some(field) = json_field(key, &["apiVersion", "kind", "metadata"]) else {
+        let Some(field) = json_field(key, HEAD_FIELDS) else {
             continue;
         };
         let converted = conversion_field(key, &[field]).is_some();
@@ -304,7 +328,27 @@ mod tests {
             .next()
             .map(|d| d.node)
             .unwrap_or(Node::Null);
-        read(&doc, text)
+        let whole = read(&doc, text);
+        // The quick reading, where it applies, gives the same answer.
+        if let Some(quick) = read_quick(text) {
+            assert_eq!(quick, whole, "{text:?}");
+        }
+        whole
+    }
+
+    #[test]
+    fn the_quick_reading_applies_to_common_documents() {
+        let text = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: a\n  annotations:\n    helm.sh/hook: pre-install\ndata:\n  k: |\n    x\n  j: v\n";
+        let h = read_quick(text).unwrap().unwrap();
+        assert_eq!(h.kind, "ConfigMap");
+        assert_eq!(
+            h.annotations.get("helm.sh/hook").map(String::as_str),
+            Some("pre-install")
+        );
+        // A type error found in a kept value.
+        assert!(read_quick("kind: [a]\nspec: 1\n").unwrap().is_err());
+        // Left to the whole reading: a document that may hold `.inf`.
+        assert!(read_quick("kind: A\nspec:\n  x: .inf\n").is_none());
     }
 
     #[test]

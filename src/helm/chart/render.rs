@@ -577,6 +577,9 @@ fn go_trim(s: &str) -> &str {
 }
 
 fn head(path: &str, doc: &str) -> Result<Head, ChartError> {
+    if let Some(h) = super::head::read_quick(doc) {
+        return h.map_err(|e| ChartError::new(format!("YAML parse error on {path}: {e}")));
+    }
     let node = crate::yaml::parse::parse_stream_json_keys(doc)
         .map_err(|e| {
             ChartError::new(format!(
