@@ -17,10 +17,13 @@ use std::sync::LazyLock;
 
 use regex::Regex;
 
+#[cfg(test)]
 const LOOSE: &str = r"v?([0-9]+)(\.[0-9]+)?(\.[0-9]+)?(-([0-9A-Za-z\-]+(\.[0-9A-Za-z\-]+)*))?(\+([0-9A-Za-z\-]+(\.[0-9A-Za-z\-]+)*))?";
 const CV: &str = r"v?([0-9|x|X|\*]+)(\.[0-9|x|X|\*]+)?(\.[0-9|x|X|\*]+)?(-([0-9A-Za-z\-]+(\.[0-9A-Za-z\-]+)*))?(\+([0-9A-Za-z\-]+(\.[0-9A-Za-z\-]+)*))?";
 const OPS: &str = r"=||!=|>|<|>=|=>|<=|=<|~|~>|\^";
 
+/// What [`loose_parts`] matches by hand (for the test that compares them).
+#[cfg(test)]
 static LOOSE_RE: LazyLock<Regex> = LazyLock::new(|| Regex::new(&format!("^{LOOSE}$")).unwrap());
 static CONSTRAINT_RE: LazyLock<Regex> =
     LazyLock::new(|| Regex::new(&format!(r"^\s*({OPS})\s*({CV})\s*$")).unwrap());
@@ -34,6 +37,92 @@ static VALID_RE: LazyLock<Regex> = LazyLock::new(|| {
     ))
     .unwrap()
 });
+
+/// The groups of `LOOSE` in a text it matches whole: the major version's
+/// digits, the minor's and the patch's with their `.` (empty when absent),
+/// the prerelease and the build metadata without their `-` and `+`.
+#[derive(Debug, PartialEq)]
+struct LooseParts<'t> {
+    major: &'t str,
+    minor: &'t str,
+    patch: &'t str,
+    pre: &'t str,
+    metadata: &'t str,
+}
+
+/// `^LOOSE$` matched by hand (compiling the expression cost more than a
+/// small chart's whole render): the same groups as the expression's, in
+/// every text (a test compares the two). Each part of the expression is
+/// followed by one that must start with another character (`.`, `-`, `+`
+/// or the end), so reading each greedily is the expression's only match.
+fn loose_parts(text: &str) -> Option<LooseParts<'_>> {
+    let b = text.as_bytes();
+    let mut i = usize::from(b.first() == Some(&b'v'));
+    let run = |from: usize, ok: &dyn Fn(u8) -> bool| {
+        from + b[from..].iter().take_while(|&&c| ok(c)).count()
+    };
+    let digit = |c: u8| c.is_ascii_digit();
+    let end = run(i, &digit);
+    if end == i {
+        return None;
+    }
+    let major = &text[i..end];
+    i = end;
+    // `(\.[0-9]+)?`, twice.
+    let mut dotted = || {
+        if b.get(i) == Some(&b'.') {
+            let end = run(i + 1, &digit);
+            if end > i + 1 {
+                let part = &text[i..end];
+                i = end;
+                return part;
+            }
+        }
+        ""
+    };
+    let minor = dotted();
+    let patch = dotted();
+    // `[0-9A-Za-z\-]+(\.[0-9A-Za-z\-]+)*` after a `-` or a `+`.
+    let ident = |c: u8| c.is_ascii_alphanumeric() || c == b'-';
+    let dotted_idents = |from: usize| -> usize {
+        let mut at = from;
+        loop {
+            let end = run(at, &ident);
+            if end == at {
+                return if at == from { from } else { at - 1 };
+            }
+            at = end;
+            if b.get(at) == Some(&b'.') && b.get(at + 1).is_some_and(|&c| ident(c)) {
+                at += 1;
+            } else {
+                return at;
+            }
+        }
+    };
+    let mut pre = "";
+    if b.get(i) == Some(&b'-') {
+        let end = dotted_idents(i + 1);
+        if end > i + 1 {
+            pre = &text[i + 1..end];
+            i = end;
+        }
+    }
+    let mut metadata = "";
+    if b.get(i) == Some(&b'+') {
+        let end = dotted_idents(i + 1);
+        if end > i + 1 {
+            metadata = &text[i + 1..end];
+            i = end;
+        }
+    }
+    (i == b.len()).then_some(LooseParts {
+        major,
+        minor,
+        patch,
+        pre,
+        metadata,
+    })
+}
 
 /// The error Masterminds/semver gives for text that is no version.
 pub const INVALID: &str = "invalid semantic version";
@@ -97,20 +186,19 @@ fn validate_metadata(m: &str) -> Result<(), String> {
 impl Version {
     /// Parses a version as Masterminds' `NewVersion` does (coercing mode).
     pub fn parse(text: &str) -> Result<Version, String> {
-        let m = LOOSE_RE.captures(text).ok_or_else(|| INVALID.to_string())?;
-        let group = |i: usize| m.get(i).map_or("", |g| g.as_str());
-        let num = |i: usize| -> Result<u64, String> {
-            match group(i) {
+        let p = loose_parts(text).ok_or_else(|| INVALID.to_string())?;
+        let num = |s: &str| -> Result<u64, String> {
+            match s {
                 "" => Ok(0),
                 s => segment(s.trim_start_matches('.')),
             }
         };
         let v = Version {
-            major: segment(group(1))?,
-            minor: num(2)?,
-            patch: num(3)?,
-            pre: group(5).to_string(),
-            metadata: group(8).to_string(),
+            major: segment(p.major)?,
+            minor: num(p.minor)?,
+            patch: num(p.patch)?,
+            pre: p.pre.to_string(),
+            metadata: p.metadata.to_string(),
             original: text.to_string(),
         };
         if !v.pre.is_empty() {
@@ -261,7 +349,21 @@ fn parse_comparison(text: &str) -> Result<Comparison, String> {
         .captures(text)
         .ok_or_else(|| format!("improper constraint: {text}"))?;
     let g = |i: usize| m.get(i).map_or("", |g| g.as_str());
-    let op = match g(1) {
+    comparison(g(1), g(2), g(3), g(4), g(5), g(6))
+}
+
+/// A comparison from the groups of `CONSTRAINT_RE`: the operator, the
+/// version, its major, minor (with its `.`), patch (with its `.`) and
+/// prerelease (with its `-`).
+fn comparison(
+    op: &str,
+    whole: &str,
+    major: &str,
+    minor: &str,
+    patch: &str,
+    pre: &str,
+) -> Result<Comparison, String> {
+    let op = match op {
         "" | "=" => Op::TildeOrEqual,
         "!=" => Op::NotEqual,
         ">" => Op::Greater,
@@ -271,7 +373,6 @@ fn parse_comparison(text: &str) -> Result<Comparison, String> {
         "~" | "~>" => Op::Tilde,
         _ => Op::Caret,
     };
-    let (major, minor, patch, pre) = (g(3), g(4), g(5), g(6));
     let (mut dirty, mut minor_dirty, mut patch_dirty) = (false, false, false);
     let ver = if is_x(major) || major.is_empty() {
         dirty = true;
@@ -285,7 +386,7 @@ fn parse_comparison(text: &str) -> Result<Comparison, String> {
         patch_dirty = true;
         format!("{major}{minor}.0{pre}")
     } else {
-        g(2).to_string()
+        whole.to_string()
     };
     let con = Version::parse(&ver).map_err(|_| "constraint parser error".to_string())?;
     Ok(Comparison {
@@ -302,6 +403,19 @@ impl Constraint {
     /// are worded as v3.4.0 (the version Helm 4.1 uses) words them
     /// (`improper constraint: TEXT`).
     pub fn parse(text: &str) -> Result<Constraint, String> {
+        if let Some(c) = simple_comparison(text) {
+            let c = c?;
+            return Ok(Constraint {
+                has_pre: vec![!c.con.pre.is_empty()],
+                alternatives: vec![vec![c]],
+                text: text.to_string(),
+            });
+        }
+        Self::parse_regex(text)
+    }
+
+    /// [`Constraint::parse`] by Masterminds' regular expressions alone.
+    fn parse_regex(text: &str) -> Result<Constraint, String> {
         let rewritten = rewrite_range(text);
         let mut alternatives = Vec::new();
         let mut has_pre = Vec::new();
@@ -333,6 +447,43 @@ impl Constraint {
             .zip(&self.has_pre)
             .any(|(alt, pre)| alt.iter().all(|c| c.check(v, *pre)))
     }
+}
+
+/// The operators of `OPS`.
+const OPERATORS: &[&str] = &["=", "!=", ">", "<", ">=", "=>", "<=", "=<", "~", "~>", "^"];
+
+/// The most common constraint, one comparison (`>=1.21-0`, `^1.2.3`,
+/// `~ 2.0`), read without the regular expressions (compiling them cost
+/// more than a small chart's whole render): spaces, an operator or none,
+/// spaces, a version of digits (`v`, then one to three numbers, then
+/// perhaps a prerelease; no wildcard, no build metadata), spaces. `None`
+/// for any other text, which the expressions read. On such a text the
+/// expressions find exactly this one comparison, with the operator as
+/// written (a test compares the two readings): no range (` - ` needs a
+/// space before the `-`), one alternative, and the operator alternatives
+/// that match only a part of the written operator leave no version after
+/// them.
+fn simple_comparison(text: &str) -> Option<Result<Comparison, String>> {
+    let t = text.trim_matches(' ');
+    let op_len = t.bytes().take_while(|c| b"=!<>~^".contains(c)).count();
+    let (op, rest) = t.split_at(op_len);
+    if !op.is_empty() && !OPERATORS.contains(&op) {
+        return None;
+    }
+    let whole = rest.trim_start_matches(' ');
+    let p = loose_parts(whole)?;
+    if !p.metadata.is_empty() || whole.contains('|') {
+        return None;
+    }
+    let pre_start = whole.len() - p.pre.len() - usize::from(!p.pre.is_empty());
+    Some(comparison(
+        op,
+        whole,
+        p.major,
+        p.minor,
+        p.patch,
+        &whole[pre_start..],
+    ))
 }
 
 impl fmt::Display for Constraint {
@@ -577,6 +728,75 @@ mod tests {
             let con = Constraint::parse(c).unwrap();
             let ver = Version::parse(v).unwrap();
             assert_eq!(con.matches(&ver), want, "{c} / {v}");
+        }
+    }
+
+    /// Every text of up to `n` characters from `alphabet`.
+    fn texts(alphabet: &[char], n: usize) -> Vec<String> {
+        let mut all = vec![String::new()];
+        let mut last = vec![String::new()];
+        for _ in 0..n {
+            last = last
+                .iter()
+                .flat_map(|t| alphabet.iter().map(move |c| format!("{t}{c}")))
+                .collect();
+            all.extend(last.iter().cloned());
+        }
+        all
+    }
+
+    #[test]
+    fn versions_are_read_by_hand_as_the_expression_reads_them() {
+        fn by_regex(t: &str) -> Option<LooseParts<'_>> {
+            LOOSE_RE.captures(t).map(|m| {
+                let g = |i: usize| m.get(i).map_or("", |g| g.as_str());
+                LooseParts {
+                    major: g(1),
+                    minor: g(2),
+                    patch: g(3),
+                    pre: g(5),
+                    metadata: g(8),
+                }
+            })
+        }
+        let mut cases = texts(&['v', '1', '0', '.', '-', '+', 'a'], 5);
+        cases.extend(
+            [
+                "v1.31.0", "1.29.3-gke.1245000", "1.2.3-alpha.1+build.5", "1.2.3-a..b", "1.2.3+",
+                "01.002.0003", "1.2.3-", "1.2.3-a.", "v", "1.2.3.4", "1.2.3-x-y.z+m-n.o",
+            ]
+            .map(String::from),
+        );
+        for t in &cases {
+            assert_eq!(loose_parts(t), by_regex(t), "{t:?}");
+        }
+    }
+
+    #[test]
+    fn simple_constraints_are_read_by_hand_as_the_expressions_read_them() {
+        let mut cases = texts(&[' ', '=', '>', '<', '~', '^', '!', '1', '.', '-', 'a'], 4);
+        for op in ["", "=", "!=", ">", "<", ">=", "=>", "<=", "=<", "~", "~>", "^", "==", "><", "~=", "!"] {
+            for v in [
+                "1", "1.21", "1.21.3", "v1.21-0", "1.2.3-beta.1", "1.2.3+m", "1.x", "*", "1.2.x", "99999999999999999999",
+                "1.2.3-", "1 - 2", "1, 2", "1 || 2", "1.2.3.4", "x", "v1.2.3-rc.1-2",
+            ] {
+                for (a, b, c) in [("", "", ""), (" ", " ", " "), ("", " ", ""), ("  ", "", "  "), ("\t", "", "")] {
+                    cases.push(format!("{a}{op}{b}{v}{c}"));
+                }
+            }
+        }
+        let mut quick = 0;
+        for t in &cases {
+            if simple_comparison(t).is_some() {
+                quick += 1;
+            }
+            let (a, b) = (Constraint::parse(t), Constraint::parse_regex(t));
+            assert_eq!(format!("{a:?}"), format!("{b:?}"), "{t:?}");
+        }
+        // (The common forms are read by hand.)
+        assert!(quick > 400, "{quick}");
+        for t in [">=1.21-0", "^1.2.3", "~ 2.0", "1.2.3", " >= v1.16.0-0 "] {
+            assert!(simple_comparison(t).is_some(), "{t:?}");
         }
     }
 
