@@ -158,46 +158,22 @@ fn template(a: TemplateArgs) -> i32 {
         }
     }
     // The command-line values in Helm's order (`values.Options.MergeValues`):
-    // --set-json, --set, --set-string, --set-file, --set-literal.
-    let V::Map(mut base) = to_v(&values) else {
-        unreachable!("merged values are a map")
+    // --set-json, --set, --set-string, --set-file, --set-literal. (Without
+    // any, the values of the files are the template data as they are.)
+    let no_set = a.set_json.is_empty()
+        && a.set.is_empty()
+        && a.set_string.is_empty()
+        && a.set_file.is_empty()
+        && a.set_literal.is_empty();
+    let values = if no_set {
+        values
+    } else {
+        match with_set_values(&a, &values) {
+            Ok(v) => v,
+            Err(code) => return code,
+        }
     };
-    for s in &a.set_json {
-        let t = s.trim();
-        if t.starts_with('{') {
-            match serde_json::from_str::<serde_json::Value>(t) {
-                Ok(j @ serde_json::Value::Object(_)) => {
-                    let V::Map(m) = V::from_json(&j) else {
-                        unreachable!("an object")
-                    };
-                    strvals::merge_maps(&mut base, m);
-                }
-                _ => return helm_error(&format!("failed parsing --set-json data JSON: {s}"), 2),
-            }
-        } else if strvals::parse_into(s, &mut base, Mode::Json).is_err() {
-            return helm_error(&format!("failed parsing --set-json data {s}"), 2);
-        }
-    }
-    let reader = |p: &str| read_file(p).map(|b| String::from_utf8_lossy(&b).into_owned());
-    for (list, mode, what) in [
-        (&a.set, Mode::Typed(false), "--set"),
-        (&a.set_string, Mode::Typed(true), "--set-string"),
-        (&a.set_file, Mode::File(&reader), "--set-file"),
-        (&a.set_literal, Mode::Literal, "--set-literal"),
-    ] {
-        for s in list {
-            let mode = match &mode {
-                Mode::Typed(b) => Mode::Typed(*b),
-                Mode::File(r) => Mode::File(*r),
-                Mode::Json => Mode::Json,
-                Mode::Literal => Mode::Literal,
-            };
-            if let Err(e) = strvals::parse_into(s, &mut base, mode) {
-                return helm_error(&format!("failed parsing {what} data: {e}"), 2);
-            }
-        }
-    }
-    let Value::Map(values) = from_v(V::Map(base)) else {
+    let Value::Map(values) = values else {
         unreachable!("a map")
     };
     let path = PathBuf::from(chart_path);
@@ -307,6 +283,58 @@ fn template(a: TemplateArgs) -> i32 {
         ),
         Err(e) => helm_error(&e.message, 1),
     }
+}
+
+/// The values of the `-f` files with the command-line values set on them
+/// (`Err`: the exit code, the error printed).
+fn with_set_values(a: &TemplateArgs, values: &Value) -> Result<Value, i32> {
+    let V::Map(mut base) = to_v(values) else {
+        unreachable!("merged values are a map")
+    };
+    for s in &a.set_json {
+        let t = s.trim();
+        if t.starts_with('{') {
+            match serde_json::from_str::<serde_json::Value>(t) {
+                Ok(j @ serde_json::Value::Object(_)) => {
+                    let V::Map(m) = V::from_json(&j) else {
+                        unreachable!("an object")
+                    };
+                    strvals::merge_maps(&mut base, m);
+                }
+                _ => {
+                    return Err(helm_error(
+                        &format!("failed parsing --set-json data JSON: {s}"),
+                        2,
+                    ));
+                }
+            }
+        } else if strvals::parse_into(s, &mut base, Mode::Json).is_err() {
+            return Err(helm_error(
+                &format!("failed parsing --set-json data {s}"),
+                2,
+            ));
+        }
+    }
+    let reader = |p: &str| read_file(p).map(|b| String::from_utf8_lossy(&b).into_owned());
+    for (list, mode, what) in [
+        (&a.set, Mode::Typed(false), "--set"),
+        (&a.set_string, Mode::Typed(true), "--set-string"),
+        (&a.set_file, Mode::File(&reader), "--set-file"),
+        (&a.set_literal, Mode::Literal, "--set-literal"),
+    ] {
+        for s in list {
+            let mode = match &mode {
+                Mode::Typed(b) => Mode::Typed(*b),
+                Mode::File(r) => Mode::File(*r),
+                Mode::Json => Mode::Json,
+                Mode::Literal => Mode::Literal,
+            };
+            if let Err(e) = strvals::parse_into(s, &mut base, mode) {
+                return Err(helm_error(&format!("failed parsing {what} data: {e}"), 2));
+            }
+        }
+    }
+    Ok(from_v(V::Map(base)))
 }
 
 /// Template data from parsed values.
