@@ -130,12 +130,9 @@ fn ignored(rules: &[Rule], path: &str, is_dir: bool) -> bool {
     if path.is_empty() || path == "." || path == "./" {
         return false;
     }
+    let base = path.rsplit('/').next().unwrap_or(path);
     for r in rules {
-        let name = if r.whole_path {
-            path
-        } else {
-            path.rsplit('/').next().unwrap_or(path)
-        };
+        let name = if r.whole_path { path } else { base };
         let m = if r.literal {
             r.pattern == name
         } else if let Some(suffix) = &r.star_suffix {
