@@ -99,22 +99,20 @@ fn loose_parts(text: &str) -> Option<LooseParts<'_>> {
             }
         }
     };
-    let mut pre = "";
-    if b.get(i) == Some(&b'-') {
-        let end = dotted_idents(i + 1);
-        if end > i + 1 {
-            pre = &text[i + 1..end];
-            i = end;
+    // `(-(...))?` and `(\+(...))?`: the part after the mark.
+    let mut marked = |mark: u8| {
+        if b.get(i) == Some(&mark) {
+            let end = dotted_idents(i + 1);
+            if end > i + 1 {
+                let part = &text[i + 1..end];
+                i = end;
+                return part;
+            }
         }
-    }
-    let mut metadata = "";
-    if b.get(i) == Some(&b'+') {
-        let end = dotted_idents(i + 1);
-        if end > i + 1 {
-            metadata = &text[i + 1..end];
-            i = end;
-        }
-    }
+        ""
+    };
+    let pre = marked(b'-');
+    let metadata = marked(b'+');
     (i == b.len()).then_some(LooseParts {
         major,
         minor,
