@@ -54,6 +54,12 @@ QUICK_READER_SEEDS = [
     "a: |\n  x\n\n  ",
     "a:\n\n# c\n",
     "a: 'b\n  c'\n",
+    # A quoted `<<` key: a string key, printed plain as go-yaml prints it
+    # (it reads back as a merge key; the round trip is not checked there).
+    "a: [{\"<<\", b: c}]\n\"<<\": x\n",
+    # Heads read without their trees (fast::parse_head): skipped values of
+    # every shape.
+    "apiVersion: v1\nkind: A\nmetadata:\n  name: n\n  annotations:\n    k: v\nspec:\n  d: |\n    x\n  e: long\n    text\n  f:\n  - [a, b]\n  - 'q'\n",
 ]
 
 
