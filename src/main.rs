@@ -15,34 +15,52 @@ struct MiMalloc;
 const MI_ALIGN: usize = std::mem::size_of::<usize>();
 
 /// Whether `mi_malloc` is aligned enough for `align`.
-fn plain(align: usize, _size: usize) -> bool {
+fn plain(align: usize) -> bool {
     align <= MI_ALIGN
+}
+
+/// A new block for `layout`: from `plain_fn` (`mi_malloc`, `mi_zalloc`)
+/// where its alignment is enough, else from `aligned_fn`.
+///
+/// # Safety
+/// The functions are mimalloc's allocation functions.
+unsafe fn mi_new(
+    layout: std::alloc::Layout,
+    plain_fn: unsafe extern "C" fn(usize) -> *mut std::ffi::c_void,
+    aligned_fn: unsafe extern "C" fn(usize, usize) -> *mut std::ffi::c_void,
+) -> *mut u8 {
+    // SAFETY: plain calls into the allocator.
+    unsafe {
+        if plain(layout.align()) {
+            plain_fn(layout.size()).cast()
+        } else {
+            aligned_fn(layout.size(), layout.align()).cast()
+        }
+    }
 }
 
 // SAFETY: every block comes from mimalloc with at least the alignment the
 // layout asks for (`plain`), and goes back to it.
 unsafe impl std::alloc::GlobalAlloc for MiMalloc {
     unsafe fn alloc(&self, layout: std::alloc::Layout) -> *mut u8 {
-        use libmimalloc_sys::{mi_malloc, mi_malloc_aligned};
-        // SAFETY: plain calls into the allocator.
+        // SAFETY: mimalloc's functions.
         unsafe {
-            if plain(layout.align(), layout.size()) {
-                mi_malloc(layout.size()).cast()
-            } else {
-                mi_malloc_aligned(layout.size(), layout.align()).cast()
-            }
+            mi_new(
+                layout,
+                libmimalloc_sys::mi_malloc,
+                libmimalloc_sys::mi_malloc_aligned,
+            )
         }
     }
 
     unsafe fn alloc_zeroed(&self, layout: std::alloc::Layout) -> *mut u8 {
-        use libmimalloc_sys::{mi_zalloc, mi_zalloc_aligned};
-        // SAFETY: as in `alloc`.
+        // SAFETY: mimalloc's functions.
         unsafe {
-            if plain(layout.align(), layout.size()) {
-                mi_zalloc(layout.size()).cast()
-            } else {
-                mi_zalloc_aligned(layout.size(), layout.align()).cast()
-            }
+            mi_new(
+                layout,
+                libmimalloc_sys::mi_zalloc,
+                libmimalloc_sys::mi_zalloc_aligned,
+            )
         }
     }
 
@@ -55,7 +73,7 @@ unsafe impl std::alloc::GlobalAlloc for MiMalloc {
         use libmimalloc_sys::{mi_realloc, mi_realloc_aligned};
         // SAFETY: `ptr` came from this allocator, with `layout`.
         unsafe {
-            if plain(layout.align(), new_size) {
+            if plain(layout.align()) {
                 mi_realloc(ptr.cast(), new_size).cast()
             } else {
                 mi_realloc_aligned(ptr.cast(), new_size, layout.align()).cast()

@@ -470,7 +470,7 @@ fn simple_comparison(text: &str) -> Option<Result<Comparison, String>> {
     }
     let whole = rest.trim_start_matches(' ');
     let p = loose_parts(whole)?;
-    if !p.metadata.is_empty() || whole.contains('|') {
+    if !p.metadata.is_empty() {
         return None;
     }
     let pre_start = whole.len() - p.pre.len() - usize::from(!p.pre.is_empty());

@@ -150,10 +150,7 @@ fn split_lines(body: &str) -> Vec<&str> {
 /// In blocks without a branch inside, which the compiler makes vector
 /// code of: this looks at every byte of every text the reader takes.
 fn has_control(body: &str) -> bool {
-    let control = |b: u8| (b < b' ') & (b != b'\n') | (b == 0x7f);
-    body.as_bytes()
-        .chunks(64)
-        .any(|c| c.iter().fold(false, |acc, &b| acc | control(b)))
+    super::any_byte(body.as_bytes(), |b| (b < b' ') & (b != b'\n') | (b == 0x7f))
 }
 
 /// The state of a reading: the text's lines and where it is in them.

@@ -380,17 +380,10 @@ fn check_text(text: &str) -> Result<(), ParseError> {
     // longer character is below 0x80.) First a check without a branch
     // per byte, which the compiler makes vector code of.
     let refused = |b: u8| (b < b' ') & (b != b'\t') & (b != b'\n') & (b != b'\r') | (b == 0x7f);
-    if !text
-        .as_bytes()
-        .chunks(64)
-        .any(|c| c.iter().fold(false, |acc, &b| acc | refused(b)))
-    {
+    if !super::any_byte(text.as_bytes(), refused) {
         return Ok(());
     }
-    if let Some(i) = text
-        .bytes()
-        .position(|b| (b < b' ' && b != b'\t' && b != b'\n' && b != b'\r') || b == 0x7f)
-    {
+    if let Some(i) = text.bytes().position(refused) {
         let line = text[..i].matches('\n').count() + 1;
         return Err(ParseError {
             line,
