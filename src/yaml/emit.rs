@@ -721,6 +721,17 @@ impl Emitter {
         self.column += 1;
     }
 
+    /// Writes a text without line breaks, as `put` of each of its
+    /// characters would.
+    fn put_run(&mut self, s: &str) {
+        self.out.push_str(s);
+        self.column += if s.is_ascii() {
+            s.len() as i32
+        } else {
+            s.chars().count() as i32
+        };
+    }
+
     fn put_break(&mut self) {
         self.out.push('\n');
         self.column = 0;
@@ -961,24 +972,29 @@ impl Emitter {
                 self.indention = false;
             }
         } else {
-            let mut chars = value.chars().peekable();
+            let bytes = value.as_bytes();
             let mut spaces = false;
-            while let Some(c) = chars.next() {
-                if c == ' ' {
+            let mut i = 0;
+            while i < bytes.len() {
+                if bytes[i] == b' ' {
                     if allow_breaks
                         && !spaces
                         && self.column > self.width
-                        && chars.peek() != Some(&' ')
+                        && bytes.get(i + 1) != Some(&b' ')
                     {
                         self.write_indent();
                     } else {
-                        self.put(c);
+                        self.put(' ');
                     }
                     spaces = true;
+                    i += 1;
                 } else {
-                    self.put(c);
+                    // Up to the next space, written whole.
+                    let run = bytes[i..].iter().take_while(|&&b| b != b' ').count();
+                    self.put_run(&value[i..i + run]);
                     self.indention = false;
                     spaces = false;
+                    i += run;
                 }
             }
         }
@@ -991,19 +1007,39 @@ impl Emitter {
 
     fn write_single(&mut self, value: &str, allow_breaks: bool) {
         self.write_indicator("'", true, false, false);
-        let chars: Vec<char> = value.chars().collect();
         let mut spaces = false;
         let mut breaks = false;
-        let n = chars.len();
-        for i in 0..n {
-            let c = chars[i];
+        let bytes = value.as_bytes();
+        let n = bytes.len();
+        let mut i = 0;
+        while i < n {
+            // A run of printable ASCII but spaces and quotes: as it is.
+            let run = bytes[i..]
+                .iter()
+                .take_while(|&&b| b > b' ' && b < 0x7f && b != b'\'')
+                .count();
+            if run > 0 {
+                if breaks {
+                    self.write_indent();
+                }
+                self.put_run(&value[i..i + run]);
+                self.indention = false;
+                spaces = false;
+                breaks = false;
+                i += run;
+                continue;
+            }
+            let Some(c) = value[i..].chars().next() else {
+                break;
+            };
+            let next = i + c.len_utf8();
             if c == ' ' {
                 if allow_breaks
                     && !spaces
                     && self.column > self.width
                     && i > 0
-                    && i < n - 1
-                    && chars.get(i + 1) != Some(&' ')
+                    && next < n
+                    && bytes[next] != b' '
                 {
                     self.write_indent();
                 } else {
@@ -1029,6 +1065,7 @@ impl Emitter {
                 spaces = false;
                 breaks = false;
             }
+            i = next;
         }
         self.write_indicator("'", false, false, false);
         self.whitespace = false;
@@ -1037,11 +1074,27 @@ impl Emitter {
 
     fn write_double(&mut self, value: &str, allow_breaks: bool) {
         self.write_indicator("\"", true, false, false);
-        let chars: Vec<char> = value.chars().collect();
         let mut spaces = false;
-        let n = chars.len();
-        for i in 0..n {
-            let c = chars[i];
+        let bytes = value.as_bytes();
+        let n = bytes.len();
+        let mut i = 0;
+        while i < n {
+            // A run of printable ASCII but spaces, quotes and backslashes:
+            // as it is.
+            let run = bytes[i..]
+                .iter()
+                .take_while(|&&b| b > b' ' && b < 0x7f && b != b'"' && b != b'\\')
+                .count();
+            if run > 0 {
+                self.put_run(&value[i..i + run]);
+                spaces = false;
+                i += run;
+                continue;
+            }
+            let Some(c) = value[i..].chars().next() else {
+                break;
+            };
+            let next = i + c.len_utf8();
             if !is_printable(c) || c == '\u{feff}' || is_break(c) || c == '"' || c == '\\' {
                 self.put('\\');
                 match c {
@@ -1074,9 +1127,9 @@ impl Emitter {
                 }
                 spaces = false;
             } else if c == ' ' {
-                if allow_breaks && !spaces && self.column > self.width && i != 0 && i != n - 1 {
+                if allow_breaks && !spaces && self.column > self.width && i != 0 && next != n {
                     self.write_indent();
-                    if chars.get(i + 1) == Some(&' ') {
+                    if bytes.get(next) == Some(&b' ') {
                         self.put('\\');
                     }
                 } else {
@@ -1087,6 +1140,7 @@ impl Emitter {
                 self.put(c);
                 spaces = false;
             }
+            i = next;
         }
         self.write_indicator("\"", false, false, false);
         self.whitespace = false;
@@ -1101,19 +1155,19 @@ impl Emitter {
             self.write_indicator(&BEST_INDENT.to_string(), false, false, false);
         }
         self.open_ended = false;
-        let chars: Vec<char> = value.chars().collect();
-        let chomp = if chars.is_empty() {
-            Some('-')
-        } else {
-            let last = chars[chars.len() - 1];
+        let mut from_end = value.chars().rev();
+        let chomp = if let Some(last) = from_end.next() {
+            let before = from_end.next();
             if !is_break(last) {
                 Some('-')
-            } else if chars.len() == 1 || is_break(chars[chars.len() - 2]) {
+            } else if before.is_none_or(is_break) {
                 self.open_ended = true;
                 Some('+')
             } else {
                 None
             }
+        } else {
+            Some('-')
         };
         if let Some(ch) = chomp {
             // go-yaml v2's write_indicator clears open_ended again here.
@@ -1123,7 +1177,27 @@ impl Emitter {
         self.indention = true;
         self.whitespace = true;
         let mut breaks = true;
-        for &c in &chars {
+        let mut i = 0;
+        while i < value.len() {
+            // A run of ASCII but line breaks: as it is.
+            let run = value.as_bytes()[i..]
+                .iter()
+                .take_while(|&&b| b < 0x80 && b != b'\n' && b != b'\r')
+                .count();
+            if run > 0 {
+                if breaks {
+                    self.write_indent();
+                }
+                self.put_run(&value[i..i + run]);
+                self.indention = false;
+                breaks = false;
+                i += run;
+                continue;
+            }
+            let Some(c) = value[i..].chars().next() else {
+                break;
+            };
+            i += c.len_utf8();
             if is_break(c) {
                 self.write_break(c);
                 self.indention = true;

@@ -412,8 +412,25 @@ enum QuotedLine<'t> {
 fn quoted_line<'t>(line: &'t str, double: bool, out: &mut String) -> Option<QuotedLine<'t>> {
     // Spaces read and not yet known to be followed by anything.
     let mut spaces = 0;
+    let bytes = line.as_bytes();
     let mut chars = line.char_indices().peekable();
     while let Some((i, c)) = chars.next() {
+        // A run of printable ASCII characters that are neither a space,
+        // a quote nor a backslash is taken whole (long values, such as a
+        // JSON document in an environment variable, are mostly that).
+        if plain_quoted_byte(c as u32) {
+            let run = bytes[i..]
+                .iter()
+                .take_while(|&&b| plain_quoted_byte(u32::from(b)))
+                .count();
+            out.extend(std::iter::repeat_n(' ', spaces));
+            spaces = 0;
+            out.push_str(&line[i..i + run]);
+            if run > 1 {
+                chars.nth(run - 2);
+            }
+            continue;
+        }
         if c == ' ' {
             spaces += 1;
             continue;
@@ -456,6 +473,16 @@ fn quoted_line<'t>(line: &'t str, double: bool, out: &mut String) -> Option<Quot
         }
     }
     Some(QuotedLine::Open { escaped: false })
+}
+
+/// Whether a character (or byte) is printable ASCII other than a space,
+/// a quote or a backslash: inside either kind of quotes, it stands for
+/// itself.
+fn plain_quoted_byte(c: u32) -> bool {
+    (0x21..0x7f).contains(&c)
+        && c != u32::from(b'\'')
+        && c != u32::from(b'"')
+        && c != u32::from(b'\\')
 }
 
 /// A one-line flow sequence of scalars, `[a, "b", 'c']`: each item quoted
