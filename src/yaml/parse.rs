@@ -83,7 +83,45 @@ pub fn parse_stream_with(text: &str, schema: Schema) -> Result<Vec<Document>, Pa
     parse(text, schema, false)
 }
 
+/// Reads `text` as go-yaml does.
+///
+/// go-yaml (as libyaml) takes NEL (U+0085), LINE SEPARATOR (U+2028) and
+/// PARAGRAPH SEPARATOR (U+2029) for line breaks, yaml-rust2 (YAML 1.2)
+/// for ordinary characters. go-yaml reads a NEL exactly as a line feed
+/// (it becomes one wherever a break is kept), so it is made one here. The
+/// other two stay themselves in go-yaml's values where a break is kept:
+/// the text is read with them made line feeds first, and if that fails,
+/// as it does where one of them ends a plain scalar's or a block scalar's
+/// line or a comment, that is the error; else the values are read with
+/// them as they are. (Left: the spaces around one in a quoted scalar or
+/// a plain scalar's continuation, which go-yaml drops and this keeps.)
 fn parse(text: &str, schema: Schema, json_keys: bool) -> Result<Vec<Document>, ParseError> {
+    if !has_unicode_break(text) {
+        return parse_go(text, schema, json_keys);
+    }
+    let text = text.replace('\u{85}', "\n");
+    if text.contains(['\u{2028}', '\u{2029}']) {
+        parse_go(
+            &text.replace(['\u{2028}', '\u{2029}'], "\n"),
+            schema,
+            json_keys,
+        )?;
+    }
+    parse_go(&text, schema, json_keys)
+}
+
+/// Whether `text` holds NEL, LINE SEPARATOR or PARAGRAPH SEPARATOR (in
+/// UTF-8: C2 85, E2 80 A8, E2 80 A9).
+fn has_unicode_break(text: &str) -> bool {
+    let b = text.as_bytes();
+    memchr::memchr2_iter(0xc2, 0xe2, b).any(|i| match b[i] {
+        0xc2 => b.get(i + 1) == Some(&0x85),
+        _ => b.get(i + 1) == Some(&0x80) && matches!(b.get(i + 2), Some(0xa8 | 0xa9)),
+    })
+}
+
+/// [`parse`] of a text with line feeds only for line breaks.
+fn parse_go(text: &str, schema: Schema, json_keys: bool) -> Result<Vec<Document>, ParseError> {
     let text = text.strip_prefix('\u{feff}').unwrap_or(text);
     let fixable = |e: &ParseError| e.message == QUOTED_INDENTATION || e.message == TAB_SEPARATOR;
     let first = match parse_reindenting(text, schema, json_keys) {
