@@ -973,7 +973,7 @@ fn js_escape(s: &str) -> String {
             '&' => out.push_str("\\u0026"),
             '=' => out.push_str("\\u003D"),
             c if (c as u32) < 0x20 => out.push_str(&format!("\\u{:04X}", c as u32)),
-            c if (c as u32) >= 0x80 && c.is_control() => {
+            c if (c as u32) >= 0x80 && !super::value::go_is_print(c) => {
                 out.push_str(&format!("\\u{:04X}", c as u32))
             }
             c => out.push(c),

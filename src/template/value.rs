@@ -530,7 +530,70 @@ pub fn format_float_g(f: f64, prec: Option<usize>, upper: bool) -> String {
 }
 
 /// Go's `strconv.Quote`.
+/// Go's `unicode.IsPrint` (as `strconv.IsPrint`, which `%q` and
+/// `quote` escape by): letters, marks, numbers, punctuation, symbols and
+/// the ASCII space. Not printable: control and format characters, private
+/// use, and every separator but the ASCII space (U+00A0 NO-BREAK SPACE,
+/// U+2028 LINE SEPARATOR...), as of Unicode 15.0 (Go 1.21 and later).
+/// Code points Unicode leaves unassigned, which Go does not print either,
+/// are taken for printable here.
+pub fn go_is_print(c: char) -> bool {
+    let n = c as u32;
+    if n < 0x80 {
+        return (0x20..0x7f).contains(&n);
+    }
+    if c.is_alphanumeric() {
+        return true;
+    }
+    !c.is_control() && !NOT_PRINTABLE.iter().any(|&(a, z)| (a..=z).contains(&n))
+}
+
+/// The ranges of characters past ASCII that are neither control
+/// characters nor printable for Go: separators (Zs, Zl, Zp), format
+/// characters (Cf) and private use (Co) of Unicode 15.0, with the
+/// unassigned U+2065 inside one range.
+const NOT_PRINTABLE: &[(u32, u32)] = &[
+    (0xa0, 0xa0),
+    (0xad, 0xad),
+    (0x600, 0x605),
+    (0x61c, 0x61c),
+    (0x6dd, 0x6dd),
+    (0x70f, 0x70f),
+    (0x890, 0x891),
+    (0x8e2, 0x8e2),
+    (0x1680, 0x1680),
+    (0x180e, 0x180e),
+    (0x2000, 0x200f),
+    (0x2028, 0x202f),
+    (0x205f, 0x206f),
+    (0x3000, 0x3000),
+    (0xe000, 0xf8ff),
+    (0xfeff, 0xfeff),
+    (0xfff9, 0xfffb),
+    (0x110bd, 0x110bd),
+    (0x110cd, 0x110cd),
+    (0x13430, 0x1343f),
+    (0x1bca0, 0x1bca3),
+    (0x1d173, 0x1d17a),
+    (0xe0001, 0xe0001),
+    (0xe0020, 0xe007f),
+    (0xf0000, 0xffffd),
+    (0x100000, 0x10fffd),
+];
+
 pub fn go_quote(s: &str) -> String {
+    quote_with(s, go_is_print)
+}
+
+/// Go's `strconv.QuoteToASCII` (`%+q`): as [`go_quote`], but every
+/// character past ASCII escaped.
+pub fn go_quote_ascii(s: &str) -> String {
+    quote_with(s, |c| c.is_ascii() && go_is_print(c))
+}
+
+/// A double-quoted Go string literal of `s`, the characters `print`
+/// refuses escaped.
+fn quote_with(s: &str, print: fn(char) -> bool) -> String {
     let mut out = String::from("\"");
     for c in s.chars() {
         match c {
@@ -546,7 +609,7 @@ pub fn go_quote(s: &str) -> String {
             c if (c as u32) < 0x20 || c as u32 == 0x7f => {
                 out.push_str(&format!("\\x{:02x}", c as u32))
             }
-            c if c.is_control() => {
+            c if !print(c) => {
                 let n = c as u32;
                 if n < 0x10000 {
                     out.push_str(&format!("\\u{n:04x}"));
@@ -645,10 +708,16 @@ fn fmt_one(verb: char, v: &Value, sp: &Spec) -> String {
             Some(p) => s.chars().take(p).collect(),
             None => s.clone(),
         },
+        ('q', Value::Str(s)) if sp.sharp && can_backquote(s) => format!("`{s}`"),
+        ('q', Value::Str(s)) if sp.plus => go_quote_ascii(s),
         ('q', Value::Str(s)) => go_quote(s),
         ('q', Value::Int(i)) => match char::from_u32(*i as u32) {
             Some(c) if *i >= 0 => {
-                let q = go_quote(&c.to_string());
+                let q = if sp.plus {
+                    go_quote_ascii(&c.to_string())
+                } else {
+                    go_quote(&c.to_string())
+                };
                 let inner = &q[1..q.len() - 1];
                 let inner = if inner == "\\\"" {
                     "\""
@@ -676,8 +745,14 @@ fn fmt_one(verb: char, v: &Value, sp: &Spec) -> String {
             sign(format!("{:X}", i.unsigned_abs()), *i >= 0, sp).replace_with_sign(*i < 0)
         }
         ('c', Value::Int(i)) => char::from_u32(*i as u32).unwrap_or('\u{FFFD}').to_string(),
-        ('x', Value::Str(s)) => s.bytes().map(|b| format!("{b:02x}")).collect(),
-        ('X', Value::Str(s)) => s.bytes().map(|b| format!("{b:02X}")).collect(),
+        ('x' | 'X', Value::Str(s)) => hex_bytes(s.as_bytes(), verb == 'X', sp),
+        ('U', Value::Int(i)) => {
+            let u = format!("U+{:04X}", *i as u64);
+            match char::from_u32(*i as u32) {
+                Some(c) if sp.sharp && *i >= 0 && go_is_print(c) => format!("{u} '{c}'"),
+                _ => u,
+            }
+        }
         ('f' | 'F', Value::Float(f)) => {
             sign(format!("{:.*}", sp.prec.unwrap_or(6), f), *f >= 0.0, sp)
         }
@@ -694,6 +769,37 @@ fn fmt_one(verb: char, v: &Value, sp: &Spec) -> String {
         }
         _ => bad_verb(verb, v),
     }
+}
+
+/// Go's `strconv.CanBackquote`: whether `%#q` may write `s` as a raw
+/// string literal (no control character but the tab, no backquote, no
+/// byte order mark).
+fn can_backquote(s: &str) -> bool {
+    !s.chars()
+        .any(|c| (c < ' ' && c != '\t') || c == '`' || c == '\u{7f}' || c == '\u{feff}')
+}
+
+/// `%x` / `%X` of a string's bytes, as Go's `fmtSbx`: with the space
+/// flag each byte apart, with `#` each byte (or the whole, without the
+/// space flag) behind `0x`.
+fn hex_bytes(b: &[u8], upper: bool, sp: &Spec) -> String {
+    let b = &b[..sp.prec.unwrap_or(b.len()).min(b.len())];
+    let prefix = if upper { "0X" } else { "0x" };
+    let mut out = String::with_capacity(b.len() * 5);
+    for (i, byte) in b.iter().enumerate() {
+        if i > 0 && sp.space {
+            out.push(' ');
+        }
+        if sp.sharp && (i == 0 || sp.space) {
+            out.push_str(prefix);
+        }
+        if upper {
+            out.push_str(&format!("{byte:02X}"));
+        } else {
+            out.push_str(&format!("{byte:02x}"));
+        }
+    }
+    out
 }
 
 trait SignFix {
