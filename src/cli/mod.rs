@@ -97,13 +97,26 @@ impl From<QuickCli> for Cli {
 
 /// The command line of this process.
 pub fn parse() -> Cli {
-    if std::env::args_os()
-        .nth(1)
-        .is_some_and(|a| a == "helm" || a == "kustomize")
-    {
-        return QuickCli::parse().into();
+    let line: Vec<std::ffi::OsString> = std::env::args_os().collect();
+    if let Some(cli) = quick_helm_template(&line) {
+        return cli;
     }
-    Cli::parse()
+    if line.get(1).is_some_and(|a| a == "helm" || a == "kustomize") {
+        return QuickCli::parse_from(line).into();
+    }
+    Cli::parse_from(line)
+}
+
+/// A `flate helm template` command line in the common forms, read without
+/// clap (see `helm::quick_template_args`).
+fn quick_helm_template(line: &[std::ffi::OsString]) -> Option<Cli> {
+    let (quiet, verbose, args) = helm::quick_template_args(line)?;
+    Some(Cli {
+        global: GlobalArgs { quiet, verbose },
+        command: Command::Quick(Quick::Helm {
+            command: helm::HelmCommand::Template(args),
+        }),
+    })
 }
 
 #[derive(Subcommand, Debug)]
@@ -300,5 +313,102 @@ mod tests {
             };
             assert_eq!(quick, whole, "{args:?}");
         }
+    }
+
+    /// The hand reader of `flate helm template` lines agrees with clap on
+    /// every line it takes, and takes none that clap refuses: lines drawn
+    /// at random from the options, their values in both spellings, and
+    /// the forms it leaves to clap.
+    #[test]
+    fn quick_helm_template_reads_lines_as_clap_does() {
+        let words = [
+            "chart",
+            "rel",
+            "third",
+            "--name",
+            "x",
+            "--name=y",
+            "-n",
+            "ns",
+            "--namespace",
+            "--namespace=other",
+            "-f",
+            "v.yaml",
+            "--values",
+            "--values=w.yaml",
+            "--set",
+            "a=b",
+            "--set=c=d",
+            "--set-string",
+            "--set-json",
+            "k=1",
+            "--set-file",
+            "--set-literal",
+            "--show-only",
+            "-s",
+            "templates/a.yaml",
+            "--output-dir",
+            "out",
+            "--name-template",
+            "--kube-version",
+            "1.30",
+            "--kube-version=",
+            "--api-versions",
+            "-a",
+            "a/v1,b/v1",
+            "a,,b",
+            "--api-versions=c/v1",
+            "--include-crds",
+            "--skip-crds",
+            "--skip-tests",
+            "--skip-schema-validation",
+            "--no-hooks",
+            "--release-name",
+            "--is-upgrade",
+            "--include-crds=true",
+            "-q",
+            "-v",
+            "--quiet",
+            "--verbose",
+            "-qv",
+            "-nfoo",
+            "-x",
+            "--bogus",
+            "--",
+            "-",
+            "--help",
+            "-h",
+            "--version",
+            "-V",
+            "",
+        ];
+        let mut taken = 0;
+        let mut seed: u64 = 0x9e37_79b9_7f4a_7c15;
+        for _ in 0..60_000 {
+            let mut line = vec!["flate", "helm", "template"];
+            seed = seed
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            for _ in 0..(seed >> 61) + 1 {
+                seed = seed
+                    .wrapping_mul(6364136223846793005)
+                    .wrapping_add(1442695040888963407);
+                line.push(words[(seed >> 33) as usize % words.len()]);
+            }
+            let os: Vec<std::ffi::OsString> = line.iter().map(Into::into).collect();
+            let quick = quick_helm_template(&os).map(|c| format!("{c:?}"));
+            let clap = QuickCli::try_parse_from(&line).map(|q| format!("{:?}", Cli::from(q)));
+            match (quick, clap) {
+                (None, _) => {}
+                (Some(q), Ok(c)) => {
+                    assert_eq!(q, c, "{line:?}");
+                    taken += 1;
+                }
+                (Some(q), Err(e)) => panic!("{line:?}: read as {q}, clap: {e}"),
+            }
+        }
+        // Most lines are refused (a word clap refuses, a value missing);
+        // enough are taken to count.
+        assert!(taken > 3_000, "{taken} lines taken");
     }
 }
