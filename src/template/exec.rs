@@ -40,9 +40,43 @@ pub const MAX_DEPTH: usize = 10_000;
 const STACK_RED_ZONE: usize = 256 * 1024;
 const STACK_SEGMENT: usize = 8 * 1024 * 1024;
 
+/// Stack a thread may use below the shallowest point it ran a template
+/// from before its calls are checked (a template level takes a few KiB):
+/// most charts never get that deep, and checking needs the thread's stack
+/// bounds, which glibc finds by reading `/proc/self/maps` (three system
+/// calls and some 57,000 instructions, once per thread).
+const UNCHECKED_STACK: usize = 128 * 1024;
+
+thread_local! {
+    /// The shallowest point of this thread's own stack a template ran from.
+    static STACK_START: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
+    /// Whether a call checked by stacker is running on this thread: code
+    /// inside it (perhaps on a stack segment stacker allocated) is checked.
+    static CHECKED: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+}
+
 /// Runs `f` with at least [`STACK_RED_ZONE`] of stack left.
 fn with_stack<T>(f: impl FnOnce() -> T) -> T {
-    stacker::maybe_grow(STACK_RED_ZONE, STACK_SEGMENT, f)
+    if CHECKED.get() {
+        return stacker::maybe_grow(STACK_RED_ZONE, STACK_SEGMENT, f);
+    }
+    let here = {
+        let marker = 0u8;
+        std::hint::black_box(&marker) as *const u8 as usize
+    };
+    // Stacks grow down.
+    let start = STACK_START.get();
+    if here >= start {
+        STACK_START.set(here);
+        return f();
+    }
+    if start - here < UNCHECKED_STACK {
+        return f();
+    }
+    CHECKED.set(true);
+    let r = stacker::maybe_grow(STACK_RED_ZONE, STACK_SEGMENT, f);
+    CHECKED.set(false);
+    r
 }
 
 fn depth_error() -> Error {
