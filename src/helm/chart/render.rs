@@ -30,6 +30,9 @@ fn prototype() -> &'static Templates {
     PROTOTYPE.get_or_init(|| {
         let mut t = Templates::new();
         t.name = "gotpl".into();
+        // Room for Go's, Sprig's and Helm's functions at once (about 250),
+        // rather than by doubling from 16.
+        std::sync::Arc::make_mut(&mut t.funcs).reserve(320);
         crate::helm::funcs::add_funcs(&mut t);
         if !t.has_func("fail") {
             t.add_func("fail", 1, Some(1), |_, a| {
