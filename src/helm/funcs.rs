@@ -53,6 +53,13 @@ fn to_node_at(v: &Value, depth: usize, exact: bool) -> Node {
 
 /// Helm's `toYaml`: the YAML text without its final newline.
 pub fn to_yaml(v: &Value) -> String {
+    // Helm's encoder writes JSON, where Go leaves a NEL (U+0085) raw, and
+    // reads that back with go-yaml v2, to which a NEL is a line break: in
+    // a key (a quoted key must stay on one line) that read fails, and
+    // `toYaml` gives an empty text.
+    if key_with_nel(v, 0) {
+        return String::new();
+    }
     let text = match v {
         Value::Nil => "null\n".to_string(),
         v => crate::yaml::to_string(&to_node(v)),
@@ -62,6 +69,21 @@ pub fn to_yaml(v: &Value) -> String {
         .strip_suffix("\n...\n")
         .map_or(text.clone(), |t| format!("{t}\n"));
     text.strip_suffix('\n').unwrap_or(&text).to_string()
+}
+
+/// Whether a map in `v` has a key holding U+0085 (NEL).
+fn key_with_nel(v: &Value, depth: usize) -> bool {
+    if depth > crate::template::value::MAX_VALUE_DEPTH {
+        return false;
+    }
+    match v {
+        Value::Map(m) => m
+            .read()
+            .iter()
+            .any(|(k, v)| k.contains('\u{85}') || key_with_nel(v, depth + 1)),
+        Value::List(l) => l.iter().any(|v| key_with_nel(v, depth + 1)),
+        _ => false,
+    }
 }
 
 /// Helm's `toYamlPretty`: the value encoded by go-yaml v3 with an indent

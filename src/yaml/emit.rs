@@ -485,6 +485,11 @@ fn is_printable(c: char) -> bool {
         || ((0xE000..=0xFFFD).contains(&c) && c != 0xFEFF)
 }
 
+/// How many bytes at the start of `b` meet `ok`.
+fn run_len(b: &[u8], ok: impl Fn(u8) -> bool) -> usize {
+    b.iter().take_while(|&&c| ok(c)).count()
+}
+
 fn is_break(c: char) -> bool {
     matches!(c, '\r' | '\n' | '\u{85}' | '\u{2028}' | '\u{2029}')
 }
@@ -719,6 +724,17 @@ impl Emitter {
     fn put(&mut self, c: char) {
         self.out.push(c);
         self.column += 1;
+    }
+
+    /// [`Emitter::put_run`] in a scalar's line: after the indentation of
+    /// a line break when one is pending (`breaks`).
+    fn put_line_run(&mut self, s: &str, breaks: &mut bool) {
+        if *breaks {
+            self.write_indent();
+        }
+        self.put_run(s);
+        self.indention = false;
+        *breaks = false;
     }
 
     /// Writes a text without line breaks, as `put` of each of its
@@ -990,7 +1006,7 @@ impl Emitter {
                     i += 1;
                 } else {
                     // Up to the next space, written whole.
-                    let run = bytes[i..].iter().take_while(|&&b| b != b' ').count();
+                    let run = run_len(&bytes[i..], |b| b != b' ');
                     self.put_run(&value[i..i + run]);
                     self.indention = false;
                     spaces = false;
@@ -1014,18 +1030,10 @@ impl Emitter {
         let mut i = 0;
         while i < n {
             // A run of printable ASCII but spaces and quotes: as it is.
-            let run = bytes[i..]
-                .iter()
-                .take_while(|&&b| b > b' ' && b < 0x7f && b != b'\'')
-                .count();
+            let run = run_len(&bytes[i..], |b| b > b' ' && b < 0x7f && b != b'\'');
             if run > 0 {
-                if breaks {
-                    self.write_indent();
-                }
-                self.put_run(&value[i..i + run]);
-                self.indention = false;
+                self.put_line_run(&value[i..i + run], &mut breaks);
                 spaces = false;
-                breaks = false;
                 i += run;
                 continue;
             }
@@ -1081,10 +1089,9 @@ impl Emitter {
         while i < n {
             // A run of printable ASCII but spaces, quotes and backslashes:
             // as it is.
-            let run = bytes[i..]
-                .iter()
-                .take_while(|&&b| b > b' ' && b < 0x7f && b != b'"' && b != b'\\')
-                .count();
+            let run = run_len(&bytes[i..], |b| {
+                b > b' ' && b < 0x7f && b != b'"' && b != b'\\'
+            });
             if run > 0 {
                 self.put_run(&value[i..i + run]);
                 spaces = false;
@@ -1180,17 +1187,11 @@ impl Emitter {
         let mut i = 0;
         while i < value.len() {
             // A run of ASCII but line breaks: as it is.
-            let run = value.as_bytes()[i..]
-                .iter()
-                .take_while(|&&b| b < 0x80 && b != b'\n' && b != b'\r')
-                .count();
+            let run = run_len(&value.as_bytes()[i..], |b| {
+                b < 0x80 && b != b'\n' && b != b'\r'
+            });
             if run > 0 {
-                if breaks {
-                    self.write_indent();
-                }
-                self.put_run(&value[i..i + run]);
-                self.indention = false;
-                breaks = false;
+                self.put_line_run(&value[i..i + run], &mut breaks);
                 i += run;
                 continue;
             }
