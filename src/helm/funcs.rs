@@ -20,13 +20,14 @@ pub const ERR_END: &str = "HELM_ERR_END";
 /// A value as YAML after Helm's JSON round trip (`sigs.k8s.io/yaml`):
 /// integral floats become integers.
 pub fn to_node(v: &Value) -> Node {
-    to_node_at(v, 0, false)
+    to_node_at(v, 0, false, &mut false)
 }
 
 /// [`to_node`] at nesting `depth`: deeper than any real data can only be a
 /// map holding itself, which Go's encoder refuses; here it ends in null.
 /// `exact`: with Go's types, no JSON round trip (a float stays a float).
-fn to_node_at(v: &Value, depth: usize, exact: bool) -> Node {
+/// `nel_key` is set when a map key holds U+0085 (NEL).
+fn to_node_at(v: &Value, depth: usize, exact: bool, nel_key: &mut bool) -> Node {
     if depth > crate::template::MAX_VALUE_DEPTH {
         return Node::Null;
     }
@@ -39,30 +40,39 @@ fn to_node_at(v: &Value, depth: usize, exact: bool) -> Node {
         }
         Value::Float(f) => Node::Float(*f),
         Value::Str(s) => Node::Str(s.clone()),
-        Value::List(l) => Node::Seq(l.iter().map(|e| to_node_at(e, depth + 1, exact)).collect()),
+        Value::List(l) => Node::Seq(
+            l.iter()
+                .map(|e| to_node_at(e, depth + 1, exact, nel_key))
+                .collect(),
+        ),
         Value::Map(m) => {
             let mut out = Map::new();
             for (k, e) in m.read().iter() {
-                out.insert(k.clone(), to_node_at(e, depth + 1, exact));
+                *nel_key |= crate::yaml::emit::has_nel(k);
+                out.insert(k.clone(), to_node_at(e, depth + 1, exact, nel_key));
             }
             Node::Map(out)
         }
-        Value::Object(o) => to_node_at(&o.0.plain(), depth + 1, exact),
+        Value::Object(o) => to_node_at(&o.0.plain(), depth + 1, exact, nel_key),
     }
 }
 
 /// Helm's `toYaml`: the YAML text without its final newline.
 pub fn to_yaml(v: &Value) -> String {
-    // Helm's encoder writes JSON, where Go leaves a NEL (U+0085) raw, and
-    // reads that back with go-yaml v2, to which a NEL is a line break: in
-    // a key (a quoted key must stay on one line) that read fails, and
-    // `toYaml` gives an empty text.
-    if key_with_nel(v, 0) {
-        return String::new();
-    }
     let text = match v {
         Value::Nil => "null\n".to_string(),
-        v => crate::yaml::to_string(&to_node(v)),
+        v => {
+            let mut nel_key = false;
+            let node = to_node_at(v, 0, false, &mut nel_key);
+            // Helm's encoder writes JSON, where Go leaves a NEL (U+0085)
+            // raw, and reads that back with go-yaml v2, to which a NEL is
+            // a line break: in a key (a quoted key must stay on one line)
+            // that read fails, and `toYaml` gives an empty text.
+            if nel_key {
+                return String::new();
+            }
+            crate::yaml::to_string(&node)
+        }
     };
     // go-yaml v2 ends a top-level scalar without a document end marker.
     let text = text
@@ -71,26 +81,11 @@ pub fn to_yaml(v: &Value) -> String {
     text.strip_suffix('\n').unwrap_or(&text).to_string()
 }
 
-/// Whether a map in `v` has a key holding U+0085 (NEL).
-fn key_with_nel(v: &Value, depth: usize) -> bool {
-    if depth > crate::template::value::MAX_VALUE_DEPTH {
-        return false;
-    }
-    match v {
-        Value::Map(m) => m
-            .read()
-            .iter()
-            .any(|(k, v)| k.contains('\u{85}') || key_with_nel(v, depth + 1)),
-        Value::List(l) => l.iter().any(|v| key_with_nel(v, depth + 1)),
-        _ => false,
-    }
-}
-
 /// Helm's `toYamlPretty`: the value encoded by go-yaml v3 with an indent
 /// of 2 (no JSON round trip: a float stays a float), without the final
 /// newline.
 pub fn to_yaml_pretty(v: &Value) -> String {
-    let text = crate::yaml::emit::to_string_v3(&to_node_at(v, 0, true));
+    let text = crate::yaml::emit::to_string_v3(&to_node_at(v, 0, true, &mut false));
     text.strip_suffix('\n').unwrap_or(&text).to_string()
 }
 

@@ -148,7 +148,7 @@ pub fn fold_nel(s: &str) -> std::borrow::Cow<'_, str> {
 /// Whether `s` holds U+0085 (bytes C2 85): a search for its last byte
 /// first, which is quicker than a search for the character in the short
 /// texts most keys and values are.
-fn has_nel(s: &str) -> bool {
+pub(crate) fn has_nel(s: &str) -> bool {
     s.as_bytes().contains(&0x85) && s.contains('\u{85}')
 }
 
@@ -483,11 +483,6 @@ fn is_printable(c: char) -> bool {
         || (0x20..=0x7E).contains(&c)
         || (0xA0..=0xD7FF).contains(&c)
         || ((0xE000..=0xFFFD).contains(&c) && c != 0xFEFF)
-}
-
-/// How many bytes at the start of `b` meet `ok`.
-fn run_len(b: &[u8], ok: impl Fn(u8) -> bool) -> usize {
-    b.iter().take_while(|&&c| ok(c)).count()
 }
 
 fn is_break(c: char) -> bool {
@@ -1006,7 +1001,7 @@ impl Emitter {
                     i += 1;
                 } else {
                     // Up to the next space, written whole.
-                    let run = run_len(&bytes[i..], |b| b != b' ');
+                    let run = super::run_len(&bytes[i..], |b| b != b' ');
                     self.put_run(&value[i..i + run]);
                     self.indention = false;
                     spaces = false;
@@ -1030,7 +1025,7 @@ impl Emitter {
         let mut i = 0;
         while i < n {
             // A run of printable ASCII but spaces and quotes: as it is.
-            let run = run_len(&bytes[i..], |b| b > b' ' && b < 0x7f && b != b'\'');
+            let run = super::run_len(&bytes[i..], |b| b > b' ' && b < 0x7f && b != b'\'');
             if run > 0 {
                 self.put_line_run(&value[i..i + run], &mut breaks);
                 spaces = false;
@@ -1089,7 +1084,7 @@ impl Emitter {
         while i < n {
             // A run of printable ASCII but spaces, quotes and backslashes:
             // as it is.
-            let run = run_len(&bytes[i..], |b| {
+            let run = super::run_len(&bytes[i..], |b| {
                 b > b' ' && b < 0x7f && b != b'"' && b != b'\\'
             });
             if run > 0 {
@@ -1187,7 +1182,7 @@ impl Emitter {
         let mut i = 0;
         while i < value.len() {
             // A run of ASCII but line breaks: as it is.
-            let run = run_len(&value.as_bytes()[i..], |b| {
+            let run = super::run_len(&value.as_bytes()[i..], |b| {
                 b < 0x80 && b != b'\n' && b != b'\r'
             });
             if run > 0 {

@@ -419,10 +419,7 @@ fn quoted_line<'t>(line: &'t str, double: bool, out: &mut String) -> Option<Quot
         // a quote nor a backslash is taken whole (long values, such as a
         // JSON document in an environment variable, are mostly that).
         if plain_quoted_byte(c as u32) {
-            let run = bytes[i..]
-                .iter()
-                .take_while(|&&b| plain_quoted_byte(u32::from(b)))
-                .count();
+            let run = super::run_len(&bytes[i..], |b| plain_quoted_byte(u32::from(b)));
             out.extend(std::iter::repeat_n(' ', spaces));
             spaces = 0;
             out.push_str(&line[i..i + run]);

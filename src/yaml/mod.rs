@@ -10,6 +10,12 @@ pub mod resolve;
 
 pub use emit::{stream_to_string, to_string};
 
+/// How many bytes at the start of `b` satisfy `ok` (a run of characters
+/// the readers and the emitter take whole).
+pub(crate) fn run_len(b: &[u8], ok: impl Fn(u8) -> bool) -> usize {
+    b.iter().take_while(|&&c| ok(c)).count()
+}
+
 /// Whether any byte of `b` satisfies `f`: in blocks without a branch per
 /// byte, which the compiler makes vector code of (for the checks that look
 /// at every byte of a text; `f` must be branch-free too).
