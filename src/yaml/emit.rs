@@ -15,6 +15,7 @@
 //!   v2 and printed with `strconv.FormatFloat(f, 'g', -1, 64)`.
 
 use super::node::Node;
+use super::parse::seps::{Chomp, read_block};
 use super::resolve::{v2_needs_quotes, v3_needs_quotes};
 
 const BEST_INDENT: i32 = 2;
@@ -182,73 +183,56 @@ pub fn v3_block_unreadable(value: &str) -> bool {
 /// block (trailing space, space before a break, unprintable characters) is
 /// printed double-quoted and comes back unchanged.
 pub fn folded_round_trip(value: &str) -> String {
-    if !v3_block_allowed(value) || value.chars().any(|c| is_break(c) && c != '\n') {
+    if !v3_block_allowed(value) || value.contains(['\r', '\u{85}']) {
         return value.to_string();
     }
     let blank = |c: char| c == ' ' || c == '\t';
     let fold_breaks = value
-        .trim_start_matches('\n')
+        .trim_start_matches(is_break)
         .chars()
         .next()
         .is_some_and(|c| !blank(c) && c != '\0');
-    // The writer: the printed lines (text lines and empty lines).
-    let mut lines: Vec<String> = vec![String::new()];
+    // The writer: the printed lines (their text, empty for an empty line,
+    // and the break that ends each).
+    let mut lines: Vec<(String, Option<char>)> = vec![(String::new(), None)];
     let (mut breaks, mut leading_blank) = (true, true);
+    let end_line = |lines: &mut Vec<(String, Option<char>)>, c: char| {
+        lines.last_mut().expect("never empty").1 = Some(c);
+        lines.push((String::new(), None));
+    };
     for c in value.chars() {
-        if c == '\n' {
-            if !breaks && !leading_blank && fold_breaks {
-                lines.push(String::new());
+        if is_break(c) {
+            if !breaks && !leading_blank && c == '\n' && fold_breaks {
+                end_line(&mut lines, '\n');
             }
-            lines.push(String::new());
+            end_line(&mut lines, c);
             breaks = true;
         } else {
             if breaks {
                 leading_blank = blank(c);
             }
-            lines.last_mut().expect("never empty").push(c);
+            lines.last_mut().expect("never empty").0.push(c);
             breaks = false;
         }
     }
-    if value.ends_with('\n') {
+    // The chomping indicator the writer chose.
+    let mut last = value.chars().rev();
+    let chomp = match (last.next(), last.next()) {
+        (Some(a), b) if is_break(a) && b.is_none_or(is_break) => Chomp::Keep,
+        (Some(a), _) if is_break(a) => Chomp::Clip,
+        _ => Chomp::Strip,
+    };
+    if chomp != Chomp::Strip {
         lines.pop();
     }
-    // The reader, with the chomping indicator the writer chose.
-    let keep = value == "\n" || value.ends_with("\n\n");
-    let strip = !value.ends_with('\n');
-    let Some(first) = lines.iter().position(|l| !l.is_empty()) else {
-        return if keep {
-            "\n".repeat(lines.len())
-        } else {
-            String::new()
-        };
-    };
-    let last = lines.iter().rposition(|l| !l.is_empty()).unwrap_or(first);
-    let more_indented = |l: &str| l.starts_with(blank);
-    let mut out = "\n".repeat(first);
-    out.push_str(&lines[first]);
-    let mut prev = first;
-    for i in first + 1..=last {
-        if lines[i].is_empty() {
-            continue;
-        }
-        let empty = i - prev - 1;
-        if more_indented(&lines[prev]) || more_indented(&lines[i]) {
-            out.push_str(&"\n".repeat(empty + 1));
-        } else if empty == 0 {
-            out.push(' ');
-        } else {
-            out.push_str(&"\n".repeat(empty));
-        }
-        out.push_str(&lines[i]);
-        prev = i;
-    }
-    if !strip {
-        out.push('\n');
-    }
-    if keep {
-        out.push_str(&"\n".repeat(lines.len() - 1 - last));
-    }
-    out
+    // The reader.
+    read_block(
+        lines
+            .iter()
+            .map(|(t, b)| ((!t.is_empty()).then_some(t.as_str()), *b)),
+        false,
+        chomp,
+    )
 }
 
 /// go-yaml v2's key order.

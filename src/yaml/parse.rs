@@ -11,6 +11,8 @@ use yaml_rust2::scanner::TScalarStyle;
 use super::node::{Map, Node, PRINT_FLOW, PRINT_FOLDED, PRINT_LITERAL};
 use super::resolve::{Schema, resolve_plain, resolve_plain_owned};
 
+pub(super) mod seps;
+
 /// A YAML syntax error with its position (1-based line and column).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ParseError {
@@ -89,25 +91,40 @@ pub fn parse_stream_with(text: &str, schema: Schema) -> Result<Vec<Document>, Pa
 /// PARAGRAPH SEPARATOR (U+2029) for line breaks, yaml-rust2 (YAML 1.2)
 /// for ordinary characters. go-yaml reads a NEL exactly as a line feed
 /// (it becomes one wherever a break is kept), so it is made one here. The
-/// other two stay themselves in go-yaml's values where a break is kept:
-/// the text is read with them made line feeds first, and if that fails,
-/// as it does where one of them ends a plain scalar's or a block scalar's
-/// line or a comment, that is the error; else the values are read with
-/// them as they are. (Left: the spaces around one in a quoted scalar or
-/// a plain scalar's continuation, which go-yaml drops and this keeps.)
+/// other two are made line feeds for the structure, and the scalars they
+/// break are read again with them as they are (see `seps`).
 fn parse(text: &str, schema: Schema, json_keys: bool) -> Result<Vec<Document>, ParseError> {
     if !has_unicode_break(text) {
         return parse_go(text, schema, json_keys);
     }
     let text = text.replace('\u{85}', "\n");
-    if text.contains(['\u{2028}', '\u{2029}']) {
-        parse_go(
-            &text.replace(['\u{2028}', '\u{2029}'], "\n"),
-            schema,
-            json_keys,
-        )?;
-    }
+    let Some((text, seps)) = seps::split(&text) else {
+        return parse_go(&text, schema, json_keys);
+    };
+    let _set = SepsSet::new(seps);
     parse_go(&text, schema, json_keys)
+}
+
+thread_local! {
+    /// The separators of the text being read (see `seps::split`), for the
+    /// event parser's reader (empty for most texts).
+    static SEPS: std::cell::RefCell<Vec<(usize, char)>> = const { std::cell::RefCell::new(Vec::new()) };
+}
+
+/// Holds the separators of a text while it is read.
+struct SepsSet;
+
+impl SepsSet {
+    fn new(seps: Vec<(usize, char)>) -> Self {
+        SEPS.with(|s| *s.borrow_mut() = seps);
+        SepsSet
+    }
+}
+
+impl Drop for SepsSet {
+    fn drop(&mut self) {
+        SEPS.with(|s| s.borrow_mut().clear());
+    }
 }
 
 /// Whether `text` holds NEL, LINE SEPARATOR or PARAGRAPH SEPARATOR (in
@@ -123,7 +140,9 @@ fn has_unicode_break(text: &str) -> bool {
 /// [`parse`] of a text with line feeds only for line breaks.
 fn parse_go(text: &str, schema: Schema, json_keys: bool) -> Result<Vec<Document>, ParseError> {
     let text = text.strip_prefix('\u{feff}').unwrap_or(text);
-    let fixable = |e: &ParseError| e.message == QUOTED_INDENTATION || e.message == TAB_SEPARATOR;
+    let fixable = |e: &ParseError| {
+        e.message == QUOTED_INDENTATION || e.message == TAB_SEPARATOR || e.message == QUOTED_TAB
+    };
     let first = match parse_reindenting(text, schema, json_keys) {
         Err(e) if fixable(&e) => e,
         r => return r.map_err(|e| at_tab(text, e)),
@@ -138,6 +157,8 @@ fn parse_go(text: &str, schema: Schema, json_keys: bool) -> Result<Vec<Document>
     for _ in 0..MAX_REINDENTS {
         let next = if e.message == QUOTED_INDENTATION {
             indent_quoted_continuation(&fixed, &e)
+        } else if e.message == QUOTED_TAB {
+            untab_line_start(&fixed, &e)
         } else {
             space_after_colon(&fixed, &e)
         };
@@ -180,28 +201,47 @@ fn space_after_colon(text: &str, e: &ParseError) -> Option<String> {
     Some(lines.join("\n"))
 }
 
+/// yaml-rust2's error for a tab in the blanks that start a quoted
+/// scalar's continuation line left of its parent's indentation; go-yaml
+/// skips them as any blanks there.
+const QUOTED_TAB: &str = "tab cannot be used as indentation";
+
+/// `text` with the tabs among the blanks that start the error's line made
+/// spaces (which a quoted scalar drops all the same).
+fn untab_line_start(text: &str, e: &ParseError) -> Option<String> {
+    let mut lines: Vec<String> = text.split('\n').map(str::to_string).collect();
+    let line = lines.get_mut(e.line.checked_sub(1)?)?;
+    let blanks = line.len() - line.trim_start_matches([' ', '\t']).len();
+    if !line[..blanks].contains('\t') {
+        return None;
+    }
+    line.replace_range(..blanks, &" ".repeat(blanks));
+    Some(lines.join("\n"))
+}
+
 /// yaml-rust2's error for a quoted scalar's continuation line indented
 /// less than its parent.
 const QUOTED_INDENTATION: &str = "invalid indentation in quoted scalar";
 
-/// `text` with the continuation lines of the quoted scalar that starts on
-/// the error's line indented two columns past that line (`None` when
-/// there is no such scalar). Lines that start with `---` or `...` are left
-/// alone (go-yaml refuses them there).
+/// `text` with the continuation lines of the quoted scalar that starts at
+/// the error's position (yaml-rust2 reports it at the opening quote; else
+/// the last quote left open on the error's line) indented two columns
+/// past that line (`None` when there is no such scalar). Lines that start
+/// with `---` or `...` are left alone (go-yaml refuses them there).
 fn indent_quoted_continuation(text: &str, e: &ParseError) -> Option<String> {
     let mut lines: Vec<String> = text.split('\n').map(str::to_string).collect();
     let start = e.line.checked_sub(1)?;
     let first = lines.get(start)?;
     let indent = first.len() - first.trim_start_matches(' ').len();
-    // The quote that opens the scalar: the last one on the line that is
-    // not closed on it.
-    let (quote, from) = open_quote(first)?;
+    let at_mark = first
+        .char_indices()
+        .nth(e.col.saturating_sub(1))
+        .filter(|&(_, c)| c == '"' || c == '\'')
+        .map(|(i, c)| (c, i + 1));
+    let (quote, from) = at_mark.or_else(|| open_quote(first))?;
     let mut i = start;
     let mut rest = first[from..].to_string();
-    loop {
-        if closes_quote(&rest, quote) {
-            break;
-        }
+    while close_offset(&rest, quote).is_none() {
         i += 1;
         let line = lines.get(i)?;
         rest = line.clone();
@@ -237,22 +277,22 @@ fn open_quote(line: &str) -> Option<(char, usize)> {
     open
 }
 
-/// Whether the quoted text `rest` (after the opening quote or on a
-/// continuation line) holds the closing quote.
-fn closes_quote(rest: &str, quote: char) -> bool {
-    let mut chars = rest.chars().peekable();
-    while let Some(c) = chars.next() {
+/// Where the quoted text `rest` (after the opening quote or on a
+/// continuation line) closes: the byte offset after the closing quote.
+fn close_offset(rest: &str, quote: char) -> Option<usize> {
+    let mut chars = rest.char_indices().peekable();
+    while let Some((i, c)) = chars.next() {
         if quote == '"' && c == '\\' {
             chars.next();
         } else if c == quote {
-            if quote == '\'' && chars.peek() == Some(&'\'') {
+            if quote == '\'' && chars.peek().is_some_and(|&(_, n)| n == '\'') {
                 chars.next();
             } else {
-                return true;
+                return Some(i + 1);
             }
         }
     }
-    false
+    None
 }
 
 /// yaml-rust2 reports a tab that indents a line at the end of the line
@@ -383,8 +423,11 @@ fn is_flow_indentation(e: &ParseError) -> bool {
 fn parse_text(text: &str, schema: Schema, json_keys: bool) -> Result<Vec<Document>, ParseError> {
     check_text(text)?;
     // The simplest documents have a quick reader of their own (which
-    // gives up on anything else; they hold no flow collection).
-    if let Some(docs) = super::fast::parse(text, schema) {
+    // gives up on anything else; they hold no flow collection), which
+    // knows nothing of separators.
+    if SEPS.with(|s| s.borrow().is_empty())
+        && let Some(docs) = super::fast::parse(text, schema)
+    {
         return Ok(docs);
     }
     build(text, schema, json_keys)
@@ -452,6 +495,7 @@ fn build(text: &str, schema: Schema, json_keys: bool) -> Result<Vec<Document>, P
         alias_nodes: 0,
         alias_bytes: 0,
         depth: 0,
+        seps: SEPS.with(|s| s.borrow().clone()),
     };
     let mut docs = Vec::new();
     loop {
@@ -598,6 +642,47 @@ impl<'a> Lines<'a> {
     }
 }
 
+/// What a block scalar's header says (after its `|` or `>`).
+#[derive(Clone, Copy)]
+struct BlockHeader {
+    chomp: seps::Chomp,
+    /// The explicit indentation indicator.
+    indent: Option<usize>,
+}
+
+impl BlockHeader {
+    /// The header on `line`: its last `|` or `>` that follows a blank or
+    /// starts the line and is followed by indicators only, up to a blank
+    /// or the end.
+    fn read(line: &str) -> Option<BlockHeader> {
+        let code = match line.find(" #") {
+            Some(i) => &line[..i],
+            None => line,
+        };
+        let b = code.as_bytes();
+        let at = (0..b.len()).rev().find(|&i| {
+            (b[i] == b'|' || b[i] == b'>')
+                && (i == 0 || b[i - 1] == b' ' || b[i - 1] == b'\t')
+                && b[i + 1..]
+                    .iter()
+                    .take_while(|&&c| c != b' ' && c != b'\t')
+                    .all(|c| matches!(c, b'+' | b'-' | b'1'..=b'9'))
+        })?;
+        let mut header = BlockHeader {
+            chomp: seps::Chomp::Clip,
+            indent: None,
+        };
+        for &c in b[at + 1..].iter().take_while(|&&c| c != b' ' && c != b'\t') {
+            match c {
+                b'+' => header.chomp = seps::Chomp::Keep,
+                b'-' => header.chomp = seps::Chomp::Strip,
+                d => header.indent = Some(usize::from(d - b'0')),
+            }
+        }
+        Some(header)
+    }
+}
+
 struct Builder<'a> {
     parser: Parser<std::str::Chars<'a>>,
     /// The source's lines (see `block_region`).
@@ -628,6 +713,9 @@ struct Builder<'a> {
     alias_bytes: usize,
     /// How many collections enclose the node being read.
     depth: usize,
+    /// The lines a LINE SEPARATOR or PARAGRAPH SEPARATOR ends, made line
+    /// feeds in the text read (see `seps`).
+    seps: Vec<(usize, char)>,
 }
 
 #[derive(Clone)]
@@ -714,13 +802,91 @@ impl Builder<'_> {
         Some((start, end, want))
     }
 
+    /// The line (0-based) of the header (`|`, `>-`, ...) of the block
+    /// scalar just read, and what it says.
+    fn block_header(&self) -> Option<(usize, BlockHeader)> {
+        let (l, col) = self.last_mark;
+        let lines = &self.lines;
+        let at_indicator = lines
+            .get(l.wrapping_sub(1))
+            .is_some_and(|t| t.chars().nth(col).is_some_and(|c| c == '|' || c == '>'));
+        let h = if at_indicator {
+            l - 1
+        } else {
+            (0..l.saturating_sub(1).min(lines.len()))
+                .rev()
+                .find(|&i| !lines.line(i).trim().is_empty())?
+        };
+        Some((h, BlockHeader::read(lines.line(h))?))
+    }
+
+    /// The content lines of the block scalar just read as go-yaml finds
+    /// them: the first after the header, the one after the last, and
+    /// their indentation. (The block's parent is taken to be indented as
+    /// the header's line is.)
+    fn block_lines(&self) -> Option<(usize, usize, usize)> {
+        let lines = &self.lines;
+        let (h, header) = self.block_header()?;
+        let spaces = |t: &str| t.len() - t.trim_start_matches(' ').len();
+        let parent = spaces(lines.line(h));
+        let start = h + 1;
+        let indent = match header.indent {
+            Some(n) => parent + n,
+            None => {
+                let mut max = 0;
+                let mut i = start;
+                while i < lines.len() && lines.line(i).trim().is_empty() {
+                    max = max.max(spaces(lines.line(i)));
+                    i += 1;
+                }
+                let first = if i < lines.len() {
+                    spaces(lines.line(i))
+                } else {
+                    0
+                };
+                max.max(first).max(parent + 1)
+            }
+        };
+        let mut end = start;
+        while end < lines.len()
+            && (lines.line(end).trim().is_empty() || spaces(lines.line(end)) >= indent)
+        {
+            end += 1;
+        }
+        Some((start, end, indent))
+    }
+
+    /// The block scalar just read (`text` as yaml-rust2 read it) as
+    /// go-yaml reads it, when its lines reach the end of the input and
+    /// the two readings differ in their final line breaks only.
+    fn block_at_eof(&self, text: &str, literal: bool) -> Option<String> {
+        let region = self.block_lines()?;
+        if region.1 != self.lines.len() {
+            return None;
+        }
+        let (_, header) = self.block_header()?;
+        let read = |as_nl| {
+            seps::block(
+                &self.lines,
+                &self.seps,
+                as_nl,
+                region,
+                literal,
+                header.chomp,
+            )
+        };
+        let nl = read(true);
+        (nl != text && nl.trim_end_matches('\n') == text.trim_end_matches('\n'))
+            .then(|| read(false))
+    }
+
     /// Whether the block scalar just read runs to the end of an input that
     /// does not end with a line break (its last line is content).
     fn block_scalar_reaches_eof(&self) -> bool {
         if self.terminated {
             return false;
         }
-        match self.block_region() {
+        match self.block_lines() {
             Some((start, end, _)) => {
                 end == self.lines.len()
                     && end > start
@@ -778,6 +944,7 @@ impl Builder<'_> {
         self.last_content = self.last_content.max(line.saturating_sub(1));
         match ev {
             Event::Scalar(mut text, style, anchor, tag) => {
+                let mut read_again = !self.seps.is_empty();
                 if matches!(style, TScalarStyle::Literal | TScalarStyle::Folded) {
                     // How go-yaml v3 prints the block again (kustomize
                     // reads its printed output back), remembered by the
@@ -795,6 +962,14 @@ impl Builder<'_> {
                         // is one; yaml-rust2 adds it at the end of the input.
                         text.pop();
                     }
+                    if let Some(v) = self.block_at_eof(&text, style == TScalarStyle::Literal) {
+                        // yaml-rust2 ends a block at the end of the input
+                        // with breaks of its own (one for a block without
+                        // content, one after a last line of blanks); read
+                        // as go-yaml reads it, separators included.
+                        text = v;
+                        read_again = false;
+                    }
                     self.last_adjusted = Some(flags);
                     if let Some((start, end, _)) = self.block_region() {
                         let last = (start..end)
@@ -802,6 +977,9 @@ impl Builder<'_> {
                             .find(|&i| !self.lines.line(i).trim().is_empty());
                         self.last_content = self.last_content.max(last.unwrap_or(start));
                     }
+                }
+                if read_again {
+                    text = self.with_separators(text, style)?;
                 }
                 let n = self.scalar(text, style, tag.as_ref(), line)?;
                 self.anchor(anchor, &n);
@@ -1042,6 +1220,53 @@ impl Builder<'_> {
                 col: 1,
                 message: format!("unexpected YAML event {other:?}"),
             }),
+        }
+    }
+
+    /// The scalar just read (as `text`, with separators read as line
+    /// feeds), read again where a separator breaks it.
+    fn with_separators(&self, text: String, style: TScalarStyle) -> Result<String, ParseError> {
+        let (l, col) = self.last_mark;
+        let line = l.saturating_sub(1);
+        let refuse = || ParseError {
+            line: l,
+            col: col + 1,
+            message: "flate cannot read this scalar as go-yaml does: a LINE SEPARATOR (U+2028) \
+                      or PARAGRAPH SEPARATOR (U+2029) breaks its lines; write it as the escape \
+                      \\L or \\P in a double-quoted scalar"
+                .into(),
+        };
+        let (lines, seps) = (&self.lines, &self.seps[..]);
+        match style {
+            TScalarStyle::Literal | TScalarStyle::Folded => {
+                let (Some(region), Some((_, header))) = (self.block_lines(), self.block_header())
+                else {
+                    return Err(refuse());
+                };
+                if !seps::any_in(seps, region.0, region.1) {
+                    return Ok(text);
+                }
+                let literal = style == TScalarStyle::Literal;
+                let read = |as_nl| seps::block(lines, seps, as_nl, region, literal, header.chomp);
+                if read(true) == text {
+                    Ok(read(false))
+                } else {
+                    Err(refuse())
+                }
+            }
+            _ if !seps::any_in(seps, line, usize::MAX) => Ok(text),
+            TScalarStyle::Plain => {
+                if !text.contains([' ', '\n']) {
+                    return Ok(text);
+                }
+                seps::plain(lines, seps, line, col, !self.flow.is_empty(), &text).ok_or_else(refuse)
+            }
+            _ => match seps::quoted(lines, seps, true, line, col) {
+                Some(t) if t == text => {
+                    seps::quoted(lines, seps, false, line, col).ok_or_else(refuse)
+                }
+                _ => Err(refuse()),
+            },
         }
     }
 
