@@ -807,17 +807,22 @@ impl Builder<'_> {
     fn block_header(&self) -> Option<(usize, BlockHeader)> {
         let (l, col) = self.last_mark;
         let lines = &self.lines;
+        // yaml-rust2 marks a block scalar at its indicator or at its first
+        // content line (which may start with `|` or `>` too: then the line
+        // before has the header).
         let at_indicator = lines
             .get(l.wrapping_sub(1))
             .is_some_and(|t| t.chars().nth(col).is_some_and(|c| c == '|' || c == '>'));
-        let h = if at_indicator {
-            l - 1
-        } else {
-            (0..l.saturating_sub(1).min(lines.len()))
-                .rev()
-                .find(|&i| !lines.line(i).trim().is_empty())?
-        };
-        Some((h, BlockHeader::read(lines.line(h))?))
+        let before = (0..l.saturating_sub(1).min(lines.len()))
+            .rev()
+            .find(|&i| !lines.line(i).trim().is_empty())
+            .and_then(|h| Some((h, BlockHeader::read(lines.line(h))?)));
+        let clearly_at_indicator =
+            at_indicator && !lines.line(l - 1).chars().take(col).all(char::is_whitespace);
+        if at_indicator && (clearly_at_indicator || before.is_none()) {
+            return Some((l - 1, BlockHeader::read(lines.line(l - 1))?));
+        }
+        before
     }
 
     /// The content lines of the block scalar just read as go-yaml finds
