@@ -951,6 +951,29 @@ fn apply_folded(n: &mut Node, in_flow: bool) {
                         m.set_tagless(&k, tagless);
                     }
                 }
+                // The folded items of a block sequence (those a patch did
+                // not change), once.
+                let lists: Vec<String> = m
+                    .keys()
+                    .filter(|k| !m.folded_items(k).is_empty())
+                    .cloned()
+                    .collect();
+                for k in lists {
+                    let folded = m.folded_items(&k).to_vec();
+                    m.set_folded_items(&k, Vec::new());
+                    if m.print_breaks(&k) & PRINT_FLOW != 0 {
+                        continue;
+                    }
+                    if let Some(Node::Seq(items)) = m.get_mut(&k) {
+                        for it in items {
+                            if let Node::Str(s) = it
+                                && folded.contains(s)
+                            {
+                                *s = crate::yaml::emit::folded_round_trip(s);
+                            }
+                        }
+                    }
+                }
             }
             let flow_keys: Vec<String> = m
                 .keys()

@@ -88,6 +88,7 @@ fn read(text: &str, schema: Schema, keep: Option<KeepKey>) -> Option<Vec<Documen
         trailing_empty: false,
         keep,
         skip: false,
+        last_folded: Vec::new(),
     };
     // An explicit document start (the event parser marks the document at
     // its first node all the same).
@@ -174,6 +175,9 @@ struct Reader<'a> {
     last_content: usize,
     /// Whether the last node read is an empty value (null).
     trailing_empty: bool,
+    /// The items of the block sequence read last that are folded block
+    /// scalars (the map entry holding it keeps them).
+    last_folded: Vec<String>,
     /// The top-level keys whose values are built ([`parse_head`]); `None`:
     /// all.
     keep: Option<KeepKey>,
@@ -617,8 +621,10 @@ impl<'a> Reader<'a> {
                 }
                 continue;
             }
+            self.last_folded.clear();
             let (value, meta) = self.value(indent, after)?;
-            let fresh = meta.raw.is_some() || meta.quoted || meta.breaks != 0;
+            let folded = std::mem::take(&mut self.last_folded);
+            let fresh = meta.raw.is_some() || meta.quoted || meta.breaks != 0 || !folded.is_empty();
             let key_again = fresh.then(|| key.clone());
             map.push_unique(key, value).ok()?;
             if let Some(k) = key_again {
@@ -631,6 +637,7 @@ impl<'a> Reader<'a> {
                 if meta.breaks != 0 {
                     map.set_print_breaks(&k, meta.breaks);
                 }
+                map.set_folded_items(&k, folded);
             }
             if map.len() == RESERVE_AT {
                 map.reserve(self.lines.len() - self.pos);
@@ -646,6 +653,7 @@ impl<'a> Reader<'a> {
     fn seq(&mut self, indent: usize) -> Option<(Vec<Node>, u8)> {
         let mut items = Vec::new();
         let mut last = 0;
+        let mut folded = Vec::new();
         while let Some((at, rest)) = self.peek() {
             if at > indent {
                 return None;
@@ -659,6 +667,11 @@ impl<'a> Reader<'a> {
                 continue;
             }
             last = if item.is_scalar() { meta.breaks } else { 0 };
+            if meta.breaks & PRINT_FOLDED != 0
+                && let Node::Str(s) = &item
+            {
+                folded.push(s.clone());
+            }
             items.push(item);
             if items.len() == RESERVE_AT {
                 items.reserve(self.lines.len() - self.pos);
@@ -667,6 +680,7 @@ impl<'a> Reader<'a> {
         if items.capacity() > 2 * items.len() + RESERVE_AT {
             items.shrink_to_fit();
         }
+        self.last_folded = folded;
         Some((items, last))
     }
 
@@ -1074,6 +1088,7 @@ fn head_mismatch(text: &str) -> Option<String> {
                         }
                         want.set_quoted(k, m.is_quoted(k));
                         want.set_print_breaks(k, m.print_breaks(k));
+                        want.set_folded_items(k, m.folded_items(k).to_vec());
                     }
                 }
                 want.set_flow(m.is_flow());
@@ -1115,12 +1130,13 @@ fn dump(n: &Node, depth: usize, out: &mut String) {
             ));
             for (k, v) in m.iter() {
                 out.push_str(&format!(
-                    "{pad}{k:?} raw={:?} quoted={} breaks={} tagless={} bad_tag={:?}\n",
+                    "{pad}{k:?} raw={:?} quoted={} breaks={} tagless={} bad_tag={:?} folded={:?}\n",
                     m.raw_text(k),
                     m.is_quoted(k),
                     m.print_breaks(k),
                     m.is_tagless(k),
-                    m.bad_tag(k)
+                    m.bad_tag(k),
+                    m.folded_items(k)
                 ));
                 dump(v, depth + 1, out);
             }

@@ -114,6 +114,9 @@ struct KeyMeta {
     /// A type tag the scalar keeps that its text does not resolve to (a
     /// replacement writes only a node's text): printing the object fails.
     bad_tag: Option<&'static str>,
+    /// On a block sequence: the items written as folded block scalars, by
+    /// their values as read (see `kustomize::build::apply_print_breaks`).
+    folded_items: Option<Box<[String]>>,
 }
 
 impl KeyMeta {
@@ -123,6 +126,7 @@ impl KeyMeta {
             && !self.tagless
             && self.print_breaks == 0
             && self.bad_tag.is_none()
+            && self.folded_items.is_none()
     }
 }
 
@@ -448,6 +452,23 @@ impl Map {
     /// How the block scalar at `key` is printed (`PRINT_*` flags).
     pub fn print_breaks(&self, key: &str) -> u8 {
         self.key_meta(key).map_or(0, |km| km.print_breaks)
+    }
+
+    /// Records the items of the sequence at `key` written as folded block
+    /// scalars (their values as read; none forgets them).
+    pub fn set_folded_items(&mut self, key: &str, items: Vec<String>) {
+        if items.is_empty() && self.key_meta(key).is_none() {
+            return;
+        }
+        self.key_meta_mut(key).folded_items = (!items.is_empty()).then(|| items.into());
+        self.prune_key_meta(key);
+    }
+
+    /// The items of the sequence at `key` written as folded block scalars.
+    pub fn folded_items(&self, key: &str) -> &[String] {
+        self.key_meta(key)
+            .and_then(|km| km.folded_items.as_deref())
+            .unwrap_or(&[])
     }
 
     /// Records whether the scalar at `key` has no type tag.

@@ -496,6 +496,7 @@ fn build(text: &str, schema: Schema, json_keys: bool) -> Result<Vec<Document>, P
         alias_bytes: 0,
         depth: 0,
         seps: SEPS.with(|s| s.borrow().clone()),
+        last_folded: Vec::new(),
     };
     let mut docs = Vec::new();
     loop {
@@ -716,6 +717,9 @@ struct Builder<'a> {
     /// The lines a LINE SEPARATOR or PARAGRAPH SEPARATOR ends, made line
     /// feeds in the text read (see `seps`).
     seps: Vec<(usize, char)>,
+    /// The items of the block sequence read last that are folded block
+    /// scalars (the map entry holding it keeps them).
+    last_folded: Vec<String>,
 }
 
 #[derive(Clone)]
@@ -1021,6 +1025,7 @@ impl Builder<'_> {
                 // The style flags of the last item when it is a block
                 // scalar; the map entry holding the list keeps them.
                 let mut last_block = None;
+                let mut folded = Vec::new();
                 loop {
                     let (ev, mark) = self.next()?;
                     if matches!(ev, Event::SequenceEnd) {
@@ -1037,8 +1042,12 @@ impl Builder<'_> {
                         }
                     }
                     self.last_adjusted = None;
+                    let is_folded = matches!(&ev, Event::Scalar(_, TScalarStyle::Folded, _, _));
                     let item = self.node(ev, mark.line())?;
                     last_block = self.last_adjusted.take().filter(|_| item.is_scalar());
+                    if is_folded && let Node::Str(s) = &item {
+                        folded.push(s.clone());
+                    }
                     items.push(item);
                     if !flow && items.len() == RESERVE_AT {
                         items.reserve(self.lines.len().saturating_sub(mark.line()));
@@ -1051,6 +1060,7 @@ impl Builder<'_> {
                     self.flow.pop();
                 }
                 self.last_adjusted = if flow { Some(PRINT_FLOW) } else { last_block };
+                self.last_folded = folded;
                 self.depth -= 1;
                 let n = Node::Seq(items);
                 self.anchor(anchor, &n);
@@ -1092,8 +1102,10 @@ impl Builder<'_> {
                     );
                     self.last_adjusted = None;
                     self.plain_source = None;
+                    self.last_folded.clear();
                     let value = self.node(ev, mark.line())?;
                     let adjusted = self.last_adjusted.take();
+                    let folded = std::mem::take(&mut self.last_folded);
                     // The source text, where it is not the string value.
                     let plain_text = if plain {
                         self.plain_source.take()
@@ -1134,7 +1146,7 @@ impl Builder<'_> {
                         }
                     };
                     let raw = plain_text.filter(|t| value.scalar_text().as_ref() != Some(t));
-                    let fresh = raw.is_some() || quoted || adjusted.is_some();
+                    let fresh = raw.is_some() || quoted || adjusted.is_some() || !folded.is_empty();
                     if let Err((i, key, value)) = map.push_unique(key, value) {
                         if !self.json_keys {
                             let prev = lines[i];
@@ -1172,6 +1184,7 @@ impl Builder<'_> {
                     if let Some(n) = adjusted {
                         map.set_print_breaks(&key, n);
                     }
+                    map.set_folded_items(&key, folded);
                 }
                 for m in merges {
                     let sources = match m {
