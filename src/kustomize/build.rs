@@ -930,17 +930,13 @@ fn last_string_mut(n: &mut Node) -> Option<&mut String> {
 /// Folded scalars printed by go-yaml v3 and read back (none inside a flow
 /// collection, where it prints them double-quoted).
 fn apply_folded(n: &mut Node, in_flow: bool) {
-    use crate::yaml::{PRINT_FLOW, PRINT_FOLDED};
+    use crate::yaml::PRINT_FLOW;
     match n {
         Node::Seq(items) => items.iter_mut().for_each(|it| apply_folded(it, in_flow)),
         Node::Map(m) => {
             let in_flow = in_flow || m.is_flow();
             if !in_flow {
-                let keys: Vec<String> = m
-                    .keys()
-                    .filter(|k| m.print_breaks(k) & PRINT_FOLDED != 0)
-                    .cloned()
-                    .collect();
+                let (keys, lists) = m.folded_keys();
                 for k in keys {
                     let quoted = m.is_quoted(&k);
                     let tagless = m.is_tagless(&k);
@@ -953,21 +949,18 @@ fn apply_folded(n: &mut Node, in_flow: bool) {
                 }
                 // The folded items of a block sequence (those a patch did
                 // not change), once.
-                let lists: Vec<String> = m
-                    .keys()
-                    .filter(|k| !m.folded_items(k).is_empty())
-                    .cloned()
-                    .collect();
                 for k in lists {
                     let folded = m.folded_items(&k).to_vec();
                     m.set_folded_items(&k, Vec::new());
                     if m.print_breaks(&k) & PRINT_FLOW != 0 {
                         continue;
                     }
+                    let folded: std::collections::HashSet<&str> =
+                        folded.iter().map(String::as_str).collect();
                     if let Some(Node::Seq(items)) = m.get_mut(&k) {
                         for it in items {
                             if let Node::Str(s) = it
-                                && folded.contains(s)
+                                && folded.contains(s.as_str())
                             {
                                 *s = crate::yaml::emit::folded_round_trip(s);
                             }

@@ -637,7 +637,9 @@ impl<'a> Reader<'a> {
                 if meta.breaks != 0 {
                     map.set_print_breaks(&k, meta.breaks);
                 }
-                map.set_folded_items(&k, folded);
+                if !folded.is_empty() {
+                    map.set_folded_items(&k, folded);
+                }
             }
             if map.len() == RESERVE_AT {
                 map.reserve(self.lines.len() - self.pos);

@@ -464,6 +464,24 @@ impl Map {
         self.prune_key_meta(key);
     }
 
+    /// The keys whose value is written as a folded block scalar, and
+    /// those whose sequence has such items (from the keys with metadata
+    /// only, in no particular order).
+    pub fn folded_keys(&self) -> (Vec<String>, Vec<String>) {
+        let (mut scalars, mut lists) = (Vec::new(), Vec::new());
+        if let Some(m) = self.meta.as_deref() {
+            for (k, km) in &m.keys {
+                if km.print_breaks & PRINT_FOLDED != 0 {
+                    scalars.push(k.clone());
+                }
+                if km.folded_items.is_some() {
+                    lists.push(k.clone());
+                }
+            }
+        }
+        (scalars, lists)
+    }
+
     /// The items of the sequence at `key` written as folded block scalars.
     pub fn folded_items(&self, key: &str) -> &[String] {
         self.key_meta(key)

@@ -643,6 +643,15 @@ impl<'a> Lines<'a> {
     }
 }
 
+/// Whether a line holds only blanks (an empty line of a block scalar).
+fn is_blank_line(line: &str) -> bool {
+    line.bytes().all(|b| matches!(b, b' ' | b'\t' | b'\r'))
+}
+
+/// A block scalar's content lines as go-yaml finds them (the first, the
+/// one after the last, their indentation) and its header.
+type Block = ((usize, usize, usize), BlockHeader);
+
 /// What a block scalar's header says (after its `|` or `>`).
 #[derive(Clone, Copy)]
 struct BlockHeader {
@@ -817,14 +826,16 @@ impl Builder<'_> {
         let at_indicator = lines
             .get(l.wrapping_sub(1))
             .is_some_and(|t| t.chars().nth(col).is_some_and(|c| c == '|' || c == '>'));
+        let here = || Some((l - 1, BlockHeader::read(lines.line(l - 1))?));
+        if at_indicator && !lines.line(l - 1).chars().take(col).all(char::is_whitespace) {
+            return here();
+        }
         let before = (0..l.saturating_sub(1).min(lines.len()))
             .rev()
-            .find(|&i| !lines.line(i).trim().is_empty())
+            .find(|&i| !is_blank_line(lines.line(i)))
             .and_then(|h| Some((h, BlockHeader::read(lines.line(h))?)));
-        let clearly_at_indicator =
-            at_indicator && !lines.line(l - 1).chars().take(col).all(char::is_whitespace);
-        if at_indicator && (clearly_at_indicator || before.is_none()) {
-            return Some((l - 1, BlockHeader::read(lines.line(l - 1))?));
+        if at_indicator && before.is_none() {
+            return here();
         }
         before
     }
@@ -833,7 +844,7 @@ impl Builder<'_> {
     /// them: the first after the header, the one after the last, and
     /// their indentation. (The block's parent is taken to be indented as
     /// the header's line is.)
-    fn block_lines(&self) -> Option<(usize, usize, usize)> {
+    fn block_lines(&self) -> Option<Block> {
         let lines = &self.lines;
         let (h, header) = self.block_header()?;
         let spaces = |t: &str| t.len() - t.trim_start_matches(' ').len();
@@ -844,7 +855,7 @@ impl Builder<'_> {
             None => {
                 let mut max = 0;
                 let mut i = start;
-                while i < lines.len() && lines.line(i).trim().is_empty() {
+                while i < lines.len() && is_blank_line(lines.line(i)) {
                     max = max.max(spaces(lines.line(i)));
                     i += 1;
                 }
@@ -858,22 +869,22 @@ impl Builder<'_> {
         };
         let mut end = start;
         while end < lines.len()
-            && (lines.line(end).trim().is_empty() || spaces(lines.line(end)) >= indent)
+            && (is_blank_line(lines.line(end)) || spaces(lines.line(end)) >= indent)
         {
             end += 1;
         }
-        Some((start, end, indent))
+        Some(((start, end, indent), header))
     }
 
-    /// The block scalar just read (`text` as yaml-rust2 read it) as
-    /// go-yaml reads it, when its lines reach the end of the input and
-    /// the two readings differ in their final line breaks only.
-    fn block_at_eof(&self, text: &str, literal: bool) -> Option<String> {
-        let region = self.block_lines()?;
+    /// The block scalar just read (`text` as yaml-rust2 read it, its
+    /// lines `block`) as go-yaml reads it, when its lines reach the end of
+    /// the input and the two readings differ in their final line breaks
+    /// only.
+    fn block_at_eof(&self, text: &str, literal: bool, block: Option<Block>) -> Option<String> {
+        let (region, header) = block?;
         if region.1 != self.lines.len() {
             return None;
         }
-        let (_, header) = self.block_header()?;
         let read = |as_nl| {
             seps::block(
                 &self.lines,
@@ -889,14 +900,15 @@ impl Builder<'_> {
             .then(|| read(false))
     }
 
-    /// Whether the block scalar just read runs to the end of an input that
-    /// does not end with a line break (its last line is content).
-    fn block_scalar_reaches_eof(&self) -> bool {
+    /// Whether the block scalar just read (its lines `block`) runs to the
+    /// end of an input that does not end with a line break (its last line
+    /// is content).
+    fn block_scalar_reaches_eof(&self, block: Option<Block>) -> bool {
         if self.terminated {
             return false;
         }
-        match self.block_lines() {
-            Some((start, end, _)) => {
+        match block {
+            Some(((start, end, _), _)) => {
                 end == self.lines.len()
                     && end > start
                     && !self.lines.line(end - 1).trim().is_empty()
@@ -954,6 +966,7 @@ impl Builder<'_> {
         match ev {
             Event::Scalar(mut text, style, anchor, tag) => {
                 let mut read_again = !self.seps.is_empty();
+                let mut block = None;
                 if matches!(style, TScalarStyle::Literal | TScalarStyle::Folded) {
                     // How go-yaml v3 prints the block again (kustomize
                     // reads its printed output back), remembered by the
@@ -966,12 +979,25 @@ impl Builder<'_> {
                     if style == TScalarStyle::Literal {
                         flags |= PRINT_LITERAL;
                     }
-                    if text.ends_with('\n') && self.block_scalar_reaches_eof() {
+                    // (The rough region of `block_region` ends no later
+                    // than go-yaml's but with an indentation indicator:
+                    // only a block whose rough region reaches the end of
+                    // the input, or has none, or in an input without a
+                    // final line break, is looked at closer.)
+                    let rough = self.block_region();
+                    if read_again
+                        || !self.terminated
+                        || rough.is_none_or(|(_, end, _)| end == self.lines.len())
+                    {
+                        block = self.block_lines();
+                    }
+                    if text.ends_with('\n') && self.block_scalar_reaches_eof(block) {
                         // libyaml keeps a final line break only when there
                         // is one; yaml-rust2 adds it at the end of the input.
                         text.pop();
                     }
-                    if let Some(v) = self.block_at_eof(&text, style == TScalarStyle::Literal) {
+                    if let Some(v) = self.block_at_eof(&text, style == TScalarStyle::Literal, block)
+                    {
                         // yaml-rust2 ends a block at the end of the input
                         // with breaks of its own (one for a block without
                         // content, one after a last line of blanks); read
@@ -980,7 +1006,7 @@ impl Builder<'_> {
                         read_again = false;
                     }
                     self.last_adjusted = Some(flags);
-                    if let Some((start, end, _)) = self.block_region() {
+                    if let Some((start, end, _)) = rough {
                         let last = (start..end)
                             .rev()
                             .find(|&i| !self.lines.line(i).trim().is_empty());
@@ -988,7 +1014,7 @@ impl Builder<'_> {
                     }
                 }
                 if read_again {
-                    text = self.with_separators(text, style)?;
+                    text = self.with_separators(text, style, block)?;
                 }
                 let n = self.scalar(text, style, tag.as_ref(), line)?;
                 self.anchor(anchor, &n);
@@ -1184,7 +1210,9 @@ impl Builder<'_> {
                     if let Some(n) = adjusted {
                         map.set_print_breaks(&key, n);
                     }
-                    map.set_folded_items(&key, folded);
+                    if !folded.is_empty() {
+                        map.set_folded_items(&key, folded);
+                    }
                 }
                 for m in merges {
                     let sources = match m {
@@ -1243,7 +1271,12 @@ impl Builder<'_> {
 
     /// The scalar just read (as `text`, with separators read as line
     /// feeds), read again where a separator breaks it.
-    fn with_separators(&self, text: String, style: TScalarStyle) -> Result<String, ParseError> {
+    fn with_separators(
+        &self,
+        text: String,
+        style: TScalarStyle,
+        block: Option<Block>,
+    ) -> Result<String, ParseError> {
         let (l, col) = self.last_mark;
         let line = l.saturating_sub(1);
         let refuse = || ParseError {
@@ -1257,8 +1290,7 @@ impl Builder<'_> {
         let (lines, seps) = (&self.lines, &self.seps[..]);
         match style {
             TScalarStyle::Literal | TScalarStyle::Folded => {
-                let (Some(region), Some((_, header))) = (self.block_lines(), self.block_header())
-                else {
+                let Some((region, header)) = block else {
                     return Err(refuse());
                 };
                 if !seps::any_in(seps, region.0, region.1) {
