@@ -497,6 +497,7 @@ fn build(text: &str, schema: Schema, json_keys: bool) -> Result<Vec<Document>, P
         depth: 0,
         seps: SEPS.with(|s| s.borrow().clone()),
         last_folded: Vec::new(),
+        col_cursor: std::cell::Cell::new((usize::MAX, 0, 0)),
     };
     let mut docs = Vec::new();
     loop {
@@ -729,6 +730,8 @@ struct Builder<'a> {
     /// The items of the block sequence read last that are folded block
     /// scalars (the map entry holding it keeps them).
     last_folded: Vec<String>,
+    /// The last position `byte_at` found: line, column, byte offset.
+    col_cursor: std::cell::Cell<(usize, usize, usize)>,
 }
 
 #[derive(Clone)]
@@ -1269,6 +1272,29 @@ impl Builder<'_> {
         }
     }
 
+    /// The byte offset of column `col` (in characters) of line `line`
+    /// (0-based). Scalars come in order: it goes on from the column asked
+    /// last when that is on the same line and not past this one, so a
+    /// long line costs once, not once per scalar on it.
+    fn byte_at(&self, line: usize, col: usize) -> usize {
+        let text = self.lines.line(line);
+        let (l0, c0, b0) = self.col_cursor.get();
+        let (mut c, mut b) = if l0 == line && c0 <= col {
+            (c0, b0)
+        } else {
+            (0, 0)
+        };
+        for ch in text[b..].chars() {
+            if c == col {
+                break;
+            }
+            c += 1;
+            b += ch.len_utf8();
+        }
+        self.col_cursor.set((line, c, b));
+        b
+    }
+
     /// The scalar just read (as `text`, with separators read as line
     /// feeds), read again where a separator breaks it.
     fn with_separators(
@@ -1309,14 +1335,18 @@ impl Builder<'_> {
                 if !text.contains([' ', '\n']) {
                     return Ok(text);
                 }
-                seps::plain(lines, seps, line, col, !self.flow.is_empty(), &text).ok_or_else(refuse)
+                let at = self.byte_at(line, col);
+                seps::plain(lines, seps, line, at, !self.flow.is_empty(), &text).ok_or_else(refuse)
             }
-            _ => match seps::quoted(lines, seps, true, line, col) {
-                Some(t) if t == text => {
-                    seps::quoted(lines, seps, false, line, col).ok_or_else(refuse)
+            _ => {
+                let at = self.byte_at(line, col);
+                match seps::quoted(lines, seps, true, line, at) {
+                    Some(t) if t == text => {
+                        seps::quoted(lines, seps, false, line, at).ok_or_else(refuse)
+                    }
+                    _ => Err(refuse()),
                 }
-                _ => Err(refuse()),
-            },
+            }
         }
     }
 

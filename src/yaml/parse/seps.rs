@@ -56,62 +56,89 @@ fn is_blank(c: char) -> bool {
 }
 
 /// The characters of a scalar's lines from a position on, each line with
-/// its break (a line feed, or the separator that ends it unless `as_nl`).
+/// its break (a line feed, or the separator that ends it unless `as_nl`),
+/// decoded as they are read (a long line holding many scalars is not
+/// copied for each).
 struct Src<'a, 'b> {
     lines: &'b Lines<'a>,
     seps: &'b [(usize, char)],
     as_nl: bool,
     line: usize,
-    buf: Vec<char>,
+    /// The current line, without its break.
+    text: &'a str,
+    /// Its break (`None` on the last line).
+    brk: Option<char>,
+    /// The byte offset in `text` (`text.len()`: at the break).
     pos: usize,
 }
 
 impl<'a, 'b> Src<'a, 'b> {
+    /// From byte `at` of line `line`.
     fn new(
         lines: &'b Lines<'a>,
         seps: &'b [(usize, char)],
         as_nl: bool,
         line: usize,
-        col: usize,
+        at: usize,
     ) -> Self {
         let mut s = Src {
             lines,
             seps,
             as_nl,
             line,
-            buf: Vec::new(),
-            pos: col,
+            text: "",
+            brk: None,
+            pos: at,
         };
         s.load();
         s
     }
 
     fn load(&mut self) {
-        self.buf.clear();
-        self.buf.extend(self.lines.line(self.line).chars());
-        if self.line + 1 < self.lines.len() {
-            let sep = self
-                .seps
-                .binary_search_by_key(&self.line, |&(l, _)| l)
-                .ok()
-                .map(|i| self.seps[i].1);
-            self.buf.push(match sep {
-                Some(c) if !self.as_nl => c,
+        self.text = self.lines.line(self.line);
+        self.brk = (self.line + 1 < self.lines.len()).then(|| {
+            match self.seps.binary_search_by_key(&self.line, |&(l, _)| l) {
+                Ok(i) if !self.as_nl => self.seps[i].1,
                 _ => '\n',
-            });
+            }
+        });
+    }
+
+    fn char_at(&self, p: usize) -> Option<char> {
+        match p.cmp(&self.text.len()) {
+            std::cmp::Ordering::Less => self.text.get(p..)?.chars().next(),
+            std::cmp::Ordering::Equal => self.brk,
+            std::cmp::Ordering::Greater => None,
+        }
+    }
+
+    /// The bytes the character at `p` takes (the break: one).
+    fn width(&self, p: usize) -> usize {
+        if p < self.text.len() {
+            self.char_at(p).map_or(1, char::len_utf8)
+        } else {
+            1
         }
     }
 
     fn peek(&self, k: usize) -> Option<char> {
-        self.buf.get(self.pos + k).copied()
+        let mut p = self.pos;
+        for _ in 0..k {
+            self.char_at(p)?;
+            p += self.width(p);
+        }
+        self.char_at(p)
     }
 
     fn bump(&mut self) {
-        self.pos += 1;
-        if self.pos >= self.buf.len() && self.line + 1 < self.lines.len() {
+        if self.pos < self.text.len() {
+            self.pos += self.width(self.pos);
+        } else if self.brk.is_some() {
             self.line += 1;
             self.pos = 0;
             self.load();
+        } else {
+            self.pos = self.text.len() + 1;
         }
     }
 
@@ -124,11 +151,6 @@ impl<'a, 'b> Src<'a, 'b> {
         }
         self.bump();
         if c == '\r' { '\n' } else { c }
-    }
-
-    /// The column (in characters) on the current line.
-    fn col(&self) -> usize {
-        self.pos
     }
 }
 
@@ -182,17 +204,17 @@ impl Fold {
     }
 }
 
-/// A quoted scalar whose opening quote is at `col` (in characters) of
-/// line `line` (0-based), read as go-yaml does. `None` when it is not one
-/// (no closing quote, an unknown escape).
+/// A quoted scalar whose opening quote is at byte `at` of line `line`
+/// (0-based), read as go-yaml does. `None` when it is not one (no closing
+/// quote, an unknown escape).
 pub(super) fn quoted(
     lines: &Lines,
     seps: &[(usize, char)],
     as_nl: bool,
     line: usize,
-    col: usize,
+    at: usize,
 ) -> Option<String> {
-    let mut src = Src::new(lines, seps, as_nl, line, col);
+    let mut src = Src::new(lines, seps, as_nl, line, at);
     let quote = src.peek(0)?;
     let single = match quote {
         '\'' => true,
@@ -297,21 +319,21 @@ fn escape(e: char, src: &mut Src, s: &mut String) -> Option<()> {
     Some(())
 }
 
-/// A plain scalar that starts at `col` of line `line` (0-based), read as
-/// go-yaml does, up to where read with line feeds it gives `want` (what
+/// A plain scalar that starts at byte `at` of line `line` (0-based), read
+/// as go-yaml does, up to where read with line feeds it gives `want` (what
 /// yaml-rust2 read). `None` when it never does.
 pub(super) fn plain(
     lines: &Lines,
     seps: &[(usize, char)],
     line: usize,
-    col: usize,
+    at: usize,
     flow: bool,
     want: &str,
 ) -> Option<String> {
-    let runs = plain_runs(&mut Src::new(lines, seps, true, line, col), flow, |s| {
+    let runs = plain_runs(&mut Src::new(lines, seps, true, line, at), flow, |s| {
         s == want
     })?;
-    let mut src = Src::new(lines, seps, false, line, col);
+    let mut src = Src::new(lines, seps, false, line, at);
     let mut n = 0;
     plain_runs(&mut src, flow, |_| {
         n += 1;
@@ -368,9 +390,6 @@ fn plain_runs(
                 break;
             }
             fold.take(src);
-        }
-        if src.col() == 0 && src.peek(0).is_none() {
-            return None;
         }
     }
 }
