@@ -469,7 +469,7 @@ fn is_printable(c: char) -> bool {
         || ((0xE000..=0xFFFD).contains(&c) && c != 0xFEFF)
 }
 
-fn is_break(c: char) -> bool {
+pub(super) fn is_break(c: char) -> bool {
     matches!(c, '\r' | '\n' | '\u{85}' | '\u{2028}' | '\u{2029}')
 }
 

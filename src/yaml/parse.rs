@@ -791,12 +791,9 @@ impl Builder<'_> {
         let lines = &self.lines;
         // yaml-rust2 marks a block scalar at its indicator or at its first
         // content line.
-        let (l, col) = self.last_mark;
+        let l = self.last_mark.0;
         // (Content starting with `>` or `|` has only blanks before it.)
-        let at_indicator = lines.get(l.wrapping_sub(1)).is_some_and(|t| {
-            t.chars().nth(col).is_some_and(|c| c == '|' || c == '>')
-                && !t.chars().take(col).all(char::is_whitespace)
-        });
+        let at_indicator = self.indicator_at_mark() == Some(true);
         let start = if at_indicator { l } else { l.saturating_sub(1) };
         let indent = |l: &str| l.len() - l.trim_start_matches(' ').len();
         if start > lines.len() {
@@ -818,19 +815,30 @@ impl Builder<'_> {
         Some((start, end, want))
     }
 
+    /// Whether the block scalar just read is marked at a `|` or `>`
+    /// (`None`: not), and whether something other than blanks comes before
+    /// it on its line (then it is the header's indicator for sure).
+    fn indicator_at_mark(&self) -> Option<bool> {
+        let (l, col) = self.last_mark;
+        let t = self.lines.get(l.wrapping_sub(1))?;
+        t.chars()
+            .nth(col)
+            .filter(|&c| c == '|' || c == '>')
+            .map(|_| !t.chars().take(col).all(char::is_whitespace))
+    }
+
     /// The line (0-based) of the header (`|`, `>-`, ...) of the block
     /// scalar just read, and what it says.
     fn block_header(&self) -> Option<(usize, BlockHeader)> {
-        let (l, col) = self.last_mark;
+        let l = self.last_mark.0;
         let lines = &self.lines;
         // yaml-rust2 marks a block scalar at its indicator or at its first
         // content line (which may start with `|` or `>` too: then the line
         // before has the header).
-        let at_indicator = lines
-            .get(l.wrapping_sub(1))
-            .is_some_and(|t| t.chars().nth(col).is_some_and(|c| c == '|' || c == '>'));
+        let indicator = self.indicator_at_mark();
+        let at_indicator = indicator.is_some();
         let here = || Some((l - 1, BlockHeader::read(lines.line(l - 1))?));
-        if at_indicator && !lines.line(l - 1).chars().take(col).all(char::is_whitespace) {
+        if indicator == Some(true) {
             return here();
         }
         let before = (0..l.saturating_sub(1).min(lines.len()))

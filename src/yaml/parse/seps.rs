@@ -14,6 +14,8 @@
 //! do not cover), the text is refused rather than read differently.
 
 use super::Lines;
+// (A NEL is a line feed by the time these run: `parse` made it one.)
+use crate::yaml::emit::is_break;
 
 /// The lines (0-based) of `text` that a LINE SEPARATOR or PARAGRAPH
 /// SEPARATOR ends, with the one that does, and the text with each made a
@@ -45,10 +47,6 @@ pub(super) fn split(text: &str) -> Option<(String, Vec<(usize, char)>)> {
 pub(super) fn any_in(seps: &[(usize, char)], from: usize, to: usize) -> bool {
     let i = seps.partition_point(|&(l, _)| l < from);
     seps.get(i).is_some_and(|&(l, _)| l < to)
-}
-
-fn is_break(c: char) -> bool {
-    matches!(c, '\n' | '\r' | '\u{2028}' | '\u{2029}')
 }
 
 fn is_blank(c: char) -> bool {
