@@ -779,6 +779,16 @@ fn helm_values_method(m: &Map, name: &str, args: &[Value]) -> Option<Result<Valu
 
 /// The value of a number or character literal, as Go's parser types it.
 pub fn number_value(text: &str) -> Option<Value> {
+    // Most literals are short decimal integers: read them directly (what
+    // the general reading below gives them, without its copies).
+    let b = text.as_bytes();
+    if (1..=18).contains(&b.len())
+        && (b.len() == 1 || b[0] != b'0')
+        && b.iter().all(u8::is_ascii_digit)
+    {
+        let n = b.iter().fold(0i64, |n, &d| n * 10 + i64::from(d - b'0'));
+        return Some(Value::Int(n));
+    }
     if text.starts_with('\'') {
         return super::parse::unquote_char(text).map(Value::Int);
     }
@@ -1083,4 +1093,26 @@ pub(crate) fn add_builtins(t: &mut Templates) {
     t.add_func("urlquery", 0, None, |_, a| {
         Ok(Value::Str(url_query_escape(&eval_args(a))))
     });
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn decimal_literals_read_directly_as_the_general_reading_does() {
+        let mut texts: Vec<String> = (0..2000).map(|i| i.to_string()).collect();
+        texts.extend(["999999999999999999", "123456789012345678", "5"].map(String::from));
+        for t in &texts {
+            assert_eq!(number_value(t), Some(Value::Int(t.parse().unwrap())), "{t}");
+        }
+        // Not decimal integers of the short form: the general reading.
+        assert_eq!(number_value("010"), Some(Value::Int(8)));
+        assert_eq!(number_value("1_000"), Some(Value::Int(1000)));
+        assert_eq!(
+            number_value("9223372036854775807"),
+            Some(Value::Int(i64::MAX))
+        );
+        assert_eq!(number_value("1.5"), Some(Value::Float(1.5)));
+    }
 }
