@@ -9,7 +9,7 @@ use std::collections::BTreeMap;
 use crate::helm::json;
 use crate::helm::sprig::{self, want_str};
 use crate::template::value::go_quote;
-use crate::template::{Templates, Value};
+use crate::template::{Json, Templates, Value};
 use crate::yaml::{Map, Node};
 
 /// Helm wraps `required`/`fail` messages in these markers and prints
@@ -53,7 +53,17 @@ fn to_node_at(v: &Value, depth: usize, exact: bool, nel_key: &mut bool) -> Node 
             }
             Node::Map(out)
         }
-        Value::Object(o) => to_node_at(&o.0.plain(), depth + 1, exact, nel_key),
+        // Helm's `toYaml` encodes to JSON first: an object is what Go's
+        // JSON encoder makes of it (YAML then sorts a struct's fields as
+        // any map's keys).
+        Value::Object(o) => match o.0.json() {
+            None => to_node_at(&o.0.plain(), depth + 1, exact, nel_key),
+            Some(Json::Value(v)) => to_node_at(&v, depth + 1, exact, nel_key),
+            Some(Json::Struct(members)) => {
+                let m = members.into_iter().map(|(k, v)| (k.to_string(), v));
+                to_node_at(&Value::map(m.collect()), depth + 1, exact, nel_key)
+            }
+        },
     }
 }
 

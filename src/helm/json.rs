@@ -3,7 +3,7 @@
 
 use std::collections::BTreeMap;
 
-use crate::template::Value;
+use crate::template::{Json, Value};
 
 /// Go's JSON text of a float64: shortest digits, exponent form below 1e-6
 /// and from 1e21 on.
@@ -46,7 +46,30 @@ fn write(
         }
     };
     match v {
-        Value::Object(o) => return write(&o.0.plain(), pretty, html, depth, out),
+        // A Go string of bytes that are not UTF-8: each invalid byte is
+        // written as an escaped replacement character.
+        Value::Object(o) if o.0.bytes().is_some() => {
+            let bytes = o.0.bytes().unwrap_or_default();
+            out.push('"');
+            let mut valid = String::new();
+            for chunk in bytes.utf8_chunks() {
+                valid.clear();
+                crate::kustomize::generators::go_json_string_with(chunk.valid(), html, &mut valid);
+                out.push_str(&valid[1..valid.len() - 1]);
+                for _ in chunk.invalid() {
+                    out.push_str("\\ufffd");
+                }
+            }
+            out.push('"');
+        }
+        Value::Object(o) => match o.0.json() {
+            None => return write(&o.0.plain(), pretty, html, depth, out),
+            Some(Json::Value(v)) => return write(&v, pretty, html, depth, out),
+            Some(Json::Struct(members)) => {
+                let m = members.iter().map(|(k, e)| (*k, e));
+                return write_object(m, members.is_empty(), pretty, html, depth, out);
+            }
+        },
         Value::Nil => out.push_str("null"),
         Value::Bool(b) => out.push_str(if *b { "true" } else { "false" }),
         Value::Int(i) => out.push_str(&i.to_string()),
@@ -67,25 +90,44 @@ fn write(
             out.push(']');
         }
         Value::Map(m) => {
-            out.push('{');
-            for (i, (k, e)) in m.read().iter().enumerate() {
-                if i > 0 {
-                    out.push(',');
-                }
-                nl(out, depth + 1);
-                crate::kustomize::generators::go_json_string_with(k, html, out);
-                out.push(':');
-                if pretty {
-                    out.push(' ');
-                }
-                write(e, pretty, html, depth + 1, out)?;
-            }
-            if !m.is_empty() {
-                nl(out, depth);
-            }
-            out.push('}');
+            let entries = m.read();
+            let members = entries.iter().map(|(k, e)| (k.as_str(), e));
+            write_object(members, entries.is_empty(), pretty, html, depth, out)?;
         }
     }
+    Ok(())
+}
+
+/// A JSON object of these members, in this order.
+fn write_object<'v>(
+    members: impl Iterator<Item = (&'v str, &'v Value)>,
+    empty: bool,
+    pretty: bool,
+    html: bool,
+    depth: usize,
+    out: &mut String,
+) -> Result<(), String> {
+    out.push('{');
+    for (i, (k, e)) in members.enumerate() {
+        if i > 0 {
+            out.push(',');
+        }
+        if pretty {
+            out.push('\n');
+            out.push_str(&"  ".repeat(depth + 1));
+        }
+        crate::kustomize::generators::go_json_string_with(k, html, out);
+        out.push(':');
+        if pretty {
+            out.push(' ');
+        }
+        write(e, pretty, html, depth + 1, out)?;
+    }
+    if !empty && pretty {
+        out.push('\n');
+        out.push_str(&"  ".repeat(depth));
+    }
+    out.push('}');
     Ok(())
 }
 

@@ -13,9 +13,49 @@ use super::{Error, Templates, Tree};
 pub struct Func {
     pub min_args: usize,
     pub max_args: Option<usize>,
+    /// Whether the function sees objects as they are ([`KEEP_OBJECTS`]).
+    pub keep_objects: bool,
     #[allow(clippy::type_complexity)]
     pub f: Arc<dyn Fn(&Exec, &[Value]) -> Result<Value, String> + Send + Sync>,
 }
+
+/// The functions that see an object (`.Capabilities`, `.Files`, what
+/// `.Files.Get` gives for binary data) as it is: those that pass data on
+/// to templates, print it with `fmt`, ask its Go type, or encode it as
+/// Go's JSON encoder does. The others see its plain data (a Go map or
+/// slice to them).
+pub const KEEP_OBJECTS: &[&str] = &[
+    "include",
+    "tpl",
+    "print",
+    "printf",
+    "println",
+    "quote",
+    "squote",
+    "toString",
+    "cat",
+    // A binary Go string keeps its bytes for these.
+    "b64enc",
+    "sha1sum",
+    "sha256sum",
+    "sha512sum",
+    "adler32sum",
+    // Go types and kinds.
+    "typeOf",
+    "typeIs",
+    "typeIsLike",
+    "kindOf",
+    "kindIs",
+    // A struct's fields in their order, a byte slice as base64.
+    "toJson",
+    "mustToJson",
+    "toPrettyJson",
+    "mustToPrettyJson",
+    "toRawJson",
+    "mustToRawJson",
+    "toYaml",
+    "mustToYaml",
+];
 
 /// What a function sees of the running execution: it can run other
 /// templates (Helm's `include` needs that).
@@ -675,27 +715,7 @@ impl<'a, 'e> State<'a, 'e> {
         if let Some(f) = fin {
             vals.push(f);
         }
-        // Functions other than those that pass data on to templates or
-        // print it with `fmt` see an object as its plain data (a Go map or
-        // slice to them).
-        const KEEP_OBJECTS: &[&str] = &[
-            "include",
-            "tpl",
-            "print",
-            "printf",
-            "println",
-            "quote",
-            "squote",
-            "toString",
-            "cat",
-            // A binary Go string keeps its bytes for these.
-            "b64enc",
-            "sha1sum",
-            "sha256sum",
-            "sha512sum",
-            "adler32sum",
-        ];
-        if !KEEP_OBJECTS.contains(&name) {
+        if !func.keep_objects {
             for v in vals.iter_mut() {
                 if let Value::Object(o) = v {
                     *v = o.0.plain();

@@ -19,7 +19,7 @@ use std::fmt;
 use std::sync::Arc;
 
 pub use exec::{Exec, Func};
-pub use value::{MAX_VALUE_DEPTH, Map, Object, Value};
+pub use value::{Json, MAX_VALUE_DEPTH, Map, Object, Value};
 
 /// A parse or execution error, printed the way Go prints it.
 #[derive(Debug, Clone, PartialEq)]
@@ -172,6 +172,7 @@ impl Templates {
             Func {
                 min_args,
                 max_args,
+                keep_objects: exec::KEEP_OBJECTS.contains(&name),
                 f: Arc::new(f),
             },
         );

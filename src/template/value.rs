@@ -23,8 +23,20 @@ pub trait Object: Send + Sync + std::fmt::Debug {
     fn field(&self, name: &str) -> Option<Value>;
     /// A method call; `None` when there is no method `name`.
     fn call(&self, name: &str, args: &[Value]) -> Option<Result<Value, String>>;
-    /// The value as plain data (for `toYaml`, `toJson`, comparisons).
+    /// The value as plain data (for comparisons and the functions that
+    /// see Go maps and slices).
     fn plain(&self) -> Value;
+    /// Go's `reflect.Kind` of the value (Sprig's `kindOf`): most objects
+    /// are pointers to structs.
+    fn kind(&self) -> &'static str {
+        "ptr"
+    }
+    /// What Go's `encoding/json` writes for the value (`toJson`, and
+    /// `toYaml`, which Helm encodes through JSON): `None` when that is its
+    /// plain data.
+    fn json(&self) -> Option<Json> {
+        None
+    }
     /// Go's truth of the value.
     fn is_true(&self) -> bool {
         true
@@ -34,6 +46,15 @@ pub trait Object: Send + Sync + std::fmt::Debug {
     fn bytes(&self) -> Option<&[u8]> {
         None
     }
+}
+
+/// The JSON form of an [`Object`].
+#[derive(Debug)]
+pub enum Json {
+    /// A struct: its members in the order Go writes them (the fields' order).
+    Struct(Vec<(&'static str, Value)>),
+    /// Data written as any value is (a map's keys sorted).
+    Value(Value),
 }
 
 /// A shared [`Object`]; two are equal when they are the same object.

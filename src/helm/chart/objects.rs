@@ -9,7 +9,7 @@ use base64::Engine;
 
 use super::glob::FilesGlob;
 use super::{ChartFile, FileData};
-use crate::template::{Object, Value};
+use crate::template::{Json, Object, Value};
 
 /// `.Files`: a chart's files by name.
 #[derive(Debug, Clone)]
@@ -68,6 +68,22 @@ struct BinaryString(Arc<[u8]>);
 impl Object for BinaryString {
     fn type_name(&self) -> &'static str {
         "string"
+    }
+
+    fn kind(&self) -> &'static str {
+        "string"
+    }
+
+    /// Go's JSON encoder writes each byte that is not part of valid UTF-8
+    /// as a replacement character (one per byte, where printing replaces
+    /// a maximal invalid sequence by one).
+    fn json(&self) -> Option<Json> {
+        let mut text = String::with_capacity(self.0.len());
+        for chunk in self.0.utf8_chunks() {
+            text.push_str(chunk.valid());
+            text.extend(chunk.invalid().iter().map(|_| char::REPLACEMENT_CHARACTER));
+        }
+        Some(Json::Value(Value::Str(text)))
     }
 
     fn print(&self) -> String {
@@ -199,6 +215,18 @@ impl Object for Files {
         )
     }
 
+    /// `map[string][]byte`.
+    fn kind(&self) -> &'static str {
+        "map"
+    }
+
+    /// Go writes a byte slice in JSON as its base64 text.
+    fn json(&self) -> Option<Json> {
+        let b64 = |v: &[u8]| Value::Str(base64::engine::general_purpose::STANDARD.encode(v));
+        let files = self.all_bytes().map(|(k, v)| (k.clone(), b64(v)));
+        Some(Json::Value(Value::Map(files.collect())))
+    }
+
     fn is_true(&self) -> bool {
         !self.0.is_empty()
     }
@@ -315,6 +343,16 @@ impl Object for KubeVersion {
             ("Minor".into(), Value::Str(self.minor.clone())),
         ]))
     }
+    fn kind(&self) -> &'static str {
+        "struct"
+    }
+    fn json(&self) -> Option<Json> {
+        Some(Json::Struct(vec![
+            ("Version", Value::Str(self.version.clone())),
+            ("Major", Value::Str(self.major.clone())),
+            ("Minor", Value::Str(self.minor.clone())),
+        ]))
+    }
 }
 
 /// `.Capabilities.APIVersions`.
@@ -339,6 +377,9 @@ impl Object for VersionSet {
     }
     fn plain(&self) -> Value {
         Value::List(self.0.iter().map(|s| Value::Str(s.clone())).collect())
+    }
+    fn kind(&self) -> &'static str {
+        "slice"
     }
     fn is_true(&self) -> bool {
         !self.0.is_empty()
@@ -386,6 +427,15 @@ impl Object for HelmVersion {
                 .collect(),
         )
     }
+    fn kind(&self) -> &'static str {
+        "struct"
+    }
+    fn json(&self) -> Option<Json> {
+        let fields = HELM_VERSION
+            .iter()
+            .map(|(_, j, v)| (*j, Value::Str(v.to_string())));
+        Some(Json::Struct(fields.collect()))
+    }
 }
 
 /// `.Capabilities`.
@@ -423,6 +473,13 @@ impl Object for Capabilities {
             ("KubeVersion".into(), self.kube.plain()),
             ("APIVersions".into(), self.api.plain()),
             ("HelmVersion".into(), HelmVersion.plain()),
+        ]))
+    }
+    fn json(&self) -> Option<Json> {
+        Some(Json::Struct(vec![
+            ("KubeVersion", Value::object(self.kube.clone())),
+            ("APIVersions", Value::object(self.api.clone())),
+            ("HelmVersion", Value::object(HelmVersion)),
         ]))
     }
 }

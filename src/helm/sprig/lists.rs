@@ -15,7 +15,7 @@ pub fn kind_name(v: &Value) -> &'static str {
         Value::Str(_) => "string",
         Value::List(_) => "slice",
         Value::Map(_) => "map",
-        Value::Object(_) => "ptr",
+        Value::Object(o) => o.0.kind(),
     }
 }
 
