@@ -422,7 +422,12 @@ pub fn render_values(chart: &Chart, opts: &RenderOptions, user: M) -> Result<Ren
         }
     }
 
-    // Execution.
+    // Execution. For a large chart rendered from the command line, the
+    // documents of each rendered template are read (their heads) on
+    // another thread while the next templates execute.
+    let template_bytes: usize = collect.templates.values().map(|t| t.2.data.len()).sum();
+    let ahead = (template_bytes >= PARALLEL_HEADS_BYTES && rayon::current_thread_index().is_none())
+        .then(HeadsAhead::start);
     let mut files: BTreeMap<String, String> = BTreeMap::new();
     for k in &keys {
         if base_name(k).starts_with('_') {
@@ -447,7 +452,12 @@ pub fn render_values(chart: &Chart, opts: &RenderOptions, user: M) -> Result<Ren
         } else {
             out
         };
-        files.insert(k.clone(), out);
+        match &ahead {
+            Some(a) if !k.ends_with("NOTES.txt") => a.queue(k, out),
+            _ => {
+                files.insert(k.clone(), out);
+            }
+        }
     }
 
     // NOTES.txt
@@ -463,7 +473,11 @@ pub fn render_values(chart: &Chart, opts: &RenderOptions, user: M) -> Result<Ren
         true
     });
 
-    let (hooks, generic) = sort_manifests(files).map_err(ChartError::rendering)?;
+    let read = match ahead {
+        Some(a) => a.finish(),
+        None => read_heads(files),
+    };
+    let (hooks, generic) = sort_manifests(read).map_err(ChartError::rendering)?;
     let mut manifests = Vec::new();
     if opts.include_crds {
         crd_objects(&w, &w.name, &mut manifests)?;
@@ -624,7 +638,6 @@ fn sort_by_kind(v: &mut [(String, Manifest)]) {
     });
 }
 
-/// `SortManifests`: hooks and other manifests, each sorted by kind.
 /// Templates of at least this many bytes in all are parsed on every
 /// thread (below it, starting the threads costs more than it saves).
 const PARALLEL_PARSE_BYTES: usize = 512 * 1024;
@@ -633,44 +646,192 @@ const PARALLEL_PARSE_BYTES: usize = 512 * 1024;
 /// every thread (below it, starting the threads costs more than it saves).
 const PARALLEL_HEADS_BYTES: usize = 256 * 1024;
 
-fn sort_manifests(
-    files: BTreeMap<String, String>,
-) -> Result<(Vec<Manifest>, Vec<Manifest>), ChartError> {
-    let mut docs: Vec<(String, String)> = Vec::new();
-    for (path, mut content) in files {
-        if base_name(&path).starts_with('_') || content.trim().is_empty() {
-            continue;
+/// The documents of one rendered template (none for a partial, `_*`).
+fn file_docs(path: &str, mut content: String) -> Vec<String> {
+    if base_name(path).starts_with('_') || content.trim().is_empty() {
+        return Vec::new();
+    }
+    let ranges = manifest_ranges(&content);
+    if let [r] = ranges.as_slice() {
+        // One document (most templates): the rendered text itself,
+        // trimmed in place rather than copied.
+        let r = r.clone();
+        content.truncate(r.end);
+        content.drain(..r.start);
+        vec![content]
+    } else {
+        ranges.into_iter().map(|r| content[r].to_string()).collect()
+    }
+}
+
+/// Every rendered document, in the order of the templates' paths, with
+/// its head read.
+type ReadDocs = Vec<(String, String, Result<Head, ChartError>)>;
+
+/// Reads the documents of every rendered template. Every document is read
+/// whole as YAML (Helm's `SimpleHead` unmarshalling fails on any invalid
+/// one): on two threads when there is much to read.
+fn read_heads(files: BTreeMap<String, String>) -> ReadDocs {
+    let docs: Vec<(String, String)> = files
+        .into_iter()
+        .flat_map(|(path, content)| {
+            let docs = file_docs(&path, content);
+            docs.into_iter().map(move |d| (path.clone(), d))
+        })
+        .collect();
+    let size: usize = docs.iter().map(|(_, d)| d.len()).sum();
+    if size >= PARALLEL_HEADS_BYTES {
+        use rayon::prelude::*;
+        docs.into_par_iter()
+            .map(|(path, doc)| {
+                let h = head(&path, &doc);
+                (path, doc, h)
+            })
+            .collect()
+    } else {
+        docs.into_iter()
+            .map(|(path, doc)| {
+                let h = head(&path, &doc);
+                (path, doc, h)
+            })
+            .collect()
+    }
+}
+
+/// Heads read on a second thread while templates execute: the executing
+/// thread queues each rendered template's documents; at the end it reads
+/// whatever is still queued itself (nothing waits on a thread that could
+/// not start or started late), then waits for the one being read.
+struct HeadsAhead {
+    shared: Arc<(std::sync::Mutex<AheadState>, std::sync::Condvar)>,
+}
+
+#[derive(Default)]
+struct AheadState {
+    queued: std::collections::VecDeque<(usize, String, String)>,
+    /// Bytes queued since the reader was last woken.
+    unsignalled: usize,
+    /// Whether the reader waits for work.
+    waiting: bool,
+    closed: bool,
+    /// Documents taken by the reader and not read yet.
+    busy: usize,
+    done: Vec<(usize, String, String, Result<Head, ChartError>)>,
+    next: usize,
+    /// A panic of the reader's.
+    panic: Option<Box<dyn std::any::Any + Send>>,
+}
+
+/// Bytes of documents queued before the waiting reader is woken (waking
+/// it per template costs more than reading small ones).
+const AHEAD_BATCH_BYTES: usize = 32 * 1024;
+
+impl HeadsAhead {
+    fn start() -> HeadsAhead {
+        let shared = Arc::new((
+            std::sync::Mutex::new(AheadState::default()),
+            std::sync::Condvar::new(),
+        ));
+        let worker = shared.clone();
+        // (A thread of its own, not the pool's: idle pool threads spin for
+        // work a while, taking the core the execution needs.)
+        let _ = std::thread::Builder::new().spawn(move || {
+            let (lock, cv) = &*worker;
+            let mut st = lock.lock().unwrap_or_else(|e| e.into_inner());
+            loop {
+                if let Some((i, path, doc)) = st.queued.pop_front() {
+                    st.busy += 1;
+                    drop(st);
+                    let h = std::panic::catch_unwind(|| head(&path, &doc));
+                    st = lock.lock().unwrap_or_else(|e| e.into_inner());
+                    st.busy -= 1;
+                    match h {
+                        Ok(h) => st.done.push((i, path, doc, h)),
+                        // Raised again where the documents are collected.
+                        Err(panic) => st.panic = Some(panic),
+                    }
+                    if st.closed && st.busy == 0 {
+                        cv.notify_all();
+                    }
+                    if st.panic.is_some() {
+                        return;
+                    }
+                } else if st.closed {
+                    return;
+                } else {
+                    st.waiting = true;
+                    st = cv.wait(st).unwrap_or_else(|e| e.into_inner());
+                    st.waiting = false;
+                }
+            }
+        });
+        HeadsAhead { shared }
+    }
+
+    /// Queues the documents of one rendered template.
+    fn queue(&self, path: &str, content: String) {
+        let docs = file_docs(path, content);
+        if docs.is_empty() {
+            return;
         }
-        let ranges = manifest_ranges(&content);
-        if let [r] = ranges.as_slice() {
-            // One document (most templates): the rendered text itself,
-            // trimmed in place rather than copied.
-            let r = r.clone();
-            content.truncate(r.end);
-            content.drain(..r.start);
-            docs.push((path, content));
-        } else {
-            docs.extend(
-                ranges
-                    .into_iter()
-                    .map(|r| (path.clone(), content[r].to_string())),
-            );
+        let (lock, cv) = &*self.shared;
+        let mut st = lock.lock().unwrap_or_else(|e| e.into_inner());
+        for doc in docs {
+            st.unsignalled += doc.len();
+            let i = st.next;
+            st.next += 1;
+            st.queued.push_back((i, path.to_string(), doc));
+        }
+        if st.waiting && st.unsignalled >= AHEAD_BATCH_BYTES {
+            st.unsignalled = 0;
+            cv.notify_all();
         }
     }
-    // Every document is read whole as YAML (Helm's `SimpleHead`
-    // unmarshalling fails on any invalid one): on two threads when there
-    // is much to read. The first error in order is the one reported, as
-    // when reading in turn.
-    let size: usize = docs.iter().map(|(_, d)| d.len()).sum();
-    let heads: Vec<Result<Head, ChartError>> = if size >= PARALLEL_HEADS_BYTES {
-        use rayon::prelude::*;
-        docs.par_iter().map(|(path, doc)| head(path, doc)).collect()
-    } else {
-        docs.iter().map(|(path, doc)| head(path, doc)).collect()
-    };
+
+    /// Every queued document with its head, in the order of the
+    /// templates' paths.
+    fn finish(self) -> ReadDocs {
+        let (lock, cv) = &*self.shared;
+        let mut st = lock.lock().unwrap_or_else(|e| e.into_inner());
+        st.closed = true;
+        cv.notify_all();
+        while let Some((i, path, doc)) = st.queued.pop_front() {
+            drop(st);
+            let h = head(&path, &doc);
+            st = lock.lock().unwrap_or_else(|e| e.into_inner());
+            st.done.push((i, path, doc, h));
+        }
+        while st.busy > 0 {
+            st = cv.wait(st).unwrap_or_else(|e| e.into_inner());
+        }
+        if let Some(panic) = st.panic.take() {
+            std::panic::resume_unwind(panic);
+        }
+        let mut done = std::mem::take(&mut st.done);
+        drop(st);
+        // Queued in execution order, numbered in it: by path, then in
+        // the template's own order.
+        done.sort_by(|a, b| a.1.cmp(&b.1).then(a.0.cmp(&b.0)));
+        done.into_iter().map(|(_, p, d, h)| (p, d, h)).collect()
+    }
+}
+
+impl Drop for HeadsAhead {
+    /// Lets the reader end when execution stops early (an error).
+    fn drop(&mut self) {
+        let (lock, cv) = &*self.shared;
+        lock.lock().unwrap_or_else(|e| e.into_inner()).closed = true;
+        cv.notify_all();
+    }
+}
+
+/// `SortManifests`: hooks and other manifests, each sorted by kind. The
+/// first error in the templates' order is the one reported, as when
+/// reading in turn.
+fn sort_manifests(read: ReadDocs) -> Result<(Vec<Manifest>, Vec<Manifest>), ChartError> {
     let mut hooks = Vec::new();
     let mut generic = Vec::new();
-    for ((path, doc), h) in docs.into_iter().zip(heads) {
+    for (path, doc, h) in read {
         let h = h?;
         let hook_types = match h.annotations.get("helm.sh/hook") {
             Some(t) => t,
@@ -747,6 +908,61 @@ pub fn print_template(r: &Rendered) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// What a reading gives, comparable.
+    fn comparable(read: ReadDocs) -> Vec<(String, String, Result<Head, String>)> {
+        read.into_iter()
+            .map(|(p, d, h)| (p, d, h.map_err(|e| e.message)))
+            .collect()
+    }
+
+    #[test]
+    fn heads_read_ahead_are_the_heads_read_after() {
+        // Rendered templates queued in an execution order that is not the
+        // paths' order: several documents each, partials, empty output,
+        // hooks, and invalid documents (the first in the paths' order is
+        // the error reported).
+        let mut rendered = Vec::new();
+        for i in 0..60 {
+            let path = format!("c/templates/{}{i:02}.yaml", ["b", "a", "_c"][i % 3]);
+            let text = match i % 7 {
+                0 => String::new(),
+                1 => format!(
+                    "kind: Job\nmetadata:\n  name: j{i}\n  annotations:\n    helm.sh/hook: pre-install\n"
+                ),
+                2 => format!("kind: ConfigMap\nmetadata: {{name: bad{i}\n"),
+                _ => format!(
+                    "---\nkind: ConfigMap\nmetadata:\n  name: a{i}\ndata:\n  x: \"{}\"\n---\n\n---\nkind: Service\nmetadata:\n  name: s{i}\n",
+                    "y".repeat(i * 500)
+                ),
+            };
+            rendered.push((path, text));
+        }
+        let files: BTreeMap<String, String> = rendered.iter().cloned().collect();
+        let after = comparable(read_heads(files));
+        assert!(after.len() > 40, "{} documents", after.len());
+        assert!(after.iter().any(|(_, _, h)| h.is_err()));
+        assert!(after.iter().any(|(_, _, h)| {
+            h.as_ref()
+                .is_ok_and(|h| h.annotations.contains_key("helm.sh/hook"))
+        }));
+        let ahead = HeadsAhead::start();
+        for (path, text) in rendered {
+            ahead.queue(&path, text);
+        }
+        assert_eq!(comparable(ahead.finish()), after);
+        // A reader that could not start: the executing thread reads all.
+        let ahead = HeadsAhead {
+            shared: Arc::new(Default::default()),
+        };
+        let files: BTreeMap<String, String> = (0..5)
+            .map(|i| (format!("t{i}.yaml"), format!("kind: K{i}\n")))
+            .collect();
+        for (p, t) in &files {
+            ahead.queue(p, t.clone());
+        }
+        assert_eq!(comparable(ahead.finish()), comparable(read_heads(files)));
+    }
 
     #[test]
     fn split_like_helm() {
