@@ -3,6 +3,7 @@
 
 use std::collections::BTreeMap;
 
+use crate::kustomize::generators::{go_json_escape_with, go_json_string_with};
 use crate::template::{Json, Value};
 
 /// Go's JSON text of a float64: shortest digits, exponent form below 1e-6
@@ -39,60 +40,53 @@ fn write(
     depth: usize,
     out: &mut String,
 ) -> Result<(), String> {
-    let nl = |out: &mut String, d: usize| {
-        if pretty {
-            out.push('\n');
-            out.push_str(&"  ".repeat(d));
-        }
-    };
     match v {
-        // A Go string of bytes that are not UTF-8: each invalid byte is
-        // written as an escaped replacement character.
-        Value::Object(o) if o.0.bytes().is_some() => {
-            let bytes = o.0.bytes().unwrap_or_default();
-            out.push('"');
-            let mut valid = String::new();
-            for chunk in bytes.utf8_chunks() {
-                valid.clear();
-                crate::kustomize::generators::go_json_string_with(chunk.valid(), html, &mut valid);
-                out.push_str(&valid[1..valid.len() - 1]);
-                for _ in chunk.invalid() {
-                    out.push_str("\\ufffd");
+        Value::Object(o) => {
+            if let Some(bytes) = o.0.bytes() {
+                // A Go string of bytes that are not UTF-8: each invalid
+                // byte is written as an escaped replacement character.
+                out.push('"');
+                for chunk in bytes.utf8_chunks() {
+                    go_json_escape_with(chunk.valid(), html, out);
+                    for _ in chunk.invalid() {
+                        out.push_str("\\ufffd");
+                    }
                 }
+                out.push('"');
+                return Ok(());
             }
-            out.push('"');
+            return match o.0.json() {
+                None => write(&o.0.plain(), pretty, html, depth, out),
+                Some(Json::Value(v)) => write(&v, pretty, html, depth, out),
+                Some(Json::Struct(members)) => {
+                    let m = members.iter().map(|(k, e)| (*k, e));
+                    write_object(m, pretty, html, depth, out)
+                }
+            };
         }
-        Value::Object(o) => match o.0.json() {
-            None => return write(&o.0.plain(), pretty, html, depth, out),
-            Some(Json::Value(v)) => return write(&v, pretty, html, depth, out),
-            Some(Json::Struct(members)) => {
-                let m = members.iter().map(|(k, e)| (*k, e));
-                return write_object(m, members.is_empty(), pretty, html, depth, out);
-            }
-        },
         Value::Nil => out.push_str("null"),
         Value::Bool(b) => out.push_str(if *b { "true" } else { "false" }),
         Value::Int(i) => out.push_str(&i.to_string()),
         Value::Float(f) => out.push_str(&float_text(*f)?),
-        Value::Str(s) => crate::kustomize::generators::go_json_string_with(s, html, out),
+        Value::Str(s) => go_json_string_with(s, html, out),
         Value::List(l) => {
             out.push('[');
             for (i, e) in l.iter().enumerate() {
                 if i > 0 {
                     out.push(',');
                 }
-                nl(out, depth + 1);
+                newline(out, pretty, depth + 1);
                 write(e, pretty, html, depth + 1, out)?;
             }
             if !l.is_empty() {
-                nl(out, depth);
+                newline(out, pretty, depth);
             }
             out.push(']');
         }
         Value::Map(m) => {
             let entries = m.read();
             let members = entries.iter().map(|(k, e)| (k.as_str(), e));
-            write_object(members, entries.is_empty(), pretty, html, depth, out)?;
+            write_object(members, pretty, html, depth, out)?;
         }
     }
     Ok(())
@@ -101,34 +95,39 @@ fn write(
 /// A JSON object of these members, in this order.
 fn write_object<'v>(
     members: impl Iterator<Item = (&'v str, &'v Value)>,
-    empty: bool,
     pretty: bool,
     html: bool,
     depth: usize,
     out: &mut String,
 ) -> Result<(), String> {
     out.push('{');
-    for (i, (k, e)) in members.enumerate() {
-        if i > 0 {
+    let mut empty = true;
+    for (k, e) in members {
+        if !empty {
             out.push(',');
         }
-        if pretty {
-            out.push('\n');
-            out.push_str(&"  ".repeat(depth + 1));
-        }
-        crate::kustomize::generators::go_json_string_with(k, html, out);
+        empty = false;
+        newline(out, pretty, depth + 1);
+        go_json_string_with(k, html, out);
         out.push(':');
         if pretty {
             out.push(' ');
         }
         write(e, pretty, html, depth + 1, out)?;
     }
-    if !empty && pretty {
-        out.push('\n');
-        out.push_str(&"  ".repeat(depth));
+    if !empty {
+        newline(out, pretty, depth);
     }
     out.push('}');
     Ok(())
+}
+
+/// With `pretty`: a line break and the indentation of depth `d`.
+fn newline(out: &mut String, pretty: bool, d: usize) {
+    if pretty {
+        out.push('\n');
+        out.push_str(&"  ".repeat(d));
+    }
 }
 
 /// `json.Marshal` (`pretty`: `json.MarshalIndent(v, "", "  ")`; `html`

@@ -950,8 +950,7 @@ fn apply_folded(n: &mut Node, in_flow: bool) {
                 // The folded items of a block sequence (those a patch did
                 // not change), once.
                 for k in lists {
-                    let folded = m.folded_items(&k).to_vec();
-                    m.set_folded_items(&k, Vec::new());
+                    let folded = m.take_folded_items(&k);
                     if m.print_breaks(&k) & PRINT_FLOW != 0 {
                         continue;
                     }

@@ -522,6 +522,12 @@ pub fn go_json_string(s: &str, out: &mut String) {
 /// as `json.Marshal` does (an `Encoder` with `SetEscapeHTML(false)` does not).
 pub fn go_json_string_with(s: &str, html: bool, out: &mut String) {
     out.push('"');
+    go_json_escape_with(s, html, out);
+    out.push('"');
+}
+
+/// The inside of [`go_json_string_with`]: `s` escaped, without quotes.
+pub fn go_json_escape_with(s: &str, html: bool, out: &mut String) {
     for c in s.chars() {
         match c {
             '"' => out.push_str("\\\""),
@@ -535,7 +541,6 @@ pub fn go_json_string_with(s: &str, html: bool, out: &mut String) {
             c => out.push(c),
         }
     }
-    out.push('"');
 }
 
 /// Go's `json.Marshal` of a generic value (keys sorted by bytes).

@@ -482,6 +482,17 @@ impl Map {
         (scalars, lists)
     }
 
+    /// The items of the sequence at `key` written as folded block
+    /// scalars, forgotten here.
+    pub fn take_folded_items(&mut self, key: &str) -> Vec<String> {
+        let Some(km) = self.meta.as_deref_mut().and_then(|m| m.keys.get_mut(key)) else {
+            return Vec::new();
+        };
+        let items = km.folded_items.take().map(Vec::from).unwrap_or_default();
+        self.prune_key_meta(key);
+        items
+    }
+
     /// The items of the sequence at `key` written as folded block scalars.
     pub fn folded_items(&self, key: &str) -> &[String] {
         self.key_meta(key)

@@ -646,9 +646,10 @@ const PARALLEL_PARSE_BYTES: usize = 512 * 1024;
 /// every thread (below it, starting the threads costs more than it saves).
 const PARALLEL_HEADS_BYTES: usize = 256 * 1024;
 
-/// The documents of one rendered template (none for a partial, `_*`).
-fn file_docs(path: &str, mut content: String) -> Vec<String> {
-    if base_name(path).starts_with('_') || content.trim().is_empty() {
+/// The documents of one rendered template (partials, `_*`, are not
+/// executed: no template here is one).
+fn file_docs(mut content: String) -> Vec<String> {
+    if content.trim().is_empty() {
         return Vec::new();
     }
     let ranges = manifest_ranges(&content);
@@ -675,27 +676,24 @@ fn read_heads(files: BTreeMap<String, String>) -> ReadDocs {
     let docs: Vec<(String, String)> = files
         .into_iter()
         .flat_map(|(path, content)| {
-            let docs = file_docs(&path, content);
-            docs.into_iter().map(move |d| (path.clone(), d))
+            file_docs(content)
+                .into_iter()
+                .map(move |d| (path.clone(), d))
         })
         .collect();
     let size: usize = docs.iter().map(|(_, d)| d.len()).sum();
     if size >= PARALLEL_HEADS_BYTES {
         use rayon::prelude::*;
-        docs.into_par_iter()
-            .map(|(path, doc)| {
-                let h = head(&path, &doc);
-                (path, doc, h)
-            })
-            .collect()
+        docs.into_par_iter().map(with_head).collect()
     } else {
-        docs.into_iter()
-            .map(|(path, doc)| {
-                let h = head(&path, &doc);
-                (path, doc, h)
-            })
-            .collect()
+        docs.into_iter().map(with_head).collect()
     }
+}
+
+/// A document of the template at `path` with its head.
+fn with_head((path, doc): (String, String)) -> (String, String, Result<Head, ChartError>) {
+    let h = head(&path, &doc);
+    (path, doc, h)
 }
 
 /// Heads read on a second thread while templates execute: the executing
@@ -770,7 +768,7 @@ impl HeadsAhead {
 
     /// Queues the documents of one rendered template.
     fn queue(&self, path: &str, content: String) {
-        let docs = file_docs(path, content);
+        let docs = file_docs(content);
         if docs.is_empty() {
             return;
         }
@@ -919,7 +917,7 @@ mod tests {
     #[test]
     fn heads_read_ahead_are_the_heads_read_after() {
         // Rendered templates queued in an execution order that is not the
-        // paths' order: several documents each, partials, empty output,
+        // paths' order: several documents each, empty output,
         // hooks, and invalid documents (the first in the paths' order is
         // the error reported).
         let mut rendered = Vec::new();
