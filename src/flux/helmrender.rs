@@ -357,14 +357,15 @@ pub fn locate(
 }
 
 /// A source chart written to a temporary directory, loaded, and removed.
+/// The directory is made with a random name, only for this user, and
+/// never an existing path: another user of a shared temporary directory
+/// cannot put a link where the chart's files are written.
 fn load_source_chart(c: &SourceChart) -> Result<engine::Chart, String> {
-    use std::sync::atomic::{AtomicUsize, Ordering};
-    static N: AtomicUsize = AtomicUsize::new(0);
-    let dir = std::env::temp_dir().join(format!(
-        "flate-chart-{}-{}",
-        std::process::id(),
-        N.fetch_add(1, Ordering::Relaxed)
-    ));
+    let tmp = tempfile::Builder::new()
+        .prefix("flate-chart-")
+        .tempdir()
+        .map_err(|e| format!("chart {}: a temporary directory: {e}", c.label))?;
+    let dir = tmp.path();
     let write = || -> std::io::Result<()> {
         for (rel, bytes) in &c.files {
             let p = dir.join(rel);
@@ -373,18 +374,16 @@ fn load_source_chart(c: &SourceChart) -> Result<engine::Chart, String> {
             }
             std::fs::write(p, bytes)?;
         }
-        std::fs::create_dir_all(&dir)
+        Ok(())
     };
-    let res = write()
+    write()
         .map_err(|e| format!("chart {}: {e}", c.label))
         .and_then(|_| {
             // Read whole before the directory goes.
-            engine::load(&dir)
+            engine::load(dir)
                 .and_then(|ch| ch.read_all().map(|_| ch))
                 .map_err(|e| format!("chart {}: {e}", c.label))
-        });
-    let _ = std::fs::remove_dir_all(&dir);
-    res
+        })
 }
 
 /// API versions (`group/version` and `group/version/Kind`) and scopes of
