@@ -2,7 +2,9 @@
 //! embedded schemas of one Kubernetes minor version (1.33 to 1.36); the
 //! default is the Talos spec's version, else the newest.
 
-use std::path::{Path, PathBuf};
+mod common;
+
+use std::path::Path;
 use std::process::Command;
 
 use flate::check::schema::{
@@ -55,13 +57,6 @@ fn flate(args: &[&str]) -> std::process::Output {
         .args(args)
         .output()
         .expect("run flate")
-}
-
-fn tempdir(name: &str) -> PathBuf {
-    let d = std::env::temp_dir().join(format!("flate-k8sver-{}-{name}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&d);
-    std::fs::create_dir_all(&d).unwrap();
-    d
 }
 
 /// A one-cluster repository whose root holds `objects`.
@@ -179,7 +174,7 @@ fn mutating_admission_policy_v1_is_valid_on_1_36_and_not_served_on_1_33() {
 
 #[test]
 fn check_cli_kubernetes_version() {
-    let d = tempdir("cli");
+    let d = common::scratch("k8sver-cli");
     repo(&d, MAP_V1, None);
     // Default without a Talos spec: the newest.
     assert_eq!(check(&d, &[]), (0, vec![]));
@@ -203,12 +198,11 @@ fn check_cli_kubernetes_version() {
     assert_eq!(o.status.code(), Some(2));
     let err = String::from_utf8_lossy(&o.stderr);
     assert!(err.contains("embedded: 1.33, 1.34, 1.35, 1.36"), "{err}");
-    let _ = std::fs::remove_dir_all(&d);
 }
 
 #[test]
 fn talos_spec_version_is_the_default() {
-    let d = tempdir("talos");
+    let d = common::scratch("k8sver-talos");
     // Only the field read here; the rest of the spec is another rule's business.
     repo(&d, MAP_V1, Some("cluster:\n  kubernetesVersion: v1.33.4\n"));
     let (code, msgs) = check(&d, &[]);
@@ -221,12 +215,11 @@ fn talos_spec_version_is_the_default() {
     // The flag wins over the spec.
     let (_, msgs) = check(&d, &["--kubernetes-version", "1.36"]);
     assert_eq!(msgs, Vec::<String>::new());
-    let _ = std::fs::remove_dir_all(&d);
 }
 
 #[test]
 fn removed_api_is_an_error_on_the_versions_that_no_longer_serve_it() {
-    let d = tempdir("removed");
+    let d = common::scratch("k8sver-removed");
     repo(&d, REMOVED, None);
     assert_eq!(check(&d, &["--kubernetes-version", "1.33"]), (0, vec![]));
     let (code, msgs) = check(&d, &["--kubernetes-version", "1.36"]);
@@ -238,5 +231,4 @@ fn removed_api_is_an_error_on_the_versions_that_no_longer_serve_it() {
         ),
         "{msgs:?}"
     );
-    let _ = std::fs::remove_dir_all(&d);
 }

@@ -221,7 +221,6 @@ fn talos_spec_that_is_not_yaml_is_a_finding_at_its_line() {
     );
     // The Flux tree still renders and is checked.
     assert!(js["summary"]["validated"].as_u64().unwrap() > 0, "{js:#}");
-    let _ = std::fs::remove_dir_all(&d);
 }
 
 #[test]
@@ -239,9 +238,8 @@ fn talos_mismatch() {
     assert_eq!(f["path"], "network.envoyNodePort");
 }
 
-fn scratch(from: &Path, name: &str) -> PathBuf {
-    let d = std::env::temp_dir().join(format!("flate-check-{}-{name}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&d);
+fn scratch(from: &Path, name: &str) -> common::Scratch {
+    let d = common::scratch(&format!("check-{name}"));
     common::copy_dir(from, &d);
     d
 }
@@ -272,7 +270,6 @@ fn annotation_opts_an_object_out() {
     );
     let (_, js) = check(&d, &[]);
     assert!(with_rule(&js, "dependson-missing").is_empty(), "{js:#}");
-    let _ = std::fs::remove_dir_all(&d);
 }
 
 #[test]
@@ -376,8 +373,7 @@ fn write(root: &Path, files: &[(&str, &str)]) {
 
 #[test]
 fn variables_unset_offline_are_warnings_down_to_their_schema_errors() {
-    let d = std::env::temp_dir().join(format!("flate-check-{}-offline", std::process::id()));
-    let _ = std::fs::remove_dir_all(&d);
+    let d = common::scratch("check-offline");
     let ks = |from: &str| {
         format!(
             "apiVersion: kustomize.toolkit.fluxcd.io/v1
@@ -438,5 +434,4 @@ spec:
         "error"
     );
     assert_eq!(with_rule(&js, "schema-invalid")[0]["severity"], "error");
-    let _ = std::fs::remove_dir_all(&d);
 }

@@ -3,6 +3,8 @@
 //! Flux layer reads; `flate schemas import` of a real-shaped CRD; user
 //! schema locations (directories and kubeconform templates).
 
+mod common;
+
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
@@ -675,13 +677,6 @@ fn flate(args: &[&str]) -> std::process::Output {
         .expect("run flate")
 }
 
-fn tempdir(name: &str) -> PathBuf {
-    let d = std::env::temp_dir().join(format!("flate-schemas-{}-{name}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&d);
-    std::fs::create_dir_all(&d).unwrap();
-    d
-}
-
 fn validator_for(path: &Path) -> jsonschema::Validator {
     jsonschema::validator_for(&read_schema_file(path).unwrap()).unwrap()
 }
@@ -696,7 +691,7 @@ fn errs(v: &jsonschema::Validator, yaml: &str) -> Vec<String> {
 
 #[test]
 fn schemas_import_of_a_crd() {
-    let d = tempdir("import");
+    let d = common::scratch("schemas-import");
     let crd = d.join("crd.yaml");
     std::fs::write(&crd, SERVICE_MONITOR_CRD).unwrap();
     let out = d.join("schemas");
@@ -774,7 +769,6 @@ fn schemas_import_of_a_crd() {
         out.to_str().unwrap(),
     ]);
     assert_eq!(o.status.code(), Some(2));
-    let _ = std::fs::remove_dir_all(&d);
 }
 
 /// A one-environment repository rendering a ServiceMonitor.
@@ -812,7 +806,7 @@ fn rules(js: &Value) -> Vec<String> {
 
 #[test]
 fn schema_locations_dirs_templates_and_the_repository_default() {
-    let d = tempdir("locations");
+    let d = common::scratch("schemas-locations");
     let crd = d.join("crd.yaml");
     std::fs::write(&crd, SERVICE_MONITOR_CRD).unwrap();
     let cat = d.join("catalog");
@@ -889,7 +883,6 @@ fn schema_locations_dirs_templates_and_the_repository_default() {
         (1, vec!["schema-invalid".to_string()]),
         "{js:#}"
     );
-    let _ = std::fs::remove_dir_all(&d);
 }
 
 #[test]

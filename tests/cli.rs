@@ -4,7 +4,7 @@
 
 mod common;
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::{Command, Output};
 
 fn stdout(o: &Output) -> String {
@@ -30,13 +30,6 @@ fn write(root: &Path, rel: &str, text: &str) {
     let p = root.join(rel);
     std::fs::create_dir_all(p.parent().unwrap()).unwrap();
     std::fs::write(p, text).unwrap();
-}
-
-fn scratch(name: &str) -> PathBuf {
-    let d = std::env::temp_dir().join(format!("flate-cli-{}-{name}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&d);
-    std::fs::create_dir_all(&d).unwrap();
-    d
 }
 
 /// A Flux sync as `flux bootstrap --path PATH` writes it.
@@ -137,8 +130,8 @@ fn git_init(root: &Path) {
 /// the Flux sync). Layout 2: kubernetes/flux/cluster, named in
 /// .flate.yaml. Layout 3: kubernetes/main/cluster/config with its sync
 /// next to it (discovered).
-fn three_layouts(tag: &str) -> Vec<(PathBuf, &'static str, &'static str)> {
-    let a = scratch(&format!("{tag}-bootstrap"));
+fn three_layouts(tag: &str) -> Vec<(common::Scratch, &'static str, &'static str)> {
+    let a = common::scratch(&format!("cli-{tag}-bootstrap"));
     repo_with_entry(&a, "clusters/production", &["flux-system"]);
     write(
         &a,
@@ -152,7 +145,7 @@ fn three_layouts(tag: &str) -> Vec<(PathBuf, &'static str, &'static str)> {
     );
     git_init(&a);
 
-    let b = scratch(&format!("{tag}-config"));
+    let b = common::scratch(&format!("cli-{tag}-config"));
     repo_with_entry(&b, "kubernetes/flux/cluster", &[]);
     write(
         &b,
@@ -161,7 +154,7 @@ fn three_layouts(tag: &str) -> Vec<(PathBuf, &'static str, &'static str)> {
     );
     git_init(&b);
 
-    let c = scratch(&format!("{tag}-multi"));
+    let c = common::scratch(&format!("cli-{tag}-multi"));
     repo_with_entry(&c, "kubernetes/main/cluster/config", &["cluster.yaml"]);
     write(
         &c,
@@ -220,13 +213,12 @@ fn three_layouts_check_pins_and_diff_with_no_arguments() {
         );
         let o = flate_at(&["build"], &sub);
         assert!(stdout(&o).contains("name: redis-config"), "{}", stderr(&o));
-        let _ = std::fs::remove_dir_all(&root);
     }
 }
 
 #[test]
 fn path_alone_names_the_environment() {
-    let root = scratch("path-alone");
+    let root = common::scratch("cli-path-alone");
     repo_with_entry(&root, "kubernetes/flux/cluster", &[]);
     git_init(&root);
     for args in [
@@ -261,7 +253,6 @@ fn path_alone_names_the_environment() {
         stderr(&o)
     );
     assert!(!stderr(&o).contains("ENV"), "no ENV hint: {}", stderr(&o));
-    let _ = std::fs::remove_dir_all(&root);
 }
 
 #[test]
@@ -280,7 +271,7 @@ fn unknown_environment_lists_the_known_ones() {
 
 #[test]
 fn selection_by_type_name_namespace_and_labels() {
-    let root = scratch("select");
+    let root = common::scratch("cli-select");
     repo_with_entry(&root, "kubernetes/flux/cluster", &[]);
     write(
         &root,
@@ -370,7 +361,6 @@ fn selection_by_type_name_namespace_and_labels() {
     assert_eq!(o.status.code(), Some(1), "{}{}", stdout(&o), stderr(&o));
     let o = flate_at(&["diff", "ks", "nope", "--base", "HEAD"], &root);
     assert_eq!(o.status.code(), Some(2), "{}{}", stdout(&o), stderr(&o));
-    let _ = std::fs::remove_dir_all(&root);
 }
 
 #[test]
@@ -390,9 +380,9 @@ fn tables_fit_the_terminal_width() {
 
 #[test]
 fn path_orig_takes_a_root_or_the_counterpart_of_path() {
-    let head = scratch("orig-head");
+    let head = common::scratch("cli-orig-head");
     repo_with_entry(&head, "clusters/prod", &[]);
-    let base = scratch("orig-base");
+    let base = common::scratch("cli-orig-base");
     repo_with_entry(&base, "clusters/prod", &[]);
     write(
         &head,
@@ -401,7 +391,7 @@ fn path_orig_takes_a_root_or_the_counterpart_of_path() {
     );
     let base_entry = base.join("clusters/prod");
     for (orig, took) in [
-        (base.clone(), "another checkout's root"),
+        (base.to_path_buf(), "another checkout's root"),
         (
             base_entry.clone(),
             "the other checkout's counterpart of clusters/prod",
@@ -428,13 +418,11 @@ fn path_orig_takes_a_root_or_the_counterpart_of_path() {
         assert_eq!(counts["changed"], 1, "{orig:?}: {counts}");
         assert_eq!(counts["added"], 0, "{orig:?}: {counts}");
     }
-    let _ = std::fs::remove_dir_all(&head);
-    let _ = std::fs::remove_dir_all(&base);
 }
 
 #[test]
 fn config_errors_name_field_and_line() {
-    let root = scratch("badconfig");
+    let root = common::scratch("cli-badconfig");
     repo_with_entry(&root, "kubernetes/flux/cluster", &[]);
     write(
         &root,
@@ -459,7 +447,6 @@ fn config_errors_name_field_and_line() {
     let o = flate_at(&["check", "-v"], &root);
     assert!(o.status.success(), "{}{}", stdout(&o), stderr(&o));
     assert!(stderr(&o).contains("configuration from"), "{}", stderr(&o));
-    let _ = std::fs::remove_dir_all(&root);
 }
 
 #[test]
@@ -472,7 +459,8 @@ fn completions_load_in_bash_and_the_man_page_renders() {
     };
     let o = run(&["completions", "bash"]);
     assert!(o.status.success(), "{}", stderr(&o));
-    let script = std::env::temp_dir().join(format!("flate-completion-{}.bash", std::process::id()));
+    let dir = common::scratch("cli-completion");
+    let script = dir.join("flate.bash");
     std::fs::write(&script, &o.stdout).unwrap();
     // Load it and ask bash what `flate bu<TAB>` completes to.
     let probe = format!(
@@ -483,7 +471,6 @@ fn completions_load_in_bash_and_the_man_page_renders() {
         .args(["--norc", "-c", &probe])
         .output()
         .unwrap();
-    let _ = std::fs::remove_file(&script);
     assert!(b.status.success(), "{}", String::from_utf8_lossy(&b.stderr));
     let out = String::from_utf8_lossy(&b.stdout);
     assert!(out.lines().next() == Some("build"), "{out}");
@@ -592,7 +579,7 @@ fn docs_json_examples_match_the_real_output() {
 
 #[test]
 fn a_type_change_warning_names_the_object_after_substitution() {
-    let root = scratch("retype");
+    let root = common::scratch("cli-retype");
     write(
         &root,
         "cluster/app.yaml",
@@ -626,7 +613,6 @@ spec:
         "{e}"
     );
     assert!(!e.contains("${APP}"), "{e}");
-    let _ = std::fs::remove_dir_all(&root);
 }
 
 #[test]

@@ -13,24 +13,23 @@ fn example() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("kubernetes")
 }
 
-/// A git repository in a temporary directory, removed on drop.
+/// A git repository at `dir`, in or below a scratch directory that is
+/// removed when the `Repo` is dropped.
 struct Repo {
     dir: PathBuf,
-}
-
-impl Drop for Repo {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.dir);
-    }
+    _scratch: common::Scratch,
 }
 
 impl Repo {
     /// A repository whose first commit is the example tree.
     fn new(name: &str) -> Repo {
-        let dir = std::env::temp_dir().join(format!("flate-diff-{}-{name}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&dir);
+        let scratch = common::scratch(&format!("diff-{name}"));
+        let dir = scratch.to_path_buf();
         common::copy_dir(&example(), &dir.join("kubernetes"));
-        let r = Repo { dir };
+        let r = Repo {
+            dir,
+            _scratch: scratch,
+        };
         r.git(&["init", "-q"]);
         r.commit("example tree");
         r
@@ -784,10 +783,10 @@ fn a_shallow_clone_without_the_base_says_to_fetch_more_history() {
     let r = Repo::new("shallow-src");
     r.edit(CM_HR, "replicaCount: 1", "replicaCount: 2");
     r.commit("second");
-    let clone = std::env::temp_dir().join(format!("flate-diff-{}-shallow", std::process::id()));
-    let _ = std::fs::remove_dir_all(&clone);
+    let scratch = common::scratch("diff-shallow");
+    let clone = scratch.join("clone");
     common::git(
-        &std::env::temp_dir(),
+        &scratch,
         &[
             "clone",
             "-q",
@@ -797,7 +796,10 @@ fn a_shallow_clone_without_the_base_says_to_fetch_more_history() {
             clone.to_str().unwrap(),
         ],
     );
-    let c = Repo { dir: clone };
+    let c = Repo {
+        dir: clone,
+        _scratch: scratch,
+    };
     let o = c.flate(&["diff", "staging", "--base", "HEAD~1"]);
     assert_eq!(o.status.code(), Some(2), "{}", stdout(&o));
     let err = stderr(&o);
@@ -810,10 +812,8 @@ fn a_shallow_clone_without_the_base_says_to_fetch_more_history() {
 #[test]
 fn path_orig_diffs_against_another_checkout_and_key_order_never_shows() {
     let r = Repo::new("pathorig");
-    let orig = std::env::temp_dir().join(format!("flate-diff-{}-orig", std::process::id()));
-    let _ = std::fs::remove_dir_all(&orig);
+    let orig = common::scratch("diff-orig");
     common::copy_dir(&example(), &orig.join("kubernetes"));
-    let _cleanup = Repo { dir: orig.clone() };
     // Reordered keys and re-quoted scalars: the same objects.
     r.edit(
         CM_HR,

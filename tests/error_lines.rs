@@ -3,14 +3,13 @@
 
 mod common;
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::Output;
 
 const CM: &str = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: a\ndata:\n  x: \"1\"\n";
 
-fn scratch(name: &str, files: &[(&str, &str)]) -> PathBuf {
-    let d = std::env::temp_dir().join(format!("flate-errlines-{}-{name}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&d);
+fn scratch(name: &str, files: &[(&str, &str)]) -> common::Scratch {
+    let d = common::scratch(&format!("errlines-{name}"));
     for (f, text) in files {
         let p = d.join(f);
         std::fs::create_dir_all(p.parent().unwrap()).unwrap();
@@ -164,9 +163,8 @@ fn a_tab_indenting_a_line_is_reported_on_that_line() {
 }
 
 /// A scratch copy of the example tree.
-fn example(name: &str) -> PathBuf {
-    let d = std::env::temp_dir().join(format!("flate-errlines-{}-{name}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&d);
+fn example(name: &str) -> common::Scratch {
+    let d = common::scratch(&format!("errlines-{name}"));
     common::copy_dir(&common::root().join("kubernetes"), &d.join("kubernetes"));
     d
 }

@@ -19,9 +19,8 @@ fn stderr(o: &Output) -> String {
 }
 
 /// A scratch copy of the example tree.
-fn scratch(name: &str) -> PathBuf {
-    let d = std::env::temp_dir().join(format!("flate-test-{}-{name}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&d);
+fn scratch(name: &str) -> common::Scratch {
+    let d = common::scratch(&format!("flux-cli-{name}"));
     common::copy_dir(&repo().join("kubernetes"), &d.join("kubernetes"));
     d
 }
@@ -186,7 +185,6 @@ fn missing_patches_seed_fails_loudly_naming_ks_yaml() {
         );
         assert!(out.contains("patches: []"), "{env}: {out}");
     }
-    let _ = std::fs::remove_dir_all(&r);
 }
 
 #[test]
@@ -208,7 +206,6 @@ fn missing_depends_on_target_fails_that_kustomization_only() {
         out.contains("PASS Kustomization flux-system/openebs"),
         "others still render: {out}"
     );
-    let _ = std::fs::remove_dir_all(&r);
 }
 
 #[test]
@@ -234,8 +231,7 @@ fn strict_substitute_fails_on_unset_variables() {
 
 #[test]
 fn settings_file_feeds_bootstrap_variables() {
-    let dir = std::env::temp_dir().join(format!("flate-settings-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
+    let dir = common::scratch("settings");
     let f = dir.join("bootstrap-settings.yaml");
     std::fs::write(
         &f,
@@ -261,7 +257,6 @@ fn settings_file_feeds_bootstrap_variables() {
         "{}",
         stderr(&o)
     );
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 #[test]
@@ -292,7 +287,6 @@ fn secrets_are_redacted_unless_asked() {
     }
     let o = common::flate_in(&["build", "staging", "--show-secrets"], &r);
     assert!(stdout(&o).contains("hunter2"));
-    let _ = std::fs::remove_dir_all(&r);
 }
 
 #[test]
@@ -327,7 +321,6 @@ fn out_dir_is_written_atomically_and_survives_a_failed_run() {
         .filter(|e| e.file_name().to_string_lossy().contains(".tmp-"))
         .collect();
     assert!(leftovers.is_empty(), "temporary files left behind");
-    let _ = std::fs::remove_dir_all(&r);
 }
 
 #[test]
@@ -468,7 +461,6 @@ fn a_source_from_a_local_directory_renders_with_its_ignore_rules() {
     let k = ks_json(&js, "flux-system/grafana-dashboards");
     assert_eq!(k["status"], "failed", "{k}");
     assert!(k["message"].as_str().unwrap().contains("ci.yaml"), "{k}");
-    let _ = std::fs::remove_dir_all(&d);
 }
 
 #[test]
@@ -519,7 +511,6 @@ fn sourceignore_and_gitrepository_ignore_shape_the_repository_artifact() {
     assert!(o.status.success(), "{}", stderr(&o));
     let k = ks_json(&js, "flux-system/extra");
     assert_eq!(k["status"], "rendered", "{k}");
-    let _ = std::fs::remove_dir_all(&d);
 }
 
 #[test]
@@ -541,5 +532,4 @@ fn a_remote_kustomize_resource_skips_its_kustomization_with_the_url() {
             .contains("remote resource https://github.com/example/manifests//deploy?ref=v1.0.0: not fetched offline"),
         "{k}"
     );
-    let _ = std::fs::remove_dir_all(&d);
 }

@@ -6,17 +6,10 @@
 
 mod common;
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::{Command, Output};
 
 const MAX_DEPTH: usize = flate::yaml::parse::MAX_DEPTH;
-
-fn scratch(name: &str) -> PathBuf {
-    let d = std::env::temp_dir().join(format!("flate-limits-{}-{name}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&d);
-    std::fs::create_dir_all(&d).unwrap();
-    d
-}
 
 fn flate(args: &[&str], cwd: &Path) -> Output {
     Command::new(env!("CARGO_BIN_EXE_flate"))
@@ -105,7 +98,7 @@ fn kustomize_dir(dir: &Path, doc: &str) {
 
 #[test]
 fn nesting_beyond_the_limit_is_refused_with_file_and_line() {
-    let d = scratch("deep");
+    let d = common::scratch("limits-deep");
     for style in ["block", "seq", "flow", "alias"] {
         for levels in [MAX_DEPTH, 3000] {
             let (doc, line) = deep_doc(style, levels);
@@ -126,7 +119,7 @@ fn nesting_beyond_the_limit_is_refused_with_file_and_line() {
 
 #[test]
 fn nesting_at_the_limit_builds() {
-    let d = scratch("at-limit");
+    let d = common::scratch("limits-at-limit");
     for style in ["block", "seq", "flow", "alias"] {
         // The document nests exactly MAX_DEPTH deep.
         let levels = if style == "alias" { 190 } else { MAX_DEPTH - 1 };
@@ -142,8 +135,8 @@ fn nesting_at_the_limit_builds() {
 /// a strategic-merge patch and a JSON 6902 patch reach the bottom of, and
 /// whose deepest value Flux substitutes; plus `extra` patches appended to
 /// the kustomization.
-fn deep_example_tree(name: &str, extra: &str) -> PathBuf {
-    let d = scratch(name);
+fn deep_example_tree(name: &str, extra: &str) -> common::Scratch {
+    let d = common::scratch(&format!("limits-{name}"));
     common::copy_dir(&common::root().join("kubernetes"), &d.join("kubernetes"));
     let app = d.join("kubernetes/apps/base/mesh-gateway-api/app");
     let levels = MAX_DEPTH - 2;
@@ -268,7 +261,7 @@ fn json6902_copies_cannot_grow_an_object_past_the_limit() {
 #[test]
 fn deep_document_in_a_flux_tree_fails_its_kustomization_only() {
     for style in ["block", "flow"] {
-        let d = scratch(&format!("flux-over-{style}"));
+        let d = common::scratch(&format!("limits-flux-over-{style}"));
         common::copy_dir(&common::root().join("kubernetes"), &d.join("kubernetes"));
         let app = d.join("kubernetes/apps/base/mesh-gateway-api/app");
         let (doc, line) = deep_doc(style, 3000);

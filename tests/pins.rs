@@ -4,7 +4,7 @@
 
 mod common;
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use serde_json::Value;
 
@@ -23,9 +23,8 @@ fn pins_json(repo: &Path, args: &[&str]) -> (i32, Value) {
 }
 
 /// A git repository with the example tree committed.
-fn scratch_repo(name: &str) -> PathBuf {
-    let d = std::env::temp_dir().join(format!("flate-pins-{}-{name}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&d);
+fn scratch_repo(name: &str) -> common::Scratch {
+    let d = common::scratch(&format!("pins-{name}"));
     common::copy_dir(&common::root().join("kubernetes"), &d.join("kubernetes"));
     common::git(&d, &["init", "-q"]);
     common::git(&d, &["add", "-A"]);
@@ -119,7 +118,6 @@ fn unchanged_tree_and_a_consistent_bump_pass() {
     );
     let (code, js) = pins_json(&d, &["--base", "HEAD"]);
     assert_eq!(code, 0, "{js:#}");
-    let _ = std::fs::remove_dir_all(&d);
 }
 
 #[test]
@@ -141,7 +139,6 @@ fn a_tag_changed_without_its_digest_fails() {
     assert_eq!(o.status.code(), Some(1));
     let out = String::from_utf8_lossy(&o.stdout);
     assert!(out.contains(&format!("FAIL {VM_PATCH}:")), "{out}");
-    let _ = std::fs::remove_dir_all(&d);
 }
 
 #[test]
@@ -157,7 +154,6 @@ fn a_digest_that_disappears_from_an_override_fails() {
         m.contains("pinned to tag 4.47.1 but Flux resolves digest sha256:56ff147ffa18 (tag 4.47.3 in the base)"),
         "{m}"
     );
-    let _ = std::fs::remove_dir_all(&d);
 }
 
 #[test]
@@ -183,7 +179,6 @@ fn a_pin_flux_does_not_honour_fails_without_base() {
         out.contains(&format!("{VM_PATCH}:33: error[pin-digest-lost]")),
         "{out}"
     );
-    let _ = std::fs::remove_dir_all(&d);
 }
 
 #[test]
@@ -192,7 +187,6 @@ fn a_bad_base_revision_exits_2() {
     let o = common::flate_in(&["pins", "--base", "no-such-branch"], &d);
     assert_eq!(o.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&o.stderr).contains("no-such-branch"));
-    let _ = std::fs::remove_dir_all(&d);
 }
 
 #[test]
@@ -218,7 +212,6 @@ fn a_broken_talos_spec_does_not_stop_the_pin_report() {
     let err = String::from_utf8_lossy(&o.stderr);
     assert_eq!(o.status.code(), Some(2), "{err}");
     assert!(err.contains("--no-talos-settings"), "{err}");
-    let _ = std::fs::remove_dir_all(&d);
 }
 
 const SPEGEL_HR: &str = "kubernetes/apps/base/spegel/app/helmrelease.yaml";
@@ -292,7 +285,6 @@ fn images_in_helmrelease_values_are_pins() {
     );
     let (code, js) = pins_json(&d, &["--base", "HEAD"]);
     assert_eq!(code, 0, "{js:#}");
-    let _ = std::fs::remove_dir_all(&d);
 }
 
 #[test]

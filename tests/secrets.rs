@@ -7,7 +7,7 @@
 
 mod common;
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::Output;
 
 use base64::Engine;
@@ -32,9 +32,8 @@ fn b64(s: &str) -> String {
 /// A git repository whose HEAD is the fixture with every seed renamed
 /// (`SEEDbase…`) and whose working tree is the fixture itself: the base
 /// and head of `flate diff` and `flate pins --base`.
-fn repo(name: &str) -> PathBuf {
-    let d = std::env::temp_dir().join(format!("flate-secrets-{}-{name}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&d);
+fn repo(name: &str) -> common::Scratch {
+    let d = common::scratch(&format!("secrets-{name}"));
     let fixture = common::root().join("fixtures/secrets/repo");
     common::copy_dir(&fixture, &d);
     rewrite(&d, &|s| s.replace("SEED", "SEEDbase"));
@@ -144,7 +143,6 @@ fn no_command_prints_a_secret() {
         .unwrap()
         .1;
     assert!(diff.contains("<redacted: changed>"), "{diff}");
-    let _ = std::fs::remove_dir_all(&r);
 }
 
 #[test]
@@ -172,7 +170,6 @@ fn secret_values_land_redacted_where_they_are_used() {
     ] {
         assert!(hr.contains(line), "{line:?} missing in:\n{hr}");
     }
-    let _ = std::fs::remove_dir_all(&r);
 }
 
 #[test]
@@ -193,5 +190,4 @@ fn show_secrets_prints_them() {
     }
     let hr = flate(&r, &["build", "hr", "test", "--show-secrets"]);
     assert!(hr.contains("token: SEEDvaluesData"), "{hr}");
-    let _ = std::fs::remove_dir_all(&r);
 }

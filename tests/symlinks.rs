@@ -13,10 +13,10 @@ const SECRET: &str = "s3cr3t-outside-the-repository";
 
 /// A scratch copy of the example tree (a git repository with one commit)
 /// and, next to it, a directory outside the repository holding a secret
-/// file, a copy of an app and a Talos spec.
-fn setup(name: &str) -> (PathBuf, PathBuf) {
-    let d = std::env::temp_dir().join(format!("flate-symlinks-{}-{name}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&d);
+/// file, a copy of an app and a Talos spec; both in the returned scratch
+/// directory, which the caller keeps until the end of the test.
+fn setup(name: &str) -> (common::Scratch, PathBuf, PathBuf) {
+    let d = common::scratch(&format!("symlinks-{name}"));
     let repo = d.join("repo");
     let outside = d.join("outside");
     common::copy_dir(&common::root().join("kubernetes"), &repo.join("kubernetes"));
@@ -33,7 +33,7 @@ fn setup(name: &str) -> (PathBuf, PathBuf) {
     common::git(&repo, &["init", "-q"]);
     common::git(&repo, &["add", "-A"]);
     common::git(&repo, &["commit", "-q", "-m", "example"]);
-    (repo, outside)
+    (d, repo, outside)
 }
 
 fn app(repo: &Path) -> PathBuf {
@@ -72,7 +72,7 @@ fn assert_refused(o: &Output, link: &Path, target: &Path) {
 
 #[test]
 fn a_generator_file_linked_out_of_the_repository_is_refused() {
-    let (repo, outside) = setup("generator");
+    let (_d, repo, outside) = setup("generator");
     let link = app(&repo).join("leak.txt");
     symlink(outside.join("secret.txt"), &link).unwrap();
     append(
@@ -96,7 +96,7 @@ fn a_generator_file_linked_out_of_the_repository_is_refused() {
 
 #[test]
 fn a_resource_and_a_flux_path_linked_out_of_the_repository_are_refused() {
-    let (repo, outside) = setup("resource");
+    let (_d, repo, outside) = setup("resource");
     // A resource file.
     let link = app(&repo).join("tlsroute.yaml");
     std::fs::remove_file(&link).unwrap();
@@ -105,7 +105,7 @@ fn a_resource_and_a_flux_path_linked_out_of_the_repository_are_refused() {
     assert_refused(&o, rel(&repo, &link), &outside.join("app/tlsroute.yaml"));
 
     // A Flux Kustomization's spec.path that is a link to a directory.
-    let (repo, outside) = setup("spec-path");
+    let (_d, repo, outside) = setup("spec-path");
     let link = repo.join("kubernetes/apps/base/mesh-gateway-api/linked");
     symlink(outside.join("app"), &link).unwrap();
     let ks = repo.join("kubernetes/apps/base/mesh-gateway-api/ks.yaml");
@@ -121,7 +121,7 @@ fn a_resource_and_a_flux_path_linked_out_of_the_repository_are_refused() {
 
 #[test]
 fn a_talos_spec_linked_out_of_the_repository_is_refused() {
-    let (repo, outside) = setup("talos");
+    let (_d, repo, outside) = setup("talos");
     let link = repo.join("kubernetes/clusters/production/talos.yaml");
     std::fs::remove_file(&link).unwrap();
     symlink(outside.join("talos.yaml"), &link).unwrap();
@@ -145,7 +145,7 @@ fn a_talos_spec_linked_out_of_the_repository_is_refused() {
 
 #[test]
 fn symlinks_inside_the_repository_are_followed() {
-    let (repo, _) = setup("inside");
+    let (_d, repo, _) = setup("inside");
     let before = common::flate_in(&["build", "production"], &repo);
     assert!(before.status.success(), "{}", text(&before));
     // The resource becomes a link to a copy elsewhere in the repository,
@@ -169,7 +169,7 @@ fn symlinks_inside_the_repository_are_followed() {
 
 #[test]
 fn a_committed_symlink_out_of_the_repository_is_refused_on_the_base_side() {
-    let (repo, outside) = setup("git");
+    let (_d, repo, outside) = setup("git");
     let file = app(&repo).join("tlsroute.yaml");
     let kept = std::fs::read(&file).unwrap();
     std::fs::remove_file(&file).unwrap();

@@ -12,6 +12,44 @@ pub fn root() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
 }
 
+/// A scratch directory under the system's temporary directory, named
+/// `flate-PREFIX-XXXXXX`, removed with everything in it when the value is
+/// dropped (when the test ends, whether it passes or fails). It derefs to
+/// its path, so `d.join(..)`, `&d` and `d.display()` work as on a `Path`;
+/// bind it to a variable that lives as long as the directory is used.
+pub struct Scratch(tempfile::TempDir);
+
+impl std::ops::Deref for Scratch {
+    type Target = Path;
+
+    fn deref(&self) -> &Path {
+        self.0.path()
+    }
+}
+
+impl AsRef<Path> for Scratch {
+    fn as_ref(&self) -> &Path {
+        self.0.path()
+    }
+}
+
+/// For `Command::arg(&scratch)`.
+impl AsRef<std::ffi::OsStr> for Scratch {
+    fn as_ref(&self) -> &std::ffi::OsStr {
+        self.0.path().as_os_str()
+    }
+}
+
+/// A new, empty [`Scratch`] directory `flate-PREFIX-XXXXXX`.
+pub fn scratch(prefix: &str) -> Scratch {
+    Scratch(
+        tempfile::Builder::new()
+            .prefix(&format!("flate-{prefix}-"))
+            .tempdir()
+            .expect("create a scratch directory"),
+    )
+}
+
 /// Copies the directory tree `from` to `to`.
 pub fn copy_dir(from: &Path, to: &Path) {
     std::fs::create_dir_all(to).unwrap();
