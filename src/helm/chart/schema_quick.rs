@@ -402,6 +402,7 @@ fn implemented(k: &str) -> bool {
             | "const"
             | "properties"
             | "additionalProperties"
+            | "patternProperties"
             | "required"
             | "items"
             | "minItems"
@@ -434,7 +435,6 @@ fn other_keyword(k: &str) -> bool {
             | "$recursiveAnchor"
             | "$vocabulary"
             | "pattern"
-            | "patternProperties"
             | "propertyNames"
             | "dependentRequired"
             | "dependentSchemas"
@@ -493,6 +493,12 @@ fn well_formed(root: &S, s: &S, at_root: bool) -> bool {
             _ => false,
         },
         "additionalProperties" | "items" => well_formed(root, v, false),
+        "patternProperties" => match v {
+            S::Obj(m) => m
+                .iter()
+                .all(|(p, s)| plain_pattern(p) && well_formed(root, s, false)),
+            _ => false,
+        },
         "allOf" | "anyOf" => v
             .as_array()
             .is_some_and(|a| !a.is_empty() && a.iter().all(|s| well_formed(root, s, false))),
@@ -518,6 +524,81 @@ fn well_formed(root: &S, s: &S, at_root: bool) -> bool {
         k if other_keyword(k) => false,
         _ => true,
     })
+}
+
+/// Whether `p`, a `patternProperties` name, is a regular expression that
+/// the crate surely compiles (it fails the whole schema on one it does
+/// not, and so does Helm's validator): a small, plain subset of the
+/// syntax every engine reads alike. Letters, digits, `_ - . /`, the
+/// anchors, `|`, groups without `?` (nested at most 16 deep), `* + ?`
+/// after something to repeat (not after another, so no lazy forms),
+/// escapes of `d w s D W S` and of the syntax's own characters, and
+/// classes of such characters and of ranges of letters or digits going
+/// up (`[a-z0-9_-]`, `[^.]`). Braces, back-references, look-arounds,
+/// Unicode classes, `--` in a class: `false`.
+fn plain_pattern(p: &str) -> bool {
+    const ESCAPED: &[u8] = br"dwsDWS.-\()[]*+?^$|";
+    let plain = |c: u8| c.is_ascii_alphanumeric() || matches!(c, b'_' | b'-' | b'.' | b'/');
+    let b = p.as_bytes();
+    if b.len() > 256 {
+        return false;
+    }
+    let (mut i, mut depth, mut repeatable) = (0, 0, false);
+    while i < b.len() {
+        match b[i] {
+            c if plain(c) => repeatable = true,
+            b'*' | b'+' | b'?' if repeatable => repeatable = false,
+            b'^' | b'$' | b'|' => repeatable = false,
+            b'(' if b.get(i + 1) != Some(&b'?') && depth < 16 => {
+                depth += 1;
+                repeatable = false;
+            }
+            b')' if depth > 0 => {
+                depth -= 1;
+                repeatable = true;
+            }
+            b'\\' if b.get(i + 1).is_some_and(|c| ESCAPED.contains(c)) => {
+                i += 1;
+                repeatable = true;
+            }
+            b'[' => {
+                i += 1;
+                if b.get(i) == Some(&b'^') {
+                    i += 1;
+                }
+                let start = i;
+                loop {
+                    match b.get(i) {
+                        Some(b']') if i > start => break,
+                        Some(b'\\') if b.get(i + 1).is_some_and(|c| ESCAPED.contains(c)) => {
+                            // An escape is never one end of a range.
+                            if b.get(i + 2) == Some(&b'-') && b.get(i + 3) != Some(&b']') {
+                                return false;
+                            }
+                            i += 2;
+                        }
+                        // `--` is not read alike (a set difference to some).
+                        Some(b'-') if b.get(i + 1) == Some(&b'-') => return false,
+                        Some(&c) if plain(c) => match (b.get(i + 1), b.get(i + 2)) {
+                            (Some(b'-'), Some(&d)) if d != b']' => {
+                                let ends = c.is_ascii_alphanumeric() && d.is_ascii_alphanumeric();
+                                if !ends || d < c {
+                                    return false;
+                                }
+                                i += 3;
+                            }
+                            _ => i += 1,
+                        },
+                        _ => return false,
+                    }
+                }
+                repeatable = true;
+            }
+            _ => return false,
+        }
+        i += 1;
+    }
+    depth == 0
 }
 
 /// The schema a `$ref` names, when it is a JSON pointer into the same
@@ -682,6 +763,16 @@ impl Quick<'_, '_> {
                         kv.get(name).is_none_or(|p| self.valid(p, item, depth + 1))
                     })
             }
+            // Every value is held to every pattern's schema, whether its
+            // name matches or not: more than asked, so never a wrong
+            // `true`, and no regular expression to run (the engines'
+            // readings of a pattern are not all alike).
+            ("patternProperties", J::Object(o)) => match kv {
+                S::Obj(patterns) => patterns
+                    .iter()
+                    .all(|(_, p)| o.values().all(|item| self.valid(p, item, depth + 1))),
+                _ => false,
+            },
             ("additionalProperties", J::Object(o)) => {
                 let props = s.get("properties");
                 o.iter()
@@ -769,6 +860,12 @@ mod tests {
             r##""not": {"type": "string"}"##,
             r##""pattern": "^a""##,
             r##""patternProperties": {"^a": {"type": "integer"}}"##,
+            r##""patternProperties": {".+": {"type": "string"}}"##,
+            r##""patternProperties": {"^[a-z][a-z0-9_-]*$": {"type": "integer"}, "^b": true}, "additionalProperties": false"##,
+            r##""patternProperties": {"^(a|b)\\d+\\.x?$": {"type": "null"}}, "properties": {"a": {"type": "integer"}}"##,
+            r##""patternProperties": {"(": {}}"##,
+            r##""patternProperties": {"[z-a]": {}}"##,
+            r##""patternProperties": {"a{2}": {"type": "integer"}}"##,
             r##""$ref": "#/$defs/i", "$defs": {"i": {"type": "integer"}}"##,
             r##""$ref": "#/definitions/i", "type": "string", "definitions": {"i": {"type": "integer"}}"##,
             r##""properties": {"a": {"$ref": "#"}}, "type": "object""##,
@@ -885,6 +982,80 @@ mod tests {
         assert!(quick > 1000, "{quick}");
     }
 
+    /// A pattern taken as plain is one the crate compiles, in every draft
+    /// answered here: checked on every pattern of up to three characters
+    /// from the syntax's own alphabet, of four from a part of it, and on
+    /// some longer ones.
+    #[test]
+    fn plain_patterns_compile() {
+        let alphabet = [
+            "a", "Z", "0", "9", "_", "-", ".", "/", "*", "+", "?", "^", "$", "|", "(", ")", "[",
+            "]", "\\", "d", "{", "}", ",", " ", "#", "&", "~", "=", ":", "<", "!",
+        ];
+        let words = |alphabet: &[&str], n: usize| {
+            let mut all = vec![String::new()];
+            let mut layer = vec![String::new()];
+            for _ in 0..n {
+                layer = layer
+                    .iter()
+                    .flat_map(|p| alphabet.iter().map(move |c| format!("{p}{c}")))
+                    .collect::<Vec<_>>();
+                all.extend(layer.iter().cloned());
+            }
+            all
+        };
+        let mut patterns = words(&alphabet, 3);
+        patterns.extend(words(
+            &["a", "-", "[", "]", "\\", "d", "(", ")", "*", "^", "."],
+            4,
+        ));
+        patterns.extend(
+            [
+                "^[a-z][a-z0-9_-]*$",
+                "^x-",
+                "[^.]+",
+                "[--z]",
+                "[a--z]",
+                "[\\d-z]",
+                "[a-\\d]",
+                "(?i)a",
+                "(a(b(c)))",
+                "^(a|b)\\d+\\.x?$",
+                "\\/",
+                "\\p{L}",
+                "a{2}",
+            ]
+            .map(String::from),
+        );
+        let mut plain = 0;
+        for p in &patterns {
+            if !plain_pattern(p) {
+                continue;
+            }
+            plain += 1;
+            for draft in [
+                "http://json-schema.org/draft-06/schema#",
+                "http://json-schema.org/draft-07/schema#",
+                "https://json-schema.org/draft/2019-09/schema",
+                "https://json-schema.org/draft/2020-12/schema",
+            ] {
+                let schema =
+                    serde_json::json!({"$schema": draft, "patternProperties": {p.as_str(): {}}});
+                assert!(
+                    jsonschema::options()
+                        .should_validate_formats(false)
+                        .build(&schema)
+                        .is_ok(),
+                    "{p:?} taken as plain, but the crate does not compile it ({draft})"
+                );
+            }
+        }
+        assert!(plain > 5_000, "{plain}");
+        for p in ["", ".+", "^[a-z][a-z0-9_-]*$", "[^.]+", "^(a|b)\\d+\\.x?$"] {
+            assert!(plain_pattern(p), "{p}");
+        }
+    }
+
     #[test]
     fn common_shapes_are_answered_quickly() {
         let cases = [
@@ -899,6 +1070,10 @@ mod tests {
             (
                 r##"{"type": "object", "required": ["a"], "properties": {"a": {"anyOf": [{"type": "null"}, {"type": "array", "items": {"type": "string"}, "uniqueItems": true}]}}}"##,
                 r##"{"a": ["p", "q"]}"##,
+            ),
+            (
+                r##"{"properties": {"data": {"type": "object", "patternProperties": {".+": {"type": "string"}}}}}"##,
+                r##"{"data": {"a": "x", "b.c": "y"}}"##,
             ),
             (
                 r##"{"properties": {"e": {"enum": ["x", "y"]}, "l": {"maxLength": 3}}}"##,
