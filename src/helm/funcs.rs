@@ -45,6 +45,8 @@ fn to_node_at(v: &Value, depth: usize, exact: bool, nel_key: &mut bool) -> Node 
                 .map(|e| to_node_at(e, depth + 1, exact, nel_key))
                 .collect(),
         ),
+        // Helm's `toYaml` encodes to JSON first: a nil map is `null`.
+        Value::Map(m) if m.is_nil() => Node::Null,
         Value::Map(m) => {
             let mut out = Map::new();
             for (k, e) in m.read().iter() {

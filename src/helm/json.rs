@@ -83,6 +83,7 @@ fn write(
             }
             out.push(']');
         }
+        Value::Map(m) if m.is_nil() => out.push_str("null"),
         Value::Map(m) => {
             let entries = m.read();
             let members = entries.iter().map(|(k, e)| (k.as_str(), e));

@@ -589,7 +589,7 @@ impl<'a, 'e> State<'a, 'e> {
                 if call.is_some() {
                     return Err(self.err(format!("{name} is not a method but has arguments")));
                 }
-                Ok(Cow::Owned(m.get(name).unwrap_or_default()))
+                Ok(Cow::Owned(m.get_or_zero(name)))
             }
             Value::Object(o) => {
                 if let Some(r) = o.0.call(name, call.unwrap_or(&[])) {
@@ -884,8 +884,8 @@ fn index(args: &[Value]) -> Result<Value, String> {
                 Value::Int(i64::from(s.as_bytes()[i as usize]))
             }
             Value::Map(m) => match ix {
-                Value::Str(k) => m.get(k).unwrap_or_default(),
-                Value::Nil => Value::Nil,
+                Value::Str(k) => m.get_or_zero(k),
+                Value::Nil => return Err("value is nil; should be of type string".into()),
                 other => {
                     return Err(format!(
                         "value has type {}; should be string",

@@ -82,10 +82,26 @@ impl PartialEq for Obj {
 /// a chart's templates): the same map, with the methods `AsMap`, `Table`,
 /// `PathValue` and `YAML`, and a type Go's type assertions to
 /// `map[string]interface {}` reject (Sprig's `dig`).
+///
+/// A handle may also be a `map[string]string` of Helm's chart metadata
+/// (`.Chart.Annotations`), which Go keeps nil when the chart has none: a
+/// nil map reads as an empty one, but Go's JSON encoder writes it `null`.
 #[derive(Clone, Default)]
 pub struct Map {
     inner: Arc<RwLock<BTreeMap<String, Value>>>,
-    helm_values: bool,
+    ty: MapType,
+}
+
+/// The Go type of a [`Map`] handle.
+#[derive(Clone, Copy, Default, PartialEq, Eq, Debug)]
+enum MapType {
+    /// `map[string]interface {}`.
+    #[default]
+    Any,
+    /// Helm's `Values`.
+    HelmValues,
+    /// `map[string]string`, nil when `true`.
+    Strings(bool),
 }
 
 /// The Go type name of Helm's `Values` map type.
@@ -95,7 +111,22 @@ impl Map {
     pub fn new(m: BTreeMap<String, Value>) -> Map {
         Map {
             inner: Arc::new(RwLock::new(m)),
-            helm_values: false,
+            ty: MapType::Any,
+        }
+    }
+
+    /// A `map[string]string` of these entries; `None` is a nil one (Go's
+    /// zero value, as a struct field left unset has it).
+    pub fn strings(m: Option<BTreeMap<String, String>>) -> Map {
+        let nil = m.is_none();
+        Map {
+            inner: Arc::new(RwLock::new(
+                m.unwrap_or_default()
+                    .into_iter()
+                    .map(|(k, v)| (k, Value::Str(v)))
+                    .collect(),
+            )),
+            ty: MapType::Strings(nil),
         }
     }
 
@@ -103,7 +134,7 @@ impl Map {
     pub fn as_helm_values(&self) -> Map {
         Map {
             inner: self.inner.clone(),
-            helm_values: true,
+            ty: MapType::HelmValues,
         }
     }
 
@@ -111,13 +142,46 @@ impl Map {
     pub fn as_plain(&self) -> Map {
         Map {
             inner: self.inner.clone(),
-            helm_values: false,
+            ty: MapType::Any,
+        }
+    }
+
+    /// A new map of these entries, of this handle's type.
+    fn of_same_type(&self, m: BTreeMap<String, Value>) -> Map {
+        Map {
+            inner: Arc::new(RwLock::new(m)),
+            ty: self.ty,
         }
     }
 
     /// Whether this handle is typed as Helm's `Values`.
     pub fn is_helm_values(&self) -> bool {
-        self.helm_values
+        self.ty == MapType::HelmValues
+    }
+
+    /// Whether this is a nil Go map (written `null` by JSON encoders).
+    pub fn is_nil(&self) -> bool {
+        self.ty == MapType::Strings(true)
+    }
+
+    /// The entry `k`, or the zero value of the map's element type when
+    /// there is none (what Go's `index` and, under Helm's
+    /// `missingkey=zero`, a field lookup give): `""` in a
+    /// `map[string]string`, nil otherwise.
+    pub fn get_or_zero(&self, k: &str) -> Value {
+        self.get(k).unwrap_or_else(|| match self.ty {
+            MapType::Strings(_) => Value::Str(String::new()),
+            _ => Value::Nil,
+        })
+    }
+
+    /// The Go type name.
+    pub fn type_name(&self) -> &'static str {
+        match self.ty {
+            MapType::Any => "map[string]interface {}",
+            MapType::HelmValues => HELM_VALUES_TYPE,
+            MapType::Strings(_) => "map[string]string",
+        }
     }
 
     /// The entries, for reading. Do not call into template code, or change
@@ -211,14 +275,7 @@ fn deep_copy_guarded(m: &Map, depth: usize) -> BTreeMap<String, Value> {
 
 fn deep_value(v: &Value, depth: usize) -> Value {
     match v {
-        Value::Map(m) => {
-            let copy = Map::new(deep_copy_guarded(m, depth));
-            Value::Map(if m.is_helm_values() {
-                copy.as_helm_values()
-            } else {
-                copy
-            })
-        }
+        Value::Map(m) => Value::Map(m.of_same_type(deep_copy_guarded(m, depth))),
         Value::List(l) => Value::List(l.iter().map(|e| deep_value(e, depth + 1)).collect()),
         other => other.clone(),
     }
@@ -300,8 +357,7 @@ impl Value {
             Value::Float(_) => "float64",
             Value::Str(_) => "string",
             Value::List(_) => "[]interface {}",
-            Value::Map(m) if m.is_helm_values() => HELM_VALUES_TYPE,
-            Value::Map(_) => "map[string]interface {}",
+            Value::Map(m) => m.type_name(),
             Value::Object(o) => o.0.type_name(),
         }
     }

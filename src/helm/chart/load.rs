@@ -566,10 +566,11 @@ fn parse_metadata(text: &str, into: &mut Metadata) -> Result<(), String> {
         into.deprecated = b.as_bool().unwrap_or(false);
     }
     if let Some(Node::Map(a)) = m.get("annotations") {
-        into.annotations = a
-            .iter()
-            .map(|(k, v)| (k.clone(), scalar_text(v).unwrap_or_default()))
-            .collect();
+        into.annotations = Some(
+            a.iter()
+                .map(|(k, v)| (k.clone(), scalar_text(v).unwrap_or_default()))
+                .collect(),
+        );
     }
     if let Some(Node::Seq(ms)) = m.get("maintainers") {
         into.maintainers = Vec::new();

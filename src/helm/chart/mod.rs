@@ -201,7 +201,8 @@ pub struct Metadata {
     pub tags: String,
     pub app_version: String,
     pub deprecated: bool,
-    pub annotations: BTreeMap<String, String>,
+    /// `None` when Chart.yaml has no annotations map (Go's nil map).
+    pub annotations: Option<BTreeMap<String, String>>,
     pub kube_version: String,
     /// `None` when the chart lists no dependencies at all.
     pub dependencies: Option<Vec<Dependency>>,

@@ -148,14 +148,10 @@ fn chart_value(
     m.insert("Tags".into(), s(&md.tags));
     m.insert("AppVersion".into(), s(&md.app_version));
     m.insert("Deprecated".into(), Value::Bool(md.deprecated));
+    // A `map[string]string`, nil when Chart.yaml has none.
     m.insert(
         "Annotations".into(),
-        Value::Map(
-            md.annotations
-                .iter()
-                .map(|(k, v)| (k.clone(), s(v)))
-                .collect(),
-        ),
+        Value::Map(Map::strings(md.annotations.clone())),
     );
     m.insert("KubeVersion".into(), s(&md.kube_version));
     m.insert(
