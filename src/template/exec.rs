@@ -13,7 +13,7 @@ use super::{Error, Templates, Tree};
 pub struct Func {
     pub min_args: usize,
     pub max_args: Option<usize>,
-    /// Whether the function sees objects as they are ([`KEEP_OBJECTS`]).
+    /// Whether the function sees objects as they are ([`keeps_objects`]).
     pub keep_objects: bool,
     #[allow(clippy::type_complexity)]
     pub f: Arc<dyn Fn(&Exec, &[Value]) -> Result<Value, String> + Send + Sync>,
@@ -24,38 +24,61 @@ pub struct Func {
 /// to templates, print it with `fmt`, ask its Go type, or encode it as
 /// Go's JSON encoder does. The others see its plain data (a Go map or
 /// slice to them).
-pub const KEEP_OBJECTS: &[&str] = &[
-    "include",
-    "tpl",
-    "print",
-    "printf",
-    "println",
-    "quote",
-    "squote",
-    "toString",
-    "cat",
-    // A binary Go string keeps its bytes for these.
-    "b64enc",
-    "sha1sum",
-    "sha256sum",
-    "sha512sum",
-    "adler32sum",
-    // Go types and kinds.
-    "typeOf",
-    "typeIs",
-    "typeIsLike",
-    "kindOf",
-    "kindIs",
-    // A struct's fields in their order, a byte slice as base64.
-    "toJson",
-    "mustToJson",
-    "toPrettyJson",
-    "mustToPrettyJson",
-    "toRawJson",
-    "mustToRawJson",
-    "toYaml",
-    "mustToYaml",
-];
+pub fn keeps_objects(name: &str) -> bool {
+    matches!(
+        name,
+        "include"
+            | "tpl"
+            | "print"
+            | "printf"
+            | "println"
+            | "quote"
+            | "squote"
+            | "toString"
+            | "cat"
+            // A binary Go string keeps its bytes for these.
+            | "b64enc"
+            | "sha1sum"
+            | "sha256sum"
+            | "sha512sum"
+            | "adler32sum"
+            // Go types and kinds.
+            | "typeOf"
+            | "typeIs"
+            | "typeIsLike"
+            | "kindOf"
+            | "kindIs"
+            // A struct's fields in their order, a byte slice as base64.
+            | "toJson"
+            | "mustToJson"
+            | "toPrettyJson"
+            | "mustToPrettyJson"
+            | "toRawJson"
+            | "mustToRawJson"
+            | "toYaml"
+            | "mustToYaml"
+            // Values only held, passed on or copied: Go keeps the struct (and a
+            // copy of it) in the list or map.
+            | "dict"
+            | "list"
+            | "tuple"
+            | "set"
+            | "get"
+            | "append"
+            | "mustAppend"
+            | "prepend"
+            | "mustPrepend"
+            | "first"
+            | "mustFirst"
+            | "last"
+            | "mustLast"
+            | "default"
+            | "ternary"
+            | "coalesce"
+            | "deepCopy"
+            | "mustDeepCopy"
+    )
+}
 
 /// What a function sees of the running execution: it can run other
 /// templates (Helm's `include` needs that).

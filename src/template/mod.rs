@@ -172,7 +172,7 @@ impl Templates {
             Func {
                 min_args,
                 max_args,
-                keep_objects: exec::KEEP_OBJECTS.contains(&name),
+                keep_objects: exec::keeps_objects(name),
                 f: Arc::new(f),
             },
         );
