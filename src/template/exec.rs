@@ -66,6 +66,8 @@ pub fn keeps_objects(name: &str) -> bool {
             | "get"
             | "append"
             | "mustAppend"
+            | "push"
+            | "mustPush"
             | "prepend"
             | "mustPrepend"
             | "first"

@@ -241,7 +241,8 @@ fn all_templates<'c>(
     );
     next.insert("Values".into(), values);
     next.insert("Subcharts".into(), Value::map(subcharts));
-    let next = Value::map(next);
+    // Helm's top-level `.` is a `Values` too (`typeOf .`, `.AsMap`).
+    let next = Value::Map(Map::new(next).as_helm_values());
     let idx = out.nexts.len();
     out.nexts.push(next.clone());
     let library = w.chart.metadata.is_library();

@@ -21,9 +21,15 @@ pub fn kind_name(v: &Value) -> &'static str {
 
 /// The list argument of a list function, or the error Sprig gives
 /// (`Cannot WHAT on type KIND`).
-fn want_list<'a>(v: &'a Value, what: &str) -> Result<&'a [Value], String> {
+fn want_list<'a>(v: &'a Value, what: &str) -> Result<std::borrow::Cow<'a, [Value]>, String> {
     match v {
-        Value::List(l) => Ok(l),
+        Value::List(l) => Ok(std::borrow::Cow::Borrowed(l)),
+        // A slice of Helm's own type (`.Capabilities.APIVersions`), which
+        // the functions that keep objects receive as it is.
+        Value::Object(o) if o.0.kind() == "slice" => match o.0.plain() {
+            Value::List(l) => Ok(std::borrow::Cow::Owned(l)),
+            _ => Err(format!("Cannot {what} on type slice")),
+        },
         Value::Nil => {
             Err("runtime error: invalid memory address or nil pointer dereference".into())
         }
@@ -98,7 +104,7 @@ pub(super) fn add(t: &mut Templates) {
     for name in ["prepend", "mustPrepend"] {
         t.add_func(name, 2, Some(2), |_, a| {
             let mut l = vec![a[1].clone()];
-            l.extend_from_slice(want_list(&a[0], "prepend")?);
+            l.extend_from_slice(&want_list(&a[0], "prepend")?);
             Ok(Value::List(l))
         });
     }
@@ -156,7 +162,7 @@ pub(super) fn add(t: &mut Templates) {
     for name in ["uniq", "mustUniq"] {
         t.add_func(name, 1, Some(1), |_, a| {
             let mut out: Vec<Value> = Vec::new();
-            for v in want_list(&a[0], "find uniq")? {
+            for v in want_list(&a[0], "find uniq")?.iter() {
                 if !out.contains(v) {
                     out.push(v.clone());
                 }
