@@ -167,6 +167,9 @@ const CASES: &[(&str, &str, Check)] = &[
         "{{ genPrivateKey \"ecdsa\" }}",
         |o| check_key(o, "EC PRIVATE KEY", &["ec", "-check"]),
     ),
+    ("genPrivateKey-rsa", "{{ genPrivateKey \"rsa\" }}", |o| {
+        check_key(o, "RSA PRIVATE KEY", &["rsa", "-check"])
+    }),
     (
         "genPrivateKey-ed25519",
         "{{ genPrivateKey \"ed25519\" }}",

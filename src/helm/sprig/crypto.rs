@@ -37,18 +37,28 @@ fn random_bits(rng: &Rng, bits: usize) -> BigUint {
     BigUint::from_bytes_be(&bytes)
 }
 
-const SMALL_PRIMES: [u32; 53] = [
-    3, 5, 7, 11, 13, 17, 19, 23, 29, 31, 37, 41, 43, 47, 53, 59, 61, 67, 71, 73, 79, 83, 89, 97,
-    101, 103, 107, 109, 113, 127, 131, 137, 139, 149, 151, 157, 163, 167, 173, 179, 181, 191, 193,
-    197, 199, 211, 223, 227, 229, 233, 239, 241, 251,
-];
-
-fn probably_prime(n: &BigUint, rng: &Rng) -> bool {
-    for p in SMALL_PRIMES {
-        if (n % p) == big(0) {
-            return *n == big(p);
+/// The odd primes below 2^16, for sieving candidates.
+fn small_primes() -> &'static [u32] {
+    static PRIMES: std::sync::OnceLock<Vec<u32>> = std::sync::OnceLock::new();
+    PRIMES.get_or_init(|| {
+        const LIMIT: usize = 1 << 16;
+        let mut composite = vec![false; LIMIT];
+        let mut primes = Vec::new();
+        for i in 3..LIMIT {
+            if composite[i] || i % 2 == 0 {
+                continue;
+            }
+            primes.push(i as u32);
+            for j in (i * i..LIMIT).step_by(2 * i) {
+                composite[j] = true;
+            }
         }
-    }
+        primes
+    })
+}
+
+/// Miller-Rabin with 20 random bases (`n` odd, above every small prime).
+fn probably_prime(n: &BigUint, rng: &Rng) -> bool {
     let one = big(1);
     let n1 = n - &one;
     let mut d = n1.clone();
@@ -74,14 +84,45 @@ fn probably_prime(n: &BigUint, rng: &Rng) -> bool {
     true
 }
 
+/// How many odd numbers one sieve covers (primes near 2^1024 are about
+/// 355 odd numbers apart, so one window nearly always holds several).
+const WINDOW: usize = 4096;
+
+/// A random prime of exactly `bits` bits (at least 64), its top two bits
+/// set. The odd numbers from a random start are sieved by the primes
+/// below 2^16 first, so only about one in ten reaches the costly
+/// Miller-Rabin test (one in five with the 53 primes below 256 this
+/// used before: `genPrivateKey "rsa"` took 2 s).
 fn random_prime(rng: &Rng, bits: usize) -> BigUint {
+    debug_assert!(bits >= 64);
     loop {
-        let mut c = random_bits(rng, bits);
+        let mut start = random_bits(rng, bits);
         // Top two bits set (so p*q has all the bits), odd.
-        c |= big(3) << (bits - 2);
-        c |= big(1);
-        if probably_prime(&c, rng) {
-            return c;
+        start |= big(3) << (bits - 2);
+        start |= big(1);
+        let digits: Vec<u32> = start.iter_u32_digits().collect();
+        let mut composite = vec![false; WINDOW];
+        for &p in small_primes() {
+            let r = digits
+                .iter()
+                .rev()
+                .fold(0u64, |r, &d| ((r << 32) | u64::from(d)) % u64::from(p));
+            // start + 2i is a multiple of p where 2i = -r (mod p).
+            let p = p as usize;
+            let mut i = (p - r as usize) % p * p.div_ceil(2) % p;
+            while i < WINDOW {
+                composite[i] = true;
+                i += p;
+            }
+        }
+        for (i, _) in composite.iter().enumerate().filter(|(_, c)| !**c) {
+            let c = &start + big(2 * i as u32);
+            if c.bits() as usize != bits {
+                break;
+            }
+            if probably_prime(&c, rng) {
+                return c;
+            }
         }
     }
 }
@@ -1401,6 +1442,63 @@ mod tests {
         let rng = Rng::new(7);
         let c = encrypt_aes(&rng, "secret", "hello world").unwrap();
         assert_eq!(decrypt_aes("secret", &c).unwrap(), "hello world");
+    }
+
+    /// Deterministic Miller-Rabin for 64-bit numbers (these bases decide
+    /// every `n` below 2^64).
+    fn is_prime_u64(n: u64) -> bool {
+        let mul = |a: u64, b: u64| ((u128::from(a) * u128::from(b)) % u128::from(n)) as u64;
+        let pow = |mut b: u64, mut e: u64| {
+            let mut r = 1;
+            while e > 0 {
+                if e & 1 == 1 {
+                    r = mul(r, b);
+                }
+                b = mul(b, b);
+                e >>= 1;
+            }
+            r
+        };
+        if n.is_multiple_of(2) {
+            return n == 2;
+        }
+        let (mut d, mut s) = (n - 1, 0);
+        while d % 2 == 0 {
+            d /= 2;
+            s += 1;
+        }
+        [2u64, 3, 5, 7, 11, 13, 17, 19, 23, 29, 31, 37]
+            .iter()
+            .all(|&a| {
+                let mut x = pow(a % n, d);
+                if x == 1 || x == n - 1 || a % n == 0 {
+                    return true;
+                }
+                (1..s).any(|_| {
+                    x = mul(x, x);
+                    x == n - 1
+                })
+            })
+    }
+
+    #[test]
+    fn sieved_primes_are_primes_of_the_size_asked() {
+        assert_eq!(small_primes()[..5], [3, 5, 7, 11, 13]);
+        assert_eq!(*small_primes().last().unwrap(), 65_521);
+        assert!(small_primes().iter().all(|&p| is_prime_u64(u64::from(p))));
+        let rng = Rng::new(11);
+        for _ in 0..200 {
+            let p = random_prime(&rng, 64);
+            let p64 = p.iter_u64_digits().next().unwrap();
+            assert_eq!(p.bits(), 64);
+            assert_eq!(p64 >> 62, 3, "top two bits set");
+            assert!(is_prime_u64(p64), "{p64} is not prime");
+        }
+        for bits in [96, 128, 512] {
+            let p = random_prime(&rng, bits);
+            assert_eq!(p.bits() as usize, bits);
+            assert!(small_primes().iter().all(|&s| &p % s != big(0)));
+        }
     }
 
     #[test]
