@@ -698,7 +698,7 @@ fn with_head((path, doc): (String, String)) -> (String, String, Result<Head, Cha
 /// whatever is still queued itself (nothing waits on a thread that could
 /// not start or started late), then waits for the one being read.
 struct HeadsAhead {
-    shared: Arc<(std::sync::Mutex<AheadState>, std::sync::Condvar)>,
+    shared: Arc<AheadShared>,
 }
 
 #[derive(Default)]
@@ -731,31 +731,16 @@ impl HeadsAhead {
         // (A thread of its own, not the pool's: idle pool threads spin for
         // work a while, taking the core the execution needs.)
         let _ = std::thread::Builder::new().spawn(move || {
-            let (lock, cv) = &*worker;
-            let mut st = lock.lock().unwrap_or_else(|e| e.into_inner());
+            let mut st = lock_ahead(&worker);
             loop {
-                if let Some((i, path, doc)) = st.queued.pop_front() {
-                    st.busy += 1;
-                    drop(st);
-                    let h = std::panic::catch_unwind(|| head(&path, &doc));
-                    st = lock.lock().unwrap_or_else(|e| e.into_inner());
-                    st.busy -= 1;
-                    match h {
-                        Ok(h) => st.done.push((i, path, doc, h)),
-                        // Raised again where the documents are collected.
-                        Err(panic) => st.panic = Some(panic),
-                    }
-                    if st.closed && st.busy == 0 {
-                        cv.notify_all();
-                    }
-                    if st.panic.is_some() {
-                        return;
-                    }
-                } else if st.closed {
+                let read;
+                (st, read) = read_next(&worker, st);
+                if st.panic.is_some() || !read && st.closed {
                     return;
-                } else {
+                }
+                if !read {
                     st.waiting = true;
-                    st = cv.wait(st).unwrap_or_else(|e| e.into_inner());
+                    st = worker.1.wait(st).unwrap_or_else(|e| e.into_inner());
                     st.waiting = false;
                 }
             }
@@ -769,8 +754,7 @@ impl HeadsAhead {
         if docs.is_empty() {
             return;
         }
-        let (lock, cv) = &*self.shared;
-        let mut st = lock.lock().unwrap_or_else(|e| e.into_inner());
+        let mut st = lock_ahead(&self.shared);
         for doc in docs {
             st.unsignalled += doc.len();
             let i = st.next;
@@ -779,22 +763,23 @@ impl HeadsAhead {
         }
         if st.waiting && st.unsignalled >= AHEAD_BATCH_BYTES {
             st.unsignalled = 0;
-            cv.notify_all();
+            self.shared.1.notify_all();
         }
     }
 
     /// Every queued document with its head, in the order of the
     /// templates' paths.
     fn finish(self) -> ReadDocs {
-        let (lock, cv) = &*self.shared;
-        let mut st = lock.lock().unwrap_or_else(|e| e.into_inner());
+        let (_, cv) = &*self.shared;
+        let mut st = lock_ahead(&self.shared);
         st.closed = true;
         cv.notify_all();
-        while let Some((i, path, doc)) = st.queued.pop_front() {
-            drop(st);
-            let h = head(&path, &doc);
-            st = lock.lock().unwrap_or_else(|e| e.into_inner());
-            st.done.push((i, path, doc, h));
+        loop {
+            let read;
+            (st, read) = read_next(&self.shared, st);
+            if !read {
+                break;
+            }
         }
         while st.busy > 0 {
             st = cv.wait(st).unwrap_or_else(|e| e.into_inner());
@@ -814,10 +799,41 @@ impl HeadsAhead {
 impl Drop for HeadsAhead {
     /// Lets the reader end when execution stops early (an error).
     fn drop(&mut self) {
-        let (lock, cv) = &*self.shared;
-        lock.lock().unwrap_or_else(|e| e.into_inner()).closed = true;
-        cv.notify_all();
+        lock_ahead(&self.shared).closed = true;
+        self.shared.1.notify_all();
     }
+}
+
+type AheadShared = (std::sync::Mutex<AheadState>, std::sync::Condvar);
+
+fn lock_ahead(shared: &AheadShared) -> std::sync::MutexGuard<'_, AheadState> {
+    shared.0.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+/// Takes the next queued document (if any: the `bool`), reads its head
+/// outside the lock and records it; a panic of the reading is kept, to be
+/// raised where the documents are collected. Both the reader thread and
+/// `finish` read this way.
+fn read_next<'s>(
+    shared: &'s AheadShared,
+    mut st: std::sync::MutexGuard<'s, AheadState>,
+) -> (std::sync::MutexGuard<'s, AheadState>, bool) {
+    let Some((i, path, doc)) = st.queued.pop_front() else {
+        return (st, false);
+    };
+    st.busy += 1;
+    drop(st);
+    let h = std::panic::catch_unwind(|| head(&path, &doc));
+    let mut st = lock_ahead(shared);
+    st.busy -= 1;
+    match h {
+        Ok(h) => st.done.push((i, path, doc, h)),
+        Err(panic) => st.panic = Some(panic),
+    }
+    if st.closed && st.busy == 0 {
+        shared.1.notify_all();
+    }
+    (st, true)
 }
 
 /// `SortManifests`: hooks and other manifests, each sorted by kind. The

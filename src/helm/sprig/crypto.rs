@@ -61,12 +61,9 @@ fn small_primes() -> &'static [u32] {
 fn probably_prime(n: &BigUint, rng: &Rng) -> bool {
     let one = big(1);
     let n1 = n - &one;
-    let mut d = n1.clone();
-    let mut s = 0;
-    while (&d % 2u32) == big(0) {
-        d >>= 1;
-        s += 1;
-    }
+    // n - 1 = d * 2^s, d odd.
+    let s = n1.trailing_zeros().unwrap_or(0);
+    let d = &n1 >> s;
     'witness: for _ in 0..20 {
         let a = random_bits(rng, n.bits() as usize - 1) + 2u32;
         let mut x = a.modpow(&d, n);
