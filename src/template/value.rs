@@ -46,6 +46,10 @@ pub trait Object: Send + Sync + std::fmt::Debug {
     fn bytes(&self) -> Option<&[u8]> {
         None
     }
+    /// Whether the value is a nil slice or map (`%#v` prints `T(nil)`).
+    fn is_nil(&self) -> bool {
+        false
+    }
 }
 
 /// The JSON form of an [`Object`].
@@ -396,6 +400,60 @@ impl Value {
         match self {
             Value::Str(s) => Some(s),
             _ => None,
+        }
+    }
+}
+
+/// A nil Go slice: what Sprig's `rest`, `initial`, `concat`,
+/// `regexFindAll` and `regexSplit` return when they have nothing to return.
+/// It reads, prints, ranges and counts as an empty list; `toJson` (and
+/// Helm's `toYaml`, which encodes through JSON) writes `null`, and `%#v`
+/// names it nil. The name is its Go type.
+#[derive(Debug)]
+pub struct NilSlice(pub &'static str);
+
+impl Object for NilSlice {
+    fn type_name(&self) -> &'static str {
+        self.0
+    }
+    fn print(&self) -> String {
+        "[]".into()
+    }
+    fn field(&self, _name: &str) -> Option<Value> {
+        None
+    }
+    fn call(&self, _name: &str, _args: &[Value]) -> Option<Result<Value, String>> {
+        None
+    }
+    fn plain(&self) -> Value {
+        Value::List(Vec::new())
+    }
+    fn kind(&self) -> &'static str {
+        "slice"
+    }
+    fn json(&self) -> Option<Json> {
+        Some(Json::Value(Value::Nil))
+    }
+    fn is_true(&self) -> bool {
+        false
+    }
+    fn is_nil(&self) -> bool {
+        true
+    }
+}
+
+impl Value {
+    /// A nil slice of Go type `type_name` ([`NilSlice`]).
+    pub fn nil_slice(type_name: &'static str) -> Value {
+        Value::Object(Obj(Arc::new(NilSlice(type_name))))
+    }
+
+    /// A list, or a nil slice of Go type `type_name` when `items` is empty.
+    pub fn list_or_nil(items: Vec<Value>, type_name: &'static str) -> Value {
+        if items.is_empty() {
+            Value::nil_slice(type_name)
+        } else {
+            Value::List(items)
         }
     }
 }
@@ -753,7 +811,40 @@ fn sign(s: String, nonneg: bool, sp: &Spec) -> String {
     }
 }
 
+/// `%#v` of a slice or map, as Go writes it: its type, then its elements
+/// in Go syntax (`[]interface {}{1, "a"}`, `map[string]interface
+/// {}{"k":1}`), or `T(nil)` when it is nil. `None` for other values.
+fn go_syntax(v: &Value, sp: &Spec) -> Option<String> {
+    let elem = |e: &Value| match e {
+        Value::Nil => "interface {}(nil)".to_string(),
+        e => fmt_one('v', e, sp),
+    };
+    Some(match v {
+        Value::List(l) => {
+            let parts: Vec<String> = l.iter().map(elem).collect();
+            format!("[]interface {{}}{{{}}}", parts.join(", "))
+        }
+        Value::Map(m) if m.is_nil() => format!("{}(nil)", m.type_name()),
+        Value::Map(m) => {
+            let parts: Vec<String> = m
+                .entries()
+                .iter()
+                .map(|(k, e)| format!("{}:{}", go_quote(k), elem(e)))
+                .collect();
+            format!("{}{{{}}}", m.type_name(), parts.join(", "))
+        }
+        Value::Object(o) if o.0.is_nil() => format!("{}(nil)", o.0.type_name()),
+        _ => return None,
+    })
+}
+
 fn fmt_one(verb: char, v: &Value, sp: &Spec) -> String {
+    if verb == 'v'
+        && sp.sharp
+        && let Some(s) = go_syntax(v, sp)
+    {
+        return s;
+    }
     match (verb, v) {
         (_, Value::List(l)) if verb != 'T' => {
             let parts: Vec<String> = l.iter().map(|e| fmt_one(verb, e, sp)).collect();

@@ -127,9 +127,9 @@ pub(super) fn add(t: &mut Templates) {
     for name in ["rest", "mustRest"] {
         t.add_func(name, 1, Some(1), |_, a| {
             let l = want_list(&a[0], "find rest")?;
-            // Go returns a nil []interface{}, which prints as "[]".
+            // Go returns a nil []interface{}.
             if l.is_empty() {
-                return Ok(Value::List(Vec::new()));
+                return Ok(Value::nil_slice("[]interface {}"));
             }
             Ok(Value::List(l[1..].to_vec()))
         });
@@ -137,9 +137,9 @@ pub(super) fn add(t: &mut Templates) {
     for name in ["initial", "mustInitial"] {
         t.add_func(name, 1, Some(1), |_, a| {
             let l = want_list(&a[0], "find initial")?;
-            // Go returns a nil []interface{}, which prints as "[]".
+            // Go returns a nil []interface{}.
             if l.is_empty() {
-                return Ok(Value::List(Vec::new()));
+                return Ok(Value::nil_slice("[]interface {}"));
             }
             Ok(Value::List(l[..l.len() - 1].to_vec()))
         });
@@ -192,6 +192,10 @@ pub(super) fn add(t: &mut Templates) {
     for name in ["slice", "mustSlice"] {
         t.add_func(name, 1, None, |_, a| {
             let l = want_list(&a[0], "slice")?;
+            // Sprig returns a nil interface{} for an empty list.
+            if l.is_empty() {
+                return Ok(Value::Nil);
+            }
             let idx: Vec<i64> = a[1..].iter().map(super::to_i64).collect();
             let len = l.len() as i64;
             let (from, to) = match idx.as_slice() {
@@ -217,7 +221,8 @@ pub(super) fn add(t: &mut Templates) {
                 }
             }
         }
-        Ok(Value::List(out))
+        // Go appends to a nil slice: nothing appended leaves it nil.
+        Ok(Value::list_or_nil(out, "[]interface {}"))
     });
     for name in ["chunk", "mustChunk"] {
         t.add_func(name, 2, Some(2), |_, a| {

@@ -13,6 +13,7 @@
 
 pub mod crypto;
 pub mod dates;
+pub mod goregex;
 pub mod lists;
 pub mod math;
 pub mod other;

@@ -7,6 +7,7 @@ use base64::Engine as _;
 use regex::Regex;
 use sha2::Digest as _;
 
+use super::goregex::compile;
 use super::{Rng, parse_go_int, strval, to_f64, to_i64, want_int, want_str};
 use crate::template::value::{go_quote, sprint_value};
 use crate::template::{Templates, Value};
@@ -359,25 +360,6 @@ fn hex(bytes: &[u8]) -> String {
     bytes.iter().map(|b| format!("{b:02x}")).collect()
 }
 
-/// Compiles a Go (RE2) regular expression; the error reads as Go's
-/// `regexp.Compile` error does in its first words.
-pub fn compile(re: &str) -> Result<Regex, String> {
-    Regex::new(re).map_err(|e| {
-        let detail = e.to_string();
-        let last = detail.lines().last().unwrap_or("").trim().to_string();
-        let last = last.trim_start_matches("error: ");
-        // Go's wording for the common mistakes.
-        let go = match last {
-            "unclosed group" => "missing closing )",
-            "unopened group" => "unexpected )",
-            "unclosed character class" => "missing closing ]",
-            "repetition operator missing expression" => "missing argument to repetition operator",
-            other => other,
-        };
-        format!("error parsing regexp: {go}: `{re}`")
-    })
-}
-
 /// Go's `Regexp.Split`.
 fn regex_split(r: &Regex, s: &str, n: i64) -> Vec<String> {
     if n == 0 {
@@ -407,11 +389,11 @@ fn regex_split(r: &Regex, s: &str, n: i64) -> Vec<String> {
 
 fn find_all(r: &Regex, s: &str, n: i64) -> Value {
     let limit = if n < 0 { usize::MAX } else { n as usize };
-    str_list(
-        r.find_iter(s)
-            .take(limit)
-            .map(|m| m.as_str().to_string())
-            .collect(),
+    let found = r.find_iter(s).take(limit);
+    // Go's `FindAllString` returns a nil slice when nothing matches.
+    Value::list_or_nil(
+        found.map(|m| Value::Str(m.as_str().into())).collect(),
+        "[]string",
     )
 }
 
@@ -702,7 +684,7 @@ pub(super) fn add(t: &mut Templates) {
             Err(e) => e,
         })
     });
-    // Regular expressions: Go's RE2 syntax, which the `regex` crate shares.
+    // Regular expressions: Go's syntax, read by `goregex`.
     for (name, must) in [("regexMatch", false), ("mustRegexMatch", true)] {
         t.add_func(name, 2, Some(2), move |_, a| {
             let re = want_str(&a[0], "regexMatch")?;
@@ -753,6 +735,10 @@ pub(super) fn add(t: &mut Templates) {
             let r = regex_arg(&a[0], must)?;
             let st = want_str(&a[1], "regexSplit")?;
             let n = want_int(&a[2], "regexSplit")?;
+            // Go's `Split` returns a nil slice for n == 0.
+            if n == 0 {
+                return Ok(Value::nil_slice("[]string"));
+            }
             Ok(str_list(regex_split(&r, st, n)))
         });
     }
