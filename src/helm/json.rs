@@ -154,36 +154,224 @@ fn from_serde(v: serde_json::Value) -> Value {
     }
 }
 
-/// `json.Unmarshal` into `interface{}` (numbers are float64). Errors name
-/// the problem in Go's words where they are common.
+/// `json.Unmarshal` into `interface{}` (numbers are float64). A syntax
+/// error is Go's: the first one Go's scanner finds, in its words.
 pub fn decode(text: &str) -> Result<Value, String> {
+    check_syntax(text.as_bytes())?;
     match serde_json::from_str::<serde_json::Value>(text) {
         Ok(v) => Ok(from_serde(v)),
         Err(e) if e.is_eof() => Err("unexpected end of JSON input".into()),
-        Err(e) => {
-            // The offending character, as Go reports it.
-            let line = e.line();
-            let col = e.column();
-            let at = text
-                .lines()
-                .nth(line.saturating_sub(1))
-                .and_then(|l| l.chars().nth(col.saturating_sub(1)));
-            Err(match at {
-                Some(c) => format!(
-                    "invalid character {} looking for beginning of value",
-                    go_char(c)
-                ),
-                None => e.to_string(),
-            })
-        }
+        Err(e) => Err(e.to_string()),
     }
 }
 
+/// Where Go's scanner is in a value.
+#[derive(Clone, Copy, PartialEq)]
+enum Scan {
+    BeginValue,
+    BeginValueOrEmpty,
+    BeginStringOrEmpty,
+    BeginString,
+    InString,
+    InStringEsc,
+    InStringEscU(u8),
+    Neg,
+    One,
+    Zero,
+    Dot,
+    Dot0,
+    E,
+    ESign,
+    E0,
+    Literal(&'static [u8], u8),
+    EndValue,
+    EndTop,
+}
+
+/// What an open container expects next.
+#[derive(Clone, Copy, PartialEq)]
+enum Open {
+    ObjectKey,
+    ObjectValue,
+    Array,
+}
+
+/// Go's `checkValid` (`encoding/json`'s scanner): the first syntax error.
+fn check_syntax(b: &[u8]) -> Result<(), String> {
+    use Scan::*;
+    let mut stack: Vec<Open> = Vec::new();
+    let mut state = BeginValue;
+    let err =
+        |c: u8, context: &str| format!("invalid character {} {context}", go_char(char::from(c)));
+    let space = |c: u8| matches!(c, b' ' | b'\t' | b'\r' | b'\n');
+    // Go steps one more space at the end (`eof`): a number or a literal
+    // cut short fails on it.
+    let mut i = 0;
+    while i <= b.len() {
+        let c = b.get(i).copied().unwrap_or(b' ');
+        state = match state {
+            BeginValue | BeginValueOrEmpty | BeginStringOrEmpty | BeginString if space(c) => state,
+            BeginValueOrEmpty if c == b']' => {
+                stack.pop();
+                end_value(&stack)
+            }
+            BeginStringOrEmpty if c == b'}' => {
+                stack.pop();
+                end_value(&stack)
+            }
+            BeginStringOrEmpty | BeginString => {
+                if c != b'"' {
+                    return Err(err(c, "looking for beginning of object key string"));
+                }
+                InString
+            }
+            BeginValue | BeginValueOrEmpty => match c {
+                b'{' => {
+                    stack.push(Open::ObjectKey);
+                    BeginStringOrEmpty
+                }
+                b'[' => {
+                    stack.push(Open::Array);
+                    BeginValueOrEmpty
+                }
+                b'"' => InString,
+                b'-' => Neg,
+                b'0' => Zero,
+                b'1'..=b'9' => One,
+                b't' => Literal(b"true", 1),
+                b'f' => Literal(b"false", 1),
+                b'n' => Literal(b"null", 1),
+                _ => return Err(err(c, "looking for beginning of value")),
+            },
+            InString => match c {
+                b'"' => end_value(&stack),
+                b'\\' => InStringEsc,
+                c if c < 0x20 => return Err(err(c, "in string literal")),
+                _ => InString,
+            },
+            InStringEsc => match c {
+                b'b' | b'f' | b'n' | b'r' | b't' | b'\\' | b'/' | b'"' => InString,
+                b'u' => InStringEscU(0),
+                _ => return Err(err(c, "in string escape code")),
+            },
+            InStringEscU(n) => {
+                if !c.is_ascii_hexdigit() {
+                    return Err(err(c, "in \\u hexadecimal character escape"));
+                }
+                if n == 3 {
+                    InString
+                } else {
+                    InStringEscU(n + 1)
+                }
+            }
+            Neg => match c {
+                b'0' => Zero,
+                b'1'..=b'9' => One,
+                _ => return Err(err(c, "in numeric literal")),
+            },
+            One if c.is_ascii_digit() => One,
+            One | Zero => match c {
+                b'.' => Dot,
+                b'e' | b'E' => E,
+                _ => {
+                    state = end_value(&stack);
+                    continue;
+                }
+            },
+            Dot => {
+                if !c.is_ascii_digit() {
+                    return Err(err(c, "after decimal point in numeric literal"));
+                }
+                Dot0
+            }
+            Dot0 => match c {
+                b'0'..=b'9' => Dot0,
+                b'e' | b'E' => E,
+                _ => {
+                    state = end_value(&stack);
+                    continue;
+                }
+            },
+            E if c == b'+' || c == b'-' => ESign,
+            E | ESign => {
+                if !c.is_ascii_digit() {
+                    return Err(err(c, "in exponent of numeric literal"));
+                }
+                E0
+            }
+            E0 if c.is_ascii_digit() => E0,
+            E0 => {
+                state = end_value(&stack);
+                continue;
+            }
+            Literal(word, at) => {
+                if c != word[at as usize] {
+                    let name = std::str::from_utf8(word).unwrap_or_default();
+                    let want = char::from(word[at as usize]);
+                    return Err(err(c, &format!("in literal {name} (expecting '{want}')")));
+                }
+                if at as usize + 1 == word.len() {
+                    end_value(&stack)
+                } else {
+                    Literal(word, at + 1)
+                }
+            }
+            EndTop => {
+                if !space(c) {
+                    return Err(err(c, "after top-level value"));
+                }
+                EndTop
+            }
+            EndValue if space(c) => EndValue,
+            EndValue => match (stack.last().copied(), c) {
+                (Some(Open::ObjectKey), b':') => {
+                    *stack.last_mut().expect("an open object") = Open::ObjectValue;
+                    BeginValue
+                }
+                (Some(Open::ObjectKey), _) => return Err(err(c, "after object key")),
+                (Some(Open::ObjectValue), b',') => {
+                    *stack.last_mut().expect("an open object") = Open::ObjectKey;
+                    BeginString
+                }
+                (Some(Open::ObjectValue), b'}') | (Some(Open::Array), b']') => {
+                    stack.pop();
+                    end_value(&stack)
+                }
+                (Some(Open::ObjectValue), _) => {
+                    return Err(err(c, "after object key:value pair"));
+                }
+                (Some(Open::Array), b',') => BeginValue,
+                (Some(Open::Array), _) => return Err(err(c, "after array element")),
+                (None, _) => return Err(err(c, "after top-level value")),
+            },
+        };
+        i += 1;
+    }
+    if state == EndTop {
+        Ok(())
+    } else {
+        Err("unexpected end of JSON input".into())
+    }
+}
+
+/// Go's `quoteChar`: a byte (as the character of that number) quoted.
 fn go_char(c: char) -> String {
     match c {
         '\'' => "'\\''".into(),
         '"' => "'\"'".into(),
-        c => format!("'{c}'"),
+        c => {
+            let q = crate::template::value::go_quote(&c.to_string());
+            format!("'{}'", &q[1..q.len() - 1])
+        }
+    }
+}
+
+/// The state after a value ends: the top level's, or the container's.
+fn end_value(stack: &[Open]) -> Scan {
+    if stack.is_empty() {
+        Scan::EndTop
+    } else {
+        Scan::EndValue
     }
 }
 

@@ -36,6 +36,7 @@ pub fn keeps_objects(name: &str) -> bool {
             | "squote"
             | "toString"
             | "cat"
+            | "len"
             // A binary Go string keeps its bytes for these.
             | "b64enc"
             | "sha1sum"
@@ -871,9 +872,26 @@ pub fn number_value(text: &str) -> Option<Value> {
 
 // ------------------------------------------------------------ builtins
 
+/// `text/template`'s `evalArgs` (for `html`, `js`, `urlquery`): one string
+/// as it is, else `fmt.Sprint` of the arguments with a nil one printed as
+/// `<no value>`.
 fn eval_args(args: &[Value]) -> String {
     match args {
         [Value::Str(s)] => s.clone(),
+        _ if args.iter().any(|a| matches!(a, Value::Nil)) => {
+            let no_value = || Value::Str("<no value>".into());
+            let args: Vec<Value> = args
+                .iter()
+                .map(|a| {
+                    if matches!(a, Value::Nil) {
+                        no_value()
+                    } else {
+                        a.clone()
+                    }
+                })
+                .collect();
+            sprint(&args)
+        }
         _ => sprint(args),
     }
 }
@@ -1019,12 +1037,17 @@ fn eq(args: &[Value]) -> Result<Value, String> {
 }
 
 fn less(a: &Value, b: &Value) -> Result<bool, String> {
+    // Go's `lt`: a value of no basic kind (nil, a map, a list) first;
+    // then different kinds; then kinds with no order (bool).
     let (ka, kb) = (kind(a), kind(b));
-    if ka == Kind::Other || kb == Kind::Other || ka == Kind::Bool || kb == Kind::Bool {
+    if ka == Kind::Other || kb == Kind::Other {
         return Err("invalid type for comparison".into());
     }
     if ka != kb {
         return Err(incompatible(a, b));
+    }
+    if ka == Kind::Bool {
+        return Err("invalid type for comparison".into());
     }
     Ok(match (a, b) {
         (Value::Int(x), Value::Int(y)) => x < y,
@@ -1085,6 +1108,16 @@ fn url_query_escape(s: &str) -> String {
     out
 }
 
+fn len_of(v: &Value) -> Result<Value, String> {
+    match v {
+        Value::Str(s) => Ok(Value::Int(s.len() as i64)),
+        Value::List(l) => Ok(Value::Int(l.len() as i64)),
+        Value::Map(m) => Ok(Value::Int(m.len() as i64)),
+        Value::Nil => Err("len of nil pointer".into()),
+        other => Err(format!("len of type {}", other.type_name())),
+    }
+}
+
 pub(crate) fn add_builtins(t: &mut Templates) {
     // `and`/`or` are evaluated lazily by the executor; these bodies only
     // register the names and arities.
@@ -1096,11 +1129,13 @@ pub(crate) fn add_builtins(t: &mut Templates) {
     });
     t.add_func("not", 1, Some(1), |_, a| Ok(Value::Bool(!a[0].is_true())));
     t.add_func("len", 1, Some(1), |_, a| match &a[0] {
-        Value::Str(s) => Ok(Value::Int(s.len() as i64)),
-        Value::List(l) => Ok(Value::Int(l.len() as i64)),
-        Value::Map(m) => Ok(Value::Int(m.len() as i64)),
-        Value::Nil => Err("len of nil pointer".into()),
-        other => Err(format!("len of type {}", other.type_name())),
+        // A Go string's length is its bytes' (kept for one that is not
+        // UTF-8); other objects count as their plain data.
+        Value::Object(o) => match o.0.bytes() {
+            Some(b) => Ok(Value::Int(b.len() as i64)),
+            None => len_of(&o.0.plain()),
+        },
+        other => len_of(other),
     });
     t.add_func("index", 1, None, |_, a| index(a));
     t.add_func("slice", 1, None, |_, a| slice(a));

@@ -730,6 +730,26 @@ pub fn go_quote_ascii(s: &str) -> String {
 /// refuses escaped.
 fn quote_with(s: &str, print: fn(char) -> bool) -> String {
     let mut out = String::from("\"");
+    quote_chars(&mut out, s, print);
+    out.push('"');
+    out
+}
+
+/// Go's `strconv.Quote` of a string's bytes: each byte that is not part of
+/// valid UTF-8 written as `\xNN`.
+pub fn go_quote_bytes(b: &[u8]) -> String {
+    let mut out = String::from("\"");
+    for chunk in b.utf8_chunks() {
+        quote_chars(&mut out, chunk.valid(), go_is_print);
+        for byte in chunk.invalid() {
+            out.push_str(&format!("\\x{byte:02x}"));
+        }
+    }
+    out.push('"');
+    out
+}
+
+fn quote_chars(out: &mut String, s: &str, print: fn(char) -> bool) {
     for c in s.chars() {
         match c {
             '"' => out.push_str("\\\""),
@@ -755,8 +775,6 @@ fn quote_with(s: &str, print: fn(char) -> bool) -> String {
             c => out.push(c),
         }
     }
-    out.push('"');
-    out
 }
 
 struct Spec {
@@ -876,6 +894,18 @@ fn fmt_one(verb: char, v: &Value, sp: &Spec) -> String {
             Some(p) => s.chars().take(p).collect(),
             None => s.clone(),
         },
+        // A Go string that is not UTF-8 (its bytes kept).
+        ('q' | 's' | 'x' | 'X', Value::Object(o))
+            if o.0.bytes().is_some_and(|b| std::str::from_utf8(b).is_err()) =>
+        {
+            let b = o.0.bytes().unwrap_or_default();
+            match verb {
+                'q' => go_quote_bytes(b),
+                's' => o.0.print(),
+                'x' => b.iter().map(|x| format!("{x:02x}")).collect(),
+                _ => b.iter().map(|x| format!("{x:02X}")).collect(),
+            }
+        }
         ('q', Value::Str(s)) if sp.sharp && can_backquote(s) => format!("`{s}`"),
         ('q', Value::Str(s)) if sp.plus => go_quote_ascii(s),
         ('q', Value::Str(s)) => go_quote(s),

@@ -59,6 +59,16 @@ impl Files {
     }
 }
 
+/// A Go string of `bytes`: a plain string when they are UTF-8, else a
+/// [`BinaryString`] (Sprig's `substr`, `trunc`, `abbrev` and `wrap` cut
+/// bytes, inside a character too).
+pub fn go_string(bytes: Vec<u8>) -> Value {
+    match String::from_utf8(bytes) {
+        Ok(text) => Value::Str(text),
+        Err(e) => Value::object(BinaryString(e.into_bytes().into())),
+    }
+}
+
 /// A Go string holding bytes that are not UTF-8 (`.Files.Get` of a binary
 /// file): printed and used as text with invalid sequences replaced, its
 /// bytes kept for `b64enc` and the checksum functions.

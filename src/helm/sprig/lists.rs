@@ -37,6 +37,50 @@ fn want_list<'a>(v: &'a Value, what: &str) -> Result<std::borrow::Cow<'a, [Value
     }
 }
 
+/// Sprig's `chunk`, with its float arithmetic: a size of 0 or below makes
+/// a slice of negative length (Go panics), except where the arithmetic
+/// happens to give none or one chunk.
+fn chunk(size: i64, l: &[Value]) -> Result<Value, String> {
+    const BAD_LEN: &str = "runtime error: makeslice: len out of range";
+    // Go's conversion of a float out of int's range (amd64).
+    let go_int = |f: f64| {
+        if f.is_finite() && f >= i64::MIN as f64 && f < i64::MAX as f64 {
+            f as i64
+        } else {
+            i64::MIN
+        }
+    };
+    let n = l.len() as i64;
+    let count = go_int(((n - 1) as f64 / size as f64).floor() + 1.0);
+    if count < 0 {
+        return Err(BAD_LEN.into());
+    }
+    let mut out = Vec::with_capacity(count as usize);
+    for i in 0..count {
+        let mut len = size;
+        if i == count - 1 {
+            len = go_int((n as f64 % size as f64).floor());
+            if len == 0 {
+                len = size;
+            }
+        }
+        if len < 0 {
+            return Err(BAD_LEN.into());
+        }
+        let from = (i * size) as usize;
+        out.push(Value::List(l[from..from + len as usize].to_vec()));
+    }
+    Ok(Value::List(out))
+}
+
+/// The type a failed Go type assertion names: `nil` for a nil interface.
+fn conversion_type(v: &Value) -> &'static str {
+    match v {
+        Value::Nil => "nil",
+        v => v.type_name(),
+    }
+}
+
 /// mergo's `isEmptyValue` for a map element.
 fn empty_elem(v: &Value) -> bool {
     empty(v)
@@ -191,7 +235,19 @@ pub(super) fn add(t: &mut Templates) {
     }
     for name in ["slice", "mustSlice"] {
         t.add_func(name, 1, None, |_, a| {
-            let l = want_list(&a[0], "slice")?;
+            let l = match &a[0] {
+                Value::Map(_)
+                | Value::Bool(_)
+                | Value::Int(_)
+                | Value::Float(_)
+                | Value::Str(_) => {
+                    return Err(format!(
+                        "list should be type of slice or array but {}",
+                        kind_name(&a[0])
+                    ));
+                }
+                v => want_list(v, "slice")?,
+            };
             // Sprig returns a nil interface{} for an empty list.
             if l.is_empty() {
                 return Ok(Value::Nil);
@@ -204,9 +260,7 @@ pub(super) fn add(t: &mut Templates) {
                 [f, t, ..] => (*f, *t),
             };
             if from < 0 || to > len || from > to {
-                return Err(format!(
-                    "runtime error: slice bounds out of range [{from}:{to}] with capacity {len}"
-                ));
+                return Err("reflect.Value.Slice: slice index out of bounds".into());
             }
             Ok(Value::List(l[from as usize..to as usize].to_vec()))
         });
@@ -227,15 +281,10 @@ pub(super) fn add(t: &mut Templates) {
     for name in ["chunk", "mustChunk"] {
         t.add_func(name, 2, Some(2), |_, a| {
             let size = want_int(&a[0], "chunk")?;
-            let l = want_list(&a[1], "chunk")?;
-            if size <= 0 {
-                return Err("runtime error: integer divide by zero".into());
-            }
-            Ok(Value::List(
-                l.chunks(size as usize)
-                    .map(|c| Value::List(c.to_vec()))
-                    .collect(),
-            ))
+            // Sprig's wording differs for this one ("Cannot chunk type").
+            let l = want_list(&a[1], "chunk")
+                .map_err(|e| e.replace("Cannot chunk on type", "Cannot chunk type"))?;
+            chunk(size, &l)
         });
     }
     t.add_func("dict", 0, None, |_, a| {
@@ -345,7 +394,7 @@ pub(super) fn add(t: &mut Templates) {
         ) else {
             return Err(format!(
                 "interface conversion: interface {{}} is {}, not map[string]interface {{}}",
-                a[a.len() - 1].type_name()
+                conversion_type(&a[a.len() - 1])
             ));
         };
         let def = &a[a.len() - 2];
@@ -354,7 +403,7 @@ pub(super) fn add(t: &mut Templates) {
             let Value::Str(k) = k else {
                 return Err(format!(
                     "interface conversion: interface {{}} is {}, not string",
-                    k.type_name()
+                    conversion_type(k)
                 ));
             };
             let Some(step) = cur.get(k) else {
@@ -368,7 +417,7 @@ pub(super) fn add(t: &mut Templates) {
                 other => {
                     return Err(format!(
                         "interface conversion: interface {{}} is {}, not map[string]interface {{}}",
-                        other.type_name()
+                        conversion_type(&other)
                     ));
                 }
             }

@@ -206,9 +206,76 @@ fn int_div(a: i64, b: i64, rem: bool) -> Result<Value, String> {
     }))
 }
 
+/// Go's `math.Pow` for an integer exponent: repeated squaring of the
+/// mantissa, the exponent kept apart, then one division for a negative
+/// power (libm's `pow` is correctly rounded and so differs in the last
+/// bit, e.g. `round -2.5 -42`).
+fn go_pow_int(x: f64, y: i64) -> f64 {
+    if y == 0 || x == 1.0 {
+        return 1.0;
+    }
+    if !x.is_finite() || x == 0.0 || y.unsigned_abs() >= 1 << 62 {
+        return x.powf(y as f64);
+    }
+    let (mut x1, mut xe) = frexp(x);
+    let (mut a1, mut ae) = (1.0f64, 0i64);
+    let mut i = y.unsigned_abs();
+    while i != 0 {
+        if !(-(1 << 12)..=1 << 12).contains(&xe) {
+            // Certain overflow or underflow: Go adds the exponent and stops.
+            ae += xe;
+            break;
+        }
+        if i & 1 == 1 {
+            a1 *= x1;
+            ae += xe;
+        }
+        x1 *= x1;
+        xe <<= 1;
+        if x1 < 0.5 {
+            x1 += x1;
+            xe -= 1;
+        }
+        i >>= 1;
+    }
+    if y < 0 {
+        a1 = 1.0 / a1;
+        ae = -ae;
+    }
+    ldexp(a1, ae)
+}
+
+/// Go's `math.Frexp` for a finite, non-zero `x`: a mantissa in [0.5, 1)
+/// and a power of two.
+fn frexp(x: f64) -> (f64, i64) {
+    let bits = x.to_bits();
+    let exp = ((bits >> 52) & 0x7ff) as i64;
+    if exp == 0 {
+        let (m, e) = frexp(x * 2f64.powi(54));
+        return (m, e - 54);
+    }
+    (
+        f64::from_bits((bits & !(0x7ff << 52)) | (1022 << 52)),
+        exp - 1022,
+    )
+}
+
+/// `a` × 2^`e`, in steps that do not overflow on the way.
+fn ldexp(mut a: f64, mut e: i64) -> f64 {
+    while e > 1023 {
+        a *= 2f64.powi(1023);
+        e -= 1023;
+    }
+    while e < -1022 {
+        a *= 2f64.powi(-1022);
+        e += 1022;
+    }
+    a * 2f64.powi(e as i32)
+}
+
 /// Sprig's `round`.
 fn round(v: f64, places: i64, on: f64) -> f64 {
-    let pow = 10f64.powf(places as f64);
+    let pow = go_pow_int(10.0, places);
     let digit = pow * v;
     let div = digit.fract();
     let r = if div >= on {

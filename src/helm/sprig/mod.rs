@@ -14,6 +14,7 @@
 pub mod crypto;
 pub mod dates;
 pub mod goregex;
+pub mod gotext;
 pub mod lists;
 pub mod math;
 pub mod other;

@@ -8,8 +8,10 @@ use regex::Regex;
 use sha2::Digest as _;
 
 use super::goregex::compile;
+use super::gotext;
 use super::{Rng, parse_go_int, strval, to_f64, to_i64, want_int, want_str};
-use crate::template::value::{go_quote, sprint_value};
+use crate::helm::chart::go_string;
+use crate::template::value::{go_quote, go_quote_bytes, sprint_value};
 use crate::template::{Templates, Value};
 
 fn s(v: String) -> Result<Value, String> {
@@ -34,74 +36,75 @@ pub fn strslice(v: &Value) -> Vec<String> {
     }
 }
 
-/// Byte slice of a string as Go slices it (lossy where the cut falls inside
-/// a UTF-8 sequence).
-fn byte_slice(s: &str, from: usize, to: usize) -> String {
-    String::from_utf8_lossy(&s.as_bytes()[from..to]).into_owned()
+/// The bytes `from..to` of a string, as Go slices it.
+fn byte_slice(s: &str, from: usize, to: usize) -> Value {
+    go_string(s.as_bytes()[from..to].to_vec())
 }
 
-fn abbreviate_full(s: &str, offset: i64, max: i64) -> String {
+/// goutils' `AbbreviateFull`, on bytes as Go's is.
+fn abbreviate_full(s: &[u8], offset: i64, max: i64) -> Vec<u8> {
     let len = s.len() as i64;
     if s.is_empty() || max < 4 || len <= max {
-        return s.to_string();
+        return s.to_vec();
     }
     let mut offset = offset.min(len);
     if len - offset < max - 3 {
         offset = len - (max - 3);
     }
+    let dots = |a: &[u8], b: &[u8]| [a, b].concat();
     if offset <= 4 {
-        return format!("{}...", byte_slice(s, 0, (max - 3) as usize));
+        return dots(&s[..(max - 3) as usize], b"...");
     }
     if max < 7 {
-        return s.to_string();
+        return s.to_vec();
     }
     if offset + max - 3 < len {
-        let rest = byte_slice(s, offset as usize, s.len());
-        return format!("...{}", abbreviate_full(&rest, 0, max - 3));
+        return dots(b"...", &abbreviate_full(&s[offset as usize..], 0, max - 3));
     }
-    format!("...{}", byte_slice(s, (len - (max - 3)) as usize, s.len()))
+    dots(b"...", &s[(len - (max - 3)) as usize..])
 }
 
-/// goutils' `WrapCustom`.
-fn wrap_custom(s: &str, width: i64, nl: &str, long_words: bool) -> String {
+/// goutils' `WrapCustom`, on bytes as Go's is (a cut may fall inside a
+/// character).
+fn wrap_custom(s: &str, width: i64, nl: &str, long_words: bool) -> Vec<u8> {
     if s.is_empty() {
-        return String::new();
+        return Vec::new();
     }
-    let nl = if nl.is_empty() { "\n" } else { nl };
+    let nl = if nl.is_empty() { "\n" } else { nl }.as_bytes();
     let width = width.max(1) as usize;
     let b = s.as_bytes();
     let len = b.len();
+    let space_in = |from: usize, to: usize| b[from..to].iter().rposition(|&c| c == b' ');
     let mut offset = 0;
-    let mut out = String::new();
+    let mut out: Vec<u8> = Vec::with_capacity(len + len / width.max(1) * nl.len());
     while len - offset > width {
         if b[offset] == b' ' {
             offset += 1;
             continue;
         }
         let end = (width + offset + 1).min(len);
-        let space = s[offset..end].rfind(' ').map(|i| i + offset);
-        match space {
-            Some(at) if at >= offset => {
-                out.push_str(&s[offset..at]);
-                out.push_str(nl);
+        match space_in(offset, end).map(|i| i + offset) {
+            Some(at) => {
+                out.extend_from_slice(&b[offset..at]);
+                out.extend_from_slice(nl);
                 offset = at + 1;
             }
-            _ => {
+            None => {
                 let end = width + offset;
                 if long_words {
-                    out.push_str(&byte_slice(s, offset, end));
-                    out.push_str(nl);
+                    out.extend_from_slice(&b[offset..end]);
+                    out.extend_from_slice(nl);
                     offset += width;
                 } else {
-                    match s[end..].find(' ') {
+                    match b[end..].iter().position(|&c| c == b' ') {
                         None => {
-                            out.push_str(&s[offset..]);
+                            out.extend_from_slice(&b[offset..]);
                             offset = len;
                         }
                         Some(i) => {
                             let at = i + end;
-                            out.push_str(&s[offset..at]);
-                            out.push_str(nl);
+                            out.extend_from_slice(&b[offset..at]);
+                            out.extend_from_slice(nl);
                             offset = at + 1;
                         }
                     }
@@ -109,44 +112,44 @@ fn wrap_custom(s: &str, width: i64, nl: &str, long_words: bool) -> String {
             }
         }
     }
-    out.push_str(&byte_slice(s, offset, len));
+    out.extend_from_slice(&b[offset..]);
     out
 }
 
-/// Go's `strings.Title` separator rule.
+/// Go's `strings.Title` separator rule: ASCII but letters, digits and
+/// `_`; past ASCII, spaces.
 fn is_separator(c: char) -> bool {
     if c.is_ascii() {
         return !(c.is_ascii_alphanumeric() || c == '_');
     }
-    if c.is_alphanumeric() {
-        return false;
-    }
-    c.is_whitespace()
+    gotext::is_space(c)
 }
 
+/// `strings.Title`.
 fn title(s: &str) -> String {
     let mut prev = ' ';
-    let mut out = String::new();
+    let mut out = String::with_capacity(s.len());
     for c in s.chars() {
-        if is_separator(prev) {
-            out.extend(c.to_uppercase());
+        out.push(if is_separator(prev) {
+            gotext::to_title(c)
         } else {
-            out.push(c);
-        }
+            c
+        });
         prev = c;
     }
     out
 }
 
+/// goutils' `Uncapitalize`: the first letter of each word lowered.
 fn untitle(s: &str) -> String {
     let mut next = true;
-    let mut out = String::new();
+    let mut out = String::with_capacity(s.len());
     for c in s.chars() {
-        if c.is_whitespace() {
+        if gotext::is_space(c) {
             next = true;
             out.push(c);
         } else if next {
-            out.extend(c.to_lowercase());
+            out.push(gotext::to_lower(c));
             next = false;
         } else {
             out.push(c);
@@ -157,73 +160,52 @@ fn untitle(s: &str) -> String {
 
 /// goutils' `SwapCase` (upper and title case to lower, lower to upper).
 fn swapcase(s: &str) -> String {
-    let mut out = String::new();
-    for c in s.chars() {
-        if c.is_uppercase() {
-            out.extend(c.to_lowercase());
-        } else if c.is_lowercase() {
-            out.extend(c.to_uppercase());
-        } else {
-            out.push(c);
-        }
-    }
-    out
-}
-
-fn initials(s: &str) -> String {
-    s.split(char::is_whitespace)
-        .filter_map(|w| w.chars().next())
+    s.chars()
+        .map(|c| {
+            if gotext::is_upper(c) || gotext::is_title(c) {
+                gotext::to_lower(c)
+            } else if gotext::is_lower(c) {
+                gotext::to_upper(c)
+            } else {
+                c
+            }
+        })
         .collect()
 }
 
-/// Words of an identifier for `snakecase`/`kebabcase`/`camelcase`: split
-/// at separators, at lower-to-upper changes and before the last capital
-/// of a run of capitals followed by a lower-case letter.
-fn words(s: &str) -> Vec<String> {
-    let chars: Vec<char> = s.chars().collect();
-    let mut words = Vec::new();
-    let mut cur = String::new();
-    for (i, &c) in chars.iter().enumerate() {
-        if !c.is_alphanumeric() {
-            if !cur.is_empty() {
-                words.push(std::mem::take(&mut cur));
-            }
-            continue;
-        }
-        if let Some(&p) = i.checked_sub(1).and_then(|j| chars.get(j)) {
-            let next_lower = chars.get(i + 1).is_some_and(|n| n.is_lowercase());
-            let split = (c.is_uppercase() && (p.is_lowercase() || p.is_ascii_digit()))
-                || (c.is_uppercase() && p.is_uppercase() && next_lower);
-            if split && !cur.is_empty() {
-                words.push(std::mem::take(&mut cur));
-            }
-        }
-        cur.push(c);
-    }
-    if !cur.is_empty() {
-        words.push(cur);
-    }
-    words
+/// Go's `unicode.IsSpace` of a byte taken as a character, as goutils'
+/// `Initials` and `DeleteWhiteSpace` read strings (byte by byte).
+fn byte_is_space(b: u8) -> bool {
+    matches!(b, b'\t' | b'\n' | 0x0b | 0x0c | b'\r' | b' ' | 0x85 | 0xa0)
 }
 
-fn joined_lower(s: &str, sep: &str) -> String {
-    words(s)
-        .iter()
-        .map(|w| w.to_lowercase())
-        .collect::<Vec<_>>()
-        .join(sep)
-}
-
-fn pascal(s: &str) -> String {
+/// goutils' `Initials`: the first byte of each word, taken as the
+/// character of that number (a word starting past ASCII gives its first
+/// byte's Latin-1 character, as Go's does).
+fn initials(s: &str) -> String {
     let mut out = String::new();
-    for part in s.split(['_', '-', ' ', '.']) {
-        let mut cs = part.chars();
-        if let Some(f) = cs.next() {
-            out.extend(f.to_uppercase());
-            out.push_str(cs.as_str());
+    let mut gap = true;
+    for &b in s.as_bytes() {
+        if byte_is_space(b) {
+            gap = true;
+        } else if gap {
+            out.push(char::from(b));
+            gap = false;
         }
     }
     out
+}
+
+/// goutils' `DeleteWhiteSpace`: byte by byte, each kept byte written as the
+/// character of that number; the text itself when nothing is removed.
+fn nospace(s: &str) -> String {
+    if !s.bytes().any(byte_is_space) {
+        return s.to_string();
+    }
+    s.bytes()
+        .filter(|&b| !byte_is_space(b))
+        .map(char::from)
+        .collect()
 }
 
 /// Go's `strings.Split` (an empty separator splits into characters).
@@ -284,59 +266,134 @@ fn b32enc(data: &[u8]) -> String {
     out
 }
 
+/// Go's `base32.StdEncoding.DecodeString`: line breaks dropped, then
+/// quanta of eight characters read in order, so an error names the first
+/// bad character (or where the input ends too soon, or bad padding).
 fn b32dec(text: &str) -> Result<Vec<u8>, String> {
-    let b = text.as_bytes();
+    let src: Vec<u8> = text.bytes().filter(|&b| b != b'\r' && b != b'\n').collect();
     let bad = |i: usize| format!("illegal base32 data at input byte {i}");
-    if !b.len().is_multiple_of(8) {
-        return Err(bad(b.len() / 8 * 8));
-    }
-    let mut out = Vec::new();
-    for (ci, chunk) in b.chunks(8).enumerate() {
-        let mut n: u64 = 0;
-        let mut count = 0;
-        for (j, &c) in chunk.iter().enumerate() {
-            if c == b'=' {
-                if ci * 8 + 8 != b.len() || chunk[j..].iter().any(|&x| x != b'=') {
-                    return Err(bad(ci * 8 + j));
+    let olen = src.len();
+    let mut pos = 0;
+    let mut out = Vec::with_capacity(olen / 8 * 5 + 5);
+    let mut end = false;
+    while pos < olen && !end {
+        let mut quantum = [0u8; 8];
+        let mut dlen = 8;
+        let mut j = 0;
+        while j < 8 {
+            if pos == olen {
+                return Err(bad(olen - j));
+            }
+            let c = src[pos];
+            pos += 1;
+            let left = olen - pos;
+            if c == b'=' && j >= 2 && left < 8 {
+                if left + j < 7 {
+                    return Err(bad(olen));
+                }
+                for k in 0..7 - j {
+                    if left > k && src[pos + k] != b'=' {
+                        return Err(bad(olen - left + k - 1));
+                    }
+                }
+                dlen = j;
+                end = true;
+                if matches!(dlen, 1 | 3 | 6) {
+                    return Err(bad(olen - left - 1));
                 }
                 break;
             }
-            let v = BASE32
-                .iter()
-                .position(|&x| x == c)
-                .ok_or_else(|| bad(ci * 8 + j))?;
-            n |= (v as u64) << (35 - 5 * j);
-            count += 1;
+            match BASE32.iter().position(|&x| x == c) {
+                Some(v) => quantum[j] = v as u8,
+                None => return Err(bad(olen - left - 1)),
+            }
+            j += 1;
         }
-        let bytes = match count {
+        let n = quantum.iter().fold(0u64, |n, &v| (n << 5) | u64::from(v));
+        let bytes = match dlen {
             8 => 5,
             7 => 4,
             5 => 3,
             4 => 2,
             2 => 1,
-            _ => return Err(bad(ci * 8 + count)),
+            _ => 0,
         };
-        let all = n.to_be_bytes();
-        out.extend_from_slice(&all[3..3 + bytes]);
+        out.extend_from_slice(&n.to_be_bytes()[3..3 + bytes]);
     }
     Ok(out)
 }
 
+/// Go's `base64.StdEncoding.DecodeString`: quanta of four characters read
+/// in order (line breaks skipped), so an error names the first bad
+/// character, missing padding or what trails the padding.
 fn b64dec(text: &str) -> Result<Vec<u8>, String> {
-    base64::engine::general_purpose::STANDARD
-        .decode(text)
-        .map_err(|e| match e {
-            base64::DecodeError::InvalidByte(i, _) => {
-                format!("illegal base64 data at input byte {i}")
+    let src = text.as_bytes();
+    let bad = |i: usize| format!("illegal base64 data at input byte {i}");
+    let value = |c: u8| match c {
+        b'A'..=b'Z' => Some(c - b'A'),
+        b'a'..=b'z' => Some(c - b'a' + 26),
+        b'0'..=b'9' => Some(c - b'0' + 52),
+        b'+' => Some(62),
+        b'/' => Some(63),
+        _ => None,
+    };
+    let newline = |c: u8| c == b'\n' || c == b'\r';
+    let mut out = Vec::with_capacity(src.len() / 4 * 3 + 3);
+    let mut si = 0;
+    while si < src.len() {
+        let mut quantum = [0u8; 4];
+        let mut dlen = 4;
+        let mut j = 0;
+        let mut trailing = None;
+        while j < 4 {
+            if si == src.len() {
+                if j == 0 {
+                    return Ok(out);
+                }
+                return Err(bad(si - j));
             }
-            base64::DecodeError::InvalidLastSymbol(i, _) => {
-                format!("illegal base64 data at input byte {i}")
+            let c = src[si];
+            si += 1;
+            if let Some(v) = value(c) {
+                quantum[j] = v;
+                j += 1;
+                continue;
             }
-            _ => format!(
-                "illegal base64 data at input byte {}",
-                text.trim_end_matches('=').len() / 4 * 4
-            ),
-        })
+            if newline(c) {
+                continue;
+            }
+            if c != b'=' || j < 2 {
+                return Err(bad(si - 1));
+            }
+            if j == 2 {
+                // A second `=` must follow (line breaks aside).
+                while si < src.len() && newline(src[si]) {
+                    si += 1;
+                }
+                if si == src.len() {
+                    return Err(bad(src.len()));
+                }
+                if src[si] != b'=' {
+                    return Err(bad(si - 1));
+                }
+                si += 1;
+            }
+            while si < src.len() && newline(src[si]) {
+                si += 1;
+            }
+            if si < src.len() {
+                trailing = Some(si);
+            }
+            dlen = j;
+            break;
+        }
+        let n = quantum.iter().fold(0u32, |n, &v| (n << 6) | u32::from(v));
+        out.extend_from_slice(&n.to_be_bytes()[1..dlen]);
+        if let Some(at) = trailing {
+            return Err(bad(at));
+        }
+    }
+    Ok(out)
 }
 
 fn adler32(data: &[u8]) -> u32 {
@@ -415,7 +472,7 @@ pub(super) fn add(t: &mut Templates) {
     t.add_func("abbrev", 2, Some(2), |_, a| {
         let w = want_int(&a[0], "abbrev")?;
         let st = want_str(&a[1], "abbrev")?;
-        s(abbreviate_full(st, 0, w))
+        Ok(go_string(abbreviate_full(st.as_bytes(), 0, w)))
     });
     t.add_func("abbrevboth", 3, Some(3), |_, a| {
         let l = want_int(&a[0], "abbrevboth")?;
@@ -424,17 +481,17 @@ pub(super) fn add(t: &mut Templates) {
         if r < 4 || l > 0 && r < 7 {
             return s(st.to_string());
         }
-        s(abbreviate_full(st, l, r))
+        Ok(go_string(abbreviate_full(st.as_bytes(), l, r)))
     });
     t.add_func("trunc", 2, Some(2), |_, a| {
         let c = want_int(&a[0], "trunc")?;
         let st = want_str(&a[1], "trunc")?;
         let len = st.len() as i64;
         if c < 0 && len + c > 0 {
-            return s(byte_slice(st, (len + c) as usize, st.len()));
+            return Ok(byte_slice(st, (len + c) as usize, st.len()));
         }
         if c >= 0 && len > c {
-            return s(byte_slice(st, 0, c as usize));
+            return Ok(byte_slice(st, 0, c as usize));
         }
         s(st.to_string())
     });
@@ -460,10 +517,10 @@ pub(super) fn add(t: &mut Templates) {
         s(st.strip_suffix(p).unwrap_or(st).to_string())
     });
     t.add_func("upper", 1, Some(1), |_, a| {
-        s(want_str(&a[0], "upper")?.to_uppercase())
+        s(gotext::upper(want_str(&a[0], "upper")?))
     });
     t.add_func("lower", 1, Some(1), |_, a| {
-        s(want_str(&a[0], "lower")?.to_lowercase())
+        s(gotext::lower(want_str(&a[0], "lower")?))
     });
     t.add_func("title", 1, Some(1), |_, a| {
         s(title(want_str(&a[0], "title")?))
@@ -478,19 +535,16 @@ pub(super) fn add(t: &mut Templates) {
         s(initials(want_str(&a[0], "initials")?))
     });
     t.add_func("nospace", 1, Some(1), |_, a| {
-        s(want_str(&a[0], "nospace")?
-            .chars()
-            .filter(|c| !c.is_whitespace())
-            .collect())
+        s(nospace(want_str(&a[0], "nospace")?))
     });
     t.add_func("snakecase", 1, Some(1), |_, a| {
-        s(joined_lower(want_str(&a[0], "snakecase")?, "_"))
+        s(gotext::connected_lower(want_str(&a[0], "snakecase")?, '_'))
     });
     t.add_func("kebabcase", 1, Some(1), |_, a| {
-        s(joined_lower(want_str(&a[0], "kebabcase")?, "-"))
+        s(gotext::connected_lower(want_str(&a[0], "kebabcase")?, '-'))
     });
     t.add_func("camelcase", 1, Some(1), |_, a| {
-        s(pascal(want_str(&a[0], "camelcase")?))
+        s(gotext::camel(want_str(&a[0], "camelcase")?))
     });
     t.add_func("substr", 3, Some(3), |_, a| {
         let start = want_int(&a[0], "substr")?;
@@ -504,7 +558,10 @@ pub(super) fn add(t: &mut Templates) {
         } else {
             (start, end)
         };
-        if to < 0 || to > len {
+        if to < 0 {
+            return Err(format!("runtime error: slice bounds out of range [:{to}]"));
+        }
+        if to > len {
             return Err(format!(
                 "runtime error: slice bounds out of range [:{to}] with length {len}"
             ));
@@ -514,7 +571,7 @@ pub(super) fn add(t: &mut Templates) {
                 "runtime error: slice bounds out of range [{from}:{to}]"
             ));
         }
-        s(byte_slice(st, from as usize, to as usize))
+        Ok(byte_slice(st, from as usize, to as usize))
     });
     t.add_func("repeat", 2, Some(2), |_, a| {
         let n = want_int(&a[0], "repeat")?;
@@ -526,12 +583,22 @@ pub(super) fn add(t: &mut Templates) {
     });
     t.add_func("wrap", 2, Some(2), |_, a| {
         let w = want_int(&a[0], "wrap")?;
-        s(wrap_custom(want_str(&a[1], "wrap")?, w, "", false))
+        Ok(go_string(wrap_custom(
+            want_str(&a[1], "wrap")?,
+            w,
+            "",
+            false,
+        )))
     });
     t.add_func("wrapWith", 3, Some(3), |_, a| {
         let w = want_int(&a[0], "wrapWith")?;
         let sep = want_str(&a[1], "wrapWith")?;
-        s(wrap_custom(want_str(&a[2], "wrapWith")?, w, sep, true))
+        Ok(go_string(wrap_custom(
+            want_str(&a[2], "wrapWith")?,
+            w,
+            sep,
+            true,
+        )))
     });
     t.add_func("contains", 2, Some(2), |_, a| {
         let sub = want_str(&a[0], "contains")?;
@@ -549,7 +616,14 @@ pub(super) fn add(t: &mut Templates) {
         let parts: Vec<String> = a
             .iter()
             .filter(|v| !matches!(v, Value::Nil))
-            .map(|v| go_quote(&strval(v)))
+            .map(|v| match v {
+                Value::Object(o)
+                    if o.0.bytes().is_some_and(|b| std::str::from_utf8(b).is_err()) =>
+                {
+                    go_quote_bytes(o.0.bytes().unwrap_or_default())
+                }
+                v => go_quote(&strval(v)),
+            })
             .collect();
         s(parts.join(" "))
     });
@@ -569,17 +643,17 @@ pub(super) fn add(t: &mut Templates) {
             .collect();
         s(parts.join(" "))
     });
-    t.add_func("indent", 2, Some(2), |_, a| {
-        s(indent(
-            want_int(&a[0], "indent")?,
-            want_str(&a[1], "indent")?,
-        ))
+    // `strings.Repeat` panics on a negative count.
+    let spaces = |v: &Value, what: &str| match want_int(v, what)? {
+        n if n < 0 => Err("strings: negative Repeat count".to_string()),
+        n => Ok(n),
+    };
+    t.add_func("indent", 2, Some(2), move |_, a| {
+        s(indent(spaces(&a[0], "indent")?, want_str(&a[1], "indent")?))
     });
-    t.add_func("nindent", 2, Some(2), |_, a| {
-        s(format!(
-            "\n{}",
-            indent(want_int(&a[0], "nindent")?, want_str(&a[1], "nindent")?)
-        ))
+    t.add_func("nindent", 2, Some(2), move |_, a| {
+        let n = spaces(&a[0], "nindent")?;
+        s(format!("\n{}", indent(n, want_str(&a[1], "nindent")?)))
     });
     t.add_func("replace", 3, Some(3), |_, a| {
         let old = want_str(&a[0], "replace")?;
@@ -670,18 +744,20 @@ pub(super) fn add(t: &mut Templates) {
         s(base64::engine::general_purpose::STANDARD.encode(super::want_bytes(&a[0], "b64enc")?))
     });
     t.add_func("b64dec", 1, Some(1), |_, a| {
-        s(match b64dec(want_str(&a[0], "b64dec")?) {
-            Ok(b) => String::from_utf8_lossy(&b).into_owned(),
-            Err(e) => e,
+        // Go's string of the decoded bytes, UTF-8 or not.
+        Ok(match b64dec(want_str(&a[0], "b64dec")?) {
+            Ok(b) => go_string(b),
+            Err(e) => Value::Str(e),
         })
     });
     t.add_func("b32enc", 1, Some(1), |_, a| {
         s(b32enc(want_str(&a[0], "b32enc")?.as_bytes()))
     });
     t.add_func("b32dec", 1, Some(1), |_, a| {
-        s(match b32dec(want_str(&a[0], "b32dec")?) {
-            Ok(b) => String::from_utf8_lossy(&b).into_owned(),
-            Err(e) => e,
+        // Go's string of the decoded bytes, UTF-8 or not.
+        Ok(match b32dec(want_str(&a[0], "b32dec")?) {
+            Ok(b) => go_string(b),
+            Err(e) => Value::Str(e),
         })
     });
     // Regular expressions: Go's syntax, read by `goregex`.
@@ -743,7 +819,17 @@ pub(super) fn add(t: &mut Templates) {
         });
     }
     t.add_func("regexQuoteMeta", 1, Some(1), |_, a| {
-        s(regex::escape(want_str(&a[0], "regexQuoteMeta")?))
+        // Go's `regexp.QuoteMeta` escapes these only (the crate's `escape`
+        // also escapes `-`, `#`, `&` and `~`).
+        let text = want_str(&a[0], "regexQuoteMeta")?;
+        let mut out = String::with_capacity(text.len() + 8);
+        for c in text.chars() {
+            if "\\.+*?()|[]{}^$".contains(c) {
+                out.push('\\');
+            }
+            out.push(c);
+        }
+        s(out)
     });
     // Random strings: drawn from the set's seeded generator.
     t.add_func("randAlphaNum", 1, Some(1), move |ex, a| {
@@ -822,14 +908,11 @@ mod tests {
     fn wrapping_and_abbreviating() {
         assert_eq!(
             wrap_custom("Hello world out there", 5, "", false),
-            "Hello\nworld\nout\nthere"
+            b"Hello\nworld\nout\nthere"
         );
-        assert_eq!(abbreviate_full("hello world", 0, 5), "he...");
-        assert_eq!(abbreviate_full("1234 5678 9123", 5, 10), "...5678...");
+        assert_eq!(abbreviate_full(b"hello world", 0, 5), b"he...");
+        assert_eq!(abbreviate_full(b"1234 5678 9123", 5, 10), b"...5678...");
         assert_eq!(title("hello world-wide"), "Hello World-Wide");
-        assert_eq!(joined_lower("FirstName", "_"), "first_name");
-        assert_eq!(joined_lower("HTTPServer", "-"), "http-server");
-        assert_eq!(pascal("http_server"), "HttpServer");
     }
 
     #[test]

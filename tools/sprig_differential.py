@@ -1,0 +1,154 @@
+#!/usr/bin/env python3
+"""Differential check of Sprig's and Helm's functions: Helm against flate.
+
+Draws random calls (a function from the list below and arguments from a
+pool of strings, numbers, lists, maps and nil, including non-ASCII text
+and YAML values, which Helm reads as float64), renders each in a
+one-template chart with both tools:
+
+    {{ $r := FUNC ARGS }}{{ $r }} | {{ $r | toJson }}
+
+and compares standard output and the template error (Helm's "Error: "
+prefix and flate's wording of the command line are set aside). Functions
+whose output is random by design are left out; so is `typeOf`/`kindOf` of
+integer results (flate has one integer type: docs/template.md).
+
+Usage: tools/sprig_differential.py FLATE HELM [COUNT] [SEED]
+Prints one line per differing call and a summary.
+"""
+import base64
+import concurrent.futures as cf
+import os
+import random
+import re
+import subprocess
+import sys
+import tempfile
+
+STRINGS = [
+    '""', '"a"', '"Hello World"', '"héllo wörld"', '"ÉCOLE"', '"  padded  "', '"a,b,,c"',
+    '"snake_case-name"', '"CamelCaseName"', '"x\\ty\\nz"', '"日本語テキスト"', '"ǅemal"', '"ß"',
+    '"42"', '"-7"', '"3.5"', '"1e3"', '"0x1F"', '"true"', '"1.2.3"', '"v1.2.3-rc.1+b5"',
+    '"aGVsbG8="', '"NBSWY3DP"', '"{\\"a\\":1}"', '"[1,2]"', '"a: 1"', '"- x"', '"İ"', '"ﬁ"',
+    '"a\\u0085b"', '"tab\\there"', '"emoji 🎉 ok"',
+]
+NUMBERS = ["0", "1", "-1", "3", "7", "100", "-42", "1.5", "-2.5", "0.1", "1e3", ".Values.flt",
+           ".Values.num", ".Values.neg", ".Values.zero"]
+OTHERS = ["nil", "true", "false", "(list)", '(list "b" "a" "c" "a")', "(list 1 2 3)",
+          '(list 1 "a" nil 2.5)', '(dict)', '(dict "a" 1 "b" "x")', ".Values.list", ".Values.nested",
+          ".Values.str", ".Values.empty", ".Values.t"]
+
+# name: argument kinds (s string, n number, a any, l list); a trailing '*'
+# means the last kind may repeat 0-2 more times.
+FUNCS = {
+    "upper": "s", "lower": "s", "title": "s", "untitle": "s", "repeat": "ns", "substr": "nns",
+    "nospace": "s", "trunc": "ns", "abbrev": "ns", "abbrevboth": "nns", "initials": "s",
+    "wrap": "ns", "wrapWith": "nss", "contains": "ss", "hasPrefix": "ss", "hasSuffix": "ss",
+    "quote": "a*", "squote": "a*", "cat": "a*", "indent": "ns", "nindent": "ns",
+    "replace": "sss", "plural": "ssn", "snakecase": "s", "camelcase": "s", "kebabcase": "s",
+    "swapcase": "s", "trim": "s", "trimAll": "ss", "trimPrefix": "ss", "trimSuffix": "ss",
+    "toString": "a", "atoi": "s", "int": "a", "int64": "a", "float64": "a", "add": "nn*",
+    "sub": "nn", "mul": "nn*", "div": "nn", "mod": "nn", "max": "nn*", "min": "nn*",
+    "addf": "nn*", "subf": "nn", "mulf": "nn*", "divf": "nn", "maxf": "nn*", "minf": "nn*",
+    "floor": "n", "ceil": "n", "round": "nn", "len": "a", "first": "l", "last": "l",
+    "rest": "l", "initial": "l", "join": "sa", "split": "ss", "splitList": "ss",
+    "splitn": "sns", "sortAlpha": "a", "uniq": "l", "compact": "l", "reverse": "l",
+    "toStrings": "a", "has": "al", "without": "la*", "append": "la", "prepend": "la",
+    "concat": "l*", "b64enc": "s", "b64dec": "s", "b32enc": "s", "b32dec": "s",
+    "sha256sum": "s", "sha1sum": "s", "adler32sum": "s", "semver": "s",
+    "semverCompare": "ss", "toJson": "a", "toPrettyJson": "a", "toRawJson": "a", "toYaml": "a",
+    "fromJson": "s", "fromJsonArray": "s", "fromYaml": "s", "fromYamlArray": "s",
+    "default": "aa", "empty": "a", "coalesce": "a*", "ternary": "aaa", "kindIs": "sa",
+    "typeIs": "sa", "deepEqual": "aa", "toDecimal": "s", "seq": "n*", "until": "n",
+    "untilStep": "nnn", "shuffle": None, "chunk": "nl", "dig": "ssal", "pluck": "sa*",
+    "keys": "a*", "values": "a", "pick": "as*", "omit": "as*", "hasKey": "as", "get": "as",
+    "printf": "sa*", "print": "a*", "println": "a*", "urlquery": "a*", "html": "a*", "js": "a*",
+    "regexQuoteMeta": "s", "htpasswd": None, "trimall": "ss", "biggest": "nn*",
+    "mustToJson": "a", "toToml": "a", "eq": "aa*", "ne": "aa", "lt": "aa", "le": "aa",
+    "gt": "aa", "ge": "aa", "and": "aa*", "or": "aa*", "not": "a", "index": "aa*",
+    "slice": "la*", "atLeast": None,
+}
+FUNCS = {k: v for k, v in FUNCS.items() if v}
+
+
+def arg(rng, kind):
+    if kind == "s":
+        return rng.choice(STRINGS) if rng.random() < 0.9 else rng.choice(NUMBERS + OTHERS)
+    if kind == "n":
+        return rng.choice(NUMBERS) if rng.random() < 0.9 else rng.choice(STRINGS + OTHERS)
+    if kind == "l":
+        return rng.choice(OTHERS[3:9] + [".Values.list"]) if rng.random() < 0.9 else rng.choice(STRINGS + OTHERS)
+    return rng.choice(STRINGS + NUMBERS + OTHERS)
+
+
+def call(rng):
+    name = rng.choice(sorted(FUNCS))
+    kinds = FUNCS[name]
+    args = []
+    if kinds.endswith("*"):
+        kinds = kinds[:-1]
+        kinds += kinds[-1] * rng.randint(0, 2)
+    for k in kinds:
+        args.append(arg(rng, k))
+    return ("%s %s" % (name, " ".join(args))).strip()
+
+
+VALUES = """str: Hello World
+num: 42
+flt: 3.75
+neg: -7
+zero: 0
+empty: ""
+t: true
+list: [b, a, c, a]
+nested:
+  a:
+    b: deep
+  x: 1
+"""
+
+
+def render(tool, chart):
+    if tool[1] == "helm":
+        args = [tool[0], "template", "x", chart]
+    else:
+        args = [tool[0], "helm", "template", chart, "--name", "x"]
+    p = subprocess.run(args, capture_output=True, text=True)
+    if p.returncode == 0:
+        m = re.search(r'^out: "([A-Za-z0-9+/=]*)"$', p.stdout, re.M)
+        return "ok", base64.b64decode(m.group(1)).decode("utf-8", "replace") if m else p.stdout
+    err = re.sub(r"\n*Use --debug flag to render out invalid YAML\n*$", "", p.stderr.strip())
+    return "error", re.sub(r"^Error: (flate: )?", "", err)
+
+
+def one(flate, helm, expr):
+    with tempfile.TemporaryDirectory() as d:
+        os.makedirs(os.path.join(d, "templates"))
+        open(os.path.join(d, "Chart.yaml"), "w").write("apiVersion: v2\nname: c\nversion: 0.1.0\n")
+        open(os.path.join(d, "values.yaml"), "w").write(VALUES)
+        t = "{{- $r := %s }}\nout: {{ printf \"%%v | %%s\" $r ($r | toJson) | b64enc | quote }}\n" % expr
+        open(os.path.join(d, "templates", "t.yaml"), "w").write(t)
+        return expr, render((helm, "helm"), d), render((flate, "flate"), d)
+
+
+def main():
+    flate, helm = sys.argv[1], sys.argv[2]
+    count = int(sys.argv[3]) if len(sys.argv) > 3 else 500
+    seed = int(sys.argv[4]) if len(sys.argv) > 4 else 1
+    rng = random.Random(seed)
+    exprs = sorted({call(rng) for _ in range(count)})
+    same = {"ok": 0, "error": 0}
+    differ = 0
+    with cf.ThreadPoolExecutor(2) as ex:
+        for expr, h, f in ex.map(lambda e: one(flate, helm, e), exprs):
+            if h == f:
+                same[h[0]] += 1
+            else:
+                differ += 1
+                print("DIFF %s\n  helm:  %s %r\n  flate: %s %r" % (expr, h[0], h[1][:300], f[0], f[1][:300]))
+    print("calls: %d, identical: %d (%d render, %d fail alike), different: %d"
+          % (len(exprs), same["ok"] + same["error"], same["ok"], same["error"], differ))
+
+
+if __name__ == "__main__":
+    main()
