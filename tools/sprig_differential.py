@@ -38,8 +38,21 @@ OTHERS = ["nil", "true", "false", "(list)", '(list "b" "a" "c" "a")', "(list 1 2
           '(list 1 "a" nil 2.5)', '(dict)', '(dict "a" 1 "b" "x")', ".Values.list", ".Values.nested",
           ".Values.str", ".Values.empty", ".Values.t"]
 
-# name: argument kinds (s string, n number, a any, l list); a trailing '*'
-# means the last kind may repeat 0-2 more times.
+CONSTRAINTS = [
+    '">=1.21-0"', '"<1.25.0"', '"~1.2"', '"^1.2.3"', '"1.x"', '">= 1.2, < 2"', '">1.2.3 || <0.5"',
+    '"1.2.3 - 2.3"', '"=1.2.3"', '"!=1.2.3"', '"*"', '"~1.2.3-beta"', '"^0.0.3"', '"^0.2"',
+    '">=1.19.0-0"', '">= 1.21.0-0 < 1.30"', '"v1.2"', '"1.2.x"', '">1.2.3-alpha.1"', '"~> 1.2"',
+    '"x"', '"^1.x"', '"<=1.2"', '"1.2.3 - 1.2"', '"a.b"', '""', '">=1.2.3+build"',
+]
+VERSIONS = [
+    '"1.2.3"', '"v1.21.5"', '"1.21.0-gke.100"', '"v1.28.3+k3s1"', '"1.2"', '"1"', '"1.2.3-beta.2"',
+    '"0.0.3"', '"0.2.9"', '"1.25.0"', '"2.0.0"', '"1.19.0-rc.1"', '"v1.30.0-eks-1234"', '"01.2.3"',
+    '"1.2.3.4"', '"x"', '""', '"1.2.3+build.5"', '"1.2.3-alpha.1"',
+]
+
+# name: argument kinds (s string, n number, a any, l list, c semver
+# constraint, v version); a trailing '*' means the last kind may repeat
+# 0-2 more times.
 FUNCS = {
     "upper": "s", "lower": "s", "title": "s", "untitle": "s", "repeat": "ns", "substr": "nns",
     "nospace": "s", "trunc": "ns", "abbrev": "ns", "abbrevboth": "nns", "initials": "s",
@@ -55,8 +68,7 @@ FUNCS = {
     "splitn": "sns", "sortAlpha": "a", "uniq": "l", "compact": "l", "reverse": "l",
     "toStrings": "a", "has": "al", "without": "la*", "append": "la", "prepend": "la",
     "concat": "l*", "b64enc": "s", "b64dec": "s", "b32enc": "s", "b32dec": "s",
-    "sha256sum": "s", "sha1sum": "s", "adler32sum": "s", "semver": "s",
-    "semverCompare": "ss", "toJson": "a", "toPrettyJson": "a", "toRawJson": "a", "toYaml": "a",
+    "sha256sum": "s", "sha1sum": "s", "adler32sum": "s", "toJson": "a", "toPrettyJson": "a", "toRawJson": "a", "toYaml": "a",
     "fromJson": "s", "fromJsonArray": "s", "fromYaml": "s", "fromYamlArray": "s",
     "default": "aa", "empty": "a", "coalesce": "a*", "ternary": "aaa", "kindIs": "sa",
     "typeIs": "sa", "deepEqual": "aa", "toDecimal": "s", "seq": "n*", "until": "n",
@@ -67,11 +79,16 @@ FUNCS = {
     "mustToJson": "a", "toToml": "a", "eq": "aa*", "ne": "aa", "lt": "aa", "le": "aa",
     "gt": "aa", "ge": "aa", "and": "aa*", "or": "aa*", "not": "a", "index": "aa*",
     "slice": "la*", "atLeast": None,
+    "semverCompare": "cv", "semver": "v",
 }
 FUNCS = {k: v for k, v in FUNCS.items() if v}
 
 
 def arg(rng, kind):
+    if kind == "c":
+        return rng.choice(CONSTRAINTS)
+    if kind == "v":
+        return rng.choice(VERSIONS)
     if kind == "s":
         return rng.choice(STRINGS) if rng.random() < 0.9 else rng.choice(NUMBERS + OTHERS)
     if kind == "n":

@@ -46,6 +46,12 @@ pub trait Object: Send + Sync + std::fmt::Debug {
     fn bytes(&self) -> Option<&[u8]> {
         None
     }
+    /// The result of the type's `String` method, which `fmt` uses for
+    /// `%s` and `%q` (and `%v`, see [`Object::print`]); `None` when the
+    /// type has none.
+    fn string_method(&self) -> Option<String> {
+        None
+    }
     /// Whether the value is a nil slice or map (`%#v` prints `T(nil)`).
     fn is_nil(&self) -> bool {
         false
@@ -905,6 +911,10 @@ fn fmt_one(verb: char, v: &Value, sp: &Spec) -> String {
                 'x' => b.iter().map(|x| format!("{x:02x}")).collect(),
                 _ => b.iter().map(|x| format!("{x:02X}")).collect(),
             }
+        }
+        ('s' | 'q', Value::Object(o)) if o.0.string_method().is_some() => {
+            let text = o.0.string_method().unwrap_or_default();
+            if verb == 's' { text } else { go_quote(&text) }
         }
         ('q', Value::Str(s)) if sp.sharp && can_backquote(s) => format!("`{s}`"),
         ('q', Value::Str(s)) if sp.plus => go_quote_ascii(s),

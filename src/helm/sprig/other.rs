@@ -8,6 +8,7 @@ use base64::Engine as _;
 use super::lists::kind_name;
 use super::{Rng, empty, want_bool, want_map, want_str};
 use crate::helm::semver::{Constraint, Version};
+use crate::template::value::{Json, Object};
 use crate::template::{Templates, Value};
 
 /// Go's `path.Clean`.
@@ -210,6 +211,47 @@ fn url_join(d: &BTreeMap<String, Value>) -> Result<String, String> {
 
 /// A version as `semver` returns it: Masterminds' `*Version` has methods
 /// (`.Major`, `.Minor`...); here they are the keys of a map.
+/// What Sprig's `semver` returns: Masterminds' `*semver.Version`, which
+/// prints and encodes to JSON as its `String()` (`v1.2` is `1.2.0`), with
+/// the methods `Major`, `Minor`, `Patch`, `Prerelease`, `Metadata`,
+/// `Original` and `String`.
+#[derive(Debug)]
+struct SemverVersion(Version);
+
+impl Object for SemverVersion {
+    fn type_name(&self) -> &'static str {
+        "*semver.Version"
+    }
+    fn print(&self) -> String {
+        self.0.to_string()
+    }
+    fn field(&self, name: &str) -> Option<Value> {
+        let v = &self.0;
+        Some(match name {
+            "Major" => Value::Int(v.major as i64),
+            "Minor" => Value::Int(v.minor as i64),
+            "Patch" => Value::Int(v.patch as i64),
+            "Prerelease" => Value::Str(v.pre.clone()),
+            "Metadata" => Value::Str(v.metadata.clone()),
+            "Original" => Value::Str(v.original.clone()),
+            "String" => Value::Str(v.to_string()),
+            _ => return None,
+        })
+    }
+    fn call(&self, _name: &str, _args: &[Value]) -> Option<Result<Value, String>> {
+        None
+    }
+    fn plain(&self) -> Value {
+        version_value(&self.0)
+    }
+    fn json(&self) -> Option<Json> {
+        Some(Json::Value(Value::Str(self.0.to_string())))
+    }
+    fn string_method(&self) -> Option<String> {
+        Some(self.0.to_string())
+    }
+}
+
 fn version_value(v: &Version) -> Value {
     let mut m = BTreeMap::new();
     m.insert("Major".into(), Value::Int(v.major as i64));
@@ -307,7 +349,7 @@ pub(super) fn add(t: &mut Templates) {
         url_join(&want_map(&a[0], "urlJoin")?.read()).map(Value::Str)
     });
     t.add_func("semver", 1, Some(1), |_, a| {
-        Version::parse(want_str(&a[0], "semver")?).map(|v| version_value(&v))
+        Version::parse(want_str(&a[0], "semver")?).map(|v| Value::object(SemverVersion(v)))
     });
     t.add_func("semverCompare", 2, Some(2), |_, a| {
         let c = Constraint::parse(want_str(&a[0], "semverCompare")?)?;
