@@ -14,13 +14,12 @@ error itself must match).
 Usage: tools/regex_differential.py FLATE HELM [COUNT] [SEED]
 Prints one line per differing pattern and a summary.
 """
-import concurrent.futures as cf
 import os
 import random
-import re
-import subprocess
 import sys
-import tempfile
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import helm_differential  # noqa: E402
 
 ATOMS = [
     "a", "b", "k", "K", "é", "٢", "1", "_", " ", ".", "^", "$", "|", "-", ",", "&", "~", ":",
@@ -53,28 +52,12 @@ def go_string(s):
     return '"' + "".join(out) + '"'
 
 
-def render(tool, chart):
-    if tool[1] == "helm":
-        args = [tool[0], "template", "x", chart]
-    else:
-        args = [tool[0], "helm", "template", chart, "--name", "x"]
-    p = subprocess.run(args, capture_output=True, text=True)
-    if p.returncode == 0:
-        return "ok", p.stdout
-    m = re.search(r"(template: .*)", p.stderr)
-    return "error", m.group(1) if m else p.stderr.strip()
-
-
-def one(flate, helm, pat):
-    with tempfile.TemporaryDirectory() as d:
-        os.makedirs(os.path.join(d, "templates"))
-        open(os.path.join(d, "Chart.yaml"), "w").write("apiVersion: v2\nname: c\nversion: 0.1.0\n")
-        lines = [
-            "s%d: {{ mustRegexFindAll %s %s -1 | toJson | quote }}" % (i, go_string(pat), go_string(s))
-            for i, s in enumerate(SUBJECTS)
-        ]
-        open(os.path.join(d, "templates", "t.yaml"), "w").write("\n".join(lines) + "\n")
-        return pat, render((helm, "helm"), d), render((flate, "flate"), d)
+def template(pat):
+    lines = [
+        "s%d: {{ mustRegexFindAll %s %s -1 | toJson | quote }}" % (i, go_string(pat), go_string(s))
+        for i, s in enumerate(SUBJECTS)
+    ]
+    return "\n".join(lines) + "\n"
 
 
 def main():
@@ -83,17 +66,7 @@ def main():
     seed = int(sys.argv[4]) if len(sys.argv) > 4 else 1
     rng = random.Random(seed)
     pats = sorted({pattern(rng) for _ in range(count)})
-    same = {"ok": 0, "error": 0}
-    differ = 0
-    with cf.ThreadPoolExecutor(2) as ex:
-        for pat, h, f in ex.map(lambda p: one(flate, helm, p), pats):
-            if h == f:
-                same[h[0]] += 1
-            else:
-                differ += 1
-                print("DIFF %r\n  helm:  %r\n  flate: %r" % (pat, h, f))
-    print("patterns: %d, identical: %d (%d render, %d fail alike), different: %d"
-          % (len(pats), same["ok"] + same["error"], same["ok"], same["error"], differ))
+    helm_differential.compare(flate, helm, pats, template, noun="patterns")
 
 
 if __name__ == "__main__":

@@ -16,14 +16,12 @@ integer results (flate has one integer type: docs/template.md).
 Usage: tools/sprig_differential.py FLATE HELM [COUNT] [SEED]
 Prints one line per differing call and a summary.
 """
-import base64
-import concurrent.futures as cf
 import os
 import random
-import re
-import subprocess
 import sys
-import tempfile
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import helm_differential  # noqa: E402
 
 STRINGS = [
     '""', '"a"', '"Hello World"', '"héllo wörld"', '"ÉCOLE"', '"  padded  "', '"a,b,,c"',
@@ -125,27 +123,8 @@ nested:
 """
 
 
-def render(tool, chart):
-    if tool[1] == "helm":
-        args = [tool[0], "template", "x", chart]
-    else:
-        args = [tool[0], "helm", "template", chart, "--name", "x"]
-    p = subprocess.run(args, capture_output=True, text=True)
-    if p.returncode == 0:
-        m = re.search(r'^out: "([A-Za-z0-9+/=]*)"$', p.stdout, re.M)
-        return "ok", base64.b64decode(m.group(1)).decode("utf-8", "replace") if m else p.stdout
-    err = re.sub(r"\n*Use --debug flag to render out invalid YAML\n*$", "", p.stderr.strip())
-    return "error", re.sub(r"^Error: (flate: )?", "", err)
-
-
-def one(flate, helm, expr):
-    with tempfile.TemporaryDirectory() as d:
-        os.makedirs(os.path.join(d, "templates"))
-        open(os.path.join(d, "Chart.yaml"), "w").write("apiVersion: v2\nname: c\nversion: 0.1.0\n")
-        open(os.path.join(d, "values.yaml"), "w").write(VALUES)
-        t = "{{- $r := %s }}\nout: {{ printf \"%%v | %%s\" $r ($r | toJson) | b64enc | quote }}\n" % expr
-        open(os.path.join(d, "templates", "t.yaml"), "w").write(t)
-        return expr, render((helm, "helm"), d), render((flate, "flate"), d)
+def template(expr):
+    return "{{- $r := %s }}\nout: {{ printf \"%%v | %%s\" $r ($r | toJson) | b64enc | quote }}\n" % expr
 
 
 def main():
@@ -154,17 +133,7 @@ def main():
     seed = int(sys.argv[4]) if len(sys.argv) > 4 else 1
     rng = random.Random(seed)
     exprs = sorted({call(rng) for _ in range(count)})
-    same = {"ok": 0, "error": 0}
-    differ = 0
-    with cf.ThreadPoolExecutor(2) as ex:
-        for expr, h, f in ex.map(lambda e: one(flate, helm, e), exprs):
-            if h == f:
-                same[h[0]] += 1
-            else:
-                differ += 1
-                print("DIFF %s\n  helm:  %s %r\n  flate: %s %r" % (expr, h[0], h[1][:300], f[0], f[1][:300]))
-    print("calls: %d, identical: %d (%d render, %d fail alike), different: %d"
-          % (len(exprs), same["ok"] + same["error"], same["ok"], same["error"], differ))
+    helm_differential.compare(flate, helm, exprs, template, VALUES, noun="calls")
 
 
 if __name__ == "__main__":

@@ -1,0 +1,51 @@
+"""Shared part of the random differential scripts (regex_differential.py,
+sprig_differential.py): render one-template charts with Helm and flate and
+compare what they print."""
+import base64
+import concurrent.futures as cf
+import os
+import re
+import subprocess
+import tempfile
+
+CHART_YAML = "apiVersion: v2\nname: c\nversion: 0.1.0\n"
+
+
+def render(binary, is_helm, chart):
+    """("ok", output) or ("error", message): the output is the base64 value of
+    a top-level `out:` key when there is one, else standard output; the
+    message is standard error without Helm's "Error: " prefix and hint."""
+    if is_helm:
+        args = [binary, "template", "x", chart]
+    else:
+        args = [binary, "helm", "template", chart, "--name", "x"]
+    p = subprocess.run(args, capture_output=True, text=True)
+    if p.returncode == 0:
+        m = re.search(r'^out: "([A-Za-z0-9+/=]*)"$', p.stdout, re.M)
+        return "ok", base64.b64decode(m.group(1)).decode("utf-8", "replace") if m else p.stdout
+    err = re.sub(r"\n*Use --debug flag to render out invalid YAML\n*$", "", p.stderr.strip())
+    return "error", re.sub(r"^Error: (flate: )?", "", err)
+
+
+def compare(flate, helm, inputs, template, values="", noun="inputs"):
+    """Renders `template(input)` for every input with both tools (two at a
+    time), prints each input whose result differs and a summary line."""
+    def one(item):
+        with tempfile.TemporaryDirectory() as d:
+            os.makedirs(os.path.join(d, "templates"))
+            open(os.path.join(d, "Chart.yaml"), "w").write(CHART_YAML)
+            open(os.path.join(d, "values.yaml"), "w").write(values)
+            open(os.path.join(d, "templates", "t.yaml"), "w").write(template(item))
+            return item, render(helm, True, d), render(flate, False, d)
+
+    same = {"ok": 0, "error": 0}
+    differ = 0
+    with cf.ThreadPoolExecutor(2) as ex:
+        for item, h, f in ex.map(one, inputs):
+            if h == f:
+                same[h[0]] += 1
+            else:
+                differ += 1
+                print("DIFF %s\n  helm:  %s %r\n  flate: %s %r" % (item, h[0], h[1][:300], f[0], f[1][:300]))
+    print("%s: %d, identical: %d (%d render, %d fail alike), different: %d"
+          % (noun, len(inputs), same["ok"] + same["error"], same["ok"], same["error"], differ))
