@@ -157,11 +157,17 @@ fn from_serde(v: serde_json::Value) -> Value {
 /// `json.Unmarshal` into `interface{}` (numbers are float64). A syntax
 /// error is Go's: the first one Go's scanner finds, in its words.
 pub fn decode(text: &str) -> Result<Value, String> {
-    check_syntax(text.as_bytes())?;
     match serde_json::from_str::<serde_json::Value>(text) {
         Ok(v) => Ok(from_serde(v)),
-        Err(e) if e.is_eof() => Err("unexpected end of JSON input".into()),
-        Err(e) => Err(e.to_string()),
+        // The text is scanned again only to word the error as Go does.
+        Err(e) => {
+            check_syntax(text.as_bytes())?;
+            Err(if e.is_eof() {
+                "unexpected end of JSON input".into()
+            } else {
+                e.to_string()
+            })
+        }
     }
 }
 

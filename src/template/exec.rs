@@ -879,15 +879,11 @@ fn eval_args(args: &[Value]) -> String {
     match args {
         [Value::Str(s)] => s.clone(),
         _ if args.iter().any(|a| matches!(a, Value::Nil)) => {
-            let no_value = || Value::Str("<no value>".into());
             let args: Vec<Value> = args
                 .iter()
-                .map(|a| {
-                    if matches!(a, Value::Nil) {
-                        no_value()
-                    } else {
-                        a.clone()
-                    }
+                .map(|a| match a {
+                    Value::Nil => Value::Str("<no value>".into()),
+                    a => a.clone(),
                 })
                 .collect();
             sprint(&args)

@@ -835,6 +835,20 @@ fn sign(s: String, nonneg: bool, sp: &Spec) -> String {
     }
 }
 
+/// `%q`, `%s`, `%x`, `%X` of an object that is a Go string that is not
+/// UTF-8 (its bytes kept) or has a `String` method; `None` otherwise.
+fn object_as_string(verb: char, o: &Obj, sp: &Spec) -> Option<String> {
+    if let Some(b) = o.0.bytes() {
+        return Some(match verb {
+            'q' => go_quote_bytes(b),
+            's' => o.0.print(),
+            _ => hex_bytes(b, verb == 'X', sp),
+        });
+    }
+    let text = o.0.string_method().filter(|_| matches!(verb, 's' | 'q'))?;
+    Some(if verb == 's' { text } else { go_quote(&text) })
+}
+
 /// `%#v` of a slice or map, as Go writes it: its type, then its elements
 /// in Go syntax (`[]interface {}{1, "a"}`, `map[string]interface
 /// {}{"k":1}`), or `T(nil)` when it is nil. `None` for other values.
@@ -900,21 +914,10 @@ fn fmt_one(verb: char, v: &Value, sp: &Spec) -> String {
             Some(p) => s.chars().take(p).collect(),
             None => s.clone(),
         },
-        // A Go string that is not UTF-8 (its bytes kept).
         ('q' | 's' | 'x' | 'X', Value::Object(o))
-            if o.0.bytes().is_some_and(|b| std::str::from_utf8(b).is_err()) =>
+            if let Some(s) = object_as_string(verb, o, sp) =>
         {
-            let b = o.0.bytes().unwrap_or_default();
-            match verb {
-                'q' => go_quote_bytes(b),
-                's' => o.0.print(),
-                'x' => b.iter().map(|x| format!("{x:02x}")).collect(),
-                _ => b.iter().map(|x| format!("{x:02X}")).collect(),
-            }
-        }
-        ('s' | 'q', Value::Object(o)) if o.0.string_method().is_some() => {
-            let text = o.0.string_method().unwrap_or_default();
-            if verb == 's' { text } else { go_quote(&text) }
+            s
         }
         ('q', Value::Str(s)) if sp.sharp && can_backquote(s) => format!("`{s}`"),
         ('q', Value::Str(s)) if sp.plus => go_quote_ascii(s),

@@ -22,18 +22,27 @@ pub fn kind_name(v: &Value) -> &'static str {
 /// The list argument of a list function, or the error Sprig gives
 /// (`Cannot WHAT on type KIND`).
 fn want_list<'a>(v: &'a Value, what: &str) -> Result<std::borrow::Cow<'a, [Value]>, String> {
+    list_arg(v, |kind| format!("Cannot {what} on type {kind}"))
+}
+
+/// The list argument of a list function; `bad` words the error for a
+/// value of another kind (Sprig's functions do not all word it alike).
+fn list_arg<'a>(
+    v: &'a Value,
+    bad: impl Fn(&str) -> String,
+) -> Result<std::borrow::Cow<'a, [Value]>, String> {
     match v {
         Value::List(l) => Ok(std::borrow::Cow::Borrowed(l)),
         // A slice of Helm's own type (`.Capabilities.APIVersions`), which
         // the functions that keep objects receive as it is.
         Value::Object(o) if o.0.kind() == "slice" => match o.0.plain() {
             Value::List(l) => Ok(std::borrow::Cow::Owned(l)),
-            _ => Err(format!("Cannot {what} on type slice")),
+            _ => Err(bad("slice")),
         },
         Value::Nil => {
             Err("runtime error: invalid memory address or nil pointer dereference".into())
         }
-        other => Err(format!("Cannot {what} on type {}", kind_name(other))),
+        other => Err(bad(kind_name(other))),
     }
 }
 
@@ -235,19 +244,9 @@ pub(super) fn add(t: &mut Templates) {
     }
     for name in ["slice", "mustSlice"] {
         t.add_func(name, 1, None, |_, a| {
-            let l = match &a[0] {
-                Value::Map(_)
-                | Value::Bool(_)
-                | Value::Int(_)
-                | Value::Float(_)
-                | Value::Str(_) => {
-                    return Err(format!(
-                        "list should be type of slice or array but {}",
-                        kind_name(&a[0])
-                    ));
-                }
-                v => want_list(v, "slice")?,
-            };
+            let l = list_arg(&a[0], |kind| {
+                format!("list should be type of slice or array but {kind}")
+            })?;
             // Sprig returns a nil interface{} for an empty list.
             if l.is_empty() {
                 return Ok(Value::Nil);
@@ -281,9 +280,7 @@ pub(super) fn add(t: &mut Templates) {
     for name in ["chunk", "mustChunk"] {
         t.add_func(name, 2, Some(2), |_, a| {
             let size = want_int(&a[0], "chunk")?;
-            // Sprig's wording differs for this one ("Cannot chunk type").
-            let l = want_list(&a[1], "chunk")
-                .map_err(|e| e.replace("Cannot chunk on type", "Cannot chunk type"))?;
+            let l = list_arg(&a[1], |kind| format!("Cannot chunk type {kind}"))?;
             chunk(size, &l)
         });
     }

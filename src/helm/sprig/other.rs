@@ -209,8 +209,6 @@ fn url_join(d: &BTreeMap<String, Value>) -> Result<String, String> {
     Ok(out)
 }
 
-/// A version as `semver` returns it: Masterminds' `*Version` has methods
-/// (`.Major`, `.Minor`...); here they are the keys of a map.
 /// What Sprig's `semver` returns: Masterminds' `*semver.Version`, which
 /// prints and encodes to JSON as its `String()` (`v1.2` is `1.2.0`), with
 /// the methods `Major`, `Minor`, `Patch`, `Prerelease`, `Metadata`,
@@ -252,6 +250,8 @@ impl Object for SemverVersion {
     }
 }
 
+/// A version as plain data (what functions that see no objects get): its
+/// methods' values under their names.
 fn version_value(v: &Version) -> Value {
     let mut m = BTreeMap::new();
     m.insert("Major".into(), Value::Int(v.major as i64));

@@ -617,11 +617,8 @@ pub(super) fn add(t: &mut Templates) {
             .iter()
             .filter(|v| !matches!(v, Value::Nil))
             .map(|v| match v {
-                Value::Object(o)
-                    if o.0.bytes().is_some_and(|b| std::str::from_utf8(b).is_err()) =>
-                {
-                    go_quote_bytes(o.0.bytes().unwrap_or_default())
-                }
+                // A Go string that is not UTF-8 quotes its bytes.
+                Value::Object(o) if let Some(b) = o.0.bytes() => go_quote_bytes(b),
                 v => go_quote(&strval(v)),
             })
             .collect();
