@@ -75,6 +75,27 @@ SOURCES = [
     ("external-secrets+external-secrets", "helm-chart-{v}", {"external-secrets"}),
     ("external-secrets+bitwarden-sdk-server", "v{v}", {"bitwarden-sdk-server"}),
     ("cloudnative-pg+charts", "{n}-v{v}", None),
+    ("kubernetes+ingress-nginx", "helm-chart-{v}", {"ingress-nginx"}),
+    ("kubernetes-sigs+descheduler", "descheduler-helm-chart-{v}", {"descheduler"}),
+    ("kubernetes-sigs+metrics-server", "metrics-server-helm-chart-{v}", {"metrics-server"}),
+    ("stakater+Reloader", "chart-{v}", {"reloader"}),
+    ("spegel-org+spegel", "{v}", {"spegel"}),
+    ("stefanprodan+podinfo", "{v}", {"podinfo"}),
+    ("kyverno+kyverno", "{n}-chart-{v}", {"kyverno", "kyverno-policies"}),
+    ("rook+rook", "{v}", {"rook-ceph", "rook-ceph-cluster"}),
+    ("ceph+ceph-csi-operator", "v{v}", {"ceph-csi-operator"}),
+    ("goauthentik+helm", "{n}-{v}", None),
+    ("dexidp+helm-charts", "{n}-{v}", {"dex"}),
+    ("kubernetes-sigs+node-feature-discovery", "v{v}", {"node-feature-discovery"}),
+    ("backube+volsync", "v{v}", {"volsync"}),
+    ("actions+actions-runner-controller", "gha-runner-scale-set-{v}",
+     {"gha-runner-scale-set", "gha-runner-scale-set-controller"}),
+    ("actions+actions-runner-controller", "{n}-{v}", {"actions-runner-controller"}),
+    ("postfinance+kubelet-csr-approver", "v{v}", {"kubelet-csr-approver"}),
+    ("piraeusdatastore+helm-charts", "{n}-{v}", None),
+    ("VictoriaMetrics+helm-charts", "{n}-{v}", None),
+    ("bitnami+charts", "{n}/{v}", None),
+    ("vectordotdev+helm-charts", "{n}-{v}", {"vector"}),
 ]
 # The charts a HelmRelease may name to become a case (the families the
 # differential covers); their dependencies may come from any source.
@@ -85,7 +106,12 @@ WANTED = {
     "prometheus-pushgateway", "prometheus-postgres-exporter", "prometheus-redis-exporter",
     "prometheus", "alertmanager", "grafana", "loki-stack", "promtail", "tempo-distributed",
     "cert-manager", "external-dns", "external-secrets", "cloudnative-pg", "cluster",
-    "plugin-barman-cloud",
+    "plugin-barman-cloud", "ingress-nginx", "descheduler", "metrics-server", "reloader",
+    "spegel", "podinfo", "kyverno", "kyverno-policies", "rook-ceph", "rook-ceph-cluster",
+    "authentik", "dex", "node-feature-discovery", "volsync", "gha-runner-scale-set",
+    "gha-runner-scale-set-controller", "actions-runner-controller", "kubelet-csr-approver",
+    "snapshot-controller", "victoria-metrics-k8s-stack", "victoria-metrics-operator",
+    "victoria-logs-single", "victoria-metrics-single", "thanos", "redis", "loki", "tempo",
 }
 SEMVER = re.compile(r"^v?(\d+)(?:\.(\d+))?(?:\.(\d+))?(?:-([0-9A-Za-z.-]+))?(?:\+[0-9A-Za-z.-]+)?$")
 
@@ -253,6 +279,10 @@ def extract(sources, mirror, tag, path, dest):
                 # `helm package` stores what a symbolic link points at:
                 # read it from the same tag (LICENSE -> ../../LICENSE).
                 target = os.path.normpath(os.path.join(os.path.dirname("/".join(parts)), m.linkname))
+                if git(g, "cat-file", "-t", f"{tag}:{target}").stdout.strip() == "tree":
+                    # A link to a directory (rook's charts/library): its files.
+                    extract(sources, mirror, tag, target, Path(dest) / m.name)
+                    continue
                 content = git(g, "show", f"{tag}:{target}", text=False)
                 if content.returncode == 0:
                     out = Path(dest) / m.name
@@ -300,6 +330,13 @@ def assemble(sources, name, constraint, dest, missing, depth=0):
             src = (dest / repo[len("file://"):]).resolve()
             if src.is_dir():
                 shutil.copytree(src, local)
+                continue
+            # A chart beside this one in the same source (rook's
+            # `file://../library`): taken from the same tag.
+            beside = os.path.normpath(os.path.join(path, repo[len("file://"):]))
+            if git(sources.gitdir(mirror), "cat-file", "-e", f"{tag}:{beside}/Chart.yaml").returncode == 0:
+                local.mkdir(parents=True)
+                extract(sources, mirror, tag, beside, local)
                 continue
         if depth > 4 or not assemble(sources, dname, dep.get("version"), local, missing, depth + 1):
             missing.append(f"{name}: dependency {dname} {dep.get('version')} ({repo}) not assembled")
