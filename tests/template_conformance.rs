@@ -22,14 +22,6 @@ use flate::template::{Templates, Value};
 /// tests check that these still differ, so a fix shows up here.
 const KNOWN_DIFFERENCES: &[(&str, &str)] = &[
     (
-        "402-helm-get-error",
-        "Go rejects an argument of the wrong type before the call, at the argument's position; flate reports it as an error of the call",
-    ),
-    (
-        "411-helm-ternary-error",
-        "Go rejects an argument of the wrong type before the call, at the argument's position; flate reports it as an error of the call",
-    ),
-    (
         "448-helm-kindof-numbers",
         "Sprig's integer arithmetic returns int64; flate's values have one integer type, int",
     ),

@@ -167,6 +167,10 @@ pub fn add_funcs_with(t: &mut Templates, opts: &sprig::Options) {
         Ok(Value::map(BTreeMap::new()))
     });
     t.add_func("toToml", 1, Some(1), |_, a| {
+        if a[0] == Value::Nil {
+            // Go's encoder asks a nil interface for its type: a panic.
+            return Err("reflect: call of reflect.Value.Type on zero Value".into());
+        }
         Ok(Value::Str(crate::helm::toml::to_toml(&a[0])))
     });
     t.add_func("fromToml", 1, Some(1), |_, a| {
@@ -246,6 +250,8 @@ pub fn add_funcs_with(t: &mut Templates, opts: &sprig::Options) {
             Err(e) => Value::List(vec![Value::Str(e)]),
         })
     });
+    let unknown = t.set_signatures(crate::helm::signatures::SIGNATURES);
+    debug_assert!(unknown.is_empty(), "{unknown:?}");
 }
 
 /// How Go's JSON decoder names a value's kind in its type errors.

@@ -7,6 +7,7 @@ pub mod chart;
 pub mod funcs;
 pub mod json;
 pub mod semver;
+pub mod signatures;
 pub mod sprig;
 pub mod toml;
 

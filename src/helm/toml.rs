@@ -65,11 +65,10 @@ fn inline(v: &Value) -> Result<String, String> {
         Value::Float(f) => float(*f),
         Value::Str(s) => quote(s),
         Value::List(l) => {
-            let parts: Result<Vec<String>, String> = l
-                .iter()
-                .filter(|e| !matches!(e, Value::Nil))
-                .map(inline)
-                .collect();
+            if l.iter().any(|e| matches!(e, Value::Nil)) {
+                return Err("toml: cannot encode array with nil element".into());
+            }
+            let parts: Result<Vec<String>, String> = l.iter().map(inline).collect();
             format!("[{}]", parts?.join(", "))
         }
         Value::Map(m) => {

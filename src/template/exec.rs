@@ -17,6 +17,88 @@ pub struct Func {
     pub keep_objects: bool,
     #[allow(clippy::type_complexity)]
     pub f: Arc<dyn Fn(&Exec, &[Value]) -> Result<Value, String> + Send + Sync>,
+    /// The Go function's parameter types, which Go checks (and converts
+    /// constants to) before the call; `None`: every argument is taken.
+    pub sig: Option<&'static Sig>,
+}
+
+/// A Go parameter type as `text/template` checks an argument against it
+/// before a call (Go's `evalArg` and `validateType`).
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum GoType {
+    /// `interface {}` (and types flate does not check, such as
+    /// `time.Time` or Sprig's certificate struct).
+    Any,
+    String,
+    Int,
+    Uint32,
+    Float64,
+    Bool,
+    /// `map[string]interface {}` (Helm's `Values` types are assignable).
+    Map,
+    /// `[]interface {}`.
+    List,
+}
+
+impl GoType {
+    /// The type as Go's messages spell it.
+    pub fn go_name(self) -> &'static str {
+        match self {
+            GoType::Any => "interface {}",
+            GoType::String => "string",
+            GoType::Int => "int",
+            GoType::Uint32 => "uint32",
+            GoType::Float64 => "float64",
+            GoType::Bool => "bool",
+            GoType::Map => "map[string]interface {}",
+            GoType::List => "[]interface {}",
+        }
+    }
+
+    /// Whether Go's nil converts to the type (its zero value is nil).
+    fn nilable(self) -> bool {
+        matches!(self, GoType::Any | GoType::Map | GoType::List)
+    }
+
+    /// Whether a value (not nil) is assignable to the type. flate's values
+    /// have one integer type, so `int` takes Sprig's `int64` results too.
+    fn accepts(self, v: &Value) -> bool {
+        match (self, v) {
+            (GoType::Any, _)
+            | (GoType::String, Value::Str(_))
+            | (GoType::Int, Value::Int(_))
+            | (GoType::Float64, Value::Float(_))
+            | (GoType::Bool, Value::Bool(_))
+            | (GoType::List, Value::List(_)) => true,
+            (GoType::Map, Value::Map(m)) => !matches!(m.type_name(), "map[string]string"),
+            (GoType::String, Value::Object(o)) => o.0.type_name() == "string",
+            (GoType::Map, Value::Object(o)) => matches!(
+                o.0.type_name(),
+                "map[string]interface {}" | super::value::HELM_VALUES_TYPE
+            ),
+            (GoType::List, Value::Object(o)) => o.0.type_name() == "[]interface {}",
+            _ => false,
+        }
+    }
+}
+
+/// A Go function's parameters: the fixed ones, then the element type of a
+/// variadic last one.
+#[derive(Debug)]
+pub struct Sig {
+    pub fixed: &'static [GoType],
+    pub variadic: Option<GoType>,
+}
+
+impl Sig {
+    /// The type of the `i`th argument.
+    fn param(&self, i: usize) -> GoType {
+        self.fixed
+            .get(i)
+            .copied()
+            .or(self.variadic)
+            .unwrap_or(GoType::Any)
+    }
 }
 
 /// The functions that see an object (`.Capabilities`, `.Files`, what
@@ -694,6 +776,104 @@ impl<'a, 'e> State<'a, 'e> {
         }
     }
 
+    /// An argument for a parameter of type `ty`, as Go's `evalArg`
+    /// evaluates it: a constant must fit the type (and an integral
+    /// number becomes an `int`), another value must be assignable to it.
+    #[inline(never)]
+    fn eval_typed_arg(&mut self, dot: &Value, arg: &'a Arg, ty: GoType) -> R<Value> {
+        self.at = At::Arg(arg);
+        let src = self.src();
+        let found = match arg {
+            Arg::Field { .. } | Arg::Chain { .. } => {
+                let v = self.eval_arg(dot, arg)?;
+                return self.validate(v, ty, true);
+            }
+            Arg::Var { fields, .. } => {
+                let from_map = !fields.is_empty();
+                let v = self.eval_arg(dot, arg)?;
+                return self.validate(v, ty, from_map);
+            }
+            Arg::Dot(_) | Arg::Pipe(_) | Arg::Ident { .. } => {
+                let v = self.eval_arg(dot, arg)?;
+                return self.validate(v, ty, false);
+            }
+            Arg::Nil(_) => {
+                if ty.nilable() {
+                    return Ok(Value::Nil);
+                }
+                return Err(self.err(format!("cannot assign nil to {}", ty.go_name())));
+            }
+            Arg::Bool(_, b) => {
+                if ty == GoType::Bool {
+                    return Ok(Value::Bool(*b));
+                }
+                if *b { "true" } else { "false" }
+            }
+            Arg::Number { text, value, .. } => {
+                let int = match value {
+                    Value::Int(i) => Some(*i),
+                    // Go's integral constants (`1e3`, `2.0`) are integers too.
+                    Value::Float(f) if f.fract() == 0.0 && f.abs() < 9.2e18 => Some(*f as i64),
+                    _ => None,
+                };
+                match (ty, int) {
+                    (GoType::Int, Some(i)) => return Ok(Value::Int(i)),
+                    (GoType::Uint32, Some(i)) if (0..=u32::MAX as i64).contains(&i) => {
+                        return Ok(Value::Int(i));
+                    }
+                    (GoType::Float64, _) => {
+                        return Ok(match value {
+                            Value::Int(i) => Value::Float(*i as f64),
+                            v => v.clone(),
+                        });
+                    }
+                    _ => text.of(src),
+                }
+            }
+            Arg::Str {
+                quoted, unquoted, ..
+            } => {
+                if ty == GoType::String {
+                    return Ok(Value::Str(str_literal(src, *quoted, unquoted).to_string()));
+                }
+                quoted.of(src)
+            }
+        };
+        let msg = match ty {
+            GoType::Bool => format!("expected bool; found {found}"),
+            GoType::String => format!("expected string; found {found}"),
+            GoType::Int => format!("expected integer; found {found}"),
+            GoType::Uint32 => format!("expected unsigned integer; found {found}"),
+            GoType::Float64 => format!("expected float; found {found}"),
+            GoType::Any | GoType::Map | GoType::List => {
+                format!("can't handle {found} for arg of type {}", ty.go_name())
+            }
+        };
+        Err(self.err(msg))
+    }
+
+    /// Go's `validateType`: `v` for a parameter of type `ty`. A missing
+    /// value read from a map is Go's zero `interface {}` (a wrong type for
+    /// any other type); one from a variable or pipeline is no value at all
+    /// (the zero value of a type that can be nil).
+    fn validate(&mut self, v: Value, ty: GoType, from_map: bool) -> R<Value> {
+        if !matches!(v, Value::Nil) && ty.accepts(&v) {
+            return Ok(v);
+        }
+        let got = match &v {
+            Value::Nil if from_map => "interface {}",
+            Value::Nil if ty.nilable() => return Ok(v),
+            Value::Nil => {
+                return Err(self.err(format!("invalid value; expected {}", ty.go_name())));
+            }
+            v => v.type_name(),
+        };
+        Err(self.err(format!(
+            "wrong type for value; expected {}; got {got}",
+            ty.go_name()
+        )))
+    }
+
     fn eval_function(
         &mut self,
         dot: &Value,
@@ -735,11 +915,33 @@ impl<'a, 'e> State<'a, 'e> {
             return Ok(last);
         }
         let mut vals = Vec::with_capacity(nargs);
-        for a in args {
-            vals.push(self.eval_arg(dot, a)?);
-        }
-        if let Some(f) = fin {
-            vals.push(f);
+        match func.sig {
+            None => {
+                for a in args {
+                    vals.push(self.eval_arg(dot, a)?);
+                }
+                if let Some(f) = fin {
+                    vals.push(f);
+                }
+            }
+            Some(sig) => {
+                for (i, a) in args.iter().enumerate() {
+                    let v = match sig.param(i) {
+                        GoType::Any => self.eval_arg(dot, a)?,
+                        ty => self.eval_typed_arg(dot, a, ty)?,
+                    };
+                    vals.push(v);
+                }
+                if let Some(f) = fin {
+                    // Go checks the piped value where the last argument
+                    // left its position.
+                    let v = match sig.param(args.len()) {
+                        GoType::Any => f,
+                        ty => self.validate(f, ty, false)?,
+                    };
+                    vals.push(v);
+                }
+            }
         }
         if !func.keep_objects {
             for v in vals.iter_mut() {

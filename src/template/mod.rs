@@ -18,7 +18,7 @@ type HashMap<K, V> = foldhash::HashMap<K, V>;
 use std::fmt;
 use std::sync::Arc;
 
-pub use exec::{Exec, Func};
+pub use exec::{Exec, Func, GoType, Sig};
 pub use value::{Json, MAX_VALUE_DEPTH, Map, Object, Value};
 
 /// A parse or execution error, printed the way Go prints it.
@@ -174,8 +174,27 @@ impl Templates {
                 max_args,
                 keep_objects: exec::keeps_objects(name),
                 f: Arc::new(f),
+                sig: None,
             },
         );
+    }
+
+    /// Gives the functions named in `sigs` their Go parameter types, which
+    /// the executor then checks arguments against before calls, as Go
+    /// does. Returns the names that are no function of the set.
+    pub fn set_signatures(
+        &mut self,
+        sigs: &[(&'static str, &'static exec::Sig)],
+    ) -> Vec<&'static str> {
+        let funcs = Arc::make_mut(&mut self.funcs);
+        let mut unknown = Vec::new();
+        for (name, sig) in sigs {
+            match funcs.get_mut(*name) {
+                Some(f) => f.sig = Some(sig),
+                None => unknown.push(*name),
+            }
+        }
+        unknown
     }
 
     /// Parses `text` as the template `name`; the templates it defines

@@ -2,7 +2,7 @@
 
 use std::collections::BTreeMap;
 
-use super::{empty, strval, want_int, want_map, want_str};
+use super::{dict_arg, empty, strval, want_int, want_map, want_str};
 use crate::template::{Map, Templates, Value};
 
 /// Go's `reflect.Kind` name of a value (`kindOf`).
@@ -133,10 +133,10 @@ fn merge_at(dst: &Map, src: &Map, overwrite: bool, depth: usize) {
     }
 }
 
-fn map_list(v: &Value) -> Result<Vec<&Map>, String> {
+fn map_list(v: &Value) -> Result<Vec<Map>, String> {
     match v {
-        Value::Map(m) => Ok(vec![m]),
-        other => want_map(other, "").map(|m| vec![m]),
+        Value::Map(m) => Ok(vec![m.clone()]),
+        other => dict_arg(other, "").map(|m| vec![m]),
     }
 }
 
@@ -293,30 +293,34 @@ pub(super) fn add(t: &mut Templates) {
         Ok(Value::map(m))
     });
     t.add_func("get", 2, Some(2), |_, a| {
-        let m = want_map(&a[0], "get")?;
+        let m = dict_arg(&a[0], "get")?;
         let k = want_str(&a[1], "get")?;
         Ok(m.get(k).unwrap_or(Value::Str(String::new())))
     });
     // `set` and `unset` change the map itself and return it.
     t.add_func("set", 3, Some(3), |_, a| {
+        if a[0] == Value::Nil {
+            // Go panics on an assignment to a nil map.
+            return Err("assignment to entry in nil map".into());
+        }
         let m = want_map(&a[0], "set")?;
         m.insert(want_str(&a[1], "set")?, a[2].clone());
         Ok(Value::Map(m.as_plain()))
     });
     t.add_func("unset", 2, Some(2), |_, a| {
-        let m = want_map(&a[0], "unset")?;
+        let m = dict_arg(&a[0], "unset")?;
         m.remove(want_str(&a[1], "unset")?);
         Ok(Value::Map(m.as_plain()))
     });
     t.add_func("hasKey", 2, Some(2), |_, a| {
-        let m = want_map(&a[0], "hasKey")?;
+        let m = dict_arg(&a[0], "hasKey")?;
         Ok(Value::Bool(m.contains_key(want_str(&a[1], "hasKey")?)))
     });
     t.add_func("pluck", 1, None, |_, a| {
         let k = want_str(&a[0], "pluck")?;
         let mut out = Vec::new();
         for d in &a[1..] {
-            if let Some(v) = want_map(d, "pluck")?.get(k) {
+            if let Some(v) = dict_arg(d, "pluck")?.get(k) {
                 out.push(v);
             }
         }
@@ -337,7 +341,7 @@ pub(super) fn add(t: &mut Templates) {
     });
     t.add_func("values", 1, Some(1), |_, a| {
         Ok(Value::List(
-            want_map(&a[0], "values")?
+            dict_arg(&a[0], "values")?
                 .read()
                 .values()
                 .cloned()
@@ -345,7 +349,7 @@ pub(super) fn add(t: &mut Templates) {
         ))
     });
     t.add_func("pick", 1, None, |_, a| {
-        let m = want_map(&a[0], "pick")?;
+        let m = dict_arg(&a[0], "pick")?;
         let mut out = BTreeMap::new();
         for k in &a[1..] {
             let k = want_str(k, "pick")?;
@@ -356,7 +360,7 @@ pub(super) fn add(t: &mut Templates) {
         Ok(Value::map(out))
     });
     t.add_func("omit", 1, None, |_, a| {
-        let mut m = want_map(&a[0], "omit")?.to_btree();
+        let mut m = dict_arg(&a[0], "omit")?.to_btree();
         for k in &a[1..] {
             m.remove(want_str(k, "omit")?);
         }
@@ -369,9 +373,9 @@ pub(super) fn add(t: &mut Templates) {
         ("mustMergeOverwrite", true),
     ] {
         t.add_func(name, 1, None, move |_, a| {
-            let dst = want_map(&a[0], name)?;
+            let dst = dict_arg(&a[0], name)?;
             for src in &a[1..] {
-                merge_into(dst, want_map(src, name)?, overwrite);
+                merge_into(&dst, &dict_arg(src, name)?, overwrite);
             }
             Ok(Value::Map(dst.as_plain()))
         });

@@ -87,6 +87,16 @@ pub fn want_map<'a>(v: &'a Value, _func: &str) -> Result<&'a crate::template::Ma
     }
 }
 
+/// A `map[string]interface {}` parameter of a dictionary function, where
+/// no value is Go's nil map: empty (Go reads and deletes in a nil map;
+/// only `set` fails on one).
+pub fn dict_arg(v: &Value, func: &str) -> Result<crate::template::Map, String> {
+    match v {
+        Value::Nil => Ok(crate::template::Map::new(Default::default())),
+        v => want_map(v, func).cloned(),
+    }
+}
+
 /// A `bool` parameter.
 pub fn want_bool(v: &Value) -> Result<bool, String> {
     match v {

@@ -6,7 +6,7 @@ use std::collections::BTreeMap;
 use base64::Engine as _;
 
 use super::lists::kind_name;
-use super::{Rng, empty, want_bool, want_map, want_str};
+use super::{Rng, dict_arg, empty, want_bool, want_str};
 use crate::helm::semver::{Constraint, Version};
 use crate::template::value::{Json, Object};
 use crate::template::{Templates, Value};
@@ -346,7 +346,7 @@ pub(super) fn add(t: &mut Templates) {
         Ok(Value::map(url_parse(want_str(&a[0], "urlParse")?)))
     });
     t.add_func("urlJoin", 1, Some(1), |_, a| {
-        url_join(&want_map(&a[0], "urlJoin")?.read()).map(Value::Str)
+        url_join(&dict_arg(&a[0], "urlJoin")?.read()).map(Value::Str)
     });
     t.add_func("semver", 1, Some(1), |_, a| {
         Version::parse(want_str(&a[0], "semver")?).map(|v| Value::object(SemverVersion(v)))
