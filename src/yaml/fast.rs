@@ -325,7 +325,7 @@ fn split_key(rest: &str, schema: Schema) -> Option<(String, &str)> {
         }
         return Some((key, after));
     }
-    let colon = rest.find(':')?;
+    let colon = rest.bytes().position(|c| c == b':')?;
     let key = &rest[..colon];
     if key.len() > MAX_KEY_BYTES
         || key == "<<"
