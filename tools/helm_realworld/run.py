@@ -96,6 +96,14 @@ SOURCES = [
     ("VictoriaMetrics+helm-charts", "{n}-{v}", None),
     ("bitnami+charts", "{n}/{v}", None),
     ("vectordotdev+helm-charts", "{n}-{v}", {"vector"}),
+    ("controlplaneio-fluxcd+charts", "v{v}", {"flux-operator", "flux-instance"}),
+    ("coredns+helm", "{n}-{v}", {"coredns"}),
+    ("envoyproxy+gateway", "v{v}", {"gateway-helm"}),
+    ("grafana+grafana-operator", "v{v}", {"grafana-operator"}),
+    ("1Password+connect-helm-charts", "{n}-{v}", None),
+    ("openebs+openebs", "v{v}", {"openebs"}),
+    ("dragonflydb+dragonfly-operator", "v{v}", {"dragonfly-operator"}),
+    ("traefik+traefik-helm-chart", "v{v}", {"traefik"}),
 ]
 # The charts a HelmRelease may name to become a case (the families the
 # differential covers); their dependencies may come from any source.
@@ -112,6 +120,8 @@ WANTED = {
     "gha-runner-scale-set-controller", "actions-runner-controller", "kubelet-csr-approver",
     "snapshot-controller", "victoria-metrics-k8s-stack", "victoria-metrics-operator",
     "victoria-logs-single", "victoria-metrics-single", "thanos", "redis", "loki", "tempo",
+    "flux-operator", "flux-instance", "coredns", "gateway-helm", "grafana-operator", "connect",
+    "openebs", "dragonfly-operator", "traefik",
 }
 SEMVER = re.compile(r"^v?(\d+)(?:\.(\d+))?(?:\.(\d+))?(?:-([0-9A-Za-z.-]+))?(?:\+[0-9A-Za-z.-]+)?$")
 
