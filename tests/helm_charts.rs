@@ -236,3 +236,49 @@ fn output_dir_matches_live_helm() {
     assert_eq!(results[1].0, results[0].0, "standard output");
     assert_eq!(results[1].1, results[0].1, "written files");
 }
+
+/// `now` and the certificates' validity read one instant per process, and
+/// `SOURCE_DATE_EPOCH` fixes that instant across runs.
+#[test]
+fn clock_is_read_once_and_source_date_epoch_fixes_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let chart = dir.path().join("c");
+    std::fs::create_dir_all(chart.join("templates")).unwrap();
+    std::fs::write(
+        chart.join("Chart.yaml"),
+        "apiVersion: v2\nname: c\nversion: 0.1.0\n",
+    )
+    .unwrap();
+    std::fs::write(
+        chart.join("templates/t.yaml"),
+        "a: {{ now | date \"2006-01-02T15:04:05.000000000Z07:00\" | quote }}\n\
+         b: {{ now | date \"2006-01-02T15:04:05.000000000Z07:00\" | quote }}\n\
+         c: {{ (genCA \"x\" 3).Cert | sha256sum }}\n",
+    )
+    .unwrap();
+    let run = |epoch: Option<&str>| {
+        let mut c = Command::new(env!("CARGO_BIN_EXE_flate"));
+        c.args(["helm", "template", "c"])
+            .current_dir(dir.path())
+            .env("TZ", "UTC");
+        match epoch {
+            Some(e) => c.env("SOURCE_DATE_EPOCH", e),
+            None => c.env_remove("SOURCE_DATE_EPOCH"),
+        };
+        let o = c.output().unwrap();
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+        String::from_utf8(o.stdout).unwrap()
+    };
+    let field = |out: &str, k: &str| {
+        out.lines()
+            .find_map(|l| l.strip_prefix(&format!("{k}: ")))
+            .unwrap()
+            .to_string()
+    };
+    let live = run(None);
+    assert_eq!(field(&live, "a"), field(&live, "b"), "{live}");
+    let fixed = run(Some("1700000000"));
+    assert_eq!(field(&fixed, "a"), "\"2023-11-14T22:13:20.000000000Z\"");
+    std::thread::sleep(std::time::Duration::from_millis(1100));
+    assert_eq!(run(Some("1700000000")), fixed);
+}

@@ -19,9 +19,26 @@ use crate::template::{Templates, Value};
 /// seconds and nanoseconds) for reproducible output.
 #[derive(Clone, Copy, Debug, Default)]
 pub enum Clock {
+    /// The time this process first read: every render of one run (both
+    /// sides of a diff) sees the same instant, so certificates made in
+    /// different seconds do not show as changes. `SOURCE_DATE_EPOCH`
+    /// (Unix seconds, the reproducible-builds convention) fixes it
+    /// across runs.
     #[default]
     System,
     Fixed(i64, u32),
+}
+
+/// The instant [`Clock::System`] reads, taken once per process.
+fn process_now() -> Timestamp {
+    static NOW: std::sync::OnceLock<Timestamp> = std::sync::OnceLock::new();
+    *NOW.get_or_init(|| {
+        std::env::var("SOURCE_DATE_EPOCH")
+            .ok()
+            .and_then(|s| s.trim().parse::<i64>().ok())
+            .and_then(|s| Timestamp::from_second(s).ok())
+            .unwrap_or_else(Timestamp::now)
+    })
 }
 
 impl Clock {
@@ -32,7 +49,7 @@ impl Clock {
 
     pub(crate) fn now(self) -> Timestamp {
         match self {
-            Clock::System => Timestamp::now(),
+            Clock::System => process_now(),
             Clock::Fixed(s, n) => Timestamp::new(s, n as i32).unwrap_or(Timestamp::UNIX_EPOCH),
         }
     }
