@@ -281,4 +281,16 @@ fn clock_is_read_once_and_source_date_epoch_fixes_it() {
     assert_eq!(field(&fixed, "a"), "\"2023-11-14T22:13:20.000000000Z\"");
     std::thread::sleep(std::time::Duration::from_millis(1100));
     assert_eq!(run(Some("1700000000")), fixed);
+    let bad = Command::new(env!("CARGO_BIN_EXE_flate"))
+        .args(["helm", "template", "c"])
+        .current_dir(dir.path())
+        .env("SOURCE_DATE_EPOCH", "yesterday")
+        .output()
+        .unwrap();
+    assert_eq!(bad.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&bad.stderr);
+    assert!(
+        err.contains("SOURCE_DATE_EPOCH=yesterday is not a whole number of seconds"),
+        "{err}"
+    );
 }

@@ -23,7 +23,7 @@ pub enum Clock {
     /// sides of a diff) sees the same instant, so certificates made in
     /// different seconds do not show as changes. `SOURCE_DATE_EPOCH`
     /// (Unix seconds, the reproducible-builds convention) fixes it
-    /// across runs.
+    /// across runs (the command line refuses a malformed one).
     #[default]
     System,
     Fixed(i64, u32),
