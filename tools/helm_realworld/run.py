@@ -104,6 +104,9 @@ SOURCES = [
     ("openebs+openebs", "v{v}", {"openebs"}),
     ("dragonflydb+dragonfly-operator", "v{v}", {"dragonfly-operator"}),
     ("traefik+traefik-helm-chart", "v{v}", {"traefik"}),
+    # Tags that do not name the chart's version: each tag's Chart.yaml
+    # under the given directory says it.
+    ("minio+minio", "@chart:helm/minio", {"minio"}),
 ]
 # The charts a HelmRelease may name to become a case (the families the
 # differential covers); their dependencies may come from any source.
@@ -251,6 +254,9 @@ class Sources:
         for mirror, pat, names in SOURCES:
             if names is not None and name not in names:
                 continue
+            if pat.startswith("@chart:"):
+                out.extend(self.chart_versions(mirror, pat[len("@chart:"):], name))
+                continue
             prefix, _, suffix = pat.replace("{n}", name).partition("{v}")
             for t in self.tags[mirror]:
                 if t.startswith(prefix) and t.endswith(suffix) and len(t) > len(prefix) + len(suffix):
@@ -259,6 +265,24 @@ class Sources:
                         out.append((v, mirror, t))
         out.sort(key=lambda x: vkey(x[0]), reverse=True)
         return out
+
+    def chart_versions(self, mirror, path, name):
+        """[(version, mirror, tag)] from the Chart.yaml at PATH of every tag
+        (the newest tag of each version)."""
+        g = self.gitdir(mirror)
+        found = {}
+        for t in sorted(self.tags[mirror]):
+            r = git(g, "show", f"{t}:{path}/Chart.yaml")
+            if r.returncode != 0:
+                continue
+            try:
+                doc = yaml.safe_load(r.stdout) or {}
+            except yaml.YAMLError:
+                continue
+            v = parse_version(str(doc.get("version", ""))) if doc.get("name") == name else None
+            if v:
+                found[v] = t
+        return [(v, mirror, t) for v, t in found.items()]
 
     def resolve(self, name, constraint):
         """The highest (version, mirror, tag, path) satisfying constraint."""
