@@ -4,11 +4,22 @@ compare what they print."""
 import base64
 import concurrent.futures as cf
 import os
+import random
 import re
 import subprocess
+import sys
 import tempfile
 
 CHART_YAML = "apiVersion: v2\nname: c\nversion: 0.1.0\n"
+
+
+def arguments():
+    """The scripts' command line, FLATE HELM [COUNT] [SEED]: (flate, helm,
+    count, a generator seeded with SEED)."""
+    flate, helm = sys.argv[1], sys.argv[2]
+    count = int(sys.argv[3]) if len(sys.argv) > 3 else 500
+    seed = int(sys.argv[4]) if len(sys.argv) > 4 else 1
+    return flate, helm, count, random.Random(seed)
 
 
 def render(binary, is_helm, chart):

@@ -17,7 +17,6 @@ Usage: tools/sprig_differential.py FLATE HELM [COUNT] [SEED]
 Prints one line per differing call and a summary.
 """
 import os
-import random
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
@@ -128,10 +127,7 @@ def template(expr):
 
 
 def main():
-    flate, helm = sys.argv[1], sys.argv[2]
-    count = int(sys.argv[3]) if len(sys.argv) > 3 else 500
-    seed = int(sys.argv[4]) if len(sys.argv) > 4 else 1
-    rng = random.Random(seed)
+    flate, helm, count, rng = helm_differential.arguments()
     exprs = sorted({call(rng) for _ in range(count)})
     helm_differential.compare(flate, helm, exprs, template, VALUES, noun="calls")
 

@@ -197,17 +197,10 @@ pub fn run(cli: Cli) -> i32 {
     diag::set_verbosity(cli.global.quiet, cli.global.verbose);
     // The clock of every render (see flate::helm::sprig::dates::Clock):
     // a malformed value fails the run, as the convention asks.
-    if let Some(v) = std::env::var_os("SOURCE_DATE_EPOCH")
-        && v.to_str()
-            .and_then(|s| s.trim().parse::<i64>().ok())
-            .is_none()
-    {
-        return diag::Diag::error(format!(
-            "SOURCE_DATE_EPOCH={} is not a whole number of seconds since 1970-01-01 UTC",
-            v.to_string_lossy()
-        ))
-        .help("set it to Unix seconds (e.g. `git log -1 --format=%ct`) or unset it")
-        .fail();
+    if let Err(e) = flate::helm::sprig::dates::source_date_epoch() {
+        return diag::Diag::error(e)
+            .help("set it to Unix seconds (e.g. `git log -1 --format=%ct`) or unset it")
+            .fail();
     }
     if !matches!(cli.command, Command::Quick(Quick::Helm { .. })) {
         pages::huge_pages(true);

@@ -167,11 +167,7 @@ pub fn add_funcs_with(t: &mut Templates, opts: &sprig::Options) {
         Ok(Value::map(BTreeMap::new()))
     });
     t.add_func("toToml", 1, Some(1), |_, a| {
-        if a[0] == Value::Nil {
-            // Go's encoder asks a nil interface for its type: a panic.
-            return Err("reflect: call of reflect.Value.Type on zero Value".into());
-        }
-        Ok(Value::Str(crate::helm::toml::to_toml(&a[0])))
+        crate::helm::toml::to_toml(&a[0]).map(Value::Str)
     });
     t.add_func("fromToml", 1, Some(1), |_, a| {
         Ok(crate::helm::toml::from_toml(want_str(&a[0], "fromToml")?))

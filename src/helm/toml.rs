@@ -155,17 +155,22 @@ impl Enc {
     }
 }
 
-/// Helm's `toToml`: the TOML text, or the encoder's error message.
-pub fn to_toml(v: &Value) -> String {
-    let Value::Map(m) = v else {
+/// Helm's `toToml`: the TOML text, or the encoder's error message (both are
+/// what Helm prints); `Err` for nil, on which Go's call itself fails.
+pub fn to_toml(v: &Value) -> Result<String, String> {
+    let m = match v {
+        Value::Map(m) => m,
+        // Go's encoder asks a nil interface for its type: a panic, so the
+        // call fails (the encoder's own errors are Helm's output).
+        Value::Nil => return Err("reflect: call of reflect.Value.Type on zero Value".into()),
         // A value that is no table is written inline.
-        return inline(v).unwrap_or_else(|e| e);
+        v => return Ok(inline(v).unwrap_or_else(|e| e)),
     };
     let mut enc = Enc { out: String::new() };
-    match enc.map(&[], &m.read()) {
+    Ok(match enc.map(&[], &m.read()) {
         Ok(()) => enc.out,
         Err(e) => e,
-    }
+    })
 }
 
 fn from_toml_value(v: ::toml::Value) -> Value {
@@ -211,6 +216,6 @@ mod tests {
             ),
             ("a".to_string(), Value::Int(1)),
         ]));
-        assert_eq!(to_toml(&v), "a = 1\nb = \"x\"\n\n[t]\n  c = 2.0\n");
+        assert_eq!(to_toml(&v).unwrap(), "a = 1\nb = \"x\"\n\n[t]\n  c = 2.0\n");
     }
 }

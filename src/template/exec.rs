@@ -805,7 +805,7 @@ impl<'a, 'e> State<'a, 'e> {
             }
             Arg::Bool(_, b) => {
                 if ty == GoType::Bool {
-                    return Ok(Value::Bool(*b));
+                    return self.eval_arg(dot, arg);
                 }
                 if *b { "true" } else { "false" }
             }
@@ -830,11 +830,9 @@ impl<'a, 'e> State<'a, 'e> {
                     _ => text.of(src),
                 }
             }
-            Arg::Str {
-                quoted, unquoted, ..
-            } => {
+            Arg::Str { quoted, .. } => {
                 if ty == GoType::String {
-                    return Ok(Value::Str(str_literal(src, *quoted, unquoted).to_string()));
+                    return self.eval_arg(dot, arg);
                 }
                 quoted.of(src)
             }

@@ -29,14 +29,33 @@ pub enum Clock {
     Fixed(i64, u32),
 }
 
-/// The instant [`Clock::System`] reads, taken once per process.
+/// The instant `SOURCE_DATE_EPOCH` names: `Ok(None)` when it is not set,
+/// an error naming the value when it is no whole number of seconds (or
+/// lies outside the times a timestamp holds).
+pub fn source_date_epoch() -> Result<Option<Timestamp>, String> {
+    let Some(v) = std::env::var_os("SOURCE_DATE_EPOCH") else {
+        return Ok(None);
+    };
+    v.to_str()
+        .and_then(|s| s.trim().parse::<i64>().ok())
+        .and_then(|s| Timestamp::from_second(s).ok())
+        .map(Some)
+        .ok_or_else(|| {
+            format!(
+                "SOURCE_DATE_EPOCH={} is not a whole number of seconds since 1970-01-01 UTC (years -9999 to 9999)",
+                v.to_string_lossy()
+            )
+        })
+}
+
+/// The instant [`Clock::System`] reads, taken once per process (the
+/// command line has refused a malformed `SOURCE_DATE_EPOCH` already).
 fn process_now() -> Timestamp {
     static NOW: std::sync::OnceLock<Timestamp> = std::sync::OnceLock::new();
     *NOW.get_or_init(|| {
-        std::env::var("SOURCE_DATE_EPOCH")
+        source_date_epoch()
             .ok()
-            .and_then(|s| s.trim().parse::<i64>().ok())
-            .and_then(|s| Timestamp::from_second(s).ok())
+            .flatten()
             .unwrap_or_else(Timestamp::now)
     })
 }
