@@ -57,14 +57,35 @@ fn small_primes() -> &'static [u32] {
     })
 }
 
-/// Miller-Rabin with 20 random bases (`n` odd, above every small prime).
+/// How many Miller-Rabin rounds a random candidate of `bits` bits gets:
+/// the counts of FIPS 186-5 (Appendix B.3.1, for candidates drawn at
+/// random, not chosen by an adversary), which Go's RSA key generation
+/// uses since Go 1.24 (Helm v4.1.4 is built with Go 1.25): 5 rounds for
+/// the 1024-bit primes of a 2048-bit key, 4 for the 2048-bit primes of a
+/// 4096-bit one. (Go's `math/big` `ProbablyPrime(20)`, which Go's RSA
+/// keys used before, ran 20.)
+fn miller_rabin_rounds(bits: u64) -> u32 {
+    match bits {
+        3747.. => 3,
+        1345.. => 4,
+        476.. => 5,
+        400.. => 6,
+        347.. => 7,
+        308.. => 8,
+        55.. => 27,
+        _ => 34,
+    }
+}
+
+/// Miller-Rabin with random bases, as many as [`miller_rabin_rounds`]
+/// says (`n` odd, above every small prime).
 fn probably_prime(n: &BigUint, rng: &Rng) -> bool {
     let one = big(1);
     let n1 = n - &one;
     // n - 1 = d * 2^s, d odd.
     let s = n1.trailing_zeros().unwrap_or(0);
     let d = &n1 >> s;
-    'witness: for _ in 0..20 {
+    'witness: for _ in 0..miller_rabin_rounds(n.bits()) {
         let a = random_bits(rng, n.bits() as usize - 1) + 2u32;
         let mut x = a.modpow(&d, n);
         if x == one || x == n1 {
@@ -1496,6 +1517,41 @@ mod tests {
             assert_eq!(p.bits() as usize, bits);
             assert!(small_primes().iter().all(|&s| &p % s != big(0)));
         }
+    }
+
+    #[test]
+    fn miller_rabin_rounds_follow_fips_186_5() {
+        // The counts Go's crypto/rsa (1.24 and later) runs, by the
+        // candidate's size.
+        let table = [
+            (4096, 3),
+            (3747, 3),
+            (3746, 4),
+            (2048, 4),
+            (1345, 4),
+            (1344, 5),
+            (1024, 5),
+            (476, 5),
+            (475, 6),
+            (400, 6),
+            (399, 7),
+            (347, 7),
+            (346, 8),
+            (308, 8),
+            (307, 27),
+            (55, 27),
+            (54, 34),
+        ];
+        for (bits, rounds) in table {
+            assert_eq!(miller_rabin_rounds(bits), rounds, "{bits} bits");
+        }
+        // Fewer rounds still tell a product of two primes from a prime.
+        let rng = Rng::new(5);
+        let p = random_prime(&rng, 512);
+        let q = random_prime(&rng, 512);
+        assert!(probably_prime(&p, &rng) && probably_prime(&q, &rng));
+        assert!(!probably_prime(&(&p * &q), &rng));
+        assert!(!probably_prime(&(&p * big(65_537)), &rng));
     }
 
     #[test]
