@@ -223,7 +223,9 @@ pub fn add_funcs_with(t: &mut Templates, opts: &sprig::Options) {
         let text = want_str(&a[0], "fromJson")?;
         Ok(match json::decode(text) {
             Ok(Value::Map(m)) => Value::Map(m),
-            Ok(Value::Nil) => Value::map(BTreeMap::new()),
+            // Go's decoder sets the map to nil for `null` (`fromYaml`
+            // decodes through a converter that keeps it an empty map).
+            Ok(Value::Nil) => Value::Map(crate::template::Map::nil()),
             Ok(other) => error_map(format!(
                 "json: cannot unmarshal {} into Go value of type map[string]interface {{}}",
                 json_kind(&other)
@@ -238,7 +240,7 @@ pub fn add_funcs_with(t: &mut Templates, opts: &sprig::Options) {
         let text = want_str(&a[0], "fromJsonArray")?;
         Ok(match json::decode(text) {
             Ok(Value::List(l)) => Value::List(l),
-            Ok(Value::Nil) => Value::List(Vec::new()),
+            Ok(Value::Nil) => Value::nil_slice("[]interface {}"),
             Ok(other) => Value::List(vec![Value::Str(format!(
                 "json: cannot unmarshal {} into Go value of type []interface {{}}",
                 json_kind(&other)

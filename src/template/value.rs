@@ -94,8 +94,10 @@ impl PartialEq for Obj {
 /// `map[string]interface {}` reject (Sprig's `dig`).
 ///
 /// A handle may also be a `map[string]string` of Helm's chart metadata
-/// (`.Chart.Annotations`), which Go keeps nil when the chart has none: a
-/// nil map reads as an empty one, but Go's JSON encoder writes it `null`.
+/// (`.Chart.Annotations`), which Go keeps nil when the chart has none, or a
+/// nil `map[string]interface {}` (what `fromJson "null"` gives): a nil map
+/// reads as an empty one, but Go's JSON encoder writes it `null`, and
+/// `%#v` names it nil.
 #[derive(Clone, Default)]
 pub struct Map {
     inner: Arc<RwLock<BTreeMap<String, Value>>>,
@@ -108,6 +110,8 @@ enum MapType {
     /// `map[string]interface {}`.
     #[default]
     Any,
+    /// A nil `map[string]interface {}`.
+    NilAny,
     /// Helm's `Values`.
     HelmValues,
     /// `map[string]string`, nil when `true`.
@@ -140,6 +144,15 @@ impl Map {
         }
     }
 
+    /// A nil `map[string]interface {}`: it reads as an empty map; nothing
+    /// is to be stored in it (Go panics on that: see Sprig's `set`).
+    pub fn nil() -> Map {
+        Map {
+            inner: Arc::default(),
+            ty: MapType::NilAny,
+        }
+    }
+
     /// The same map, typed as Helm's `Values`.
     pub fn as_helm_values(&self) -> Map {
         Map {
@@ -148,11 +161,14 @@ impl Map {
         }
     }
 
-    /// The same map, typed `map[string]interface {}`.
+    /// The same map, typed `map[string]interface {}` (a nil one stays nil).
     pub fn as_plain(&self) -> Map {
         Map {
             inner: self.inner.clone(),
-            ty: MapType::Any,
+            ty: match self.ty {
+                MapType::NilAny => MapType::NilAny,
+                _ => MapType::Any,
+            },
         }
     }
 
@@ -171,7 +187,7 @@ impl Map {
 
     /// Whether this is a nil Go map (written `null` by JSON encoders).
     pub fn is_nil(&self) -> bool {
-        self.ty == MapType::Strings(true)
+        matches!(self.ty, MapType::Strings(true) | MapType::NilAny)
     }
 
     /// The entry `k`, or the zero value of the map's element type when
@@ -188,7 +204,7 @@ impl Map {
     /// The Go type name.
     pub fn type_name(&self) -> &'static str {
         match self.ty {
-            MapType::Any => "map[string]interface {}",
+            MapType::Any | MapType::NilAny => "map[string]interface {}",
             MapType::HelmValues => HELM_VALUES_TYPE,
             MapType::Strings(_) => "map[string]string",
         }

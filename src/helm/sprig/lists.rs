@@ -299,7 +299,7 @@ pub(super) fn add(t: &mut Templates) {
     });
     // `set` and `unset` change the map itself and return it.
     t.add_func("set", 3, Some(3), |_, a| {
-        if a[0] == Value::Nil {
+        if a[0] == Value::Nil || matches!(&a[0], Value::Map(m) if m.is_nil()) {
             // Go panics on an assignment to a nil map.
             return Err("assignment to entry in nil map".into());
         }
@@ -373,7 +373,16 @@ pub(super) fn add(t: &mut Templates) {
         ("mustMergeOverwrite", true),
     ] {
         t.add_func(name, 1, None, move |_, a| {
-            let dst = dict_arg(&a[0], name)?;
+            let mut dst = dict_arg(&a[0], name)?;
+            // mergo makes a nil destination a new map as soon as a source
+            // is a map that is not nil (the caller's map stays nil).
+            if dst.is_nil()
+                && a[1..]
+                    .iter()
+                    .any(|s| matches!(s, Value::Map(m) if !m.is_nil()))
+            {
+                dst = crate::template::Map::new(BTreeMap::new());
+            }
             for src in &a[1..] {
                 merge_into(&dst, &dict_arg(src, name)?, overwrite);
             }
