@@ -20,16 +20,10 @@ use flate::template::{Templates, Value};
 
 /// Cases where flate is known to differ from Helm, with the reason. The
 /// tests check that these still differ, so a fix shows up here.
-const KNOWN_DIFFERENCES: &[(&str, &str)] = &[
-    (
-        "448-helm-kindof-numbers",
-        "Sprig's integer arithmetic returns int64; flate's values have one integer type, int",
-    ),
-    (
-        "501-helm-gensignedcert-bad-ca",
-        "Sprig's certificates are a struct type, which Go checks before the call; flate's are maps with Cert and Key",
-    ),
-];
+const KNOWN_DIFFERENCES: &[(&str, &str)] = &[(
+    "501-helm-gensignedcert-bad-ca",
+    "Sprig's certificates are a struct type, which Go checks before the call; flate's are maps with Cert and Key",
+)];
 
 struct Case {
     name: String,

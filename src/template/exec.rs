@@ -162,6 +162,9 @@ pub fn keeps_objects(name: &str) -> bool {
             | "coalesce"
             | "deepCopy"
             | "mustDeepCopy"
+            // An `int64` is a number of seconds (nanoseconds), an `int` 0.
+            | "duration"
+            | "durationRound"
     )
 }
 
@@ -456,6 +459,9 @@ impl<'a, 'e> State<'a, 'e> {
             } => {
                 let mark = self.vars.len();
                 let v = self.eval_pipeline_value(dot, pipe)?;
+                // Go ranges over an integer of any type with values of
+                // that type.
+                let int64 = matches!(&v, Value::Object(o) if o.0.type_name() == "int64");
                 let v = match v {
                     Value::Object(o) => o.0.plain(),
                     v => v,
@@ -479,7 +485,14 @@ impl<'a, 'e> State<'a, 'e> {
                                 "can't use {n} to iterate over more than one variable"
                             )));
                         }
-                        (0..*n).map(|i| (Value::Int(i), Value::Int(i))).collect()
+                        let of = |i| {
+                            if int64 {
+                                Value::int64(i)
+                            } else {
+                                Value::Int(i)
+                            }
+                        };
+                        (0..*n).map(|i| (of(i), of(i))).collect()
                     }
                     Value::Nil => Vec::new(),
                     other => {
@@ -1329,6 +1342,7 @@ pub(crate) fn add_builtins(t: &mut Templates) {
         // UTF-8); other objects count as their plain data.
         Value::Object(o) => match o.0.bytes() {
             Some(b) => Ok(Value::Int(b.len() as i64)),
+            None if o.0.as_int().is_some() => Err(format!("len of type {}", o.0.type_name())),
             None => len_of(&o.0.plain()),
         },
         other => len_of(other),

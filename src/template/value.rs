@@ -56,6 +56,11 @@ pub trait Object: Send + Sync + std::fmt::Debug {
     fn is_nil(&self) -> bool {
         false
     }
+    /// The integer a Go integer of another type than `int` holds
+    /// ([`Int64`]): `fmt` formats it as an integer.
+    fn as_int(&self) -> Option<i64> {
+        None
+    }
 }
 
 /// The JSON form of an [`Object`].
@@ -464,7 +469,52 @@ impl Object for NilSlice {
     }
 }
 
+/// A Go `int64`: what Sprig's integer arithmetic (`add`, `sub`, `mul`,
+/// `div`, `mod`, `add1`, `max`, `min`) and `int64` and `toDecimal` return.
+/// Other integers are `int` ([`Value::Int`]), and Go does not pass an
+/// `int64` to an `int` parameter: `indent (add 1 1) "x"` fails with
+/// `expected int; got int64`. It prints, formats, compares and encodes as
+/// the integer it holds, and functions that take any value see that
+/// integer.
+#[derive(Debug)]
+pub struct Int64(pub i64);
+
+impl Object for Int64 {
+    fn type_name(&self) -> &'static str {
+        "int64"
+    }
+    fn print(&self) -> String {
+        self.0.to_string()
+    }
+    fn field(&self, _name: &str) -> Option<Value> {
+        None
+    }
+    fn call(&self, _name: &str, _args: &[Value]) -> Option<Result<Value, String>> {
+        None
+    }
+    fn plain(&self) -> Value {
+        Value::Int(self.0)
+    }
+    fn kind(&self) -> &'static str {
+        "int64"
+    }
+    fn json(&self) -> Option<Json> {
+        Some(Json::Value(Value::Int(self.0)))
+    }
+    fn is_true(&self) -> bool {
+        self.0 != 0
+    }
+    fn as_int(&self) -> Option<i64> {
+        Some(self.0)
+    }
+}
+
 impl Value {
+    /// A Go `int64` ([`Int64`]).
+    pub fn int64(i: i64) -> Value {
+        Value::Object(Obj(Arc::new(Int64(i))))
+    }
+
     /// A nil slice of Go type `type_name` ([`NilSlice`]).
     pub fn nil_slice(type_name: &'static str) -> Value {
         Value::Object(Obj(Arc::new(NilSlice(type_name))))
@@ -851,6 +901,61 @@ fn sign(s: String, nonneg: bool, sp: &Spec) -> String {
     }
 }
 
+/// An integer as Go's `fmt` writes it for `%v`, `%d`, `%b`, `%o`, `%O`,
+/// `%x` and `%X` (`fmtInteger`), padded to the width: a precision is the
+/// least number of digits (`%.3d` of 5 is `005`; of 0 with precision 0,
+/// nothing) and then pads with spaces, a zero flag without one pads the
+/// digits with zeros (after the sign), `#` adds `0b`, `0` or `0x`/`0X`,
+/// `%O` always `0o`.
+fn fmt_integer(i: i64, base: u32, verb: char, sp: &Spec) -> String {
+    let negative = i < 0;
+    let u = i.unsigned_abs();
+    let spaces = |s: String| pad(s, &Spec { zero: false, ..*sp });
+    let prec = match sp.prec {
+        Some(0) if u == 0 => return spaces(String::new()),
+        Some(p) => p,
+        None if sp.zero && !sp.minus && sp.width.is_some() => {
+            let w = sp.width.unwrap_or(0);
+            if negative || sp.plus || sp.space {
+                w.saturating_sub(1)
+            } else {
+                w
+            }
+        }
+        None => 0,
+    };
+    let digits = match base {
+        2 => format!("{u:b}"),
+        8 => format!("{u:o}"),
+        16 if verb == 'X' => format!("{u:X}"),
+        16 => format!("{u:x}"),
+        _ => u.to_string(),
+    };
+    let mut out = String::new();
+    if negative {
+        out.push('-');
+    } else if sp.plus {
+        out.push('+');
+    } else if sp.space {
+        out.push(' ');
+    }
+    if verb == 'O' {
+        out.push_str("0o");
+    }
+    let zeros = prec.saturating_sub(digits.len());
+    if sp.sharp {
+        match base {
+            2 => out.push_str("0b"),
+            8 if zeros == 0 && !digits.starts_with('0') => out.push('0'),
+            16 => out.push_str(if verb == 'X' { "0X" } else { "0x" }),
+            _ => {}
+        }
+    }
+    out.extend(std::iter::repeat_n('0', zeros));
+    out.push_str(&digits);
+    spaces(out)
+}
+
 /// `%q`, `%s`, `%x`, `%X` of an object that is a Go string that is not
 /// UTF-8 (its bytes kept) or has a `String` method; `None` otherwise.
 fn object_as_string(verb: char, o: &Obj, sp: &Spec) -> Option<String> {
@@ -899,6 +1004,19 @@ fn fmt_one(verb: char, v: &Value, sp: &Spec) -> String {
     {
         return s;
     }
+    if matches!(
+        verb,
+        'v' | 'd' | 'b' | 'o' | 'O' | 'x' | 'X' | 'c' | 'q' | 'U'
+    ) && let Value::Object(o) = v
+        && let Some(i) = o.0.as_int()
+    {
+        return fmt_one(verb, &Value::Int(i), sp);
+    }
+    if verb == 'v' && sp.plus {
+        // `%+v` asks for a struct's field names (Go's `plusV`), not a
+        // number's sign.
+        return fmt_one(verb, v, &Spec { plus: false, ..*sp });
+    }
     match (verb, v) {
         (_, Value::List(l)) if verb != 'T' => {
             let parts: Vec<String> = l.iter().map(|e| fmt_one(verb, e, sp)).collect();
@@ -923,7 +1041,10 @@ fn fmt_one(verb: char, v: &Value, sp: &Spec) -> String {
     match (verb, v) {
         ('T', _) => v.type_name().to_string(),
         ('v', Value::Float(f)) => sign(format_float_g(*f, sp.prec, false), *f >= 0.0, sp),
-        ('v', Value::Int(i)) => sign(i.to_string(), *i >= 0, sp),
+        ('v' | 'd', Value::Int(i)) => fmt_integer(*i, 10, verb, sp),
+        ('b', Value::Int(i)) => fmt_integer(*i, 2, verb, sp),
+        ('o' | 'O', Value::Int(i)) => fmt_integer(*i, 8, verb, sp),
+        ('x' | 'X', Value::Int(i)) => fmt_integer(*i, 16, verb, sp),
         ('v', Value::Str(s)) if sp.sharp => go_quote(s),
         ('v', _) => sprint_value(v),
         ('s', Value::Str(s)) => match sp.prec {
@@ -934,6 +1055,11 @@ fn fmt_one(verb: char, v: &Value, sp: &Spec) -> String {
             if let Some(s) = object_as_string(verb, o, sp) =>
         {
             s
+        }
+        ('q', Value::Str(s)) if sp.prec.is_some_and(|p| s.chars().count() > p) => {
+            // The precision cuts the string before it is quoted.
+            let cut: String = s.chars().take(sp.prec.unwrap_or(0)).collect();
+            fmt_one(verb, &Value::Str(cut), sp)
         }
         ('q', Value::Str(s)) if sp.sharp && can_backquote(s) => format!("`{s}`"),
         ('q', Value::Str(s)) if sp.plus => go_quote_ascii(s),
@@ -958,19 +1084,6 @@ fn fmt_one(verb: char, v: &Value, sp: &Spec) -> String {
             _ => "'\u{FFFD}'".to_string(),
         },
         ('t', Value::Bool(b)) => b.to_string(),
-        ('d', Value::Int(i)) => sign(i.to_string(), *i >= 0, sp),
-        ('b', Value::Int(i)) => {
-            sign(format!("{:b}", i.unsigned_abs()), *i >= 0, sp).replace_with_sign(*i < 0)
-        }
-        ('o', Value::Int(i)) => {
-            sign(format!("{:o}", i.unsigned_abs()), *i >= 0, sp).replace_with_sign(*i < 0)
-        }
-        ('x', Value::Int(i)) => {
-            sign(format!("{:x}", i.unsigned_abs()), *i >= 0, sp).replace_with_sign(*i < 0)
-        }
-        ('X', Value::Int(i)) => {
-            sign(format!("{:X}", i.unsigned_abs()), *i >= 0, sp).replace_with_sign(*i < 0)
-        }
         ('c', Value::Int(i)) => char::from_u32(*i as u32).unwrap_or('\u{FFFD}').to_string(),
         ('x' | 'X', Value::Str(s)) => hex_bytes(s.as_bytes(), verb == 'X', sp),
         ('U', Value::Int(i)) => {
@@ -1027,16 +1140,6 @@ fn hex_bytes(b: &[u8], upper: bool, sp: &Spec) -> String {
         }
     }
     out
-}
-
-trait SignFix {
-    fn replace_with_sign(self, neg: bool) -> String;
-}
-
-impl SignFix for String {
-    fn replace_with_sign(self, neg: bool) -> String {
-        if neg { format!("-{self}") } else { self }
-    }
 }
 
 /// Go's `fmt.Sprintf` for the verbs templates use.

@@ -199,7 +199,7 @@ fn int_div(a: i64, b: i64, rem: bool) -> Result<Value, String> {
     if b == 0 {
         return Err("runtime error: integer divide by zero".into());
     }
-    Ok(Value::Int(if rem {
+    Ok(Value::int64(if rem {
         a.wrapping_rem(b)
     } else {
         a.wrapping_div(b)
@@ -288,15 +288,15 @@ fn round(v: f64, places: i64, on: f64) -> f64 {
 
 pub(super) fn add(t: &mut Templates) {
     t.add_func("add1", 1, Some(1), |_, a| {
-        Ok(Value::Int(to_i64(&a[0]).wrapping_add(1)))
+        Ok(Value::int64(to_i64(&a[0]).wrapping_add(1)))
     });
     t.add_func("add", 0, None, |_, a| {
-        Ok(Value::Int(
+        Ok(Value::int64(
             a.iter().fold(0i64, |s, v| s.wrapping_add(to_i64(v))),
         ))
     });
     t.add_func("sub", 2, Some(2), |_, a| {
-        Ok(Value::Int(to_i64(&a[0]).wrapping_sub(to_i64(&a[1]))))
+        Ok(Value::int64(to_i64(&a[0]).wrapping_sub(to_i64(&a[1]))))
     });
     t.add_func("div", 2, Some(2), |_, a| {
         int_div(to_i64(&a[0]), to_i64(&a[1]), false)
@@ -305,7 +305,7 @@ pub(super) fn add(t: &mut Templates) {
         int_div(to_i64(&a[0]), to_i64(&a[1]), true)
     });
     t.add_func("mul", 1, None, |_, a| {
-        Ok(Value::Int(
+        Ok(Value::int64(
             a[1..]
                 .iter()
                 .fold(to_i64(&a[0]), |s, v| s.wrapping_mul(to_i64(v))),
@@ -313,11 +313,11 @@ pub(super) fn add(t: &mut Templates) {
     });
     for name in ["max", "biggest"] {
         t.add_func(name, 1, None, |_, a| {
-            Ok(Value::Int(a.iter().map(to_i64).max().unwrap_or(0)))
+            Ok(Value::int64(a.iter().map(to_i64).max().unwrap_or(0)))
         });
     }
     t.add_func("min", 1, None, |_, a| {
-        Ok(Value::Int(a.iter().map(to_i64).min().unwrap_or(0)))
+        Ok(Value::int64(a.iter().map(to_i64).min().unwrap_or(0)))
     });
     t.add_func("maxf", 1, None, |_, a| {
         Ok(Value::Float(

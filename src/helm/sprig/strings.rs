@@ -696,7 +696,7 @@ pub(super) fn add(t: &mut Templates) {
         Ok(Value::Int(if ok { st.parse().unwrap_or(0) } else { 0 }))
     });
     t.add_func("int", 1, Some(1), |_, a| Ok(Value::Int(to_i64(&a[0]))));
-    t.add_func("int64", 1, Some(1), |_, a| Ok(Value::Int(to_i64(&a[0]))));
+    t.add_func("int64", 1, Some(1), |_, a| Ok(Value::int64(to_i64(&a[0]))));
     t.add_func("float64", 1, Some(1), |_, a| {
         Ok(Value::Float(to_f64(&a[0])))
     });
@@ -710,7 +710,7 @@ pub(super) fn add(t: &mut Templates) {
         } else {
             0
         };
-        Ok(Value::Int(v))
+        Ok(Value::int64(v))
     });
     t.add_func("split", 2, Some(2), |_, a| {
         let sep = want_str(&a[0], "split")?;
