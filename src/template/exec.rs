@@ -165,6 +165,15 @@ pub fn keeps_objects(name: &str) -> bool {
             // An `int64` is a number of seconds (nanoseconds), an `int` 0.
             | "duration"
             | "durationRound"
+            // An `int64` compares and indexes as an integer, and errors name
+            // its type (`plain_objects`).
+            | "eq"
+            | "ne"
+            | "lt"
+            | "le"
+            | "gt"
+            | "ge"
+            | "index"
     )
 }
 
@@ -1105,9 +1114,39 @@ fn eval_args(args: &[Value]) -> String {
     }
 }
 
-fn index_of(v: &Value, what: &str) -> Result<i64, String> {
+/// The arguments with every object as its plain data, but for integers of
+/// another Go type than `int` (Sprig's `int64`), which Go compares and
+/// indexes with as integers and names by their own type in errors.
+fn plain_objects(args: &[Value]) -> std::borrow::Cow<'_, [Value]> {
+    use std::borrow::Cow;
+    let other = |v: &Value| matches!(v, Value::Object(o) if o.0.as_int().is_none());
+    if !args.iter().any(other) {
+        return Cow::Borrowed(args);
+    }
+    Cow::Owned(
+        args.iter()
+            .map(|v| match v {
+                Value::Object(o) if o.0.as_int().is_none() => o.0.plain(),
+                v => v.clone(),
+            })
+            .collect(),
+    )
+}
+
+/// The integer an `int` or an integer of another type holds.
+fn int_of(v: &Value) -> Option<i64> {
     match v {
-        Value::Int(i) => Ok(*i),
+        Value::Int(i) => Some(*i),
+        Value::Object(o) => o.0.as_int(),
+        _ => None,
+    }
+}
+
+fn index_of(v: &Value, what: &str) -> Result<i64, String> {
+    if let Some(i) = int_of(v) {
+        return Ok(i);
+    }
+    match v {
         Value::Nil => Err(format!("cannot index {what} with nil")),
         other => Err(format!(
             "cannot index {what} with type {}",
@@ -1118,9 +1157,11 @@ fn index_of(v: &Value, what: &str) -> Result<i64, String> {
 
 fn index(args: &[Value]) -> Result<Value, String> {
     let mut item = args[0].clone();
-    for ix in &args[1..] {
+    for (n, ix) in args[1..].iter().enumerate() {
         item = match item {
-            Value::Nil => return Err("index of untyped nil".into()),
+            // Go: nil given, or nil found (a missing key, a nil element).
+            Value::Nil if n == 0 => return Err("index of untyped nil".into()),
+            Value::Nil => return Err("index of nil pointer".into()),
             Value::List(mut l) => {
                 let i = index_of(ix, "slice/array")?;
                 if i < 0 || i as usize >= l.len() {
@@ -1198,6 +1239,7 @@ fn kind(v: &Value) -> Kind {
     match v {
         Value::Bool(_) => Kind::Bool,
         Value::Int(_) => Kind::Int,
+        Value::Object(o) if o.0.as_int().is_some() => Kind::Int,
         Value::Float(_) => Kind::Float,
         Value::Str(_) => Kind::Str,
         _ => Kind::Other,
@@ -1235,6 +1277,7 @@ fn eq(args: &[Value]) -> Result<Value, String> {
                         b.type_name()
                     ));
                 }
+                _ if ka == Kind::Int => int_of(a) == int_of(b),
                 _ => a == b,
             }
         };
@@ -1258,8 +1301,10 @@ fn less(a: &Value, b: &Value) -> Result<bool, String> {
     if ka == Kind::Bool {
         return Err("invalid type for comparison".into());
     }
+    if ka == Kind::Int {
+        return Ok(int_of(a) < int_of(b));
+    }
     Ok(match (a, b) {
-        (Value::Int(x), Value::Int(y)) => x < y,
         (Value::Float(x), Value::Float(y)) => x < y,
         (Value::Str(x), Value::Str(y)) => x < y,
         _ => false,
@@ -1347,7 +1392,7 @@ pub(crate) fn add_builtins(t: &mut Templates) {
         },
         other => len_of(other),
     });
-    t.add_func("index", 1, None, |_, a| index(a));
+    t.add_func("index", 1, None, |_, a| index(&plain_objects(a)));
     t.add_func("slice", 1, None, |_, a| slice(a));
     t.add_func("print", 0, None, |_, a| Ok(Value::Str(sprint(a))));
     t.add_func("println", 0, None, |_, a| Ok(Value::Str(sprintln(a))));
@@ -1358,20 +1403,26 @@ pub(crate) fn add_builtins(t: &mut Templates) {
             other.type_name()
         )),
     });
-    t.add_func("eq", 1, None, |_, a| eq(a));
+    t.add_func("eq", 1, None, |_, a| eq(&plain_objects(a)));
     t.add_func("ne", 2, Some(2), |_, a| {
-        eq(a).map(|v| Value::Bool(!v.is_true()))
+        eq(&plain_objects(a)).map(|v| Value::Bool(!v.is_true()))
     });
-    t.add_func("lt", 2, Some(2), |_, a| less(&a[0], &a[1]).map(Value::Bool));
+    t.add_func("lt", 2, Some(2), |_, a| {
+        let a = plain_objects(a);
+        less(&a[0], &a[1]).map(Value::Bool)
+    });
     t.add_func("le", 2, Some(2), |_, a| {
+        let a = plain_objects(a);
         let lt = less(&a[0], &a[1])?;
-        Ok(Value::Bool(lt || eq(a)?.is_true()))
+        Ok(Value::Bool(lt || eq(&a)?.is_true()))
     });
     t.add_func("gt", 2, Some(2), |_, a| {
+        let a = plain_objects(a);
         let lt = less(&a[0], &a[1])?;
-        Ok(Value::Bool(!lt && !eq(a)?.is_true()))
+        Ok(Value::Bool(!lt && !eq(&a)?.is_true()))
     });
     t.add_func("ge", 2, Some(2), |_, a| {
+        let a = plain_objects(a);
         Ok(Value::Bool(!less(&a[0], &a[1])?))
     });
     t.add_func("html", 0, None, |_, a| {

@@ -884,10 +884,13 @@ fn pad(s: String, sp: &Spec) -> String {
     }
 }
 
-fn bad_verb(verb: char, v: &Value) -> String {
+/// A verb that does not apply to the value: Go writes the value's type
+/// and the value as `%v` with the verb's flags, width and precision
+/// (`%8t` of 255 is `%!t(int=     255)`; the `+` flag stays a sign there).
+fn bad_verb(verb: char, v: &Value, sp: &Spec) -> String {
     match v {
         Value::Nil => format!("%!{verb}(<nil>)"),
-        _ => format!("%!{verb}({}={})", v.type_name(), sprint_value(v)),
+        _ => format!("%!{verb}({}={})", v.type_name(), fmt_value('v', v, sp)),
     }
 }
 
@@ -997,12 +1000,18 @@ fn go_syntax(v: &Value, sp: &Spec) -> Option<String> {
     })
 }
 
+/// One value as Go's `fmt` writes it for `verb` (as written in the
+/// format), padded to the width as Go pads each value it formats: the
+/// elements of a list or map one by one, and for a verb that does not
+/// apply, the value inside `%!verb(type=value)`.
 fn fmt_one(verb: char, v: &Value, sp: &Spec) -> String {
-    if verb == 'v'
-        && sp.sharp
-        && let Some(s) = go_syntax(v, sp)
-    {
-        return s;
+    if verb == 'v' && sp.sharp {
+        if let Value::Str(s) = v {
+            return pad(go_quote(s), sp);
+        }
+        if let Some(s) = go_syntax(v, sp) {
+            return pad(s, sp);
+        }
     }
     if matches!(
         verb,
@@ -1015,7 +1024,19 @@ fn fmt_one(verb: char, v: &Value, sp: &Spec) -> String {
     if verb == 'v' && sp.plus {
         // `%+v` asks for a struct's field names (Go's `plusV`), not a
         // number's sign.
-        return fmt_one(verb, v, &Spec { plus: false, ..*sp });
+        return fmt_value(verb, v, &Spec { plus: false, ..*sp });
+    }
+    fmt_value(verb, v, sp)
+}
+
+/// [`fmt_one`] past Go's `%#v` and `%+v` forms (a `+` here is a sign:
+/// how a value is written for a verb that does not apply to it).
+fn fmt_value(verb: char, v: &Value, sp: &Spec) -> String {
+    if verb == 'v'
+        && let Value::Object(o) = v
+        && let Some(i) = o.0.as_int()
+    {
+        return fmt_value(verb, &Value::Int(i), sp);
     }
     match (verb, v) {
         (_, Value::List(l)) if verb != 'T' => {
@@ -1038,14 +1059,29 @@ fn fmt_one(verb: char, v: &Value, sp: &Spec) -> String {
         }
         _ => {}
     }
-    match (verb, v) {
-        ('T', _) => v.type_name().to_string(),
+    match fmt_scalar(verb, v, sp) {
+        Some(s) => pad(s, sp),
+        None => bad_verb(verb, v, sp),
+    }
+}
+
+/// A value that is not a list or map, unpadded; `None` when the verb does
+/// not apply to it.
+fn fmt_scalar(verb: char, v: &Value, sp: &Spec) -> Option<String> {
+    Some(match (verb, v) {
+        ('T', _) => match sp.prec {
+            Some(p) => v.type_name().chars().take(p).collect(),
+            None => v.type_name().to_string(),
+        },
         ('v', Value::Float(f)) => sign(format_float_g(*f, sp.prec, false), *f >= 0.0, sp),
         ('v' | 'd', Value::Int(i)) => fmt_integer(*i, 10, verb, sp),
         ('b', Value::Int(i)) => fmt_integer(*i, 2, verb, sp),
         ('o' | 'O', Value::Int(i)) => fmt_integer(*i, 8, verb, sp),
         ('x' | 'X', Value::Int(i)) => fmt_integer(*i, 16, verb, sp),
-        ('v', Value::Str(s)) if sp.sharp => go_quote(s),
+        ('v', Value::Str(s)) => match sp.prec {
+            Some(p) => s.chars().take(p).collect(),
+            None => s.clone(),
+        },
         ('v', _) => sprint_value(v),
         ('s', Value::Str(s)) => match sp.prec {
             Some(p) => s.chars().take(p).collect(),
@@ -1064,8 +1100,13 @@ fn fmt_one(verb: char, v: &Value, sp: &Spec) -> String {
         ('q', Value::Str(s)) if sp.sharp && can_backquote(s) => format!("`{s}`"),
         ('q', Value::Str(s)) if sp.plus => go_quote_ascii(s),
         ('q', Value::Str(s)) => go_quote(s),
-        ('q', Value::Int(i)) => match char::from_u32(*i as u32) {
-            Some(c) if *i >= 0 => {
+        ('q', Value::Int(i)) => {
+            // Beyond Unicode is the replacement character.
+            let c = u32::try_from(*i)
+                .ok()
+                .and_then(char::from_u32)
+                .unwrap_or('\u{FFFD}');
+            {
                 let q = if sp.plus {
                     go_quote_ascii(&c.to_string())
                 } else {
@@ -1081,8 +1122,7 @@ fn fmt_one(verb: char, v: &Value, sp: &Spec) -> String {
                 };
                 format!("'{inner}'")
             }
-            _ => "'\u{FFFD}'".to_string(),
-        },
+        }
         ('t', Value::Bool(b)) => b.to_string(),
         ('c', Value::Int(i)) => char::from_u32(*i as u32).unwrap_or('\u{FFFD}').to_string(),
         ('x' | 'X', Value::Str(s)) => hex_bytes(s.as_bytes(), verb == 'X', sp),
@@ -1107,8 +1147,8 @@ fn fmt_one(verb: char, v: &Value, sp: &Spec) -> String {
         ('g' | 'G', Value::Float(f)) => {
             sign(format_float_g(*f, sp.prec, verb == 'G'), *f >= 0.0, sp)
         }
-        _ => bad_verb(verb, v),
-    }
+        _ => return None,
+    })
 }
 
 /// Go's `strconv.CanBackquote`: whether `%#q` may write `s` as a raw
@@ -1207,9 +1247,8 @@ pub fn sprintf(format: &str, args: &[Value]) -> String {
             out.push_str(&format!("%!{verb}(MISSING)"));
             continue;
         }
-        let s = fmt_one(verb, &args[argi], &sp);
+        out.push_str(&fmt_one(verb, &args[argi], &sp));
         argi += 1;
-        out.push_str(&pad(s, &sp));
     }
     if argi < args.len() {
         out.push_str("%!(EXTRA ");
