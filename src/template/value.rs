@@ -1007,7 +1007,11 @@ fn go_syntax(v: &Value, sp: &Spec) -> Option<String> {
 fn fmt_one(verb: char, v: &Value, sp: &Spec) -> String {
     if verb == 'v' && sp.sharp {
         if let Value::Str(s) = v {
-            return pad(go_quote(s), sp);
+            let cut: String = match sp.prec {
+                Some(p) => s.chars().take(p).collect(),
+                None => s.clone(),
+            };
+            return pad(go_quote(&cut), sp);
         }
         if let Some(s) = go_syntax(v, sp) {
             return pad(s, sp);
@@ -1069,9 +1073,10 @@ fn fmt_value(verb: char, v: &Value, sp: &Spec) -> String {
 /// not apply to it.
 fn fmt_scalar(verb: char, v: &Value, sp: &Spec) -> Option<String> {
     Some(match (verb, v) {
+        // (Go pads nil's `<nil>` but does not cut it.)
         ('T', _) => match sp.prec {
-            Some(p) => v.type_name().chars().take(p).collect(),
-            None => v.type_name().to_string(),
+            Some(p) if *v != Value::Nil => v.type_name().chars().take(p).collect(),
+            _ => v.type_name().to_string(),
         },
         ('v', Value::Float(f)) => sign(format_float_g(*f, sp.prec, false), *f >= 0.0, sp),
         ('v' | 'd', Value::Int(i)) => fmt_integer(*i, 10, verb, sp),
@@ -1127,11 +1132,15 @@ fn fmt_scalar(verb: char, v: &Value, sp: &Spec) -> Option<String> {
         ('c', Value::Int(i)) => char::from_u32(*i as u32).unwrap_or('\u{FFFD}').to_string(),
         ('x' | 'X', Value::Str(s)) => hex_bytes(s.as_bytes(), verb == 'X', sp),
         ('U', Value::Int(i)) => {
-            let u = format!("U+{:04X}", *i as u64);
-            match char::from_u32(*i as u32) {
+            // At least four digits, more by the precision; padded with
+            // spaces whatever the zero flag says.
+            let digits = sp.prec.unwrap_or(0).max(4);
+            let u = format!("U+{:0digits$X}", *i as u64);
+            let s = match char::from_u32(*i as u32) {
                 Some(c) if sp.sharp && *i >= 0 && go_is_print(c) => format!("{u} '{c}'"),
                 _ => u,
-            }
+            };
+            pad(s, &Spec { zero: false, ..*sp })
         }
         ('f' | 'F', Value::Float(f)) => {
             sign(format!("{:.*}", sp.prec.unwrap_or(6), f), *f >= 0.0, sp)

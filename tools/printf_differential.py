@@ -1,0 +1,48 @@
+#!/usr/bin/env python3
+"""Differential check of `printf`: Helm against flate.
+
+Draws random format specifications (a verb, up to two flags of `-+ 0#`, a
+width, a precision) and one argument from a pool of integers, floats,
+strings, booleans, nil, lists, maps and Sprig's int64 results, renders
+each as
+
+    {{ printf "[%SPEC]" ARG }}
+
+in a one-template chart with both tools, and compares what they print.
+The float forms flate does not write (`%x`, `%X`, `%b` of floats, `#`
+with floats: docs/template.md) show up as differences.
+
+Usage: tools/printf_differential.py FLATE HELM [COUNT] [SEED]
+Prints one line per differing format and a summary.
+"""
+import os
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import helm_differential  # noqa: E402
+
+VERBS = list("vdsqxXobOcUeEfFgGtT")
+ARGS = ["5", "-5", "0", "255", "-255", "1.5", "-0.25", "1e6", "3.0", '"abc"', '""', '"h\\u00e9llo"',
+        "true", "nil", "(list 1 2)", '(dict "a" 1)', "(add 1 2)", '(list "a" 1.5)', "12345678",
+        "0.000012", "65", "1114112"]
+
+
+def spec(rng):
+    flags = "".join(rng.sample(["-", "+", " ", "0", "#"], rng.randint(0, 2)))
+    width = rng.choice(["", "", "3", "8", "12"])
+    prec = rng.choice(["", "", ".0", ".2", ".5"])
+    return '"[%%%s%s%s%s]" %s' % (flags, width, prec, rng.choice(VERBS), rng.choice(ARGS))
+
+
+def template(call):
+    return "out: {{ printf %s | b64enc | quote }}\n" % call
+
+
+def main():
+    flate, helm, count, rng = helm_differential.arguments()
+    calls = sorted({spec(rng) for _ in range(count)})
+    helm_differential.compare(flate, helm, calls, template, noun="formats")
+
+
+if __name__ == "__main__":
+    main()
