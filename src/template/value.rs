@@ -959,6 +959,95 @@ fn fmt_integer(i: i64, base: u32, verb: char, sp: &Spec) -> String {
     spaces(out)
 }
 
+/// `%b` of a float (`strconv.FormatFloat(f, 'b', -1, 64)`): the integer
+/// mantissa and the binary exponent, `6755399441055744p-52` for 1.5.
+fn float_binary(f: f64) -> String {
+    let bits = f.to_bits();
+    let frac = bits & ((1 << 52) - 1);
+    let biased = ((bits >> 52) & 0x7ff) as i64;
+    let (mant, exp) = if biased == 0 {
+        (frac, -1074)
+    } else {
+        (frac | (1 << 52), biased - 1075)
+    };
+    let minus = if f.is_sign_negative() { "-" } else { "" };
+    format!("{minus}{mant}p{}{}", if exp >= 0 { "+" } else { "" }, exp)
+}
+
+/// `%x` and `%X` of a float (`strconv.FormatFloat(f, 'x', prec, 64)`):
+/// a hexadecimal mantissa with one leading digit, as short as it can be
+/// or of `prec` digits after the point (rounded half to even), and a
+/// binary exponent of at least two digits: `0x1.8p+00` for 1.5.
+fn float_hex(f: f64, prec: Option<usize>, upper: bool) -> String {
+    let bits = f.to_bits();
+    let frac = bits & ((1 << 52) - 1);
+    let biased = ((bits >> 52) & 0x7ff) as i64;
+    let (mut mant, mut exp) = if biased == 0 {
+        (frac, -1022)
+    } else {
+        (frac | (1 << 52), biased - 1023)
+    };
+    // The leading 1 at bit 60.
+    mant <<= 60 - 52;
+    if mant == 0 {
+        exp = 0;
+    }
+    while mant != 0 && mant & (1 << 60) == 0 {
+        mant <<= 1;
+        exp -= 1;
+    }
+    if let Some(p) = prec.filter(|&p| p < 15) {
+        let shift = (p * 4) as u32;
+        let extra = (mant << shift) & ((1 << 60) - 1);
+        mant >>= 60 - shift;
+        if extra | (mant & 1) > 1 << 59 {
+            mant += 1;
+        }
+        mant <<= 60 - shift;
+        if mant & (1 << 61) != 0 {
+            mant >>= 1;
+            exp += 1;
+        }
+    }
+    let hex = if upper {
+        b"0123456789ABCDEF"
+    } else {
+        b"0123456789abcdef"
+    };
+    let mut out = String::new();
+    if f.is_sign_negative() {
+        out.push('-');
+    }
+    out.push_str(if upper { "0X" } else { "0x" });
+    out.push(if (mant >> 60) & 1 == 1 { '1' } else { '0' });
+    mant <<= 4;
+    match prec {
+        None if mant != 0 => {
+            out.push('.');
+            while mant != 0 {
+                out.push(hex[((mant >> 60) & 15) as usize] as char);
+                mant <<= 4;
+            }
+        }
+        Some(p) if p > 0 => {
+            out.push('.');
+            for _ in 0..p {
+                out.push(hex[((mant >> 60) & 15) as usize] as char);
+                mant <<= 4;
+            }
+        }
+        _ => {}
+    }
+    out.push(if upper { 'P' } else { 'p' });
+    out.push(if exp < 0 { '-' } else { '+' });
+    let e = exp.unsigned_abs();
+    if e < 10 {
+        out.push('0');
+    }
+    out.push_str(&e.to_string());
+    out
+}
+
 /// `%q`, `%s`, `%x`, `%X` of an object that is a Go string that is not
 /// UTF-8 (its bytes kept) or has a `String` method; `None` otherwise.
 fn object_as_string(verb: char, o: &Obj, sp: &Spec) -> Option<String> {
@@ -1064,6 +1153,11 @@ fn fmt_value(verb: char, v: &Value, sp: &Spec) -> String {
         _ => {}
     }
     match fmt_scalar(verb, v, sp) {
+        // Zeros go after a float's sign, a space too.
+        Some(s) if matches!(v, Value::Float(_)) && sp.zero && !sp.minus && s.starts_with(' ') => {
+            let width = sp.width.map(|w| w.saturating_sub(1));
+            format!(" {}", pad(s[1..].to_string(), &Spec { width, ..*sp }))
+        }
         Some(s) => pad(s, sp),
         None => bad_verb(verb, v, sp),
     }
@@ -1155,6 +1249,17 @@ fn fmt_scalar(verb: char, v: &Value, sp: &Spec) -> Option<String> {
         }
         ('g' | 'G', Value::Float(f)) => {
             sign(format_float_g(*f, sp.prec, verb == 'G'), *f >= 0.0, sp)
+        }
+        // (`#` with these is Go's too, but not written here: docs/template.md.)
+        ('x' | 'X' | 'b', Value::Float(f)) if !sp.sharp || verb == 'b' => {
+            let text = if !f.is_finite() {
+                format_float_g(*f, None, false)
+            } else if verb == 'b' {
+                float_binary(*f)
+            } else {
+                float_hex(*f, sp.prec, verb == 'X')
+            };
+            sign(text, f.is_sign_positive() && !f.is_nan(), sp)
         }
         _ => return None,
     })
