@@ -60,3 +60,11 @@ def compare(flate, helm, inputs, template, values="", noun="inputs"):
                 print("DIFF %s\n  helm:  %s %r\n  flate: %s %r" % (item, h[0], h[1][:300], f[0], f[1][:300]))
     print("%s: %d, identical: %d (%d render, %d fail alike), different: %d"
           % (noun, len(inputs), same["ok"] + same["error"], same["ok"], same["error"], differ))
+
+
+def run(draw, template, values="", noun="inputs"):
+    """The scripts' main: COUNT inputs drawn with `draw(rng)` (each once,
+    sorted), compared as `compare` does."""
+    flate, helm, count, rng = arguments()
+    inputs = sorted({draw(rng) for _ in range(count)})
+    compare(flate, helm, inputs, template, values, noun=noun)

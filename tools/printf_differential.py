@@ -39,9 +39,7 @@ def template(call):
 
 
 def main():
-    flate, helm, count, rng = helm_differential.arguments()
-    calls = sorted({spec(rng) for _ in range(count)})
-    helm_differential.compare(flate, helm, calls, template, noun="formats")
+    helm_differential.run(spec, template, noun="formats")
 
 
 if __name__ == "__main__":

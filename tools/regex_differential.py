@@ -60,9 +60,7 @@ def template(pat):
 
 
 def main():
-    flate, helm, count, rng = helm_differential.arguments()
-    pats = sorted({pattern(rng) for _ in range(count)})
-    helm_differential.compare(flate, helm, pats, template, noun="patterns")
+    helm_differential.run(pattern, template, noun="patterns")
 
 
 if __name__ == "__main__":

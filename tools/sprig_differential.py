@@ -127,9 +127,7 @@ def template(expr):
 
 
 def main():
-    flate, helm, count, rng = helm_differential.arguments()
-    exprs = sorted({call(rng) for _ in range(count)})
-    helm_differential.compare(flate, helm, exprs, template, VALUES, noun="calls")
+    helm_differential.run(call, template, VALUES, noun="calls")
 
 
 if __name__ == "__main__":

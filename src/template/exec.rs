@@ -470,7 +470,7 @@ impl<'a, 'e> State<'a, 'e> {
                 let v = self.eval_pipeline_value(dot, pipe)?;
                 // Go ranges over an integer of any type with values of
                 // that type.
-                let int64 = matches!(&v, Value::Object(o) if o.0.type_name() == "int64");
+                let int64 = v.as_int64().is_some();
                 let v = match v {
                     Value::Object(o) => o.0.plain(),
                     v => v,

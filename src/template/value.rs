@@ -515,6 +515,15 @@ impl Value {
         Value::Object(Obj(Arc::new(Int64(i))))
     }
 
+    /// The integer a Go `int64` ([`Int64`]) holds; `None` for any other
+    /// value, an `int` among them.
+    pub fn as_int64(&self) -> Option<i64> {
+        match self {
+            Value::Object(o) if o.0.type_name() == "int64" => o.0.as_int(),
+            _ => None,
+        }
+    }
+
     /// A nil slice of Go type `type_name` ([`NilSlice`]).
     pub fn nil_slice(type_name: &'static str) -> Value {
         Value::Object(Obj(Arc::new(NilSlice(type_name))))
@@ -707,13 +716,7 @@ pub fn format_float_g(f: f64, prec: Option<usize>, upper: bool) -> String {
             out.push('.');
             out.push_str(&digits[1..]);
         }
-        out.push(if upper { 'E' } else { 'e' });
-        out.push(if exp < 0 { '-' } else { '+' });
-        let e = exp.unsigned_abs();
-        if e < 10 {
-            out.push('0');
-        }
-        out.push_str(&e.to_string());
+        push_exponent(&mut out, if upper { 'E' } else { 'e' }, exp as i64);
     } else if dp <= 0 {
         out.push_str("0.");
         for _ in 0..(-dp) {
@@ -1038,14 +1041,20 @@ fn float_hex(f: f64, prec: Option<usize>, upper: bool) -> String {
         }
         _ => {}
     }
-    out.push(if upper { 'P' } else { 'p' });
+    push_exponent(&mut out, if upper { 'P' } else { 'p' }, exp);
+    out
+}
+
+/// An exponent as Go writes it after a mantissa: the letter, its sign, at
+/// least two digits (`e+06`, `p-02`).
+fn push_exponent(out: &mut String, letter: char, exp: i64) {
+    out.push(letter);
     out.push(if exp < 0 { '-' } else { '+' });
     let e = exp.unsigned_abs();
     if e < 10 {
         out.push('0');
     }
     out.push_str(&e.to_string());
-    out
 }
 
 /// `%q`, `%s`, `%x`, `%X` of an object that is a Go string that is not
@@ -1106,14 +1115,6 @@ fn fmt_one(verb: char, v: &Value, sp: &Spec) -> String {
             return pad(s, sp);
         }
     }
-    if matches!(
-        verb,
-        'v' | 'd' | 'b' | 'o' | 'O' | 'x' | 'X' | 'c' | 'q' | 'U'
-    ) && let Value::Object(o) = v
-        && let Some(i) = o.0.as_int()
-    {
-        return fmt_one(verb, &Value::Int(i), sp);
-    }
     if verb == 'v' && sp.plus {
         // `%+v` asks for a struct's field names (Go's `plusV`), not a
         // number's sign.
@@ -1125,8 +1126,12 @@ fn fmt_one(verb: char, v: &Value, sp: &Spec) -> String {
 /// [`fmt_one`] past Go's `%#v` and `%+v` forms (a `+` here is a sign:
 /// how a value is written for a verb that does not apply to it).
 fn fmt_value(verb: char, v: &Value, sp: &Spec) -> String {
-    if verb == 'v'
-        && let Value::Object(o) = v
+    // An integer of another type formats as an integer (a verb that does
+    // not apply to integers names its own type).
+    if matches!(
+        verb,
+        'v' | 'd' | 'b' | 'o' | 'O' | 'x' | 'X' | 'c' | 'q' | 'U'
+    ) && let Value::Object(o) = v
         && let Some(i) = o.0.as_int()
     {
         return fmt_value(verb, &Value::Int(i), sp);

@@ -885,8 +885,7 @@ pub(super) fn add(t: &mut Templates, clock: Clock) {
         // literal among them, is 0.
         let n: i64 = match &a[0] {
             Value::Str(s) => s.parse().unwrap_or(0),
-            Value::Object(o) if o.0.type_name() == "int64" => o.0.as_int().unwrap_or(0),
-            _ => 0,
+            v => v.as_int64().unwrap_or(0),
         };
         Ok(Value::Str(duration_string(n.saturating_mul(1_000_000_000))))
     });
@@ -896,8 +895,7 @@ pub(super) fn add(t: &mut Templates, clock: Clock) {
                 Some(t) => (clock.now().as_nanosecond() - t.ts.as_nanosecond()) as i64,
                 None => parse_duration(s).unwrap_or(0),
             },
-            Value::Object(o) if o.0.type_name() == "int64" => o.0.as_int().unwrap_or(0),
-            _ => 0,
+            v => v.as_int64().unwrap_or(0),
         };
         let u = d.unsigned_abs();
         const S: u64 = 1_000_000_000;
