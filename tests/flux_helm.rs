@@ -1249,3 +1249,90 @@ fn chart_ref_to_a_helm_chart_of_a_mapped_source() {
     let info = object(&h["objects"], "ConfigMap", "demo-info").unwrap();
     assert!(info["data"]["secretText"].is_null(), "{info:#}");
 }
+
+/// What a HelmRelease refers to is found as Flux finds it: objects
+/// without a namespace are in `default`, like the HelmRelease; a
+/// `valuesFrom` Secret that an ExternalSecret creates at runtime is left
+/// out with a warning (as `substituteFrom` does); an object missing while
+/// some Kustomization was not rendered offline (here: an external source)
+/// makes the release skipped, not failed, since it may be among that
+/// Kustomization's objects.
+#[test]
+fn releases_find_their_objects_as_flux_does_offline() {
+    let plain = "apiVersion: source.toolkit.fluxcd.io/v1\nkind: HelmRepository\nmetadata:\n  name: example\nspec:\n  interval: 1h\n  url: https://charts.example.com\n---\napiVersion: helm.toolkit.fluxcd.io/v2\nkind: HelmRelease\nmetadata:\n  name: plain\nspec:\n  interval: 1h\n  chart:\n    spec:\n      chart: demo\n      version: 1.0.0\n      sourceRef:\n        kind: HelmRepository\n        name: example\n";
+    let eso = "apiVersion: external-secrets.io/v1\nkind: ExternalSecret\nmetadata:\n  name: demo-eso\n  namespace: flux-system\nspec:\n  target:\n    name: demo-secret\n  data: []\n";
+    let mut text = SOURCES.to_string();
+    text += &hr_spec(
+        "from-eso",
+        "  chart:\n    spec:\n      chart: demo\n      version: 1.0.0\n      sourceRef:\n        kind: HelmRepository\n        name: example\n  valuesFrom:\n    - kind: Secret\n      name: demo-secret\n      valuesKey: text\n      targetPath: secretText\n",
+    );
+    text += &hr_spec(
+        "no-source",
+        "  chart:\n    spec:\n      chart: demo\n      version: 1.0.0\n      sourceRef:\n        kind: HelmRepository\n        name: nowhere\n",
+    );
+    text += &hr_spec(
+        "no-values",
+        "  chart:\n    spec:\n      chart: demo\n      version: 1.0.0\n      sourceRef:\n        kind: HelmRepository\n        name: example\n  valuesFrom:\n    - kind: ConfigMap\n      name: nowhere\n",
+    );
+    let t = repo(&[
+        ("kubernetes/clusters/test/plain.yaml", plain),
+        ("kubernetes/clusters/test/eso.yaml", eso),
+        ("kubernetes/clusters/test/all.yaml", &text),
+    ]);
+    chart(t.path(), ".flate/charts/demo-1.0.0", "1.0.0", "1.0.0");
+    let (o, js) = build_json(t.path(), &[]);
+    let p = hr(&js, "plain");
+    assert_eq!(p["namespace"], "default");
+    assert_eq!(p["renderStatus"], "rendered", "{p:#}");
+    assert_eq!(p["chart"]["url"], "https://charts.example.com");
+    let e = hr(&js, "from-eso");
+    assert_eq!(e["renderStatus"], "rendered", "{e:#}");
+    assert_eq!(
+        e["warnings"],
+        serde_json::json!([
+            "valuesFrom Secret/flux-system/demo-secret is produced at runtime by ExternalSecret flux-system/demo-eso: absent offline, rendered without its values"
+        ])
+    );
+    let info = object(&e["objects"], "ConfigMap", "from-eso-info").unwrap();
+    assert_eq!(info["data"]["secretText"], "none");
+    // Every Kustomization rendered: what is missing is missing.
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    assert_eq!(hr(&js, "no-source")["renderStatus"], "failed");
+    assert_eq!(
+        hr(&js, "no-source")["message"],
+        "chart source HelmRepository/flux-system/nowhere (spec.chart.spec.sourceRef) is not among the rendered objects"
+    );
+    assert_eq!(hr(&js, "no-values")["renderStatus"], "failed");
+    assert_eq!(
+        hr(&js, "no-values")["message"],
+        "valuesFrom ConfigMap/flux-system/nowhere is not among the rendered objects"
+    );
+    assert!(stderr(&o).contains("warning: HelmRelease flux-system/from-eso: valuesFrom Secret/flux-system/demo-secret is produced at runtime"), "{}", stderr(&o));
+
+    // A Kustomization whose source is not in the repository is not
+    // rendered offline: the two releases are skipped, naming it.
+    write(
+        t.path(),
+        "kubernetes/clusters/test/remote.yaml",
+        "apiVersion: kustomize.toolkit.fluxcd.io/v1\nkind: Kustomization\nmetadata:\n  name: remote\n  namespace: flux-system\nspec:\n  interval: 1h\n  path: ./\n  prune: true\n  sourceRef:\n    kind: OCIRepository\n    name: remote-manifests\n",
+    );
+    let (o, js) = build_json(t.path(), &[]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert_eq!(hr(&js, "plain")["renderStatus"], "rendered");
+    let n = hr(&js, "no-source");
+    assert_eq!(n["renderStatus"], "skipped", "{n:#}");
+    assert_eq!(
+        n["message"],
+        "chart source HelmRepository/flux-system/nowhere (spec.chart.spec.sourceRef) is not among the rendered objects, and may be among those of the 1 Kustomization not rendered offline (flux-system/remote)"
+    );
+    let v = hr(&js, "no-values");
+    assert_eq!(v["renderStatus"], "skipped", "{v:#}");
+    assert_eq!(
+        v["message"],
+        "valuesFrom ConfigMap/flux-system/nowhere is not among the rendered objects, and may be among those of the 1 Kustomization not rendered offline (flux-system/remote)"
+    );
+    // --require-charts: a release that cannot be rendered offline fails.
+    let (o, js) = build_json(t.path(), &["--require-charts"]);
+    assert_eq!(o.status.code(), Some(1));
+    assert_eq!(hr(&js, "no-source")["renderStatus"], "failed");
+}

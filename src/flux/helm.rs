@@ -93,11 +93,88 @@ pub struct HelmReleaseReport {
     pub object: Resource,
 }
 
-/// Rendered objects indexed by (kind, namespace, name).
-type Index<'a> = std::collections::HashMap<(&'a str, &'a str, &'a str), &'a Resource>;
+/// The rendered objects a HelmRelease may refer to, indexed by (kind,
+/// namespace, name); an object without a namespace counts as in
+/// `default`, as the HelmRelease itself does. And the Kustomizations that
+/// were not rendered offline: an object missing from the index may be
+/// among theirs.
+struct Objects<'a> {
+    index: std::collections::HashMap<(&'a str, &'a str, &'a str), &'a Resource>,
+    not_rendered: Vec<String>,
+}
 
-fn find<'a>(all: &Index<'a>, kind: &str, ns: &str, name: &str) -> Option<&'a Resource> {
-    all.get(&(kind, ns, name)).copied()
+impl<'a> Objects<'a> {
+    fn new(reports: &'a [KsReport]) -> Objects<'a> {
+        let mut index = std::collections::HashMap::new();
+        for r in reports.iter().flat_map(|k| k.objects.iter()) {
+            let ns = if r.namespace().is_empty() {
+                "default"
+            } else {
+                r.namespace()
+            };
+            index.entry((r.kind(), ns, r.name())).or_insert(r);
+        }
+        let not_rendered = reports
+            .iter()
+            .filter(|k| k.status != Status::Rendered)
+            .map(KsReport::key)
+            .collect();
+        Objects {
+            index,
+            not_rendered,
+        }
+    }
+
+    fn find(&self, kind: &str, ns: &str, name: &str) -> Option<&'a Resource> {
+        self.index.get(&(kind, ns, name)).copied()
+    }
+
+    /// `what` is not among the rendered objects: an error when every
+    /// Kustomization was rendered (helm-controller would not find it
+    /// either), else (`Ok`) why the release cannot be rendered offline,
+    /// for a skip.
+    fn absent(&self, what: &str) -> Result<String, String> {
+        let msg = format!("{what} is not among the rendered objects");
+        if self.not_rendered.is_empty() {
+            return Err(msg);
+        }
+        const SHOWN: usize = 3;
+        let mut names = self.not_rendered[..self.not_rendered.len().min(SHOWN)].join(", ");
+        if self.not_rendered.len() > SHOWN {
+            names.push_str(&format!(", and {} more", self.not_rendered.len() - SHOWN));
+        }
+        let n = self.not_rendered.len();
+        Ok(format!(
+            "{msg}, and may be among those of the {n} Kustomization{} not rendered offline ({names})",
+            if n == 1 { "" } else { "s" }
+        ))
+    }
+
+    /// The ExternalSecret or SealedSecret that creates Secret `name` in
+    /// `ns` at runtime, if one is rendered.
+    fn runtime_producer(&self, ns: &str, name: &str) -> Option<String> {
+        let mut found: Vec<String> = self
+            .index
+            .iter()
+            .filter(|((_, ons, _), _)| *ons == ns)
+            .filter_map(|(_, r)| {
+                let target = match r.kind() {
+                    "ExternalSecret" => r
+                        .obj
+                        .get_str(&["spec", "target", "name"])
+                        .unwrap_or(r.name()),
+                    "SealedSecret" => r
+                        .obj
+                        .get_str(&["spec", "template", "metadata", "name"])
+                        .unwrap_or(r.name()),
+                    _ => return None,
+                };
+                (target == name).then(|| format!("{} {ns}/{}", r.kind(), r.name()))
+            })
+            .collect();
+        found.sort();
+        found.into_iter().next()
+    }
 }
 
 fn s(n: &Node, path: &[&str]) -> String {
@@ -191,7 +268,7 @@ fn values_files_of(spec: &Node) -> (Vec<String>, bool) {
 fn resolve_chart(
     hr: &Resource,
     ns: &str,
-    all: &Index<'_>,
+    all: &Objects<'_>,
     is_repo: &dyn Fn(&SourceRef) -> bool,
 ) -> Result<ChartInfo, String> {
     let spec = hr.obj.get("spec").cloned().unwrap_or(Node::Null);
@@ -213,7 +290,7 @@ fn resolve_chart(
             namespace: cns.clone(),
             ..Default::default()
         };
-        let Some(src) = find(all, &kind, &cns, &name) else {
+        let Some(src) = all.find(&kind, &cns, &name) else {
             if kind == "HelmChart" {
                 // A HelmChart is often applied outside the repository;
                 // without it the chart is unknown offline.
@@ -223,10 +300,11 @@ fn resolve_chart(
                 ));
                 return Ok(info);
             }
-            return Err(format!(
-                "{}: chart source {kind}/{cns}/{name} (spec.chartRef) is not among the rendered objects",
+            info.unavailable = Some(all.absent(&format!(
+                "{}: chart source {kind}/{cns}/{name} (spec.chartRef)",
                 hr.origin
-            ));
+            ))?);
+            return Ok(info);
         };
         if kind == "HelmChart" {
             let hc = src.obj.get("spec").cloned().unwrap_or(Node::Null);
@@ -240,7 +318,7 @@ fn resolve_chart(
                 name: s(&sref, &["name"]),
                 namespace: cns.clone(),
             };
-            match find(all, &sref.kind, &cns, &sref.name) {
+            match all.find(&sref.kind, &cns, &sref.name) {
                 Some(repo) => {
                     info.url = s(&repo.obj, &["spec", "url"]);
                     info.request = request_from_source(repo, &info.chart, &info.version);
@@ -262,10 +340,10 @@ fn resolve_chart(
                     });
                 }
                 None => {
-                    return Err(format!(
-                        "{}: chart source {}/{cns}/{} (spec.sourceRef of HelmChart {cns}/{name}) is not among the rendered objects",
+                    info.unavailable = Some(all.absent(&format!(
+                        "{}: chart source {}/{cns}/{} (spec.sourceRef of HelmChart {cns}/{name})",
                         src.origin, sref.kind, sref.name
-                    ));
+                    ))?);
                 }
             }
         } else {
@@ -309,7 +387,7 @@ fn resolve_chart(
         namespace: sns.clone(),
     };
     // The repository's own GitRepository need not be among the objects.
-    if is_repo(&sref) && find(all, &kind, &sns, &name).is_none() {
+    if is_repo(&sref) && all.find(&kind, &sns, &name).is_none() {
         return Ok(ChartInfo {
             request: Some(ChartRequest::SourcePath {
                 kind: kind.clone(),
@@ -327,8 +405,22 @@ fn resolve_chart(
             ..Default::default()
         });
     }
-    let src = find(all, &kind, &sns, &name)
-        .ok_or_else(|| format!("chart source {kind}/{sns}/{name} (spec.chart.spec.sourceRef) is not among the rendered objects"))?;
+    let Some(src) = all.find(&kind, &sns, &name) else {
+        let why = all.absent(&format!(
+            "chart source {kind}/{sns}/{name} (spec.chart.spec.sourceRef)"
+        ))?;
+        return Ok(ChartInfo {
+            kind,
+            name,
+            namespace: sns,
+            chart,
+            version,
+            values_files,
+            ignore_missing_values_files,
+            unavailable: Some(why),
+            ..Default::default()
+        });
+    };
     Ok(ChartInfo {
         kind,
         name,
@@ -343,18 +435,30 @@ fn resolve_chart(
     })
 }
 
+/// The effective values of a HelmRelease.
+struct Values {
+    values: Node,
+    /// The paths among them that came from a Secret.
+    secret_paths: crate::secret::SecretPaths,
+    /// `valuesFrom` entries left out, and why.
+    warnings: Vec<String>,
+    /// Why they cannot be known offline (a `valuesFrom` object missing
+    /// while some Kustomizations were not rendered).
+    unknown: Option<String>,
+}
+
 /// The effective values of `hr` and the paths among them that came from a
 /// Secret: a taint tree (see `crate::secret::taint_tree`) goes through the
-/// same merges as the values.
-fn resolve_values(
-    hr: &Resource,
-    ns: &str,
-    all: &Index<'_>,
-) -> Result<(Node, crate::secret::SecretPaths), String> {
+/// same merges as the values. A `valuesFrom` Secret that an ExternalSecret
+/// or SealedSecret creates at runtime is left out with a warning, as
+/// `substituteFrom` does.
+fn resolve_values(hr: &Resource, ns: &str, all: &Objects<'_>) -> Result<Values, String> {
     use crate::resource::PathElem;
     use crate::secret::{taint_tree, taint_tree_from_paths, under};
     let mut values = Node::map();
     let mut taint = Node::map();
+    let mut warnings = Vec::new();
+    let mut unknown = None;
     let b64 = base64::engine::general_purpose::STANDARD;
     if let Some(Node::Seq(vf)) = hr.obj.get_path(&["spec", "valuesFrom"]) {
         for v in vf {
@@ -365,13 +469,21 @@ fn resolve_values(
                 .unwrap_or("values.yaml".into());
             let optional = v.get("optional").and_then(Node::as_bool).unwrap_or(false);
             let target = s(v, &["targetPath"]);
-            let Some(obj) = find(all, &kind, ns, &name) else {
+            let Some(obj) = all.find(&kind, ns, &name) else {
                 if optional {
                     continue;
                 }
-                return Err(format!(
-                    "valuesFrom {kind}/{ns}/{name} is not among the rendered objects"
-                ));
+                if let Some(p) = (kind == "Secret")
+                    .then(|| all.runtime_producer(ns, &name))
+                    .flatten()
+                {
+                    warnings.push(format!(
+                        "valuesFrom {kind}/{ns}/{name} is produced at runtime by {p}: absent offline, rendered without its values"
+                    ));
+                    continue;
+                }
+                unknown = Some(all.absent(&format!("valuesFrom {kind}/{ns}/{name}"))?);
+                continue;
             };
             // A Secret's keys, or a ConfigMap key holding a value that
             // was substituted from a Secret.
@@ -431,7 +543,12 @@ fn resolve_values(
         );
         merge_values(&mut taint, &taint_tree_from_paths(v, &inline));
     }
-    Ok((values, crate::secret::true_leaves(&taint)))
+    Ok(Values {
+        values,
+        secret_paths: crate::secret::true_leaves(&taint),
+        warnings,
+        unknown,
+    })
 }
 
 /// helm-controller's `ShortenName` (internal/release/name.go): a name
@@ -468,10 +585,7 @@ pub fn resolve_all(
     reports: &[KsReport],
     is_repo: &dyn Fn(&SourceRef) -> bool,
 ) -> Vec<HelmReleaseReport> {
-    let mut all: Index<'_> = Index::new();
-    for r in reports.iter().flat_map(|k| k.objects.iter()) {
-        all.entry((r.kind(), r.namespace(), r.name())).or_insert(r);
-    }
+    let all = Objects::new(reports);
     let mut out = Vec::new();
     for k in reports.iter().filter(|k| k.status == Status::Rendered) {
         for r in &k.objects {
@@ -484,8 +598,13 @@ pub fn resolve_all(
             } else {
                 r.namespace()
             };
-            let chart = resolve_chart(r, ns, &all, is_repo);
+            let mut chart = resolve_chart(r, ns, &all, is_repo);
             let values = resolve_values(r, ns, &all);
+            if let (Ok(c), Ok(v)) = (&mut chart, &values)
+                && c.unavailable.is_none()
+            {
+                c.unavailable = v.unknown.clone();
+            }
             let mut msgs = Vec::new();
             if let Err(e) = &chart {
                 msgs.push(e.clone());
@@ -518,9 +637,15 @@ pub fn resolve_all(
                     target
                 },
                 objects: Vec::new(),
-                warnings: Vec::new(),
-                secret_paths: values.as_ref().map(|v| v.1.clone()).unwrap_or_default(),
-                values: values.map(|v| v.0).unwrap_or(Node::Map(Map::new())),
+                warnings: values
+                    .as_ref()
+                    .map(|v| v.warnings.clone())
+                    .unwrap_or_default(),
+                secret_paths: values
+                    .as_ref()
+                    .map(|v| v.secret_paths.clone())
+                    .unwrap_or_default(),
+                values: values.map(|v| v.values).unwrap_or(Node::Map(Map::new())),
                 object: r.clone(),
             });
         }

@@ -943,7 +943,7 @@ fn apply_outcome(h: &mut HelmReleaseReport, l: &Located, r: Option<Outcome>, opt
                         .to_string(),
                 );
             }
-            h.warnings = warnings;
+            h.warnings.extend(warnings);
         }
         (_, Some(Err(e))) => {
             h.status = HrStatus::Failed;
