@@ -1336,3 +1336,55 @@ fn releases_find_their_objects_as_flux_does_offline() {
     assert_eq!(o.status.code(), Some(1));
     assert_eq!(hr(&js, "no-source")["renderStatus"], "failed");
 }
+
+/// A block scalar that ends a document keeps its final line break as
+/// Helm's install reads the document (helm v4 `pkg/action/action.go`:
+/// the post-renderer parses each template's output with kyaml, where
+/// every document but the last is followed by a line break and the last
+/// as the output ends; a hook is then installed from its own trimmed
+/// document, `releaseutil.SplitManifests`, and go-yaml keeps no line
+/// break at the end of the input), not as `helm template`'s text shows
+/// it, where a line break follows every document.
+#[test]
+fn final_line_breaks_of_block_scalars_are_helms_install() {
+    let release = hr_spec(
+        "demo",
+        "  chart:\n    spec:\n      chart: ./charts/blocks\n      sourceRef:\n        kind: GitRepository\n        name: flux-system\n",
+    );
+    let cm = |name: &str, hook: bool| {
+        format!(
+            "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: {name}\n{}data:\n  script: |\n    echo {name}\n",
+            if hook {
+                "  annotations:\n    helm.sh/hook: pre-install\n"
+            } else {
+                ""
+            }
+        )
+    };
+    let t = repo(&[
+        ("kubernetes/clusters/test/hr.yaml", &release),
+        (
+            "charts/blocks/Chart.yaml",
+            "apiVersion: v2\nname: blocks\nversion: 1.0.0\n",
+        ),
+        ("charts/blocks/templates/one.yaml", &cm("one", false)),
+        (
+            "charts/blocks/templates/two.yaml",
+            // Two documents, and the output ends without a line break.
+            &format!(
+                "{}---\n{}",
+                cm("first", false),
+                cm("last", false).trim_end()
+            ),
+        ),
+        ("charts/blocks/templates/hook.yaml", &cm("hook", true)),
+    ]);
+    let (o, js) = build_json(t.path(), &[]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let objs = &hr(&js, "demo")["objects"];
+    let script = |name: &str| object(objs, "ConfigMap", name).unwrap()["data"]["script"].clone();
+    assert_eq!(script("one"), "echo one\n");
+    assert_eq!(script("first"), "echo first\n");
+    assert_eq!(script("last"), "echo last");
+    assert_eq!(script("hook"), "echo hook");
+}

@@ -739,7 +739,14 @@ fn render_release(
         if m.test {
             continue;
         }
-        let rs = parse_manifest(&m.source, &m.body, &origin)?;
+        // A block scalar that ends the document keeps its final line
+        // break when Helm's install reads one after it (see
+        // `Manifest::final_break`).
+        let rs = if m.final_break {
+            parse_manifest(&m.source, &format!("{}\n", m.body), &origin)?
+        } else {
+            parse_manifest(&m.source, &m.body, &origin)?
+        };
         if m.crd {
             crd_objs.extend(rs.into_iter().filter(|r| {
                 r.kind() == "CustomResourceDefinition"

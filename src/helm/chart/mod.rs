@@ -305,6 +305,12 @@ pub struct Manifest {
     pub source: String,
     /// The document text (without the `---` and `# Source:` lines).
     pub body: String,
+    /// Whether Helm's install reads the document followed by a line
+    /// break, which a block scalar ending the document keeps (`|`): a
+    /// manifest that is not the last of its template's output, or the
+    /// last when the output ends with a line break. Not a hook (installed
+    /// from its own, trimmed document) nor a CRD (from its file as is).
+    pub final_break: bool,
     /// A hook (`helm.sh/hook` annotation).
     pub hook: bool,
     /// A test hook (`helm.sh/hook: test`).

@@ -523,6 +523,7 @@ fn crd_objects(w: &WChart, full_path: &str, out: &mut Vec<Manifest>) -> Result<(
         out.push(Manifest {
             source: format!("{full_path}/{}", f.name),
             body: body.into_owned(),
+            final_break: false,
             hook: false,
             test: false,
             crd: true,
@@ -645,40 +646,54 @@ const PARALLEL_HEADS_BYTES: usize = 256 * 1024;
 
 /// The documents of one rendered template (partials, `_*`, are not
 /// executed: no template here is one).
-fn file_docs(mut content: String) -> Vec<String> {
+fn file_docs(mut content: String) -> Vec<(String, bool)> {
     if content.trim().is_empty() {
         return Vec::new();
     }
     let ranges = manifest_ranges(&content);
+    // Whether Helm's install reads the document followed by a line break:
+    // its post-renderer parses each template's output (kyaml: every
+    // document but the last is followed by one; the last as the output
+    // ends).
+    let last_break = ranges
+        .last()
+        .is_some_and(|r| content[r.end..].contains('\n'));
     if let [r] = ranges.as_slice() {
         // One document (most templates): the rendered text itself,
         // trimmed in place rather than copied.
         let r = r.clone();
         content.truncate(r.end);
         content.drain(..r.start);
-        vec![content]
+        vec![(content, last_break)]
     } else {
-        ranges.into_iter().map(|r| content[r].to_string()).collect()
+        let n = ranges.len();
+        ranges
+            .into_iter()
+            .enumerate()
+            .map(|(i, r)| (content[r].to_string(), i + 1 < n || last_break))
+            .collect()
     }
 }
 
 /// Every rendered document, in the order of the templates' paths, with
 /// its head read.
-type ReadDocs = Vec<(String, String, Result<Head, ChartError>)>;
+/// (path, document, followed by a line break at install, head).
+type ReadDoc = (String, String, bool, Result<Head, ChartError>);
+type ReadDocs = Vec<ReadDoc>;
 
 /// Reads the documents of every rendered template. Every document is read
 /// whole as YAML (Helm's `SimpleHead` unmarshalling fails on any invalid
 /// one): on two threads when there is much to read.
 fn read_heads(files: BTreeMap<String, String>) -> ReadDocs {
-    let docs: Vec<(String, String)> = files
+    let docs: Vec<(String, String, bool)> = files
         .into_iter()
         .flat_map(|(path, content)| {
             file_docs(content)
                 .into_iter()
-                .map(move |d| (path.clone(), d))
+                .map(move |(d, b)| (path.clone(), d, b))
         })
         .collect();
-    let size: usize = docs.iter().map(|(_, d)| d.len()).sum();
+    let size: usize = docs.iter().map(|(_, d, _)| d.len()).sum();
     if size >= PARALLEL_HEADS_BYTES {
         use rayon::prelude::*;
         docs.into_par_iter().map(with_head).collect()
@@ -688,9 +703,11 @@ fn read_heads(files: BTreeMap<String, String>) -> ReadDocs {
 }
 
 /// A document of the template at `path` with its head.
-fn with_head((path, doc): (String, String)) -> (String, String, Result<Head, ChartError>) {
+fn with_head(
+    (path, doc, brk): (String, String, bool),
+) -> (String, String, bool, Result<Head, ChartError>) {
     let h = head(&path, &doc);
-    (path, doc, h)
+    (path, doc, brk, h)
 }
 
 /// Heads read on a second thread while templates execute: the executing
@@ -703,7 +720,7 @@ struct HeadsAhead {
 
 #[derive(Default)]
 struct AheadState {
-    queued: std::collections::VecDeque<(usize, String, String)>,
+    queued: std::collections::VecDeque<(usize, String, String, bool)>,
     /// Bytes queued since the reader was last woken.
     unsignalled: usize,
     /// Whether the reader waits for work.
@@ -711,7 +728,7 @@ struct AheadState {
     closed: bool,
     /// Documents taken by the reader and not read yet.
     busy: usize,
-    done: Vec<(usize, String, String, Result<Head, ChartError>)>,
+    done: Vec<(usize, ReadDoc)>,
     next: usize,
     /// A panic of the reader's.
     panic: Option<Box<dyn std::any::Any + Send>>,
@@ -755,11 +772,11 @@ impl HeadsAhead {
             return;
         }
         let mut st = lock_ahead(&self.shared);
-        for doc in docs {
+        for (doc, brk) in docs {
             st.unsignalled += doc.len();
             let i = st.next;
             st.next += 1;
-            st.queued.push_back((i, path.to_string(), doc));
+            st.queued.push_back((i, path.to_string(), doc, brk));
         }
         if st.waiting && st.unsignalled >= AHEAD_BATCH_BYTES {
             st.unsignalled = 0;
@@ -791,8 +808,8 @@ impl HeadsAhead {
         drop(st);
         // Queued in execution order, numbered in it: by path, then in
         // the template's own order.
-        done.sort_by(|a, b| a.1.cmp(&b.1).then(a.0.cmp(&b.0)));
-        done.into_iter().map(|(_, p, d, h)| (p, d, h)).collect()
+        done.sort_by(|a, b| a.1.0.cmp(&b.1.0).then(a.0.cmp(&b.0)));
+        done.into_iter().map(|(_, d)| d).collect()
     }
 }
 
@@ -818,7 +835,7 @@ fn read_next<'s>(
     shared: &'s AheadShared,
     mut st: std::sync::MutexGuard<'s, AheadState>,
 ) -> (std::sync::MutexGuard<'s, AheadState>, bool) {
-    let Some((i, path, doc)) = st.queued.pop_front() else {
+    let Some((i, path, doc, brk)) = st.queued.pop_front() else {
         return (st, false);
     };
     st.busy += 1;
@@ -827,7 +844,7 @@ fn read_next<'s>(
     let mut st = lock_ahead(shared);
     st.busy -= 1;
     match h {
-        Ok(h) => st.done.push((i, path, doc, h)),
+        Ok(h) => st.done.push((i, (path, doc, brk, h))),
         Err(panic) => st.panic = Some(panic),
     }
     if st.closed && st.busy == 0 {
@@ -842,7 +859,7 @@ fn read_next<'s>(
 fn sort_manifests(read: ReadDocs) -> Result<(Vec<Manifest>, Vec<Manifest>), ChartError> {
     let mut hooks = Vec::new();
     let mut generic = Vec::new();
-    for (path, doc, h) in read {
+    for (path, doc, final_break, h) in read {
         let h = h?;
         let hook_types = match h.annotations.get("helm.sh/hook") {
             Some(t) => t,
@@ -852,6 +869,7 @@ fn sort_manifests(read: ReadDocs) -> Result<(Vec<Manifest>, Vec<Manifest>), Char
                     Manifest {
                         source: path,
                         body: doc,
+                        final_break,
                         hook: false,
                         test: false,
                         crd: false,
@@ -873,6 +891,7 @@ fn sort_manifests(read: ReadDocs) -> Result<(Vec<Manifest>, Vec<Manifest>), Char
             Manifest {
                 source: path,
                 body: doc,
+                final_break: false,
                 hook: true,
                 test,
                 crd: false,
@@ -921,9 +940,9 @@ mod tests {
     use super::*;
 
     /// What a reading gives, comparable.
-    fn comparable(read: ReadDocs) -> Vec<(String, String, Result<Head, String>)> {
+    fn comparable(read: ReadDocs) -> Vec<(String, String, bool, Result<Head, String>)> {
         read.into_iter()
-            .map(|(p, d, h)| (p, d, h.map_err(|e| e.message)))
+            .map(|(p, d, b, h)| (p, d, b, h.map_err(|e| e.message)))
             .collect()
     }
 
@@ -952,8 +971,8 @@ mod tests {
         let files: BTreeMap<String, String> = rendered.iter().cloned().collect();
         let after = comparable(read_heads(files));
         assert!(after.len() > 40, "{} documents", after.len());
-        assert!(after.iter().any(|(_, _, h)| h.is_err()));
-        assert!(after.iter().any(|(_, _, h)| {
+        assert!(after.iter().any(|(_, _, _, h)| h.is_err()));
+        assert!(after.iter().any(|(_, _, _, h)| {
             h.as_ref()
                 .is_ok_and(|h| h.annotations.contains_key("helm.sh/hook"))
         }));
