@@ -1388,3 +1388,102 @@ fn final_line_breaks_of_block_scalars_are_helms_install() {
     assert_eq!(script("last"), "echo last");
     assert_eq!(script("hook"), "echo hook");
 }
+
+/// `duplicate-object` on the objects of HelmReleases: two releases that
+/// install the same objects in one cluster clash; the CRDs of a chart's
+/// `crds/` directory do not (helm-controller creates them when missing
+/// and never deletes them), nor do releases whose `spec.kubeConfig` sends
+/// them to different clusters (a hub and its spokes).
+#[test]
+fn duplicate_objects_of_releases_follow_the_cluster_they_go_to() {
+    let release = |name: &str, ns: &str, extra: &str| {
+        format!(
+            "---\napiVersion: helm.toolkit.fluxcd.io/v2\nkind: HelmRelease\nmetadata:\n  name: {name}\n  namespace: {ns}\nspec:\n  interval: 1h\n  releaseName: shared\n  targetNamespace: apps\n  chart:\n    spec:\n      chart: ./charts/demo\n      sourceRef:\n        kind: GitRepository\n        name: flux-system\n        namespace: flux-system\n{extra}"
+        )
+    };
+    let duplicates = |text: &str| {
+        let t = repo(&[("kubernetes/clusters/test/hr.yaml", text)]);
+        chart(t.path(), "charts/demo", "1.0.0", "1.0.0");
+        let o = common::flate_in(&["check", "test", "-o", "json"], t.path());
+        let js: J = serde_json::from_slice(&o.stdout).expect("check JSON");
+        let mut found: Vec<String> = js["findings"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|f| f["rule"] == "duplicate-object")
+            .map(|f| f["message"].as_str().unwrap().to_string())
+            .collect();
+        found.sort();
+        found
+    };
+    // The same release installed twice into one cluster: every object of
+    // the chart clashes but the CRD of crds/.
+    let both = release("one", "team-a", "") + &release("two", "team-b", "");
+    let found = duplicates(&both);
+    assert!(!found.is_empty());
+    assert!(
+        found
+            .iter()
+            .any(|m| m.starts_with("Deployment apps/shared is produced by HelmRelease team-a/one and HelmRelease team-b/two")),
+        "{found:#?}"
+    );
+    assert!(
+        found
+            .iter()
+            .all(|m| !m.contains("CustomResourceDefinition")),
+        "{found:#?}"
+    );
+    // Each to its own cluster: no clash.
+    let kube = |secret: &str| format!("  kubeConfig:\n    secretRef:\n      name: {secret}\n");
+    let spokes =
+        release("one", "team-a", &kube("spoke-a")) + &release("two", "team-b", &kube("spoke-b"));
+    assert_eq!(duplicates(&spokes), Vec::<String>::new());
+    // One to a spoke, one here: no clash either.
+    let mixed = release("one", "team-a", &kube("spoke-a")) + &release("two", "team-b", "");
+    assert_eq!(duplicates(&mixed), Vec::<String>::new());
+}
+
+/// `.Capabilities.APIVersions` of a release holds what the cluster's
+/// discovery lists: the stable built-in versions of the environment's
+/// Kubernetes version too, such as `apiregistration.k8s.io/v1`, which
+/// Helm's offline defaults (client-go's scheme) lack; not the alpha and
+/// beta versions (off by default) that the defaults lack, such as
+/// `scheduling.k8s.io/v1alpha2`. (Those the defaults have stay.)
+#[test]
+fn releases_see_the_stable_built_in_api_versions() {
+    let release = hr_spec(
+        "caps",
+        "  chart:\n    spec:\n      chart: ./charts/caps\n      sourceRef:\n        kind: GitRepository\n        name: flux-system\n",
+    );
+    let t = repo(&[
+        ("kubernetes/clusters/test/hr.yaml", &release),
+        (
+            "charts/caps/Chart.yaml",
+            "apiVersion: v2\nname: caps\nversion: 1.0.0\n",
+        ),
+        (
+            "charts/caps/templates/cm.yaml",
+            "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: caps\ndata:\n  apiService: {{ .Capabilities.APIVersions.Has \"apiregistration.k8s.io/v1/APIService\" | quote }}\n  alpha: {{ .Capabilities.APIVersions.Has \"scheduling.k8s.io/v1alpha2\" | quote }}\n  apps: {{ .Capabilities.APIVersions.Has \"apps/v1/Deployment\" | quote }}\n",
+        ),
+    ]);
+    let (o, js) = build_json(t.path(), &[]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let cm = object(&hr(&js, "caps")["objects"], "ConfigMap", "caps").unwrap();
+    assert_eq!(cm["data"]["apiService"], "true");
+    assert_eq!(cm["data"]["alpha"], "false");
+    assert_eq!(cm["data"]["apps"], "true");
+    // `flate helm template` keeps Helm's offline defaults, as `helm
+    // template` does.
+    let o = Command::new(env!("CARGO_BIN_EXE_flate"))
+        .arg("helm")
+        .arg("template")
+        .arg(t.path().join("charts/caps"))
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(
+        stdout(&o).contains("apiService: \"false\""),
+        "{}",
+        stdout(&o)
+    );
+}

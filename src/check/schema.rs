@@ -240,6 +240,46 @@ impl K8s {
     }
 }
 
+/// `group/version` and `group/version/Kind` of every built-in kind that
+/// Kubernetes `version` (the nearest embedded one) has in a stable
+/// version (`v1`, `v2`...), from the embedded schemas: what an API
+/// server's discovery lists whatever its feature gates (alpha and, since
+/// 1.24, new beta versions are off by default). Sorted.
+pub fn stable_api_versions(version: &str) -> Result<Vec<String>, String> {
+    // Only the kinds are read (the definitions, most of the store, are
+    // skipped unparsed): a render that needs no schema pays little.
+    #[derive(serde::Deserialize)]
+    struct Kinds {
+        kinds: BTreeMap<String, Vec<Variant>>,
+    }
+    #[derive(serde::Deserialize)]
+    struct Variant {
+        versions: Option<Vec<String>>,
+    }
+    let (version, _) = nearest_version(version);
+    let store: Kinds =
+        serde_json::from_str(K8S_STORE).map_err(|e| format!("embedded Kubernetes schemas: {e}"))?;
+    let stable = |api_version: &str| {
+        let v = api_version.rsplit('/').next().unwrap_or(api_version);
+        v.len() > 1 && v.starts_with('v') && v[1..].bytes().all(|b| b.is_ascii_digit())
+    };
+    let mut out = std::collections::BTreeSet::new();
+    for (k, variants) in &store.kinds {
+        let (api_version, _) = k.rsplit_once('/').unwrap_or(("", k));
+        if stable(api_version)
+            && variants.iter().any(|v| {
+                v.versions
+                    .as_ref()
+                    .is_none_or(|vs| vs.iter().any(|x| x == version))
+            })
+        {
+            out.insert(api_version.to_string());
+            out.insert(k.clone());
+        }
+    }
+    Ok(out.into_iter().collect())
+}
+
 /// The built-in schemas of Kubernetes `version` (one of
 /// [`KUBERNETES_VERSIONS`]), built once.
 pub fn kubernetes_version(version: &str) -> Result<&'static K8s, String> {

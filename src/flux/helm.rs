@@ -86,6 +86,10 @@ pub struct HelmReleaseReport {
     pub release_namespace: String,
     /// The objects helm-controller would install, post-rendered.
     pub objects: Vec<Resource>,
+    /// How many of `objects`, at the start, are CRDs of the charts'
+    /// `crds/` directories: helm-controller creates (or replaces) them
+    /// by the CRD policy, outside the release, and never deletes them.
+    pub crds: usize,
     pub warnings: Vec<String>,
     pub values: Node,
     /// Paths of `values` that came from a Secret (see `crate::secret`).
@@ -637,6 +641,7 @@ pub fn resolve_all(
                     target
                 },
                 objects: Vec::new(),
+                crds: 0,
                 warnings: values
                     .as_ref()
                     .map(|v| v.warnings.clone())

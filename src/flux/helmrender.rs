@@ -296,7 +296,9 @@ pub type SourceChartFn<'a> =
     dyn Fn(&str, &str, &str, &str, &[String]) -> Result<Option<SourceChart>, String> + 'a;
 
 /// The objects a release renders and the engine's warnings, or why not.
-type Outcome = Result<(Vec<Resource>, Vec<String>), String>;
+/// (objects, the number of them at the start that are CRDs of the charts'
+/// `crds/` directories, warnings).
+type Outcome = Result<(Vec<Resource>, usize, Vec<String>), String>;
 
 /// Finds the chart of every HelmRelease: in a source artifact through
 /// `source_chart` (GitRepository / Bucket charts), else in the cache.
@@ -764,6 +766,7 @@ fn render_release(
     for c in crd_objs.iter_mut() {
         set_metadata(c, "labels", &labels);
     }
+    let crd_count = crd_objs.len();
     let mut all = crd_objs;
     all.extend(objs);
     // Helm applies a namespaced object without a namespace in the
@@ -777,7 +780,7 @@ fn render_release(
     for r in all.iter_mut() {
         taint_object(r, &secrets);
     }
-    Ok((all, out.warnings))
+    Ok((all, crd_count, out.warnings))
 }
 
 fn set_namespace(r: &mut Resource, ns: &str) {
@@ -933,10 +936,11 @@ fn apply_outcome(h: &mut HelmReleaseReport, l: &Located, r: Option<Outcome>, opt
             h.status = HrStatus::Skipped;
             h.message = "suspended (spec.suspend: true)".into();
         }
-        (_, Some(Ok((objs, mut warnings)))) => {
+        (_, Some(Ok((objs, crds, mut warnings)))) => {
             h.status = HrStatus::Rendered;
             h.message = String::new();
             h.objects = objs;
+            h.crds = crds;
             // v2beta1/v2beta2's single values file is not a field of v2,
             // the version helm-controller reconciles.
             if h.object

@@ -966,6 +966,18 @@ fn render_helmreleases(
         }
     }
     let mut crds = CrdInfo::default();
+    // The cluster's discovery lists the stable built-in versions of its
+    // Kubernetes version, some of which client-go's scheme (Helm's
+    // defaults) lacks: `apiregistration.k8s.io/v1`.
+    if let Some(v) = &opts.helm.kube_version
+        && let Ok(builtin) = crate::check::schema::stable_api_versions(v)
+    {
+        let defaults = crate::helm::chart::DEFAULT_API_VERSIONS;
+        crds.api_versions = builtin
+            .into_iter()
+            .filter(|a| !defaults.contains(&a.as_str()))
+            .collect();
+    }
     for k in reports.iter().filter(|k| k.status == Status::Rendered) {
         for o in &k.objects {
             crds.add(o);

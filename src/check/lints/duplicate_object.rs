@@ -3,7 +3,11 @@
 //! apply it, each prunes it when the other changes: the last one to
 //! reconcile wins, back and forth. A Kustomization with `spec.kubeConfig`
 //! applies to another cluster (a hub deploying to its spokes): its objects
-//! only clash with those of Kustomizations targeting that same cluster.
+//! only clash with those of Kustomizations targeting that same cluster;
+//! so with a HelmRelease's own `spec.kubeConfig` for the objects it
+//! renders. The CRDs of charts' `crds/` directories are not the releases'
+//! (helm-controller creates them when missing, or replaces them, and never
+//! deletes them): several releases installing the same one do not clash.
 
 use std::collections::BTreeMap;
 
@@ -16,16 +20,19 @@ use crate::resource::Resource;
 /// `spec.kubeConfig` reference (Secret or ConfigMap, in the
 /// Kustomization's namespace).
 fn target_cluster(ctx: &Ctx, k: &KsReport) -> String {
-    let Some((_, obj)) = ctx.ks_objects.get(&k.key()) else {
-        return String::new();
-    };
-    let Some(kc) = obj
+    match ctx.ks_objects.get(&k.key()) {
+        Some((_, obj)) => kube_config(obj).unwrap_or_default(),
+        None => String::new(),
+    }
+}
+
+/// The `spec.kubeConfig` reference of a Kustomization or HelmRelease, if
+/// it has one.
+fn kube_config(obj: &Resource) -> Option<String> {
+    let kc = obj
         .obj
         .get_path(&["spec", "kubeConfig"])
-        .filter(|n| !n.is_null())
-    else {
-        return String::new();
-    };
+        .filter(|n| !n.is_null())?;
     let r = |kind: &str, field: &str| {
         kc.get_str(&[field, "name"]).map(|n| {
             format!(
@@ -35,12 +42,45 @@ fn target_cluster(ctx: &Ctx, k: &KsReport) -> String {
             )
         })
     };
-    r("Secret", "secretRef")
-        .or_else(|| r("ConfigMap", "configMapRef"))
-        .unwrap_or_else(|| "kubeConfig".to_string())
+    Some(
+        r("Secret", "secretRef")
+            .or_else(|| r("ConfigMap", "configMapRef"))
+            .unwrap_or_else(|| "kubeConfig".to_string()),
+    )
+}
+
+/// What is known of an object a HelmRelease renders.
+struct HrObject {
+    /// `NAMESPACE/NAME` of the HelmRelease.
+    release: String,
+    /// A CRD of a chart's `crds/` directory.
+    crds_dir: bool,
+    /// The HelmRelease's own `spec.kubeConfig`.
+    cluster: Option<String>,
 }
 
 pub fn run(ctx: &Ctx, out: &mut Vec<Finding>) {
+    // The objects HelmReleases render are theirs (Helm installs them),
+    // not the Kustomization's that applies the HelmRelease.
+    let hr_of: std::collections::HashMap<*const Resource, HrObject> = ctx
+        .env
+        .rendered
+        .helmreleases
+        .iter()
+        .flat_map(|h| {
+            let cluster = kube_config(&h.object);
+            h.objects.iter().enumerate().map(move |(i, o)| {
+                (
+                    o as *const Resource,
+                    HrObject {
+                        release: format!("{}/{}", h.namespace, h.name),
+                        crds_dir: i < h.crds,
+                        cluster: cluster.clone(),
+                    },
+                )
+            })
+        })
+        .collect();
     // (cluster, group, kind, namespace, name) → producers.
     type Id = (String, String, String, String, String);
     let mut seen: BTreeMap<Id, Vec<(&KsReport, &Resource)>> = BTreeMap::new();
@@ -55,6 +95,12 @@ pub fn run(ctx: &Ctx, out: &mut Vec<Finding>) {
                 last = Some((ptr, c.clone()));
                 c
             }
+        };
+        let cluster = match hr_of.get(&(*o as *const Resource)) {
+            Some(HrObject {
+                cluster: Some(c), ..
+            }) => c.clone(),
+            _ => cluster,
         };
         let id = o.cur_id();
         let ns = if id.gvk.is_cluster_scoped() {
@@ -72,24 +118,18 @@ pub fn run(ctx: &Ctx, out: &mut Vec<Finding>) {
         .or_default()
         .push((k, o));
     }
-    // The objects HelmReleases render are theirs (Helm installs them),
-    // not the Kustomization's that applies the HelmRelease.
-    let hr_of: std::collections::HashMap<*const Resource, String> = ctx
-        .env
-        .rendered
-        .helmreleases
-        .iter()
-        .flat_map(|h| {
-            h.objects
-                .iter()
-                .map(move |o| (o as *const Resource, format!("{}/{}", h.namespace, h.name)))
-        })
-        .collect();
     let producer = |k: &KsReport, o: &Resource| match hr_of.get(&(o as *const Resource)) {
-        Some(h) => (true, h.clone()),
+        Some(h) => (true, h.release.clone()),
         None => (false, k.key()),
     };
     for ((_, _, kind, ns, name), list) in seen {
+        if list.iter().all(|(_, o)| {
+            hr_of
+                .get(&(*o as *const Resource))
+                .is_some_and(|h| h.crds_dir)
+        }) {
+            continue;
+        }
         let mut producers: Vec<(bool, String)> = list.iter().map(|(k, o)| producer(k, o)).collect();
         producers.dedup();
         if producers.len() < 2 {
