@@ -208,6 +208,35 @@ fn missing_depends_on_target_fails_that_kustomization_only() {
     );
 }
 
+/// `flate get` exits 1 when a Kustomization failed, and says which on
+/// standard error, whatever the listing shows (here the charts, and a
+/// selection that leaves the failed one out).
+#[test]
+fn get_says_why_it_exits_1() {
+    let r = scratch("get-fail");
+    edit(
+        &r.join("kubernetes/apps/base/spegel/ks.yaml"),
+        "name: prometheus-operator-crds",
+        "name: no-such-app",
+    );
+    for args in [
+        vec!["get", "charts", "staging"],
+        vec!["get", "ks", "staging", "flux-system/openebs", "-o", "name"],
+    ] {
+        let o = common::flate_in(&args, &r);
+        assert_eq!(o.status.code(), Some(1), "{args:?}");
+        assert!(
+            stderr(&o).contains("error: Kustomization flux-system/spegel failed: dependsOn target 'flux-system/no-such-app' does not exist"),
+            "{args:?}: {}",
+            stderr(&o)
+        );
+    }
+    // Nothing failed: exit 0, no error.
+    let o = common::flate_in(&["get", "charts", "production"], &repo());
+    assert_eq!(o.status.code(), Some(0));
+    assert!(!stderr(&o).contains("error:"), "{}", stderr(&o));
+}
+
 #[test]
 fn strict_substitute_fails_on_unset_variables() {
     let o = common::flate_in(

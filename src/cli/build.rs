@@ -101,6 +101,16 @@ pub fn report_failures(r: &Rendered) -> i32 {
             diag::plural(skipped, "HelmRelease")
         ));
     }
+    if report_failed_kustomizations(r) {
+        code = 1;
+    }
+    code
+}
+
+/// Reports every Kustomization that failed to render, at its definition;
+/// whether there was one.
+pub fn report_failed_kustomizations(r: &flate::flux::Rendered) -> bool {
+    let mut any = false;
     for k in &r.kustomizations {
         if k.status == Status::Failed {
             let mut d = Diag::error(format!("Kustomization {} failed: {}", k.key(), k.message));
@@ -110,10 +120,10 @@ pub fn report_failures(r: &Rendered) -> i32 {
                 d = d.note(format!("defined in {}", k.origin));
             }
             d.emit();
-            code = 1;
+            any = true;
         }
     }
-    code
+    any
 }
 
 /// The error for a HelmRelease that failed, at its definition.

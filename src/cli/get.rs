@@ -4,7 +4,7 @@
 use clap::{Args, ValueEnum};
 use serde_json::{Value as J, json};
 
-use flate::flux::{Rendered, Status};
+use flate::flux::Rendered;
 
 use super::common::{EnvArgs, Repo, SpecErrors, pick, render_env};
 use super::diag::Diag;
@@ -365,7 +365,9 @@ pub fn run(a: GetArgs) -> i32 {
         Ok(r) => r,
         Err(c) => return c,
     };
-    let failed = r.kustomizations.iter().any(|k| k.status == Status::Failed);
+    // (A listing may not show a failed Kustomization, and a selection may
+    // leave it out: say why the exit code is 1.)
+    let failed = super::build::report_failed_kustomizations(&r);
     let p = match kind {
         Kind::Images => print_items(
             &IMAGE_COLS,
