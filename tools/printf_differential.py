@@ -9,8 +9,6 @@ each as
     {{ printf "[%SPEC]" ARG }}
 
 in a one-template chart with both tools, and compares what they print.
-The float forms flate does not write (`%x`, `%X`, `%b` of floats, `#`
-with floats: docs/template.md) show up as differences.
 
 Usage: tools/printf_differential.py FLATE HELM [COUNT] [SEED]
 Prints one line per differing format and a summary.

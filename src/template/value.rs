@@ -1114,6 +1114,17 @@ fn fmt_one(verb: char, v: &Value, sp: &Spec) -> String {
         if let Some(s) = go_syntax(v, sp) {
             return pad(s, sp);
         }
+        // Go turns `%#v`'s `#` into its Go-syntax flag: a number is
+        // written as by `%v`, without `#`'s alternate forms.
+        return fmt_value(
+            verb,
+            v,
+            &Spec {
+                sharp: false,
+                plus: false,
+                ..*sp
+            },
+        );
     }
     if verb == 'v' && sp.plus {
         // `%+v` asks for a struct's field names (Go's `plusV`), not a
@@ -1177,7 +1188,13 @@ fn fmt_scalar(verb: char, v: &Value, sp: &Spec) -> Option<String> {
             Some(p) if *v != Value::Nil => v.type_name().chars().take(p).collect(),
             _ => v.type_name().to_string(),
         },
-        ('v', Value::Float(f)) => sign(format_float_g(*f, sp.prec, false), *f >= 0.0, sp),
+        // (With `#` only inside a bad verb's `%!verb(type=value)`: `%#v`
+        // itself is Go syntax, written by `fmt_one`.)
+        ('v', Value::Float(f)) => sign(
+            sharp_float(format_float_g(*f, sp.prec, false), *f, 'g', sp),
+            *f >= 0.0,
+            sp,
+        ),
         ('v' | 'd', Value::Int(i)) => fmt_integer(*i, 10, verb, sp),
         ('b', Value::Int(i)) => fmt_integer(*i, 2, verb, sp),
         ('o' | 'O', Value::Int(i)) => fmt_integer(*i, 8, verb, sp),
@@ -1241,33 +1258,86 @@ fn fmt_scalar(verb: char, v: &Value, sp: &Spec) -> Option<String> {
             };
             pad(s, &Spec { zero: false, ..*sp })
         }
-        ('f' | 'F', Value::Float(f)) => {
-            sign(format!("{:.*}", sp.prec.unwrap_or(6), f), *f >= 0.0, sp)
-        }
+        ('f' | 'F', Value::Float(f)) => sign(
+            sharp_float(format!("{:.*}", sp.prec.unwrap_or(6), f), *f, verb, sp),
+            *f >= 0.0,
+            sp,
+        ),
         ('e' | 'E', Value::Float(f)) => {
             let s = format!("{:.*e}", sp.prec.unwrap_or(6), f);
             let (m, e) = s.split_once('e').unwrap_or((&s, "0"));
             let e: i32 = e.parse().unwrap_or(0);
             let ec = if verb == 'E' { 'E' } else { 'e' };
             let es = if e < 0 { '-' } else { '+' };
-            sign(format!("{m}{ec}{es}{:02}", e.unsigned_abs()), *f >= 0.0, sp)
+            let text = format!("{m}{ec}{es}{:02}", e.unsigned_abs());
+            sign(sharp_float(text, *f, verb, sp), *f >= 0.0, sp)
         }
-        ('g' | 'G', Value::Float(f)) => {
-            sign(format_float_g(*f, sp.prec, verb == 'G'), *f >= 0.0, sp)
-        }
-        // (`#` with these is Go's too, but not written here: docs/template.md.)
-        ('x' | 'X' | 'b', Value::Float(f)) if !sp.sharp || verb == 'b' => {
+        ('g' | 'G', Value::Float(f)) => sign(
+            sharp_float(format_float_g(*f, sp.prec, verb == 'G'), *f, verb, sp),
+            *f >= 0.0,
+            sp,
+        ),
+        ('x' | 'X' | 'b', Value::Float(f)) => {
             let text = if !f.is_finite() {
                 format_float_g(*f, None, false)
             } else if verb == 'b' {
                 float_binary(*f)
             } else {
-                float_hex(*f, sp.prec, verb == 'X')
+                sharp_float(float_hex(*f, sp.prec, verb == 'X'), *f, verb, sp)
             };
             sign(text, f.is_sign_positive() && !f.is_nan(), sp)
         }
         _ => return None,
     })
+}
+
+/// A float written for `verb` with the `#` flag, as Go's `fmtFloat` does:
+/// the decimal point is always there, and for `%g`, `%G` and `%x` (not
+/// `%X`, a quirk of Go's) trailing zeros are kept up to the precision (6
+/// when none is given) in significant digits. The exponent is left as it
+/// is. Infinities and NaN are not touched; nor is anything without `#`.
+fn sharp_float(text: String, f: f64, verb: char, sp: &Spec) -> String {
+    if !sp.sharp || !f.is_finite() {
+        return text;
+    }
+    let mut digits: usize = match verb {
+        'g' | 'G' | 'x' => sp.prec.unwrap_or(6),
+        _ => 0,
+    };
+    let hex = matches!(verb, 'x' | 'X');
+    let (sgn, body) = text.split_at(usize::from(text.starts_with('-')));
+    // The exponent: `p…` for hexadecimal, `e…` otherwise (`e` is a digit
+    // in hexadecimal).
+    let tail_at = body
+        .char_indices()
+        .find(|&(_, c)| matches!(c, 'p' | 'P') || (!hex && matches!(c, 'e' | 'E')))
+        .map_or(body.len(), |(i, _)| i);
+    let (num, tail) = body.split_at(tail_at);
+    let mut num = num.to_string();
+    let mut seen_nonzero = false;
+    let mut point = false;
+    // Go counts every character after the sign: the `x` of a `0x`
+    // prefix counts as a significant digit, its `0` does not.
+    for c in num.chars() {
+        if c == '.' {
+            point = true;
+            continue;
+        }
+        if c != '0' {
+            seen_nonzero = true;
+        }
+        if seen_nonzero {
+            digits = digits.saturating_sub(1);
+        }
+    }
+    if !point {
+        if num == "0" {
+            digits = digits.saturating_sub(1);
+        }
+        num.push('.');
+    }
+    num.extend(std::iter::repeat_n('0', digits));
+    format!("{sgn}{num}{tail}")
 }
 
 /// Go's `strconv.CanBackquote`: whether `%#q` may write `s` as a raw
