@@ -160,21 +160,8 @@ impl<'a> Objects<'a> {
         let mut found: Vec<String> = self
             .index
             .iter()
-            .filter(|((_, ons, _), _)| *ons == ns)
-            .filter_map(|(_, r)| {
-                let target = match r.kind() {
-                    "ExternalSecret" => r
-                        .obj
-                        .get_str(&["spec", "target", "name"])
-                        .unwrap_or(r.name()),
-                    "SealedSecret" => r
-                        .obj
-                        .get_str(&["spec", "template", "metadata", "name"])
-                        .unwrap_or(r.name()),
-                    _ => return None,
-                };
-                (target == name).then(|| format!("{} {ns}/{}", r.kind(), r.name()))
-            })
+            .filter(|((_, ons, _), r)| *ons == ns && super::render::runtime_secret(r) == Some(name))
+            .map(|(_, r)| format!("{} {ns}/{}", r.kind(), r.name()))
             .collect();
         found.sort();
         found.into_iter().next()
@@ -382,9 +369,17 @@ fn resolve_chart(
     let sns = Some(s(&sref, &["namespace"]))
         .filter(|x| !x.is_empty())
         .unwrap_or(ns.to_string());
-    let chart = s(&cs, &["chart"]);
-    let version = s(&cs, &["version"]);
     let (values_files, ignore_missing_values_files) = values_files_of(&cs);
+    let base = ChartInfo {
+        kind: kind.clone(),
+        name: name.clone(),
+        namespace: sns.clone(),
+        chart: s(&cs, &["chart"]),
+        version: s(&cs, &["version"]),
+        values_files,
+        ignore_missing_values_files,
+        ..Default::default()
+    };
     let sref = SourceRef {
         kind: kind.clone(),
         name: name.clone(),
@@ -394,19 +389,12 @@ fn resolve_chart(
     if is_repo(&sref) && all.find(&kind, &sns, &name).is_none() {
         return Ok(ChartInfo {
             request: Some(ChartRequest::SourcePath {
-                kind: kind.clone(),
-                namespace: sns.clone(),
-                name: name.clone(),
-                path: chart.clone(),
+                kind,
+                namespace: sns,
+                name,
+                path: base.chart.clone(),
             }),
-            kind,
-            name,
-            namespace: sns,
-            chart,
-            version,
-            values_files,
-            ignore_missing_values_files,
-            ..Default::default()
+            ..base
         });
     }
     let Some(src) = all.find(&kind, &sns, &name) else {
@@ -414,28 +402,14 @@ fn resolve_chart(
             "chart source {kind}/{sns}/{name} (spec.chart.spec.sourceRef)"
         ))?;
         return Ok(ChartInfo {
-            kind,
-            name,
-            namespace: sns,
-            chart,
-            version,
-            values_files,
-            ignore_missing_values_files,
             unavailable: Some(why),
-            ..Default::default()
+            ..base
         });
     };
     Ok(ChartInfo {
-        kind,
-        name,
-        namespace: sns,
         url: s(&src.obj, &["spec", "url"]),
-        request: request_from_source(src, &chart, &version),
-        chart,
-        version,
-        values_files,
-        ignore_missing_values_files,
-        ..Default::default()
+        request: request_from_source(src, &base.chart, &base.version),
+        ..base
     })
 }
 

@@ -366,24 +366,23 @@ impl<'a> Known<'a> {
     }
 }
 
+/// The name of the Secret `r` creates at runtime when it is an
+/// ExternalSecret (`spec.target.name`) or a SealedSecret
+/// (`spec.template.metadata.name`), else its own name.
+pub fn runtime_secret(r: &Resource) -> Option<&str> {
+    let path: &[&str] = match r.kind() {
+        "ExternalSecret" => &["spec", "target", "name"],
+        "SealedSecret" => &["spec", "template", "metadata", "name"],
+        _ => return None,
+    };
+    Some(r.obj.get_str(path).unwrap_or(r.name()))
+}
+
 /// The object that creates Secret `name` in `namespace` at runtime, if any.
 fn runtime_producer(known: &Known, namespace: &str, name: &str) -> Option<String> {
     known.all().find_map(|r| {
-        if r.namespace() != namespace {
-            return None;
-        }
-        let target = match r.kind() {
-            "ExternalSecret" => r
-                .obj
-                .get_str(&["spec", "target", "name"])
-                .unwrap_or(r.name()),
-            "SealedSecret" => r
-                .obj
-                .get_str(&["spec", "template", "metadata", "name"])
-                .unwrap_or(r.name()),
-            _ => return None,
-        };
-        (target == name).then(|| format!("{} {}/{}", r.kind(), r.namespace(), r.name()))
+        (r.namespace() == namespace && runtime_secret(r) == Some(name))
+            .then(|| format!("{} {}/{}", r.kind(), r.namespace(), r.name()))
     })
 }
 

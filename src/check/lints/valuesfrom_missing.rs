@@ -10,22 +10,7 @@ use crate::yaml::Node;
 
 fn produced_at_runtime(ctx: &Ctx, ns: &str, name: &str) -> bool {
     ctx.all.iter().any(|(_, r)| {
-        ns_or_default(r) == ns
-            && match r.kind() {
-                "ExternalSecret" => {
-                    r.obj
-                        .get_str(&["spec", "target", "name"])
-                        .unwrap_or(r.name())
-                        == name
-                }
-                "SealedSecret" => {
-                    r.obj
-                        .get_str(&["spec", "template", "metadata", "name"])
-                        .unwrap_or(r.name())
-                        == name
-                }
-                _ => false,
-            }
+        ns_or_default(r) == ns && crate::flux::render::runtime_secret(r) == Some(name)
     })
 }
 
