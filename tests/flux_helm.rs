@@ -1487,3 +1487,53 @@ fn releases_see_the_stable_built_in_api_versions() {
         stdout(&o)
     );
 }
+
+/// A release's warnings are said once: a chart whose CRDs make every
+/// release render a second time (with their API versions) does not repeat
+/// the engine's warnings, and several `valuesFrom` entries of one Secret
+/// created at runtime give one warning.
+#[test]
+fn release_warnings_are_not_repeated() {
+    let eso = "apiVersion: external-secrets.io/v1\nkind: ExternalSecret\nmetadata:\n  name: demo-eso\n  namespace: flux-system\nspec:\n  target:\n    name: demo-secret\n  data: []\n";
+    let entry = |key: &str| {
+        format!(
+            "    - kind: Secret\n      name: demo-secret\n      valuesKey: {key}\n      targetPath: extra.{key}\n"
+        )
+    };
+    let release = hr_spec(
+        "demo",
+        &format!(
+            "  chart:\n    spec:\n      chart: ./charts/demo\n      sourceRef:\n        kind: GitRepository\n        name: flux-system\n  valuesFrom:\n{}{}",
+            entry("a"),
+            entry("b")
+        ),
+    );
+    let t = repo(&[
+        ("kubernetes/clusters/test/hr.yaml", &release),
+        ("kubernetes/clusters/test/eso.yaml", eso),
+        (
+            "charts/demo/values.schema.json",
+            r#"{"$ref": "https://schemas.example.com/values.json"}"#,
+        ),
+    ]);
+    // (The chart's crds/ has a CRD: the release renders twice.)
+    chart(t.path(), "charts/demo", "1.0.0", "1.0.0");
+    let (o, js) = build_json(t.path(), &[]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let h = hr(&js, "demo");
+    assert_eq!(h["renderStatus"], "rendered", "{h:#}");
+    let warnings: Vec<&str> = h["warnings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|w| w.as_str().unwrap())
+        .collect();
+    assert_eq!(warnings.len(), 2, "{warnings:#?}");
+    assert!(
+        warnings[0].starts_with("valuesFrom Secret/flux-system/demo-secret is produced at runtime")
+    );
+    assert!(
+        warnings[1].contains("https://schemas.example.com/values.json"),
+        "{warnings:#?}"
+    );
+}

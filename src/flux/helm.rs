@@ -455,9 +455,13 @@ fn resolve_values(hr: &Resource, ns: &str, all: &Objects<'_>) -> Result<Values, 
                     .then(|| all.runtime_producer(ns, &name))
                     .flatten()
                 {
-                    warnings.push(format!(
+                    let w = format!(
                         "valuesFrom {kind}/{ns}/{name} is produced at runtime by {p}: absent offline, rendered without its values"
-                    ));
+                    );
+                    // (Once for several entries of one Secret's keys.)
+                    if !warnings.contains(&w) {
+                        warnings.push(w);
+                    }
                     continue;
                 }
                 unknown = Some(all.absent(&format!("valuesFrom {kind}/{ns}/{name}"))?);

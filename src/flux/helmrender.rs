@@ -853,6 +853,9 @@ pub fn render_all(
             t0.elapsed().as_secs_f64() * 1e3
         );
     }
+    // The warnings of resolving each release (its values), kept under
+    // those of every render pass, which replace each other.
+    let resolved: Vec<Vec<String>> = hrs.iter().map(|h| h.warnings.clone()).collect();
     for pass in 0..2 {
         let tp = std::time::Instant::now();
         let results: Vec<Option<Outcome>> = hrs
@@ -903,11 +906,11 @@ pub fn render_all(
             );
         }
         let before = crds.api_versions.len();
-        for ((h, l), r) in hrs.iter_mut().zip(located).zip(results) {
+        for (((h, l), r), base) in hrs.iter_mut().zip(located).zip(results).zip(&resolved) {
             if pass == 0 {
-                apply_outcome(h, l, r, opts);
+                apply_outcome(h, l, r, base, opts);
             } else if let Some(r) = r {
-                apply_outcome(h, l, Some(r), opts);
+                apply_outcome(h, l, Some(r), base, opts);
             }
         }
         for h in hrs.iter() {
@@ -921,7 +924,15 @@ pub fn render_all(
     }
 }
 
-fn apply_outcome(h: &mut HelmReleaseReport, l: &Located, r: Option<Outcome>, opts: &HelmOptions) {
+/// Records a render's outcome on `h`; `resolved` are the warnings of
+/// resolving it, which a rendered release keeps before the engine's.
+fn apply_outcome(
+    h: &mut HelmReleaseReport,
+    l: &Located,
+    r: Option<Outcome>,
+    resolved: &[String],
+    opts: &HelmOptions,
+) {
     if h.status == HrStatus::Failed {
         return;
     }
@@ -954,7 +965,7 @@ fn apply_outcome(h: &mut HelmReleaseReport, l: &Located, r: Option<Outcome>, opt
                         .to_string(),
                 );
             }
-            h.warnings.extend(warnings);
+            h.warnings = resolved.iter().cloned().chain(warnings).collect();
         }
         (_, Some(Err(e))) => {
             h.status = HrStatus::Failed;
