@@ -207,6 +207,14 @@ impl Resource {
     pub fn namespace(&self) -> &str {
         self.obj.get_str(&["metadata", "namespace"]).unwrap_or("")
     }
+    /// The namespace, `default` when there is none (where a namespaced
+    /// object without one is applied).
+    pub fn namespace_or_default(&self) -> &str {
+        match self.namespace() {
+            "" => "default",
+            n => n,
+        }
+    }
     pub fn gvk(&self) -> Gvk {
         Gvk::from_api_version(self.api_version(), self.kind())
     }

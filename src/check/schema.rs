@@ -245,7 +245,21 @@ impl K8s {
 /// version (`v1`, `v2`...), from the embedded schemas: what an API
 /// server's discovery lists whatever its feature gates (alpha and, since
 /// 1.24, new beta versions are off by default). Sorted.
-pub fn stable_api_versions(version: &str) -> Result<Vec<String>, String> {
+pub fn stable_api_versions(version: &str) -> Result<&'static [String], String> {
+    static DONE: [OnceLock<Result<Vec<String>, String>>; KUBERNETES_VERSIONS.len()] =
+        [const { OnceLock::new() }; KUBERNETES_VERSIONS.len()];
+    let (version, _) = nearest_version(version);
+    let i = KUBERNETES_VERSIONS
+        .iter()
+        .position(|v| *v == version)
+        .unwrap_or(0);
+    DONE[i]
+        .get_or_init(|| read_stable_api_versions(version))
+        .as_deref()
+        .map_err(Clone::clone)
+}
+
+fn read_stable_api_versions(version: &str) -> Result<Vec<String>, String> {
     // Only the kinds are read (the definitions, most of the store, are
     // skipped unparsed): a render that needs no schema pays little.
     #[derive(serde::Deserialize)]
@@ -256,7 +270,6 @@ pub fn stable_api_versions(version: &str) -> Result<Vec<String>, String> {
     struct Variant {
         versions: Option<Vec<String>>,
     }
-    let (version, _) = nearest_version(version);
     let store: Kinds =
         serde_json::from_str(K8S_STORE).map_err(|e| format!("embedded Kubernetes schemas: {e}"))?;
     let stable = |api_version: &str| {

@@ -111,12 +111,9 @@ impl<'a> Objects<'a> {
     fn new(reports: &'a [KsReport]) -> Objects<'a> {
         let mut index = std::collections::HashMap::new();
         for r in reports.iter().flat_map(|k| k.objects.iter()) {
-            let ns = if r.namespace().is_empty() {
-                "default"
-            } else {
-                r.namespace()
-            };
-            index.entry((r.kind(), ns, r.name())).or_insert(r);
+            index
+                .entry((r.kind(), r.namespace_or_default(), r.name()))
+                .or_insert(r);
         }
         let not_rendered = reports
             .iter()
@@ -575,11 +572,7 @@ pub fn resolve_all(
             if g.group != HELM_GROUP || g.kind != "HelmRelease" {
                 continue;
             }
-            let ns = if r.namespace().is_empty() {
-                "default"
-            } else {
-                r.namespace()
-            };
+            let ns = r.namespace_or_default();
             let mut chart = resolve_chart(r, ns, &all, is_repo);
             let values = resolve_values(r, ns, &all);
             if let (Ok(c), Ok(v)) = (&mut chart, &values)

@@ -737,18 +737,17 @@ fn render_release(
     let origin = h.object.origin.clone();
     let mut crd_objs = Vec::new();
     let mut objs = Vec::new();
-    for m in &out.manifests {
+    for mut m in out.manifests {
         if m.test {
             continue;
         }
         // A block scalar that ends the document keeps its final line
         // break when Helm's install reads one after it (see
         // `Manifest::final_break`).
-        let rs = if m.final_break {
-            parse_manifest(&m.source, &format!("{}\n", m.body), &origin)?
-        } else {
-            parse_manifest(&m.source, &m.body, &origin)?
-        };
+        if m.final_break {
+            m.body.push('\n');
+        }
+        let rs = parse_manifest(&m.source, &m.body, &origin)?;
         if m.crd {
             crd_objs.extend(rs.into_iter().filter(|r| {
                 r.kind() == "CustomResourceDefinition"

@@ -973,8 +973,9 @@ fn render_helmreleases(
     {
         let defaults = crate::helm::chart::DEFAULT_API_VERSIONS;
         crds.api_versions = builtin
-            .into_iter()
+            .iter()
             .filter(|a| !defaults.contains(&a.as_str()))
+            .cloned()
             .collect();
     }
     for k in reports.iter().filter(|k| k.status == Status::Rendered) {

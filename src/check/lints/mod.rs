@@ -225,10 +225,7 @@ impl PatchIndex {
 
 /// The object's namespace, `default` when empty.
 pub fn ns_or_default(o: &Resource) -> String {
-    match o.namespace() {
-        "" => "default".into(),
-        n => n.into(),
-    }
+    o.namespace_or_default().to_string()
 }
 
 pub fn is_kind(o: &Resource, group: &str, kind: &str) -> bool {
