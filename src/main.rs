@@ -84,15 +84,14 @@ unsafe impl std::alloc::GlobalAlloc for MiMalloc {
 
 mod cli;
 
-/// Huge pages off until the work is known to be large (cli/pages.rs), from
-/// before `main`: the runtime's first allocation, before `main`, would
-/// already touch a 2 MiB page.
+/// Huge pages off (cli/pages.rs), from before `main`: the runtime's first
+/// allocation, before `main`, would already touch a 2 MiB page.
 #[cfg(target_os = "linux")]
 #[used]
 #[unsafe(link_section = ".init_array")]
 static HUGE_PAGES_OFF: extern "C" fn() = {
     extern "C" fn off() {
-        cli::pages::huge_pages(false);
+        cli::pages::huge_pages_off();
     }
     off
 };

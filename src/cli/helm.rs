@@ -307,10 +307,7 @@ fn template(a: TemplateArgs) -> i32 {
     }
     let timings = std::env::var_os("FLATE_TIMINGS").is_some();
     let started = std::time::Instant::now();
-    // Huge pages on as soon as the chart is known to be large: from the
-    // templates read so far, or an archive's size (cli/pages.rs).
-    let mut large = super::pages::LargeChart::default();
-    let ch = match chart::load_observed(&path, &mut |name, len| large.seen(name, len)) {
+    let ch = match chart::load(&path) {
         Ok(c) => c,
         Err(e) => return helm_error(&e.message, 2),
     };

@@ -202,9 +202,6 @@ pub fn run(cli: Cli) -> i32 {
             .help("set it to Unix seconds (e.g. `git log -1 --format=%ct`) or unset it")
             .fail();
     }
-    if !matches!(cli.command, Command::Quick(Quick::Helm { .. })) {
-        pages::huge_pages(true);
-    }
     match cli.command {
         Command::Build(a) => build::run(a),
         Command::Get(a) => get::run(a),

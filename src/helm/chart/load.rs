@@ -26,23 +26,14 @@ const MAX_FILE_SIZE: u64 = 5 * 1024 * 1024;
 
 /// Loads a chart directory or a `.tgz` archive.
 pub fn load(path: &Path) -> Result<Chart, ChartError> {
-    load_observed(path, &mut |_, _| {})
-}
-
-/// [`load`], telling `seen` of each file read from disk as it is read: its
-/// name in the chart directory (`templates/x.yaml`,
-/// `charts/sub/templates/y.yaml`, `charts/sub.tgz`), or the path of the
-/// archive for an archive, and its size in bytes.
-pub fn load_observed(path: &Path, seen: &mut dyn FnMut(&str, usize)) -> Result<Chart, ChartError> {
     let meta = std::fs::metadata(path)
         .map_err(|e| ChartError::at(format!("stat {}: {}", path.display(), io_text(&e)), path))?;
     if meta.is_dir() {
-        let files = read_dir_files(path, seen)?;
+        let files = read_dir_files(path)?;
         load_files(files, path)
     } else {
         let data = std::fs::read(path)
             .map_err(|e| ChartError::at(format!("{}: {}", path.display(), io_text(&e)), path))?;
-        seen(&path.to_string_lossy(), data.len());
         if !data.starts_with(b"\x1f\x8b\x08") {
             let name = path.display().to_string();
             let msg = if name.ends_with(".yml") || name.ends_with(".yaml") {
@@ -161,10 +152,7 @@ fn ignored(rules: &[Rule], path: &str, is_dir: bool) -> bool {
 }
 
 /// The files of a chart directory, `.helmignore` applied.
-fn read_dir_files(
-    dir: &Path,
-    seen: &mut dyn FnMut(&str, usize),
-) -> Result<Vec<NamedBytes>, ChartError> {
+fn read_dir_files(dir: &Path) -> Result<Vec<NamedBytes>, ChartError> {
     let mut rules = Vec::new();
     let ifile = dir.join(".helmignore");
     if ifile.is_file() {
@@ -179,7 +167,7 @@ fn read_dir_files(
             .expect("default rule"),
     );
     let mut files = Vec::new();
-    walk(dir, "", &rules, &mut files, seen)?;
+    walk(dir, "", &rules, &mut files)?;
     Ok(files)
 }
 
@@ -188,7 +176,6 @@ fn walk(
     rel: &str,
     rules: &[Rule],
     out: &mut Vec<NamedBytes>,
-    seen: &mut dyn FnMut(&str, usize),
 ) -> Result<(), ChartError> {
     let dir = if rel.is_empty() {
         base.to_path_buf()
@@ -229,7 +216,7 @@ fn walk(
             if ignored(rules, &n, true) {
                 continue;
             }
-            walk(base, &n, rules, out, seen)?;
+            walk(base, &n, rules, out)?;
             continue;
         }
         if ignored(rules, &n, false) {
@@ -262,7 +249,6 @@ fn walk(
             continue;
         }
         let data = read_shared(&mut file, len as usize).map_err(read_err)?;
-        seen(&n, data.len());
         out.push((n, strip_bom(data).into()));
     }
     Ok(())

@@ -26,7 +26,7 @@ use std::sync::{Arc, Mutex, OnceLock};
 
 use crate::template::{ParsedText, Value};
 
-pub use load::{load, load_observed, load_values};
+pub use load::{load, load_values};
 pub use objects::{DEFAULT_API_VERSIONS, go_string};
 pub use render::{print_template, render, render_values};
 
