@@ -8,9 +8,11 @@
 //! certificates are X.509 v3 signed with SHA-256 and RSA, with the fields
 //! Sprig sets (common name, IP and DNS subject alternative names, validity
 //! from now for the given days, key usages, server and client auth, CA
-//! flag). The randomness comes from the template set's seeded generator:
-//! the same template renders the same keys every time, so these keys are
-//! for rendering and comparing only and must never protect anything.
+//! flag). The randomness comes from the template set's seeded generator,
+//! and an RSA key's two primes are drawn by it from a fixed table
+//! ([`PrimeTable`]): the same template renders the same keys every time,
+//! so these keys are for rendering and comparing only and must never
+//! protect anything.
 
 use std::collections::BTreeMap;
 
@@ -37,111 +39,39 @@ fn random_bits(rng: &Rng, bits: usize) -> BigUint {
     BigUint::from_bytes_be(&bytes)
 }
 
-/// The odd primes below 2^16, for sieving candidates.
-fn small_primes() -> &'static [u32] {
-    static PRIMES: std::sync::OnceLock<Vec<u32>> = std::sync::OnceLock::new();
-    PRIMES.get_or_init(|| {
-        const LIMIT: usize = 1 << 16;
-        let mut composite = vec![false; LIMIT];
-        let mut primes = Vec::new();
-        for i in 3..LIMIT {
-            if composite[i] || i % 2 == 0 {
-                continue;
-            }
-            primes.push(i as u32);
-            for j in (i * i..LIMIT).step_by(2 * i) {
-                composite[j] = true;
-            }
-        }
-        primes
-    })
+/// The primes keys are made of: two drawn from a table by the seeded
+/// generator, instead of searched for as Go does (random odd numbers,
+/// trial division, Miller-Rabin: 75 ms for the one key of a
+/// `genSelfSignedCert`, the whole render of such a chart). The keys stay
+/// valid RSA keys of Sprig's sizes; like every key flate makes, anyone can
+/// make them again, so they are for rendering only (module docs).
+/// `tools/gen_key_tables.py` writes the tables: big-endian primes, top two
+/// bits set, `p - 1` prime to 65537.
+struct PrimeTable {
+    bytes: &'static [u8],
+    /// Bytes per prime.
+    width: usize,
 }
 
-/// How many Miller-Rabin rounds a random candidate of `bits` bits gets:
-/// the counts of FIPS 186-5 (Appendix B.3.1, for candidates drawn at
-/// random, not chosen by an adversary), which Go's RSA key generation
-/// uses since Go 1.24 (Helm v4.1.4 is built with Go 1.25): 5 rounds for
-/// the 1024-bit primes of a 2048-bit key, 4 for the 2048-bit primes of a
-/// 4096-bit one. (Go's `math/big` `ProbablyPrime(20)`, which Go's RSA
-/// keys used before, ran 20.)
-fn miller_rabin_rounds(bits: u64) -> u32 {
-    match bits {
-        3747.. => 3,
-        1345.. => 4,
-        476.. => 5,
-        400.. => 6,
-        347.. => 7,
-        308.. => 8,
-        55.. => 27,
-        _ => 34,
+/// 128 primes of 1024 bits: 8,128 keys of 2048 bits (certificates).
+const PRIMES_1024: PrimeTable = PrimeTable {
+    bytes: include_bytes!("keytables/rsa-1024.bin"),
+    width: 128,
+};
+
+/// 48 primes of 2048 bits: 1,128 keys of 4096 bits (`genPrivateKey "rsa"`).
+const PRIMES_2048: PrimeTable = PrimeTable {
+    bytes: include_bytes!("keytables/rsa-2048.bin"),
+    width: 256,
+};
+
+impl PrimeTable {
+    fn len(&self) -> usize {
+        self.bytes.len() / self.width
     }
-}
 
-/// Miller-Rabin with random bases, as many as [`miller_rabin_rounds`]
-/// says (`n` odd, above every small prime).
-fn probably_prime(n: &BigUint, rng: &Rng) -> bool {
-    let one = big(1);
-    let n1 = n - &one;
-    // n - 1 = d * 2^s, d odd.
-    let s = n1.trailing_zeros().unwrap_or(0);
-    let d = &n1 >> s;
-    'witness: for _ in 0..miller_rabin_rounds(n.bits()) {
-        let a = random_bits(rng, n.bits() as usize - 1) + 2u32;
-        let mut x = a.modpow(&d, n);
-        if x == one || x == n1 {
-            continue;
-        }
-        for _ in 1..s {
-            x = x.modpow(&big(2), n);
-            if x == n1 {
-                continue 'witness;
-            }
-        }
-        return false;
-    }
-    true
-}
-
-/// How many odd numbers one sieve covers (primes near 2^1024 are about
-/// 355 odd numbers apart, so one window nearly always holds several).
-const WINDOW: usize = 4096;
-
-/// A random prime of exactly `bits` bits (at least 64), its top two bits
-/// set. The odd numbers from a random start are sieved by the primes
-/// below 2^16 first, so only about one in ten reaches the costly
-/// Miller-Rabin test (one in five with the 53 primes below 256 this
-/// used before: `genPrivateKey "rsa"` took 2 s).
-fn random_prime(rng: &Rng, bits: usize) -> BigUint {
-    debug_assert!(bits >= 64);
-    loop {
-        let mut start = random_bits(rng, bits);
-        // Top two bits set (so p*q has all the bits), odd.
-        start |= big(3) << (bits - 2);
-        start |= big(1);
-        let digits: Vec<u32> = start.iter_u32_digits().collect();
-        let mut composite = vec![false; WINDOW];
-        for &p in small_primes() {
-            let r = digits
-                .iter()
-                .rev()
-                .fold(0u64, |r, &d| ((r << 32) | u64::from(d)) % u64::from(p));
-            // start + 2i is a multiple of p where 2i = -r (mod p).
-            let p = p as usize;
-            let mut i = (p - r as usize) % p * p.div_ceil(2) % p;
-            while i < WINDOW {
-                composite[i] = true;
-                i += p;
-            }
-        }
-        for (i, _) in composite.iter().enumerate().filter(|(_, c)| !**c) {
-            let c = &start + big(2 * i as u32);
-            if c.bits() as usize != bits {
-                break;
-            }
-            if probably_prime(&c, rng) {
-                return c;
-            }
-        }
+    fn get(&self, i: usize) -> BigUint {
+        BigUint::from_bytes_be(&self.bytes[i * self.width..(i + 1) * self.width])
     }
 }
 
@@ -156,22 +86,29 @@ pub struct RsaKey {
 }
 
 impl RsaKey {
+    /// A key of 2048 bits (`bits` 2048) or 4096 bits (any other), from two
+    /// different primes of the table of its size.
     pub fn generate(rng: &Rng, bits: usize) -> RsaKey {
+        let table = if bits == 2048 {
+            &PRIMES_1024
+        } else {
+            &PRIMES_2048
+        };
+        let n_primes = table.len() as u64;
+        let i = rng.below(n_primes);
+        let j = (i + 1 + rng.below(n_primes - 1)) % n_primes;
+        let (p, q) = (table.get(i as usize), table.get(j as usize));
+        let (p, q) = if p > q { (p, q) } else { (q, p) };
         let e = big(65_537);
-        loop {
-            let p = random_prime(rng, bits / 2);
-            let q = random_prime(rng, bits - bits / 2);
-            if p == q {
-                continue;
-            }
-            let n = &p * &q;
-            if n.bits() as usize != bits {
-                continue;
-            }
-            let phi = (&p - 1u32) * (&q - 1u32);
-            let Some(d) = e.modinv(&phi) else { continue };
-            let (p, q) = if p > q { (p, q) } else { (q, p) };
-            return RsaKey { n, e, d, p, q };
+        let phi = (&p - 1u32) * (&q - 1u32);
+        // The table's primes make `e` invertible (`p - 1` prime to e).
+        let d = e.modinv(&phi).unwrap_or_default();
+        RsaKey {
+            n: &p * &q,
+            e,
+            d,
+            p,
+            q,
         }
     }
 
@@ -229,6 +166,25 @@ impl RsaKey {
         ])
     }
 
+    /// `m^d mod n`, by the Chinese remainder theorem as Go and every RSA
+    /// implementation compute it: two exponentiations modulo the primes
+    /// (half the size each, an eighth of the work each) instead of one
+    /// modulo `n`. A key whose primes do not make its modulus (a
+    /// hand-written one) gets the plain exponentiation.
+    fn private_op(&self, m: &BigUint) -> BigUint {
+        let one = big(1);
+        let qinv = self.q.modinv(&self.p);
+        let (Some(qinv), true) = (qinv, &self.p * &self.q == self.n && self.q > one) else {
+            return m.modpow(&self.d, &self.n);
+        };
+        let dp = &self.d % (&self.p - &one);
+        let dq = &self.d % (&self.q - &one);
+        let m1 = (m % &self.p).modpow(&dp, &self.p);
+        let m2 = (m % &self.q).modpow(&dq, &self.q);
+        let h = (m1 + &self.p - (&m2 % &self.p)) * qinv % &self.p;
+        m2 + h * &self.q
+    }
+
     /// RSASSA-PKCS1-v1_5 with SHA-256.
     fn sign(&self, msg: &[u8]) -> Vec<u8> {
         let hash = sha2::Sha256::digest(msg);
@@ -243,7 +199,7 @@ impl RsaKey {
         em.push(0x00);
         em.extend_from_slice(&prefix);
         em.extend_from_slice(&hash);
-        let s = BigUint::from_bytes_be(&em).modpow(&self.d, &self.n);
+        let s = self.private_op(&BigUint::from_bytes_be(&em));
         let mut out = s.to_bytes_be();
         while out.len() < k {
             out.insert(0, 0);
@@ -1499,66 +1455,96 @@ mod tests {
             })
     }
 
-    #[test]
-    fn sieved_primes_are_primes_of_the_size_asked() {
-        assert_eq!(small_primes()[..5], [3, 5, 7, 11, 13]);
-        assert_eq!(*small_primes().last().unwrap(), 65_521);
-        assert!(small_primes().iter().all(|&p| is_prime_u64(u64::from(p))));
-        let rng = Rng::new(11);
-        for _ in 0..200 {
-            let p = random_prime(&rng, 64);
-            let p64 = p.iter_u64_digits().next().unwrap();
-            assert_eq!(p.bits(), 64);
-            assert_eq!(p64 >> 62, 3, "top two bits set");
-            assert!(is_prime_u64(p64), "{p64} is not prime");
-        }
-        for bits in [96, 128, 512] {
-            let p = random_prime(&rng, bits);
-            assert_eq!(p.bits() as usize, bits);
-            assert!(small_primes().iter().all(|&s| &p % s != big(0)));
-        }
+    /// Miller-Rabin with bases 2, 3, 5, ... (the first `rounds` primes).
+    fn probably_prime(n: &BigUint, rounds: usize) -> bool {
+        let one = big(1);
+        let n1 = n - &one;
+        let s = n1.trailing_zeros().unwrap_or(0);
+        let d = &n1 >> s;
+        [2u32, 3, 5, 7, 11, 13, 17, 19][..rounds].iter().all(|&a| {
+            let mut x = big(a).modpow(&d, n);
+            if x == one || x == n1 {
+                return true;
+            }
+            (1..s).any(|_| {
+                x = x.modpow(&big(2), n);
+                x == n1
+            })
+        })
     }
 
     #[test]
-    fn miller_rabin_rounds_follow_fips_186_5() {
-        // The counts Go's crypto/rsa (1.24 and later) runs, by the
-        // candidate's size.
-        let table = [
-            (4096, 3),
-            (3747, 3),
-            (3746, 4),
-            (2048, 4),
-            (1345, 4),
-            (1344, 5),
-            (1024, 5),
-            (476, 5),
-            (475, 6),
-            (400, 6),
-            (399, 7),
-            (347, 7),
-            (346, 8),
-            (308, 8),
-            (307, 27),
-            (55, 27),
-            (54, 34),
-        ];
-        for (bits, rounds) in table {
-            assert_eq!(miller_rabin_rounds(bits), rounds, "{bits} bits");
+    fn key_tables_hold_distinct_primes_of_their_size() {
+        for (table, bits, count) in [(&PRIMES_1024, 1024, 128), (&PRIMES_2048, 2048, 48)] {
+            assert_eq!(table.bytes.len(), table.width * count);
+            let mut seen = std::collections::HashSet::new();
+            for i in 0..table.len() {
+                let p = table.get(i);
+                assert_eq!(p.bits(), bits, "entry {i}");
+                assert_eq!(&p >> (bits - 2), big(3), "entry {i}: top two bits");
+                assert!(
+                    probably_prime(&p, 2),
+                    "entry {i} of {bits} bits is not prime"
+                );
+                assert_ne!(
+                    &(&p - 1u32) % 65_537u32,
+                    big(0),
+                    "entry {i}: p - 1 prime to e"
+                );
+                assert!(seen.insert(p), "entry {i} repeated");
+            }
         }
-        // Fewer rounds still tell a product of two primes from a prime.
-        let rng = Rng::new(5);
-        let p = random_prime(&rng, 512);
-        let q = random_prime(&rng, 512);
-        assert!(probably_prime(&p, &rng) && probably_prime(&q, &rng));
-        assert!(!probably_prime(&(&p * &q), &rng));
-        assert!(!probably_prime(&(&p * big(65_537)), &rng));
+        // The test itself tells a product of two primes from a prime.
+        let (p, q) = (PRIMES_1024.get(0), PRIMES_1024.get(1));
+        assert!(!probably_prime(&(&p * &q), 2));
+        assert!(!probably_prime(&(&p * big(65_537)), 2));
+        assert!(is_prime_u64(65_537) && !is_prime_u64(65_535));
+    }
+
+    #[test]
+    fn keys_are_of_sprigs_sizes_and_their_exponents_invert() {
+        let rng = Rng::new(super::super::SEED);
+        let mut moduli = std::collections::HashSet::new();
+        for (bits, n) in [(2048, 40), (4096, 10)] {
+            for _ in 0..n {
+                let key = RsaKey::generate(&rng, bits);
+                assert_eq!(key.n.bits() as usize, bits);
+                assert_ne!(key.p, key.q);
+                assert_eq!(&key.p * &key.q, key.n);
+                // e * d = 1 modulo (p - 1)(q - 1).
+                let phi = (&key.p - 1u32) * (&key.q - 1u32);
+                assert_eq!(&key.e * &key.d % &phi, big(1));
+                moduli.insert(key.n);
+            }
+        }
+        assert!(moduli.len() >= 48, "{} distinct keys of 50", moduli.len());
+    }
+
+    #[test]
+    fn signatures_by_the_remainder_theorem_are_the_plain_ones() {
+        let rng = Rng::new(9);
+        let key = RsaKey::generate(&rng, 2048);
+        for m in [
+            big(0),
+            big(1),
+            big(2),
+            random_bits(&rng, 2000),
+            &key.n - 1u32,
+        ] {
+            assert_eq!(key.private_op(&m), m.modpow(&key.d, &key.n));
+        }
+        // A key whose primes do not make the modulus: the plain way.
+        let mut odd = key.clone();
+        odd.q = big(3);
+        let m = big(12_345);
+        assert_eq!(odd.private_op(&m), m.modpow(&odd.d, &odd.n));
     }
 
     #[test]
     fn rsa_signs_and_certificates_parse_back() {
         let rng = Rng::new(3);
-        let key = RsaKey::generate(&rng, 512);
-        assert_eq!(key.n.bits(), 512);
+        let key = RsaKey::generate(&rng, 2048);
+        assert_eq!(key.n.bits(), 2048);
         let back = RsaKey::from_pkcs1(&key.pkcs1()).unwrap();
         assert_eq!(back.n, key.n);
         let sig = BigUint::from_bytes_be(&key.sign(b"msg"));
