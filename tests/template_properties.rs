@@ -170,6 +170,9 @@ const CASES: &[(&str, &str, Check)] = &[
     ("genPrivateKey-rsa", "{{ genPrivateKey \"rsa\" }}", |o| {
         check_key(o, "RSA PRIVATE KEY", &["rsa", "-check"])
     }),
+    ("genPrivateKey-dsa", "{{ genPrivateKey \"dsa\" }}", |o| {
+        check_key(o, "DSA PRIVATE KEY", &["pkey", "-check"])
+    }),
     (
         "genPrivateKey-ed25519",
         "{{ genPrivateKey \"ed25519\" }}",

@@ -12,10 +12,16 @@ fixed text and a counter, not from a random source):
 
   src/helm/sprig/keytables/rsa-1024.bin  128 primes of 1024 bits (2048-bit keys)
   src/helm/sprig/keytables/rsa-2048.bin   48 primes of 2048 bits (4096-bit keys)
+  src/helm/sprig/keytables/dsa-2048-256.bin  16 DSA parameter sets (L2048N256,
+                                          Sprig's size: P, Q, G, each big-endian,
+                                          256 + 32 + 256 bytes)
 
 Each prime is big-endian, its top two bits set (so that the product of two
 has all its bits, as Go's primes do), and p - 1 is prime to 65537 (so the
-public exponent has an inverse). Primality: trial division by the primes
+public exponent has an inverse). The DSA parameters are made as Go's
+`dsa.GenerateParameters` makes them: Q a 256-bit prime (top bit set), P a
+2048-bit prime with P = 1 mod Q, G = H^((P-1)/Q) mod P for the first H from
+2 that does not give 1. Primality: trial division by the primes
 below 2^16, then 40 Miller-Rabin rounds with bases from the same stream
 (the tests check every entry again, with flate's own arithmetic).
 
@@ -101,11 +107,39 @@ def table(bits, count):
     return out
 
 
+def dsa_table(count, L=2048, N=256):
+    stream = Stream(f"dsa-{L}-{N}")
+    out = b""
+    for _ in range(count):
+        while True:
+            q = stream.bits(N) | (1 << (N - 1)) | 1
+            if any(q % p == 0 for p in SMALL[:200]) or not miller_rabin(q, 40, stream):
+                continue
+            found = None
+            for _ in range(4 * L):
+                c = stream.bits(L) | (1 << (L - 1)) | 1
+                c -= c % q - 1
+                if c.bit_length() < L or any(c % p == 0 for p in SMALL[:2000]):
+                    continue
+                if miller_rabin(c, 40, stream):
+                    found = c
+                    break
+            if found:
+                break
+        p = found
+        h = 2
+        while pow(h, (p - 1) // q, p) == 1:
+            h += 1
+        g = pow(h, (p - 1) // q, p)
+        out += p.to_bytes(L // 8, "big") + q.to_bytes(N // 8, "big") + g.to_bytes(L // 8, "big")
+    return out
+
+
 def main():
     check = "--check" in sys.argv[1:]
     bad = 0
-    for name, bits, count in TABLES:
-        data = table(bits, count)
+    for name, bits, count in TABLES + [("dsa-2048-256.bin", None, 16)]:
+        data = table(bits, count) if bits else dsa_table(count)
         path = os.path.join(OUT, name)
         if check:
             with open(path, "rb") as f:
@@ -116,7 +150,8 @@ def main():
             os.makedirs(OUT, exist_ok=True)
             with open(path, "wb") as f:
                 f.write(data)
-            print(f"{name}: {count} primes of {bits} bits, {len(data)} bytes")
+            what = f"primes of {bits} bits" if bits else "DSA parameter sets"
+            print(f"{name}: {count} {what}, {len(data)} bytes")
     sys.exit(1 if bad else 0)
 
 

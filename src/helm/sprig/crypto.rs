@@ -297,6 +297,33 @@ fn ecdsa_key_pem(rng: &Rng) -> String {
     pem("EC PRIVATE KEY", &der)
 }
 
+/// DSA parameter sets of Sprig's size (L2048N256), made as Go's
+/// `dsa.GenerateParameters` makes them (`tools/gen_key_tables.py`; Go takes
+/// most of a second per set): P (256 bytes), Q (32), G (256), big-endian.
+const DSA_PARAMETERS: &[u8] = include_bytes!("keytables/dsa-2048-256.bin");
+const DSA_SET: usize = 256 + 32 + 256;
+
+/// A DSA key as Sprig writes one (`DSA PRIVATE KEY`: the sequence of
+/// version 0, P, Q, G, Y, X), its parameters drawn from
+/// [`DSA_PARAMETERS`] and X from the generator as Go's `dsa.GenerateKey`
+/// draws it (32 bytes, again until it is in 1..Q).
+fn dsa_key_pem(rng: &Rng) -> String {
+    let i = rng.below((DSA_PARAMETERS.len() / DSA_SET) as u64) as usize;
+    let set = &DSA_PARAMETERS[i * DSA_SET..(i + 1) * DSA_SET];
+    let p = BigUint::from_bytes_be(&set[..256]);
+    let q = BigUint::from_bytes_be(&set[256..288]);
+    let g = BigUint::from_bytes_be(&set[288..]);
+    let x = loop {
+        let x = random_bits(rng, 256);
+        if x > BigUint::default() && x < q {
+            break x;
+        }
+    };
+    let y = g.modpow(&x, &p);
+    let der = seq(&[int_small(0), int(&p), int(&q), int(&g), int(&y), int(&x)]);
+    pem("DSA PRIVATE KEY", &der)
+}
+
 /// An Ed25519 key as Go's `x509.MarshalPKCS8PrivateKey` writes it (the
 /// 32-byte seed).
 fn ed25519_key_pem(rng: &Rng) -> String {
@@ -1272,7 +1299,7 @@ pub(super) fn add(t: &mut Templates, clock: Clock) {
             ))),
             "ecdsa" => Ok(Value::Str(ecdsa_key_pem(&r))),
             "ed25519" => Ok(Value::Str(ed25519_key_pem(&r))),
-            "dsa" => Err("genPrivateKey: dsa keys are not implemented in flate".into()),
+            "dsa" => Ok(Value::Str(dsa_key_pem(&r))),
             typ => Ok(Value::Str(format!("Unknown type {typ}"))),
         }
     });
@@ -1518,6 +1545,41 @@ mod tests {
             }
         }
         assert!(moduli.len() >= 48, "{} distinct keys of 50", moduli.len());
+    }
+
+    #[test]
+    fn dsa_parameters_are_gos_and_keys_match_them() {
+        assert_eq!(DSA_PARAMETERS.len(), 16 * DSA_SET);
+        for i in 0..16 {
+            let set = &DSA_PARAMETERS[i * DSA_SET..(i + 1) * DSA_SET];
+            let p = BigUint::from_bytes_be(&set[..256]);
+            let q = BigUint::from_bytes_be(&set[256..288]);
+            let g = BigUint::from_bytes_be(&set[288..]);
+            assert_eq!((p.bits(), q.bits()), (2048, 256), "set {i}");
+            assert!(probably_prime(&p, 2) && probably_prime(&q, 2), "set {i}");
+            assert_eq!(&p % &q, big(1), "set {i}: q divides p - 1");
+            assert!(
+                g > big(1) && g.modpow(&q, &p) == big(1),
+                "set {i}: g of order q"
+            );
+        }
+        let rng = Rng::new(4);
+        let (_, der) = unpem(&dsa_key_pem(&rng)).unwrap();
+        let (_, body, _) = read_tlv(&der).unwrap();
+        let mut parts = Vec::new();
+        let mut rest = body;
+        while !rest.is_empty() {
+            let (tag, v, r) = read_tlv(rest).unwrap();
+            assert_eq!(tag, 0x02);
+            parts.push(BigUint::from_bytes_be(v));
+            rest = r;
+        }
+        let [version, p, q, g, y, x] = &parts[..] else {
+            panic!("{} integers", parts.len())
+        };
+        assert_eq!(*version, big(0));
+        assert!(*x > big(0) && x < q);
+        assert_eq!(g.modpow(x, p), *y);
     }
 
     #[test]
