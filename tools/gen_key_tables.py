@@ -26,7 +26,7 @@ below 2^16, then 40 Miller-Rabin rounds with bases from the same stream
 (the tests check every entry again, with flate's own arithmetic).
 
 Usage: tools/gen_key_tables.py [--check]   (--check: compare with the files;
-       about two and a half minutes either way)
+       about four minutes either way)
 """
 import hashlib
 import os
