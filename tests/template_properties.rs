@@ -134,6 +134,29 @@ fn check_signed(o: &str) -> Result<(), String> {
                 return Err(format!("no {want} in {text}"));
             }
         }
+        // A certificate a CA signs names the CA's key (Go's x509 copies the
+        // CA's subject key identifier); a self-signed one does not.
+        let ca_cert = &ca[..ca.find("-----END CERTIFICATE-----").unwrap_or(0)];
+        if !leaf.starts_with(ca_cert) {
+            let ski = openssl(
+                &[
+                    "x509",
+                    "-in",
+                    "ca.pem",
+                    "-noout",
+                    "-ext",
+                    "subjectKeyIdentifier",
+                ],
+                &[("ca.pem", ca)],
+            )
+            .unwrap()?;
+            let id = ski.lines().nth(1).unwrap_or("").trim().to_string();
+            if id.is_empty() || !text.contains(&id) {
+                return Err(format!(
+                    "the CA's key identifier {id:?} is not the authority's in {text}"
+                ));
+            }
+        }
     }
     Ok(())
 }
@@ -202,6 +225,26 @@ const CASES: &[(&str, &str, Check)] = &[
     (
         "genSignedCert",
         "{{ $ca := genCA \"ca\" 30 }}{{ $c := genSignedCert \"svc\" (list \"10.0.0.1\") (list \"svc.ns.svc\") 30 $ca }}{{ $ca.Cert }}|{{ $c.Cert }}{{ $c.Key }}",
+        check_signed,
+    ),
+    (
+        "genSignedCert-ecdsa-ca",
+        "{{ $ca := genCAWithKey \"ca\" 30 (genPrivateKey \"ecdsa\") }}{{ $c := genSignedCert \"svc\" (list \"10.0.0.1\") (list \"svc.ns.svc\") 30 $ca }}{{ $ca.Cert }}|{{ $c.Cert }}{{ $c.Key }}",
+        check_signed,
+    ),
+    (
+        "genSignedCert-ed25519-ca",
+        "{{ $ca := genCAWithKey \"ca\" 30 (genPrivateKey \"ed25519\") }}{{ $c := genSignedCert \"svc\" (list \"10.0.0.1\") (list \"svc.ns.svc\") 30 $ca }}{{ $ca.Cert }}|{{ $c.Cert }}{{ $c.Key }}",
+        check_signed,
+    ),
+    (
+        "genSignedCertWithKey-ecdsa",
+        "{{ $ca := genCA \"ca\" 30 }}{{ $c := genSignedCertWithKey \"svc\" (list \"10.0.0.1\") (list \"svc.ns.svc\") 30 $ca (genPrivateKey \"ecdsa\") }}{{ $ca.Cert }}|{{ $c.Cert }}{{ $c.Key }}",
+        check_signed,
+    ),
+    (
+        "genSelfSignedCertWithKey-ed25519",
+        "{{ $c := genSelfSignedCertWithKey \"svc\" (list \"10.0.0.1\") (list \"svc.ns.svc\") 30 (genPrivateKey \"ed25519\") }}{{ $c.Cert }}|{{ $c.Cert }}{{ $c.Key }}",
         check_signed,
     ),
     (

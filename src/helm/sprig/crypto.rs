@@ -1,7 +1,10 @@
-//! Sprig's key and certificate generators (`genPrivateKey` for RSA,
-//! `genCA`, `genCAWithKey`, `genSelfSignedCert`, `genSelfSignedCertWithKey`,
+//! Sprig's key and certificate generators (`genPrivateKey`, `genCA`,
+//! `genCAWithKey`, `genSelfSignedCert`, `genSelfSignedCertWithKey`,
 //! `genSignedCert`, `genSignedCertWithKey`, `buildCustomCert`) and
-//! `encryptAES`/`decryptAES`.
+//! `encryptAES`/`decryptAES`. A certificate is made for and signed with
+//! RSA, ECDSA P-256 or Ed25519 keys, with the fields and extensions Go's
+//! `x509.CreateCertificate` writes for Sprig's template (a certificate a
+//! CA signs takes the CA's subject as issuer and its key identifier).
 //!
 //! Keys are RSA (2048 bits for certificates, 4096 for `genPrivateKey
 //! "rsa"`, as Sprig makes them), written as PKCS#1 `RSA PRIVATE KEY` PEM;
@@ -158,14 +161,6 @@ impl RsaKey {
         })
     }
 
-    fn public_key_info(&self) -> Vec<u8> {
-        let rsa_public = seq(&[int(&self.n), int(&self.e)]);
-        seq(&[
-            seq(&[oid(&[1, 2, 840, 113_549, 1, 1, 1]), vec![0x05, 0x00]]),
-            bit_string(&rsa_public, 0),
-        ])
-    }
-
     /// `m^d mod n`, by the Chinese remainder theorem as Go and every RSA
     /// implementation compute it: two exponentiations modulo the primes
     /// (half the size each, an eighth of the work each) instead of one
@@ -285,16 +280,7 @@ fn ecdsa_key_pem(rng: &Rng) -> String {
         }
     };
     let q = c.mul(&d, &Some(c.g.clone())).unwrap_or_default();
-    let mut point = vec![0x04];
-    point.extend(fixed32(&q.0));
-    point.extend(fixed32(&q.1));
-    let der = seq(&[
-        int_small(1),
-        tlv(0x04, &fixed32(&d)),
-        tlv(0xa0, &oid(&[1, 2, 840, 10_045, 3, 1, 7])),
-        tlv(0xa1, &bit_string(&point, 0)),
-    ]);
-    pem("EC PRIVATE KEY", &der)
+    pem("EC PRIVATE KEY", &ec_der(&d, &q))
 }
 
 /// DSA parameter sets of Sprig's size (L2048N256), made as Go's
@@ -327,13 +313,14 @@ fn dsa_key_pem(rng: &Rng) -> String {
 /// An Ed25519 key as Go's `x509.MarshalPKCS8PrivateKey` writes it (the
 /// 32-byte seed).
 fn ed25519_key_pem(rng: &Rng) -> String {
-    let seed: Vec<u8> = (0..4).flat_map(|_| rng.next_u64().to_le_bytes()).collect();
-    let der = seq(&[
-        int_small(0),
-        seq(&[oid(&[1, 3, 101, 112])]),
-        tlv(0x04, &tlv(0x04, &seed)),
-    ]);
-    pem("PRIVATE KEY", &der)
+    let mut seed = [0u8; 32];
+    for (chunk, r) in seed
+        .chunks_mut(8)
+        .zip(std::iter::repeat_with(|| rng.next_u64()))
+    {
+        chunk.copy_from_slice(&r.to_le_bytes());
+    }
+    pem("PRIVATE KEY", &ed25519_der(&seed))
 }
 
 // DER.
@@ -431,14 +418,227 @@ fn unpem(text: &str) -> Option<(String, Vec<u8>)> {
     Some((label.to_string(), der))
 }
 
-fn parse_key_pem(text: &str) -> Result<RsaKey, String> {
-    let (label, der) = unpem(text).ok_or("no PEM data is found")?;
-    if label != "RSA PRIVATE KEY" {
-        return Err(format!(
-            "only RSA (PKCS#1) private keys can be used in flate, not {label:?}"
-        ));
+/// A private key a certificate is made for or signed with: what Sprig's
+/// `parsePrivateKeyPEM` reads and `pemBlockForKey` writes.
+#[derive(Clone)]
+enum PrivKey {
+    Rsa(RsaKey),
+    /// P-256: the secret and the public point.
+    Ec(BigUint, (BigUint, BigUint)),
+    /// The 32-byte seed.
+    Ed25519([u8; 32]),
+    /// A DSA key's DER: read and written back, never in a certificate (Go's
+    /// x509 signs with and certifies RSA, ECDSA and Ed25519 keys only).
+    Dsa(Vec<u8>),
+}
+
+const OID_RSA: &[u64] = &[1, 2, 840, 113_549, 1, 1, 1];
+const OID_EC: &[u64] = &[1, 2, 840, 10_045, 2, 1];
+const OID_P256: &[u64] = &[1, 2, 840, 10_045, 3, 1, 7];
+const OID_ED25519: &[u64] = &[1, 3, 101, 112];
+
+/// A P-256 key as Go's `x509.MarshalECPrivateKey` writes it (SEC1).
+fn ec_der(d: &BigUint, q: &(BigUint, BigUint)) -> Vec<u8> {
+    seq(&[
+        int_small(1),
+        tlv(0x04, &fixed32(d)),
+        tlv(0xa0, &oid(OID_P256)),
+        tlv(0xa1, &bit_string(&ec_point(q), 0)),
+    ])
+}
+
+/// A point, uncompressed (`04 || X || Y`).
+fn ec_point(q: &(BigUint, BigUint)) -> Vec<u8> {
+    let mut point = vec![0x04];
+    point.extend(fixed32(&q.0));
+    point.extend(fixed32(&q.1));
+    point
+}
+
+/// An Ed25519 key as Go's `x509.MarshalPKCS8PrivateKey` writes it.
+fn ed25519_der(seed: &[u8; 32]) -> Vec<u8> {
+    seq(&[
+        int_small(0),
+        seq(&[oid(OID_ED25519)]),
+        tlv(0x04, &tlv(0x04, seed)),
+    ])
+}
+
+/// The elements of a DER sequence, or None.
+fn seq_items(der: &[u8]) -> Option<Vec<(u8, &[u8])>> {
+    let (tag, body, _) = read_tlv(der)?;
+    if tag != 0x30 {
+        return None;
     }
-    RsaKey::from_pkcs1(&der).ok_or_else(|| "malformed RSA private key".to_string())
+    let mut items = Vec::new();
+    let mut rest = body;
+    while !rest.is_empty() {
+        let (t, v, r) = read_tlv(rest)?;
+        items.push((t, v));
+        rest = r;
+    }
+    Some(items)
+}
+
+/// A SEC1 `ECPrivateKey` of the curve P-256 (`named`: the curve named by the
+/// key's own parameters, or by PKCS#8's).
+fn ec_from_der(der: &[u8], named: Option<&[u8]>) -> Result<PrivKey, String> {
+    let items = seq_items(der).ok_or("x509: failed to parse EC private key")?;
+    let secret = items
+        .iter()
+        .find(|(t, _)| *t == 0x04)
+        .ok_or("x509: failed to parse EC private key")?
+        .1;
+    let curve = items
+        .iter()
+        .find(|(t, _)| *t == 0xa0)
+        .and_then(|(_, v)| read_tlv(v))
+        .map(|(_, v, _)| v)
+        .or(named);
+    if curve != Some(&oid(OID_P256)[2..]) {
+        return Err(
+            "x509: unknown elliptic curve (flate makes certificates with P-256 keys only)".into(),
+        );
+    }
+    let c = &*P256_CURVE;
+    let d = BigUint::from_bytes_be(secret);
+    if d == BigUint::default() || d >= c.n {
+        return Err("x509: invalid elliptic curve private key value".into());
+    }
+    let q = c.mul(&d, &Some(c.g.clone())).unwrap_or_default();
+    Ok(PrivKey::Ec(d, q))
+}
+
+/// A PKCS#8 `PrivateKeyInfo` holding an RSA, P-256 or Ed25519 key.
+fn pkcs8_from_der(der: &[u8]) -> Result<PrivKey, String> {
+    let bad = || "x509: malformed PKCS#8 private key".to_string();
+    let items = seq_items(der).ok_or_else(bad)?;
+    let [(0x02, _), (0x30, alg), (0x04, key), ..] = items[..] else {
+        return Err(bad());
+    };
+    let (_, alg_oid, params) = read_tlv(alg).ok_or_else(bad)?;
+    let params = read_tlv(params).map(|(_, v, _)| v);
+    if alg_oid == &oid(OID_RSA)[2..] {
+        RsaKey::from_pkcs1(key)
+            .map(PrivKey::Rsa)
+            .ok_or_else(|| "x509: failed to parse RSA private key embedded in PKCS#8".into())
+    } else if alg_oid == &oid(OID_EC)[2..] {
+        ec_from_der(key, params)
+    } else if alg_oid == &oid(OID_ED25519)[2..] {
+        match read_tlv(key) {
+            Some((0x04, seed, _)) if seed.len() == 32 => {
+                Ok(PrivKey::Ed25519(seed.try_into().unwrap_or([0; 32])))
+            }
+            _ => Err("x509: invalid Ed25519 private key".into()),
+        }
+    } else {
+        Err("x509: PKCS#8 wrapping contained private key with unknown algorithm".into())
+    }
+}
+
+/// Sprig's `parsePrivateKeyPEM`, with its messages (the ASN.1 details of
+/// a malformed key are flate's words).
+fn parse_key_pem(text: &str) -> Result<PrivKey, String> {
+    let (label, der) = unpem(text).ok_or("no PEM data in input")?;
+    if label == "PRIVATE KEY" {
+        return pkcs8_from_der(&der).map_err(|e| format!("decoding PEM as PKCS#8: {e}"));
+    }
+    let Some(kind) = label.strip_suffix(" PRIVATE KEY") else {
+        return Err(format!("no private key data in PEM block of type {label}"));
+    };
+    match kind {
+        "RSA" => RsaKey::from_pkcs1(&der)
+            .map(PrivKey::Rsa)
+            .ok_or_else(|| "parsing RSA private key from PEM: x509: malformed private key".into()),
+        "EC" => {
+            ec_from_der(&der, None).map_err(|e| format!("parsing EC private key from PEM: {e}"))
+        }
+        "DSA" => match seq_items(&der) {
+            Some(items) if items.len() == 6 && items.iter().all(|(t, _)| *t == 0x02) => {
+                Ok(PrivKey::Dsa(der))
+            }
+            _ => Err("parsing DSA private key from PEM: asn1: structure error".into()),
+        },
+        _ => Err(format!("invalid private key type {label}")),
+    }
+}
+
+impl PrivKey {
+    /// Sprig's `pemBlockForKey`.
+    fn pem(&self) -> String {
+        match self {
+            PrivKey::Rsa(k) => pem("RSA PRIVATE KEY", &k.pkcs1()),
+            PrivKey::Ec(d, q) => pem("EC PRIVATE KEY", &ec_der(d, q)),
+            PrivKey::Ed25519(seed) => pem("PRIVATE KEY", &ed25519_der(seed)),
+            PrivKey::Dsa(der) => pem("DSA PRIVATE KEY", der),
+        }
+    }
+
+    /// The public key as a certificate holds it (`SubjectPublicKeyInfo`),
+    /// and the bytes of its bit string (what the key identifier hashes).
+    fn public_key_info(&self) -> Result<(Vec<u8>, Vec<u8>), String> {
+        let (alg, bits) = match self {
+            PrivKey::Rsa(k) => (
+                seq(&[oid(OID_RSA), vec![0x05, 0x00]]),
+                seq(&[int(&k.n), int(&k.e)]),
+            ),
+            PrivKey::Ec(_, q) => (seq(&[oid(OID_EC), oid(OID_P256)]), ec_point(q)),
+            PrivKey::Ed25519(seed) => (
+                seq(&[oid(OID_ED25519)]),
+                super::ed25519::public_key(seed).to_vec(),
+            ),
+            PrivKey::Dsa(_) => {
+                return Err("x509: unsupported public key type: *dsa.PublicKey".into());
+            }
+        };
+        Ok((seq(&[alg, bit_string(&bits, 0)]), bits))
+    }
+
+    /// The signature algorithm Go's x509 picks for this signer.
+    fn signature_algorithm(&self) -> Result<Vec<u8>, String> {
+        match self {
+            PrivKey::Rsa(_) => Ok(seq(&[
+                oid(&[1, 2, 840, 113_549, 1, 1, 11]),
+                vec![0x05, 0x00],
+            ])),
+            PrivKey::Ec(..) => Ok(seq(&[oid(&[1, 2, 840, 10_045, 4, 3, 2])])),
+            PrivKey::Ed25519(_) => Ok(seq(&[oid(OID_ED25519)])),
+            PrivKey::Dsa(_) => {
+                Err("x509: certificate private key does not implement crypto.Signer".into())
+            }
+        }
+    }
+
+    /// Signs `msg` as the algorithm of [`PrivKey::signature_algorithm`]
+    /// says: RSA PKCS#1 v1.5 or ECDSA with SHA-256 (ECDSA's nonce from the
+    /// seeded generator), or pure Ed25519.
+    fn sign(&self, rng: &Rng, msg: &[u8]) -> Vec<u8> {
+        match self {
+            PrivKey::Rsa(k) => k.sign(msg),
+            PrivKey::Ec(d, _) => {
+                let c = &*P256_CURVE;
+                let e = BigUint::from_bytes_be(&sha2::Sha256::digest(msg));
+                loop {
+                    let k = random_bits(rng, 256);
+                    if k == BigUint::default() || k >= c.n {
+                        continue;
+                    }
+                    let Some((x, _)) = c.mul(&k, &Some(c.g.clone())) else {
+                        continue;
+                    };
+                    let r = x % &c.n;
+                    let Some(kinv) = k.modinv(&c.n) else { continue };
+                    let s = kinv * (&e + &r * d) % &c.n;
+                    if r != BigUint::default() && s != BigUint::default() {
+                        break seq(&[int(&r), int(&s)]);
+                    }
+                }
+            }
+            PrivKey::Ed25519(seed) => super::ed25519::sign(seed, msg).to_vec(),
+            // Not reached: `signature_algorithm` refuses a DSA signer first.
+            PrivKey::Dsa(_) => Vec::new(),
+        }
+    }
 }
 
 fn time_der(secs: i64) -> Vec<u8> {
@@ -491,25 +691,29 @@ struct Template {
     is_ca: bool,
 }
 
-fn key_id(key: &RsaKey) -> Vec<u8> {
-    let rsa_public = seq(&[int(&key.n), int(&key.e)]);
+/// Go's subject key identifier: SHA-1 of the public key's bit string.
+fn key_id(public_bits: &[u8]) -> Vec<u8> {
     let mut h = gix::hash::hasher(gix::hash::Kind::Sha1);
-    h.update(&rsa_public);
+    h.update(public_bits);
     h.try_finalize()
         .map(|id| id.as_bytes().to_vec())
         .unwrap_or_default()
 }
 
-/// Builds and signs a certificate; `issuer` is the signer's (name, key).
+/// Builds and signs a certificate: self-signed by `key` when `issuer` is
+/// None, else signed by `issuer_key` as the CA `issuer`. Fails as Go's
+/// `x509.CreateCertificate` fails for a DSA key.
 fn certificate(
     rng: &Rng,
     t: &Template,
-    key: &RsaKey,
-    issuer_cn: &str,
-    issuer_key: &RsaKey,
-) -> Vec<u8> {
+    key: &PrivKey,
+    issuer: Option<&Issuer>,
+    issuer_key: &PrivKey,
+) -> Result<Vec<u8>, String> {
+    let fail = |e: String| format!("error creating certificate: {e}");
+    let alg = issuer_key.signature_algorithm().map_err(fail)?;
+    let (spki, public_bits) = key.public_key_info().map_err(fail)?;
     let serial = random_bits(rng, 127) + 1u32;
-    let alg = seq(&[oid(&[1, 2, 840, 113_549, 1, 1, 11]), vec![0x05, 0x00]]);
     let mut exts = Vec::new();
     // Key usage: digitalSignature, keyEncipherment (+ keyCertSign for a CA).
     let ku = if t.is_ca {
@@ -530,7 +734,22 @@ fn certificate(
     };
     exts.push(extension(&[2, 5, 29, 19], true, &bc));
     if t.is_ca {
-        exts.push(extension(&[2, 5, 29, 14], false, &tlv(0x04, &key_id(key))));
+        exts.push(extension(
+            &[2, 5, 29, 14],
+            false,
+            &tlv(0x04, &key_id(&public_bits)),
+        ));
+    }
+    let subject = name(&t.cn);
+    let issuer_name = issuer.map_or(&subject, |i| &i.name);
+    // Go: the CA's key identifier, unless the issuer is the subject.
+    if let Some(Issuer {
+        key_id: Some(id), ..
+    }) = issuer
+        && !id.is_empty()
+        && *issuer_name != subject
+    {
+        exts.push(extension(&[2, 5, 29, 35], false, &seq(&[tlv(0x80, id)])));
     }
     if !t.dns.is_empty() || !t.ips.is_empty() {
         let mut names = Vec::new();
@@ -546,56 +765,68 @@ fn certificate(
         tlv(0xa0, &int_small(2)),
         int(&serial),
         alg.clone(),
-        name(issuer_cn),
+        issuer_name.clone(),
         seq(&[time_der(t.not_before), time_der(t.not_after)]),
-        name(&t.cn),
-        key.public_key_info(),
+        subject.clone(),
+        spki,
         tlv(0xa3, &seq(&exts)),
     ]);
-    let sig = issuer_key.sign(&tbs);
-    seq(&[tbs, alg, bit_string(&sig, 0)])
+    let sig = issuer_key.sign(rng, &tbs);
+    Ok(seq(&[tbs, alg, bit_string(&sig, 0)]))
 }
 
-/// The common name in a certificate this module wrote (or any X.509
-/// certificate whose subject starts with its CN).
-fn subject_cn(der: &[u8]) -> Option<String> {
+/// What a certificate signed by a CA takes from the CA's certificate:
+/// its subject (the new certificate's issuer, as DER) and its subject key
+/// identifier (the new one's authority key identifier, as Go's x509 sets
+/// it).
+struct Issuer {
+    name: Vec<u8>,
+    key_id: Option<Vec<u8>>,
+}
+
+/// The subject and subject key identifier of an X.509 certificate, or
+/// None when it is malformed.
+fn issuer_of(der: &[u8]) -> Option<Issuer> {
     let (_, cert, _) = read_tlv(der)?;
     let (_, tbs, _) = read_tlv(cert)?;
-    // version, serial, alg, issuer, validity, subject
+    // [0] version, serial, alg, issuer, validity, subject, key, [1] [2] [3]
     let mut rest = tbs;
     let mut fields = Vec::new();
-    while !rest.is_empty() && fields.len() < 6 {
+    while !rest.is_empty() {
         let (t, v, r) = read_tlv(rest)?;
-        fields.push((t, v));
+        fields.push((t, v, &rest[..rest.len() - r.len()]));
         rest = r;
     }
-    let subject = if fields.first()?.0 == 0xa0 {
-        fields.get(5)?.1
-    } else {
-        fields.get(4)?.1
-    };
-    let mut rdns = subject;
-    while !rdns.is_empty() {
-        let (_, set, r) = read_tlv(rdns)?;
-        let (_, atv, _) = read_tlv(set)?;
-        let (_, id, after) = read_tlv(atv)?;
-        if id == [0x55, 0x04, 0x03] {
-            let (_, value, _) = read_tlv(after)?;
-            return Some(String::from_utf8_lossy(value).into_owned());
-        }
-        rdns = r;
-    }
-    Some(String::new())
+    let skip = usize::from(fields.first()?.0 == 0xa0);
+    let name = fields.get(4 + skip)?.2.to_vec();
+    let key_id = fields
+        .iter()
+        .find(|(t, _, _)| *t == 0xa3)
+        .and_then(|(_, exts, _)| seq_items(exts))
+        .and_then(|exts| {
+            exts.iter().find_map(|(_, ext)| {
+                let (_, id, rest) = read_tlv(ext)?;
+                if id != [0x55, 0x1d, 0x0e] {
+                    return None;
+                }
+                let (_, value, _) = read_tlv(rest)?;
+                let (_, key_id, _) = read_tlv(value)?;
+                Some(key_id.to_vec())
+            })
+        });
+    Some(Issuer { name, key_id })
 }
 
-fn cert_value(cert_der: &[u8], key: &RsaKey) -> Value {
-    Value::map(BTreeMap::from([
-        ("Cert".to_string(), Value::Str(pem("CERTIFICATE", cert_der))),
+/// Sprig's `certificate` value: the certificate made for `key` (or the
+/// error of making it), and the key.
+fn cert_value(cert_der: Result<Vec<u8>, String>, key: &PrivKey) -> Result<Value, String> {
+    Ok(Value::map(BTreeMap::from([
         (
-            "Key".to_string(),
-            Value::Str(pem("RSA PRIVATE KEY", &key.pkcs1())),
+            "Cert".to_string(),
+            Value::Str(pem("CERTIFICATE", &cert_der?)),
         ),
-    ]))
+        ("Key".to_string(), Value::Str(key.pem())),
+    ])))
 }
 
 fn string_list(v: &Value, what: &str) -> Result<Vec<String>, String> {
@@ -643,16 +874,16 @@ fn template_from(
     })
 }
 
-fn signer(ca: &Value) -> Result<(String, RsaKey), String> {
+fn signer(ca: &Value) -> Result<(Issuer, PrivKey), String> {
     let m = super::want_map(ca, "ca")?;
     let cert = m.get("Cert");
     let cert = cert.as_ref().and_then(Value::as_str).unwrap_or("");
     let key = m.get("Key");
     let key = key.as_ref().and_then(Value::as_str).unwrap_or("");
     let (_, der) = unpem(cert).ok_or("unable to decode certificate")?;
-    let cn = subject_cn(&der).ok_or("error parsing certificate: malformed certificate")?;
+    let issuer = issuer_of(&der).ok_or("error parsing certificate: malformed certificate")?;
     let key = parse_key_pem(key).map_err(|e| format!("error parsing private key: {e}"))?;
-    Ok((cn, key))
+    Ok((issuer, key))
 }
 
 // AES-256 (FIPS 197), CBC mode with PKCS#7 padding, as Sprig's
@@ -1305,51 +1536,36 @@ pub(super) fn add(t: &mut Templates, clock: Clock) {
     });
     t.add_func("genCA", 2, Some(2), move |ex, a| {
         let r = Rng::of(ex);
-        let key = RsaKey::generate(&r, 2048);
+        let key = PrivKey::Rsa(RsaKey::generate(&r, 2048));
         let tpl = template_from(clock, &a[0], &Value::Nil, &Value::Nil, &a[1], true)?;
-        Ok(cert_value(
-            &certificate(&r, &tpl, &key, &tpl.cn, &key),
-            &key,
-        ))
+        cert_value(certificate(&r, &tpl, &key, None, &key), &key)
     });
     t.add_func("genCAWithKey", 3, Some(3), move |ex, a| {
         let r = Rng::of(ex);
         let key = parse_key_pem(want_str(&a[2], "genCAWithKey")?)
             .map_err(|e| format!("parsing private key: {e}"))?;
         let tpl = template_from(clock, &a[0], &Value::Nil, &Value::Nil, &a[1], true)?;
-        Ok(cert_value(
-            &certificate(&r, &tpl, &key, &tpl.cn, &key),
-            &key,
-        ))
+        cert_value(certificate(&r, &tpl, &key, None, &key), &key)
     });
     t.add_func("genSelfSignedCert", 4, Some(4), move |ex, a| {
         let r = Rng::of(ex);
-        let key = RsaKey::generate(&r, 2048);
+        let key = PrivKey::Rsa(RsaKey::generate(&r, 2048));
         let tpl = template_from(clock, &a[0], &a[1], &a[2], &a[3], false)?;
-        Ok(cert_value(
-            &certificate(&r, &tpl, &key, &tpl.cn, &key),
-            &key,
-        ))
+        cert_value(certificate(&r, &tpl, &key, None, &key), &key)
     });
     t.add_func("genSelfSignedCertWithKey", 5, Some(5), move |ex, a| {
         let r = Rng::of(ex);
         let key = parse_key_pem(want_str(&a[4], "genSelfSignedCertWithKey")?)
             .map_err(|e| format!("parsing private key: {e}"))?;
         let tpl = template_from(clock, &a[0], &a[1], &a[2], &a[3], false)?;
-        Ok(cert_value(
-            &certificate(&r, &tpl, &key, &tpl.cn, &key),
-            &key,
-        ))
+        cert_value(certificate(&r, &tpl, &key, None, &key), &key)
     });
     t.add_func("genSignedCert", 5, Some(5), move |ex, a| {
         let r = Rng::of(ex);
         let (issuer, ca_key) = signer(&a[4])?;
-        let key = RsaKey::generate(&r, 2048);
+        let key = PrivKey::Rsa(RsaKey::generate(&r, 2048));
         let tpl = template_from(clock, &a[0], &a[1], &a[2], &a[3], false)?;
-        Ok(cert_value(
-            &certificate(&r, &tpl, &key, &issuer, &ca_key),
-            &key,
-        ))
+        cert_value(certificate(&r, &tpl, &key, Some(&issuer), &ca_key), &key)
     });
     t.add_func("genSignedCertWithKey", 6, Some(6), move |ex, a| {
         let r = Rng::of(ex);
@@ -1357,10 +1573,7 @@ pub(super) fn add(t: &mut Templates, clock: Clock) {
         let key = parse_key_pem(want_str(&a[5], "genSignedCertWithKey")?)
             .map_err(|e| format!("parsing private key: {e}"))?;
         let tpl = template_from(clock, &a[0], &a[1], &a[2], &a[3], false)?;
-        Ok(cert_value(
-            &certificate(&r, &tpl, &key, &issuer, &ca_key),
-            &key,
-        ))
+        cert_value(certificate(&r, &tpl, &key, Some(&issuer), &ca_key), &key)
     });
     t.add_func("buildCustomCert", 2, Some(2), |_, a| {
         let cert = want_str(&a[0], "buildCustomCert")?;
@@ -1620,7 +1833,22 @@ mod tests {
             not_after: 86_400,
             is_ca: true,
         };
-        let der = certificate(&rng, &tpl, &key, "example", &key);
-        assert_eq!(subject_cn(&der).unwrap(), "example");
+        let key = PrivKey::Rsa(key);
+        let der = certificate(&rng, &tpl, &key, None, &key).unwrap();
+        let ca = issuer_of(&der).unwrap();
+        assert_eq!(ca.name, name("example"));
+        // A CA names its key; a certificate it signs names that key too.
+        let ca_id = ca.key_id.clone().unwrap();
+        assert_eq!(ca_id.len(), 20);
+        let leaf = Template {
+            cn: "leaf".into(),
+            is_ca: false,
+            ..tpl
+        };
+        let der = certificate(&rng, &leaf, &key, Some(&ca), &key).unwrap();
+        let mut aki = seq(&[tlv(0x80, &ca_id)]);
+        aki = tlv(0x04, &aki);
+        assert!(der.windows(aki.len()).any(|w| w == aki.as_slice()));
+        assert_eq!(issuer_of(&der).unwrap().name, name("leaf"));
     }
 }

@@ -13,6 +13,7 @@
 
 pub mod crypto;
 pub mod dates;
+mod ed25519;
 pub mod goregex;
 pub mod gotext;
 pub mod lists;
