@@ -357,8 +357,15 @@ struct State<'a, 'e> {
     ex: &'e Exec<'a>,
     name: &'e str,
     tree: &'a Tree,
-    /// The variables in scope, innermost last (names borrowed from the tree).
-    vars: Vec<(&'a str, Value)>,
+    /// The variables in scope, innermost last (names borrowed from the
+    /// tree), each with whether it holds Go's nil `interface {}` (see
+    /// `dot_nil_iface`).
+    vars: Vec<(&'a str, Value, bool)>,
+    /// Whether dot is a nil element of a list or map being ranged over:
+    /// Go's `range` passes it on as a nil `interface {}` value (not unwrapped
+    /// as a pipeline's result is), which a typed parameter refuses as a
+    /// wrong type rather than as no value.
+    dot_nil_iface: bool,
     at: At<'a>,
     out: String,
 }
@@ -369,7 +376,8 @@ impl<'a, 'e> State<'a, 'e> {
             ex,
             name,
             tree,
-            vars: vec![("$", data)],
+            vars: vec![("$", data, false)],
+            dot_nil_iface: false,
             at: At::None,
             out: String::new(),
         }
@@ -451,7 +459,10 @@ impl<'a, 'e> State<'a, 'e> {
                 let v = self.eval_pipeline(dot, pipe)?;
                 let r = if v.is_true() {
                     if matches!(node, Node::With { .. }) {
-                        self.walk_list(&v, list)
+                        let outer = std::mem::replace(&mut self.dot_nil_iface, false);
+                        let r = self.walk_list(&v, list);
+                        self.dot_nil_iface = outer;
+                        r
                     } else {
                         self.walk_list(dot, list)
                     }
@@ -515,22 +526,28 @@ impl<'a, 'e> State<'a, 'e> {
                     self.vars.truncate(mark);
                     return r;
                 }
+                // A nil element of a list or map (an integer's are numbers).
+                let elements_iface = matches!(v, Value::List(_) | Value::Map(_));
+                let outer = self.dot_nil_iface;
                 for (idx, elem) in items {
                     self.vars.truncate(mark);
-                    let vals: Vec<Value> = match pipe.decl().len() {
+                    let nil_iface = elements_iface && matches!(elem, Value::Nil);
+                    let vals: Vec<(Value, bool)> = match pipe.decl().len() {
                         0 => vec![],
-                        1 => vec![elem.clone()],
-                        _ => vec![idx, elem.clone()],
+                        1 => vec![(elem.clone(), nil_iface)],
+                        _ => vec![(idx, false), (elem.clone(), nil_iface)],
                     };
-                    for (name, val) in pipe.decl().iter().zip(vals) {
+                    for (name, (val, iface)) in pipe.decl().iter().zip(vals) {
                         let name = name.of(self.src());
                         if pipe.is_assign {
-                            self.set_var(name, val);
+                            self.set_var(name, val, iface);
                         } else {
-                            self.vars.push((name, val));
+                            self.vars.push((name, val, iface));
                         }
                     }
+                    self.dot_nil_iface = nil_iface;
                     let r = self.walk_list(&elem, list);
+                    self.dot_nil_iface = outer;
                     match r {
                         Ok(()) | Err(Flow::Continue) => {}
                         Err(Flow::Break) => break,
@@ -570,9 +587,10 @@ impl<'a, 'e> State<'a, 'e> {
         Ok(())
     }
 
-    fn set_var(&mut self, name: &str, v: Value) {
-        if let Some(slot) = self.vars.iter_mut().rev().find(|(n, _)| *n == name) {
+    fn set_var(&mut self, name: &str, v: Value, nil_iface: bool) {
+        if let Some(slot) = self.vars.iter_mut().rev().find(|(n, _, _)| *n == name) {
             slot.1 = v;
+            slot.2 = nil_iface;
         }
     }
 
@@ -582,7 +600,7 @@ impl<'a, 'e> State<'a, 'e> {
     }
 
     fn var_index(&self, name: &str) -> R<usize> {
-        match self.vars.iter().rposition(|(n, _)| *n == name) {
+        match self.vars.iter().rposition(|(n, _, _)| *n == name) {
             Some(i) => Ok(i),
             None => Err(self.err(format!("undefined variable: {name}"))),
         }
@@ -603,9 +621,9 @@ impl<'a, 'e> State<'a, 'e> {
         for name in pipe.decl() {
             let name = name.of(self.src());
             if pipe.is_assign {
-                self.set_var(name, v.clone());
+                self.set_var(name, v.clone(), false);
             } else {
-                self.vars.push((name, v.clone()));
+                self.vars.push((name, v.clone(), false));
             }
         }
         Ok(v)
@@ -810,12 +828,20 @@ impl<'a, 'e> State<'a, 'e> {
                 let v = self.eval_arg(dot, arg)?;
                 return self.validate(v, ty, true);
             }
-            Arg::Var { fields, .. } => {
-                let from_map = !fields.is_empty();
+            Arg::Var { name, fields, .. } => {
                 let v = self.eval_arg(dot, arg)?;
-                return self.validate(v, ty, from_map);
+                let nil_iface = !fields.is_empty() || {
+                    let name = name.of(src);
+                    self.var_index(name).is_ok_and(|i| self.vars[i].2)
+                };
+                return self.validate(v, ty, nil_iface);
             }
-            Arg::Dot(_) | Arg::Pipe(_) | Arg::Ident { .. } => {
+            Arg::Dot(_) => {
+                let v = self.eval_arg(dot, arg)?;
+                let nil_iface = self.dot_nil_iface;
+                return self.validate(v, ty, nil_iface);
+            }
+            Arg::Pipe(_) | Arg::Ident { .. } => {
                 let v = self.eval_arg(dot, arg)?;
                 return self.validate(v, ty, false);
             }
@@ -872,16 +898,18 @@ impl<'a, 'e> State<'a, 'e> {
         Err(self.err(msg))
     }
 
-    /// Go's `validateType`: `v` for a parameter of type `ty`. A missing
-    /// value read from a map is Go's zero `interface {}` (a wrong type for
-    /// any other type); one from a variable or pipeline is no value at all
-    /// (the zero value of a type that can be nil).
-    fn validate(&mut self, v: Value, ty: GoType, from_map: bool) -> R<Value> {
+    /// Go's `validateType`: `v` for a parameter of type `ty`. A nil read
+    /// from a map, or a nil element of a list or map being ranged over (as
+    /// dot or a range variable), is Go's nil `interface {}` (`nil_iface`: a
+    /// wrong type for any other type); one from a pipeline, or a variable
+    /// a pipeline set, is no value at all (the zero value of a type that
+    /// can be nil).
+    fn validate(&mut self, v: Value, ty: GoType, nil_iface: bool) -> R<Value> {
         if !matches!(v, Value::Nil) && ty.accepts(&v) {
             return Ok(v);
         }
         let got = match &v {
-            Value::Nil if from_map => "interface {}",
+            Value::Nil if nil_iface => "interface {}",
             Value::Nil if ty.nilable() => return Ok(v),
             Value::Nil => {
                 return Err(self.err(format!("invalid value; expected {}", ty.go_name())));
