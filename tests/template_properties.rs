@@ -248,6 +248,11 @@ const CASES: &[(&str, &str, Check)] = &[
         check_signed,
     ),
     (
+        "genCAWithKey-p384",
+        "{{ $ca := genCAWithKey \"ca\" 30 \"-----BEGIN EC PRIVATE KEY-----\\nMIGkAgEBBDC4l1/y1OPSBCVki0U/cc+ZjZh8x/wOXAqsmLBc+Odm0TaeY07i7Pkt\\nlqvql9r4W7KgBwYFK4EEACKhZANiAARcvxf37tFZk9Fxs+d/X/iEY0SWVs1/4MPc\\nQ5N5GGHvfkR/VEWkspHA5o/+Trad8eSmErPDQfsKGzndvUhCeMSipARowWATOWa9\\nZBpQKhjaYYUCrZWlFd+T9WB6rhynelk=\\n-----END EC PRIVATE KEY-----\\n\" }}{{ $c := genSignedCert \"svc\" (list \"10.0.0.1\") (list \"svc.ns.svc\") 30 $ca }}{{ $ca.Cert }}|{{ $c.Cert }}{{ $c.Key }}",
+        check_signed,
+    ),
+    (
         "genSelfSignedCert",
         "{{ $c := genSelfSignedCert \"svc\" (list \"10.0.0.1\") (list \"svc.ns.svc\") 30 }}{{ $c.Cert }}|{{ $c.Cert }}{{ $c.Key }}",
         check_signed,

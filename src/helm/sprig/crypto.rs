@@ -2,7 +2,7 @@
 //! `genCAWithKey`, `genSelfSignedCert`, `genSelfSignedCertWithKey`,
 //! `genSignedCert`, `genSignedCertWithKey`, `buildCustomCert`) and
 //! `encryptAES`/`decryptAES`. A certificate is made for and signed with
-//! RSA, ECDSA P-256 or Ed25519 keys, with the fields and extensions Go's
+//! RSA, ECDSA (the NIST curves) or Ed25519 keys, with the fields and extensions Go's
 //! `x509.CreateCertificate` writes for Sprig's template (a certificate a
 //! CA signs takes the CA's subject as issuer and its key identifier).
 //!
@@ -203,31 +203,87 @@ impl RsaKey {
     }
 }
 
-// ECDSA P-256 keys (SEC1 `EC PRIVATE KEY`, as Go's
-// `x509.MarshalECPrivateKey` writes them).
+// ECDSA keys (SEC1 `EC PRIVATE KEY`, as Go's `x509.MarshalECPrivateKey`
+// writes them) on the NIST curves Go's x509 reads: `genPrivateKey
+// "ecdsa"` makes P-256 keys; the `...WithKey` functions take any of them.
 
-struct P256 {
+/// A NIST prime curve (y² = x³ - 3x + b), as `openssl ecparam -param_enc
+/// explicit` prints it.
+struct Curve {
     p: BigUint,
     n: BigUint,
     g: (BigUint, BigUint),
+    /// Bytes of a coordinate (Go's `(BitSize + 7) / 8`).
+    size: usize,
+    /// The curve's object identifier.
+    oid: &'static [u64],
+    /// The size of the hash Go's x509 signs with on this curve
+    /// (`ecdsa-with-SHA256/384/512`).
+    hash_bits: usize,
 }
 
 fn hex_big(h: &str) -> BigUint {
     BigUint::parse_bytes(h.as_bytes(), 16).unwrap_or_default()
 }
 
-static P256_CURVE: std::sync::LazyLock<P256> = std::sync::LazyLock::new(|| P256 {
-    p: hex_big("ffffffff00000001000000000000000000000000ffffffffffffffffffffffff"),
-    n: hex_big("ffffffff00000000ffffffffffffffffbce6faada7179e84f3b9cac2fc632551"),
-    g: (
-        hex_big("6b17d1f2e12c4247f8bce6e563a440f277037d812deb33a0f4a13945d898c296"),
-        hex_big("4fe342e2fe1a7f9b8ee7eb4a7c0f9e162bce33576b315ececbb6406837bf51f5"),
-    ),
+/// P-256, P-224, P-384 and P-521.
+static CURVES: std::sync::LazyLock<[Curve; 4]> = std::sync::LazyLock::new(|| {
+    let curve = |p, n, gx, gy, size, oid, hash_bits| Curve {
+        p: hex_big(p),
+        n: hex_big(n),
+        g: (hex_big(gx), hex_big(gy)),
+        size,
+        oid,
+        hash_bits,
+    };
+    [
+        curve(
+            "ffffffff00000001000000000000000000000000ffffffffffffffffffffffff",
+            "ffffffff00000000ffffffffffffffffbce6faada7179e84f3b9cac2fc632551",
+            "6b17d1f2e12c4247f8bce6e563a440f277037d812deb33a0f4a13945d898c296",
+            "4fe342e2fe1a7f9b8ee7eb4a7c0f9e162bce33576b315ececbb6406837bf51f5",
+            32,
+            &[1, 2, 840, 10_045, 3, 1, 7],
+            256,
+        ),
+        curve(
+            "ffffffffffffffffffffffffffffffff000000000000000000000001",
+            "ffffffffffffffffffffffffffff16a2e0b8f03e13dd29455c5c2a3d",
+            "b70e0cbd6bb4bf7f321390b94a03c1d356c21122343280d6115c1d21",
+            "bd376388b5f723fb4c22dfe6cd4375a05a07476444d5819985007e34",
+            28,
+            &[1, 3, 132, 0, 33],
+            256,
+        ),
+        curve(
+            "fffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffeffffffff0000000000000000ffffffff",
+            "ffffffffffffffffffffffffffffffffffffffffffffffffc7634d81f4372ddf581a0db248b0a77aecec196accc52973",
+            "aa87ca22be8b05378eb1c71ef320ad746e1d3b628ba79b9859f741e082542a385502f25dbf55296c3a545e3872760ab7",
+            "3617de4a96262c6f5d9e98bf9292dc29f8f41dbd289a147ce9da3113b5f0b8c00a60b1ce1d7e819d7a431d7c90ea0e5f",
+            48,
+            &[1, 3, 132, 0, 34],
+            384,
+        ),
+        curve(
+            "1ffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff",
+            "1fffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffa51868783bf2f966b7fcc0148f709a5d03bb5c9b8899c47aebb6fb71e91386409",
+            "c6858e06b70404e9cd9e3ecb662395b4429c648139053fb521f828af606b4d3dbaa14b5e77efe75928fe1dc127a2ffa8de3348b3c1856a429bf97e7e31c2e5bd66",
+            "11839296a789a3bc0045c8a5fb42c7d1bd998f54449579b446817afbd17273e662c97ee72995ef42640c550b9013fad0761353c7086a272c24088be94769fd16650",
+            66,
+            &[1, 3, 132, 0, 35],
+            512,
+        ),
+    ]
 });
+
+/// The curve of `genPrivateKey "ecdsa"`.
+fn p256() -> &'static Curve {
+    &CURVES[0]
+}
 
 type Point = Option<(BigUint, BigUint)>;
 
-impl P256 {
+impl Curve {
     fn sub(&self, a: &BigUint, b: &BigUint) -> BigUint {
         ((a + &self.p) - (b % &self.p)) % &self.p
     }
@@ -264,15 +320,16 @@ impl P256 {
     }
 }
 
-fn fixed32(n: &BigUint) -> Vec<u8> {
+/// `n` big-endian in `size` bytes.
+fn fixed(n: &BigUint, size: usize) -> Vec<u8> {
     let b = n.to_bytes_be();
-    let mut out = vec![0u8; 32usize.saturating_sub(b.len())];
+    let mut out = vec![0u8; size.saturating_sub(b.len())];
     out.extend_from_slice(&b);
     out
 }
 
 fn ecdsa_key_pem(rng: &Rng) -> String {
-    let c = &*P256_CURVE;
+    let c = p256();
     let d = loop {
         let d = random_bits(rng, 256);
         if d > BigUint::default() && d < c.n {
@@ -280,7 +337,7 @@ fn ecdsa_key_pem(rng: &Rng) -> String {
         }
     };
     let q = c.mul(&d, &Some(c.g.clone())).unwrap_or_default();
-    pem("EC PRIVATE KEY", &ec_der(&d, &q))
+    pem("EC PRIVATE KEY", &ec_der(c, &d, &q))
 }
 
 /// DSA parameter sets of Sprig's size (L2048N256), made as Go's
@@ -423,8 +480,8 @@ fn unpem(text: &str) -> Option<(String, Vec<u8>)> {
 #[derive(Clone)]
 enum PrivKey {
     Rsa(RsaKey),
-    /// P-256: the secret and the public point.
-    Ec(BigUint, (BigUint, BigUint)),
+    /// The curve, the secret and the public point.
+    Ec(&'static Curve, BigUint, (BigUint, BigUint)),
     /// The 32-byte seed.
     Ed25519([u8; 32]),
     /// A DSA key's DER: read and written back, never in a certificate (Go's
@@ -434,24 +491,24 @@ enum PrivKey {
 
 const OID_RSA: &[u64] = &[1, 2, 840, 113_549, 1, 1, 1];
 const OID_EC: &[u64] = &[1, 2, 840, 10_045, 2, 1];
-const OID_P256: &[u64] = &[1, 2, 840, 10_045, 3, 1, 7];
 const OID_ED25519: &[u64] = &[1, 3, 101, 112];
 
-/// A P-256 key as Go's `x509.MarshalECPrivateKey` writes it (SEC1).
-fn ec_der(d: &BigUint, q: &(BigUint, BigUint)) -> Vec<u8> {
+/// An EC key as Go's `x509.MarshalECPrivateKey` writes it (SEC1: the
+/// secret in as many bytes as the order takes).
+fn ec_der(c: &Curve, d: &BigUint, q: &(BigUint, BigUint)) -> Vec<u8> {
     seq(&[
         int_small(1),
-        tlv(0x04, &fixed32(d)),
-        tlv(0xa0, &oid(OID_P256)),
-        tlv(0xa1, &bit_string(&ec_point(q), 0)),
+        tlv(0x04, &fixed(d, c.n.bits().div_ceil(8) as usize)),
+        tlv(0xa0, &oid(c.oid)),
+        tlv(0xa1, &bit_string(&ec_point(c, q), 0)),
     ])
 }
 
 /// A point, uncompressed (`04 || X || Y`).
-fn ec_point(q: &(BigUint, BigUint)) -> Vec<u8> {
+fn ec_point(c: &Curve, q: &(BigUint, BigUint)) -> Vec<u8> {
     let mut point = vec![0x04];
-    point.extend(fixed32(&q.0));
-    point.extend(fixed32(&q.1));
+    point.extend(fixed(&q.0, c.size));
+    point.extend(fixed(&q.1, c.size));
     point
 }
 
@@ -480,8 +537,8 @@ fn seq_items(der: &[u8]) -> Option<Vec<(u8, &[u8])>> {
     Some(items)
 }
 
-/// A SEC1 `ECPrivateKey` of the curve P-256 (`named`: the curve named by the
-/// key's own parameters, or by PKCS#8's).
+/// A SEC1 `ECPrivateKey` (`named`: the curve named by PKCS#8's parameters,
+/// where the key names none itself).
 fn ec_from_der(der: &[u8], named: Option<&[u8]>) -> Result<PrivKey, String> {
     let items = seq_items(der).ok_or("x509: failed to parse EC private key")?;
     let secret = items
@@ -495,18 +552,18 @@ fn ec_from_der(der: &[u8], named: Option<&[u8]>) -> Result<PrivKey, String> {
         .and_then(|(_, v)| read_tlv(v))
         .map(|(_, v, _)| v)
         .or(named);
-    if curve != Some(&oid(OID_P256)[2..]) {
-        return Err(
-            "x509: unknown elliptic curve (flate makes certificates with P-256 keys only)".into(),
-        );
-    }
-    let c = &*P256_CURVE;
+    let Some(c) = CURVES
+        .iter()
+        .find(|c| curve.is_some_and(|id| id == &oid(c.oid)[2..]))
+    else {
+        return Err("x509: unknown elliptic curve".into());
+    };
     let d = BigUint::from_bytes_be(secret);
     if d == BigUint::default() || d >= c.n {
         return Err("x509: invalid elliptic curve private key value".into());
     }
     let q = c.mul(&d, &Some(c.g.clone())).unwrap_or_default();
-    Ok(PrivKey::Ec(d, q))
+    Ok(PrivKey::Ec(c, d, q))
 }
 
 /// A PKCS#8 `PrivateKeyInfo` holding an RSA, P-256 or Ed25519 key.
@@ -568,7 +625,7 @@ impl PrivKey {
     fn pem(&self) -> String {
         match self {
             PrivKey::Rsa(k) => pem("RSA PRIVATE KEY", &k.pkcs1()),
-            PrivKey::Ec(d, q) => pem("EC PRIVATE KEY", &ec_der(d, q)),
+            PrivKey::Ec(c, d, q) => pem("EC PRIVATE KEY", &ec_der(c, d, q)),
             PrivKey::Ed25519(seed) => pem("PRIVATE KEY", &ed25519_der(seed)),
             PrivKey::Dsa(der) => pem("DSA PRIVATE KEY", der),
         }
@@ -582,7 +639,7 @@ impl PrivKey {
                 seq(&[oid(OID_RSA), vec![0x05, 0x00]]),
                 seq(&[int(&k.n), int(&k.e)]),
             ),
-            PrivKey::Ec(_, q) => (seq(&[oid(OID_EC), oid(OID_P256)]), ec_point(q)),
+            PrivKey::Ec(c, _, q) => (seq(&[oid(OID_EC), oid(c.oid)]), ec_point(c, q)),
             PrivKey::Ed25519(seed) => (
                 seq(&[oid(OID_ED25519)]),
                 super::ed25519::public_key(seed).to_vec(),
@@ -601,7 +658,14 @@ impl PrivKey {
                 oid(&[1, 2, 840, 113_549, 1, 1, 11]),
                 vec![0x05, 0x00],
             ])),
-            PrivKey::Ec(..) => Ok(seq(&[oid(&[1, 2, 840, 10_045, 4, 3, 2])])),
+            PrivKey::Ec(c, ..) => {
+                let sha = match c.hash_bits {
+                    384 => 3,
+                    512 => 4,
+                    _ => 2,
+                };
+                Ok(seq(&[oid(&[1, 2, 840, 10_045, 4, 3, sha])]))
+            }
             PrivKey::Ed25519(_) => Ok(seq(&[oid(OID_ED25519)])),
             PrivKey::Dsa(_) => {
                 Err("x509: certificate private key does not implement crypto.Signer".into())
@@ -615,11 +679,21 @@ impl PrivKey {
     fn sign(&self, rng: &Rng, msg: &[u8]) -> Vec<u8> {
         match self {
             PrivKey::Rsa(k) => k.sign(msg),
-            PrivKey::Ec(d, _) => {
-                let c = &*P256_CURVE;
-                let e = BigUint::from_bytes_be(&sha2::Sha256::digest(msg));
+            PrivKey::Ec(c, d, _) => {
+                let digest = match c.hash_bits {
+                    384 => sha2::Sha384::digest(msg).to_vec(),
+                    512 => sha2::Sha512::digest(msg).to_vec(),
+                    _ => sha2::Sha256::digest(msg).to_vec(),
+                };
+                // Go's hashToInt: the leftmost bits of the hash, as many as
+                // the order has.
+                let n_bits = c.n.bits() as usize;
+                let mut e = BigUint::from_bytes_be(&digest);
+                if digest.len() * 8 > n_bits {
+                    e >>= digest.len() * 8 - n_bits;
+                }
                 loop {
-                    let k = random_bits(rng, 256);
+                    let k = random_bits(rng, n_bits);
                     if k == BigUint::default() || k >= c.n {
                         continue;
                     }
@@ -1625,13 +1699,22 @@ mod tests {
     }
 
     #[test]
-    fn p256_generator_is_on_the_curve_and_of_order_n() {
-        let c = &*P256_CURVE;
-        let (x, y) = &c.g;
-        let b = hex_big("5ac635d8aa3a93e7b3ebbd55769886bc651d06b0cc53b0f63bce3c3e27d2604b");
-        let rhs = c.sub(&((x * x * x + &b) % &c.p), &(big(3) * x));
-        assert_eq!((y * y) % &c.p, rhs);
-        assert!(c.mul(&c.n, &Some(c.g.clone())).is_none());
+    fn nist_generators_are_on_their_curves_and_of_order_n() {
+        // b of each curve, as `openssl ecparam -param_enc explicit` prints it.
+        let bs = [
+            "5ac635d8aa3a93e7b3ebbd55769886bc651d06b0cc53b0f63bce3c3e27d2604b",
+            "b4050a850c04b3abf54132565044b0b7d7bfd8ba270b39432355ffb4",
+            "b3312fa7e23ee7e4988e056be3f82d19181d9c6efe8141120314088f5013875ac656398d8a2ed19d2a85c8edd3ec2aef",
+            "51953eb9618e1c9a1f929a21a0b68540eea2da725b99b315f3b8b489918ef109e156193951ec7e937b1652c0bd3bb1bf073573df883d2c34f1ef451fd46b503f00",
+        ];
+        for (c, b) in CURVES.iter().zip(bs) {
+            let (x, y) = &c.g;
+            let b = hex_big(b);
+            let rhs = c.sub(&((x * x * x + &b) % &c.p), &(big(3) * x));
+            assert_eq!((y * y) % &c.p, rhs, "{:?}", c.oid);
+            assert!(c.mul(&c.n, &Some(c.g.clone())).is_none());
+            assert_eq!(c.size, c.p.bits().div_ceil(8) as usize);
+        }
     }
 
     #[test]
