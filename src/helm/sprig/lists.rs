@@ -397,11 +397,10 @@ pub(super) fn add(t: &mut Templates) {
             return Err("dig needs at least three arguments".into());
         }
         // `dig` asserts `map[string]interface {}`, which Helm's named
-        // `Values` type is not.
-        let (Value::Map(mut cur), false) = (
-            a[a.len() - 1].clone(),
-            matches!(&a[a.len() - 1], Value::Map(m) if m.is_helm_values()),
-        ) else {
+        // `Values` type and `split`'s `map[string]string` are not.
+        let any_map =
+            |v: &Value| matches!(v, Value::Map(m) if m.type_name() == "map[string]interface {}");
+        let (Value::Map(mut cur), true) = (a[a.len() - 1].clone(), any_map(&a[a.len() - 1])) else {
             return Err(format!(
                 "interface conversion: interface {{}} is {}, not map[string]interface {{}}",
                 conversion_type(&a[a.len() - 1])
@@ -423,7 +422,7 @@ pub(super) fn add(t: &mut Templates) {
                 return Ok(step);
             }
             match step {
-                Value::Map(m) => cur = m,
+                Value::Map(m) if m.type_name() == "map[string]interface {}" => cur = m,
                 other => {
                     return Err(format!(
                         "interface conversion: interface {{}} is {}, not map[string]interface {{}}",

@@ -231,13 +231,16 @@ pub fn go_split(s: &str, sep: &str, n: i64) -> Vec<String> {
     }
 }
 
+/// Sprig's `split`/`splitn` result: a Go `map[string]string`, which the
+/// functions taking a `map[string]interface {}` (`get`, `hasKey`, `merge`,
+/// `keys`...) refuse as Helm does.
 fn split_map(parts: Vec<String>) -> Value {
-    let m: BTreeMap<String, Value> = parts
+    let m: BTreeMap<String, String> = parts
         .into_iter()
         .enumerate()
-        .map(|(i, p)| (format!("_{i}"), Value::Str(p)))
+        .map(|(i, p)| (format!("_{i}"), p))
         .collect();
-    Value::map(m)
+    Value::Map(crate::template::value::Map::strings(Some(m)))
 }
 
 const BASE32: &[u8; 32] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZ234567";
