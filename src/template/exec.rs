@@ -830,10 +830,10 @@ impl<'a, 'e> State<'a, 'e> {
             }
             Arg::Var { name, fields, .. } => {
                 let v = self.eval_arg(dot, arg)?;
-                let nil_iface = !fields.is_empty() || {
-                    let name = name.of(src);
-                    self.var_index(name).is_ok_and(|i| self.vars[i].2)
-                };
+                // (Only a nil value needs the variable's flag.)
+                let nil_iface = !fields.is_empty()
+                    || matches!(v, Value::Nil)
+                        && self.var_index(name.of(src)).is_ok_and(|i| self.vars[i].2);
                 return self.validate(v, ty, nil_iface);
             }
             Arg::Dot(_) => {

@@ -482,8 +482,8 @@ enum PrivKey {
     Rsa(RsaKey),
     /// The curve, the secret and the public point.
     Ec(&'static Curve, BigUint, (BigUint, BigUint)),
-    /// The 32-byte seed.
-    Ed25519([u8; 32]),
+    /// The 32-byte seed and its public key.
+    Ed25519([u8; 32], [u8; 32]),
     /// A DSA key's DER: read and written back, never in a certificate (Go's
     /// x509 signs with and certifies RSA, ECDSA and Ed25519 keys only).
     Dsa(Vec<u8>),
@@ -584,7 +584,8 @@ fn pkcs8_from_der(der: &[u8]) -> Result<PrivKey, String> {
     } else if alg_oid == &oid(OID_ED25519)[2..] {
         match read_tlv(key) {
             Some((0x04, seed, _)) if seed.len() == 32 => {
-                Ok(PrivKey::Ed25519(seed.try_into().unwrap_or([0; 32])))
+                let seed: [u8; 32] = seed.try_into().unwrap_or([0; 32]);
+                Ok(PrivKey::Ed25519(seed, super::ed25519::public_key(&seed)))
             }
             _ => Err("x509: invalid Ed25519 private key".into()),
         }
@@ -626,7 +627,7 @@ impl PrivKey {
         match self {
             PrivKey::Rsa(k) => pem("RSA PRIVATE KEY", &k.pkcs1()),
             PrivKey::Ec(c, d, q) => pem("EC PRIVATE KEY", &ec_der(c, d, q)),
-            PrivKey::Ed25519(seed) => pem("PRIVATE KEY", &ed25519_der(seed)),
+            PrivKey::Ed25519(seed, _) => pem("PRIVATE KEY", &ed25519_der(seed)),
             PrivKey::Dsa(der) => pem("DSA PRIVATE KEY", der),
         }
     }
@@ -640,10 +641,7 @@ impl PrivKey {
                 seq(&[int(&k.n), int(&k.e)]),
             ),
             PrivKey::Ec(c, _, q) => (seq(&[oid(OID_EC), oid(c.oid)]), ec_point(c, q)),
-            PrivKey::Ed25519(seed) => (
-                seq(&[oid(OID_ED25519)]),
-                super::ed25519::public_key(seed).to_vec(),
-            ),
+            PrivKey::Ed25519(_, public) => (seq(&[oid(OID_ED25519)]), public.to_vec()),
             PrivKey::Dsa(_) => {
                 return Err("x509: unsupported public key type: *dsa.PublicKey".into());
             }
@@ -666,7 +664,7 @@ impl PrivKey {
                 };
                 Ok(seq(&[oid(&[1, 2, 840, 10_045, 4, 3, sha])]))
             }
-            PrivKey::Ed25519(_) => Ok(seq(&[oid(OID_ED25519)])),
+            PrivKey::Ed25519(..) => Ok(seq(&[oid(OID_ED25519)])),
             PrivKey::Dsa(_) => {
                 Err("x509: certificate private key does not implement crypto.Signer".into())
             }
@@ -708,7 +706,7 @@ impl PrivKey {
                     }
                 }
             }
-            PrivKey::Ed25519(seed) => super::ed25519::sign(seed, msg).to_vec(),
+            PrivKey::Ed25519(seed, public) => super::ed25519::sign(seed, public, msg).to_vec(),
             // Not reached: `signature_algorithm` refuses a DSA signer first.
             PrivKey::Dsa(_) => Vec::new(),
         }

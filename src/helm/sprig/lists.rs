@@ -398,13 +398,15 @@ pub(super) fn add(t: &mut Templates) {
         }
         // `dig` asserts `map[string]interface {}`, which Helm's named
         // `Values` type and `split`'s `map[string]string` are not.
-        let any_map =
-            |v: &Value| matches!(v, Value::Map(m) if m.type_name() == "map[string]interface {}");
-        let (Value::Map(mut cur), true) = (a[a.len() - 1].clone(), any_map(&a[a.len() - 1])) else {
-            return Err(format!(
-                "interface conversion: interface {{}} is {}, not map[string]interface {{}}",
-                conversion_type(&a[a.len() - 1])
-            ));
+        const ANY_MAP: &str = "map[string]interface {}";
+        let mut cur = match &a[a.len() - 1] {
+            Value::Map(m) if m.type_name() == ANY_MAP => m.clone(),
+            other => {
+                return Err(format!(
+                    "interface conversion: interface {{}} is {}, not {ANY_MAP}",
+                    conversion_type(other)
+                ));
+            }
         };
         let def = &a[a.len() - 2];
         let keys = &a[..a.len() - 2];
@@ -422,7 +424,7 @@ pub(super) fn add(t: &mut Templates) {
                 return Ok(step);
             }
             match step {
-                Value::Map(m) if m.type_name() == "map[string]interface {}" => cur = m,
+                Value::Map(m) if m.type_name() == ANY_MAP => cur = m,
                 other => {
                     return Err(format!(
                         "interface conversion: interface {{}} is {}, not map[string]interface {{}}",
