@@ -150,10 +150,14 @@ fn exchange(a: &Path, b: &Path) -> io::Result<bool> {
     use std::os::unix::ffi::OsStrExt;
     let ca = CString::new(a.as_os_str().as_bytes())?;
     let cb = CString::new(b.as_os_str().as_bytes())?;
+    // The system call itself rather than the C library's wrapper: glibc
+    // has one since 2.28, musl only since 1.2.4, and the executable as
+    // distributed may be linked with either (tools/release-build.sh).
     // SAFETY: both arguments are valid NUL-terminated paths that outlive
     // the call; AT_FDCWD resolves them like rename(2).
     let r = unsafe {
-        libc::renameat2(
+        libc::syscall(
+            libc::SYS_renameat2,
             libc::AT_FDCWD,
             ca.as_ptr(),
             libc::AT_FDCWD,
