@@ -22,6 +22,8 @@
 # - Elsewhere: `cargo build --profile dist`.
 #
 # Usage: tools/release-build.sh   (quiet; the path on standard output)
+#        tools/release-build.sh --probe   (only links and runs the musl
+#        probe, as CI does; fails when musl-gcc is missing or the probe fails)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 # (ldd's text is read whole first: `ldd --version | grep -q` under pipefail
@@ -49,6 +51,14 @@ musl_link() {
   fi
   echo "$flags"
 }
+
+if [[ ${1:-} == --probe ]]; then
+  target=x86_64-unknown-linux-gnu
+  command -v musl-gcc >/dev/null || { echo "release-build: musl-gcc is not installed (apt-get install musl-tools)" >&2; exit 1; }
+  musl_link >/dev/null || { echo "release-build: the musl probe failed" >&2; exit 1; }
+  echo "release-build: the musl probe passed"
+  exit 0
+fi
 
 if [[ $(uname -s) == Linux && $(uname -m) == x86_64 ]] && grep -qi 'glibc\|gnu libc' <<<"$libc"; then
   target=x86_64-unknown-linux-gnu
