@@ -64,19 +64,97 @@ impl jsonschema::Retrieve for Fetcher {
     }
 }
 
+/// The first `$ref` (depth first, in document order) that names a schema
+/// on the web: an `http(s)` URL, or a relative reference under an
+/// `http(s)` `$id` (the bjw-s common library's `"$id": "https://…",
+/// "$ref": "schemas/pod.json#/options"`). Without the fragment: the URL
+/// that would be fetched. Found here rather than by compiling the schema
+/// until the validator asks for it, which cost the compilation of the
+/// draft's meta-schema first, and named whichever reference the compiler's
+/// hash maps offered first (a different one from run to run).
 fn remote_ref(v: &serde_json::Value) -> Option<String> {
+    remote_ref_under(v, None)
+}
+
+fn remote_ref_under(v: &serde_json::Value, base: Option<&str>) -> Option<String> {
     match v {
         serde_json::Value::Object(m) => {
+            let own;
+            let base = match m.get("$id") {
+                Some(serde_json::Value::String(id)) => {
+                    own = resolve_ref(base, id);
+                    own.as_deref().or(base)
+                }
+                _ => base,
+            };
             if let Some(serde_json::Value::String(r)) = m.get("$ref")
-                && (r.starts_with("http://") || r.starts_with("https://"))
+                && let Some(url) = resolve_ref(base, r)
             {
-                return Some(r.clone());
+                return Some(url);
             }
-            m.values().find_map(remote_ref)
+            m.values().find_map(|x| remote_ref_under(x, base))
         }
-        serde_json::Value::Array(a) => a.iter().find_map(remote_ref),
+        serde_json::Value::Array(a) => a.iter().find_map(|x| remote_ref_under(x, base)),
         _ => None,
     }
+}
+
+/// `reference` resolved against `base` (RFC 3986, section 5.2), without
+/// its fragment, when the result is an `http(s)` URL other than the base
+/// document itself; otherwise `None`.
+fn resolve_ref(base: Option<&str>, reference: &str) -> Option<String> {
+    let r = reference.split('#').next().unwrap_or("");
+    let web = |u: &str| u.starts_with("http://") || u.starts_with("https://");
+    if web(r) {
+        return Some(r.to_string());
+    }
+    let base = base.filter(|b| web(b))?.split('#').next().unwrap_or("");
+    if r.is_empty() || r.contains(':') && !r.starts_with('/') && !r.starts_with('.') {
+        // The base document itself, or another scheme (`urn:`…).
+        return None;
+    }
+    let scheme_end = base.find("://")? + 3;
+    let authority_end = base[scheme_end..]
+        .find('/')
+        .map_or(base.len(), |i| scheme_end + i);
+    let path = if let Some(net) = r.strip_prefix("//") {
+        return Some(format!("{}{net}", &base[..scheme_end]));
+    } else if r.starts_with('/') {
+        r.to_string()
+    } else {
+        let dir = &base[authority_end..];
+        let dir = &dir[..dir.rfind('/').map_or(0, |i| i + 1)];
+        let dir = if dir.is_empty() { "/" } else { dir };
+        format!("{dir}{r}")
+    };
+    let (path, query) = match path.find('?') {
+        Some(i) => (&path[..i], &path[i..]),
+        None => (path.as_str(), ""),
+    };
+    // Dot segments removed.
+    let mut out: Vec<&str> = Vec::new();
+    let segments: Vec<&str> = path.split('/').collect();
+    for (i, seg) in segments.iter().enumerate() {
+        let last = i + 1 == segments.len();
+        match *seg {
+            "." => {
+                if last {
+                    out.push("");
+                }
+            }
+            ".." => {
+                if out.len() > 1 {
+                    out.pop();
+                }
+                if last {
+                    out.push("");
+                }
+            }
+            s => out.push(s),
+        }
+    }
+    let url = format!("{}{}{query}", &base[..authority_end], out.join("/"));
+    (url != base).then_some(url)
 }
 
 fn quote_list(v: &[String]) -> String {
@@ -531,6 +609,52 @@ mod tests {
         assert!(validate_one("c", schema, &vals("a: 1\n"), &mut w).is_ok());
         assert_eq!(w.len(), 1);
         assert!(w[0].contains("https://example.org/s.json"), "{}", w[0]);
+    }
+
+    #[test]
+    fn relative_refs_under_a_web_id_are_remote() {
+        let schema = br##"{"$id": "https://h.example/charts/common/values.schema.json",
+            "properties": {"a": {"$ref": "#/definitions/x"}, "b": {"$ref": "schemas/pod.json#/options"},
+            "c": {"$ref": "schemas/other.json"}}, "definitions": {"x": {}}}"##;
+        let mut w = Vec::new();
+        assert!(validate_one("c", schema, &vals("a: 1\n"), &mut w).is_ok());
+        assert_eq!(
+            w,
+            [
+                "c: values.schema.json refers to https://h.example/charts/common/schemas/pod.json, which is not fetched: the schema is not checked"
+            ]
+        );
+    }
+
+    #[test]
+    fn references_resolve_as_rfc_3986_says() {
+        let base = Some("https://h.example/a/b/c.json");
+        let cases = [
+            ("d.json", Some("https://h.example/a/b/d.json")),
+            ("./d.json#/x", Some("https://h.example/a/b/d.json")),
+            ("../d.json", Some("https://h.example/a/d.json")),
+            ("../../../d.json", Some("https://h.example/d.json")),
+            ("/d.json", Some("https://h.example/d.json")),
+            (
+                "//other.example/d.json",
+                Some("https://other.example/d.json"),
+            ),
+            ("d.json?v=1", Some("https://h.example/a/b/d.json?v=1")),
+            ("http://x.example/s", Some("http://x.example/s")),
+            ("#/definitions/x", None),
+            ("c.json#/definitions/x", None),
+            ("", None),
+            ("urn:x:y", None),
+        ];
+        for (r, want) in cases {
+            assert_eq!(resolve_ref(base, r).as_deref(), want, "{r}");
+        }
+        assert_eq!(resolve_ref(None, "d.json"), None);
+        assert_eq!(resolve_ref(Some("urn:x"), "d.json"), None);
+        assert_eq!(
+            resolve_ref(Some("https://h.example"), "d.json").as_deref(),
+            Some("https://h.example/d.json")
+        );
     }
 
     #[test]
