@@ -30,12 +30,13 @@ cd "$(dirname "$0")/.."
 # fails at random when grep exits before ldd has written its last line.)
 libc=$(ldd --version 2>&1 || true)
 # Prepares the musl link in target/musl-link/HASH (HASH: of the files it
-# is made from, so a change makes a new linker path and a full rebuild) and
+# is made from and of this script, which says how; a change makes a new
+# linker path and so a full rebuild) and
 # prints its RUSTFLAGS; fails, saying why on standard error, when the probe
 # does not pass.
 musl_link() {
   local hash dir flags
-  hash=$(cat tools/musl/glibc-compat.c tools/musl/probe.rs | sha256sum | cut -c1-16)
+  hash=$(cat tools/musl/glibc-compat.c tools/musl/probe.rs tools/release-build.sh | sha256sum | cut -c1-16)
   dir=$PWD/target/musl-link/$hash
   flags="-C target-feature=+crt-static -C relocation-model=static -C linker=$dir/flate-musl-gcc -C linker-features=-lld"
   if [[ ! -f $dir/probe-passed ]]; then

@@ -109,17 +109,18 @@ fn resolve_ref(base: Option<&str>, reference: &str) -> Option<String> {
         return Some(r.to_string());
     }
     let base = base.filter(|b| web(b))?.split('#').next().unwrap_or("");
-    if r.is_empty() || r.contains(':') && !r.starts_with('/') && !r.starts_with('.') {
+    if r.is_empty() || (r.contains(':') && !r.starts_with('/') && !r.starts_with('.')) {
         // The base document itself, or another scheme (`urn:`…).
         return None;
     }
     let scheme_end = base.find("://")? + 3;
+    if let Some(net) = r.strip_prefix("//") {
+        return Some(format!("{}{net}", &base[..scheme_end]));
+    }
     let authority_end = base[scheme_end..]
         .find('/')
         .map_or(base.len(), |i| scheme_end + i);
-    let path = if let Some(net) = r.strip_prefix("//") {
-        return Some(format!("{}{net}", &base[..scheme_end]));
-    } else if r.starts_with('/') {
+    let path = if r.starts_with('/') {
         r.to_string()
     } else {
         let dir = &base[authority_end..];
