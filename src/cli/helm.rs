@@ -701,7 +701,9 @@ fn parse_all(ch: &chart::Chart) -> std::time::Duration {
     let started = std::time::Instant::now();
     fn walk(c: &chart::Chart, names: &std::collections::HashSet<String>) {
         for t in &c.templates {
-            let _ = flate::template::Templates::parse_text_with(&t.name, &t.text(), names);
+            if let Ok(text) = t.text() {
+                let _ = flate::template::Templates::parse_text_with(&t.name, &text, names);
+            }
         }
         for d in &c.dependencies {
             walk(d, names);

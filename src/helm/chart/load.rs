@@ -245,7 +245,7 @@ fn walk(
             ));
         }
         if !read_at_load(&n) {
-            out.push((n.clone(), FileData::deferred(n, path)));
+            out.push((n.clone(), FileData::deferred(n, path, len as usize)));
             continue;
         }
         let data = read_shared(&mut file, len as usize).map_err(read_err)?;
@@ -255,10 +255,10 @@ fn walk(
 }
 
 /// Whether loading the chart needs the file at `name` (a path in the chart
-/// directory): its own `Chart.yaml`, values, schema, requirements and
-/// templates, and those of each subchart in `charts/` (an archive there is
-/// read whole). The rest only `.Files` and `--include-crds` read, on first
-/// use (see [`FileData`]).
+/// directory): its own `Chart.yaml`, values, schema and requirements, and
+/// those of each subchart in `charts/` (an archive there is read whole).
+/// Templates are read when first parsed, the rest when `.Files` and
+/// `--include-crds` first read them (see [`FileData`]).
 fn read_at_load(name: &str) -> bool {
     let mut rest = name;
     loop {
@@ -274,7 +274,7 @@ fn read_at_load(name: &str) -> bool {
                         | "requirements.lock"
                 );
             }
-            Some(("templates", _)) => return true,
+            Some(("templates", _)) => return false,
             Some(("charts", sub)) => match sub.split_once('/') {
                 Some((_, inner)) => rest = inner,
                 None => return true,
@@ -741,7 +741,8 @@ fn load_files(files: Vec<NamedBytes>, origin: &Path) -> Result<Chart, ChartError
                 }
             }
             n if n.starts_with("templates/") => templates.push(TemplateFile {
-                data: bytes(&data)?,
+                len: data.size(),
+                data,
                 name,
             }),
             n if n.starts_with("charts/") => {
@@ -831,10 +832,10 @@ mod tests {
             ("Chart.yaml", true),
             ("values.yaml", true),
             ("values.schema.json", true),
-            ("templates/a.yaml", true),
+            ("templates/a.yaml", false),
             ("charts/sub.tgz", true),
             ("charts/sub/Chart.yaml", true),
-            ("charts/sub/templates/x.tpl", true),
+            ("charts/sub/templates/x.tpl", false),
             ("charts/sub/charts/inner/values.yaml", true),
             ("README.md", false),
             ("crds/a.yaml", false),
@@ -902,6 +903,49 @@ mod tests {
                 );
             }
         }
+    }
+
+    #[test]
+    fn templates_are_read_when_parsed_and_a_disabled_subcharts_never() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        let write = |rel: &str, text: &str| {
+            let p = root.join(rel);
+            std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+            std::fs::write(p, text).unwrap();
+        };
+        write(
+            "Chart.yaml",
+            "apiVersion: v2\nname: c\nversion: 1.0.0\ndependencies:\n- name: sub\n  version: 1.0.0\n  condition: sub.enabled\n",
+        );
+        write("values.yaml", "sub:\n  enabled: false\n");
+        write("templates/cm.yaml", "\u{feff}kind: ConfigMap\n");
+        write(
+            "charts/sub/Chart.yaml",
+            "apiVersion: v2\nname: sub\nversion: 1.0.0\n",
+        );
+        write("charts/sub/templates/s.yaml", "kind: Secret\n");
+        let chart = load(root).unwrap();
+        assert!(matches!(chart.templates[0].data, FileData::Deferred(_)));
+        assert_eq!(chart.templates[0].len, "\u{feff}kind: ConfigMap\n".len());
+        // The disabled subchart's template is gone after loading: the
+        // render never reads it.
+        std::fs::remove_file(root.join("charts/sub/templates/s.yaml")).unwrap();
+        let out = super::super::render(&chart, &Default::default()).unwrap();
+        let bodies: Vec<&str> = out.manifests.iter().map(|m| m.body.as_str()).collect();
+        assert_eq!(bodies, ["kind: ConfigMap"]);
+        // Enabled, it is needed: the render fails, naming it.
+        let opts = super::super::RenderOptions {
+            values: crate::yaml::parse_one("sub:\n  enabled: true\n").unwrap(),
+            ..Default::default()
+        };
+        let e = super::super::render(&chart, &opts).unwrap_err();
+        assert!(
+            e.message
+                .contains("error reading charts/sub/templates/s.yaml"),
+            "{}",
+            e.message
+        );
     }
 
     #[test]

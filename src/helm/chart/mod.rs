@@ -79,29 +79,37 @@ pub struct ChartFile {
     pub data: FileData,
 }
 
-/// A file of a chart's `templates/` (read when the chart is loaded).
+/// A file of a chart's `templates/`. A chart directory's templates are
+/// opened when the chart is loaded and read when first parsed (see
+/// [`FileData`]): those of a subchart the values disable are never read.
 #[derive(Debug, Clone)]
 pub struct TemplateFile {
     pub name: String,
-    pub data: Arc<[u8]>,
+    pub data: FileData,
+    /// Its size in bytes (as the file system gave it, for a template not
+    /// read yet).
+    pub len: usize,
 }
 
 impl TemplateFile {
     /// The template as text (invalid UTF-8 replaced, as Go's conversion
-    /// of the bytes to a string prints them), borrowed when it is valid.
-    pub fn text(&self) -> std::borrow::Cow<'_, str> {
-        utf8_text(&self.data)
+    /// of the bytes to a string prints them), borrowed when it is valid;
+    /// an error names the file when reading it fails.
+    pub fn text(&self) -> Result<std::borrow::Cow<'_, str>, String> {
+        self.data.get().map(|d| utf8_text(d))
     }
 }
 
-/// The bytes of a chart file. A chart directory's files that only
-/// `.Files` and `--include-crds` reach (`crds/`, `files/`, READMEs, every
-/// file outside `templates/`, `charts/` and the chart's own YAML) are
-/// opened when the chart is loaded, so that the errors Helm reports while
-/// loading come at the same point, and read on first use: a chart such as
-/// kube-prometheus-stack carries 4.7 MB of them that a render without
-/// `--include-crds` never looks at. Every other file, and every file of an
-/// archive, is read when the chart is loaded.
+/// The bytes of a chart file. A chart directory's templates and the files
+/// that only `.Files` and `--include-crds` reach (`crds/`, `files/`,
+/// READMEs, every file outside `templates/`, `charts/` and the chart's own
+/// YAML) are opened when the chart is loaded, so that the errors Helm
+/// reports while loading come at the same point, and read on first use: a
+/// chart such as kube-prometheus-stack carries 4.7 MB of files that a
+/// render without `--include-crds` never looks at, and
+/// victoria-metrics-k8s-stack 0.23.2 2.8 MB of templates in a subchart its
+/// default values disable. Every other file, and every file of an archive,
+/// is read when the chart is loaded.
 #[derive(Debug, Clone)]
 pub enum FileData {
     Read(Arc<[u8]>),
@@ -114,16 +122,31 @@ pub struct Deferred {
     /// Its name in the chart, for the error message.
     name: String,
     path: PathBuf,
+    /// Its size when the chart was loaded.
+    len: usize,
     bytes: OnceLock<Result<Arc<[u8]>, String>>,
 }
 
 impl FileData {
-    pub(crate) fn deferred(name: String, path: PathBuf) -> FileData {
+    pub(crate) fn deferred(name: String, path: PathBuf, len: usize) -> FileData {
         FileData::Deferred(Arc::new(Deferred {
             name,
             path,
+            len,
             bytes: OnceLock::new(),
         }))
+    }
+
+    /// The size in bytes: of the bytes read, else of the file when the
+    /// chart was loaded.
+    pub fn size(&self) -> usize {
+        match self {
+            FileData::Read(b) => b.len(),
+            FileData::Deferred(d) => match d.bytes.get() {
+                Some(Ok(b)) => b.len(),
+                _ => d.len,
+            },
+        }
     }
 
     /// The bytes (a leading byte order mark dropped, as Helm drops it); an
@@ -246,10 +269,11 @@ impl Chart {
     /// this chart and its subcharts: for a chart whose directory is about
     /// to be removed.
     pub fn read_all(&self) -> Result<(), ChartError> {
-        for f in &self.files {
-            f.data
-                .get()
-                .map_err(|m| ChartError::at(m, self.path.join(&f.name)))?;
+        let files = self.files.iter().map(|f| (&f.name, &f.data));
+        let templates = self.templates.iter().map(|t| (&t.name, &t.data));
+        for (name, data) in files.chain(templates) {
+            data.get()
+                .map_err(|m| ChartError::at(m, self.path.join(name)))?;
         }
         self.dependencies.iter().try_for_each(|d| d.read_all())
     }

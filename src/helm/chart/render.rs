@@ -398,19 +398,17 @@ pub fn render_values(chart: &Chart, opts: &RenderOptions, user: M) -> Result<Ren
         Ok(cache) => keys.iter().filter(|k| !cache.contains_key(*k)).collect(),
         Err(_) => Vec::new(),
     };
-    let size: usize = unparsed
-        .iter()
-        .map(|k| collect.templates[*k].2.data.len())
-        .sum();
+    let size: usize = unparsed.iter().map(|k| collect.templates[*k].2.len).sum();
     if size >= PARALLEL_PARSE_BYTES {
         use rayon::prelude::*;
         unparsed.par_iter().for_each(|k| {
-            parsed_text(chart, k, collect.templates[*k].2);
+            // An error comes again, and is reported, in the loop below.
+            let _ = parsed_text(chart, k, collect.templates[*k].2);
         });
     }
     for k in &keys {
         let (r, _, file) = &collect.templates[k];
-        let parsed = parsed_text(chart, k, file);
+        let parsed = parsed_text(chart, k, file).map_err(|m| ChartError::at(m, &r.origin))?;
         match &*parsed {
             Ok(p) => set.add_parsed(p),
             Err(e) => {
@@ -422,7 +420,7 @@ pub fn render_values(chart: &Chart, opts: &RenderOptions, user: M) -> Result<Ren
     // Execution. For a large chart rendered from the command line, the
     // documents of each rendered template are read (their heads) on
     // another thread while the next templates execute.
-    let template_bytes: usize = collect.templates.values().map(|t| t.2.data.len()).sum();
+    let template_bytes: usize = collect.templates.values().map(|t| t.2.len).sum();
     let ahead = (template_bytes >= PARALLEL_HEADS_BYTES && rayon::current_thread_index().is_none())
         .then(HeadsAhead::start);
     let mut files: BTreeMap<String, String> = BTreeMap::new();
@@ -493,18 +491,19 @@ pub fn render_values(chart: &Chart, opts: &RenderOptions, user: M) -> Result<Ren
     })
 }
 
-/// The parsed text of a template, cached in the top chart.
+/// The parsed text of a template, cached in the top chart; `Err` when the
+/// file, read on first use, cannot be read (the message names it).
 fn parsed_text(
     root: &Chart,
     full_name: &str,
     file: &super::TemplateFile,
-) -> Arc<Result<ParsedText, crate::template::Error>> {
+) -> Result<Arc<Result<ParsedText, crate::template::Error>>, String> {
     if let Ok(cache) = root.parsed.lock()
         && let Some(p) = cache.get(full_name)
     {
-        return p.clone();
+        return Ok(p.clone());
     }
-    let text = file.text();
+    let text = file.text()?;
     let proto = prototype();
     let p = Arc::new(Templates::parse_text_by(full_name, &text, &|f: &str| {
         proto.has_func(f)
@@ -512,7 +511,7 @@ fn parsed_text(
     if let Ok(mut cache) = root.parsed.lock() {
         cache.insert(full_name.to_string(), p.clone());
     }
-    p
+    Ok(p)
 }
 
 fn crd_objects(w: &WChart, full_path: &str, out: &mut Vec<Manifest>) -> Result<(), ChartError> {
