@@ -360,6 +360,15 @@ fn template(a: TemplateArgs) -> i32 {
             if a.no_hooks {
                 r.manifests.retain(|m| !m.hook);
             }
+            if a.output_dir.is_none() && a.show_only.is_empty() {
+                // Straight to standard output, piece by piece.
+                let written = write_stdout_pieces(&r);
+                std::mem::forget(r);
+                if timings {
+                    print_timings(loaded, render_time, parse_time, print_start.elapsed());
+                }
+                return if written.is_err() { 2 } else { 0 };
+            }
             let out = match &a.output_dir {
                 None => chart::print_template(&r),
                 Some(dir) => match write_output_dir(&r, dir, release_dir.as_deref()) {
@@ -377,14 +386,7 @@ fn template(a: TemplateArgs) -> i32 {
             };
             std::mem::forget(r);
             if timings {
-                let ms = |d: std::time::Duration| d.as_secs_f64() * 1000.0;
-                eprintln!(
-                    "timings: load {:.2} ms, render {:.2} ms (of which parsing every template, measured apart: {:.2} ms), print {:.2} ms",
-                    ms(loaded),
-                    ms(render_time),
-                    ms(parse_time),
-                    ms(print_start.elapsed())
-                );
+                print_timings(loaded, render_time, parse_time, print_start.elapsed());
             }
             let mut stdout = std::io::stdout().lock();
             if stdout
@@ -404,6 +406,46 @@ fn template(a: TemplateArgs) -> i32 {
             1,
         ),
         Err(e) => helm_error(&e.message, 1),
+    }
+}
+
+/// `FLATE_TIMINGS`: where the time of `helm template` went, on standard error.
+fn print_timings(
+    load: std::time::Duration,
+    render: std::time::Duration,
+    parse: std::time::Duration,
+    print: std::time::Duration,
+) {
+    let ms = |d: std::time::Duration| d.as_secs_f64() * 1000.0;
+    eprintln!(
+        "timings: load {:.2} ms, render {:.2} ms (of which parsing every template, measured apart: {:.2} ms), print {:.2} ms",
+        ms(load),
+        ms(render),
+        ms(parse),
+        ms(print)
+    );
+}
+
+/// Writes the rendered chart to standard output as `helm template` prints
+/// it, with vectored writes to the file descriptor itself (what was
+/// buffered before flushed first): standard output's own writer is
+/// line-buffered and would copy every piece.
+fn write_stdout_pieces(r: &chart::Rendered) -> std::io::Result<()> {
+    std::io::stdout().flush()?;
+    #[cfg(unix)]
+    {
+        use std::os::fd::{AsRawFd, FromRawFd};
+        let fd = std::io::stdout().as_raw_fd();
+        // SAFETY: standard output's descriptor stays open for the whole
+        // process; `ManuallyDrop` keeps this `File` from closing it.
+        let mut file = std::mem::ManuallyDrop::new(unsafe { std::fs::File::from_raw_fd(fd) });
+        chart::write_template(r, &mut *file).map(|_| ())
+    }
+    #[cfg(not(unix))]
+    {
+        let mut out = std::io::stdout().lock();
+        chart::write_template(r, &mut out)?;
+        out.flush()
     }
 }
 

@@ -28,7 +28,7 @@ use crate::template::{ParsedText, Value};
 
 pub use load::{load, load_values};
 pub use objects::{DEFAULT_API_VERSIONS, go_string};
-pub use render::{print_template, render, render_values};
+pub use render::{print_template, render, render_values, write_template};
 
 /// A chart error: `Display` is Helm's message text.
 #[derive(Debug, Clone, PartialEq)]

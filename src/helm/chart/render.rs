@@ -907,29 +907,61 @@ fn sort_manifests(read: ReadDocs) -> Result<(Vec<Manifest>, Vec<Manifest>), Char
 
 /// What `helm template` prints on stdout.
 pub fn print_template(r: &Rendered) -> String {
-    let size: usize = r
-        .manifests
-        .iter()
-        .map(|m| m.source.len() + m.body.len() + 16)
-        .sum();
-    let mut out = String::with_capacity(size + 1);
-    let push = |out: &mut String, m: &Manifest| {
-        out.push_str("---\n# Source: ");
-        out.push_str(&m.source);
-        out.push('\n');
-        out.push_str(&m.body);
-        out.push('\n');
-    };
+    template_pieces(r).concat()
+}
+
+/// Writes what `helm template` prints to `out`, piece by piece (vectored
+/// writes): the output is never copied into one string first, which for
+/// a large chart is megabytes of fresh memory. Returns the bytes written.
+pub fn write_template(r: &Rendered, out: &mut impl std::io::Write) -> std::io::Result<usize> {
+    let pieces = template_pieces(r);
+    let total = pieces.iter().map(|p| p.len()).sum();
+    // Linux takes at most 1,024 buffers in one call (IOV_MAX).
+    for chunk in pieces.chunks(1024) {
+        let mut slices: Vec<std::io::IoSlice<'_>> = chunk
+            .iter()
+            .map(|p| std::io::IoSlice::new(p.as_bytes()))
+            .collect();
+        let mut rest = &mut slices[..];
+        while !rest.is_empty() {
+            match out.write_vectored(rest) {
+                Ok(0) => return Err(std::io::ErrorKind::WriteZero.into()),
+                Ok(n) => std::io::IoSlice::advance_slices(&mut rest, n),
+                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+                Err(e) => return Err(e),
+            }
+        }
+    }
+    Ok(total)
+}
+
+/// The output of `helm template`, in pieces to be written one after the
+/// other: `---`, the `# Source:` line and the body of each manifest,
+/// hooks last.
+fn template_pieces(r: &Rendered) -> Vec<&str> {
+    let mut out = Vec::with_capacity(r.manifests.len() * 4 + 1);
+    fn push_manifest<'a>(out: &mut Vec<&'a str>, m: &'a Manifest) {
+        out.push("---\n# Source: ");
+        out.push(&m.source);
+        out.push("\n");
+        out.push(&m.body);
+        out.push("\n");
+    }
     for m in r.manifests.iter().filter(|m| !m.hook) {
-        push(&mut out, m);
+        push_manifest(&mut out, m);
     }
     // Helm trims the manifests (Go's `strings.TrimSpace`): they start with
     // `---` when there are any, so only their end has white space.
-    let end = out.trim_end_matches(char::is_whitespace).len();
-    out.truncate(end);
-    out.push('\n');
+    while let Some(last) = out.pop() {
+        let kept = last.trim_end_matches(char::is_whitespace);
+        if !kept.is_empty() {
+            out.push(kept);
+            break;
+        }
+    }
+    out.push("\n");
     for m in r.manifests.iter().filter(|m| m.hook) {
-        push(&mut out, m);
+        push_manifest(&mut out, m);
     }
     out
 }
@@ -1004,6 +1036,89 @@ mod tests {
         // line break before it is no separator.
         let docs = split_manifests("a: 1\u{a0}\n---\u{a0}b\nc---d\n---\n---\n");
         assert_eq!(docs, vec!["a: 1", "b\nc---d", "---"]);
+    }
+
+    /// A writer that takes at most `step` bytes a call, counting its calls.
+    struct Trickle {
+        got: Vec<u8>,
+        step: usize,
+        calls: usize,
+    }
+
+    impl std::io::Write for Trickle {
+        fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+            self.write_vectored(&[std::io::IoSlice::new(buf)])
+        }
+        fn write_vectored(&mut self, bufs: &[std::io::IoSlice<'_>]) -> std::io::Result<usize> {
+            self.calls += 1;
+            if self.calls.is_multiple_of(3) {
+                return Err(std::io::ErrorKind::Interrupted.into());
+            }
+            let mut n = 0;
+            for b in bufs {
+                let take = b.len().min(self.step - n);
+                self.got.extend_from_slice(&b[..take]);
+                n += take;
+                if n == self.step {
+                    break;
+                }
+            }
+            Ok(n)
+        }
+        fn flush(&mut self) -> std::io::Result<()> {
+            Ok(())
+        }
+    }
+
+    #[test]
+    fn written_piece_by_piece_as_printed() {
+        let m = |source: &str, body: &str, hook: bool| Manifest {
+            source: source.into(),
+            body: body.into(),
+            final_break: true,
+            hook,
+            test: false,
+            crd: false,
+        };
+        let many: Vec<Manifest> = (0..700u32)
+            .map(|i| {
+                m(
+                    &format!("c/templates/{i}.yaml"),
+                    "kind: A",
+                    i.is_multiple_of(7),
+                )
+            })
+            .collect();
+        for manifests in [
+            vec![],
+            vec![m("c/templates/h.yaml", "kind: Pod", true)],
+            vec![
+                m("c/templates/a.yaml", "kind: A", false),
+                m("c/templates/b.yaml", "data: |\n  x\n\n \u{a0}", false),
+                m("c/templates/h.yaml", "kind: Pod  \n", true),
+            ],
+            vec![
+                m("c/templates/e.yaml", "", false),
+                m("c/templates/f.yaml", " \n", false),
+            ],
+            many,
+        ] {
+            let r = Rendered {
+                manifests,
+                notes: None,
+                warnings: Vec::new(),
+            };
+            let printed = print_template(&r);
+            for step in [1, 7, 4096] {
+                let mut w = Trickle {
+                    got: Vec::new(),
+                    step,
+                    calls: 0,
+                };
+                assert_eq!(write_template(&r, &mut w).unwrap(), printed.len());
+                assert_eq!(String::from_utf8(w.got).unwrap(), printed, "step {step}");
+            }
+        }
     }
 
     #[test]
