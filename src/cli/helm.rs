@@ -367,7 +367,10 @@ fn template(a: TemplateArgs) -> i32 {
                 if timings {
                     print_timings(loaded, render_time, parse_time, print_start.elapsed());
                 }
-                return if written.is_err() { 2 } else { 0 };
+                return match written {
+                    Ok(()) => 0,
+                    Err(e) => stdout_error(&e),
+                };
             }
             let out = match &a.output_dir {
                 None => chart::print_template(&r),
@@ -389,14 +392,13 @@ fn template(a: TemplateArgs) -> i32 {
                 print_timings(loaded, render_time, parse_time, print_start.elapsed());
             }
             let mut stdout = std::io::stdout().lock();
-            if stdout
+            match stdout
                 .write_all(out.as_bytes())
                 .and_then(|_| stdout.flush())
-                .is_err()
             {
-                return 2;
+                Ok(()) => 0,
+                Err(e) => stdout_error(&e),
             }
-            0
         }
         Err(e) if e.in_render => helm_error(
             &format!(
@@ -407,6 +409,16 @@ fn template(a: TemplateArgs) -> i32 {
         ),
         Err(e) => helm_error(&e.message, 1),
     }
+}
+
+/// Exit code 2 for output that could not be written; said on standard
+/// error unless the reader went away (a closed pipe, as `| head` closes
+/// it).
+fn stdout_error(e: &std::io::Error) -> i32 {
+    if e.kind() == std::io::ErrorKind::BrokenPipe {
+        return 2;
+    }
+    helm_error(&format!("writing standard output: {e}"), 2)
 }
 
 /// `FLATE_TIMINGS`: where the time of `helm template` went, on standard error.
