@@ -307,6 +307,12 @@ impl Exec<'_> {
             ))
         })?;
         let mut st = State::new(self, name, tree, data.clone());
+        // The output is sized for the template's text at first (a
+        // template's output is mostly its text): a large one is not grown
+        // by doubling, each growth a copy into fresh memory.
+        if let Some(text) = self.templates.text(&tree.parse_name) {
+            st.out.reserve(text.len());
+        }
         let r = st.walk_list(data, &tree.root);
         match r {
             Ok(()) => Ok(st.out),
@@ -445,16 +451,8 @@ impl<'a, 'e> State<'a, 'e> {
                     }
                 }
             }
-            Node::If {
-                pipe,
-                list,
-                else_list,
-            }
-            | Node::With {
-                pipe,
-                list,
-                else_list,
-            } => {
+            Node::If(c) | Node::With(c) => {
+                let (pipe, list, else_list) = (&c.pipe, &c.list, &c.else_list);
                 let mark = self.vars.len();
                 let v = self.eval_pipeline(dot, pipe)?;
                 let r = if v.is_true() {
@@ -472,11 +470,8 @@ impl<'a, 'e> State<'a, 'e> {
                 self.vars.truncate(mark);
                 r?;
             }
-            Node::Range {
-                pipe,
-                list,
-                else_list,
-            } => {
+            Node::Range(c) => {
+                let (pipe, list, else_list) = (&c.pipe, &c.list, &c.else_list);
                 let mark = self.vars.len();
                 let v = self.eval_pipeline_value(dot, pipe)?;
                 // Go ranges over an integer of any type with values of

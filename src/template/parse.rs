@@ -899,24 +899,23 @@ pub enum Node {
     /// template's text is kept once, by its tree, not copied per node).
     Text(usize, usize),
     Action(Pipe),
-    If {
-        pipe: Pipe,
-        list: Vec<Node>,
-        else_list: Vec<Node>,
-    },
-    With {
-        pipe: Pipe,
-        list: Vec<Node>,
-        else_list: Vec<Node>,
-    },
-    Range {
-        pipe: Pipe,
-        list: Vec<Node>,
-        else_list: Vec<Node>,
-    },
-    Template(TemplateCall),
+    // The larger nodes are boxed: every node of a list is as large as the
+    // largest kind, and texts and actions, the most of them, are small.
+    If(Box<Control>),
+    With(Box<Control>),
+    Range(Box<Control>),
+    Template(Box<TemplateCall>),
     Break,
     Continue,
+}
+
+/// An `if`, `with` or `range`: its pipeline, the list it runs and the list
+/// after `else`.
+#[derive(Debug, Clone)]
+pub struct Control {
+    pub pipe: Pipe,
+    pub list: Vec<Node>,
+    pub else_list: Vec<Node>,
 }
 
 /// The result of parsing one text: its main body and the templates it defines.
@@ -1130,21 +1129,21 @@ impl<'a> Parser<'a> {
             Tok::Keyword(Kw::If) => {
                 self.next();
                 self.control("if").map(|(pipe, list, else_list)| {
-                    Ok(Node::If {
+                    Ok(Node::If(Box::new(Control {
                         pipe,
                         list,
                         else_list,
-                    })
+                    })))
                 })
             }
             Tok::Keyword(Kw::With) => {
                 self.next();
                 self.control("with").map(|(pipe, list, else_list)| {
-                    Ok(Node::With {
+                    Ok(Node::With(Box::new(Control {
                         pipe,
                         list,
                         else_list,
-                    })
+                    })))
                 })
             }
             Tok::Keyword(Kw::Range) => {
@@ -1153,11 +1152,11 @@ impl<'a> Parser<'a> {
                 let r = self.control("range");
                 self.range_depth -= 1;
                 r.map(|(pipe, list, else_list)| {
-                    Ok(Node::Range {
+                    Ok(Node::Range(Box::new(Control {
                         pipe,
                         list,
                         else_list,
-                    })
+                    })))
                 })
             }
             Tok::Keyword(Kw::End) => {
@@ -1197,7 +1196,7 @@ impl<'a> Parser<'a> {
             Tok::Keyword(Kw::Template) => {
                 self.next();
                 self.template_call("template")
-                    .map(|c| Ok(Node::Template(c)))
+                    .map(|c| Ok(Node::Template(Box::new(c))))
             }
             Tok::Keyword(Kw::Block) => {
                 self.next();
@@ -1212,7 +1211,7 @@ impl<'a> Parser<'a> {
                     return Err(self.err_at(&t, "unexpected {{else}}".into()));
                 }
                 self.add_define(call.name.clone(), list, &t)?;
-                Ok(Ok(Node::Template(call)))
+                Ok(Ok(Node::Template(Box::new(call))))
             }
             Tok::Keyword(Kw::Define) => {
                 Err(self.err_at(&t, "unexpected <define> in command".into()))
@@ -1352,20 +1351,20 @@ impl<'a> Parser<'a> {
                 // consumes the shared `{{end}}`.
                 let kw = self.next();
                 let nested = match kw.tok {
-                    Tok::Keyword(Kw::If) => {
-                        self.control("if").map(|(pipe, list, else_list)| Node::If {
+                    Tok::Keyword(Kw::If) => self.control("if").map(|(pipe, list, else_list)| {
+                        Node::If(Box::new(Control {
                             pipe,
                             list,
                             else_list,
-                        })?
-                    }
-                    _ => self
-                        .control("with")
-                        .map(|(pipe, list, else_list)| Node::With {
+                        }))
+                    })?,
+                    _ => self.control("with").map(|(pipe, list, else_list)| {
+                        Node::With(Box::new(Control {
                             pipe,
                             list,
                             else_list,
-                        })?,
+                        }))
+                    })?,
                 };
                 vec![nested]
             }
