@@ -230,7 +230,21 @@ impl Templates {
         funcs: &dyn Fn(&str) -> bool,
     ) -> Result<ParsedText, Error> {
         let parsed = parse::parse_with(name, text, funcs)?;
-        let text: Arc<str> = Arc::from(text);
+        Ok(Self::parsed_text(name, Arc::from(text), parsed))
+    }
+
+    /// [`Templates::parse_text_by`] for a text already shared: the trees
+    /// keep that text, not a copy of it.
+    pub fn parse_shared_text_by(
+        name: &str,
+        text: Arc<str>,
+        funcs: &dyn Fn(&str) -> bool,
+    ) -> Result<ParsedText, Error> {
+        let parsed = parse::parse_with(name, &text, funcs)?;
+        Ok(Self::parsed_text(name, text, parsed))
+    }
+
+    fn parsed_text(name: &str, text: Arc<str>, parsed: parse::Parsed) -> ParsedText {
         let mut trees = Vec::with_capacity(parsed.defines.len() + 1);
         let mk = |root: Vec<parse::Node>| {
             Arc::new(Tree {
@@ -243,11 +257,11 @@ impl Templates {
         for (dname, root) in parsed.defines {
             trees.push((dname, mk(root)));
         }
-        Ok(ParsedText {
+        ParsedText {
             name: name.to_string(),
             text,
             trees,
-        })
+        }
     }
 
     /// Adds a text parsed by [`Templates::parse_text`], as `parse` would.

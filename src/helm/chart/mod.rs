@@ -98,6 +98,12 @@ impl TemplateFile {
     pub fn text(&self) -> Result<std::borrow::Cow<'_, str>, String> {
         self.data.get().map(|d| utf8_text(d))
     }
+
+    /// The template as shared text: the bytes read, not a copy, when they
+    /// are valid UTF-8 (see [`TemplateFile::text`]).
+    pub fn shared_text(&self) -> Result<Arc<str>, String> {
+        self.data.get().map(shared_utf8)
+    }
 }
 
 /// The bytes of a chart file. A chart directory's templates and the files
@@ -167,6 +173,23 @@ impl FileData {
 impl From<Arc<[u8]>> for FileData {
     fn from(b: Arc<[u8]>) -> Self {
         FileData::Read(b)
+    }
+}
+
+/// Shared bytes as shared text, without a copy when they are valid UTF-8
+/// (the same allocation), else with invalid UTF-8 replaced (as Go prints
+/// such a string).
+pub(crate) fn shared_utf8(b: &Arc<[u8]>) -> Arc<str> {
+    match std::str::from_utf8(b) {
+        Ok(_) => {
+            let raw = Arc::into_raw(b.clone()) as *const str;
+            // SAFETY: the bytes were just checked to be UTF-8, and `str` has
+            // the layout of `[u8]`: the pointer came from `Arc::into_raw`
+            // of an `Arc` of that layout (std builds `Rc<str>` from
+            // `Rc<[u8]>` the same way).
+            unsafe { Arc::from_raw(raw) }
+        }
+        Err(_) => Arc::from(String::from_utf8_lossy(b).as_ref()),
     }
 }
 
@@ -360,6 +383,18 @@ mod tests {
     use super::*;
 
     fn shareable<T: Send + Sync>() {}
+
+    #[test]
+    fn shared_text_is_the_bytes_themselves_when_valid() {
+        let b: Arc<[u8]> = Arc::from(&b"kind: ConfigMap # \xc3\xa9"[..]);
+        let t = shared_utf8(&b);
+        assert_eq!(&*t, "kind: ConfigMap # \u{e9}");
+        assert_eq!(t.as_ptr(), b.as_ptr(), "no copy");
+        drop(b);
+        assert_eq!(&*t, "kind: ConfigMap # \u{e9}", "the text keeps the bytes");
+        let bad: Arc<[u8]> = Arc::from(&b"a\xffb"[..]);
+        assert_eq!(&*shared_utf8(&bad), "a\u{fffd}b");
+    }
 
     #[test]
     fn charts_are_shareable_across_threads() {

@@ -503,11 +503,13 @@ fn parsed_text(
     {
         return Ok(p.clone());
     }
-    let text = file.text()?;
+    let text = file.shared_text()?;
     let proto = prototype();
-    let p = Arc::new(Templates::parse_text_by(full_name, &text, &|f: &str| {
-        proto.has_func(f)
-    }));
+    let p = Arc::new(Templates::parse_shared_text_by(
+        full_name,
+        text,
+        &|f: &str| proto.has_func(f),
+    ));
     if let Ok(mut cache) = root.parsed.lock() {
         cache.insert(full_name.to_string(), p.clone());
     }
