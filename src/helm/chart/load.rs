@@ -848,11 +848,7 @@ mod tests {
 
         let dir = tempfile::tempdir().unwrap();
         let root = dir.path();
-        let write = |rel: &str, text: &str| {
-            let p = root.join(rel);
-            std::fs::create_dir_all(p.parent().unwrap()).unwrap();
-            std::fs::write(p, text).unwrap();
-        };
+        let write = |rel: &str, text: &str| write_file(root, rel, text);
         write("Chart.yaml", "apiVersion: v2\nname: c\nversion: 1.0.0\n");
         write(
             "templates/cm.yaml",
@@ -905,15 +901,18 @@ mod tests {
         }
     }
 
+    /// Writes `text` at `rel` under `root`, making its directories.
+    fn write_file(root: &Path, rel: &str, text: &str) {
+        let p = root.join(rel);
+        std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+        std::fs::write(p, text).unwrap();
+    }
+
     #[test]
     fn templates_are_read_when_parsed_and_a_disabled_subcharts_never() {
         let dir = tempfile::tempdir().unwrap();
         let root = dir.path();
-        let write = |rel: &str, text: &str| {
-            let p = root.join(rel);
-            std::fs::create_dir_all(p.parent().unwrap()).unwrap();
-            std::fs::write(p, text).unwrap();
-        };
+        let write = |rel: &str, text: &str| write_file(root, rel, text);
         write(
             "Chart.yaml",
             "apiVersion: v2\nname: c\nversion: 1.0.0\ndependencies:\n- name: sub\n  version: 1.0.0\n  condition: sub.enabled\n",
