@@ -419,6 +419,7 @@ fn implemented(k: &str) -> bool {
             | "multipleOf"
             | "allOf"
             | "anyOf"
+            | "oneOf"
     )
 }
 
@@ -446,7 +447,6 @@ fn other_keyword(k: &str) -> bool {
             | "maxContains"
             | "unevaluatedItems"
             | "unevaluatedProperties"
-            | "oneOf"
             | "not"
             | "if"
             | "then"
@@ -499,7 +499,7 @@ fn well_formed(root: &S, s: &S, at_root: bool) -> bool {
                 .all(|(p, s)| plain_pattern(p) && well_formed(root, s, false)),
             _ => false,
         },
-        "allOf" | "anyOf" => v
+        "allOf" | "anyOf" | "oneOf" => v
             .as_array()
             .is_some_and(|a| !a.is_empty() && a.iter().all(|s| well_formed(root, s, false))),
         "type" => match v {
@@ -633,11 +633,22 @@ fn resolve<'s, 'a>(root: &'s S<'a>, r: &str) -> Option<&'s S<'a>> {
     at.is_schema().then_some(at)
 }
 
-/// Whether a JSON number is an integer for `type: integer`: only numbers
-/// held as integers (the caller's values give integral floats as integers);
-/// a float answers "not sure".
+/// Whether a JSON number is an integer for `type: integer`, as the crate
+/// reads it: one held as an integer, or a float without a fraction
+/// (`2.0`).
 fn is_int(n: &Number) -> bool {
-    n.is_i64() || n.is_u64()
+    n.is_i64() || n.is_u64() || n.as_f64().is_some_and(|f| f.fract() == 0.0)
+}
+
+/// A number's value as an `i64` when it is an integer held exactly (a
+/// float without a fraction, as `2.0`, too).
+fn int_value(n: &Number) -> Option<i64> {
+    const EXACT: f64 = (1u64 << 53) as f64;
+    n.as_i64().or_else(|| {
+        n.as_f64()
+            .filter(|f| f.fract() == 0.0 && f.abs() <= EXACT)
+            .map(|f| f as i64)
+    })
 }
 
 /// A number as an exact `f64`, when it is one.
@@ -701,6 +712,11 @@ fn type_matches(t: &str, v: &J) -> bool {
     }
 }
 
+/// Whether `v` is surely not of the JSON Schema type `t`.
+fn surely_not_type(t: &str, v: &J) -> bool {
+    TYPES.contains(&t) && !type_matches(t, v)
+}
+
 /// `value` compared with a limit: `Some(ordering)` when both compare exactly.
 fn compare(value: &Number, limit: &S) -> Option<std::cmp::Ordering> {
     let S::Num(limit) = limit else {
@@ -731,6 +747,27 @@ impl Quick<'_, '_> {
             return self.valid_ref(r, v, depth);
         }
         m.iter().all(|(k, kv)| self.keyword(s, k, kv, v, depth))
+    }
+
+    /// Whether `v` surely does not meet the schema `s`: `false`, or a
+    /// `type` that `v` is surely not of (a `$ref` beside it in drafts 6
+    /// and 7 overrides it: no answer then).
+    fn surely_fails(&self, s: &S, v: &J) -> bool {
+        match s {
+            S::Bool(b) => !*b,
+            S::Obj(_) if self.refs_override && s.get("$ref").is_some() => false,
+            S::Obj(_) => match s.get("type") {
+                Some(S::Str(t)) => surely_not_type(t, v),
+                Some(S::Arr(ts)) => {
+                    !ts.is_empty()
+                        && ts
+                            .iter()
+                            .all(|t| t.as_str().is_some_and(|t| surely_not_type(t, v)))
+                }
+                _ => false,
+            },
+            _ => false,
+        }
     }
 
     fn valid_ref(&self, r: &S, v: &J, depth: usize) -> bool {
@@ -802,7 +839,7 @@ impl Quick<'_, '_> {
             ("maximum", J::Number(n)) => compare(n, kv).is_some_and(|o| o != Greater),
             ("exclusiveMinimum", J::Number(n)) => compare(n, kv) == Some(Greater),
             ("exclusiveMaximum", J::Number(n)) => compare(n, kv) == Some(Less),
-            ("multipleOf", J::Number(n)) => match (n.as_i64(), kv.as_u64()) {
+            ("multipleOf", J::Number(n)) => match (int_value(n), kv.as_u64()) {
                 (Some(n), Some(d)) if d > 0 => i128::from(n) % i128::from(d) == 0,
                 _ => false,
             },
@@ -812,6 +849,21 @@ impl Quick<'_, '_> {
             ("anyOf", _) => kv
                 .as_array()
                 .is_some_and(|a| a.iter().any(|s| self.valid(s, v, depth + 1))),
+            // Exactly one: answered when one alternative surely holds and
+            // every other surely fails on the value's type (Kubernetes'
+            // `IntOrString` and `Quantity` are `oneOf` a string or a
+            // number).
+            ("oneOf", _) => kv.as_array().is_some_and(|a| {
+                let mut holding = 0;
+                for s in a {
+                    if self.valid(s, v, depth + 1) {
+                        holding += 1;
+                    } else if !self.surely_fails(s, v) {
+                        return false;
+                    }
+                }
+                holding == 1
+            }),
             // A keyword that does not apply to this kind of value.
             (k, _) if implemented(k) => true,
             (k, _) if annotation(k) => true,
@@ -857,6 +909,13 @@ mod tests {
             r##""anyOf": [{"type": "string"}, {"type": "integer"}]"##,
             r##""allOf": [{"type": "object"}, {"required": ["b"]}]"##,
             r##""oneOf": [{"type": "string"}, {"type": "integer"}]"##,
+            r##""oneOf": [{"type": "string"}, {"type": "number"}]"##,
+            r##""oneOf": [{"type": "number"}, {"type": "integer"}]"##,
+            r##""oneOf": [{"type": ["string", "null"]}, {"type": "array"}, false]"##,
+            r##""oneOf": [{"type": "object", "required": ["a"]}, {"type": "integer", "minimum": 2}]"##,
+            r##""oneOf": [{"minimum": 2}, {"type": "string"}]"##,
+            r##""oneOf": [{"$ref": "#/$defs/i", "type": "string"}, {"type": "integer"}], "$defs": {"i": {"type": "integer"}}"##,
+            r##""oneOf": [true, {"type": "string"}]"##,
             r##""not": {"type": "string"}"##,
             r##""pattern": "^a""##,
             r##""patternProperties": {"^a": {"type": "integer"}}"##,
@@ -919,6 +978,7 @@ mod tests {
             "-1",
             "2",
             "1.5",
+            "2.0",
             "3",
             "9007199254740993",
             "\"\"",
@@ -960,7 +1020,11 @@ mod tests {
             "dependentRequired",
             "\"not\"",
             "\"items\": [",
-            "oneOf",
+            // `oneOf` whose alternatives the value's type does not tell
+            // apart.
+            "\"oneOf\": [{\"type\": \"number\"}",
+            "\"oneOf\": [{\"minimum\"",
+            "\"oneOf\": [{\"$ref\"",
         ];
         let mut quick = 0;
         for text in schemas() {
