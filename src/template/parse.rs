@@ -1,6 +1,7 @@
 //! Lexer and parser for Go's `text/template` language.
 
 use std::borrow::Cow;
+use std::cell::Cell;
 use std::collections::HashSet;
 
 use super::Error;
@@ -980,12 +981,14 @@ pub fn parse_with(name: &str, text: &str, funcs: &dyn Fn(&str) -> bool) -> Resul
     // doubling. An action opens with two braces: counting braces (a quick
     // count) sizes the tokens as well as finding each `{{` would.
     let braces = memchr::memchr_iter(b'{', text.as_bytes()).count();
+    let mut toks = TOKENS.with(Cell::take);
+    toks.reserve(braces * 6 + 2);
     let toks = Lexer {
         src: text,
         name,
         pos: 0,
         line: 1,
-        toks: Vec::with_capacity(braces * 6 + 2),
+        toks,
         space: false,
     }
     .run()?;
@@ -999,15 +1002,46 @@ pub fn parse_with(name: &str, text: &str, funcs: &dyn Fn(&str) -> bool) -> Resul
         nesting: 0,
         funcs,
         defines: Vec::new(),
-        node_buf: Vec::new(),
-        cmd_buf: Vec::new(),
-        arg_buf: Vec::new(),
+        node_buf: NODE_BUF.with(Cell::take),
+        cmd_buf: CMD_BUF.with(Cell::take),
+        arg_buf: ARG_BUF.with(Cell::take),
     };
-    let root = p.root().map_err(|e| *e)?;
+    let root = p.root().map_err(|e| *e);
+    keep(&TOKENS, std::mem::take(&mut p.toks));
+    keep(&NODE_BUF, std::mem::take(&mut p.node_buf));
+    keep(&CMD_BUF, std::mem::take(&mut p.cmd_buf));
+    keep(&ARG_BUF, std::mem::take(&mut p.arg_buf));
     Ok(Parsed {
-        root,
+        root: root?,
         defines: p.defines,
     })
+}
+
+thread_local! {
+    /// The token vector of the last text parsed on this thread, empty,
+    /// for the next: a chart's templates are parsed one after the other,
+    /// and a vector of each one's size, new each time, would be fresh
+    /// memory touched for every template (a tenth of a large chart's page
+    /// faults).
+    static TOKENS: Cell<Vec<Token>> = const { Cell::new(Vec::new()) };
+}
+
+/// The most items of a vector kept for the next parse (16 MiB of tokens).
+const MAX_KEPT: usize = 1 << 20;
+
+thread_local! {
+    // The parser's stacks, kept for the next parse as the tokens are.
+    static NODE_BUF: Cell<Vec<Node>> = const { Cell::new(Vec::new()) };
+    static CMD_BUF: Cell<Vec<Command>> = const { Cell::new(Vec::new()) };
+    static ARG_BUF: Cell<Vec<Arg>> = const { Cell::new(Vec::new()) };
+}
+
+/// Keeps a parser stack, emptied, for the next parse on this thread.
+fn keep<T: 'static>(slot: &'static std::thread::LocalKey<Cell<Vec<T>>>, mut v: Vec<T>) {
+    if v.capacity() <= MAX_KEPT {
+        v.clear();
+        slot.with(|s| s.set(v));
+    }
 }
 
 impl Parser<'_> {
