@@ -360,42 +360,35 @@ fn template(a: TemplateArgs) -> i32 {
             if a.no_hooks {
                 r.manifests.retain(|m| !m.hook);
             }
-            if a.output_dir.is_none() && a.show_only.is_empty() {
+            let written = if a.output_dir.is_none() && a.show_only.is_empty() {
                 // Straight to standard output, piece by piece.
-                let written = write_stdout_pieces(&r);
-                std::mem::forget(r);
-                if timings {
-                    print_timings(loaded, render_time, parse_time, print_start.elapsed());
-                }
-                return match written {
-                    Ok(()) => 0,
-                    Err(e) => stdout_error(&e),
-                };
-            }
-            let out = match &a.output_dir {
-                None => chart::print_template(&r),
-                Some(dir) => match write_output_dir(&r, dir, release_dir.as_deref()) {
-                    Ok(o) => o,
-                    Err(e) => return helm_error(&e, 1),
-                },
-            };
-            let out = if a.show_only.is_empty() {
-                out
+                write_stdout_pieces(&r)
             } else {
-                match show_only(&out, &a.show_only) {
-                    Ok(o) => o,
-                    Err(e) => return helm_error(&e, 1),
-                }
+                let out = match &a.output_dir {
+                    None => chart::print_template(&r),
+                    Some(dir) => match write_output_dir(&r, dir, release_dir.as_deref()) {
+                        Ok(o) => o,
+                        Err(e) => return helm_error(&e, 1),
+                    },
+                };
+                let out = if a.show_only.is_empty() {
+                    out
+                } else {
+                    match show_only(&out, &a.show_only) {
+                        Ok(o) => o,
+                        Err(e) => return helm_error(&e, 1),
+                    }
+                };
+                let mut stdout = std::io::stdout().lock();
+                stdout
+                    .write_all(out.as_bytes())
+                    .and_then(|_| stdout.flush())
             };
             std::mem::forget(r);
             if timings {
                 print_timings(loaded, render_time, parse_time, print_start.elapsed());
             }
-            let mut stdout = std::io::stdout().lock();
-            match stdout
-                .write_all(out.as_bytes())
-                .and_then(|_| stdout.flush())
-            {
+            match written {
                 Ok(()) => 0,
                 Err(e) => stdout_error(&e),
             }

@@ -740,11 +740,7 @@ fn load_files(files: Vec<NamedBytes>, origin: &Path) -> Result<Chart, ChartError
                     cfiles.push(ChartFile { name, data });
                 }
             }
-            n if n.starts_with("templates/") => templates.push(TemplateFile {
-                len: data.size(),
-                data,
-                name,
-            }),
+            n if n.starts_with("templates/") => templates.push(TemplateFile { data, name }),
             n if n.starts_with("charts/") => {
                 if n.ends_with(".prov") {
                     cfiles.push(ChartFile { name, data });
@@ -926,7 +922,10 @@ mod tests {
         write("charts/sub/templates/s.yaml", "kind: Secret\n");
         let chart = load(root).unwrap();
         assert!(matches!(chart.templates[0].data, FileData::Deferred(_)));
-        assert_eq!(chart.templates[0].len, "\u{feff}kind: ConfigMap\n".len());
+        assert_eq!(
+            chart.templates[0].data.size(),
+            "\u{feff}kind: ConfigMap\n".len()
+        );
         // The disabled subchart's template is gone after loading: the
         // render never reads it.
         std::fs::remove_file(root.join("charts/sub/templates/s.yaml")).unwrap();

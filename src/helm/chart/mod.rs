@@ -86,9 +86,6 @@ pub struct ChartFile {
 pub struct TemplateFile {
     pub name: String,
     pub data: FileData,
-    /// Its size in bytes (as the file system gave it, for a template not
-    /// read yet).
-    pub len: usize,
 }
 
 impl TemplateFile {

@@ -398,7 +398,10 @@ pub fn render_values(chart: &Chart, opts: &RenderOptions, user: M) -> Result<Ren
         Ok(cache) => keys.iter().filter(|k| !cache.contains_key(*k)).collect(),
         Err(_) => Vec::new(),
     };
-    let size: usize = unparsed.iter().map(|k| collect.templates[*k].2.len).sum();
+    let size: usize = unparsed
+        .iter()
+        .map(|k| collect.templates[*k].2.data.size())
+        .sum();
     if size >= PARALLEL_PARSE_BYTES
         || (size >= PARALLEL_PARSE_MANY_BYTES && unparsed.len() >= PARALLEL_PARSE_MANY)
     {
@@ -422,7 +425,7 @@ pub fn render_values(chart: &Chart, opts: &RenderOptions, user: M) -> Result<Ren
     // Execution. For a large chart rendered from the command line, the
     // documents of each rendered template are read (their heads) on
     // another thread while the next templates execute.
-    let template_bytes: usize = collect.templates.values().map(|t| t.2.len).sum();
+    let template_bytes: usize = collect.templates.values().map(|t| t.2.data.size()).sum();
     let ahead = (template_bytes >= PARALLEL_HEADS_BYTES && rayon::current_thread_index().is_none())
         .then(HeadsAhead::start);
     let mut files: BTreeMap<String, String> = BTreeMap::new();

@@ -640,20 +640,21 @@ fn is_int(n: &Number) -> bool {
     n.is_i64() || n.is_u64() || n.as_f64().is_some_and(|f| f.fract() == 0.0)
 }
 
+/// The largest integer every `f64` below it holds exactly (2^53).
+const EXACT: u64 = 1 << 53;
+
 /// A number's value as an `i64` when it is an integer held exactly (a
 /// float without a fraction, as `2.0`, too).
 fn int_value(n: &Number) -> Option<i64> {
-    const EXACT: f64 = (1u64 << 53) as f64;
     n.as_i64().or_else(|| {
         n.as_f64()
-            .filter(|f| f.fract() == 0.0 && f.abs() <= EXACT)
+            .filter(|f| f.fract() == 0.0 && f.abs() <= EXACT as f64)
             .map(|f| f as i64)
     })
 }
 
 /// A number as an exact `f64`, when it is one.
 fn exact_f64(n: &Number) -> Option<f64> {
-    const EXACT: u64 = 1 << 53;
     if let Some(i) = n.as_i64() {
         return (i.unsigned_abs() <= EXACT).then_some(i as f64);
     }
