@@ -994,6 +994,11 @@ impl<'a, 'e> State<'a, 'e> {
             }
         }
         match (func.f)(self.ex, &vals) {
+            // An abandoned speculative run stops at once: nothing it
+            // produces is kept.
+            Ok(_) if super::speculate::abandoned() => {
+                Err(self.err("speculative run abandoned".to_string()))
+            }
             Ok(v) => Ok(v),
             Err(msg) => {
                 self.at = call_at;

@@ -8,6 +8,7 @@
 
 pub mod exec;
 pub mod parse;
+pub mod speculate;
 pub mod value;
 
 use std::collections::HashSet;

@@ -5,6 +5,8 @@ use std::sync::Arc;
 
 use parking_lot::{RwLock, RwLockReadGuard, RwLockWriteGuard};
 
+use super::speculate;
+
 /// A Go value with fields and methods (Helm's `.Files`, `.Capabilities`):
 /// what a template can reach in it, and how `fmt` prints it.
 pub trait Object: Send + Sync + std::fmt::Debug {
@@ -103,10 +105,19 @@ impl PartialEq for Obj {
 /// nil `map[string]interface {}` (what `fromJson "null"` gives): a nil map
 /// reads as an empty one, but Go's JSON encoder writes it `null`, and
 /// `%#v` names it nil.
-#[derive(Clone, Default)]
+#[derive(Clone)]
 pub struct Map {
     inner: Arc<RwLock<BTreeMap<String, Value>>>,
     ty: MapType,
+    /// The speculative run that made the map, 0 for none
+    /// ([`super::speculate`]): only that run may change it.
+    run: u32,
+}
+
+impl Default for Map {
+    fn default() -> Map {
+        Map::new(BTreeMap::new())
+    }
 }
 
 /// The Go type of a [`Map`] handle.
@@ -131,6 +142,7 @@ impl Map {
         Map {
             inner: Arc::new(RwLock::new(m)),
             ty: MapType::Any,
+            run: speculate::current(),
         }
     }
 
@@ -146,6 +158,7 @@ impl Map {
                     .collect(),
             )),
             ty: MapType::Strings(nil),
+            run: speculate::current(),
         }
     }
 
@@ -155,6 +168,7 @@ impl Map {
         Map {
             inner: Arc::default(),
             ty: MapType::NilAny,
+            run: speculate::current(),
         }
     }
 
@@ -163,6 +177,7 @@ impl Map {
         Map {
             inner: self.inner.clone(),
             ty: MapType::HelmValues,
+            run: self.run,
         }
     }
 
@@ -174,6 +189,7 @@ impl Map {
                 MapType::NilAny => MapType::NilAny,
                 _ => MapType::Any,
             },
+            run: self.run,
         }
     }
 
@@ -182,6 +198,7 @@ impl Map {
         Map {
             inner: Arc::new(RwLock::new(m)),
             ty: self.ty,
+            run: speculate::current(),
         }
     }
 
@@ -225,7 +242,16 @@ impl Map {
 
     /// The entries, for changing. Do not call into template code, or read
     /// this map through another clone, while holding it.
+    ///
+    /// In a speculative run ([`super::speculate`]), a map the run did not
+    /// make is not changed: the run is abandoned, and what is written goes
+    /// to a scratch map.
     pub fn write(&self) -> RwLockWriteGuard<'_, BTreeMap<String, Value>> {
+        let run = speculate::current();
+        if run != self.run && run != 0 {
+            speculate::order_matters();
+            return speculate::scratch();
+        }
         self.inner
             .try_write()
             .expect("a template map was changed while it was being read")

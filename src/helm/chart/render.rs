@@ -16,9 +16,10 @@ use super::{Chart, ChartError, Manifest, Metadata, RenderOptions, Rendered};
 use crate::template::{Map, ParsedText, Templates, Value};
 
 /// The function set every chart is rendered with (Go's, Sprig's and
-/// Helm's functions). Each render gets a set of its own, seeded anew, so
-/// that Sprig's random functions give the same output for the same render;
-/// the functions themselves are registered once per process.
+/// Helm's functions). Each render gets a set of its own, and each template
+/// a random generator of its own ([`file_set`]), so that Sprig's random
+/// functions give the same output for the same render; the functions
+/// themselves are registered once per process.
 fn fresh_templates() -> Templates {
     let mut t = prototype().clone();
     t.reseed(crate::helm::sprig::SEED);
@@ -423,41 +424,52 @@ pub fn render_values(chart: &Chart, opts: &RenderOptions, user: M) -> Result<Ren
     }
 
     // Execution. For a large chart rendered from the command line, the
-    // documents of each rendered template are read (their heads) on
-    // another thread while the next templates execute.
+    // templates run speculatively on every thread (`speculate`) up to the
+    // first that cannot, which runs in order, and so on; otherwise in
+    // order, the documents of each template read (their heads) on another
+    // thread while the next templates execute.
     let template_bytes: usize = collect.templates.values().map(|t| t.2.data.size()).sum();
-    let ahead = (template_bytes >= PARALLEL_HEADS_BYTES && rayon::current_thread_index().is_none())
-        .then(HeadsAhead::start);
+    let order: Vec<&String> = keys
+        .iter()
+        .filter(|k| !base_name(k).starts_with('_'))
+        .collect();
+    let outer = rayon::current_thread_index().is_none();
+    let speculative =
+        outer && template_bytes >= PARALLEL_EXEC_BYTES && order.len() >= PARALLEL_EXEC_MIN;
+    let ahead =
+        (!speculative && template_bytes >= PARALLEL_HEADS_BYTES && outer).then(HeadsAhead::start);
     let mut files: BTreeMap<String, String> = BTreeMap::new();
-    for k in &keys {
-        if base_name(k).starts_with('_') {
-            continue;
+    let mut ran: ReadDocs = Vec::new();
+    let mut rounds = 0;
+    let mut i = 0;
+    while i < order.len() {
+        if speculative && rounds < MAX_SPECULATIONS {
+            rounds += 1;
+            let kept = speculate(&set, &collect, &order[i..], &mut ran, &mut files)?;
+            // Each left its name in its chart's values, as in order.
+            for k in &order[i..i + kept] {
+                set_template(&collect, k, &collect.nexts[collect.templates[*k].0.chart]);
+            }
+            i += kept;
+            if i == order.len() {
+                break;
+            }
         }
+        let k = order[i];
         let (r, _, _) = &collect.templates[k];
         let data = &collect.nexts[r.chart];
-        if let Value::Map(m) = data {
-            m.insert(
-                "Template",
-                Value::map(M::from([
-                    ("Name".into(), Value::Str(k.clone())),
-                    ("BasePath".into(), Value::Str(r.base_path.clone())),
-                ])),
-            );
-        }
-        let out = set
+        set_template(&collect, k, data);
+        let out = file_set(&set, k)
             .execute(k, data)
             .map_err(|e| ChartError::at(crate::helm::error_text(&e), &r.origin).rendering())?;
-        let out = if memchr::memmem::find(out.as_bytes(), b"<no value>").is_some() {
-            out.replace("<no value>", "")
-        } else {
-            out
-        };
+        let out = without_no_value(out);
         match &ahead {
             Some(a) if !k.ends_with("NOTES.txt") => a.queue(k, out),
             _ => {
                 files.insert(k.clone(), out);
             }
         }
+        i += 1;
     }
 
     // NOTES.txt
@@ -473,10 +485,15 @@ pub fn render_values(chart: &Chart, opts: &RenderOptions, user: M) -> Result<Ren
         true
     });
 
-    let read = match ahead {
+    let mut read = match ahead {
         Some(a) => a.finish(),
         None => read_heads(files),
     };
+    if !ran.is_empty() {
+        // By path, as the documents of the templates run in order are.
+        read.extend(ran);
+        read.sort_by(|a, b| a.0.cmp(&b.0));
+    }
     let (hooks, generic) = sort_manifests(read).map_err(ChartError::rendering)?;
     let mut manifests = Vec::new();
     if opts.include_crds {
@@ -494,6 +511,207 @@ pub fn render_values(chart: &Chart, opts: &RenderOptions, user: M) -> Result<Ren
         notes,
         warnings,
     })
+}
+
+/// Sets `.Template` in the render values `data` of template `k`'s chart.
+fn set_template(collect: &Collect, k: &str, data: &Value) {
+    if let Value::Map(m) = data {
+        m.insert("Template", template_value(collect, k));
+    }
+}
+
+/// `.Template` of template `k`.
+fn template_value(collect: &Collect, k: &str) -> Value {
+    Value::map(M::from([
+        ("Name".into(), Value::Str(k.to_string())),
+        (
+            "BasePath".into(),
+            Value::Str(collect.templates[k].0.base_path.clone()),
+        ),
+    ]))
+}
+
+/// A template's output with Helm's `<no value>` removed.
+fn without_no_value(out: String) -> String {
+    if memchr::memmem::find(out.as_bytes(), b"<no value>").is_some() {
+        out.replace("<no value>", "")
+    } else {
+        out
+    }
+}
+
+/// Templates of at least this many bytes in all, and this many to
+/// execute, run speculatively on every thread (below, starting them costs
+/// more than it saves).
+const PARALLEL_EXEC_BYTES: usize = 256 * 1024;
+const PARALLEL_EXEC_MIN: usize = 8;
+
+/// At most this many rounds of speculation in a render (each ends at a
+/// template that has to run in order); the templates left after them run
+/// in order.
+const MAX_SPECULATIONS: usize = 16;
+
+/// The template set template `k` runs in: `set`, with a random generator
+/// of its own, seeded from [`crate::helm::sprig::SEED`] and the template's
+/// name. What one template draws does not depend on the others (nor on
+/// the order they run in, nor on a template added to the chart).
+fn file_set(set: &Templates, k: &str) -> Templates {
+    // FNV-1a, 64 bits: the same seed on every platform and in every
+    // version of this program.
+    let name_hash = k.bytes().fold(0xcbf2_9ce4_8422_2325_u64, |h, b| {
+        (h ^ u64::from(b)).wrapping_mul(0x0000_0100_0000_01b3)
+    });
+    let mut s = set.clone();
+    s.reseed(crate::helm::sprig::SEED ^ name_hash);
+    s
+}
+
+/// What a template run speculatively gave.
+enum Speculated {
+    /// Its documents, heads read.
+    Docs(ReadDocs),
+    /// `NOTES.txt`, kept as it is.
+    Notes(String),
+    Failed(crate::template::Error),
+    /// It did something that depends on the order templates run in (or
+    /// did not run: a template before it stopped the round).
+    Abandoned,
+}
+
+/// Runs the templates of `order` speculatively, on every thread: each
+/// with render values of its own, a copy of its chart's that holds its
+/// `.Template` and that it cannot change (a change would be seen by the
+/// templates after it, in order). Keeps, in order, what every template
+/// before the first abandoned one gave (documents in `ran`, notes in
+/// `notes`), and returns how many those are (the index of the abandoned
+/// one; `order.len()` when none was); the first failure before it is the
+/// render's error. A template after one abandoned or failed already is
+/// not started.
+fn speculate(
+    set: &Templates,
+    collect: &Collect,
+    order: &[&String],
+    ran: &mut ReadDocs,
+    notes: &mut BTreeMap<String, String>,
+) -> Result<usize, ChartError> {
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    // Each thread takes the next template in order: what runs after a
+    // template that stops the round is at most one template a thread.
+    let next = AtomicUsize::new(0);
+    let first_stop = AtomicUsize::new(usize::MAX);
+    let per_thread: Vec<Vec<(usize, Speculated)>> = rayon::broadcast(|_| {
+        let mut mine = Vec::new();
+        loop {
+            let i = next.fetch_add(1, Ordering::Relaxed);
+            if i >= order.len() || i > first_stop.load(Ordering::Relaxed) {
+                return mine;
+            }
+            let k = order[i];
+            let data = speculative_data(collect, k);
+            let file_set = file_set(set, k);
+            let (out, abandoned) = crate::template::speculate::run(|| file_set.execute(k, &data));
+            let r = match out {
+                _ if abandoned => Speculated::Abandoned,
+                Err(e) => Speculated::Failed(e),
+                Ok(out) if k.ends_with("NOTES.txt") => Speculated::Notes(without_no_value(out)),
+                Ok(out) => Speculated::Docs(
+                    file_docs(without_no_value(out))
+                        .into_iter()
+                        .map(|(d, b)| with_head((k.clone(), d, b)))
+                        .collect(),
+                ),
+            };
+            if matches!(r, Speculated::Abandoned | Speculated::Failed(_)) {
+                first_stop.fetch_min(i, Ordering::Relaxed);
+            }
+            mine.push((i, r));
+        }
+    });
+    let mut results: Vec<Speculated> = (0..order.len()).map(|_| Speculated::Abandoned).collect();
+    for (i, r) in per_thread.into_iter().flatten() {
+        results[i] = r;
+    }
+    for (i, r) in results.into_iter().enumerate() {
+        match r {
+            Speculated::Docs(d) => ran.extend(d),
+            Speculated::Notes(n) => {
+                notes.insert(order[i].clone(), n);
+            }
+            Speculated::Failed(e) => {
+                let origin = &collect.templates[order[i]].0.origin;
+                return Err(ChartError::at(crate::helm::error_text(&e), origin).rendering());
+            }
+            Speculated::Abandoned => return Ok(i),
+        }
+    }
+    Ok(order.len())
+}
+
+/// The render values template `k` runs with speculatively: its chart's,
+/// copied, with its `.Template`; `.Subcharts` (whose charts' values hold
+/// the name of the template of theirs that ran last) is
+/// [`OrderDependent`]. Made outside the run: no part of it may change.
+fn speculative_data(collect: &Collect, k: &str) -> Value {
+    let data = &collect.nexts[collect.templates[k].0.chart];
+    let Value::Map(m) = data else {
+        return data.clone();
+    };
+    let mut copy = m.to_btree();
+    copy.insert("Template".into(), template_value(collect, k));
+    if let Some(Value::Map(subs)) = copy.get("Subcharts")
+        && !subs.is_empty()
+    {
+        copy.insert("Subcharts".into(), Value::object(OrderDependent));
+    }
+    Value::Map(Map::new(copy).as_helm_values())
+}
+
+/// Data whose content depends on the templates that ran before: any use
+/// abandons a speculative run.
+#[derive(Debug)]
+struct OrderDependent;
+
+impl crate::template::Object for OrderDependent {
+    fn type_name(&self) -> &'static str {
+        let _ = crate::template::speculate::order_matters();
+        crate::template::value::HELM_VALUES_TYPE
+    }
+    fn print(&self) -> String {
+        let _ = crate::template::speculate::order_matters();
+        String::new()
+    }
+    fn field(&self, _name: &str) -> Option<Value> {
+        let _ = crate::template::speculate::order_matters();
+        None
+    }
+    fn call(&self, _name: &str, _args: &[Value]) -> Option<Result<Value, String>> {
+        let _ = crate::template::speculate::order_matters();
+        None
+    }
+    fn plain(&self) -> Value {
+        let _ = crate::template::speculate::order_matters();
+        Value::Nil
+    }
+    fn kind(&self) -> &'static str {
+        let _ = crate::template::speculate::order_matters();
+        "map"
+    }
+    fn json(&self) -> Option<crate::template::Json> {
+        let _ = crate::template::speculate::order_matters();
+        None
+    }
+    fn is_true(&self) -> bool {
+        let _ = crate::template::speculate::order_matters();
+        true
+    }
+    fn string_method(&self) -> Option<String> {
+        let _ = crate::template::speculate::order_matters();
+        None
+    }
+    fn is_nil(&self) -> bool {
+        let _ = crate::template::speculate::order_matters();
+        false
+    }
 }
 
 /// The parsed text of a template, cached in the top chart; `Err` when the
@@ -1132,6 +1350,98 @@ mod tests {
                 assert_eq!(String::from_utf8(w.got).unwrap(), printed, "step {step}");
             }
         }
+    }
+
+    /// Renders the chart at `dir` speculatively (from a thread outside
+    /// the pool, with templates large enough) and in order (from inside a
+    /// pool, where templates always run in order).
+    fn both_ways(dir: &std::path::Path) -> (String, String) {
+        let chart = super::super::load::load(dir).unwrap();
+        let show = |r: Result<Rendered, ChartError>| match r {
+            Ok(r) => print_template(&r),
+            Err(e) => format!("error: {e}"),
+        };
+        let speculative = show(render(&chart, &RenderOptions::default()));
+        let fresh = super::super::load::load(dir).unwrap();
+        let pool = rayon::ThreadPoolBuilder::new()
+            .num_threads(1)
+            .build()
+            .unwrap();
+        let in_order = show(pool.install(|| render(&fresh, &RenderOptions::default())));
+        (speculative, in_order)
+    }
+
+    fn chart_with(templates: &[(&str, &str)]) -> tempfile::TempDir {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        std::fs::create_dir_all(root.join("templates")).unwrap();
+        std::fs::write(
+            root.join("Chart.yaml"),
+            "apiVersion: v2\nname: c\nversion: 1.0.0\n",
+        )
+        .unwrap();
+        std::fs::write(root.join("values.yaml"), "m:\n  k: v\n").unwrap();
+        // Large enough to run on every thread.
+        let padding = format!("{{{{/* {} */}}}}", "x".repeat(PARALLEL_EXEC_BYTES));
+        std::fs::write(root.join("templates/_padding.tpl"), padding).unwrap();
+        for (name, text) in templates {
+            std::fs::write(root.join("templates").join(name), text).unwrap();
+        }
+        dir
+    }
+
+    #[test]
+    fn templates_run_at_once_give_what_they_give_in_order() {
+        let plain = |n: usize| {
+            format!(
+                "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: p{n}\ndata:\n  k: {{{{ .Values.m.k | quote }}}}\n"
+            )
+        };
+        let plains: Vec<(String, String)> =
+            (0..10).map(|n| (format!("p{n}.yaml"), plain(n))).collect();
+        let random =
+            "apiVersion: v1\nkind: Secret\nmetadata:\n  name: {{ randAlphaNum 12 | lower }}\n";
+        let mutate = "{{- $_ := set .Values.m \"k\" \"changed\" }}\n";
+        let fails = "{{ fail \"stop\" }}\n";
+        let cases: Vec<Vec<(&str, &str)>> = vec![
+            // Random numbers drawn by several templates: the same draws
+            // in the same templates.
+            vec![
+                ("z-random.yaml", random),
+                ("m-random.yaml", random),
+                ("a-random.yaml", random),
+            ],
+            // A change to the values half way: the templates after it see it.
+            vec![("m-mutate.yaml", mutate)],
+            vec![("zz-mutate.yaml", mutate), ("m-random.yaml", random)],
+            // A failure after a change, and one before.
+            vec![("m-mutate.yaml", mutate), ("a-fails.yaml", fails)],
+            vec![("zz-fails.yaml", fails), ("m-mutate.yaml", mutate)],
+        ];
+        for extra in cases {
+            let mut all: Vec<(&str, &str)> = plains
+                .iter()
+                .map(|(n, t)| (n.as_str(), t.as_str()))
+                .collect();
+            all.extend(extra.iter().copied());
+            let dir = chart_with(&all);
+            let (speculative, in_order) = both_ways(dir.path());
+            assert_eq!(speculative, in_order, "{extra:?}");
+            assert!(!speculative.is_empty());
+        }
+        // What the cases show, read from the output.
+        let (p0, p1) = (plain(0), plain(1));
+        let mut shown: Vec<(&str, &str)> = vec![
+            ("p1.yaml", &p1),
+            ("a0.yaml", &p0),
+            ("m-mutate.yaml", mutate),
+        ];
+        shown.extend(plains.iter().skip(2).map(|(n, t)| (n.as_str(), t.as_str())));
+        let dir = chart_with(&shown);
+        let (out, _) = both_ways(dir.path());
+        // p* run before m-mutate.yaml (names in reverse order), a0 after.
+        assert!(out.contains("name: p1\ndata:\n  k: \"v\""), "{out}");
+        assert!(out.contains("name: p0\ndata:\n  k: \"changed\""), "{out}");
     }
 
     #[test]
