@@ -570,8 +570,9 @@ fn file_set(set: &Templates, k: &str) -> Templates {
 enum Speculated {
     /// Its documents, heads read.
     Docs(ReadDocs),
-    /// `NOTES.txt`, kept as it is.
-    Notes(String),
+    /// Its output (`<no value>` removed), to be read with the others: a
+    /// large one (read on every thread), or `NOTES.txt`.
+    Done(String),
     Failed(crate::template::Error),
     /// It did something that depends on the order templates run in (or
     /// did not run: a template before it stopped the round).
@@ -582,8 +583,9 @@ enum Speculated {
 /// with render values of its own, a copy of its chart's that holds its
 /// `.Template` and that it cannot change (a change would be seen by the
 /// templates after it, in order). Keeps, in order, what every template
-/// before the first abandoned one gave (documents in `ran`, notes in
-/// `notes`), and returns how many those are (the index of the abandoned
+/// before the first abandoned one gave (documents, heads read, in `ran`;
+/// a large output, read on every thread with those of the templates run
+/// in order, and notes in `files`), and returns how many those are (the index of the abandoned
 /// one; `order.len()` when none was); the first failure before it is the
 /// render's error. A template after one abandoned or failed already is
 /// not started.
@@ -592,7 +594,7 @@ fn speculate(
     collect: &Collect,
     order: &[&String],
     ran: &mut ReadDocs,
-    notes: &mut BTreeMap<String, String>,
+    files: &mut BTreeMap<String, String>,
 ) -> Result<usize, ChartError> {
     use std::sync::atomic::{AtomicUsize, Ordering};
     // Each thread takes the next template in order: what runs after a
@@ -613,7 +615,9 @@ fn speculate(
             let r = match out {
                 _ if abandoned => Speculated::Abandoned,
                 Err(e) => Speculated::Failed(e),
-                Ok(out) if k.ends_with("NOTES.txt") => Speculated::Notes(without_no_value(out)),
+                Ok(out) if out.len() >= PARALLEL_HEADS_BYTES || k.ends_with("NOTES.txt") => {
+                    Speculated::Done(without_no_value(out))
+                }
                 Ok(out) => Speculated::Docs(
                     file_docs(without_no_value(out))
                         .into_iter()
@@ -634,8 +638,8 @@ fn speculate(
     for (i, r) in results.into_iter().enumerate() {
         match r {
             Speculated::Docs(d) => ran.extend(d),
-            Speculated::Notes(n) => {
-                notes.insert(order[i].clone(), n);
+            Speculated::Done(out) => {
+                files.insert(order[i].clone(), out);
             }
             Speculated::Failed(e) => {
                 let origin = &collect.templates[order[i]].0.origin;
