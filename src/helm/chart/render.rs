@@ -434,8 +434,17 @@ pub fn render_values(chart: &Chart, opts: &RenderOptions, user: M) -> Result<Ren
         .filter(|k| !base_name(k).starts_with('_'))
         .collect();
     let outer = rayon::current_thread_index().is_none();
+    // A template of 128 KiB or more is almost always static text (CRDs):
+    // running it is copying, and copies on two threads at once wait on
+    // each other's page faults. Such templates do not count.
+    let action_bytes: usize = collect
+        .templates
+        .values()
+        .map(|t| t.2.data.size())
+        .filter(|&n| n < PARALLEL_EXEC_LARGE_TEMPLATE)
+        .sum();
     let speculative =
-        outer && template_bytes >= PARALLEL_EXEC_BYTES && order.len() >= PARALLEL_EXEC_MIN;
+        outer && action_bytes >= PARALLEL_EXEC_BYTES && order.len() >= PARALLEL_EXEC_MIN;
     let ahead =
         (!speculative && template_bytes >= PARALLEL_HEADS_BYTES && outer).then(HeadsAhead::start);
     let mut files: BTreeMap<String, String> = BTreeMap::new();
@@ -540,11 +549,13 @@ fn without_no_value(out: String) -> String {
     }
 }
 
-/// Templates of at least this many bytes in all, and this many to
-/// execute, run speculatively on every thread (below, starting them costs
-/// more than it saves).
+/// Templates of at least this many bytes in all (those under
+/// [`PARALLEL_EXEC_LARGE_TEMPLATE`] each), and this many to execute, run
+/// speculatively on every thread (below, starting them costs more than it
+/// saves).
 const PARALLEL_EXEC_BYTES: usize = 256 * 1024;
 const PARALLEL_EXEC_MIN: usize = 8;
+const PARALLEL_EXEC_LARGE_TEMPLATE: usize = 128 * 1024;
 
 /// At most this many rounds of speculation in a render (each ends at a
 /// template that has to run in order); the templates left after them run
@@ -1385,9 +1396,13 @@ mod tests {
         )
         .unwrap();
         std::fs::write(root.join("values.yaml"), "m:\n  k: v\n").unwrap();
-        // Large enough to run on every thread.
-        let padding = format!("{{{{/* {} */}}}}", "x".repeat(PARALLEL_EXEC_BYTES));
-        std::fs::write(root.join("templates/_padding.tpl"), padding).unwrap();
+        // Large enough to run on every thread (in templates under the
+        // size of static text).
+        let part = PARALLEL_EXEC_LARGE_TEMPLATE - 64;
+        for n in 0..PARALLEL_EXEC_BYTES.div_ceil(part) {
+            let padding = format!("{{{{/* {} */}}}}", "x".repeat(part));
+            std::fs::write(root.join(format!("templates/_padding{n}.tpl")), padding).unwrap();
+        }
         for (name, text) in templates {
             std::fs::write(root.join("templates").join(name), text).unwrap();
         }
