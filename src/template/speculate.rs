@@ -7,9 +7,10 @@
 //! number; every map it makes carries that number. The moment it would do
 //! something whose effect depends on the order (change a map it did not
 //! make; what else does, such as another chart's data in Helm's render,
-//! calls [`order_matters`]), the run is abandoned instead: the change is not made (it lands in a scratch map of
-//! the thread's, thrown away), and the caller runs that template again, in
-//! order, with everything after it. What a run that was not abandoned
+//! calls [`order_matters`]), the run is abandoned instead: the change is
+//! not made (it lands in a scratch map of the thread's, thrown away), and
+//! the caller runs that template again, in order, with everything after
+//! it. What a run that was not abandoned
 //! produced is what the template produces in order, provided no template
 //! before it was abandoned either: it read only data no earlier template
 //! changed.
@@ -59,14 +60,11 @@ pub(crate) fn current() -> u32 {
 }
 
 /// Called before anything whose effect depends on the order templates run
-/// in: abandons a speculative run (nothing happens outside one). Whether
-/// one was abandoned: the caller must then leave what is shared as it is.
-pub fn order_matters() -> bool {
-    let running = RUN.get() != 0;
-    if running {
+/// in: abandons a speculative run (nothing happens outside one).
+pub fn order_matters() {
+    if RUN.get() != 0 {
         ABANDONED.set(true);
     }
-    running
 }
 
 /// Whether the speculative run on this thread was abandoned (its
@@ -119,18 +117,14 @@ mod tests {
         // Outside a run every map changes as usual.
         shared.insert("a", Value::Int(5));
         assert_eq!(shared.get("a"), Some(Value::Int(5)));
-        assert!(!order_matters());
-        assert!(!abandoned_now());
-    }
-
-    fn abandoned_now() -> bool {
-        abandoned()
+        order_matters();
+        assert!(!super::abandoned());
     }
 
     #[test]
     fn runs_nest() {
         let (inner, outer_abandoned) = run(|| {
-            let (_, inner) = run(|| assert!(order_matters()));
+            let ((), inner) = run(order_matters);
             (inner, abandoned())
         });
         assert_eq!(inner, (true, false));

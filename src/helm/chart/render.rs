@@ -13,19 +13,14 @@ use super::head::Head;
 use super::objects::{Capabilities, DEFAULT_API_VERSIONS, Files, KubeVersion, VersionSet};
 use super::values::{M, coalesce_values, from_node};
 use super::{Chart, ChartError, Manifest, Metadata, RenderOptions, Rendered};
+use crate::template::speculate::order_matters;
 use crate::template::{Map, ParsedText, Templates, Value};
 
 /// The function set every chart is rendered with (Go's, Sprig's and
-/// Helm's functions). Each render gets a set of its own, and each template
-/// a random generator of its own ([`file_set`]), so that Sprig's random
-/// functions give the same output for the same render; the functions
-/// themselves are registered once per process.
-fn fresh_templates() -> Templates {
-    let mut t = prototype().clone();
-    t.reseed(crate::helm::sprig::SEED);
-    t
-}
-
+/// Helm's functions), registered once per process; each render clones it,
+/// and each template runs with a random generator of its own
+/// ([`file_set`]), so that Sprig's random functions give the same output
+/// for the same render.
 fn prototype() -> &'static Templates {
     static PROTOTYPE: OnceLock<Templates> = OnceLock::new();
     PROTOTYPE.get_or_init(|| {
@@ -392,7 +387,7 @@ pub fn render_values(chart: &Chart, opts: &RenderOptions, user: M) -> Result<Ren
     all_templates(&w, None, &top, &w.name.clone(), &mut collect);
     let mut keys: Vec<String> = collect.templates.keys().cloned().collect();
     sort_templates(&mut keys);
-    let mut set = fresh_templates();
+    let mut set = prototype().clone();
     // Templates not parsed yet (a chart rendered again has them cached):
     // on every thread when there is much to parse.
     let unparsed: Vec<&String> = match chart.parsed.lock() {
@@ -428,21 +423,25 @@ pub fn render_values(chart: &Chart, opts: &RenderOptions, user: M) -> Result<Ren
     // first that cannot, which runs in order, and so on; otherwise in
     // order, the documents of each template read (their heads) on another
     // thread while the next templates execute.
-    let template_bytes: usize = collect.templates.values().map(|t| t.2.data.size()).sum();
+    // A template of 128 KiB or more is almost always static text (CRDs):
+    // running it is copying, and copies on two threads at once wait on
+    // each other's page faults. Such templates do not count toward
+    // speculation (`action_bytes`).
+    let (template_bytes, action_bytes) =
+        collect.templates.values().fold((0, 0), |(all, small), t| {
+            let n = t.2.data.size();
+            let counted = if n < PARALLEL_EXEC_LARGE_TEMPLATE {
+                n
+            } else {
+                0
+            };
+            (all + n, small + counted)
+        });
     let order: Vec<&String> = keys
         .iter()
         .filter(|k| !base_name(k).starts_with('_'))
         .collect();
     let outer = rayon::current_thread_index().is_none();
-    // A template of 128 KiB or more is almost always static text (CRDs):
-    // running it is copying, and copies on two threads at once wait on
-    // each other's page faults. Such templates do not count.
-    let action_bytes: usize = collect
-        .templates
-        .values()
-        .map(|t| t.2.data.size())
-        .filter(|&n| n < PARALLEL_EXEC_LARGE_TEMPLATE)
-        .sum();
     let speculative =
         outer && action_bytes >= PARALLEL_EXEC_BYTES && order.len() >= PARALLEL_EXEC_MIN;
     let ahead =
@@ -596,9 +595,9 @@ enum Speculated {
 /// templates after it, in order). Keeps, in order, what every template
 /// before the first abandoned one gave (documents, heads read, in `ran`;
 /// a large output, read on every thread with those of the templates run
-/// in order, and notes in `files`), and returns how many those are (the index of the abandoned
-/// one; `order.len()` when none was); the first failure before it is the
-/// render's error. A template after one abandoned or failed already is
+/// in order, and notes in `files`), and returns how many those are (the
+/// index of the abandoned one; `order.len()` when none was); the first
+/// failure before it is the render's error. A template after one abandoned or failed already is
 /// not started.
 fn speculate(
     set: &Templates,
@@ -688,43 +687,43 @@ struct OrderDependent;
 
 impl crate::template::Object for OrderDependent {
     fn type_name(&self) -> &'static str {
-        let _ = crate::template::speculate::order_matters();
+        order_matters();
         crate::template::value::HELM_VALUES_TYPE
     }
     fn print(&self) -> String {
-        let _ = crate::template::speculate::order_matters();
+        order_matters();
         String::new()
     }
     fn field(&self, _name: &str) -> Option<Value> {
-        let _ = crate::template::speculate::order_matters();
+        order_matters();
         None
     }
     fn call(&self, _name: &str, _args: &[Value]) -> Option<Result<Value, String>> {
-        let _ = crate::template::speculate::order_matters();
+        order_matters();
         None
     }
     fn plain(&self) -> Value {
-        let _ = crate::template::speculate::order_matters();
+        order_matters();
         Value::Nil
     }
     fn kind(&self) -> &'static str {
-        let _ = crate::template::speculate::order_matters();
+        order_matters();
         "map"
     }
     fn json(&self) -> Option<crate::template::Json> {
-        let _ = crate::template::speculate::order_matters();
+        order_matters();
         None
     }
     fn is_true(&self) -> bool {
-        let _ = crate::template::speculate::order_matters();
+        order_matters();
         true
     }
     fn string_method(&self) -> Option<String> {
-        let _ = crate::template::speculate::order_matters();
+        order_matters();
         None
     }
     fn is_nil(&self) -> bool {
-        let _ = crate::template::speculate::order_matters();
+        order_matters();
         false
     }
 }
