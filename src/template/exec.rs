@@ -364,14 +364,16 @@ struct State<'a, 'e> {
     name: &'e str,
     tree: &'a Tree,
     /// The variables in scope, innermost last (names borrowed from the
-    /// tree), each with whether it holds Go's nil `interface {}` (see
-    /// `dot_nil_iface`).
+    /// tree), each with whether it holds an element of a list or map being
+    /// ranged over (see `dot_iface`).
     vars: Vec<(&'a str, Value, bool)>,
-    /// Whether dot is a nil element of a list or map being ranged over:
-    /// Go's `range` passes it on as a nil `interface {}` value (not unwrapped
-    /// as a pipeline's result is), which a typed parameter refuses as a
-    /// wrong type rather than as no value.
-    dot_nil_iface: bool,
+    /// Whether dot is an element of a list or map being ranged over: Go's
+    /// `range` passes it on as an `interface {}` value (not unwrapped as a
+    /// pipeline's result is). A typed parameter refuses such a nil as a
+    /// wrong type rather than as no value, a field of such a nil is an
+    /// error (of a nil pipeline result, no value), and a field of such a
+    /// number is an error naming `interface {}`.
+    dot_iface: bool,
     at: At<'a>,
     out: String,
 }
@@ -383,7 +385,7 @@ impl<'a, 'e> State<'a, 'e> {
             name,
             tree,
             vars: vec![("$", data, false)],
-            dot_nil_iface: false,
+            dot_iface: false,
             at: At::None,
             out: String::new(),
         }
@@ -457,9 +459,9 @@ impl<'a, 'e> State<'a, 'e> {
                 let v = self.eval_pipeline(dot, pipe)?;
                 let r = if v.is_true() {
                     if matches!(node, Node::With { .. }) {
-                        let outer = std::mem::replace(&mut self.dot_nil_iface, false);
+                        let outer = std::mem::replace(&mut self.dot_iface, false);
                         let r = self.walk_list(&v, list);
-                        self.dot_nil_iface = outer;
+                        self.dot_iface = outer;
                         r
                     } else {
                         self.walk_list(dot, list)
@@ -521,16 +523,15 @@ impl<'a, 'e> State<'a, 'e> {
                     self.vars.truncate(mark);
                     return r;
                 }
-                // A nil element of a list or map (an integer's are numbers).
+                // The elements of a list or map (an integer's are numbers).
                 let elements_iface = matches!(v, Value::List(_) | Value::Map(_));
-                let outer = self.dot_nil_iface;
+                let outer = self.dot_iface;
                 for (idx, elem) in items {
                     self.vars.truncate(mark);
-                    let nil_iface = elements_iface && matches!(elem, Value::Nil);
                     let vals: Vec<(Value, bool)> = match pipe.decl().len() {
                         0 => vec![],
-                        1 => vec![(elem.clone(), nil_iface)],
-                        _ => vec![(idx, false), (elem.clone(), nil_iface)],
+                        1 => vec![(elem.clone(), elements_iface)],
+                        _ => vec![(idx, false), (elem.clone(), elements_iface)],
                     };
                     for (name, (val, iface)) in pipe.decl().iter().zip(vals) {
                         let name = name.of(self.src());
@@ -540,9 +541,9 @@ impl<'a, 'e> State<'a, 'e> {
                             self.vars.push((name, val, iface));
                         }
                     }
-                    self.dot_nil_iface = nil_iface;
+                    self.dot_iface = elements_iface;
                     let r = self.walk_list(&elem, list);
-                    self.dot_nil_iface = outer;
+                    self.dot_iface = outer;
                     match r {
                         Ok(()) | Err(Flow::Continue) => {}
                         Err(Flow::Break) => break,
@@ -582,10 +583,10 @@ impl<'a, 'e> State<'a, 'e> {
         Ok(())
     }
 
-    fn set_var(&mut self, name: &str, v: Value, nil_iface: bool) {
+    fn set_var(&mut self, name: &str, v: Value, iface: bool) {
         if let Some(slot) = self.vars.iter_mut().rev().find(|(n, _, _)| *n == name) {
             slot.1 = v;
-            slot.2 = nil_iface;
+            slot.2 = iface;
         }
     }
 
@@ -641,14 +642,14 @@ impl<'a, 'e> State<'a, 'e> {
             Arg::Field { names, .. } => {
                 let call = self.method_args(dot, cmd, fin, has_args)?;
                 self.at = At::Arg(first);
-                return self.walk_fields(dot, *names, call);
+                return self.walk_fields(dot, self.dot_iface, *names, call);
             }
             Arg::Chain { node, fields, .. } => {
                 self.at = At::Arg(first);
                 let recv = self.eval_arg(dot, node)?;
                 let call = self.method_args(dot, cmd, fin, has_args)?;
                 self.at = At::Arg(first);
-                return self.walk_fields(&recv, *fields, call);
+                return self.walk_fields(&recv, false, *fields, call);
             }
             Arg::Ident { name, .. } => {
                 let name = name.of(self.src());
@@ -669,7 +670,7 @@ impl<'a, 'e> State<'a, 'e> {
                 let call = self.method_args(dot, cmd, fin, has_args)?;
                 self.at = At::Arg(first);
                 let i = self.var_index(name)?;
-                return self.walk_fields(&self.vars[i].1, *fields, call);
+                return self.walk_fields(&self.vars[i].1, self.vars[i].2, *fields, call);
             }
             _ => {}
         }
@@ -768,15 +769,29 @@ impl<'a, 'e> State<'a, 'e> {
 
     /// `receiver.f1.f2...`; `call` holds the arguments of the last field
     /// when it is called as a method.
-    fn walk_fields(&self, recv: &Value, names: Fields, call: Option<Vec<Value>>) -> R<Value> {
+    /// `iface`: whether the receiver is an `interface {}` value (an element
+    /// being ranged over, `dot_iface`). A field found in a map or object is
+    /// one, for the next step; a field of no value (nil that is not an
+    /// `interface {}`) is again no value, as Go's `evalField` returns for an
+    /// invalid receiver.
+    fn walk_fields(
+        &self,
+        recv: &Value,
+        iface: bool,
+        names: Fields,
+        call: Option<Vec<Value>>,
+    ) -> R<Value> {
         use std::borrow::Cow;
         let mut cur: Cow<'_, Value> = Cow::Borrowed(recv);
-        for (i, (name, last)) in names.names(self.src()).enumerate() {
+        let mut iface = iface;
+        for (name, last) in names.names(self.src()) {
             let args = if last { call.as_deref() } else { None };
+            let from_value = !matches!(*cur, Value::Nil);
             cur = match cur {
-                Cow::Borrowed(v) => self.field_step(v, name, i > 0, args)?,
-                Cow::Owned(v) => Cow::Owned(self.field_step(&v, name, i > 0, args)?.into_owned()),
+                Cow::Borrowed(v) => self.field_step(v, name, iface, args)?,
+                Cow::Owned(v) => Cow::Owned(self.field_step(&v, name, iface, args)?.into_owned()),
             };
+            iface = from_value;
         }
         Ok(cur.into_owned())
     }
@@ -786,10 +801,10 @@ impl<'a, 'e> State<'a, 'e> {
         match arg {
             Arg::Dot(_) => Ok(dot.clone()),
             Arg::Nil(_) => Ok(Value::Nil),
-            Arg::Field { names, .. } => self.walk_fields(dot, *names, None),
+            Arg::Field { names, .. } => self.walk_fields(dot, self.dot_iface, *names, None),
             Arg::Var { name, fields, .. } => {
                 let i = self.var_index(name.of(self.src()))?;
-                self.walk_fields(&self.vars[i].1, *fields, None)
+                self.walk_fields(&self.vars[i].1, self.vars[i].2, *fields, None)
             }
             Arg::Pipe(p) => self.eval_pipeline(dot, p),
             Arg::Ident { name, .. } => {
@@ -799,7 +814,7 @@ impl<'a, 'e> State<'a, 'e> {
             Arg::Chain { node, fields, .. } => {
                 let recv = self.eval_arg(dot, node)?;
                 self.at = At::Arg(arg);
-                self.walk_fields(&recv, *fields, None)
+                self.walk_fields(&recv, false, *fields, None)
             }
             Arg::Bool(_, b) => Ok(Value::Bool(*b)),
             Arg::Number { value, .. } => Ok(value.clone()),
@@ -833,7 +848,7 @@ impl<'a, 'e> State<'a, 'e> {
             }
             Arg::Dot(_) => {
                 let v = self.eval_arg(dot, arg)?;
-                let nil_iface = self.dot_nil_iface;
+                let nil_iface = self.dot_iface && matches!(v, Value::Nil);
                 return self.validate(v, ty, nil_iface);
             }
             Arg::Pipe(_) | Arg::Ident { .. } => {
@@ -1184,11 +1199,14 @@ fn index_of(v: &Value, what: &str) -> Result<i64, String> {
 }
 
 fn index(args: &[Value]) -> Result<Value, String> {
+    // Go: nil given (checked before any index, so `index nil` alone fails
+    // too), or nil found (a missing key, a nil element).
+    if matches!(args[0], Value::Nil) {
+        return Err("index of untyped nil".into());
+    }
     let mut item = args[0].clone();
-    for (n, ix) in args[1..].iter().enumerate() {
+    for ix in &args[1..] {
         item = match item {
-            // Go: nil given, or nil found (a missing key, a nil element).
-            Value::Nil if n == 0 => return Err("index of untyped nil".into()),
             Value::Nil => return Err("index of nil pointer".into()),
             Value::List(mut l) => {
                 let i = index_of(ix, "slice/array")?;
@@ -1298,6 +1316,21 @@ fn eq(args: &[Value]) -> Result<Value, String> {
             match (a, b) {
                 (Value::Nil, Value::Nil) => true,
                 (Value::Nil, _) | (_, Value::Nil) => false,
+                // Go's `canCompare`: two values of different kinds (a list
+                // and a map) are refused before either is looked at.
+                (Value::List(_), Value::Map(_)) | (Value::Map(_), Value::List(_)) => {
+                    return Err(format!(
+                        "non-comparable types {}, {}",
+                        crate::template::value::sprintf(
+                            "%s: %v",
+                            &[a.clone(), a.type_name().into()]
+                        ),
+                        crate::template::value::sprintf(
+                            "%v: %v",
+                            &[b.type_name().into(), b.clone()]
+                        ),
+                    ));
+                }
                 (Value::List(_) | Value::Map(_), _) | (_, Value::List(_) | Value::Map(_)) => {
                     return Err(format!(
                         "non-comparable type {}: {}",

@@ -269,6 +269,12 @@ pub(super) fn add(t: &mut Templates) {
         for l in a {
             match l {
                 Value::List(items) => out.extend(items.iter().cloned()),
+                // Sprig asks nil for its type's kind: Go's nil dereference.
+                Value::Nil => {
+                    return Err(
+                        "runtime error: invalid memory address or nil pointer dereference".into(),
+                    );
+                }
                 other => {
                     return Err(format!("Cannot concat type {} as list", kind_name(other)));
                 }
