@@ -559,14 +559,15 @@ impl<'a, 'e> State<'a, 'e> {
                     Some(t) => t,
                     None => return Err(self.err(format!("template {:?} not defined", call.name))),
                 };
-                let data = match &call.pipe {
-                    Some(p) => self.eval_pipeline(dot, p)?,
-                    None => Value::Nil,
-                };
+                // Go checks the depth before it evaluates the argument.
                 let depth = self.ex.depth.get();
                 if depth >= MAX_DEPTH {
                     return Err(self.err(depth_error().message));
                 }
+                let data = match &call.pipe {
+                    Some(p) => self.eval_pipeline(dot, p)?,
+                    None => Value::Nil,
+                };
                 self.ex.depth.set(depth + 1);
                 let mut sub = State::new(self.ex, &call.name, tree, data.clone());
                 // The called template writes where this one does (its
@@ -781,6 +782,19 @@ impl<'a, 'e> State<'a, 'e> {
         names: Fields,
         call: Option<Vec<Value>>,
     ) -> R<Value> {
+        Ok(self.walk_fields_iface(recv, iface, names, call)?.0)
+    }
+
+    /// [`State::walk_fields`], and whether the value found is an
+    /// `interface {}` value (a nil one is then Go's nil interface, not no
+    /// value).
+    fn walk_fields_iface(
+        &self,
+        recv: &Value,
+        iface: bool,
+        names: Fields,
+        call: Option<Vec<Value>>,
+    ) -> R<(Value, bool)> {
         use std::borrow::Cow;
         let mut cur: Cow<'_, Value> = Cow::Borrowed(recv);
         let mut iface = iface;
@@ -793,7 +807,7 @@ impl<'a, 'e> State<'a, 'e> {
             };
             iface = from_value;
         }
-        Ok(cur.into_owned())
+        Ok((cur.into_owned(), iface))
     }
 
     fn eval_arg(&mut self, dot: &Value, arg: &'a Arg) -> R<Value> {
@@ -834,17 +848,21 @@ impl<'a, 'e> State<'a, 'e> {
         self.at = At::Arg(arg);
         let src = self.src();
         let found = match arg {
-            Arg::Field { .. } | Arg::Chain { .. } => {
-                let v = self.eval_arg(dot, arg)?;
-                return self.validate(v, ty, true);
+            Arg::Field { names, .. } => {
+                let (v, iface) = self.walk_fields_iface(dot, self.dot_iface, *names, None)?;
+                return self.validate(v, ty, iface);
+            }
+            Arg::Chain { node, fields, .. } => {
+                let recv = self.eval_arg(dot, node)?;
+                self.at = At::Arg(arg);
+                let (v, iface) = self.walk_fields_iface(&recv, false, *fields, None)?;
+                return self.validate(v, ty, iface);
             }
             Arg::Var { name, fields, .. } => {
-                let v = self.eval_arg(dot, arg)?;
-                // (Only a nil value needs the variable's flag.)
-                let nil_iface = !fields.is_empty()
-                    || matches!(v, Value::Nil)
-                        && self.var_index(name.of(src)).is_ok_and(|i| self.vars[i].2);
-                return self.validate(v, ty, nil_iface);
+                let i = self.var_index(name.of(src))?;
+                let (v, iface) =
+                    self.walk_fields_iface(&self.vars[i].1, self.vars[i].2, *fields, None)?;
+                return self.validate(v, ty, iface);
             }
             Arg::Dot(_) => {
                 let v = self.eval_arg(dot, arg)?;

@@ -396,7 +396,11 @@ pub(super) fn add(t: &mut Templates) {
         });
     }
     for name in ["deepCopy", "mustDeepCopy"] {
-        t.add_func(name, 1, Some(1), |_, a| Ok(a[0].deep_copy()));
+        t.add_func(name, 1, Some(1), |_, a| match &a[0] {
+            // copystructure asks nil for its type: reflect's panic.
+            Value::Nil => Err("reflect: call of reflect.Value.Type on zero Value".into()),
+            v => Ok(v.deep_copy()),
+        });
     }
     t.add_func("dig", 0, None, |_, a| {
         if a.len() < 3 {
