@@ -11,6 +11,8 @@ import sys
 import tempfile
 
 CHART_YAML = "apiVersion: v2\nname: c\nversion: 0.1.0\n"
+# Seconds a render may take before it counts as a timeout.
+TIMEOUT = 30
 
 
 def arguments():
@@ -30,7 +32,12 @@ def render(binary, is_helm, chart):
         args = [binary, "template", "x", chart]
     else:
         args = [binary, "helm", "template", chart, "--name", "x"]
-    p = subprocess.run(args, capture_output=True, text=True)
+    try:
+        p = subprocess.run(args, capture_output=True, text=True, timeout=TIMEOUT)
+    except subprocess.TimeoutExpired:
+        # (Helm can take minutes, or run out of memory, printing a map that
+        # holds itself.)
+        return "timeout", ""
     if p.returncode == 0:
         m = re.search(r'^out: "([A-Za-z0-9+/=]*)"$', p.stdout, re.M)
         return "ok", base64.b64decode(m.group(1)).decode("utf-8", "replace") if m else p.stdout

@@ -20,14 +20,44 @@ pub const ERR_END: &str = "HELM_ERR_END";
 /// A value as YAML after Helm's JSON round trip (`sigs.k8s.io/yaml`):
 /// integral floats become integers.
 pub fn to_node(v: &Value) -> Node {
-    to_node_at(v, 0, false, &mut false)
+    to_node_at(v, 0, false, &mut Walk::default())
+}
+
+/// What [`to_node_at`] found on its way.
+#[derive(Default)]
+struct Walk {
+    /// A map key holds U+0085 (NEL).
+    nel_key: bool,
+    /// A map or list holds itself (Go's JSON encoder refuses it, once
+    /// 1,000 maps and lists enclose it).
+    cycle: bool,
+    /// The maps and lists being converted, from 1,000 levels down.
+    open: Vec<usize>,
+}
+
+impl Walk {
+    /// Converts a container (`id`: its address) with `f`; one already
+    /// being converted is a cycle, and null.
+    fn enter(&mut self, depth: usize, id: usize, f: impl FnOnce(&mut Walk) -> Node) -> Node {
+        if depth <= 1000 {
+            return f(self);
+        }
+        if self.open.contains(&id) {
+            self.cycle = true;
+            return Node::Null;
+        }
+        self.open.push(id);
+        let n = f(self);
+        self.open.pop();
+        n
+    }
 }
 
 /// [`to_node`] at nesting `depth`: deeper than any real data can only be a
 /// map holding itself, which Go's encoder refuses; here it ends in null.
 /// `exact`: with Go's types, no JSON round trip (a float stays a float).
-/// `nel_key` is set when a map key holds U+0085 (NEL).
-fn to_node_at(v: &Value, depth: usize, exact: bool, nel_key: &mut bool) -> Node {
+/// `w` records a key holding U+0085 (NEL) and a map holding itself.
+fn to_node_at(v: &Value, depth: usize, exact: bool, w: &mut Walk) -> Node {
     if depth > crate::template::MAX_VALUE_DEPTH {
         return Node::Null;
     }
@@ -40,30 +70,32 @@ fn to_node_at(v: &Value, depth: usize, exact: bool, nel_key: &mut bool) -> Node 
         }
         Value::Float(f) => Node::Float(*f),
         Value::Str(s) => Node::Str(s.clone()),
-        Value::List(l) => Node::Seq(
-            l.iter()
-                .map(|e| to_node_at(e, depth + 1, exact, nel_key))
-                .collect(),
-        ),
+        Value::List(l) => w.enter(depth, l.as_ptr() as usize, |w| {
+            Node::Seq(
+                l.iter()
+                    .map(|e| to_node_at(e, depth + 1, exact, w))
+                    .collect(),
+            )
+        }),
         // Helm's `toYaml` encodes to JSON first: a nil map is `null`.
         Value::Map(m) if m.is_nil() => Node::Null,
-        Value::Map(m) => {
+        Value::Map(m) => w.enter(depth, m.id(), |w| {
             let mut out = Map::new();
             for (k, e) in m.read().iter() {
-                *nel_key |= crate::yaml::emit::has_nel(k);
-                out.insert(k.clone(), to_node_at(e, depth + 1, exact, nel_key));
+                w.nel_key |= crate::yaml::emit::has_nel(k);
+                out.insert(k.clone(), to_node_at(e, depth + 1, exact, w));
             }
             Node::Map(out)
-        }
+        }),
         // Helm's `toYaml` encodes to JSON first: an object is what Go's
         // JSON encoder makes of it (YAML then sorts a struct's fields as
         // any map's keys).
         Value::Object(o) => match o.0.json() {
-            None => to_node_at(&o.0.plain(), depth + 1, exact, nel_key),
-            Some(Json::Value(v)) => to_node_at(&v, depth + 1, exact, nel_key),
+            None => to_node_at(&o.0.plain(), depth + 1, exact, w),
+            Some(Json::Value(v)) => to_node_at(&v, depth + 1, exact, w),
             Some(Json::Struct(members)) => {
                 let m = members.into_iter().map(|(k, v)| (k.to_string(), v));
-                to_node_at(&Value::map(m.collect()), depth + 1, exact, nel_key)
+                to_node_at(&Value::map(m.collect()), depth + 1, exact, w)
             }
         },
     }
@@ -74,13 +106,18 @@ pub fn to_yaml(v: &Value) -> String {
     let text = match v {
         Value::Nil => "null\n".to_string(),
         v => {
-            let mut nel_key = false;
-            let node = to_node_at(v, 0, false, &mut nel_key);
+            let mut w = Walk::default();
+            let node = to_node_at(v, 0, false, &mut w);
+            // A map holding itself: Go's JSON encoder fails, and `toYaml`
+            // gives an empty text.
+            if w.cycle {
+                return String::new();
+            }
             // Helm's encoder writes JSON, where Go leaves a NEL (U+0085)
             // raw, and reads that back with go-yaml v2, to which a NEL is
             // a line break: in a key (a quoted key must stay on one line)
             // that read fails, and `toYaml` gives an empty text.
-            if nel_key {
+            if w.nel_key {
                 return String::new();
             }
             crate::yaml::to_string(&node)
@@ -97,7 +134,7 @@ pub fn to_yaml(v: &Value) -> String {
 /// of 2 (no JSON round trip: a float stays a float), without the final
 /// newline.
 pub fn to_yaml_pretty(v: &Value) -> String {
-    let text = crate::yaml::emit::to_string_v3(&to_node_at(v, 0, true, &mut false));
+    let text = crate::yaml::emit::to_string_v3(&to_node_at(v, 0, true, &mut Walk::default()));
     text.strip_suffix('\n').unwrap_or(&text).to_string()
 }
 

@@ -33,11 +33,50 @@ fn float_text(f: f64) -> Result<String, String> {
     Ok(format!("{f}"))
 }
 
+/// Go's encoder looks for cycles once this many maps and lists enclose
+/// the value (`startDetectingCyclesAfter`).
+const CYCLES_AFTER: usize = 1000;
+
+/// The maps and lists being written, from [`CYCLES_AFTER`] levels down:
+/// one met again is a map that holds itself. `offset`: the levels Go
+/// counts above the value.
+#[derive(Default)]
+struct Writing {
+    open: Vec<usize>,
+    offset: usize,
+}
+
+impl Writing {
+    /// Writes a container (`id`: its address) with `f`, refusing it as Go
+    /// does when it is already being written.
+    fn enter(
+        &mut self,
+        depth: usize,
+        id: usize,
+        type_name: &str,
+        f: impl FnOnce(&mut Writing) -> Result<(), String>,
+    ) -> Result<(), String> {
+        if depth + self.offset <= CYCLES_AFTER {
+            return f(self);
+        }
+        if self.open.contains(&id) {
+            return Err(format!(
+                "json: unsupported value: encountered a cycle via {type_name}"
+            ));
+        }
+        self.open.push(id);
+        let r = f(self);
+        self.open.pop();
+        r
+    }
+}
+
 fn write(
     v: &Value,
     pretty: bool,
     html: bool,
     depth: usize,
+    open: &mut Writing,
     out: &mut String,
 ) -> Result<(), String> {
     match v {
@@ -56,11 +95,11 @@ fn write(
                 return Ok(());
             }
             return match o.0.json() {
-                None => write(&o.0.plain(), pretty, html, depth, out),
-                Some(Json::Value(v)) => write(&v, pretty, html, depth, out),
+                None => write(&o.0.plain(), pretty, html, depth, open, out),
+                Some(Json::Value(v)) => write(&v, pretty, html, depth, open, out),
                 Some(Json::Struct(members)) => {
                     let m = members.iter().map(|(k, e)| (*k, e));
-                    write_object(m, pretty, html, depth, out)
+                    write_object(m, pretty, html, depth, open, out)
                 }
             };
         }
@@ -70,24 +109,29 @@ fn write(
         Value::Float(f) => out.push_str(&float_text(*f)?),
         Value::Str(s) => go_json_string_with(s, html, out),
         Value::List(l) => {
-            out.push('[');
-            for (i, e) in l.iter().enumerate() {
-                if i > 0 {
-                    out.push(',');
+            open.enter(depth, l.as_ptr() as usize, "[]interface {}", |open| {
+                out.push('[');
+                for (i, e) in l.iter().enumerate() {
+                    if i > 0 {
+                        out.push(',');
+                    }
+                    newline(out, pretty, depth + 1);
+                    write(e, pretty, html, depth + 1, open, out)?;
                 }
-                newline(out, pretty, depth + 1);
-                write(e, pretty, html, depth + 1, out)?;
-            }
-            if !l.is_empty() {
-                newline(out, pretty, depth);
-            }
-            out.push(']');
+                if !l.is_empty() {
+                    newline(out, pretty, depth);
+                }
+                out.push(']');
+                Ok(())
+            })?;
         }
         Value::Map(m) if m.is_nil() => out.push_str("null"),
         Value::Map(m) => {
-            let entries = m.read();
-            let members = entries.iter().map(|(k, e)| (k.as_str(), e));
-            write_object(members, pretty, html, depth, out)?;
+            open.enter(depth, m.id(), m.type_name(), |open| {
+                let entries = m.read();
+                let members = entries.iter().map(|(k, e)| (k.as_str(), e));
+                write_object(members, pretty, html, depth, open, out)
+            })?;
         }
     }
     Ok(())
@@ -99,6 +143,7 @@ fn write_object<'v>(
     pretty: bool,
     html: bool,
     depth: usize,
+    open: &mut Writing,
     out: &mut String,
 ) -> Result<(), String> {
     out.push('{');
@@ -114,7 +159,7 @@ fn write_object<'v>(
         if pretty {
             out.push(' ');
         }
-        write(e, pretty, html, depth + 1, out)?;
+        write(e, pretty, html, depth + 1, open, out)?;
     }
     if !empty {
         newline(out, pretty, depth);
@@ -135,7 +180,14 @@ fn newline(out: &mut String, pretty: bool, d: usize) {
 /// false: an encoder with `SetEscapeHTML(false)`).
 pub fn encode(v: &Value, pretty: bool, html: bool) -> Result<String, String> {
     let mut out = String::new();
-    write(v, pretty, html, 0, &mut out)?;
+    // Levels Go counts above the value, as observed in Helm v4.1.4: one
+    // for `json.Marshal`, two for Sprig's raw encoders (which encode a
+    // pointer to it); they decide which map or list of a cycle is named.
+    let mut writing = Writing {
+        open: Vec::new(),
+        offset: if html { 1 } else { 2 },
+    };
+    write(v, pretty, html, 0, &mut writing, &mut out)?;
     Ok(out)
 }
 

@@ -301,6 +301,12 @@ impl Map {
     }
 
     /// The same map (not only equal contents).
+    /// The map's identity (its address): two clones of one map have the
+    /// same.
+    pub fn id(&self) -> usize {
+        Arc::as_ptr(&self.inner) as *const () as usize
+    }
+
     pub fn ptr_eq(&self, other: &Map) -> bool {
         Arc::ptr_eq(&self.inner, &other.inner)
     }
