@@ -58,6 +58,10 @@ impl Walk {
 /// `exact`: with Go's types, no JSON round trip (a float stays a float).
 /// `w` records a key holding U+0085 (NEL) and a map holding itself.
 fn to_node_at(v: &Value, depth: usize, exact: bool, w: &mut Walk) -> Node {
+    crate::template::value::nested(depth, || to_node_level(v, depth, exact, w))
+}
+
+fn to_node_level(v: &Value, depth: usize, exact: bool, w: &mut Walk) -> Node {
     if depth > crate::template::MAX_VALUE_DEPTH {
         return Node::Null;
     }

@@ -79,6 +79,17 @@ fn write(
     open: &mut Writing,
     out: &mut String,
 ) -> Result<(), String> {
+    crate::template::value::nested(depth, || write_level(v, pretty, html, depth, open, out))
+}
+
+fn write_level(
+    v: &Value,
+    pretty: bool,
+    html: bool,
+    depth: usize,
+    open: &mut Writing,
+    out: &mut String,
+) -> Result<(), String> {
     match v {
         Value::Object(o) => {
             if let Some(bytes) = o.0.bytes() {

@@ -326,6 +326,18 @@ impl Map {
 /// data can only be a map that contains itself.
 pub const MAX_VALUE_DEPTH: usize = 10_000;
 
+/// Runs one level of a walk over nested values at `depth`: past 128
+/// levels (a map that holds itself, most likely), every 8th level makes
+/// sure of 128 KiB of stack, growing it on the heap, so that a walk
+/// thousands of levels deep ends as it should on any thread, in any build.
+pub fn nested<R>(depth: usize, f: impl FnOnce() -> R) -> R {
+    if depth >= 128 && depth % 8 == 0 {
+        stacker::maybe_grow(128 * 1024, 4 * 1024 * 1024, f)
+    } else {
+        f()
+    }
+}
+
 fn deep_copy_guarded(m: &Map, depth: usize) -> BTreeMap<String, Value> {
     if depth > MAX_VALUE_DEPTH {
         return BTreeMap::new();
@@ -337,6 +349,10 @@ fn deep_copy_guarded(m: &Map, depth: usize) -> BTreeMap<String, Value> {
 }
 
 fn deep_value(v: &Value, depth: usize) -> Value {
+    nested(depth, || deep_value_level(v, depth))
+}
+
+fn deep_value_level(v: &Value, depth: usize) -> Value {
     match v {
         Value::Map(m) => Value::Map(m.of_same_type(deep_copy_guarded(m, depth))),
         Value::List(l) => Value::List(l.iter().map(|e| deep_value(e, depth + 1)).collect()),
@@ -624,6 +640,10 @@ fn write_v(out: &mut String, v: &Value) {
 }
 
 fn write_v_at(out: &mut String, v: &Value, depth: usize) {
+    nested(depth, || write_v_level(out, v, depth))
+}
+
+fn write_v_level(out: &mut String, v: &Value, depth: usize) {
     if depth > MAX_VALUE_DEPTH {
         out.push_str("...");
         return;
