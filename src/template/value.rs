@@ -331,7 +331,7 @@ pub const MAX_VALUE_DEPTH: usize = 10_000;
 /// sure of 128 KiB of stack, growing it on the heap, so that a walk
 /// thousands of levels deep ends as it should on any thread, in any build.
 pub fn nested<R>(depth: usize, f: impl FnOnce() -> R) -> R {
-    if depth >= 128 && depth % 8 == 0 {
+    if depth >= 128 && depth.is_multiple_of(8) {
         stacker::maybe_grow(128 * 1024, 4 * 1024 * 1024, f)
     } else {
         f()
