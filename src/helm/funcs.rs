@@ -8,7 +8,7 @@ use std::collections::BTreeMap;
 
 use crate::helm::json;
 use crate::helm::sprig::{self, want_str};
-use crate::template::value::go_quote;
+use crate::template::value::{OpenContainers, go_quote};
 use crate::template::{Json, Templates, Value};
 use crate::yaml::{Map, Node};
 
@@ -31,25 +31,18 @@ struct Walk {
     /// A map or list holds itself (Go's JSON encoder refuses it, once
     /// 1,000 maps and lists enclose it).
     cycle: bool,
-    /// The maps and lists being converted, from 1,000 levels down.
-    open: Vec<usize>,
+    /// The maps and lists being converted.
+    open: OpenContainers,
 }
 
 impl Walk {
     /// Converts a container (`id`: its address) with `f`; one already
     /// being converted is a cycle, and null.
     fn enter(&mut self, depth: usize, id: usize, f: impl FnOnce(&mut Walk) -> Node) -> Node {
-        if depth <= 1000 {
-            return f(self);
-        }
-        if self.open.contains(&id) {
+        OpenContainers::enter(self, |w| &mut w.open, depth, id, f).unwrap_or_else(|| {
             self.cycle = true;
-            return Node::Null;
-        }
-        self.open.push(id);
-        let n = f(self);
-        self.open.pop();
-        n
+            Node::Null
+        })
     }
 }
 

@@ -4,6 +4,7 @@
 use std::collections::BTreeMap;
 
 use crate::kustomize::generators::{go_json_escape_with, go_json_string_with};
+use crate::template::value::OpenContainers;
 use crate::template::{Json, Value};
 
 /// Go's JSON text of a float64: shortest digits, exponent form below 1e-6
@@ -33,42 +34,23 @@ fn float_text(f: f64) -> Result<String, String> {
     Ok(format!("{f}"))
 }
 
-/// Go's encoder looks for cycles once this many maps and lists enclose
-/// the value (`startDetectingCyclesAfter`).
-const CYCLES_AFTER: usize = 1000;
+/// The maps and lists being written (a cycle is an error).
+type Writing = OpenContainers;
 
-/// The maps and lists being written, from [`CYCLES_AFTER`] levels down:
-/// one met again is a map that holds itself. `offset`: the levels Go
-/// counts above the value.
-#[derive(Default)]
-struct Writing {
-    open: Vec<usize>,
-    offset: usize,
-}
-
-impl Writing {
-    /// Writes a container (`id`: its address) with `f`, refusing it as Go
-    /// does when it is already being written.
-    fn enter(
-        &mut self,
-        depth: usize,
-        id: usize,
-        type_name: &str,
-        f: impl FnOnce(&mut Writing) -> Result<(), String>,
-    ) -> Result<(), String> {
-        if depth + self.offset <= CYCLES_AFTER {
-            return f(self);
-        }
-        if self.open.contains(&id) {
-            return Err(format!(
-                "json: unsupported value: encountered a cycle via {type_name}"
-            ));
-        }
-        self.open.push(id);
-        let r = f(self);
-        self.open.pop();
-        r
-    }
+/// Writes the container `id` of Go type `type_name` with `f`, refusing
+/// it as Go does when it is already being written.
+fn enter(
+    open: &mut Writing,
+    depth: usize,
+    id: usize,
+    type_name: &str,
+    f: impl FnOnce(&mut Writing) -> Result<(), String>,
+) -> Result<(), String> {
+    OpenContainers::enter(open, |o| o, depth, id, f).unwrap_or_else(|| {
+        Err(format!(
+            "json: unsupported value: encountered a cycle via {type_name}"
+        ))
+    })
 }
 
 fn write(
@@ -120,7 +102,7 @@ fn write_level(
         Value::Float(f) => out.push_str(&float_text(*f)?),
         Value::Str(s) => go_json_string_with(s, html, out),
         Value::List(l) => {
-            open.enter(depth, l.as_ptr() as usize, "[]interface {}", |open| {
+            enter(open, depth, l.as_ptr() as usize, "[]interface {}", |open| {
                 out.push('[');
                 for (i, e) in l.iter().enumerate() {
                     if i > 0 {
@@ -138,7 +120,7 @@ fn write_level(
         }
         Value::Map(m) if m.is_nil() => out.push_str("null"),
         Value::Map(m) => {
-            open.enter(depth, m.id(), m.type_name(), |open| {
+            enter(open, depth, m.id(), m.type_name(), |open| {
                 let entries = m.read();
                 let members = entries.iter().map(|(k, e)| (k.as_str(), e));
                 write_object(members, pretty, html, depth, open, out)
@@ -194,10 +176,7 @@ pub fn encode(v: &Value, pretty: bool, html: bool) -> Result<String, String> {
     // Levels Go counts above the value, as observed in Helm v4.1.4: one
     // for `json.Marshal`, two for Sprig's raw encoders (which encode a
     // pointer to it); they decide which map or list of a cycle is named.
-    let mut writing = Writing {
-        open: Vec::new(),
-        offset: if html { 1 } else { 2 },
-    };
+    let mut writing = OpenContainers::with_offset(if html { 1 } else { 2 });
     write(v, pretty, html, 0, &mut writing, &mut out)?;
     Ok(out)
 }

@@ -338,6 +338,52 @@ pub fn nested<R>(depth: usize, f: impl FnOnce() -> R) -> R {
     }
 }
 
+/// Go's JSON encoder looks for cycles once this many maps and lists
+/// enclose the value (`startDetectingCyclesAfter`).
+pub const CYCLES_AFTER: usize = 1000;
+
+/// The maps and lists a walk over nested values is inside, kept from
+/// [`CYCLES_AFTER`] levels down as Go's JSON encoder keeps them: one met
+/// again inside itself is a map or list that holds itself. `offset`: the
+/// levels Go counts above the walk's value.
+#[derive(Default)]
+pub struct OpenContainers {
+    ids: Vec<usize>,
+    offset: usize,
+}
+
+impl OpenContainers {
+    pub fn with_offset(offset: usize) -> OpenContainers {
+        OpenContainers {
+            ids: Vec::new(),
+            offset,
+        }
+    }
+
+    /// Walks into the container `id` (its address) at `depth` with `f`,
+    /// given the walk `w` whose tracker `open` reaches: `None`, without
+    /// calling `f`, when the container is already open (a cycle).
+    pub fn enter<W, R>(
+        w: &mut W,
+        open: fn(&mut W) -> &mut OpenContainers,
+        depth: usize,
+        id: usize,
+        f: impl FnOnce(&mut W) -> R,
+    ) -> Option<R> {
+        let o = open(w);
+        if depth + o.offset <= CYCLES_AFTER {
+            return Some(f(w));
+        }
+        if o.ids.contains(&id) {
+            return None;
+        }
+        o.ids.push(id);
+        let r = f(w);
+        open(w).ids.pop();
+        Some(r)
+    }
+}
+
 fn deep_copy_guarded(m: &Map, depth: usize) -> BTreeMap<String, Value> {
     if depth > MAX_VALUE_DEPTH {
         return BTreeMap::new();
