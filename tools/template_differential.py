@@ -126,6 +126,18 @@ class Gen:
             out.append(self.stmt(depth, scope, in_range))
         return "".join(out)
 
+    def conditional(self, keyword, p_chained, p_else, depth, scope, in_range):
+        """`if` or `with`: its branch, an `else if`/`else with` branch with
+        probability p_chained, an `else` branch with probability p_else."""
+        def branch(head):
+            return self.act(head) + self.block(depth + 1, scope, in_range)
+        s = branch(keyword + " " + self.pipeline(0, scope))
+        if self.chance(p_chained):
+            s += branch("else " + keyword + " " + self.pipeline(0, scope))
+        if self.chance(p_else):
+            s += branch("else")
+        return s + self.act("end")
+
     def stmt(self, depth, scope, in_range):
         r = self.rng.random()
         if r < 0.15:
@@ -140,19 +152,9 @@ class Gen:
         if r < 0.5 and scope:
             return self.act("%s = %s" % (self.rng.choice(scope), self.pipeline(0, scope)))
         if r < 0.6:
-            s = self.act("if " + self.pipeline(0, scope)) + self.block(depth + 1, scope, in_range)
-            if self.chance(0.4):
-                s += self.act("else if " + self.pipeline(0, scope)) + self.block(depth + 1, scope, in_range)
-            if self.chance(0.5):
-                s += self.act("else") + self.block(depth + 1, scope, in_range)
-            return s + self.act("end")
+            return self.conditional("if", 0.4, 0.5, depth, scope, in_range)
         if r < 0.68:
-            s = self.act("with " + self.pipeline(0, scope)) + self.block(depth + 1, scope, in_range)
-            if self.chance(0.3):
-                s += self.act("else with " + self.pipeline(0, scope)) + self.block(depth + 1, scope, in_range)
-            if self.chance(0.4):
-                s += self.act("else") + self.block(depth + 1, scope, in_range)
-            return s + self.act("end")
+            return self.conditional("with", 0.3, 0.4, depth, scope, in_range)
         if r < 0.8:
             over = self.rng.choice([".Values.l", ".Values.sl", ".Values.m", ".Values.el", ".Values.em",
                                     ".Values.n", "3", "0", ".Values.i", '"abc"', ".Values.m.c",
