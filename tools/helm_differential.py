@@ -32,6 +32,11 @@ def render(binary, is_helm, chart):
         args = [binary, "template", "x", chart]
     else:
         args = [binary, "helm", "template", chart, "--name", "x"]
+    return run_args(args)
+
+
+def run_args(args):
+    """[`render`] of the command line `args`."""
     try:
         p = subprocess.run(args, capture_output=True, text=True, timeout=TIMEOUT)
     except subprocess.TimeoutExpired:
@@ -41,7 +46,10 @@ def render(binary, is_helm, chart):
     if p.returncode == 0:
         m = re.search(r'^out: "([A-Za-z0-9+/=]*)"$', p.stdout, re.M)
         return "ok", base64.b64decode(m.group(1)).decode("utf-8", "replace") if m else p.stdout
-    err = re.sub(r"\n*Use --debug flag to render out invalid YAML\n*$", "", p.stderr.strip())
+    # (Helm v4 logs warnings and the error itself as `level=...` lines
+    # before its message.)
+    err = "\n".join(l for l in p.stderr.split("\n") if not l.startswith("level=")).strip()
+    err = re.sub(r"\n*Use --debug flag to render out invalid YAML\n*$", "", err)
     return "error", re.sub(r"^Error: (flate: )?", "", err)
 
 
