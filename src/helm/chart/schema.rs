@@ -158,18 +158,37 @@ fn resolve_ref(base: Option<&str>, reference: &str) -> Option<String> {
     (url != base).then_some(url)
 }
 
-fn quote_list(v: &[String]) -> String {
+/// A string as v6 quotes it: Go's `%q` between single quotes (a double
+/// quote left bare, a single quote escaped).
+fn quote(s: &str) -> String {
+    let q = crate::template::value::go_quote(s);
+    let inner = &q[1..q.len() - 1];
+    format!("'{}'", inner.replace("\\\"", "\"").replace('\'', "\\'"))
+}
+
+fn quote_list<S: AsRef<str>>(v: &[S]) -> String {
     v.iter()
-        .map(|s| format!("'{s}'"))
+        .map(|s| quote(s.as_ref()))
         .collect::<Vec<_>>()
         .join(", ")
 }
 
-fn json_text(v: &serde_json::Value) -> String {
+/// A primitive value as v6 shows it (`display`): a string quoted, null
+/// as Go prints nil.
+fn display(v: &serde_json::Value) -> String {
     match v {
-        serde_json::Value::String(s) => format!("'{s}'"),
+        serde_json::Value::String(s) => quote(s),
+        serde_json::Value::Null => "<nil>".into(),
+        serde_json::Value::Array(_) | serde_json::Value::Object(_) => "value".into(),
         other => other.to_string(),
     }
+}
+
+fn composite(v: &serde_json::Value) -> bool {
+    matches!(
+        v,
+        serde_json::Value::Array(_) | serde_json::Value::Object(_)
+    )
 }
 
 fn type_of(v: &serde_json::Value) -> &'static str {
@@ -204,19 +223,42 @@ fn grouped(n: &str) -> String {
     format!("{sign}{out}{frac}")
 }
 
-/// An error's message as santhosh-tekuri/jsonschema v6 words it.
+/// A number as v6's message printer shows a float (`%v`, with thousands
+/// separators).
+fn float_text(f: f64) -> String {
+    grouped(&crate::template::value::format_float_g(f, None, false))
+}
+
+/// The first two equal items of an array, as v6 finds them (`uniqueItems`).
+fn equal_items(instance: &serde_json::Value) -> Option<(usize, usize)> {
+    let a = instance.as_array()?;
+    (1..a.len()).find_map(|i| (0..i).find(|&j| a[i] == a[j]).map(|j| (j, i)))
+}
+
+/// An error's message as santhosh-tekuri/jsonschema v6 (as Helm v4.1
+/// vendors it) words it.
 fn message(kind: &ValidationErrorKind, instance: &serde_json::Value) -> String {
     use ValidationErrorKind as K;
-    let num = |v: &serde_json::Value| grouped(&v.to_string());
+    let num = |v: &serde_json::Value| match v.as_f64() {
+        Some(f) if !(v.is_i64() || v.is_u64()) => {
+            grouped(&crate::template::value::format_float_g(f, None, false))
+        }
+        _ => grouped(&v.to_string()),
+    };
+    let count = |n: Option<usize>| n.unwrap_or(0);
     match kind {
         K::Type { kind } => {
             let want = match kind {
                 TypeKind::Single(t) => t.to_string(),
-                TypeKind::Multiple(s) => s
-                    .iter()
-                    .map(|t| t.to_string())
-                    .collect::<Vec<_>>()
-                    .join(" or "),
+                // (in v6's order of the types)
+                TypeKind::Multiple(s) => {
+                    let order = [
+                        "null", "boolean", "number", "integer", "string", "array", "object",
+                    ];
+                    let mut names: Vec<String> = s.iter().map(|t| t.to_string()).collect();
+                    names.sort_by_key(|n| order.iter().position(|o| o == n));
+                    names.join(" or ")
+                }
             };
             let got = match (type_of(instance), want.as_str()) {
                 ("integer", w) if !w.contains("integer") => "number",
@@ -224,16 +266,21 @@ fn message(kind: &ValidationErrorKind, instance: &serde_json::Value) -> String {
             };
             format!("got {got}, want {want}")
         }
-        K::Required { property } => format!("missing property {}", json_text(property)),
+        K::Required { property } => match property.as_str() {
+            Some(p) => format!("missing property {}", quote(p)),
+            None => format!("missing property {property}"),
+        },
         K::Enum { options } => match options.as_array() {
-            Some(a) if a.len() == 1 => format!("value must be {}", json_text(&a[0])),
+            Some(a) if a.iter().any(composite) => "'enum' failed".into(),
+            Some(a) if a.len() == 1 => format!("value must be {}", display(&a[0])),
             Some(a) => format!(
                 "value must be one of {}",
-                a.iter().map(json_text).collect::<Vec<_>>().join(", ")
+                a.iter().map(display).collect::<Vec<_>>().join(", ")
             ),
-            None => "value must be one of the enum values".into(),
+            None => "'enum' failed".into(),
         },
-        K::Constant { expected_value } => format!("value must be {}", json_text(expected_value)),
+        K::Constant { expected_value } if composite(expected_value) => "'const' failed".into(),
+        K::Constant { expected_value } => format!("value must be {}", display(expected_value)),
         K::Minimum { limit } => format!("minimum: got {}, want {}", num(instance), num(limit)),
         K::Maximum { limit } => format!("maximum: got {}, want {}", num(instance), num(limit)),
         K::ExclusiveMinimum { limit } => {
@@ -250,55 +297,490 @@ fn message(kind: &ValidationErrorKind, instance: &serde_json::Value) -> String {
                 num(limit)
             )
         }
+        K::MultipleOf { multiple_of } => format!(
+            "multipleOf: got {}, want {}",
+            num(instance),
+            float_text(*multiple_of)
+        ),
         K::MinLength { limit } => format!(
             "minLength: got {}, want {limit}",
-            instance.as_str().map_or(0, |s| s.chars().count())
+            count(instance.as_str().map(|s| s.chars().count()))
         ),
         K::MaxLength { limit } => format!(
             "maxLength: got {}, want {limit}",
-            instance.as_str().map_or(0, |s| s.chars().count())
+            count(instance.as_str().map(|s| s.chars().count()))
         ),
         K::MinItems { limit } => format!(
             "minItems: got {}, want {limit}",
-            instance.as_array().map_or(0, |a| a.len())
+            count(instance.as_array().map(Vec::len))
         ),
         K::MaxItems { limit } => format!(
             "maxItems: got {}, want {limit}",
-            instance.as_array().map_or(0, |a| a.len())
+            count(instance.as_array().map(Vec::len))
+        ),
+        K::AdditionalItems { limit } => format!(
+            "last {} additionalItem(s) not allowed",
+            count(instance.as_array().map(Vec::len)).saturating_sub(*limit)
         ),
         K::MinProperties { limit } => format!(
             "minProperties: got {}, want {limit}",
-            instance.as_object().map_or(0, |a| a.len())
+            count(instance.as_object().map(|o| o.len()))
         ),
         K::MaxProperties { limit } => format!(
             "maxProperties: got {}, want {limit}",
-            instance.as_object().map_or(0, |a| a.len())
+            count(instance.as_object().map(|o| o.len()))
         ),
-        K::Pattern { pattern } => {
-            format!("{} does not match pattern '{pattern}'", json_text(instance))
-        }
+        K::Pattern { pattern } => match instance.as_str() {
+            Some(s) => format!("{} does not match pattern {}", quote(s), quote(pattern)),
+            None => format!("value does not match pattern {}", quote(pattern)),
+        },
         K::AdditionalProperties { unexpected } => {
             format!(
                 "additional properties {} not allowed",
                 quote_list(unexpected)
             )
         }
+        K::UnevaluatedProperties { unexpected } => {
+            format!(
+                "unevaluated properties {} not allowed",
+                quote_list(unexpected)
+            )
+        }
+        K::UnevaluatedItems { unexpected } => {
+            format!("unevaluated items {} not allowed", unexpected.join(", "))
+        }
         K::FalseSchema => "false schema".into(),
-        K::Format { format } => format!("{} is not valid {format}", json_text(instance)),
-        K::UniqueItems => "items are not unique".into(),
-        K::AnyOf { .. } => "anyOf failed".into(),
-        K::OneOfNotValid { .. } => "oneOf failed, none matched".into(),
-        K::OneOfMultipleValid { .. } => "oneOf failed, more than one matched".into(),
-        K::Not { .. } => "not failed".into(),
-        other => format!("{other:?}"),
+        K::Format { format } => format!("{} is not valid {format}", display(instance)),
+        K::UniqueItems => match equal_items(instance) {
+            Some((i, j)) => format!("items at {i} and {j} are equal"),
+            None => "items are not unique".into(),
+        },
+        K::Contains => "no items match contains schema".into(),
+        K::AnyOf { .. } => "'anyOf' failed".into(),
+        K::OneOfNotValid { .. } => "'oneOf' failed, none matched".into(),
+        K::OneOfMultipleValid { context } => {
+            let valid: Vec<usize> = (0..context.len())
+                .filter(|&i| context[i].is_empty())
+                .collect();
+            match valid[..] {
+                [a, b, ..] => format!("'oneOf' failed, subschemas {a}, {b} matched"),
+                _ => "'oneOf' failed, more than one matched".into(),
+            }
+        }
+        K::Not { .. } => "'not' failed".into(),
+        K::PropertyNames { error } => match error.instance().as_str() {
+            Some(name) => format!("invalid propertyName {}", quote(name)),
+            None => "invalid propertyName".into(),
+        },
+        K::ContentEncoding { content_encoding } => {
+            format!("value is not {} encoded", quote(content_encoding))
+        }
+        K::ContentMediaType { content_media_type } => {
+            format!("value if not of mediatype {}", quote(content_media_type))
+        }
+        K::Custom { message, .. } => message.clone(),
+        K::BacktrackLimitExceeded { error } => error.to_string(),
+        K::RegexEngineFailure { message } => message.clone(),
+        K::FromUtf8 { error } => error.to_string(),
+        K::Referencing(e) => e.to_string(),
     }
 }
 
+#[derive(Clone)]
 struct Leaf {
     path: Vec<String>,
     msg: String,
     /// How the error was reached through the schema (see [`steps`]).
     steps: Option<Vec<Step>>,
+    /// What v6 shows below the message: the errors of each subschema of an
+    /// `anyOf` or `oneOf`, or (one each) a property name's errors.
+    causes: Vec<Vec<Leaf>>,
+    /// The schema location of a keyword whose errors at one place v6
+    /// reports as one or words from the schema, and what the crate said.
+    keyword: Option<(String, Said)>,
+    /// Shown at the top value's place: v6 checks a property name as a
+    /// value of its own, at no place.
+    nameless: bool,
+}
+
+/// What the crate's errors of a keyword that [`leaves`] rewords say.
+#[derive(Clone, PartialEq)]
+enum Said {
+    /// `required`, `dependentRequired`, `dependencies`: these properties
+    /// are missing.
+    Missing(Vec<String>),
+    /// `propertyNames`: a name is invalid (the leaf's causes say why).
+    InvalidName,
+    /// `unevaluatedProperties`: these properties are not allowed.
+    Unevaluated(Vec<String>),
+    /// A false schema (`additionalProperties: false`, for one).
+    False,
+    /// `contains` (and `minContains`, `maxContains`) not met.
+    Contains,
+}
+
+/// The instance location of an error, as components.
+fn instance_path(e: &jsonschema::ValidationError) -> Vec<String> {
+    e.instance_path()
+        .to_string()
+        .split('/')
+        .skip(1)
+        .map(|s| s.replace("~1", "/").replace("~0", "~"))
+        .collect()
+}
+
+/// The errors v6 reports of these. v6 checks a schema's `type`, then
+/// `const`, then `enum`, then `format`, and stops at the first that fails: nothing else
+/// of that schema (nor of its subschemas) is checked. The crate checks
+/// them all, so its other errors below such a schema, at that value, are
+/// dropped.
+fn type_stops<'a, 'e: 'a>(
+    errors: impl Iterator<Item = &'a jsonschema::ValidationError<'e>>,
+) -> Vec<&'a jsonschema::ValidationError<'e>> {
+    use ValidationErrorKind as K;
+    let errors: Vec<_> = errors.collect();
+    // (the schema's evaluation path with its final slash, the value's
+    // place, the keyword's rank)
+    let mut stops: Vec<(String, String, usize)> = Vec::new();
+    for e in &errors {
+        let (keyword, rank) = match e.kind() {
+            K::Type { .. } => ("type", 0),
+            K::Constant { .. } => ("const", 1),
+            K::Enum { .. } => ("enum", 2),
+            K::Format { .. } => ("format", 3),
+            _ => continue,
+        };
+        let at = e.evaluation_path().to_string();
+        if let Some(schema) = at.strip_suffix(keyword) {
+            stops.push((schema.to_string(), e.instance_path().to_string(), rank));
+        }
+    }
+    let below = |value: &str, place: &str| {
+        value == place || value.starts_with(place) && value[place.len()..].starts_with('/')
+    };
+    errors
+        .into_iter()
+        .filter(|e| {
+            let at = e.evaluation_path().to_string();
+            let value = e.instance_path().to_string();
+            !stops.iter().any(|(schema, place, rank)| {
+                let Some(rest) = at.strip_prefix(schema.as_str()) else {
+                    return false;
+                };
+                let own = match rest {
+                    "type" => Some(0),
+                    "const" => Some(1),
+                    "enum" => Some(2),
+                    "format" => Some(3),
+                    _ => None,
+                };
+                below(&value, place) && own.is_none_or(|r| r > *rank)
+            })
+        })
+        .collect()
+}
+
+/// The [`Leaf`] of an error of the crate, its causes included.
+fn leaf(e: &jsonschema::ValidationError) -> Leaf {
+    use ValidationErrorKind as K;
+    let causes = match e.kind() {
+        K::AnyOf { context } | K::OneOfNotValid { context } => context
+            .iter()
+            .filter(|errs| !errs.is_empty())
+            .map(|errs| type_stops(errs.iter()).into_iter().map(leaf).collect())
+            .collect(),
+        K::PropertyNames { error } => {
+            let mut cause = leaf(error);
+            name_checked(&mut cause);
+            vec![vec![cause]]
+        }
+        _ => Vec::new(),
+    };
+    let said = match e.kind() {
+        K::Required { property } => Some(Said::Missing(
+            property.as_str().map(str::to_string).into_iter().collect(),
+        )),
+        K::PropertyNames { .. } => Some(Said::InvalidName),
+        K::UnevaluatedProperties { unexpected } => Some(Said::Unevaluated(unexpected.clone())),
+        K::FalseSchema => Some(Said::False),
+        K::Contains => Some(Said::Contains),
+        _ => None,
+    };
+    Leaf {
+        msg: message(e.kind(), e.instance()),
+        path: instance_path(e),
+        steps: steps(&e.evaluation_path().to_string()),
+        causes,
+        nameless: matches!(e.kind(), K::PropertyNames { .. }),
+        keyword: said.map(|s| {
+            let at = e.schema_path().to_string();
+            // (A property name's errors are located at their own keywords
+            // below `propertyNames`.)
+            let at = match (&s, at.rfind("/propertyNames/")) {
+                (Said::InvalidName, Some(i)) => at[..i + "/propertyNames".len()].to_string(),
+                _ => at,
+            };
+            (at, s)
+        }),
+    }
+}
+
+/// Marks `l` and its causes as errors of a property name.
+fn name_checked(l: &mut Leaf) {
+    l.nameless = true;
+    for c in &mut l.causes {
+        c.iter_mut().for_each(name_checked);
+    }
+}
+
+/// The leaves of the crate's errors, made as v6 makes its errors: the
+/// missing properties of one `required` in one message, a property
+/// name's errors under one, `dependentRequired` (and `dependencies`)
+/// worded per property, `unevaluatedProperties: false` as a false schema
+/// at each property.
+fn leaves<'e>(
+    errors: impl Iterator<Item = jsonschema::ValidationError<'e>>,
+    schema: &serde_json::Value,
+    instance: &serde_json::Value,
+) -> Vec<Leaf> {
+    let errors: Vec<_> = errors.collect();
+    let mut out: Vec<Leaf> = Vec::new();
+    for e in type_stops(errors.iter()) {
+        let l = leaf(e);
+        if let Some(last) = out.last_mut()
+            && last.path == l.path
+            && let (Some((at, said)), Some((last_at, last_said))) = (&l.keyword, &mut last.keyword)
+            && at == last_at
+        {
+            match (said, last_said) {
+                (Said::Missing(more), Said::Missing(missing)) => {
+                    missing.extend(more.iter().cloned());
+                    last.msg = format!("missing properties {}", quote_list(missing));
+                    continue;
+                }
+                (Said::InvalidName, Said::InvalidName) if last.msg == l.msg => {
+                    last.causes.extend(l.causes);
+                    continue;
+                }
+                _ => {}
+            }
+        }
+        out.push(l);
+    }
+    out.into_iter()
+        .flat_map(|l| reworded(l, schema, instance))
+        .collect()
+}
+
+/// The leaves v6 makes of `l` where the crate words it otherwise.
+fn reworded(l: Leaf, schema: &serde_json::Value, instance: &serde_json::Value) -> Vec<Leaf> {
+    let Some((at, said)) = &l.keyword else {
+        return vec![l];
+    };
+    let keyword = at.rsplit('/').next().unwrap_or("");
+    let object = instance
+        .pointer(&pointer(&l.path))
+        .and_then(|v| v.as_object());
+    let rule = schema.pointer(at);
+    let like = |msg: String, path: Vec<String>| Leaf {
+        path,
+        msg,
+        steps: l.steps.clone(),
+        causes: Vec::new(),
+        keyword: None,
+        nameless: l.nameless,
+    };
+    match (keyword, object, rule) {
+        // (The crate can call a property missing that is there, when
+        // `additionalProperties: false` refuses it.)
+        ("required", Some(obj), _) => {
+            let Said::Missing(missing) = said else {
+                return vec![l];
+            };
+            let missing: Vec<&String> = missing
+                .iter()
+                .filter(|p| !obj.contains_key(p.as_str()))
+                .collect();
+            match missing[..] {
+                [] => Vec::new(),
+                [one] => vec![like(
+                    format!("missing property {}", quote(one)),
+                    l.path.clone(),
+                )],
+                _ => vec![like(
+                    format!("missing properties {}", quote_list(&missing)),
+                    l.path.clone(),
+                )],
+            }
+        }
+        (
+            "dependentRequired" | "dependencies",
+            Some(obj),
+            Some(serde_json::Value::Object(deps)),
+        ) => {
+            let out: Vec<Leaf> = deps
+                .iter()
+                .filter(|(k, _)| obj.contains_key(k.as_str()))
+                .filter_map(|(k, need)| {
+                    let missing: Vec<&str> = need
+                        .as_array()?
+                        .iter()
+                        .filter_map(|p| p.as_str())
+                        .filter(|p| !obj.contains_key(*p))
+                        .collect();
+                    (!missing.is_empty()).then(|| {
+                        let msg = format!(
+                            "properties {} required, if {} exists",
+                            quote_list(&missing),
+                            quote(k)
+                        );
+                        like(msg, l.path.clone())
+                    })
+                })
+                .collect();
+            if out.is_empty() { vec![l] } else { out }
+        }
+        ("unevaluatedProperties", Some(_), Some(serde_json::Value::Bool(false))) => {
+            let Said::Unevaluated(names) = said else {
+                return vec![l];
+            };
+            names
+                .iter()
+                .map(|n| {
+                    let mut path = l.path.clone();
+                    path.push(n.clone());
+                    like("false schema".into(), path)
+                })
+                .collect()
+        }
+        // (The crate words `additionalProperties: false` beside no
+        // `properties` as a false schema of the object.)
+        ("additionalProperties", Some(obj), Some(serde_json::Value::Bool(false)))
+            if matches!(said, Said::False) =>
+        {
+            let parent = &at[..at.len() - "/additionalProperties".len()];
+            let owner = schema.pointer(parent);
+            let known = |k: &str| {
+                owner
+                    .and_then(|o| o.get("properties"))
+                    .and_then(|p| p.as_object())
+                    .is_some_and(|p| p.contains_key(k))
+            };
+            if owner.is_some_and(|o| o.get("patternProperties").is_some()) {
+                return vec![l];
+            }
+            let names: Vec<&String> = obj.keys().filter(|k| !known(k)).collect();
+            if names.is_empty() {
+                return vec![l];
+            }
+            vec![like(
+                format!("additional properties {} not allowed", quote_list(&names)),
+                l.path.clone(),
+            )]
+        }
+        ("contains" | "minContains" | "maxContains", _, _) => {
+            let parent = at.rsplit_once('/').map_or("", |(p, _)| p);
+            let items = instance.pointer(&pointer(&l.path));
+            contains(&l, schema, schema.pointer(parent), items).map_or_else(|| vec![l], |c| vec![c])
+        }
+        _ => vec![l],
+    }
+}
+
+/// A `contains` error as v6 words it: how many items matched (with
+/// `minContains` and `maxContains`, drafts 2019-09 on) and, below, each
+/// other item's errors. `None` (the crate's error stays) when the
+/// `contains` schema refers elsewhere.
+fn contains(
+    l: &Leaf,
+    root: &serde_json::Value,
+    owner: Option<&serde_json::Value>,
+    items: Option<&serde_json::Value>,
+) -> Option<Leaf> {
+    let owner = owner?;
+    let items = items?.as_array()?;
+    let mut sub = owner.get("contains")?.clone();
+    let draft = root.get("$schema");
+    if sub.to_string().contains("\"$ref\"") {
+        // The `contains` schema with the definitions it may refer to (a
+        // reference elsewhere in the document fails to build: the crate's
+        // error stays).
+        if root.get("$id").is_some() {
+            return None;
+        }
+        let mut wrapper = serde_json::Map::new();
+        for k in ["definitions", "$defs"] {
+            if let Some(d) = root.get(k) {
+                wrapper.insert(k.into(), d.clone());
+            }
+        }
+        wrapper.insert("allOf".into(), serde_json::Value::Array(vec![sub]));
+        sub = serde_json::Value::Object(wrapper);
+    }
+    if let (Some(draft), Some(m)) = (draft, sub.as_object_mut()) {
+        m.insert("$schema".into(), draft.clone());
+    }
+    // (`minContains` and `maxContains` came with draft 2019-09.)
+    let counted = !draft.and_then(|d| d.as_str()).is_some_and(|d| {
+        ["draft-04", "draft-06", "draft-07"]
+            .iter()
+            .any(|o| d.contains(o))
+    });
+    let validator = jsonschema::options()
+        .should_validate_formats(false)
+        .build(&sub)
+        .ok()?;
+    let mut matched = Vec::new();
+    let mut causes = Vec::new();
+    for (i, item) in items.iter().enumerate() {
+        let mut errs = leaves(validator.iter_errors(item), &sub, item);
+        if errs.is_empty() {
+            matched.push(i);
+            continue;
+        }
+        for e in &mut errs {
+            e.path
+                .splice(0..0, l.path.iter().cloned().chain([i.to_string()]));
+            e.steps = None;
+        }
+        causes.push(errs);
+    }
+    let count = |k: &str| {
+        let n = owner.get(k).and_then(|v| v.as_u64())?;
+        counted.then_some(n as usize)
+    };
+    let at = matched
+        .iter()
+        .map(usize::to_string)
+        .collect::<Vec<_>>()
+        .join(" ");
+    let (msg, causes) = match (count("minContains"), count("maxContains")) {
+        (Some(min), _) if matched.len() < min && matched.is_empty() => (
+            format!("min {min} items required to match contains schema, but none matched"),
+            causes,
+        ),
+        (Some(min), _) if matched.len() < min => (
+            format!(
+                "min {min} items required to match contains schema, but matched {} items at {at}",
+                matched.len()
+            ),
+            causes,
+        ),
+        (_, Some(max)) if matched.len() > max => (
+            format!(
+                "max {max} items required to match contains schema, but matched {} items at {at}",
+                matched.len()
+            ),
+            Vec::new(),
+        ),
+        _ => ("no items match contains schema".to_string(), causes),
+    };
+    Some(Leaf {
+        msg,
+        causes,
+        keyword: None,
+        ..l.clone()
+    })
 }
 
 /// A step of an error's evaluation path that v6's error tree follows: a
@@ -306,8 +788,21 @@ struct Leaf {
 /// a `$ref`.
 #[derive(Clone, Copy, PartialEq)]
 enum Step {
-    Child,
+    /// Which subschema (a hash of its keyword and key): a property that
+    /// `properties` and `patternProperties` both check fails in each
+    /// apart.
+    Child(u64),
     Ref,
+    /// An `allOf`, then the subschema of it ([`Step::Branch`]).
+    AllOf,
+    Branch(usize),
+}
+
+fn child(segments: &[&str]) -> Step {
+    use std::hash::{Hash, Hasher};
+    let mut h = std::collections::hash_map::DefaultHasher::new();
+    segments.hash(&mut h);
+    Step::Child(h.finish())
 }
 
 /// The steps of an evaluation path (`/properties/a/$ref/type`); `None`
@@ -325,21 +820,32 @@ fn steps(eval_path: &str) -> Option<Vec<Step>> {
         let indexed = segs[i + 1].bytes().all(|b| b.is_ascii_digit());
         match segs[i] {
             "properties" | "patternProperties" | "prefixItems" => {
-                out.push(Step::Child);
+                out.push(child(&segs[i..i + 2]));
                 i += 2;
             }
             "items" if indexed => {
-                out.push(Step::Child);
+                out.push(child(&segs[i..i + 2]));
                 i += 2;
             }
             "items" | "additionalItems" | "additionalProperties" => {
-                out.push(Step::Child);
+                out.push(child(&segs[i..i + 1]));
                 i += 1;
             }
             "$ref" => {
                 out.push(Step::Ref);
                 i += 1;
             }
+            "allOf" if indexed => {
+                out.push(Step::AllOf);
+                out.push(Step::Branch(segs[i + 1].parse().unwrap_or(0)));
+                i += 2;
+            }
+            // (v6 adds the errors of `then`, `else` and a dependent schema
+            // to the schema's own.)
+            "then" | "else" => i += 1,
+            "dependentSchemas" | "dependencies" => i += 2,
+            // (A property name's error, below its own keyword.)
+            "propertyNames" => break,
             _ => return None,
         }
     }
@@ -352,6 +858,7 @@ enum Item<'a> {
     Leaf(&'a Leaf),
     Group(&'a [String], Vec<Item<'a>>),
     Ref(&'a [String], Vec<Item<'a>>),
+    AllOf(&'a [String], Vec<Item<'a>>),
 }
 
 /// What a schema's errors make: one error stands alone, several form a
@@ -371,8 +878,8 @@ fn items<'a>(errs: &[(&'a Leaf, &'a [Step])], depth: usize, children: usize) -> 
     let mut groups: Vec<Vec<(&'a Leaf, &'a [Step])>> = Vec::new();
     for &(leaf, st) in errs {
         let key = st.get(depth).map(|s| match s {
-            Step::Child => (*s, leaf.path.get(children).map_or("", String::as_str)),
-            Step::Ref => (*s, ""),
+            Step::Child(_) => (*s, leaf.path.get(children).map_or("", String::as_str)),
+            Step::Ref | Step::AllOf | Step::Branch(_) => (*s, ""),
         });
         match keys.iter().position(|k| key.is_some() && *k == key) {
             Some(i) => groups[i].push((leaf, st)),
@@ -386,9 +893,17 @@ fn items<'a>(errs: &[(&'a Leaf, &'a [Step])], depth: usize, children: usize) -> 
     for (key, group) in keys.into_iter().zip(groups) {
         match key {
             None => out.extend(group.into_iter().map(|(l, _)| Item::Leaf(l))),
-            Some((Step::Child, _)) => {
+            Some((Step::Child(_), _)) => {
                 let at = &group[0].0.path[..(children + 1).min(group[0].0.path.len())];
                 out.push(single(items(&group, depth + 1, children + 1), at));
+            }
+            Some((Step::AllOf, _)) => {
+                let at = &group[0].0.path[..children.min(group[0].0.path.len())];
+                out.push(Item::AllOf(at, items(&group, depth + 1, children)));
+            }
+            Some((Step::Branch(_), _)) => {
+                let at = &group[0].0.path[..children.min(group[0].0.path.len())];
+                out.push(single(items(&group, depth + 1, children), at));
             }
             Some((Step::Ref, _)) => {
                 let at = &group[0].0.path[..children.min(group[0].0.path.len())];
@@ -403,14 +918,48 @@ fn items<'a>(errs: &[(&'a Leaf, &'a [Step])], depth: usize, children: usize) -> 
     out
 }
 
+/// An error and below it its causes: each subschema's errors, one
+/// alone, several as a group at the error's place.
+fn print_leaf(l: &Leaf, indent: usize, out: &mut String) {
+    let pad = "  ".repeat(indent);
+    let at = if l.nameless { &[][..] } else { &l.path[..] };
+    let _ = writeln!(out, "{pad}- at '{}': {}", pointer(at), l.msg);
+    for c in &l.causes {
+        match &c[..] {
+            [one] => print_leaf(one, indent + 1, out),
+            several => {
+                // (at the place all of them are below)
+                let mut common = &several[0].path[..];
+                for e in several {
+                    let n = common
+                        .iter()
+                        .zip(&e.path)
+                        .take_while(|(a, b)| a == b)
+                        .count();
+                    common = &common[..n];
+                }
+                let common = if l.nameless { &[][..] } else { common };
+                let _ = writeln!(out, "{pad}  - at '{}': validation failed", pointer(common));
+                for e in several {
+                    print_leaf(e, indent + 2, out);
+                }
+            }
+        }
+    }
+}
+
 fn print_item(item: &Item, indent: usize, out: &mut String) {
     let pad = "  ".repeat(indent);
     match item {
-        Item::Leaf(l) => {
-            let _ = writeln!(out, "{pad}- at '{}': {}", pointer(&l.path), l.msg);
-        }
+        Item::Leaf(l) => print_leaf(l, indent, out),
         // v6 shows a `$ref` with one cause as that cause.
         Item::Ref(_, c) if c.len() == 1 => print_item(&c[0], indent, out),
+        Item::AllOf(at, c) => {
+            let _ = writeln!(out, "{pad}- at '{}': 'allOf' failed", pointer(at));
+            for i in c {
+                print_item(i, indent + 1, out);
+            }
+        }
         Item::Ref(at, c) | Item::Group(at, c) => {
             let _ = writeln!(out, "{pad}- at '{}': validation failed", pointer(at));
             for i in c {
@@ -462,7 +1011,7 @@ fn print_tree(leaves: &[Leaf], depth: usize, indent: usize, out: &mut String) {
     for (key, g) in groups {
         if key.is_none() || g.len() == 1 {
             for l in g {
-                let _ = writeln!(out, "{pad}- at '{}': {}", pointer(&l.path), l.msg);
+                print_leaf(l, indent, out);
             }
             continue;
         }
@@ -474,9 +1023,8 @@ fn print_tree(leaves: &[Leaf], depth: usize, indent: usize, out: &mut String) {
         let owned: Vec<Leaf> = g
             .iter()
             .map(|l| Leaf {
-                path: l.path.clone(),
-                msg: l.msg.clone(),
                 steps: None,
+                ..(*l).clone()
             })
             .collect();
         print_tree(&owned, depth + 1, indent + 1, out);
@@ -510,8 +1058,17 @@ fn validate_one(
         return Ok(());
     }
     let asked = std::sync::Arc::new(NoFetch(std::sync::Mutex::new(None)));
+    // v6 asserts `format` in drafts before 2019-09, and only there.
+    let draft = match schema.get("$schema").and_then(|s| s.as_str()) {
+        Some(uri) => jsonschema::Draft::from_schema_uri(uri),
+        None => jsonschema::Draft::default(),
+    };
+    let formats = matches!(
+        draft,
+        jsonschema::Draft::Draft4 | jsonschema::Draft::Draft6 | jsonschema::Draft::Draft7
+    );
     let validator = match jsonschema::options()
-        .should_validate_formats(false)
+        .should_validate_formats(formats)
         .with_retriever(Fetcher(asked.clone()))
         .build(&schema)
     {
@@ -527,23 +1084,7 @@ fn validate_one(
             return Err(format!("jsonschema: {e}"));
         }
     };
-    let leaves: Vec<Leaf> = validator
-        .iter_errors(&instance)
-        .map(|e| {
-            let path: Vec<String> = e
-                .instance_path()
-                .to_string()
-                .split('/')
-                .skip(1)
-                .map(|s| s.replace("~1", "/").replace("~0", "~"))
-                .collect();
-            Leaf {
-                msg: message(e.kind(), e.instance()),
-                path,
-                steps: steps(&e.evaluation_path().to_string()),
-            }
-        })
-        .collect();
+    let leaves = leaves(validator.iter_errors(&instance), &schema, &instance);
     if leaves.is_empty() {
         return Ok(());
     }
@@ -655,6 +1196,49 @@ mod tests {
         assert_eq!(
             resolve_ref(Some("https://h.example"), "d.json").as_deref(),
             Some("https://h.example/d.json")
+        );
+    }
+
+    #[test]
+    fn formats_are_asserted_before_draft_2019_09_only() {
+        let mut w = Vec::new();
+        let values = vals("ip: \"[\"\n");
+        for (draft, asserted) in [
+            ("http://json-schema.org/draft-04/schema#", true),
+            ("http://json-schema.org/draft-06/schema#", true),
+            ("http://json-schema.org/draft-07/schema#", true),
+            ("https://json-schema.org/draft/2019-09/schema", false),
+            ("https://json-schema.org/draft/2020-12/schema", false),
+        ] {
+            let schema = format!(
+                r#"{{"$schema": "{draft}", "properties": {{"ip": {{"type": "string", "format": "ipv4", "pattern": "^[a-z]$"}}}}}}"#
+            );
+            let r = validate_one("c", schema.as_bytes(), &values, &mut w);
+            if asserted {
+                // (the format fails first, and v6 checks nothing after it)
+                assert_eq!(
+                    r.unwrap_err(),
+                    "- at '/ip': '[' is not valid ipv4\n",
+                    "{draft}"
+                );
+            } else {
+                let e = r.unwrap_err();
+                assert!(e.contains("does not match pattern"), "{draft}: {e}");
+            }
+        }
+        let schema = br#"{"$schema": "http://json-schema.org/draft-07/schema#", "properties": {"ip": {"format": "ipv4"}}}"#;
+        assert!(validate_one("c", schema, &vals("ip: 10.0.0.1\n"), &mut w).is_ok());
+    }
+
+    #[test]
+    fn a_refused_property_is_not_also_missing() {
+        // (the crate reports `name` missing as well; Helm v4.1.4 prints this)
+        let schema = br#"{"properties": {"port": {}}, "required": ["name", "port", "x"], "additionalProperties": false}"#;
+        let mut w = Vec::new();
+        let e = validate_one("c", schema, &vals("name: {}\n"), &mut w).unwrap_err();
+        assert_eq!(
+            e,
+            "- at '': missing properties 'port', 'x'\n- at '': additional properties 'name' not allowed\n"
         );
     }
 

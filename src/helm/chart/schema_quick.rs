@@ -43,11 +43,24 @@ pub(super) fn surely_valid(schema: &[u8], instance: &J) -> bool {
     ) {
         return false;
     }
+    // (Drafts 6 and 7 assert `format`, which this module does not check.)
+    if matches!(draft, Draft::Draft6 | Draft::Draft7) && mentions_format(&schema) {
+        return false;
+    }
     let q = Quick {
         root: &schema,
         refs_override: matches!(draft, Draft::Draft6 | Draft::Draft7),
     };
     well_formed(&schema, &schema, true) && q.valid(&schema, instance, 0)
+}
+
+/// Whether a `format` member is anywhere in the schema.
+fn mentions_format(s: &S) -> bool {
+    match s {
+        S::Obj(m) => m.iter().any(|(k, v)| k == "format" || mentions_format(v)),
+        S::Arr(a) => a.iter().any(mentions_format),
+        _ => false,
+    }
 }
 
 /// A schema as read here: strings borrowed from the text where they have
