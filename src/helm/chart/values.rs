@@ -34,12 +34,6 @@ pub fn merge_maps(a: Value, b: Value) -> Value {
     Value::map(out)
 }
 
-/// The entries of a map value (a shallow copy), for the coalescing below,
-/// which builds new maps.
-fn owned(m: &Map) -> M {
-    m.to_btree()
-}
-
 fn concat_prefix(a: &str, b: &str) -> String {
     if a.is_empty() {
         b.to_string()
@@ -47,6 +41,13 @@ fn concat_prefix(a: &str, b: &str) -> String {
         format!("{a}.{b}")
     }
 }
+
+// The coalescing works as Helm's does, on shared maps changed in place,
+// copying where Helm copies: the user's values and each chart's values
+// deeply (`copystructure.Copy`), a parent's `global` tables shallowly
+// (`copyMap`). A table two or more levels below `global` is therefore one
+// map for a chart and all its subcharts, and what a subchart's values add
+// into it shows in every chart's `global` (Helm's behaviour, kept).
 
 /// `CoalesceValues` (merge = false) / `MergeValues` (merge = true): the
 /// chart's values (and its subcharts') coalesced under `vals`.
@@ -56,14 +57,14 @@ pub(crate) fn coalesce_values(
     merge: bool,
     warn: &mut Vec<String>,
 ) -> Result<M, String> {
-    let mut dest = vals;
-    coalesce(ch, &mut dest, "", merge, warn)?;
-    Ok(dest)
+    let dest = Map::new(vals).deep_copy();
+    coalesce(ch, &dest, "", merge, warn)?;
+    Ok(dest.to_btree())
 }
 
 fn coalesce(
     ch: &WChart,
-    dest: &mut M,
+    dest: &Map,
     prefix: &str,
     merge: bool,
     warn: &mut Vec<String>,
@@ -74,42 +75,40 @@ fn coalesce(
 
 fn coalesce_deps(
     ch: &WChart,
-    dest: &mut M,
+    dest: &Map,
     prefix: &str,
     merge: bool,
     warn: &mut Vec<String>,
 ) -> Result<(), String> {
     for sub in &ch.deps {
-        match dest.get(&sub.name) {
+        let dv = match dest.get(&sub.name) {
             None => {
-                dest.insert(sub.name.clone(), Value::map(M::new()));
+                let m = Map::default();
+                dest.insert(sub.name.clone(), Value::Map(m.clone()));
+                m
             }
-            Some(Value::Map(_)) => {}
+            Some(Value::Map(m)) => m,
             Some(other) => {
                 return Err(format!(
                     "type mismatch on {}: {}",
                     sub.name,
-                    sprintf("%t", std::slice::from_ref(other))
+                    sprintf("%t", std::slice::from_ref(&other))
                 ));
             }
-        }
-        let mut dv = match dest.remove(&sub.name) {
-            Some(Value::Map(m)) => owned(&m),
-            _ => M::new(),
         };
         let sub_prefix = concat_prefix(prefix, &ch.name);
-        coalesce_globals(&mut dv, dest, &sub_prefix, warn);
-        let r = coalesce(sub, &mut dv, &sub_prefix, merge, warn);
-        dest.insert(sub.name.clone(), Value::map(dv));
-        r?;
+        coalesce_globals(&dv, dest, &sub_prefix, warn);
+        coalesce(sub, &dv, &sub_prefix, merge, warn)?;
     }
     Ok(())
 }
 
-fn coalesce_globals(dest: &mut M, src: &M, prefix: &str, warn: &mut Vec<String>) {
-    let mut dg = match dest.get("global") {
-        None => M::new(),
-        Some(Value::Map(m)) => owned(m),
+/// `coalesceGlobals`: the parent's (`src`) `global` into the subchart's
+/// (`dest`), each table of it copied one level deep.
+fn coalesce_globals(dest: &Map, src: &Map, prefix: &str, warn: &mut Vec<String>) {
+    let dg = match dest.get("global") {
+        None => Map::default(),
+        Some(Value::Map(m)) => m,
         Some(_) => {
             warn.push(
                 "warning: skipping globals because destination global is not a table.".into(),
@@ -118,24 +117,23 @@ fn coalesce_globals(dest: &mut M, src: &M, prefix: &str, warn: &mut Vec<String>)
         }
     };
     let sg = match src.get("global") {
-        None => M::new(),
-        Some(Value::Map(m)) => owned(m),
+        None => Map::default(),
+        Some(Value::Map(m)) => m,
         Some(_) => {
             warn.push("warning: skipping globals because source global is not a table.".into());
             return;
         }
     };
-    for (key, val) in sg {
-        if let Value::Map(vv) = val {
-            let mut vv = owned(&vv);
+    for (key, val) in sg.entries() {
+        if let Value::Map(vm) = val {
+            let vv = Map::new(vm.to_btree());
             match dg.get(&key) {
                 None => {
-                    dg.insert(key, Value::map(vv));
+                    dg.insert(key, Value::Map(vv));
                 }
                 Some(Value::Map(destv)) => {
-                    let destv = owned(destv);
-                    coalesce_tables(&mut vv, destv, &concat_prefix(prefix, &key), true, warn);
-                    dg.insert(key, Value::map(vv));
+                    coalesce_maps(&vv, &destv, &concat_prefix(prefix, &key), true, warn);
+                    dg.insert(key, Value::Map(vv));
                 }
                 Some(_) => warn.push(format!(
                     "Conflict: cannot merge map onto non-map for {key:?}. Skipping."
@@ -147,34 +145,22 @@ fn coalesce_globals(dest: &mut M, src: &M, prefix: &str, warn: &mut Vec<String>)
             dg.insert(key, val);
         }
     }
-    dest.insert("global".into(), Value::map(dg));
+    dest.insert("global", Value::Map(dg));
 }
 
-fn coalesce_chart_values(
-    ch: &WChart,
-    v: &mut M,
-    prefix: &str,
-    merge: bool,
-    warn: &mut Vec<String>,
-) {
+/// `coalesceValues`: a copy of the chart's values under `v`.
+fn coalesce_chart_values(ch: &WChart, v: &Map, prefix: &str, merge: bool, warn: &mut Vec<String>) {
     let sub_prefix = concat_prefix(prefix, &ch.name);
-    for (key, val) in ch.values.iter() {
-        match v.get_mut(key) {
+    for (key, val) in Map::new(ch.values.clone()).deep_btree() {
+        match v.get(&key) {
             Some(Value::Nil) if !merge => {
-                v.remove(key);
+                v.remove(&key);
             }
             Some(Value::Map(dest)) => match val {
                 Value::Map(src) => {
-                    let merge = merge || ch.deps.iter().any(|d| d.name == *key);
-                    let mut d = owned(dest);
-                    coalesce_tables(
-                        &mut d,
-                        owned(src),
-                        &concat_prefix(&sub_prefix, key),
-                        merge,
-                        warn,
-                    );
-                    *dest = Map::new(d);
+                    let merge = merge || ch.deps.iter().any(|d| d.name == key);
+                    let full = concat_prefix(&sub_prefix, &key);
+                    coalesce_maps(&dest, &src, &full, merge, warn);
                 }
                 Value::Nil => {}
                 _ => warn.push(format!(
@@ -183,34 +169,43 @@ fn coalesce_chart_values(
             },
             Some(_) => {}
             None => {
-                v.insert(key.clone(), val.clone());
+                v.insert(key, val);
             }
         }
     }
 }
 
-/// `coalesceTablesFullKey`: `src` fills what `dst` lacks; a `null` in
-/// `dst` deletes the key (unless merging).
+/// `coalesceTablesFullKey` on plain maps: `src` fills what `dst` lacks; a
+/// `null` in `dst` deletes the key (unless merging).
 pub(crate) fn coalesce_tables(
     dst: &mut M,
-    mut src: M,
+    src: M,
     prefix: &str,
     merge: bool,
     warn: &mut Vec<String>,
 ) {
+    let d = Map::new(std::mem::take(dst));
+    coalesce_maps(&d, &Map::new(src), prefix, merge, warn);
+    *dst = d.to_btree();
+}
+
+/// `coalesceTablesFullKey`, changing `dst` (and, as Helm does, `src`) in
+/// place.
+fn coalesce_maps(dst: &Map, src: &Map, prefix: &str, merge: bool, warn: &mut Vec<String>) {
     let nonnil: HashSet<String> = src
-        .iter()
-        .filter(|(_, v)| **v != Value::Nil)
-        .map(|(k, _)| k.clone())
+        .entries()
+        .into_iter()
+        .filter(|(_, v)| *v != Value::Nil)
+        .map(|(k, _)| k)
         .collect();
-    for (k, v) in dst.iter() {
-        if *v == Value::Nil {
-            src.insert(k.clone(), Value::Nil);
+    for (k, v) in dst.entries() {
+        if v == Value::Nil {
+            src.insert(k, Value::Nil);
         }
     }
-    for (key, val) in src {
+    for (key, val) in src.entries() {
         let fullkey = concat_prefix(prefix, &key);
-        match dst.get_mut(&key) {
+        match dst.get(&key) {
             Some(Value::Nil) if !merge && nonnil.contains(&key) => {
                 dst.remove(&key);
             }
@@ -220,9 +215,7 @@ pub(crate) fn coalesce_tables(
             Some(dv) => match val {
                 Value::Map(vm) => {
                     if let Value::Map(dm) = dv {
-                        let mut d = owned(dm);
-                        coalesce_tables(&mut d, owned(&vm), &fullkey, merge, warn);
-                        *dm = Map::new(d);
+                        coalesce_maps(&dm, &vm, &fullkey, merge, warn);
                     } else {
                         warn.push(format!(
                             "warning: cannot overwrite table with non table for {fullkey} ({})",
