@@ -10,7 +10,10 @@ files at every level holding scalars, lists, maps, nulls (which delete a
 default), `global` values and tables meeting scalars. The user's values
 (`-f`) override any of it. Every chart's template prints its name, its
 values as JSON and the names of its subcharts, so any difference in what
-is enabled, imported, coalesced, deleted or scoped shows. Each tree is
+is enabled, imported, coalesced, deleted or scoped shows. Some charts also
+hold a file their template reads with `.Files`, a `crds/` document, a hook,
+a test, or are library charts whose partial the parent includes; some runs
+pass `--include-crds`, `--skip-tests` or `--no-hooks`. Each tree is
 rendered by `helm template` and by `flate helm template`, and standard
 output (or the error) is compared, as the other differential scripts do.
 
@@ -30,6 +33,30 @@ import helm_differential  # noqa: E402
 TEMPLATE = """# {{ .Chart.Name }} {{ .Chart.Version }}
 values: {{ toJson .Values | quote }}
 subcharts: {{ keys .Subcharts | sortAlpha | toJson | quote }}
+template: {{ printf "%s %s" .Template.Name .Template.BasePath | quote }}
+"""
+# What some charts hold besides (drawn per chart): a file read with
+# `.Files`, a `crds/` document, a hook, a test, a library's partial.
+FILES_LINE = 'file: {{ printf "%s %d" (.Files.Get "files/f.txt") (len (.Files.Glob "files/*")) | quote }}\n'
+CRD = """apiVersion: apiextensions.k8s.io/v1
+kind: CustomResourceDefinition
+metadata:
+  name: %ss.example.com
+spec:
+  group: example.com
+  names: {kind: %s, plural: %ss}
+  scope: Namespaced
+  versions: [{name: v1, served: true, storage: true}]
+"""
+HOOK = """apiVersion: v1
+kind: ConfigMap
+metadata:
+  name: {{ .Chart.Name }}-%s
+  annotations:
+    "helm.sh/hook": %s
+    "helm.sh/hook-weight": "%d"
+data:
+  x: {{ .Values.x | toJson | quote }}
 """
 KEYS = ["x", "y", "enabled", "list", "data", "z"]
 
@@ -101,20 +128,42 @@ class Gen:
     def chart(self, name, depth):
         """{path: text} of a chart directory named `name`, and the ways to
         package its dependencies."""
-        deps, keys, files = [], [], {}
+        deps, keys, files, libraries = [], [], {}, []
         n = self.rng.randint(1, 3) if depth == 0 else (1 if self.chance(0.3) else 0)
         names = ["a", "b", "c"] if depth == 0 else ["d"]
         for sub in self.rng.sample(names, n):
             d, key = self.dependency(sub, KEYS)
             deps.append(d)
             keys.append(key)
-            files[("tgz:" if self.chance(0.25) else "") + "charts/" + sub] = self.chart(sub, depth + 1)
+            sub_files = self.chart(sub, depth + 1)
+            if depth == 0 and self.chance(0.15):
+                # A library chart: its partial is included by this chart.
+                sub_files["Chart.yaml"] = sub_files["Chart.yaml"].replace(
+                    'version: "0.1.0"', 'version: "0.1.0"\ntype: "library"', 1)
+                sub_files["templates/_lib.tpl"] = (
+                    '{{- define "lib.%s" -}}{{ .Chart.Name }} {{ toJson .Values.x }}{{- end -}}\n' % sub)
+                libraries.append(sub)
+            files[("tgz:" if self.chance(0.25) else "") + "charts/" + sub] = sub_files
         meta = {"apiVersion": "v2", "name": name, "version": "0.1.0"}
         if deps:
             meta["dependencies"] = deps
         files["Chart.yaml"] = dump(meta)
         files["values.yaml"] = dump(self.values(keys))
-        files["templates/v.yaml"] = TEMPLATE
+        template = TEMPLATE
+        for lib in libraries:
+            template += 'lib: {{ include "lib.%s" . | quote }}\n' % lib
+        if self.chance(0.2):
+            files["files/f.txt"] = "text of %s\n" % name
+            template += FILES_LINE
+        if self.chance(0.2):
+            files["crds/crd.yaml"] = CRD % (name, name.upper(), name)
+        if self.chance(0.2):
+            files["templates/hook.yaml"] = HOOK % (
+                "hook", self.rng.choice(["pre-install", "post-install", "pre-install,post-upgrade"]),
+                self.rng.randint(-2, 2))
+        if self.chance(0.1):
+            files["templates/tests/t.yaml"] = HOOK % ("test", "test", 0)
+        files["templates/v.yaml"] = template
         return files
 
 
@@ -202,33 +251,35 @@ def main():
     for _ in range(count):
         files = g.chart("p", 0)
         user = dump(g.values([k for k in ["a", "b", "c", "ax", "al", "bx", "cx"] if g.chance(0.4)]))
-        items.append((files, user))
+        flags = [f for f in ["--include-crds", "--skip-tests", "--no-hooks"] if g.chance(0.2)]
+        items.append((files, user, flags))
 
-    def render(tool, is_helm, d):
+    def render(tool, is_helm, d, flags):
         if is_helm:
-            args = [tool, "template", "x", d, "-f", os.path.join(d, "..", "user.yaml")]
+            args = [tool, "template", "x", d]
         else:
-            args = [tool, "helm", "template", d, "--name", "x", "-f", os.path.join(d, "..", "user.yaml")]
+            args = [tool, "helm", "template", d, "--name", "x"]
+        args += ["-f", os.path.join(d, "..", "user.yaml")] + flags
         return helm_differential.run_args(args)
 
     def one(item):
-        files, user = item
+        files, user, flags = item
         with tempfile.TemporaryDirectory() as top:
             d = os.path.join(top, "p")
             write(files, d)
             open(os.path.join(top, "user.yaml"), "w").write(user)
-            return item, render(helm, True, d), render(flate, False, d)
+            return item, render(helm, True, d, flags), render(flate, False, d, flags)
 
     same = {"ok": 0, "error": 0}
     differ = 0
     with cf.ThreadPoolExecutor(2) as ex:
-        for (files, user), h, f in ex.map(one, items):
+        for (files, user, flags), h, f in ex.map(one, items):
             if h == f:
                 same[h[0]] += 1
             else:
                 differ += 1
-                print("DIFF\n%s--- user.yaml\n%s  helm:  %s %r\n  flate: %s %r\n"
-                      % (show(files), user, h[0], h[1][:2000], f[0], f[1][:2000]))
+                print("DIFF %s\n%s--- user.yaml\n%s  helm:  %s %r\n  flate: %s %r\n"
+                      % (" ".join(flags), show(files), user, h[0], h[1][:2000], f[0], f[1][:2000]))
     print("trees: %d, identical: %d (%d render, %d fail alike), different: %d"
           % (len(items), same["ok"] + same["error"], same["ok"], same["error"], differ))
 

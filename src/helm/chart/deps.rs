@@ -197,7 +197,9 @@ fn import_values(c: &mut WChart, warn: &mut Vec<String>) -> Result<(), String> {
     for (r, iv) in reqs.iter_mut().zip(new_ivs) {
         r.import_values = iv;
     }
-    let mut merged = cvals;
+    // (A deep copy first, as Helm makes one: `b` shares tables with
+    // `cvals`, and merging changes them in place.)
+    let mut merged = crate::template::Map::new(cvals).deep_btree();
     coalesce_tables(&mut merged, b, "", true, warn);
     c.values = merged;
     Ok(())
