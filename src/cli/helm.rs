@@ -4,7 +4,7 @@ use std::io::Write;
 use std::path::PathBuf;
 
 use clap::{Args, Subcommand};
-use flate::helm::chart::values::{M, from_node, merge_maps};
+use flate::helm::chart::values::{M, merge_maps};
 use flate::helm::chart::{self, RenderOptions};
 use flate::template::Value;
 use flate::yaml::{Map, Node};
@@ -255,31 +255,11 @@ fn template(a: TemplateArgs) -> i32 {
             Err(e) => return helm_error(&e, 2),
         };
         let text = String::from_utf8_lossy(&bytes);
-        let docs = match flate::yaml::parse::parse_stream_json_keys(&text) {
-            Ok(d) => d,
-            Err(e) => {
-                return helm_error(
-                    &format!(
-                        "failed to parse {}: cannot unmarshal yaml document: error converting YAML to JSON: yaml: {}",
-                        f.display(),
-                        flate::yaml::goerr::go_yaml_message_in_documents(&text, &e)
-                    ),
-                    2,
-                );
-            }
-        };
-        match docs.into_iter().next().map(|d| from_node(&d.node)) {
-            Some(m @ Value::Map(_)) => values = merge_maps(values, m),
-            Some(Value::Nil) | None => {}
-            Some(_) => {
-                return helm_error(
-                    &format!(
-                        "failed to parse {}: error unmarshaling JSON: json: cannot unmarshal into Go value of type map[string]interface {{}}",
-                        f.display()
-                    ),
-                    2,
-                );
-            }
+        // Every document of the file, merged, as Helm's `ReadValuesFile`
+        // reads it (the loader of a chart's values.yaml).
+        match flate::helm::chart::load_values(&text) {
+            Ok(m) => values = merge_maps(values, m),
+            Err(e) => return helm_error(&format!("failed to parse {}: {e}", f.display()), 2),
         }
     }
     // The command-line values in Helm's order (`values.Options.MergeValues`):

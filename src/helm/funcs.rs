@@ -349,6 +349,12 @@ pub(crate) fn from_yaml(text: &str) -> Result<Value, String> {
                 crate::yaml::goerr::go_yaml_message(text, &e)
             )
         })
+        .and_then(|v| match crate::helm::chart::values::unencodable(&v) {
+            // (`.inf` and `.nan` do not encode to JSON, on the way
+            // `sigs.k8s.io/yaml` takes)
+            Some(e) => Err(format!("error converting YAML to JSON: {e}")),
+            None => Ok(v),
+        })
 }
 
 #[cfg(test)]

@@ -150,7 +150,9 @@ fn translate(text: &str, e: &ParseError) -> (Option<usize>, String) {
             None => (Some(e.line), m.to_string()),
         };
     }
-    if m == "!!binary value contains invalid base64 data" {
+    if m == "!!binary value contains invalid base64 data"
+        || m == "map merge requires map or sequence of maps as the value"
+    {
         return (None, m.to_string());
     }
     if m.starts_with("control characters are not allowed") {

@@ -669,12 +669,18 @@ pub fn load_values(text: &str) -> Result<Value, String> {
     })?;
     let mut values = Value::map(BTreeMap::new());
     for d in docs {
-        match from_node(&d.node) {
+        let v = from_node(&d.node);
+        if let Some(e) = super::values::unencodable(&v) {
+            return Err(format!(
+                "cannot unmarshal yaml document: error converting YAML to JSON: {e}"
+            ));
+        }
+        match v {
             Value::Map(m) => values = merge_maps(values, Value::Map(m)),
             Value::Nil => {}
             other => {
                 return Err(format!(
-                    "cannot unmarshal yaml document: error unmarshaling JSON: json: cannot unmarshal {} into Go value of type map[string]interface {{}}",
+                    "cannot unmarshal yaml document: error unmarshaling JSON: while decoding JSON: json: cannot unmarshal {} into Go value of type map[string]interface {{}}",
                     match other {
                         Value::List(_) => "array",
                         Value::Str(_) => "string",

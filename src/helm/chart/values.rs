@@ -237,6 +237,28 @@ fn coalesce_maps(dst: &Map, src: &Map, prefix: &str, merge: bool, warn: &mut Vec
     }
 }
 
+/// Go's JSON encoder's error for the first value of `v` it cannot write
+/// (map keys in sorted order, as it writes them): a float that is infinite
+/// or not a number. `sigs.k8s.io/yaml` encodes what it read to JSON, so a
+/// values file holding `.inf` or `.nan` fails to load in Helm.
+pub fn unencodable(v: &Value) -> Option<String> {
+    match v {
+        Value::Float(f) if !f.is_finite() => Some(format!(
+            "json: unsupported value: {}",
+            if f.is_nan() {
+                "NaN"
+            } else if *f > 0.0 {
+                "+Inf"
+            } else {
+                "-Inf"
+            }
+        )),
+        Value::List(l) => l.iter().find_map(unencodable),
+        Value::Map(m) => m.read().values().find_map(unencodable),
+        _ => None,
+    }
+}
+
 /// `Values.Table`: the map at a dotted path (the same shared map).
 pub(crate) fn table(v: &M, path: &str) -> Option<Map> {
     let mut parts = path.split('.');
