@@ -41,15 +41,24 @@ pub fn go_yaml_message_in_documents(text: &str, e: &ParseError) -> String {
             rest.is_empty() || rest.starts_with('#')
         })
     };
-    let upto = e.line.min(lines.len());
-    // The index of the document's first line and of the line after it.
-    let start = (0..upto.saturating_sub(1))
-        .rev()
-        .find(|&i| is_separator(lines[i]))
-        .map_or(0, |i| i + 1);
-    let end = (upto.max(start)..lines.len())
-        .find(|&i| i >= e.line && is_separator(lines[i]))
-        .unwrap_or(lines.len());
+    // The index of the document's first line and of the line after it, as
+    // the reader splits them: a separator ends a document only when the
+    // document has a line already; one that comes first (the stream's
+    // opening `---`) is the first line of its document.
+    let at = e.line.saturating_sub(1);
+    let (mut start, mut end, mut empty) = (0, lines.len(), true);
+    for (i, l) in lines.iter().enumerate() {
+        if is_separator(l) && !empty && i != at {
+            if i > at {
+                end = i;
+                break;
+            }
+            start = i + 1;
+            empty = true;
+            continue;
+        }
+        empty = false;
+    }
     if start == 0 && end == lines.len() {
         return go_yaml_message(text, e);
     }
