@@ -180,6 +180,27 @@ fn parse_go(text: &str, schema: Schema, json_keys: bool) -> Result<Vec<Document>
 
 /// yaml-rust2's error for a tab (and no space) after a `:` before a
 /// value, which go-yaml takes as the separator.
+/// The maps a merge key's value merges (`<<: *a`, `<<: [*a, *b]`), in
+/// the order given; anything else is go-yaml's error.
+fn merge_sources(m: Node, line: usize) -> Result<Vec<Map>, ParseError> {
+    let wrong = || ParseError {
+        line,
+        col: 1,
+        message: "map merge requires map or sequence of maps as the value".into(),
+    };
+    match m {
+        Node::Map(m) => Ok(vec![m]),
+        Node::Seq(items) => items
+            .into_iter()
+            .map(|it| match it {
+                Node::Map(m) => Ok(m),
+                _ => Err(wrong()),
+            })
+            .collect(),
+        _ => Err(wrong()),
+    }
+}
+
 const TAB_SEPARATOR: &str = "':' must be followed by a valid YAML whitespace";
 
 /// `text` with the tabs between `:` and the value at the error's position
@@ -1149,6 +1170,23 @@ impl Builder<'_> {
                     } else {
                         None
                     };
+                    if is_merge && self.json_keys {
+                        // go-yaml v2 (sigs.k8s.io/yaml) merges where the key
+                        // stands: over the keys before it, under the keys
+                        // after it; of several maps, the first wins.
+                        for src in merge_sources(value, line)?.into_iter().rev() {
+                            for (k, v) in src {
+                                if let Err((i, key, v)) = map.push_unique(k, v) {
+                                    map.remove(&key);
+                                    lines.remove(i);
+                                    map.set_quoted(&key, false);
+                                    map.push_new(key, v);
+                                }
+                                lines.push(key_line as u32);
+                            }
+                        }
+                        continue;
+                    }
                     if is_merge {
                         merges.push(value);
                         continue;
@@ -1226,34 +1264,7 @@ impl Builder<'_> {
                     }
                 }
                 for m in merges {
-                    let sources = match m {
-                        Node::Map(m) => vec![m],
-                        Node::Seq(items) => {
-                            let mut v = Vec::new();
-                            for it in items {
-                                match it {
-                                    Node::Map(m) => v.push(m),
-                                    _ => {
-                                        return Err(ParseError {
-                                            line,
-                                            col: 1,
-                                            message: "map merge requires map or sequence of maps as the value".into(),
-                                        });
-                                    }
-                                }
-                            }
-                            v
-                        }
-                        _ => {
-                            return Err(ParseError {
-                                line,
-                                col: 1,
-                                message: "map merge requires map or sequence of maps as the value"
-                                    .into(),
-                            });
-                        }
-                    };
-                    for src in sources {
+                    for src in merge_sources(m, line)? {
                         for (k, v) in src {
                             if !map.contains_key(&k) {
                                 map.insert(k, v);
