@@ -181,8 +181,9 @@ fn parse_go(text: &str, schema: Schema, json_keys: bool) -> Result<Vec<Document>
 /// yaml-rust2's error for a tab (and no space) after a `:` before a
 /// value, which go-yaml takes as the separator.
 /// The maps a merge key's value merges (`<<: *a`, `<<: [*a, *b]`), in
-/// the order given; anything else is go-yaml's error.
-fn merge_sources(m: Node, line: usize) -> Result<Vec<Map>, ParseError> {
+/// the order given; anything else is go-yaml's error, an alias to a list
+/// of maps among it (`aliased`: the value is an alias).
+fn merge_sources(m: Node, aliased: bool, line: usize) -> Result<Vec<Map>, ParseError> {
     let wrong = || ParseError {
         line,
         col: 1,
@@ -190,7 +191,7 @@ fn merge_sources(m: Node, line: usize) -> Result<Vec<Map>, ParseError> {
     };
     match m {
         Node::Map(m) => Ok(vec![m]),
-        Node::Seq(items) => items
+        Node::Seq(items) if !aliased => items
             .into_iter()
             .map(|it| match it {
                 Node::Map(m) => Ok(m),
@@ -1130,7 +1131,7 @@ impl Builder<'_> {
                 let start = self.last_mark;
                 let mut entered = false;
                 let mut map = Map::new();
-                let mut merges: Vec<Node> = Vec::new();
+                let mut merges: Vec<(Node, bool)> = Vec::new();
                 // The line of each key, in the order of the map's entries
                 // (the parser only appends; merges come after).
                 let mut lines: Vec<u32> = Vec::new();
@@ -1154,6 +1155,7 @@ impl Builder<'_> {
                     let key = self.node(ev, key_line)?;
                     let (ev, mark) = self.next()?;
                     let plain = matches!(&ev, Event::Scalar(_, TScalarStyle::Plain, _, None));
+                    let aliased = matches!(&ev, Event::Alias(_));
                     let quoted = matches!(
                         &ev,
                         Event::Scalar(_, style, _, _) if *style != TScalarStyle::Plain
@@ -1174,7 +1176,7 @@ impl Builder<'_> {
                         // go-yaml v2 (sigs.k8s.io/yaml) merges where the key
                         // stands: over the keys before it, under the keys
                         // after it; of several maps, the first wins.
-                        for src in merge_sources(value, line)?.into_iter().rev() {
+                        for src in merge_sources(value, aliased, line)?.into_iter().rev() {
                             for (k, v) in src {
                                 if let Err((i, key, v)) = map.push_unique(k, v) {
                                     map.remove(&key);
@@ -1188,7 +1190,7 @@ impl Builder<'_> {
                         continue;
                     }
                     if is_merge {
-                        merges.push(value);
+                        merges.push((value, aliased));
                         continue;
                     }
                     let key = match key {
@@ -1263,8 +1265,8 @@ impl Builder<'_> {
                         map.set_folded_items(&key, folded);
                     }
                 }
-                for m in merges {
-                    for src in merge_sources(m, line)? {
+                for (m, aliased) in merges {
+                    for src in merge_sources(m, aliased, line)? {
                         for (k, v) in src {
                             if !map.contains_key(&k) {
                                 map.insert(k, v);
