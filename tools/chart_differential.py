@@ -61,13 +61,7 @@ data:
 KEYS = ["x", "y", "enabled", "list", "data", "z"]
 
 
-class Gen:
-    def __init__(self, rng):
-        self.rng = rng
-
-    def chance(self, p):
-        return self.rng.random() < p
-
+class Gen(helm_differential.Draws):
     def scalar(self):
         return self.rng.choice([0, 1, -3, 2.5, "s", "", "true", True, False, None, "null"])
 

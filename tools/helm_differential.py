@@ -24,6 +24,16 @@ def arguments():
     return flate, helm, count, random.Random(seed)
 
 
+class Draws:
+    """The base of the scripts' random generators: `rng` and `chance`."""
+
+    def __init__(self, rng):
+        self.rng = rng
+
+    def chance(self, p):
+        return self.rng.random() < p
+
+
 def render(binary, is_helm, chart):
     """("ok", output) or ("error", message): the output is the base64 value of
     a top-level `out:` key when there is one, else standard output; the

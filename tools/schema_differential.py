@@ -37,13 +37,10 @@ STRINGS = ["", "abc", "ABC", "a1", "v1.2", "x@y.z", "10.0.0.1", "::1", "2024-01-
 NUMBERS = [0, 1, -1, 2, 3, 10, 0.5, 1.5, 100, 65535, 65536, 1e3, 2.0]
 
 
-class Gen:
+class Gen(helm_differential.Draws):
     def __init__(self, rng):
-        self.rng = rng
+        super().__init__(rng)
         self.draft = None
-
-    def chance(self, p):
-        return self.rng.random() < p
 
     def schema(self, depth):
         r = self.rng

@@ -73,13 +73,10 @@ FUNCS_N = ["eq", "ne", "lt", "le", "gt", "ge", "and", "or", "print", "printf \"%
            "get", "dig \"a\"", "coalesce", "default", "cat", "join \",\"", "contains", "split \",\""]
 
 
-class Gen:
+class Gen(helm_differential.Draws):
     def __init__(self, rng):
-        self.rng = rng
+        super().__init__(rng)
         self.defines = []
-
-    def chance(self, p):
-        return self.rng.random() < p
 
     def operand(self, depth, scope):
         r = self.rng.random()

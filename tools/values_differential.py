@@ -44,13 +44,10 @@ KEYS = ["a", "b", "1", "true", "yes", "1.5", "0x1", '"q"', "'s'", "on", "k k", "
 NULL_KEYS = ["null", "~"]
 
 
-class Gen:
+class Gen(helm_differential.Draws):
     def __init__(self, rng):
-        self.rng = rng
+        super().__init__(rng)
         self.anchors = []
-
-    def chance(self, p):
-        return self.rng.random() < p
 
     def scalar(self):
         r = self.rng.random()

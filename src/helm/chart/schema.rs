@@ -240,9 +240,7 @@ fn equal_items(instance: &serde_json::Value) -> Option<(usize, usize)> {
 fn message(kind: &ValidationErrorKind, instance: &serde_json::Value) -> String {
     use ValidationErrorKind as K;
     let num = |v: &serde_json::Value| match v.as_f64() {
-        Some(f) if !(v.is_i64() || v.is_u64()) => {
-            grouped(&crate::template::value::format_float_g(f, None, false))
-        }
+        Some(f) if !(v.is_i64() || v.is_u64()) => float_text(f),
         _ => grouped(&v.to_string()),
     };
     let count = |n: Option<usize>| n.unwrap_or(0);
@@ -438,18 +436,21 @@ fn type_stops<'a, 'e: 'a>(
     errors: impl Iterator<Item = &'a jsonschema::ValidationError<'e>>,
 ) -> Vec<&'a jsonschema::ValidationError<'e>> {
     use ValidationErrorKind as K;
+    // The keywords v6 stops at, in the order it checks them.
+    const STOPS: [&str; 4] = ["type", "const", "enum", "format"];
     let errors: Vec<_> = errors.collect();
     // (the schema's evaluation path with its final slash, the value's
-    // place, the keyword's rank)
+    // place, the keyword's rank in `STOPS`)
     let mut stops: Vec<(String, String, usize)> = Vec::new();
     for e in &errors {
-        let (keyword, rank) = match e.kind() {
-            K::Type { .. } => ("type", 0),
-            K::Constant { .. } => ("const", 1),
-            K::Enum { .. } => ("enum", 2),
-            K::Format { .. } => ("format", 3),
+        let rank = match e.kind() {
+            K::Type { .. } => 0,
+            K::Constant { .. } => 1,
+            K::Enum { .. } => 2,
+            K::Format { .. } => 3,
             _ => continue,
         };
+        let keyword = STOPS[rank];
         let at = e.evaluation_path().to_string();
         if let Some(schema) = at.strip_suffix(keyword) {
             stops.push((schema.to_string(), e.instance_path().to_string(), rank));
@@ -467,13 +468,7 @@ fn type_stops<'a, 'e: 'a>(
                 let Some(rest) = at.strip_prefix(schema.as_str()) else {
                     return false;
                 };
-                let own = match rest {
-                    "type" => Some(0),
-                    "const" => Some(1),
-                    "enum" => Some(2),
-                    "format" => Some(3),
-                    _ => None,
-                };
+                let own = STOPS.iter().position(|k| *k == rest);
                 below(&value, place) && own.is_none_or(|r| r > *rank)
             })
         })
