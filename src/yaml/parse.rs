@@ -785,6 +785,9 @@ fn measure(n: &Node) -> (usize, usize, usize) {
 fn is_core_tag(tag: &Tag) -> Option<&str> {
     if tag.handle == "!!" || tag.handle == "tag:yaml.org,2002:" {
         Some(tag.suffix.as_str())
+    } else if tag.handle.is_empty() {
+        // The verbatim form, `!<tag:yaml.org,2002:str>`.
+        tag.suffix.strip_prefix("tag:yaml.org,2002:")
     } else {
         None
     }
@@ -1132,6 +1135,7 @@ impl Builder<'_> {
                 let mut entered = false;
                 let mut map = Map::new();
                 let mut merges: Vec<(Node, bool)> = Vec::new();
+                let mut merge_text_seen = false;
                 // The line of each key, in the order of the map's entries
                 // (the parser only appends; merges come after).
                 let mut lines: Vec<u32> = Vec::new();
@@ -1150,8 +1154,25 @@ impl Builder<'_> {
                         entered = true;
                     }
                     let key_line = mark.line();
-                    let is_merge =
-                        matches!(&ev, Event::Scalar(t, TScalarStyle::Plain, _, None) if t == "<<");
+                    // A merge key: a plain `<<`, or a key tagged `!!merge`
+                    // in any style. go-yaml v2 wants the text `<<` too;
+                    // kyaml (kustomize) goes by the tag alone and keeps a
+                    // tagged key of another text as a key as well.
+                    let (is_merge, also_key) = match &ev {
+                        Event::Scalar(t, style, _, tag) => match tag {
+                            None => (t == "<<" && *style == TScalarStyle::Plain, false),
+                            Some(tag) if is_core_tag(tag) == Some("merge") => {
+                                (t == "<<" || !self.json_keys, t != "<<")
+                            }
+                            Some(_) => (false, false),
+                        },
+                        _ => (false, false),
+                    };
+                    // kyaml then removes the first key whose text is `<<`
+                    // from the map, a merge key or a quoted `"<<"`.
+                    let merge_text = matches!(&ev, Event::Scalar(t, ..) if t == "<<");
+                    let drop_key = !self.json_keys && merge_text && !merge_text_seen;
+                    merge_text_seen |= merge_text;
                     let key = self.node(ev, key_line)?;
                     let (ev, mark) = self.next()?;
                     let plain = matches!(&ev, Event::Scalar(_, TScalarStyle::Plain, _, None));
@@ -1190,7 +1211,20 @@ impl Builder<'_> {
                         continue;
                     }
                     if is_merge {
-                        merges.push((value, aliased));
+                        if !merges.is_empty() {
+                            return Err(ParseError {
+                                line: key_line,
+                                col: mark.col() + 1,
+                                message: "duplicate merge key".into(),
+                            });
+                        }
+                        if also_key {
+                            merges.push((value.clone(), aliased));
+                        } else {
+                            merges.push((value, aliased));
+                            continue;
+                        }
+                    } else if drop_key {
                         continue;
                     }
                     let key = match key {
