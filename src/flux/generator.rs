@@ -13,7 +13,7 @@
 //! together when either is set) or are appended. The build runs without
 //! kustomize's root-only load restriction but inside the source root.
 
-use std::path::{Path, PathBuf};
+use std::path::{Component, Path, PathBuf};
 
 use crate::fs::{FileSystem, normalize};
 use crate::kustomize::Error;
@@ -55,13 +55,20 @@ pub fn kustomization_for(
     source_root: &Path,
     ks: &FluxKustomization,
 ) -> Result<Kustomization, Error> {
-    let dir = normalize(source_root, Path::new(ks.path.trim_start_matches('/')));
-    if !dir.starts_with(source_root) {
-        return Err(Error::at(
-            &dir,
-            format!("spec.path '{}' leaves the source root", ks.path),
-        ));
+    // As kustomize-controller joins them (`securejoin.SecureJoin`): the
+    // path is cleaned as if the source root were `/`, so a `..` at the root
+    // stays there.
+    let mut inside = PathBuf::new();
+    for c in Path::new(&ks.path).components() {
+        match c {
+            Component::Normal(part) => inside.push(part),
+            Component::ParentDir => {
+                inside.pop();
+            }
+            Component::RootDir | Component::CurDir | Component::Prefix(_) => {}
+        }
     }
+    let dir = source_root.join(inside);
     if !fs.is_dir(&dir) {
         return Err(Error::at(
             &dir,

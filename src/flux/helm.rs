@@ -151,14 +151,22 @@ impl<'a> Objects<'a> {
         ))
     }
 
-    /// The ExternalSecret or SealedSecret that creates Secret `name` in
-    /// `ns` at runtime, if one is rendered.
+    /// The ExternalSecret, SealedSecret or ClusterExternalSecret that
+    /// creates Secret `name` in `ns` at runtime, if one is rendered.
     fn runtime_producer(&self, ns: &str, name: &str) -> Option<String> {
+        let labels = |n: &str| self.find("Namespace", "", n).map(|r| r.obj.clone());
         let mut found: Vec<String> = self
             .index
             .iter()
-            .filter(|((_, ons, _), r)| *ons == ns && super::render::runtime_secret(r) == Some(name))
-            .map(|(_, r)| format!("{} {ns}/{}", r.kind(), r.name()))
+            .filter_map(|((_, ons, _), r)| {
+                if *ons == ns && super::render::runtime_secret(r) == Some(name) {
+                    Some(format!("{} {ns}/{}", r.kind(), r.name()))
+                } else if super::render::cluster_runtime_secret(r, ns, name, &labels) {
+                    Some(format!("{} {}", r.kind(), r.name()))
+                } else {
+                    None
+                }
+            })
             .collect();
         found.sort();
         found.into_iter().next()

@@ -62,6 +62,9 @@ pub struct KsReport {
     /// Patches of the kustomization files it read whose target selected
     /// nothing (kustomize ignores them silently).
     pub unmatched_patches: Vec<crate::kustomize::UnmatchedPatch>,
+    /// Failed for a `substituteFrom` source not among the objects rendered
+    /// before it: rendered again once every Kustomization has rendered.
+    retry: bool,
 }
 
 /// A `${VAR}` substituted with an empty string, and where it was used.
@@ -351,6 +354,17 @@ impl<'a> Known<'a> {
             .iter()
             .chain(reports.iter().flat_map(|k| k.objects.iter()))
     }
+    /// `namespace/name` of the Kustomization whose output holds the object
+    /// [`Known::find`] finds, if a Kustomization's.
+    fn applied_by(&self, kind: &str, namespace: &str, name: &str) -> Option<String> {
+        let key = |ns: &str| (kind.to_string(), ns.to_string(), name.to_string());
+        let at = self
+            .index
+            .get(&key(namespace))
+            .or_else(|| (namespace == "default").then(|| self.index.get(&key("")))?)?;
+        self.reports.get(at.0).map(KsReport::key)
+    }
+
     /// The first object of `kind` named `name` in `namespace` (an object
     /// without a namespace counts as in `default`).
     fn find(&self, kind: &str, namespace: &str, name: &str) -> Option<&'a Resource> {
@@ -378,11 +392,108 @@ pub fn runtime_secret(r: &Resource) -> Option<&str> {
     Some(r.obj.get_str(path).unwrap_or(r.name()))
 }
 
+/// Whether `r`, a ClusterExternalSecret, creates Secret `name` in namespace
+/// `ns` at runtime: the ExternalSecret it makes in every namespace its
+/// `namespaces` lists or one of its selectors (`namespaceSelectors`, the
+/// older `namespaceSelector`) matches. A namespace's labels are those of
+/// its Namespace object when rendered (`namespace_labels`), plus the
+/// `kubernetes.io/metadata.name` label Kubernetes gives every namespace.
+pub fn cluster_runtime_secret(
+    r: &Resource,
+    ns: &str,
+    name: &str,
+    namespace_labels: &dyn Fn(&str) -> Option<Node>,
+) -> bool {
+    if r.kind() != "ClusterExternalSecret" || ns.is_empty() {
+        return false;
+    }
+    let spec = |path: &[&str]| r.obj.get_path(&[&["spec"][..], path].concat());
+    let es_name = spec(&["externalSecretName"])
+        .and_then(Node::scalar_text)
+        .unwrap_or_else(|| r.name().to_string());
+    let target = spec(&["externalSecretSpec", "target", "name"])
+        .and_then(Node::scalar_text)
+        .unwrap_or(es_name);
+    if target != name {
+        return false;
+    }
+    let listed = matches!(spec(&["namespaces"]), Some(Node::Seq(l))
+        if l.iter().any(|n| n.scalar_text().as_deref() == Some(ns)));
+    if listed {
+        return true;
+    }
+    let mut labels = namespace_labels(ns)
+        .and_then(|n| n.get_path(&["metadata", "labels"]).cloned())
+        .filter(|l| matches!(l, Node::Map(_)))
+        .unwrap_or_else(Node::map);
+    if let Some(m) = labels.as_map_mut() {
+        m.insert("kubernetes.io/metadata.name", Node::Str(ns.to_string()));
+    }
+    let mut selectors: Vec<&Node> = Vec::new();
+    if let Some(Node::Seq(l)) = spec(&["namespaceSelectors"]) {
+        selectors.extend(l.iter());
+    }
+    if let Some(sel) = spec(&["namespaceSelector"]) {
+        selectors.push(sel);
+    }
+    selectors
+        .into_iter()
+        .any(|sel| label_selector_matches(sel, &labels))
+}
+
+/// Whether a Kubernetes `LabelSelector` (`matchLabels`, `matchExpressions`
+/// with `In`, `NotIn`, `Exists`, `DoesNotExist`) selects `labels`; an
+/// empty selector selects everything, one Kubernetes would refuse nothing.
+fn label_selector_matches(sel: &Node, labels: &Node) -> bool {
+    let label = |k: &str| labels.get(k).and_then(Node::scalar_text);
+    if !matches!(sel, Node::Map(_)) {
+        return false;
+    }
+    if let Some(m) = sel.get("matchLabels") {
+        let Node::Map(m) = m else { return false };
+        if !m
+            .iter()
+            .all(|(k, v)| v.scalar_text().is_some() && label(k) == v.scalar_text())
+        {
+            return false;
+        }
+    }
+    let Some(exprs) = sel.get("matchExpressions") else {
+        return true;
+    };
+    let Node::Seq(exprs) = exprs else {
+        return false;
+    };
+    exprs.iter().all(|e| {
+        let Some(key) = e.get_str(&["key"]) else {
+            return false;
+        };
+        let values: Vec<String> = match e.get("values") {
+            Some(Node::Seq(v)) => v.iter().filter_map(Node::scalar_text).collect(),
+            _ => Vec::new(),
+        };
+        let have = label(key);
+        match e.get_str(&["operator"]) {
+            Some("In") => !values.is_empty() && have.is_some_and(|h| values.contains(&h)),
+            Some("NotIn") => !values.is_empty() && have.is_none_or(|h| !values.contains(&h)),
+            Some("Exists") => values.is_empty() && have.is_some(),
+            Some("DoesNotExist") => values.is_empty() && have.is_none(),
+            _ => false,
+        }
+    })
+}
+
 /// The object that creates Secret `name` in `namespace` at runtime, if any.
 fn runtime_producer(known: &Known, namespace: &str, name: &str) -> Option<String> {
+    let labels = |ns: &str| known.find("Namespace", "", ns).map(|r| r.obj.clone());
     known.all().find_map(|r| {
-        (r.namespace() == namespace && runtime_secret(r) == Some(name))
-            .then(|| format!("{} {}/{}", r.kind(), r.namespace(), r.name()))
+        if r.namespace() == namespace && runtime_secret(r) == Some(name) {
+            Some(format!("{} {}/{}", r.kind(), r.namespace(), r.name()))
+        } else if cluster_runtime_secret(r, namespace, name, &labels) {
+            Some(format!("{} {}", r.kind(), r.name()))
+        } else {
+            None
+        }
     })
 }
 
@@ -395,19 +506,56 @@ fn strip_newlines(s: &str) -> String {
 type Vars = (Vec<(String, String)>, HashSet<String>);
 
 /// Variables of `ks`, or why they cannot be had.
+/// Why [`load_vars`] could not have the variables.
+struct VarsError {
+    message: String,
+    /// A source was not among the objects rendered before.
+    missing: bool,
+}
+
+impl From<String> for VarsError {
+    fn from(message: String) -> Self {
+        VarsError {
+            message,
+            missing: false,
+        }
+    }
+}
+
 fn load_vars(
     ks: &FluxKustomization,
     known: &Known,
+    own: &[Resource],
     warnings: &mut Vec<String>,
     absent: &mut Vec<AbsentSource>,
-) -> Result<Vars, String> {
+) -> Result<Vars, VarsError> {
     let mut vars: Vec<(String, String)> = Vec::new();
     // Names whose value comes from a Secret (or from a ConfigMap value that
     // was itself substituted from one).
     let mut secret: HashSet<String> = HashSet::new();
     let b64 = base64::engine::general_purpose::STANDARD;
     for sf in &ks.substitute_from {
-        let Some(obj) = known.find(&sf.kind, &ks.namespace, &sf.name) else {
+        // A source the Kustomization applies itself is in the cluster from
+        // its first apply on (which fails, lacking it, and so needs the
+        // source applied by hand once).
+        let mine = || {
+            own.iter().find(|r| {
+                r.kind() == sf.kind
+                    && r.name() == sf.name
+                    && (r.namespace() == ks.namespace
+                        || (r.namespace().is_empty() && ks.namespace == "default"))
+            })
+        };
+        let found = match known.find(&sf.kind, &ks.namespace, &sf.name) {
+            Some(o) => Some(o),
+            None => mine().inspect(|_| {
+                warnings.push(format!(
+                    "substituteFrom {}/{} is applied by this Kustomization itself: substituted from its rendered (unsubstituted) copy, as in a running cluster; a first apply on an empty cluster fails without it",
+                    sf.kind, sf.name
+                ))
+            }),
+        };
+        let Some(obj) = found else {
             if sf.optional {
                 absent.push(AbsentSource {
                     kind: sf.kind.clone(),
@@ -434,10 +582,13 @@ fn load_vars(
                 ));
                 continue;
             }
-            return Err(format!(
-                "substitute from '{}/{}' error: not found in namespace '{}' among the objects rendered before this Kustomization",
-                sf.kind, sf.name, ks.namespace
-            ));
+            return Err(VarsError {
+                message: format!(
+                    "substitute from '{}/{}' error: not found in namespace '{}' among the objects rendered before this Kustomization",
+                    sf.kind, sf.name, ks.namespace
+                ),
+                missing: true,
+            });
         };
         if super::sops::is_encrypted(obj) {
             warnings.push(format!(
@@ -498,7 +649,8 @@ fn load_vars(
     if let Some((bad, _)) = vars.iter().find(|(k, _)| !is_valid_var_name(k)) {
         return Err(format!(
             "'{bad}' var name is invalid, must match '^[_[:alpha:]][_[:alpha:][:digit:]]*$'"
-        ));
+        )
+        .into());
     }
     Ok((vars, secret))
 }
@@ -563,6 +715,7 @@ fn render_one(
         unset_vars: Vec::new(),
         absent_sources: Vec::new(),
         unmatched_patches: Vec::new(),
+        retry: false,
     };
     if ks.suspend {
         report.status = Status::Skipped;
@@ -635,17 +788,26 @@ fn render_one(
     report.objects = m.resources;
     mask_encrypted(ks, &mut report);
     if ks.has_post_build {
-        let (vars, secret) =
-            match load_vars(ks, known, &mut report.warnings, &mut report.absent_sources) {
-                Ok(v) => v,
-                Err(e) => {
-                    let e = match substitute_from_declaration(fs, root, &ks.origin, &e) {
-                        Some(at) => format!("{at}: {e}"),
-                        None => e,
-                    };
-                    return (fail(report, e), Vec::new());
-                }
-            };
+        let (vars, secret) = match load_vars(
+            ks,
+            known,
+            &report.objects,
+            &mut report.warnings,
+            &mut report.absent_sources,
+        ) {
+            Ok(v) => v,
+            Err(VarsError {
+                message: e,
+                missing,
+            }) => {
+                let e = match substitute_from_declaration(fs, root, &ks.origin, &e) {
+                    Some(at) => format!("{at}: {e}"),
+                    None => e,
+                };
+                report.retry = missing;
+                return (fail(report, e), Vec::new());
+            }
+        };
         report.message = report
             .absent_sources
             .iter()
@@ -1076,31 +1238,96 @@ pub fn render(
         }
     }
     let mut reports: Vec<KsReport> = vec![first];
-    while !wave.is_empty() {
-        let tw = std::time::Instant::now();
+    // Kustomizations that failed for a `substituteFrom` source not rendered
+    // before them, by report index.
+    let mut pending: Vec<(usize, FluxKustomization)> = Vec::new();
+    let waves = |mut wave: Vec<(FluxKustomization, Option<String>)>,
+                 reports: &mut Vec<KsReport>,
+                 seen: &mut HashSet<String>,
+                 pending: &mut Vec<(usize, FluxKustomization)>| {
+        while !wave.is_empty() {
+            let tw = std::time::Instant::now();
+            let known = Known::build(&opts.preexisting, reports);
+            let results: Vec<(KsReport, Vec<FluxKustomization>)> = wave
+                .par_iter()
+                .map(|(ks, parent)| render_one(sources, ks, &known, opts, parent.clone()))
+                .collect();
+            drop(known);
+            let mut next = Vec::new();
+            for ((report, children), (ks, _)) in results.into_iter().zip(&wave) {
+                for c in children {
+                    if seen.insert(c.key()) {
+                        next.push((c, Some(report.key())));
+                    }
+                }
+                if report.retry {
+                    pending.push((reports.len(), ks.clone()));
+                }
+                reports.push(report);
+            }
+            if timings {
+                eprintln!(
+                    "timing: wave of {} Kustomizations {:.1} ms",
+                    wave.len(),
+                    tw.elapsed().as_secs_f64() * 1e3
+                );
+            }
+            wave = next;
+        }
+    };
+    waves(wave, &mut reports, &mut seen, &mut pending);
+    // A running cluster reconciles again and again: a Kustomization whose
+    // source another one applies, though not before it (no `dependsOn`),
+    // fails until that one is applied, then renders. Rendered again with
+    // every object of the cluster, as often as that makes progress.
+    while !pending.is_empty() {
         let known = Known::build(&opts.preexisting, &reports);
-        let results: Vec<(KsReport, Vec<FluxKustomization>)> = wave
+        let results: Vec<(usize, KsReport, Vec<FluxKustomization>, FluxKustomization)> = pending
             .par_iter()
-            .map(|(ks, parent)| render_one(sources, ks, &known, opts, parent.clone()))
+            .map(|(i, ks)| {
+                let (r, c) = render_one(sources, ks, &known, opts, reports[*i].parent.clone());
+                (*i, r, c, ks.clone())
+            })
+            .collect();
+        let notes: Vec<Vec<String>> = results
+            .iter()
+            .map(|(_, r, _, ks)| {
+                if r.status != Status::Rendered {
+                    return Vec::new();
+                }
+                ks.substitute_from
+                    .iter()
+                    .filter_map(|sf| {
+                        let by = known.applied_by(&sf.kind, &ks.namespace, &sf.name)?;
+                        Some(format!(
+                            "substituteFrom {}/{} is applied by Kustomization {by}, which this one does not wait for (no dependsOn): rendered as the cluster settles; until {by} is applied, Flux fails this Kustomization",
+                            sf.kind, sf.name
+                        ))
+                    })
+                    .collect()
+            })
             .collect();
         drop(known);
-        let mut next = Vec::new();
-        for (report, children) in results {
+        let mut still = Vec::new();
+        let mut progressed = false;
+        let mut wave = Vec::new();
+        for ((i, mut report, children, ks), notes) in results.into_iter().zip(notes) {
+            if report.status != Status::Rendered {
+                still.push((i, ks));
+                continue;
+            }
+            progressed = true;
+            report.warnings.splice(0..0, notes);
             for c in children {
                 if seen.insert(c.key()) {
-                    next.push((c, Some(report.key())));
+                    wave.push((c, Some(report.key())));
                 }
             }
-            reports.push(report);
+            reports[i] = report;
         }
-        if timings {
-            eprintln!(
-                "timing: wave of {} Kustomizations {:.1} ms",
-                wave.len(),
-                tw.elapsed().as_secs_f64() * 1e3
-            );
-        }
-        wave = next;
+        // Those still failing may find what this round rendered.
+        pending = if progressed { still } else { Vec::new() };
+        waves(wave, &mut reports, &mut seen, &mut pending);
     }
     check_depends_on(&mut reports);
     let th = std::time::Instant::now();

@@ -1,7 +1,8 @@
 //! `valuesfrom-missing`: a HelmRelease `valuesFrom` entry (not
 //! `optional`) whose ConfigMap or Secret is not in the environment, or
 //! lacks the key. A Secret that an ExternalSecret or SealedSecret of the
-//! same namespace creates at runtime counts as present. A generated
+//! same namespace, or a ClusterExternalSecret selecting the namespace,
+//! creates at runtime counts as present. A generated
 //! ConfigMap whose name got a hash suffix is the classic cause.
 
 use super::{Ctx, is_helmrelease, ns_or_default};
@@ -9,8 +10,10 @@ use crate::check::{Finding, Severity};
 use crate::yaml::Node;
 
 fn produced_at_runtime(ctx: &Ctx, ns: &str, name: &str) -> bool {
+    let labels = |n: &str| ctx.find("Namespace", "", n).map(|(_, r)| r.obj.clone());
     ctx.all.iter().any(|(_, r)| {
-        ns_or_default(r) == ns && crate::flux::render::runtime_secret(r) == Some(name)
+        (ns_or_default(r) == ns && crate::flux::render::runtime_secret(r) == Some(name))
+            || crate::flux::render::cluster_runtime_secret(r, ns, name, &labels)
     })
 }
 

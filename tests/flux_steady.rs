@@ -1,0 +1,275 @@
+//! How `flate build` renders what a running cluster settles on: sources of
+//! `substituteFrom` applied by another Kustomization that is not applied
+//! before (no `dependsOn`), or by the Kustomization itself; Secrets a
+//! ClusterExternalSecret makes; `spec.path` joined as kustomize-controller
+//! joins it.
+
+mod common;
+
+use std::path::Path;
+
+use serde_json::Value;
+
+fn write(root: &Path, rel: &str, text: &str) {
+    let p = root.join(rel);
+    std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+    std::fs::write(p, text).unwrap();
+}
+
+/// A Flux Kustomization `name` in flux-system rendering `path`, with
+/// `extra` appended to its spec (indented by four spaces).
+fn ks(name: &str, path: &str, extra: &str) -> String {
+    format!(
+        "apiVersion: kustomize.toolkit.fluxcd.io/v1\nkind: Kustomization\nmetadata:\n  name: {name}\n  namespace: flux-system\nspec:\n  interval: 1h\n  path: {path}\n  prune: true\n  sourceRef:\n    kind: GitRepository\n    name: flux-system\n{extra}"
+    )
+}
+
+fn configmap(name: &str, ns: &str, data: &str) -> String {
+    format!(
+        "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: {name}\n  namespace: {ns}\ndata:\n{data}"
+    )
+}
+
+/// `flate build x -o json` of the tree at `root`, entry `cluster`.
+fn build(root: &Path) -> (Value, String) {
+    let o = common::flate_in(&["build", "x", "--path", "cluster", "-o", "json"], root);
+    let err = String::from_utf8_lossy(&o.stderr).into_owned();
+    let v: Value = serde_json::from_slice(&o.stdout)
+        .unwrap_or_else(|e| panic!("{e}: {}\n{err}", String::from_utf8_lossy(&o.stdout)));
+    (v, err)
+}
+
+fn report<'a>(v: &'a Value, name: &str) -> &'a Value {
+    v["kustomizations"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|k| k["name"] == name)
+        .unwrap_or_else(|| panic!("no Kustomization {name} in {v:#}"))
+}
+
+fn object<'a>(k: &'a Value, kind: &str, name: &str) -> &'a Value {
+    k["objects"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|o| o["kind"] == kind && o["metadata"]["name"] == name)
+        .unwrap_or_else(|| panic!("no {kind} {name} in {k:#}"))
+}
+
+#[test]
+fn a_source_applied_by_a_sibling_renders_with_a_warning() {
+    let d = common::scratch("steady-sibling");
+    // `first` substitutes from a ConfigMap that `second` applies; neither
+    // depends on the other, so both are in one wave. `third` needs what
+    // `first` applies: it renders in a second round.
+    write(
+        &d,
+        "cluster/ks.yaml",
+        &[
+            ks(
+                "first",
+                "./apps/first",
+                "  postBuild:\n    substituteFrom:\n      - kind: ConfigMap\n        name: settings\n",
+            ),
+            ks("second", "./apps/second", ""),
+            ks(
+                "third",
+                "./apps/third",
+                "  postBuild:\n    substituteFrom:\n      - kind: ConfigMap\n        name: derived\n",
+            ),
+        ]
+        .join("---\n"),
+    );
+    write(
+        &d,
+        "apps/first/cm.yaml",
+        &configmap("derived", "flux-system", "  COLOR: ${COLOR}-ish\n"),
+    );
+    write(
+        &d,
+        "apps/second/cm.yaml",
+        &configmap("settings", "flux-system", "  COLOR: blue\n"),
+    );
+    write(
+        &d,
+        "apps/third/cm.yaml",
+        &configmap("out", "default", "  color: ${COLOR}\n"),
+    );
+    let (v, err) = build(&d);
+    for name in ["first", "second", "third"] {
+        assert_eq!(report(&v, name)["status"], "rendered", "{name}: {v:#}");
+    }
+    let first = report(&v, "first");
+    assert_eq!(
+        object(first, "ConfigMap", "derived")["data"]["COLOR"],
+        "blue-ish"
+    );
+    let third = report(&v, "third");
+    assert_eq!(
+        object(third, "ConfigMap", "out")["data"]["color"],
+        "blue-ish"
+    );
+    let warned = first["warnings"].as_array().unwrap();
+    assert!(
+        warned.iter().any(|w| w
+            .as_str()
+            .unwrap()
+            .contains("substituteFrom ConfigMap/settings is applied by Kustomization flux-system/second, which this one does not wait for (no dependsOn)")),
+        "{warned:?}\n{err}"
+    );
+}
+
+#[test]
+fn a_source_nobody_applies_still_fails() {
+    let d = common::scratch("steady-missing");
+    write(
+        &d,
+        "cluster/ks.yaml",
+        &ks(
+            "app",
+            "./apps/app",
+            "  postBuild:\n    substituteFrom:\n      - kind: ConfigMap\n        name: nowhere\n",
+        ),
+    );
+    write(
+        &d,
+        "apps/app/cm.yaml",
+        &configmap("x", "default", "  a: b\n"),
+    );
+    let (v, _) = build(&d);
+    let app = report(&v, "app");
+    assert_eq!(app["status"], "failed");
+    assert!(
+        app["message"].as_str().unwrap().contains(
+            "substitute from 'ConfigMap/nowhere' error: not found in namespace 'flux-system'"
+        ),
+        "{app:#}"
+    );
+}
+
+#[test]
+fn a_source_the_kustomization_applies_itself_is_read_from_its_output() {
+    let d = common::scratch("steady-self");
+    write(
+        &d,
+        "cluster/ks.yaml",
+        &ks(
+            "apps",
+            "./apps",
+            "  postBuild:\n    substituteFrom:\n      - kind: ConfigMap\n        name: cluster-settings\n",
+        ),
+    );
+    write(
+        &d,
+        "apps/settings.yaml",
+        &configmap("cluster-settings", "flux-system", "  DOMAIN: example.org\n"),
+    );
+    write(
+        &d,
+        "apps/app.yaml",
+        &configmap("app", "default", "  url: https://app.${DOMAIN}\n"),
+    );
+    let (v, _) = build(&d);
+    let apps = report(&v, "apps");
+    assert_eq!(apps["status"], "rendered", "{apps:#}");
+    assert_eq!(
+        object(apps, "ConfigMap", "app")["data"]["url"],
+        "https://app.example.org"
+    );
+    assert!(
+        apps["warnings"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|w| w.as_str().unwrap().contains(
+                "substituteFrom ConfigMap/cluster-settings is applied by this Kustomization itself"
+            )),
+        "{apps:#}"
+    );
+}
+
+#[test]
+fn a_cluster_external_secret_produces_its_secret_in_the_namespaces_it_selects() {
+    let d = common::scratch("steady-ces");
+    let uses = |name: &str, ns: &str| {
+        format!(
+            "apiVersion: kustomize.toolkit.fluxcd.io/v1\nkind: Kustomization\nmetadata:\n  name: {name}\n  namespace: {ns}\nspec:\n  interval: 1h\n  path: ./apps/{name}\n  prune: true\n  sourceRef:\n    kind: GitRepository\n    name: flux-system\n    namespace: flux-system\n  postBuild:\n    substituteFrom:\n      - kind: Secret\n        name: cluster-secrets\n"
+        )
+    };
+    write(
+        &d,
+        "cluster/ks.yaml",
+        &[
+            ks("secrets", "./apps/secrets", ""),
+            uses("media", "media"),
+            uses("games", "games"),
+        ]
+        .join("---\n"),
+    );
+    // Selects namespaces by the label Kubernetes gives every namespace,
+    // and by a label of a rendered Namespace; `games` matches neither.
+    write(
+        &d,
+        "apps/secrets/ces.yaml",
+        "apiVersion: external-secrets.io/v1\nkind: ClusterExternalSecret\nmetadata:\n  name: shared\nspec:\n  externalSecretName: cluster-secrets\n  namespaceSelectors:\n    - matchExpressions:\n        - {key: kubernetes.io/metadata.name, operator: In, values: [media]}\n    - matchLabels:\n        secrets: wanted\n  externalSecretSpec:\n    secretStoreRef: {name: vault, kind: ClusterSecretStore}\n    data:\n      - secretKey: DOMAIN\n        remoteRef: {key: domain}\n---\napiVersion: v1\nkind: Namespace\nmetadata:\n  name: games\n  labels:\n    secrets: not-wanted\n",
+    );
+    for app in ["media", "games"] {
+        write(
+            &d,
+            &format!("apps/{app}/cm.yaml"),
+            &configmap("x", app, "  a: b\n"),
+        );
+    }
+    let (v, _) = build(&d);
+    let media = report(&v, "media");
+    assert_eq!(media["status"], "rendered", "{media:#}");
+    assert!(
+        media["message"]
+            .as_str()
+            .unwrap()
+            .contains("produced at runtime by ClusterExternalSecret shared"),
+        "{media:#}"
+    );
+    let games = report(&v, "games");
+    assert_eq!(games["status"], "failed", "{games:#}");
+
+    // With the label the selector wants, `games` is selected too.
+    let ns = d.join("apps/secrets/ces.yaml");
+    let text = std::fs::read_to_string(&ns).unwrap();
+    std::fs::write(&ns, text.replace("secrets: not-wanted", "secrets: wanted")).unwrap();
+    let (v, _) = build(&d);
+    assert_eq!(report(&v, "games")["status"], "rendered", "{v:#}");
+}
+
+#[test]
+fn spec_path_parent_steps_stop_at_the_source_root() {
+    let d = common::scratch("steady-path");
+    write(
+        &d,
+        "cluster/ks.yaml",
+        &[
+            ks("up", "./../../apps/here", ""),
+            ks("gone", "./../../nowhere", ""),
+        ]
+        .join("---\n"),
+    );
+    write(
+        &d,
+        "apps/here/cm.yaml",
+        &configmap("here", "default", "  a: b\n"),
+    );
+    let (v, _) = build(&d);
+    let up = report(&v, "up");
+    assert_eq!(up["status"], "rendered", "{up:#}");
+    object(up, "ConfigMap", "here");
+    let gone = report(&v, "gone");
+    assert_eq!(gone["status"], "failed");
+    assert!(
+        gone["message"]
+            .as_str()
+            .unwrap()
+            .contains("spec.path './../../nowhere' does not exist in the source (kustomization path not found)"),
+        "{gone:#}"
+    );
+}
