@@ -8,7 +8,7 @@ rules=subprocess.run([B,'check','--list-rules'],capture_output=True,text=True).s
 readme=open('docs/rules.md').read() if os.path.exists('docs/rules.md') else open('README.md').read()
 table={}
 for l in readme.split('\n'):
-    m=re.match(r'\| `([a-z-]+)` \| (\w+) \| (.*) \|$',l)
+    m=re.match(r'\| \[?`([a-z-]+)`(?:\]\(#[a-z-]+\))? \| (\w+) \| (.*) \|$',l)
     if m: table[m.group(1)]=(m.group(2),m.group(3))
 out=['# Check rules','',
 '`flate check` renders every environment and runs these rules on the result',
@@ -25,7 +25,8 @@ out=['# Check rules','',
 ids=[]
 for l in rules:
     rid=l.split()[0]; ids.append(rid)
-    sev,finds=table.get(rid,(l.split()[1],' '.join(l.split()[2:])))
+    table[rid]=table.get(rid,(l.split()[1],' '.join(l.split()[2:])))
+    sev,finds=table[rid]
     out.append(f'| [`{rid}`](#{rid}) | {sev} | {finds} |')
 out.append('')
 for rid in ids:

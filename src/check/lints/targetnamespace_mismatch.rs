@@ -1,7 +1,9 @@
 //! `targetnamespace-mismatch`: a Flux Kustomization listed in a namespace
 //! overlay (a kustomization directory whose own resource files define
-//! exactly one Namespace) whose `spec.targetNamespace` names another
-//! namespace. The app deploys somewhere other than the folder says.
+//! exactly one Namespace: the one its `namespace:` field names, else that
+//! Namespace's name, unless it is `default` and no `namespace:` is set)
+//! whose `spec.targetNamespace` names another namespace. The app deploys
+//! somewhere other than the folder says.
 
 use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
@@ -36,7 +38,10 @@ fn docs(ctx: &Ctx, f: &Path) -> Vec<(usize, String, String, String)> {
         .collect()
 }
 
-/// The namespace of a namespace overlay.
+/// The namespace of a namespace overlay. The kustomization's own
+/// `namespace:` renames the Namespace object (kustomize's namespace
+/// transformer sets a Namespace's name), so a placeholder name such as
+/// `_` is the namespace that field names.
 fn overlay_namespace(ctx: &Ctx, kf: &KustFile) -> Option<String> {
     let mut names = Vec::new();
     for f in &kf.resource_files {
@@ -46,7 +51,22 @@ fn overlay_namespace(ctx: &Ctx, kf: &KustFile) -> Option<String> {
             }
         }
     }
-    (names.len() == 1).then(|| names.remove(0))
+    if names.len() != 1 {
+        return None;
+    }
+    let set = kf
+        .node
+        .as_ref()
+        .and_then(|n| n.get_str(&["namespace"]))
+        .filter(|n| !n.is_empty());
+    match set {
+        Some(ns) => Some(ns.to_string()),
+        // A directory that only annotates or labels the built-in `default`
+        // namespace (a cluster's entry, a "foundation" layer) does not
+        // make it the namespace of the Kustomizations it lists.
+        None if names[0] == "default" => None,
+        None => Some(names.remove(0)),
+    }
 }
 
 /// Flux Kustomization documents listed under `kf`, not crossing into
