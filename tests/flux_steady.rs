@@ -62,7 +62,7 @@ fn a_source_applied_by_a_sibling_renders_with_a_warning() {
     let d = common::scratch("steady-sibling");
     // `first` substitutes from a ConfigMap that `second` applies; neither
     // depends on the other, so both are in one wave. `third` needs what
-    // `first` applies: it renders in a second round.
+    // `first` applies, and waits for it: it renders in a second round.
     write(
         &d,
         "cluster/ks.yaml",
@@ -76,7 +76,7 @@ fn a_source_applied_by_a_sibling_renders_with_a_warning() {
             ks(
                 "third",
                 "./apps/third",
-                "  postBuild:\n    substituteFrom:\n      - kind: ConfigMap\n        name: derived\n",
+                "  dependsOn:\n    - name: first\n  postBuild:\n    substituteFrom:\n      - kind: ConfigMap\n        name: derived\n",
             ),
         ]
         .join("---\n"),
@@ -101,6 +101,15 @@ fn a_source_applied_by_a_sibling_renders_with_a_warning() {
         assert_eq!(report(&v, name)["status"], "rendered", "{name}: {v:#}");
     }
     let first = report(&v, "first");
+    // `third` waits for `first` (dependsOn): the order Flux wants, no warning.
+    assert!(
+        !report(&v, "third")["warnings"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|w| w.as_str().unwrap().contains("does not wait for")),
+        "{v:#}"
+    );
     assert_eq!(
         object(first, "ConfigMap", "derived")["data"]["COLOR"],
         "blue-ish"
@@ -115,8 +124,46 @@ fn a_source_applied_by_a_sibling_renders_with_a_warning() {
         warned.iter().any(|w| w
             .as_str()
             .unwrap()
-            .contains("substituteFrom ConfigMap/settings is applied by Kustomization flux-system/second, which this one does not wait for (no dependsOn)")),
+            .contains("substituteFrom ConfigMap/settings comes from Kustomization flux-system/second, which this one does not wait for (no dependsOn)")),
         "{warned:?}\n{err}"
+    );
+}
+
+#[test]
+fn a_source_applied_only_by_one_that_waits_for_it_is_a_deadlock() {
+    let d = common::scratch("steady-deadlock");
+    // `app` needs what `settings` applies; `settings` waits for `app`.
+    write(
+        &d,
+        "cluster/ks.yaml",
+        &[
+            ks(
+                "app",
+                "./apps/app",
+                "  postBuild:\n    substituteFrom:\n      - kind: ConfigMap\n        name: settings\n",
+            ),
+            ks("settings", "./apps/settings", "  dependsOn:\n    - name: app\n"),
+        ]
+        .join("---\n"),
+    );
+    write(
+        &d,
+        "apps/app/cm.yaml",
+        &configmap("x", "default", "  a: ${A}\n"),
+    );
+    write(
+        &d,
+        "apps/settings/cm.yaml",
+        &configmap("settings", "flux-system", "  A: b\n"),
+    );
+    let (v, _) = build(&d);
+    let app = report(&v, "app");
+    assert_eq!(app["status"], "failed", "{app:#}");
+    assert!(
+        app["message"].as_str().unwrap().contains(
+            "substitute from 'ConfigMap/settings': it comes only from Kustomization flux-system/settings, which waits for this one (dependsOn, or created by it): neither becomes ready"
+        ),
+        "{app:#}"
     );
 }
 

@@ -356,13 +356,30 @@ impl<'a> Known<'a> {
     }
     /// `namespace/name` of the Kustomization whose output holds the object
     /// [`Known::find`] finds, if a Kustomization's.
+    /// For a Secret absent but made at runtime, the Kustomization whose
+    /// output holds what makes it.
     fn applied_by(&self, kind: &str, namespace: &str, name: &str) -> Option<String> {
         let key = |ns: &str| (kind.to_string(), ns.to_string(), name.to_string());
-        let at = self
+        if let Some(at) = self
             .index
             .get(&key(namespace))
-            .or_else(|| (namespace == "default").then(|| self.index.get(&key("")))?)?;
-        self.reports.get(at.0).map(KsReport::key)
+            .or_else(|| (namespace == "default").then(|| self.index.get(&key("")))?)
+        {
+            return self.reports.get(at.0).map(KsReport::key);
+        }
+        if kind != "Secret" {
+            return None;
+        }
+        let labels = |ns: &str| self.find("Namespace", "", ns).map(|r| r.obj.clone());
+        self.reports.iter().find_map(|k| {
+            k.objects
+                .iter()
+                .any(|r| {
+                    (r.namespace() == namespace && runtime_secret(r) == Some(name))
+                        || cluster_runtime_secret(r, namespace, name, &labels)
+                })
+                .then(|| k.key())
+        })
     }
 
     /// The first object of `kind` named `name` in `namespace` (an object
@@ -1013,6 +1030,21 @@ fn check_depends_on(reports: &mut [KsReport]) {
     }
 }
 
+/// Whether `from` reaches `to` along `edges` (what each one waits for).
+fn reaches(from: &str, to: &str, edges: &HashMap<String, Vec<String>>) -> bool {
+    let mut seen: HashSet<&str> = HashSet::new();
+    let mut stack = vec![from];
+    while let Some(cur) = stack.pop() {
+        if cur == to {
+            return true;
+        }
+        if seen.insert(cur) {
+            stack.extend(edges.get(cur).into_iter().flatten().map(String::as_str));
+        }
+    }
+    false
+}
+
 /// A dependsOn chain from `start` back to itself, if any.
 fn find_cycle(start: &str, graph: &HashMap<String, Vec<String>>) -> Option<Vec<String>> {
     fn dfs(
@@ -1289,22 +1321,47 @@ pub fn render(
                 (*i, r, c, ks.clone())
             })
             .collect();
-        let notes: Vec<Vec<String>> = results
+        // What each rendered one found, and where: the Kustomization that
+        // applies each source (or the object that makes it at runtime).
+        // A source applied only by a Kustomization that waits for this one
+        // (through `dependsOn` or as its descendant) never comes: Flux
+        // fails both forever.
+        let waits: HashMap<String, Vec<String>> = reports
+            .iter()
+            .map(|r| {
+                let mut w = r.depends_on.clone();
+                w.extend(r.parent.clone());
+                (r.key(), w)
+            })
+            .collect();
+        let notes: Vec<Result<Vec<String>, String>> = results
             .iter()
             .map(|(_, r, _, ks)| {
                 if r.status != Status::Rendered {
-                    return Vec::new();
+                    return Ok(Vec::new());
                 }
-                ks.substitute_from
-                    .iter()
-                    .filter_map(|sf| {
-                        let by = known.applied_by(&sf.kind, &ks.namespace, &sf.name)?;
-                        Some(format!(
-                            "substituteFrom {}/{} is applied by Kustomization {by}, which this one does not wait for (no dependsOn): rendered as the cluster settles; until {by} is applied, Flux fails this Kustomization",
+                let mut notes = Vec::new();
+                for sf in &ks.substitute_from {
+                    let Some(by) = known.applied_by(&sf.kind, &ks.namespace, &sf.name) else {
+                        continue;
+                    };
+                    // (Waiting for it through `dependsOn` is how it should
+                    // be: flate only renders the two in one wave.)
+                    if by == ks.key() || reaches(&ks.key(), &by, &waits) {
+                        continue;
+                    }
+                    if reaches(&by, &ks.key(), &waits) {
+                        return Err(format!(
+                            "substitute from '{}/{}': it comes only from Kustomization {by}, which waits for this one (dependsOn, or created by it): neither becomes ready",
                             sf.kind, sf.name
-                        ))
-                    })
-                    .collect()
+                        ));
+                    }
+                    notes.push(format!(
+                        "substituteFrom {}/{} comes from Kustomization {by}, which this one does not wait for (no dependsOn): rendered as the cluster settles; until {by} is applied, Flux fails this Kustomization",
+                        sf.kind, sf.name
+                    ));
+                }
+                Ok(notes)
             })
             .collect();
         drop(known);
@@ -1316,6 +1373,13 @@ pub fn render(
                 still.push((i, ks));
                 continue;
             }
+            let notes = match notes {
+                Ok(n) => n,
+                Err(e) => {
+                    reports[i].message = e;
+                    continue;
+                }
+            };
             progressed = true;
             report.warnings.splice(0..0, notes);
             for c in children {
