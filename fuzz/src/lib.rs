@@ -195,8 +195,9 @@ pub fn template_case(tpl: &str, values: &str) {
     }
 }
 
-/// Whether a mapping in `n` has the string key `<<`.
-fn has_merge_key_text(n: &flate::yaml::Node) -> bool {
+/// Whether a mapping in `n` has the string key `<<`: go-yaml, and so
+/// kustomize and flate, print it plain, and it reads back as a merge key.
+pub fn has_merge_key_text(n: &flate::yaml::Node) -> bool {
     match n {
         flate::yaml::Node::Map(m) => m.iter().any(|(k, v)| k == "<<" || has_merge_key_text(v)),
         flate::yaml::Node::Seq(items) => items.iter().any(has_merge_key_text),
