@@ -158,15 +158,7 @@ impl<'a> Objects<'a> {
         let mut found: Vec<String> = self
             .index
             .iter()
-            .filter_map(|((_, ons, _), r)| {
-                if *ons == ns && super::render::runtime_secret(r) == Some(name) {
-                    Some(format!("{} {ns}/{}", r.kind(), r.name()))
-                } else if super::render::cluster_runtime_secret(r, ns, name, &labels) {
-                    Some(format!("{} {}", r.kind(), r.name()))
-                } else {
-                    None
-                }
-            })
+            .filter_map(|((_, ons, _), r)| super::render::runtime_maker(r, ons, ns, name, &labels))
             .collect();
         found.sort();
         found.into_iter().next()

@@ -359,12 +359,7 @@ impl<'a> Known<'a> {
     /// For a Secret absent but made at runtime, the Kustomization whose
     /// output holds what makes it.
     fn applied_by(&self, kind: &str, namespace: &str, name: &str) -> Option<String> {
-        let key = |ns: &str| (kind.to_string(), ns.to_string(), name.to_string());
-        if let Some(at) = self
-            .index
-            .get(&key(namespace))
-            .or_else(|| (namespace == "default").then(|| self.index.get(&key("")))?)
-        {
+        if let Some(at) = self.position(kind, namespace, name) {
             return self.reports.get(at.0).map(KsReport::key);
         }
         if kind != "Secret" {
@@ -374,10 +369,7 @@ impl<'a> Known<'a> {
         self.reports.iter().find_map(|k| {
             k.objects
                 .iter()
-                .any(|r| {
-                    (r.namespace() == namespace && runtime_secret(r) == Some(name))
-                        || cluster_runtime_secret(r, namespace, name, &labels)
-                })
+                .any(|r| runtime_maker(r, r.namespace(), namespace, name, &labels).is_some())
                 .then(|| k.key())
         })
     }
@@ -385,6 +377,12 @@ impl<'a> Known<'a> {
     /// The first object of `kind` named `name` in `namespace` (an object
     /// without a namespace counts as in `default`).
     fn find(&self, kind: &str, namespace: &str, name: &str) -> Option<&'a Resource> {
+        self.position(kind, namespace, name).map(|at| self.get(at))
+    }
+
+    /// Where the object [`Known::find`] finds is: (report index, object
+    /// index), the report index `usize::MAX` for `pre`.
+    fn position(&self, kind: &str, namespace: &str, name: &str) -> Option<(usize, usize)> {
         let key = |ns: &str| (kind.to_string(), ns.to_string(), name.to_string());
         let mut best = self.index.get(&key(namespace)).copied();
         if namespace == "default"
@@ -393,14 +391,14 @@ impl<'a> Known<'a> {
         {
             best = Some(other);
         }
-        best.map(|at| self.get(at))
+        best
     }
 }
 
 /// The name of the Secret `r` creates at runtime when it is an
 /// ExternalSecret (`spec.target.name`) or a SealedSecret
 /// (`spec.template.metadata.name`), else its own name.
-pub fn runtime_secret(r: &Resource) -> Option<&str> {
+fn runtime_secret(r: &Resource) -> Option<&str> {
     let path: &[&str] = match r.kind() {
         "ExternalSecret" => &["spec", "target", "name"],
         "SealedSecret" => &["spec", "template", "metadata", "name"],
@@ -409,13 +407,34 @@ pub fn runtime_secret(r: &Resource) -> Option<&str> {
     Some(r.obj.get_str(path).unwrap_or(r.name()))
 }
 
+/// What `r` is, when it creates Secret `name` in namespace `ns` at runtime:
+/// an ExternalSecret or SealedSecret in that namespace (`r_ns`, as the
+/// caller counts an object's namespace), or a ClusterExternalSecret that
+/// selects it (see [`cluster_runtime_secret`]); e.g.
+/// `ExternalSecret apps/db`, `ClusterExternalSecret shared`.
+pub fn runtime_maker(
+    r: &Resource,
+    r_ns: &str,
+    ns: &str,
+    name: &str,
+    namespace_labels: &dyn Fn(&str) -> Option<Node>,
+) -> Option<String> {
+    if r_ns == ns && runtime_secret(r) == Some(name) {
+        Some(format!("{} {ns}/{}", r.kind(), r.name()))
+    } else if cluster_runtime_secret(r, ns, name, namespace_labels) {
+        Some(format!("{} {}", r.kind(), r.name()))
+    } else {
+        None
+    }
+}
+
 /// Whether `r`, a ClusterExternalSecret, creates Secret `name` in namespace
 /// `ns` at runtime: the ExternalSecret it makes in every namespace its
 /// `namespaces` lists or one of its selectors (`namespaceSelectors`, the
 /// older `namespaceSelector`) matches. A namespace's labels are those of
 /// its Namespace object when rendered (`namespace_labels`), plus the
 /// `kubernetes.io/metadata.name` label Kubernetes gives every namespace.
-pub fn cluster_runtime_secret(
+fn cluster_runtime_secret(
     r: &Resource,
     ns: &str,
     name: &str,
@@ -503,15 +522,9 @@ fn label_selector_matches(sel: &Node, labels: &Node) -> bool {
 /// The object that creates Secret `name` in `namespace` at runtime, if any.
 fn runtime_producer(known: &Known, namespace: &str, name: &str) -> Option<String> {
     let labels = |ns: &str| known.find("Namespace", "", ns).map(|r| r.obj.clone());
-    known.all().find_map(|r| {
-        if r.namespace() == namespace && runtime_secret(r) == Some(name) {
-            Some(format!("{} {}/{}", r.kind(), r.namespace(), r.name()))
-        } else if cluster_runtime_secret(r, namespace, name, &labels) {
-            Some(format!("{} {}", r.kind(), r.name()))
-        } else {
-            None
-        }
-    })
+    known
+        .all()
+        .find_map(|r| runtime_maker(r, r.namespace(), namespace, name, &labels))
 }
 
 fn strip_newlines(s: &str) -> String {
@@ -1030,6 +1043,40 @@ fn check_depends_on(reports: &mut [KsReport]) {
     }
 }
 
+/// For `ks`, rendered once every Kustomization had rendered: a warning for
+/// each `substituteFrom` source that comes from a Kustomization it does not
+/// wait for; an error when one comes only from a Kustomization that waits
+/// for `ks` (through `dependsOn`, or as its descendant), for Flux then
+/// fails both forever.
+fn settled_sources(
+    ks: &FluxKustomization,
+    known: &Known,
+    waits: &HashMap<String, Vec<String>>,
+) -> Result<Vec<String>, String> {
+    let mut notes = Vec::new();
+    for sf in &ks.substitute_from {
+        let Some(by) = known.applied_by(&sf.kind, &ks.namespace, &sf.name) else {
+            continue;
+        };
+        // (Waiting for it through `dependsOn` is how it should be: flate
+        // only renders the two in one wave.)
+        if by == ks.key() || reaches(&ks.key(), &by, waits) {
+            continue;
+        }
+        if reaches(&by, &ks.key(), waits) {
+            return Err(format!(
+                "substitute from '{}/{}': it comes only from Kustomization {by}, which waits for this one (dependsOn, or created by it): neither becomes ready",
+                sf.kind, sf.name
+            ));
+        }
+        notes.push(format!(
+            "substituteFrom {}/{} comes from Kustomization {by}, which this one does not wait for (no dependsOn): rendered as the cluster settles; until {by} is applied, Flux fails this Kustomization",
+            sf.kind, sf.name
+        ));
+    }
+    Ok(notes)
+}
+
 /// Whether `from` reaches `to` along `edges` (what each one waits for).
 fn reaches(from: &str, to: &str, edges: &HashMap<String, Vec<String>>) -> bool {
     let mut seen: HashSet<&str> = HashSet::new();
@@ -1314,18 +1361,7 @@ pub fn render(
     // every object of the cluster, as often as that makes progress.
     while !pending.is_empty() {
         let known = Known::build(&opts.preexisting, &reports);
-        let results: Vec<(usize, KsReport, Vec<FluxKustomization>, FluxKustomization)> = pending
-            .par_iter()
-            .map(|(i, ks)| {
-                let (r, c) = render_one(sources, ks, &known, opts, reports[*i].parent.clone());
-                (*i, r, c, ks.clone())
-            })
-            .collect();
-        // What each rendered one found, and where: the Kustomization that
-        // applies each source (or the object that makes it at runtime).
-        // A source applied only by a Kustomization that waits for this one
-        // (through `dependsOn` or as its descendant) never comes: Flux
-        // fails both forever.
+        // What each Kustomization waits for: its dependsOn and its parent.
         let waits: HashMap<String, Vec<String>> = reports
             .iter()
             .map(|r| {
@@ -1334,41 +1370,24 @@ pub fn render(
                 (r.key(), w)
             })
             .collect();
-        let notes: Vec<Result<Vec<String>, String>> = results
-            .iter()
-            .map(|(_, r, _, ks)| {
-                if r.status != Status::Rendered {
-                    return Ok(Vec::new());
-                }
-                let mut notes = Vec::new();
-                for sf in &ks.substitute_from {
-                    let Some(by) = known.applied_by(&sf.kind, &ks.namespace, &sf.name) else {
-                        continue;
-                    };
-                    // (Waiting for it through `dependsOn` is how it should
-                    // be: flate only renders the two in one wave.)
-                    if by == ks.key() || reaches(&ks.key(), &by, &waits) {
-                        continue;
-                    }
-                    if reaches(&by, &ks.key(), &waits) {
-                        return Err(format!(
-                            "substitute from '{}/{}': it comes only from Kustomization {by}, which waits for this one (dependsOn, or created by it): neither becomes ready",
-                            sf.kind, sf.name
-                        ));
-                    }
-                    notes.push(format!(
-                        "substituteFrom {}/{} comes from Kustomization {by}, which this one does not wait for (no dependsOn): rendered as the cluster settles; until {by} is applied, Flux fails this Kustomization",
-                        sf.kind, sf.name
-                    ));
-                }
-                Ok(notes)
+        let results: Vec<_> = pending
+            .par_iter()
+            .map(|(i, ks)| {
+                let (r, c) = render_one(sources, ks, &known, opts, reports[*i].parent.clone());
+                let notes = match r.status {
+                    Status::Rendered => settled_sources(ks, &known, &waits),
+                    _ => Ok(Vec::new()),
+                };
+                (r, c, notes)
             })
             .collect();
         drop(known);
         let mut still = Vec::new();
         let mut progressed = false;
         let mut wave = Vec::new();
-        for ((i, mut report, children, ks), notes) in results.into_iter().zip(notes) {
+        for ((i, ks), (mut report, children, notes)) in
+            std::mem::take(&mut pending).into_iter().zip(results)
+        {
             if report.status != Status::Rendered {
                 still.push((i, ks));
                 continue;

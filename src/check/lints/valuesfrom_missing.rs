@@ -12,8 +12,7 @@ use crate::yaml::Node;
 fn produced_at_runtime(ctx: &Ctx, ns: &str, name: &str) -> bool {
     let labels = |n: &str| ctx.find("Namespace", "", n).map(|(_, r)| r.obj.clone());
     ctx.all.iter().any(|(_, r)| {
-        (ns_or_default(r) == ns && crate::flux::render::runtime_secret(r) == Some(name))
-            || crate::flux::render::cluster_runtime_secret(r, ns, name, &labels)
+        crate::flux::render::runtime_maker(r, &ns_or_default(r), ns, name, &labels).is_some()
     })
 }
 
