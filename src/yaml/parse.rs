@@ -11,6 +11,7 @@ use yaml_rust2::scanner::TScalarStyle;
 use super::node::{Map, Node, PRINT_FLOW, PRINT_FOLDED, PRINT_LITERAL};
 use super::resolve::{Schema, resolve_plain, resolve_plain_owned};
 
+mod gofix;
 pub(super) mod seps;
 
 /// A YAML syntax error with its position (1-based line and column).
@@ -140,8 +141,23 @@ fn has_unicode_break(text: &str) -> bool {
 /// [`parse`] of a text with line feeds only for line breaks.
 fn parse_go(text: &str, schema: Schema, json_keys: bool) -> Result<Vec<Document>, ParseError> {
     let text = text.strip_prefix('\u{feff}').unwrap_or(text);
+    let e = match parse_fixing(text, schema, json_keys) {
+        Err(e) => e,
+        ok => return ok,
+    };
+    // Two forms go-yaml reads that yaml-rust2 refuses, written as both
+    // read them (see `gofix`): only for a text yaml-rust2 refused, and the
+    // text so written must then read, else the first error stands.
+    match gofix::rewrite(text) {
+        Some(t) => parse_fixing(&t, schema, json_keys).map_err(|_| e),
+        None => Err(e),
+    }
+}
+
+/// [`parse_go`] without the rewrites of `gofix`.
+fn parse_fixing(text: &str, schema: Schema, json_keys: bool) -> Result<Vec<Document>, ParseError> {
     let fixable = |e: &ParseError| {
-        e.message == QUOTED_INDENTATION || e.message == TAB_SEPARATOR || e.message == QUOTED_TAB
+        [QUOTED_INDENTATION, TAB_SEPARATOR, QUOTED_TAB].contains(&e.message.as_str())
     };
     let first = match parse_reindenting(text, schema, json_keys) {
         Err(e) if fixable(&e) => e,
@@ -347,7 +363,7 @@ fn parse_reindenting(
     json_keys: bool,
 ) -> Result<Vec<Document>, ParseError> {
     let first = match parse_text(text, schema, json_keys) {
-        Err(e) if is_flow_indentation(&e) && error_in_flow(text) => e,
+        Err(e) if flow_indentation(text, &e) => e,
         r => return r,
     };
     // (The original error stands if re-indenting does not help.)
@@ -387,7 +403,7 @@ fn reindent(text: &str, schema: Schema, json_keys: bool, first: &ParseError) -> 
         lines[i] = format!("{}{}", " ".repeat(to - col), lines[i]);
         let fixed = lines.join("\n");
         match parse_text(&fixed, schema, json_keys) {
-            Err(next) if is_flow_indentation(&next) && error_in_flow(&fixed) => e = next,
+            Err(next) if flow_indentation(&fixed, &next) => e = next,
             Err(next) => return Reindented::Other(next),
             Ok(docs) => return Reindented::Parsed(docs),
         }
@@ -402,7 +418,7 @@ fn reindent(text: &str, schema: Schema, json_keys: bool, first: &ParseError) -> 
 /// numbers).
 pub fn error_past_flow_indentation(text: &str, e: &ParseError) -> Option<ParseError> {
     let text = text.strip_prefix('\u{feff}').unwrap_or(text);
-    if !is_flow_indentation(e) || !error_in_flow(text) {
+    if !flow_indentation(text, e) {
         return None;
     }
     match reindent(text, Schema::V2, true, e) {
@@ -436,6 +452,17 @@ fn error_in_flow(text: &str) -> bool {
         }
     }
     scanner.get_error().is_some() && depth > 0
+}
+
+/// Whether `e` is yaml-rust2's indentation check inside a flow collection
+/// of `text`. Its error in a flow scalar says so itself; for the others
+/// the scanner is asked where it stopped ([`error_in_flow`], which can
+/// miss a collection whose tokens the scanner still held back, as after
+/// `- [`, where a key might yet follow), then `gofix`'s reading of the
+/// text.
+fn flow_indentation(text: &str, e: &ParseError) -> bool {
+    e.message == "invalid indentation in flow construct"
+        || (is_flow_indentation(e) && (error_in_flow(text) || gofix::in_flow_at_line(text, e.line)))
 }
 
 fn is_flow_indentation(e: &ParseError) -> bool {
