@@ -172,6 +172,11 @@ fn valuesfrom_missing() {
 }
 
 #[test]
+fn substitutefrom_bootstrap() {
+    case("substitutefrom-bootstrap");
+}
+
+#[test]
 fn targetnamespace_mismatch() {
     case("targetnamespace-mismatch");
 }

@@ -130,9 +130,11 @@ fn a_source_applied_by_a_sibling_renders_with_a_warning() {
 }
 
 #[test]
-fn a_source_applied_only_by_one_that_waits_for_it_is_a_deadlock() {
+fn a_source_applied_only_by_one_that_waits_for_it_renders_as_in_a_running_cluster() {
     let d = common::scratch("steady-deadlock");
-    // `app` needs what `settings` applies; `settings` waits for `app`.
+    // `app` needs what `settings` applies; `settings` waits for `app`: on
+    // an empty cluster neither becomes ready, in a running cluster that
+    // was given the ConfigMap at bootstrap both are.
     write(
         &d,
         "cluster/ks.yaml",
@@ -158,13 +160,85 @@ fn a_source_applied_only_by_one_that_waits_for_it_is_a_deadlock() {
     );
     let (v, _) = build(&d);
     let app = report(&v, "app");
-    assert_eq!(app["status"], "failed", "{app:#}");
+    assert_eq!(app["status"], "rendered", "{app:#}");
+    assert_eq!(object(app, "ConfigMap", "x")["data"]["a"], "b");
     assert!(
-        app["message"].as_str().unwrap().contains(
-            "substitute from 'ConfigMap/settings': it comes only from Kustomization flux-system/settings, which waits for this one (dependsOn, or created by it): neither becomes ready"
-        ),
+        app["warnings"].as_array().unwrap().iter().any(|w| w.as_str().unwrap().contains(
+            "substituteFrom ConfigMap/settings comes only from Kustomization flux-system/settings, which waits for this one (dependsOn, or created by it): rendered as in a running cluster that has it; on an empty cluster neither becomes ready until ConfigMap/settings is created by hand (at bootstrap)"
+        )),
         "{app:#}"
     );
+    // `flate check` says so, as a warning.
+    let o = common::flate_in(&["check", "--path", "cluster", "-o", "json"], &d);
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert!(o.status.success(), "{out}");
+    assert!(out.contains("\"substitutefrom-bootstrap\""), "{out}");
+}
+
+#[test]
+fn a_source_a_descendant_applies_renders_the_whole_tree() {
+    let d = common::scratch("steady-descendant");
+    // The root substitutes from a Secret that a ClusterExternalSecret
+    // makes in every namespace; that one comes from an app the root
+    // itself applies (through `apps`). Children substitute from a
+    // ConfigMap a grandchild applies.
+    write(
+        &d,
+        "cluster/ks.yaml",
+        &ks(
+            "cluster",
+            "./apps",
+            "  postBuild:\n    substitute:\n      TZ: UTC\n    substituteFrom:\n      - kind: Secret\n        name: cluster-secrets\n",
+        ),
+    );
+    write(
+        &d,
+        "apps/kustomization.yaml",
+        "resources:\n  - secrets.yaml\n  - app.yaml\n",
+    );
+    write(&d, "apps/secrets.yaml", &ks("secrets", "./secrets", ""));
+    write(
+        &d,
+        "apps/app.yaml",
+        &ks(
+            "app",
+            "./app",
+            "  postBuild:\n    substitute:\n      ZONE: ${TZ}\n",
+        ),
+    );
+    write(
+        &d,
+        "secrets/ces.yaml",
+        "apiVersion: external-secrets.io/v1\nkind: ClusterExternalSecret\nmetadata:\n  name: cluster-secrets\nspec:\n  externalSecretName: cluster-secrets\n  namespaceSelectors:\n    - matchLabels: {}\n  externalSecretSpec:\n    secretStoreRef: {name: vault, kind: ClusterSecretStore}\n    target:\n      name: cluster-secrets\n",
+    );
+    write(
+        &d,
+        "app/cm.yaml",
+        &configmap("app", "default", "  zone: ${ZONE}\n"),
+    );
+    let (v, err) = build(&d);
+    let root = report(&v, "cluster");
+    assert_eq!(root["status"], "rendered", "{root:#}\n{err}");
+    assert!(
+        root["warnings"].as_array().unwrap().iter().any(|w| w.as_str().unwrap().contains(
+            "substituteFrom Secret/cluster-secrets comes only from Kustomization flux-system/secrets, which waits for this one"
+        )),
+        "{root:#}"
+    );
+    // Everything below renders, with the root's own substitutions.
+    let app = report(&v, "app");
+    assert_eq!(app["status"], "rendered", "{app:#}");
+    assert_eq!(object(app, "ConfigMap", "app")["data"]["zone"], "UTC");
+    assert_eq!(report(&v, "secrets")["status"], "rendered");
+    // Once each (the entry's flux-system, then the three): the tentative
+    // render leaves no trace.
+    let names: Vec<&str> = v["kustomizations"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|k| k["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(names, ["flux-system", "cluster", "app", "secrets"], "{v:#}");
 }
 
 #[test]
@@ -319,4 +393,56 @@ fn spec_path_parent_steps_stop_at_the_source_root() {
             .contains("spec.path './../../nowhere' does not exist in the source (kustomization path not found)"),
         "{gone:#}"
     );
+}
+
+#[test]
+fn an_ext_postgres_operator_user_produces_its_secret() {
+    let d = common::scratch("steady-pguser");
+    let uses = |name: &str, secret: &str| {
+        ks(
+            name,
+            &format!("./apps/{name}"),
+            &format!(
+                "  postBuild:\n    substituteFrom:\n      - kind: Secret\n        name: {secret}\n"
+            ),
+        )
+    };
+    write(
+        &d,
+        "cluster/ks.yaml",
+        &[
+            ks("users", "./apps/users", ""),
+            uses("suffixed", "database-app"),
+            uses("kept", "database"),
+            uses("other", "database-other"),
+        ]
+        .join("---\n"),
+    );
+    // The operator names the Secret SECRETNAME-NAME, or SECRETNAME with
+    // KEEP_SECRET_NAME; no user is named `other`.
+    write(
+        &d,
+        "apps/users/user.yaml",
+        "apiVersion: db.movetokube.com/v1alpha1\nkind: PostgresUser\nmetadata:\n  name: app\n  namespace: flux-system\nspec:\n  role: app\n  database: app\n  secretName: database\n  privileges: OWNER\n",
+    );
+    for app in ["suffixed", "kept", "other"] {
+        write(
+            &d,
+            &format!("apps/{app}/cm.yaml"),
+            &configmap("x", "db", "  a: b\n"),
+        );
+    }
+    let (v, _) = build(&d);
+    for app in ["suffixed", "kept"] {
+        let k = report(&v, app);
+        assert_eq!(k["status"], "rendered", "{k:#}");
+        assert!(
+            k["message"]
+                .as_str()
+                .unwrap()
+                .contains("produced at runtime by PostgresUser flux-system/app"),
+            "{k:#}"
+        );
+    }
+    assert_eq!(report(&v, "other")["status"], "failed", "{v:#}");
 }

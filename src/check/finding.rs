@@ -96,6 +96,11 @@ pub const RULES: &[Rule] = &[
         summary: "a HelmRelease valuesFrom ConfigMap/Secret (or its key) does not exist",
     },
     Rule {
+        id: "substitutefrom-bootstrap",
+        severity: Severity::Warning,
+        summary: "a postBuild.substituteFrom source applied only by the Kustomization itself or by one that waits for it: an empty cluster needs it created by hand",
+    },
+    Rule {
         id: "targetnamespace-mismatch",
         severity: Severity::Error,
         summary: "a Kustomization's targetNamespace differs from the namespace overlay that lists it",

@@ -151,7 +151,7 @@ impl<'a> Objects<'a> {
         ))
     }
 
-    /// The ExternalSecret, SealedSecret or ClusterExternalSecret that
+    /// The ExternalSecret, SealedSecret, PostgresUser or ClusterExternalSecret that
     /// creates Secret `name` in `ns` at runtime, if one is rendered.
     fn runtime_producer(&self, ns: &str, name: &str) -> Option<String> {
         let labels = |n: &str| self.find("Namespace", "", n).map(|r| r.obj.clone());

@@ -59,12 +59,16 @@ pub struct KsReport {
     pub unset_vars: Vec<UnsetVar>,
     /// `substituteFrom` entries that were absent offline and skipped.
     pub absent_sources: Vec<AbsentSource>,
+    /// `substituteFrom` sources found only as the cluster settles: applied
+    /// by this Kustomization itself or by one that waits for it.
+    pub bootstrap_sources: Vec<BootstrapSource>,
     /// Patches of the kustomization files it read whose target selected
     /// nothing (kustomize ignores them silently).
     pub unmatched_patches: Vec<crate::kustomize::UnmatchedPatch>,
-    /// Failed for a `substituteFrom` source not among the objects rendered
-    /// before it: rendered again once every Kustomization has rendered.
-    retry: bool,
+    /// Failed for this `substituteFrom` source (kind, name) not among the
+    /// objects rendered before it: rendered again once every Kustomization
+    /// has rendered.
+    retry: Option<(String, String)>,
 }
 
 /// A `${VAR}` substituted with an empty string, and where it was used.
@@ -84,6 +88,20 @@ pub struct AbsentSource {
     pub optional: bool,
     /// The object that creates it at runtime (ExternalSecret, SealedSecret).
     pub produced_by: Option<String>,
+}
+
+/// A `substituteFrom` source that exists in a running cluster but not
+/// before the Kustomization first applies: the Kustomization applies it
+/// itself, or one that waits for it does (a descendant, or one whose
+/// `dependsOn` leads to it). On an empty cluster Flux fails the
+/// Kustomization (and so everything waiting for it) until the source is
+/// created by hand, as bootstrap scripts do.
+#[derive(Debug, Clone)]
+pub struct BootstrapSource {
+    pub kind: String,
+    pub name: String,
+    /// `namespace/name` of the Kustomization that applies it.
+    pub by: String,
 }
 
 impl KsReport {
@@ -395,20 +413,32 @@ impl<'a> Known<'a> {
     }
 }
 
-/// The name of the Secret `r` creates at runtime when it is an
-/// ExternalSecret (`spec.target.name`) or a SealedSecret
-/// (`spec.template.metadata.name`), else its own name.
-fn runtime_secret(r: &Resource) -> Option<&str> {
+/// Whether `r` makes Secret `name` in its own namespace at runtime:
+/// - an ExternalSecret (`spec.target.name`, else its own name);
+/// - a SealedSecret (`spec.template.metadata.name`, else its own name);
+/// - a PostgresUser of ext-postgres-operator (`db.movetokube.com`):
+///   `SECRETNAME-NAME` from `spec.secretName` and its own name, or
+///   `SECRETNAME` alone when the operator runs with `KEEP_SECRET_NAME`
+///   (which flate cannot see: both count).
+fn makes_secret(r: &Resource, name: &str) -> bool {
     let path: &[&str] = match r.kind() {
         "ExternalSecret" => &["spec", "target", "name"],
         "SealedSecret" => &["spec", "template", "metadata", "name"],
-        _ => return None,
+        "PostgresUser" if r.gvk().group == "db.movetokube.com" => {
+            return r.obj.get_str(&["spec", "secretName"]).is_some_and(|s| {
+                name == s
+                    || name.strip_prefix(s).and_then(|rest| rest.strip_prefix('-'))
+                        == Some(r.name())
+            });
+        }
+        _ => return false,
     };
-    Some(r.obj.get_str(path).unwrap_or(r.name()))
+    r.obj.get_str(path).unwrap_or(r.name()) == name
 }
 
 /// What `r` is, when it creates Secret `name` in namespace `ns` at runtime:
-/// an ExternalSecret or SealedSecret in that namespace (`r_ns`, as the
+/// an ExternalSecret, SealedSecret or PostgresUser (see [`makes_secret`])
+/// in that namespace (`r_ns`, as the
 /// caller counts an object's namespace), or a ClusterExternalSecret that
 /// selects it (see [`cluster_runtime_secret`]); e.g.
 /// `ExternalSecret apps/db`, `ClusterExternalSecret shared`.
@@ -419,7 +449,7 @@ pub fn runtime_maker(
     name: &str,
     namespace_labels: &dyn Fn(&str) -> Option<Node>,
 ) -> Option<String> {
-    if r_ns == ns && runtime_secret(r) == Some(name) {
+    if r_ns == ns && makes_secret(r, name) {
         Some(format!("{} {ns}/{}", r.kind(), r.name()))
     } else if cluster_runtime_secret(r, ns, name, namespace_labels) {
         Some(format!("{} {}", r.kind(), r.name()))
@@ -539,26 +569,42 @@ type Vars = (Vec<(String, String)>, HashSet<String>);
 /// Why [`load_vars`] could not have the variables.
 struct VarsError {
     message: String,
-    /// A source was not among the objects rendered before.
-    missing: bool,
+    /// This source (kind, name) was not among the objects rendered before.
+    missing: Option<(String, String)>,
 }
 
 impl From<String> for VarsError {
     fn from(message: String) -> Self {
         VarsError {
             message,
-            missing: false,
+            missing: None,
         }
     }
 }
 
+/// Where [`load_vars`] reports what it found: warnings, sources absent
+/// offline, sources found only as the cluster settles.
+struct VarsNotes<'r> {
+    warnings: &'r mut Vec<String>,
+    absent: &'r mut Vec<AbsentSource>,
+    bootstrap: &'r mut Vec<BootstrapSource>,
+}
+
+/// The variables of `ks`'s post-build substitution. `tentative`: a
+/// source found nowhere is taken as absent (as an optional one), to see
+/// what the Kustomization leads to (see `render`).
 fn load_vars(
     ks: &FluxKustomization,
     known: &Known,
     own: &[Resource],
-    warnings: &mut Vec<String>,
-    absent: &mut Vec<AbsentSource>,
+    notes: VarsNotes,
+    tentative: bool,
 ) -> Result<Vars, VarsError> {
+    let VarsNotes {
+        warnings,
+        absent,
+        bootstrap,
+    } = notes;
     let mut vars: Vec<(String, String)> = Vec::new();
     // Names whose value comes from a Secret (or from a ConfigMap value that
     // was itself substituted from one).
@@ -582,11 +628,16 @@ fn load_vars(
                 warnings.push(format!(
                     "substituteFrom {}/{} is applied by this Kustomization itself: substituted from its rendered (unsubstituted) copy, as in a running cluster; a first apply on an empty cluster fails without it",
                     sf.kind, sf.name
-                ))
+                ));
+                bootstrap.push(BootstrapSource {
+                    kind: sf.kind.clone(),
+                    name: sf.name.clone(),
+                    by: ks.key(),
+                });
             }),
         };
         let Some(obj) = found else {
-            if sf.optional {
+            if sf.optional || tentative {
                 absent.push(AbsentSource {
                     kind: sf.kind.clone(),
                     name: sf.name.clone(),
@@ -617,7 +668,7 @@ fn load_vars(
                     "substitute from '{}/{}' error: not found in namespace '{}' among the objects rendered before this Kustomization",
                     sf.kind, sf.name, ks.namespace
                 ),
-                missing: true,
+                missing: Some((sf.kind.clone(), sf.name.clone())),
             });
         };
         if super::sops::is_encrypted(obj) {
@@ -723,12 +774,17 @@ fn mask_encrypted(ks: &FluxKustomization, report: &mut KsReport) {
     }
 }
 
+/// Renders one Flux Kustomization against the objects `known` so far;
+/// its report and the Flux Kustomizations among its objects.
+/// `tentative`: a `substituteFrom` source found nowhere is taken as absent
+/// (see [`load_vars`]).
 fn render_one(
     sources: &Sources,
     ks: &FluxKustomization,
     known: &Known,
     opts: &RenderOptions,
     parent: Option<String>,
+    tentative: bool,
 ) -> (KsReport, Vec<FluxKustomization>) {
     let mut report = KsReport {
         name: ks.name.clone(),
@@ -744,8 +800,9 @@ fn render_one(
         parent,
         unset_vars: Vec::new(),
         absent_sources: Vec::new(),
+        bootstrap_sources: Vec::new(),
         unmatched_patches: Vec::new(),
-        retry: false,
+        retry: None,
     };
     if ks.suspend {
         report.status = Status::Skipped;
@@ -818,22 +875,20 @@ fn render_one(
     report.objects = m.resources;
     mask_encrypted(ks, &mut report);
     if ks.has_post_build {
-        let (vars, secret) = match load_vars(
-            ks,
-            known,
-            &report.objects,
-            &mut report.warnings,
-            &mut report.absent_sources,
-        ) {
+        let notes = VarsNotes {
+            warnings: &mut report.warnings,
+            absent: &mut report.absent_sources,
+            bootstrap: &mut report.bootstrap_sources,
+        };
+        let (vars, secret) = match load_vars(ks, known, &report.objects, notes, tentative) {
             Ok(v) => v,
             Err(VarsError {
                 message: e,
                 missing,
             }) => {
-                let e = match substitute_from_declaration(fs, root, &ks.origin, &e) {
-                    Some(at) => format!("{at}: {e}"),
-                    None => e,
-                };
+                // (Where the source is declared is looked up once the
+                // cluster has settled, for the failures left: see
+                // `explain_missing_sources`.)
                 report.retry = missing;
                 return (fail(report, e), Vec::new());
             }
@@ -954,33 +1009,54 @@ fn substitute_from_declaration(
     {
         return Some(show(file, line));
     }
-    // Walk the repository (sorted, hidden directories left out).
-    let mut dirs = vec![repo.to_path_buf()];
-    let mut seen = 0;
-    while let Some(d) = dirs.pop() {
-        let Ok(names) = fs.list(&d) else { continue };
-        for n in names.iter().rev() {
+    let mut found = None;
+    walk_yaml(fs, repo, |p, text| {
+        found = text
+            .contains("substituteFrom")
+            .then(|| find(text))
+            .flatten()
+            .map(|line| show(p, line));
+        found.is_some()
+    });
+    found
+}
+
+/// Reads the YAML files (`.yaml`, `.yml`) under `root`, directory by
+/// directory in name order, hidden files and directories left out, and
+/// gives each one's path and text to `visit` until it returns `true` or
+/// 10,000 files have been read.
+fn walk_yaml(fs: &dyn FileSystem, root: &Path, mut visit: impl FnMut(&Path, &str) -> bool) {
+    let mut dirs = vec![root.to_path_buf()];
+    let mut read = 0;
+    while let Some(dir) = dirs.pop() {
+        let Ok(names) = fs.list(&dir) else {
+            continue;
+        };
+        let mut subdirs = Vec::new();
+        for n in names {
             if n.starts_with('.') {
                 continue;
             }
-            let p = d.join(n);
+            let p = dir.join(&n);
             if fs.is_dir(&p) {
-                dirs.push(p);
-            } else if n.ends_with(".yaml") || n.ends_with(".yml") {
-                seen += 1;
-                if seen > 10_000 {
-                    return None;
-                }
-                if let Ok(text) = fs.read_to_string(&p)
-                    && text.contains("substituteFrom")
-                    && let Some(line) = find(&text)
-                {
-                    return Some(show(&p, line));
-                }
+                subdirs.push(p);
+                continue;
+            }
+            if !(n.ends_with(".yaml") || n.ends_with(".yml")) {
+                continue;
+            }
+            read += 1;
+            if read > 10_000 {
+                return;
+            }
+            if let Ok(text) = fs.read_to_string(&p)
+                && visit(&p, &text)
+            {
+                return;
             }
         }
+        dirs.extend(subdirs.into_iter().rev());
     }
-    None
 }
 
 /// Where in the object's source file the expression a substitution error
@@ -1045,36 +1121,221 @@ fn check_depends_on(reports: &mut [KsReport]) {
 
 /// For `ks`, rendered once every Kustomization had rendered: a warning for
 /// each `substituteFrom` source that comes from a Kustomization it does not
-/// wait for; an error when one comes only from a Kustomization that waits
-/// for `ks` (through `dependsOn`, or as its descendant), for Flux then
-/// fails both forever.
+/// wait for; and for one that comes only from a Kustomization that waits
+/// for `ks` (through `dependsOn`, or as its descendant), a warning and a
+/// [`BootstrapSource`]: on an empty cluster neither becomes ready until the
+/// source is created by hand, in a running cluster it is there.
 fn settled_sources(
     ks: &FluxKustomization,
     known: &Known,
     waits: &HashMap<String, Vec<String>>,
-) -> Result<Vec<String>, String> {
+) -> Settled {
     let mut notes = Vec::new();
+    let mut bootstrap = Vec::new();
     for sf in &ks.substitute_from {
         let Some(by) = known.applied_by(&sf.kind, &ks.namespace, &sf.name) else {
             continue;
         };
+        if by == ks.key() {
+            // Made at runtime by what it applies itself (a literal object
+            // of its own was noted when its variables were read).
+            bootstrap.push(BootstrapSource {
+                kind: sf.kind.clone(),
+                name: sf.name.clone(),
+                by,
+            });
+            continue;
+        }
         // (Waiting for it through `dependsOn` is how it should be: flate
         // only renders the two in one wave.)
-        if by == ks.key() || reaches(&ks.key(), &by, waits) {
+        if reaches(&ks.key(), &by, waits) {
             continue;
         }
         if reaches(&by, &ks.key(), waits) {
-            return Err(format!(
-                "substitute from '{}/{}': it comes only from Kustomization {by}, which waits for this one (dependsOn, or created by it): neither becomes ready",
-                sf.kind, sf.name
+            notes.push(format!(
+                "substituteFrom {}/{} comes only from Kustomization {by}, which waits for this one (dependsOn, or created by it): rendered as in a running cluster that has it; on an empty cluster neither becomes ready until {}/{} is created by hand (at bootstrap)",
+                sf.kind, sf.name, sf.kind, sf.name
             ));
+            bootstrap.push(BootstrapSource {
+                kind: sf.kind.clone(),
+                name: sf.name.clone(),
+                by,
+            });
+            continue;
         }
         notes.push(format!(
             "substituteFrom {}/{} comes from Kustomization {by}, which this one does not wait for (no dependsOn): rendered as the cluster settles; until {by} is applied, Flux fails this Kustomization",
             sf.kind, sf.name
         ));
     }
-    Ok(notes)
+    (notes, bootstrap)
+}
+
+/// What [`settled_sources`] says of a Kustomization rendered as the
+/// cluster settles: warnings, and sources found only that way.
+type Settled = (Vec<String>, Vec<BootstrapSource>);
+
+/// The outcome of rendering `list` again (`results`, in its order): each
+/// failure replaces the one in `reports` (its latest reason) and is
+/// returned to try again; each success is [`settle`]d. Also returns the
+/// new children to render, and whether any rendered.
+#[allow(clippy::type_complexity)]
+fn apply(
+    list: Vec<(usize, FluxKustomization)>,
+    results: Vec<(KsReport, Vec<FluxKustomization>, Settled)>,
+    reports: &mut [KsReport],
+    seen: &mut HashSet<String>,
+) -> (
+    Vec<(usize, FluxKustomization)>,
+    Vec<(FluxKustomization, Option<String>)>,
+    bool,
+) {
+    let mut still = Vec::new();
+    let mut wave = Vec::new();
+    let mut progressed = false;
+    for ((i, ks), (report, children, notes)) in list.into_iter().zip(results) {
+        if report.status != Status::Rendered {
+            reports[i] = report;
+            still.push((i, ks));
+            continue;
+        }
+        progressed = true;
+        settle(&mut reports[i], report, notes, children, seen, &mut wave);
+    }
+    (still, wave, progressed)
+}
+
+/// Puts the report of a Kustomization rendered as the cluster settles in
+/// place of its failure, with the notes of [`settled_sources`], and its
+/// new children in `wave`.
+fn settle(
+    slot: &mut KsReport,
+    mut report: KsReport,
+    (notes, bootstrap): Settled,
+    children: Vec<FluxKustomization>,
+    seen: &mut HashSet<String>,
+    wave: &mut Vec<(FluxKustomization, Option<String>)>,
+) {
+    report.warnings.splice(0..0, notes);
+    for b in bootstrap {
+        if !report
+            .bootstrap_sources
+            .iter()
+            .any(|x| x.kind == b.kind && x.name == b.name)
+        {
+            report.bootstrap_sources.push(b);
+        }
+    }
+    for c in children {
+        if seen.insert(c.key()) {
+            wave.push((c, Some(report.key())));
+        }
+    }
+    *slot = report;
+}
+
+/// For each Kustomization that failed for a `substituteFrom` source found
+/// nowhere: where the source is declared (`file:line: ` before the
+/// message, as kustomize-controller's error has no position), and the
+/// files of the repository that define such an object, which bootstrap
+/// may create (`--settings` stands for them).
+fn explain_missing_sources(sources: &Sources, opts: &RenderOptions, reports: &mut [KsReport]) {
+    let failed: Vec<usize> = (0..reports.len())
+        .filter(|&i| reports[i].status == Status::Failed && reports[i].retry.is_some())
+        .collect();
+    if failed.is_empty() {
+        return;
+    }
+    let mut texts = Vec::new();
+    {
+        let known = Known::build(&opts.preexisting, reports);
+        for &i in &failed {
+            let r = &reports[i];
+            let local;
+            let artifact: &ArtifactFs = if sources.is_repo(&r.source) {
+                &sources.repo
+            } else if let Some(a) = sources.local_artifact(&r.source, &known) {
+                local = a;
+                &local
+            } else {
+                &sources.repo
+            };
+            let mut msg = match substitute_from_declaration(
+                artifact,
+                &artifact.root,
+                &r.origin,
+                &r.message,
+            ) {
+                Some(at) => format!("{at}: {}", r.message),
+                None => r.message.clone(),
+            };
+            if let Some((kind, name)) = &r.retry {
+                let files = defining_files(&sources.repo, kind, &r.namespace, name);
+                if !files.is_empty() {
+                    msg.push_str(&format!(
+                        "; {kind}/{name} is defined in {} but no Kustomization of this cluster applies it to namespace {}: if it is created at bootstrap, give that file to --settings (or list it under `settings` in .flate.yaml)",
+                        files.join(", "),
+                        r.namespace
+                    ));
+                }
+            }
+            texts.push(msg);
+        }
+    }
+    for (i, msg) in failed.into_iter().zip(texts) {
+        reports[i].message = msg;
+    }
+}
+
+/// The files of the repository (paths relative to its root; at most
+/// three, in walk order: see [`walk_yaml`]) that define an object of
+/// `kind` named `name` in `namespace` (else, when there is none, without a
+/// namespace): where a `substituteFrom` source found nowhere may be kept
+/// for bootstrap.
+fn defining_files(repo: &ArtifactFs, kind: &str, namespace: &str, name: &str) -> Vec<String> {
+    let root = repo.root.as_path();
+    let mut out = Vec::new();
+    let mut unnamespaced = Vec::new();
+    let name_line = format!("name: {name}");
+    let kind_line = format!("kind: {kind}");
+    walk_yaml(repo, root, |p, text| {
+        if !text.contains(&name_line) || !text.contains(&kind_line) {
+            return false;
+        }
+        let Ok(docs) = crate::yaml::parse_stream(text) else {
+            return false;
+        };
+        let rel = || p.strip_prefix(root).unwrap_or(p).display().to_string();
+        // The first object of that kind and name in this namespace or in
+        // none.
+        let ns = docs
+            .iter()
+            .filter(|d| {
+                d.node.get_str(&["kind"]) == Some(kind)
+                    && d.node.get_str(&["metadata", "name"]) == Some(name)
+            })
+            .map(|d| d.node.get_str(&["metadata", "namespace"]))
+            .find(|ns| ns.is_none_or(|ns| ns == namespace));
+        match ns {
+            Some(Some(_)) => out.push(rel()),
+            Some(None) if unnamespaced.len() < 3 => unnamespaced.push(rel()),
+            _ => {}
+        }
+        out.len() == 3
+    });
+    if out.is_empty() { unnamespaced } else { out }
+}
+
+/// What each Kustomization waits for: its `dependsOn` and its parent.
+fn waits_of(reports: &[KsReport]) -> HashMap<String, Vec<String>> {
+    reports
+        .iter()
+        .map(|r| {
+            let mut w = r.depends_on.clone();
+            w.extend(r.parent.clone());
+            (r.key(), w)
+        })
+        .collect()
 }
 
 /// Whether `from` reaches `to` along `edges` (what each one waits for).
@@ -1272,7 +1533,7 @@ pub fn render(
     let made_up = root_kustomization(entry);
     let (mut first, mut children) = {
         let known = Known::build(&opts.preexisting, &[]);
-        render_one(&sources, &made_up, &known, opts, None)
+        render_one(&sources, &made_up, &known, opts, None, false)
     };
     let adopted = adopt_root(&children, entry).cloned();
     if let Some(a) = &adopted {
@@ -1306,7 +1567,7 @@ pub fn render(
         pre.extend(first.objects.iter().cloned());
         let known = Known::build(&pre, &[]);
         let root = adopted.as_ref().unwrap_or(&made_up);
-        (first, children) = render_one(&sources, root, &known, opts, None);
+        (first, children) = render_one(&sources, root, &known, opts, None, false);
     }
     let sources = &sources;
     let mut seen: HashSet<String> = HashSet::from([first.key()]);
@@ -1323,13 +1584,16 @@ pub fn render(
     let waves = |mut wave: Vec<(FluxKustomization, Option<String>)>,
                  reports: &mut Vec<KsReport>,
                  seen: &mut HashSet<String>,
-                 pending: &mut Vec<(usize, FluxKustomization)>| {
+                 pending: &mut Vec<(usize, FluxKustomization)>,
+                 tentative: bool| {
         while !wave.is_empty() {
             let tw = std::time::Instant::now();
             let known = Known::build(&opts.preexisting, reports);
             let results: Vec<(KsReport, Vec<FluxKustomization>)> = wave
                 .par_iter()
-                .map(|(ks, parent)| render_one(sources, ks, &known, opts, parent.clone()))
+                .map(|(ks, parent)| {
+                    render_one(sources, ks, &known, opts, parent.clone(), tentative)
+                })
                 .collect();
             drop(known);
             let mut next = Vec::new();
@@ -1339,7 +1603,7 @@ pub fn render(
                         next.push((c, Some(report.key())));
                     }
                 }
-                if report.retry {
+                if report.retry.is_some() {
                     pending.push((reports.len(), ks.clone()));
                 }
                 reports.push(report);
@@ -1354,64 +1618,84 @@ pub fn render(
             wave = next;
         }
     };
-    waves(wave, &mut reports, &mut seen, &mut pending);
+    waves(wave, &mut reports, &mut seen, &mut pending, false);
     // A running cluster reconciles again and again: a Kustomization whose
     // source another one applies, though not before it (no `dependsOn`),
     // fails until that one is applied, then renders. Rendered again with
     // every object of the cluster, as often as that makes progress.
-    while !pending.is_empty() {
-        let known = Known::build(&opts.preexisting, &reports);
-        // What each Kustomization waits for: its dependsOn and its parent.
-        let waits: HashMap<String, Vec<String>> = reports
-            .iter()
-            .map(|r| {
-                let mut w = r.depends_on.clone();
-                w.extend(r.parent.clone());
-                (r.key(), w)
-            })
-            .collect();
-        let results: Vec<_> = pending
-            .par_iter()
+    // Renders `list` again against every object of `cluster`, each with the
+    // notes of where its sources came from.
+    type Round = Vec<(KsReport, Vec<FluxKustomization>, Settled)>;
+    let again = |cluster: &[KsReport], list: &[(usize, FluxKustomization)]| -> Round {
+        let known = Known::build(&opts.preexisting, cluster);
+        let waits = waits_of(cluster);
+        list.par_iter()
             .map(|(i, ks)| {
-                let (r, c) = render_one(sources, ks, &known, opts, reports[*i].parent.clone());
+                let parent = cluster[*i].parent.clone();
+                let (r, c) = render_one(sources, ks, &known, opts, parent, false);
                 let notes = match r.status {
                     Status::Rendered => settled_sources(ks, &known, &waits),
-                    _ => Ok(Vec::new()),
+                    _ => Default::default(),
                 };
                 (r, c, notes)
             })
-            .collect();
-        drop(known);
-        let mut still = Vec::new();
-        let mut progressed = false;
-        let mut wave = Vec::new();
-        for ((i, ks), (mut report, children, notes)) in
-            std::mem::take(&mut pending).into_iter().zip(results)
-        {
-            if report.status != Status::Rendered {
-                still.push((i, ks));
-                continue;
+            .collect()
+    };
+    loop {
+        let mut stuck = Vec::new();
+        while !pending.is_empty() {
+            let results = again(&reports, &pending);
+            let list = std::mem::take(&mut pending);
+            let (still, wave, progressed) = apply(list, results, &mut reports, &mut seen);
+            // Those still failing may find what this round rendered.
+            if progressed {
+                pending = still;
+            } else {
+                stuck = still;
             }
-            let notes = match notes {
-                Ok(n) => n,
-                Err(e) => {
-                    reports[i].message = e;
-                    continue;
-                }
-            };
-            progressed = true;
-            report.warnings.splice(0..0, notes);
-            for c in children {
-                if seen.insert(c.key()) {
-                    wave.push((c, Some(report.key())));
-                }
-            }
-            reports[i] = report;
+            waves(wave, &mut reports, &mut seen, &mut pending, false);
         }
-        // Those still failing may find what this round rendered.
-        pending = if progressed { still } else { Vec::new() };
-        waves(wave, &mut reports, &mut seen, &mut pending);
+        if stuck.is_empty() {
+            break;
+        }
+        // What no Kustomization renders may come from one that waits for
+        // the Kustomization that needs it (a descendant, as a
+        // ClusterExternalSecret an app of `cluster-apps` applies, or one
+        // whose `dependsOn` leads to it): in a running cluster it is there.
+        // The stuck ones are rendered tentatively, their sources found
+        // nowhere taken as absent, with all they lead to; then for real,
+        // against every object of that tentative cluster (their failure
+        // then is the one they keep).
+        let mut scratch = reports.clone();
+        let mut scratch_seen = seen.clone();
+        let mut wave = Vec::new();
+        {
+            let known = Known::build(&opts.preexisting, &reports);
+            let results: Vec<_> = stuck
+                .par_iter()
+                .map(|(i, ks)| {
+                    render_one(sources, ks, &known, opts, reports[*i].parent.clone(), true)
+                })
+                .collect();
+            for ((i, _), (r, children)) in stuck.iter().zip(results) {
+                for c in children {
+                    if scratch_seen.insert(c.key()) {
+                        wave.push((c, Some(r.key())));
+                    }
+                }
+                scratch[*i] = r;
+            }
+        }
+        waves(wave, &mut scratch, &mut scratch_seen, &mut Vec::new(), true);
+        let results = again(&scratch, &stuck);
+        drop(scratch);
+        let (_, wave, _) = apply(stuck, results, &mut reports, &mut seen);
+        if wave.is_empty() && pending.is_empty() {
+            break;
+        }
+        waves(wave, &mut reports, &mut seen, &mut pending, false);
     }
+    explain_missing_sources(sources, opts, &mut reports);
     check_depends_on(&mut reports);
     let th = std::time::Instant::now();
     let helmreleases = render_helmreleases(sources, &reports, opts, &repo);

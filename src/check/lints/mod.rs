@@ -12,6 +12,7 @@ mod patch_target_unmatched;
 mod pin_digest_lost;
 mod pin_digest_mismatch;
 mod render_failed;
+mod substitutefrom_bootstrap;
 mod targetnamespace_mismatch;
 mod unresolved_variable;
 mod valuesfrom_missing;
@@ -248,7 +249,7 @@ pub fn run_env(env: &Env<'_>, out: &mut Vec<Finding>) {
     let ctx = Ctx::new(env);
     let timings = std::env::var_os("FLATE_TIMINGS").is_some();
     type Lint = fn(&Ctx, &mut Vec<Finding>);
-    let lints: [(&str, Lint); 12] = [
+    let lints: [(&str, Lint); 13] = [
         ("render-failed", render_failed::run),
         ("pin-digest-lost", pin_digest_lost::run),
         ("unresolved-variable", unresolved_variable::run),
@@ -257,6 +258,7 @@ pub fn run_env(env: &Env<'_>, out: &mut Vec<Finding>) {
         ("duplicate-object", duplicate_object::run),
         ("chart-source-missing", chart_source_missing::run),
         ("valuesfrom-missing", valuesfrom_missing::run),
+        ("substitutefrom-bootstrap", substitutefrom_bootstrap::run),
         ("targetnamespace-mismatch", targetnamespace_mismatch::run),
         ("patch-target-unmatched", patch_target_unmatched::run),
         (

@@ -1,8 +1,8 @@
 //! `valuesfrom-missing`: a HelmRelease `valuesFrom` entry (not
 //! `optional`) whose ConfigMap or Secret is not in the environment, or
-//! lacks the key. A Secret that an ExternalSecret or SealedSecret of the
-//! same namespace, or a ClusterExternalSecret selecting the namespace,
-//! creates at runtime counts as present. A generated
+//! lacks the key. A Secret that an ExternalSecret, SealedSecret or
+//! PostgresUser of the same namespace, or a ClusterExternalSecret selecting
+//! the namespace, creates at runtime counts as present. A generated
 //! ConfigMap whose name got a hash suffix is the classic cause.
 
 use super::{Ctx, is_helmrelease, ns_or_default};
