@@ -7,6 +7,7 @@
 use std::collections::BTreeMap;
 use std::io::Read;
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 
 use super::glob::go_match;
@@ -245,7 +246,8 @@ fn walk(
             ));
         }
         if !read_at_load(&n) {
-            out.push((n.clone(), FileData::deferred(n, path, len as usize)));
+            let kept = keep_open(&n).then_some(file);
+            out.push((n.clone(), FileData::deferred(n, path, len as usize, kept)));
             continue;
         }
         let data = read_shared(&mut file, len as usize).map_err(read_err)?;
@@ -284,10 +286,49 @@ fn read_at_load(name: &str) -> bool {
     }
 }
 
+/// How many files opened at load are kept open for their read (see
+/// [`keep_open`]).
+static KEPT_OPEN: AtomicUsize = AtomicUsize::new(0);
+
+/// At most this many files are kept open at once: far below the usual
+/// limit of 1,024 descriptors a process starts with, whatever the number
+/// of charts loaded.
+const MAX_KEPT_OPEN: usize = 256;
+
+/// Whether the file `name`, just opened at load and deferred, stays open
+/// until it is read: a template (nearly always read, when its chart is
+/// rendered), while fewer than [`MAX_KEPT_OPEN`] are. Reading it then
+/// takes one system call, not an `open`, a `stat` and a `close` more: on
+/// app-template (123 templates) a tenth of the render's time.
+fn keep_open(name: &str) -> bool {
+    let template = name.starts_with("templates/") || name.contains("/templates/");
+    template
+        && KEPT_OPEN
+            .fetch_update(Ordering::Relaxed, Ordering::Relaxed, |n| {
+                (n < MAX_KEPT_OPEN).then_some(n + 1)
+            })
+            .is_ok()
+}
+
+/// A file kept open by [`keep_open`] was read or dropped.
+pub(super) fn closed_kept() {
+    KEPT_OPEN.fetch_sub(1, Ordering::Relaxed);
+}
+
 /// Reads a chart file that was opened when the chart was loaded (a
-/// deferred [`FileData`]); `name` is its name in the chart.
-pub(super) fn read_file(name: &str, path: &Path) -> Result<Arc<[u8]>, String> {
+/// deferred [`FileData`]); `name` is its name in the chart; `kept`, the
+/// file as opened then and its size then, if it was kept open (else it is
+/// opened again).
+pub(super) fn read_file(
+    name: &str,
+    path: &Path,
+    kept: Option<(std::fs::File, usize)>,
+) -> Result<Arc<[u8]>, String> {
     let read_err = |e: std::io::Error| format!("error reading {name}: {}", io_text(&e));
+    if let Some((mut file, len)) = kept {
+        closed_kept();
+        return read_shared(&mut file, len).map(strip_bom).map_err(read_err);
+    }
     let mut file = std::fs::File::open(path).map_err(read_err)?;
     let len = file.metadata().map_err(read_err)?.len();
     read_shared(&mut file, len as usize)
@@ -938,18 +979,56 @@ mod tests {
         let out = super::super::render(&chart, &Default::default()).unwrap();
         let bodies: Vec<&str> = out.manifests.iter().map(|m| m.body.as_str()).collect();
         assert_eq!(bodies, ["kind: ConfigMap"]);
-        // Enabled, it is needed: the render fails, naming it.
+        // Enabled, it is needed: it was kept open at load (a template),
+        // and is read as it was then, as Helm reads every file at load.
         let opts = super::super::RenderOptions {
             values: crate::yaml::parse_one("sub:\n  enabled: true\n").unwrap(),
             ..Default::default()
         };
-        let e = super::super::render(&chart, &opts).unwrap_err();
-        assert!(
-            e.message
-                .contains("error reading charts/sub/templates/s.yaml"),
-            "{}",
-            e.message
+        let out = super::super::render(&chart, &opts).unwrap();
+        let bodies: Vec<&str> = out.manifests.iter().map(|m| m.body.as_str()).collect();
+        assert_eq!(bodies, ["kind: Secret", "kind: ConfigMap"]);
+        // A template not kept open (more than MAX_KEPT_OPEN of them are
+        // open) is opened again when read: removed, the render fails,
+        // naming it.
+        write("charts/sub/templates/s.yaml", "kind: Secret\n");
+        let data = FileData::deferred(
+            "charts/sub/templates/s.yaml".into(),
+            root.join("charts/sub/templates/s.yaml"),
+            13,
+            None,
         );
+        std::fs::remove_file(root.join("charts/sub/templates/s.yaml")).unwrap();
+        let e = data.get().unwrap_err();
+        assert!(
+            e.contains("error reading charts/sub/templates/s.yaml"),
+            "{e}"
+        );
+    }
+
+    #[test]
+    fn more_templates_than_are_kept_open_all_render() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        write_file(
+            root,
+            "Chart.yaml",
+            "apiVersion: v2\nname: c\nversion: 1.0.0\n",
+        );
+        let n = MAX_KEPT_OPEN + 44;
+        for i in 0..n {
+            write_file(
+                root,
+                &format!("templates/t{i:03}.yaml"),
+                &format!("kind: ConfigMap\nname: t{i}\n"),
+            );
+        }
+        let chart = load(root).unwrap();
+        let out = super::super::render(&chart, &Default::default()).unwrap();
+        assert_eq!(out.manifests.len(), n);
+        for (i, m) in out.manifests.iter().enumerate() {
+            assert_eq!(m.body, format!("kind: ConfigMap\nname: t{i}"));
+        }
     }
 
     #[test]

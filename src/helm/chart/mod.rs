@@ -107,7 +107,8 @@ impl TemplateFile {
 /// that only `.Files` and `--include-crds` reach (`crds/`, `files/`,
 /// READMEs, every file outside `templates/`, `charts/` and the chart's own
 /// YAML) are opened when the chart is loaded, so that the errors Helm
-/// reports while loading come at the same point, and read on first use: a
+/// reports while loading come at the same point (a template's stays open
+/// until it is read, up to 256 at once), and read on first use: a
 /// chart such as kube-prometheus-stack carries 4.7 MB of files that a
 /// render without `--include-crds` never looks at, and
 /// victoria-metrics-k8s-stack 0.23.2 2.8 MB of templates in a subchart its
@@ -127,15 +128,34 @@ pub struct Deferred {
     path: PathBuf,
     /// Its size when the chart was loaded.
     len: usize,
+    /// The file as opened when the chart was loaded, kept for the read (a
+    /// template's: see [`load::keep_open`]), else `None` (opened again).
+    file: std::sync::Mutex<Option<std::fs::File>>,
     bytes: OnceLock<Result<Arc<[u8]>, String>>,
 }
 
+impl Drop for Deferred {
+    fn drop(&mut self) {
+        if let Ok(f) = self.file.get_mut()
+            && f.take().is_some()
+        {
+            load::closed_kept();
+        }
+    }
+}
+
 impl FileData {
-    pub(crate) fn deferred(name: String, path: PathBuf, len: usize) -> FileData {
+    pub(crate) fn deferred(
+        name: String,
+        path: PathBuf,
+        len: usize,
+        file: Option<std::fs::File>,
+    ) -> FileData {
         FileData::Deferred(Arc::new(Deferred {
             name,
             path,
             len,
+            file: std::sync::Mutex::new(file),
             bytes: OnceLock::new(),
         }))
     }
@@ -160,7 +180,11 @@ impl FileData {
             FileData::Read(b) => Ok(b),
             FileData::Deferred(d) => d
                 .bytes
-                .get_or_init(|| load::read_file(&d.name, &d.path))
+                .get_or_init(|| {
+                    let kept = d.file.lock().ok().and_then(|mut f| f.take());
+                    let kept = kept.map(|f| (f, d.len));
+                    load::read_file(&d.name, &d.path, kept)
+                })
                 .as_ref()
                 .map_err(Clone::clone),
         }
