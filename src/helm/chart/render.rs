@@ -882,7 +882,7 @@ const PARALLEL_PARSE_BYTES: usize = 512 * 1024;
 /// bytes alone do not tell the work (a few files of CRD text parse
 /// quickly; loki 6.21.0's 191 templates, 462 KB, 7,900 actions, do not).
 const PARALLEL_PARSE_MANY: usize = 100;
-const PARALLEL_PARSE_MANY_BYTES: usize = 256 * 1024;
+const PARALLEL_PARSE_MANY_BYTES: usize = 128 * 1024;
 
 /// Rendered documents of at least this many bytes in all are read on
 /// every thread (below it, starting the threads costs more than it saves).
