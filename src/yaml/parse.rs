@@ -529,6 +529,53 @@ fn check_text(text: &str) -> Result<(), ParseError> {
 
 /// Reads `text` with the event parser.
 fn build(text: &str, schema: Schema, json_keys: bool) -> Result<Vec<Document>, ParseError> {
+    let docs = build_events(text, schema, json_keys)?;
+    go_anchor_names(text)?;
+    Ok(docs)
+}
+
+/// go-yaml's check of anchor and alias names, which yaml-rust2 does not
+/// make: go-yaml (as libyaml) reads a name of letters, digits, `_` and
+/// `-`, which must be followed by a blank or one of `?:,]}%@` and a
+/// backquote; yaml-rust2 (YAML 1.2) reads any characters up to a blank or
+/// a flow indicator. `&a.b` is an error for go-yaml ("did not find
+/// expected alphabetic or numeric character", at the `.`), and so for
+/// kubectl and Helm: here too, not an anchor named `a.b`. Only a text
+/// with a `&` or `*` that may start a token is scanned again, for its
+/// names (most texts hold none).
+fn go_anchor_names(text: &str) -> Result<(), ParseError> {
+    let b = text.as_bytes();
+    let candidate = memchr::memchr2_iter(b'&', b'*', b).any(|i| {
+        (i == 0 || matches!(b[i - 1], b' ' | b'\t' | b'\n' | b'\r' | b'[' | b'{' | b','))
+            && b.get(i + 1).is_some_and(|c| !c.is_ascii_whitespace())
+    });
+    if !candidate {
+        return Ok(());
+    }
+    use yaml_rust2::scanner::{Scanner, Token, TokenType};
+    let go_byte = |c: char| c.is_ascii_alphanumeric() || c == '_' || c == '-';
+    for Token(mark, tok) in Scanner::new(text.chars()) {
+        let name = match &tok {
+            TokenType::Anchor(n) | TokenType::Alias(n) => n,
+            _ => continue,
+        };
+        let good = name.chars().take_while(|&c| go_byte(c)).count();
+        let next = name.chars().nth(good);
+        if good == 0 || next.is_some_and(|c| !"?:,]}%@`".contains(c)) {
+            return Err(ParseError {
+                line: mark.line(),
+                // The `&` or `*`, then the good characters: the first bad
+                // one (1-based).
+                col: mark.col() + 2 + good,
+                message: "did not find expected alphabetic or numeric character".into(),
+            });
+        }
+    }
+    Ok(())
+}
+
+/// [`build`] without the check of anchor names.
+fn build_events(text: &str, schema: Schema, json_keys: bool) -> Result<Vec<Document>, ParseError> {
     let mut b = Builder {
         parser: Parser::new_from_str(text),
         lines: Lines::new(text),
@@ -559,9 +606,13 @@ fn build(text: &str, schema: Schema, json_keys: bool) -> Result<Vec<Document>, P
         }
         let (ev, mark) = b.next()?;
         match ev {
-            Event::StreamStart | Event::DocumentEnd | Event::Nothing => {}
+            Event::StreamStart | Event::Nothing => {}
             Event::StreamEnd => break,
+            // An anchor holds within its document (go-yaml, as YAML says;
+            // yaml-rust2 keeps them for the whole stream).
+            Event::DocumentEnd => b.anchors.clear(),
             Event::DocumentStart => {
+                b.anchors.clear();
                 let (ev, mark) = b.next()?;
                 if matches!(ev, Event::DocumentEnd) {
                     continue;
@@ -1087,7 +1138,8 @@ impl Builder<'_> {
                 let a = self.anchors.get(&id).ok_or_else(|| ParseError {
                     line,
                     col: 1,
-                    message: "unknown anchor".into(),
+                    message: "unknown anchor referenced (an anchor holds in its own document only)"
+                        .into(),
                 })?;
                 self.alias_nodes += a.nodes;
                 self.alias_bytes += a.bytes;
