@@ -30,6 +30,9 @@ WORDS = ["a", "b", "targets", "host", "x-y", "k_1", "port", "app", "ns"]
 TRICKY = [
     '"[k: [v]]"', "'[k: {v: w}]'", '"a: [b]"', "'it''s [x: [y]]'",
     "http://h:80/p", "x#y", '"#not a comment"', "'{a: [b: c]}'",
+    # A plain `-` ending a scalar before a flow indicator (go-yaml reads
+    # the string; yaml-rust2 refuses it).
+    "-", "a -", "a:b -", "x-y -", "1 -",
 ]
 
 

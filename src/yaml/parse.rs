@@ -157,7 +157,7 @@ fn parse_go(text: &str, schema: Schema, json_keys: bool) -> Result<Vec<Document>
 /// [`parse_go`] without the rewrites of `gofix`.
 fn parse_fixing(text: &str, schema: Schema, json_keys: bool) -> Result<Vec<Document>, ParseError> {
     let fixable = |e: &ParseError| {
-        [QUOTED_INDENTATION, TAB_SEPARATOR, QUOTED_TAB].contains(&e.message.as_str())
+        [QUOTED_INDENTATION, TAB_SEPARATOR, QUOTED_TAB, FLOW_DASH].contains(&e.message.as_str())
     };
     let first = match parse_reindenting(text, schema, json_keys) {
         Err(e) if fixable(&e) => e,
@@ -175,6 +175,8 @@ fn parse_fixing(text: &str, schema: Schema, json_keys: bool) -> Result<Vec<Docum
             indent_quoted_continuation(&fixed, &e)
         } else if e.message == QUOTED_TAB {
             untab_line_start(&fixed, &e)
+        } else if e.message == FLOW_DASH {
+            quote_flow_dash(&fixed, &e)
         } else {
             space_after_colon(&fixed, &e)
         };
@@ -255,6 +257,75 @@ fn untab_line_start(text: &str, e: &ParseError) -> Option<String> {
     }
     line.replace_range(..blanks, &" ".repeat(blanks));
     Some(lines.join("\n"))
+}
+
+/// yaml-rust2's error for a plain scalar `-` in a flow collection
+/// followed by a flow indicator (`[-]`, `{a: -}`), which go-yaml (v2 and
+/// v3) reads as the string `-`.
+const FLOW_DASH: &str = "plain scalar cannot start with '-' followed by ,[]{}";
+
+/// `text` with the plain scalar that ends in the `-` at the error's
+/// position single-quoted (the same string): `-` alone after `[`, `{`,
+/// `,` or `:` on its line, or words before it there (`[a -]`, read
+/// `a -`). `None` when the scalar starts on an earlier line or holds a
+/// character this reading does not follow (a quote, `#`, `&`, `*`, `!`,
+/// `?`, `%`, `@`, a backquote or `|`, `>`; a `:` there is one followed by
+/// no blank, part of the scalar).
+fn quote_flow_dash(text: &str, e: &ParseError) -> Option<String> {
+    let mut lines: Vec<String> = text.split('\n').map(str::to_string).collect();
+    let line = lines.get(e.line.checked_sub(1)?)?.clone();
+    // The `-` of the error, followed by a flow indicator.
+    let at = line.char_indices().nth(e.col.checked_sub(1)?)?.0;
+    let b = line.as_bytes();
+    if b[at] != b'-' || !matches!(b.get(at + 1), Some(b',' | b'[' | b']' | b'{' | b'}')) {
+        return None;
+    }
+    // The indicator before the scalar (a `:` followed by a blank, or after
+    // a quoted key, JSON style: in `a:b` it is part of the scalar).
+    let head = &line.as_bytes()[..at];
+    let indicator = (0..at).rev().find(|&i| match head[i] {
+        b'[' | b'{' | b',' => true,
+        b':' => {
+            matches!(head.get(i + 1), Some(b' ' | b'\t'))
+                || (i > 0 && matches!(head[i - 1], b'"' | b'\''))
+        }
+        _ => false,
+    });
+    let start = match indicator {
+        Some(i) => i + 1,
+        // The scalar starts its line when the line before ends with an
+        // indicator (a comment there: not followed).
+        None => {
+            let before = lines_before_end(text, e.line)?;
+            let comment = before.trim_start().starts_with('#')
+                || before.contains(" #")
+                || before.contains("\t#");
+            if comment || !before.ends_with(['[', '{', ',', ':']) {
+                return None;
+            }
+            0
+        }
+    };
+    let line = lines.get_mut(e.line - 1)?;
+    let words = line[start..at].trim_start_matches([' ', '\t']);
+    let refused = |c: char| "'\"#&*!?%@`|>[]{},".contains(c);
+    if words.contains(refused) {
+        return None;
+    }
+    let from = at - words.len();
+    let quoted = format!("'{}-'", words);
+    line.replace_range(from..at + 1, &quoted);
+    Some(lines.join("\n"))
+}
+
+/// The last line before 1-based line `line` of `text` that holds more
+/// than blanks, its trailing blanks dropped.
+fn lines_before_end(text: &str, line: usize) -> Option<&str> {
+    text.split('\n')
+        .take(line.checked_sub(1)?)
+        .map(|l| l.trim_end_matches([' ', '\t', '\r']))
+        .filter(|l| !l.is_empty())
+        .last()
 }
 
 /// yaml-rust2's error for a quoted scalar's continuation line indented
@@ -369,6 +440,8 @@ fn parse_reindenting(
     // (The original error stands if re-indenting does not help.)
     match reindent(text, schema, json_keys, &first) {
         Reindented::Parsed(docs) => Ok(docs),
+        // An error `parse_fixing` fixes (its line is this text's line).
+        Reindented::Other(next) if next.message == FLOW_DASH => Err(next),
         Reindented::Other(_) | Reindented::GaveUp => Err(first),
     }
 }
@@ -404,7 +477,14 @@ fn reindent(text: &str, schema: Schema, json_keys: bool, first: &ParseError) -> 
         let fixed = lines.join("\n");
         match parse_text(&fixed, schema, json_keys) {
             Err(next) if flow_indentation(&fixed, &next) => e = next,
-            Err(next) => return Reindented::Other(next),
+            Err(mut next) => {
+                // Its column in `text`: less the blanks put before its line.
+                let original = text.split('\n').nth(next.line.saturating_sub(1));
+                if let (Some(now), Some(was)) = (lines.get(next.line.saturating_sub(1)), original) {
+                    next.col = next.col.saturating_sub(now.len() - was.len()).max(1);
+                }
+                return Reindented::Other(next);
+            }
             Ok(docs) => return Reindented::Parsed(docs),
         }
     }
