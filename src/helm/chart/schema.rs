@@ -1058,6 +1058,7 @@ fn validate_one(
         Some(uri) => jsonschema::Draft::from_schema_uri(uri),
         None => jsonschema::Draft::default(),
     };
+    enum_meta(&schema, draft)?;
     let formats = matches!(
         draft,
         jsonschema::Draft::Draft4 | jsonschema::Draft::Draft6 | jsonschema::Draft::Draft7
@@ -1086,6 +1087,92 @@ fn validate_one(
     let mut out = String::new();
     print_errors(&leaves, &mut out);
     Err(out)
+}
+
+/// The check of Helm's validator (santhosh-tekuri/jsonschema v6) against
+/// its meta-schemas of drafts 4, 6 and 7 that the crate's do not make:
+/// there, an `enum` holds one item or more, all different (the crate's
+/// draft 6 and 7 meta-schemas ask only for an array). A schema that fails
+/// it fails every render, as Helm's does, with Helm's words; the first
+/// such `enum` in document order is reported.
+fn enum_meta(schema: &serde_json::Value, draft: jsonschema::Draft) -> Result<(), String> {
+    use jsonschema::Draft as D;
+    let uri = match draft {
+        D::Draft4 => "http://json-schema.org/draft-04/schema#",
+        D::Draft6 => "http://json-schema.org/draft-06/schema#",
+        D::Draft7 => "http://json-schema.org/draft-07/schema#",
+        _ => return Ok(()),
+    };
+    let Some((at, problem)) = bad_enum(schema, &mut String::new()) else {
+        return Ok(());
+    };
+    Err(format!(
+        "\"file:///values.schema.json#\" is not valid against metaschema: jsonschema validation failed with '{uri}'\n- at '{at}': {problem}"
+    ))
+}
+
+/// The JSON pointer (from `at`) and the fault of the first `enum` of the
+/// schema `s` that is empty or holds two equal items, following the places
+/// where drafts 4 to 7 have schemas.
+fn bad_enum(s: &serde_json::Value, at: &mut String) -> Option<(String, String)> {
+    use serde_json::Value as J;
+    let m = s.as_object()?;
+    let len = at.len();
+    let down = |at: &mut String, key: &str, v: &J| {
+        at.push('/');
+        at.push_str(&key.replace('~', "~0").replace('/', "~1"));
+        let r = bad_enum(v, at);
+        at.truncate(len);
+        r
+    };
+    for (k, v) in m {
+        let found = match (k.as_str(), v) {
+            ("enum", J::Array(a)) if a.is_empty() => {
+                Some((format!("{at}/enum"), "minItems: got 0, want 1".to_string()))
+            }
+            ("enum", J::Array(_)) => equal_items(v).map(|(i, j)| {
+                (
+                    format!("{at}/enum"),
+                    format!("items at {i} and {j} are equal"),
+                )
+            }),
+            ("properties" | "patternProperties" | "definitions" | "dependencies", J::Object(o)) => {
+                o.iter().find_map(|(name, sub)| {
+                    at.push('/');
+                    at.push_str(k);
+                    let r = down(at, name, sub);
+                    at.truncate(len);
+                    r
+                })
+            }
+            ("allOf" | "anyOf" | "oneOf" | "items", J::Array(a)) => {
+                a.iter().enumerate().find_map(|(i, sub)| {
+                    at.push('/');
+                    at.push_str(k);
+                    let r = down(at, &i.to_string(), sub);
+                    at.truncate(len);
+                    r
+                })
+            }
+            (
+                "additionalProperties"
+                | "additionalItems"
+                | "items"
+                | "not"
+                | "contains"
+                | "propertyNames"
+                | "if"
+                | "then"
+                | "else",
+                J::Object(_),
+            ) => down(at, k, v),
+            _ => None,
+        };
+        if found.is_some() {
+            return found;
+        }
+    }
+    None
 }
 
 /// `ValidateAgainstSchema`: every chart's schema; `Err` is the text after

@@ -499,7 +499,18 @@ fn well_formed(root: &S, s: &S, at_root: bool) -> bool {
         "$schema" | "$id" => at_root && matches!(v, S::Str(_)),
         "$comment" | "title" | "description" | "format" => matches!(v, S::Str(_)),
         "default" | "const" => true,
-        "examples" | "enum" => matches!(v, S::Arr(_)),
+        "examples" => matches!(v, S::Arr(_)),
+        // (Drafts 4 to 7 as Helm's validator has them also want an `enum`
+        // of one item or more, all different: see `schema::enum_meta`.)
+        "enum" => match v {
+            S::Arr(a) => {
+                let items: Vec<J> = a.iter().map(|e| e.to_json()).collect();
+                !items.is_empty()
+                    && (1..items.len())
+                        .all(|i| (0..i).all(|j| equal(&items[i], &items[j]) == Some(false)))
+            }
+            _ => false,
+        },
         "deprecated" | "readOnly" | "writeOnly" | "uniqueItems" => matches!(v, S::Bool(_)),
         "$defs" | "definitions" | "properties" => match v {
             S::Obj(m) => m.iter().all(|(_, s)| well_formed(root, s, false)),
