@@ -633,7 +633,7 @@ fn go_anchor_names(text: &str) -> Result<(), ParseError> {
         return Ok(());
     }
     use yaml_rust2::scanner::{Scanner, Token, TokenType};
-    let go_byte = |c: char| c.is_ascii_alphanumeric() || c == '_' || c == '-';
+    let go_byte = |c: char| c.is_ascii() && gofix::go_anchor_byte(c as u8);
     for Token(mark, tok) in Scanner::new(text.chars()) {
         let name = match &tok {
             TokenType::Anchor(n) | TokenType::Alias(n) => n,

@@ -19,7 +19,7 @@
 //! error keep their lines.
 
 /// A byte of go-yaml's anchor names (libyaml's `is_alpha`).
-fn go_anchor_byte(b: u8) -> bool {
+pub(super) fn go_anchor_byte(b: u8) -> bool {
     b.is_ascii_alphanumeric() || b == b'_' || b == b'-'
 }
 
