@@ -287,7 +287,7 @@ fn template(a: TemplateArgs) -> i32 {
     }
     let timings = std::env::var_os("FLATE_TIMINGS").is_some();
     let started = std::time::Instant::now();
-    let ch = match chart::load(&path) {
+    let ch = match chart::load_parsing_ahead(&path) {
         Ok(c) => c,
         Err(e) => return helm_error(&e.message, 2),
     };

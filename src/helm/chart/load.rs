@@ -7,8 +7,8 @@
 use std::collections::BTreeMap;
 use std::io::Read;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::{Arc, Mutex};
 
 use super::glob::go_match;
 use super::values::{from_node, merge_maps};
@@ -27,11 +27,37 @@ const MAX_FILE_SIZE: u64 = 5 * 1024 * 1024;
 
 /// Loads a chart directory or a `.tgz` archive.
 pub fn load(path: &Path) -> Result<Chart, ChartError> {
+    load_with(path, false)
+}
+
+/// [`load`], the chart's templates parsed ahead, on a thread of their own,
+/// from the moment they are found (see [`super::ahead`]): for a chart
+/// loaded to be rendered at once, by a process that has a core to spare
+/// (`flate helm template`).
+pub fn load_parsing_ahead(path: &Path) -> Result<Chart, ChartError> {
+    load_with(path, true)
+}
+
+fn load_with(path: &Path, ahead: bool) -> Result<Chart, ChartError> {
+    let ahead = ahead.then(|| super::ahead::Ahead::new(Default::default()));
+    let at = ahead.as_ref().map(|a| Queue {
+        ahead: a,
+        parent: None,
+    });
+    let mut chart = load_top(path, at)?;
+    if let Some(a) = ahead {
+        chart.parsed = a.cache();
+        chart.ahead = Some(a);
+    }
+    Ok(chart)
+}
+
+fn load_top(path: &Path, at: Option<Queue>) -> Result<Chart, ChartError> {
     let meta = std::fs::metadata(path)
         .map_err(|e| ChartError::at(format!("stat {}: {}", path.display(), io_text(&e)), path))?;
     if meta.is_dir() {
         let files = read_dir_files(path)?;
-        load_files(files, path)
+        load_files(files, path, at)
     } else {
         let data = std::fs::read(path)
             .map_err(|e| ChartError::at(format!("{}: {}", path.display(), io_text(&e)), path))?;
@@ -45,7 +71,7 @@ pub fn load(path: &Path) -> Result<Chart, ChartError> {
             return Err(ChartError::at(msg, path));
         }
         let files = archive_files(&data).map_err(|m| ChartError::at(m, path))?;
-        load_files(files, path)
+        load_files(files, path, at)
     }
 }
 
@@ -735,8 +761,40 @@ pub fn load_values(text: &str) -> Result<Value, String> {
     Ok(values)
 }
 
-/// Builds a chart from its files (names relative to the chart root).
-fn load_files(files: Vec<NamedBytes>, origin: &Path) -> Result<Chart, ChartError> {
+/// Where [`load_files`] queues a chart's templates to be parsed ahead.
+#[derive(Clone, Copy)]
+struct Queue<'a> {
+    ahead: &'a Arc<super::ahead::Ahead>,
+    /// For a subchart: its parent's template name prefix and dependencies.
+    parent: Option<(&'a str, Option<&'a [super::Dependency]>)>,
+}
+
+impl Queue<'_> {
+    /// The prefix of the full names of the templates of chart `md`, when
+    /// they are rendered whatever the values: the top chart's, and a
+    /// subchart's that no dependency of its parent names with a condition,
+    /// tags or an alias (Helm keeps the others, under their own name).
+    fn prefix(&self, md: &Metadata) -> Option<String> {
+        match self.parent {
+            None => Some(md.name.clone()),
+            Some((parent, deps)) => {
+                let varies = deps.unwrap_or(&[]).iter().any(|d| {
+                    d.name == md.name
+                        && !(d.condition.is_empty() && d.tags.is_empty() && d.alias.is_empty())
+                });
+                (!varies).then(|| format!("{parent}/charts/{}", md.name))
+            }
+        }
+    }
+}
+
+/// Builds a chart from its files (names relative to the chart root);
+/// queues its templates to be parsed ahead at `at`.
+fn load_files(
+    files: Vec<NamedBytes>,
+    origin: &Path,
+    at: Option<Queue>,
+) -> Result<Chart, ChartError> {
     let err = |m: String| ChartError::at(m, origin);
     let mut md: Option<Metadata> = None;
     // The files read here were read when the chart was loaded (see
@@ -756,6 +814,26 @@ fn load_files(files: Vec<NamedBytes>, origin: &Path) -> Result<Chart, ChartError
             }
             md = Some(m);
         }
+    }
+    let prefix = at.zip(md.as_ref()).and_then(|(q, m)| q.prefix(m));
+    if let (Some(q), Some(prefix), Some(m)) = (at, &prefix, &md) {
+        let library = m.is_library();
+        q.ahead.push(
+            files
+                .iter()
+                .filter_map(|(name, data)| {
+                    let t = name.strip_prefix("templates/")?;
+                    let partial = t.rsplit('/').next().is_some_and(|b| b.starts_with('_'));
+                    (!library || partial).then(|| {
+                        let file = TemplateFile {
+                            name: name.clone(),
+                            data: data.clone(),
+                        };
+                        (format!("{prefix}/{name}"), file)
+                    })
+                })
+                .collect(),
+        );
     }
     let mut templates = Vec::new();
     let mut cfiles = Vec::new();
@@ -808,6 +886,10 @@ fn load_files(files: Vec<NamedBytes>, origin: &Path) -> Result<Chart, ChartError
     };
     validate(&mut metadata).map_err(err)?;
     let mut dependencies = Vec::new();
+    let sub_at = at.zip(prefix.as_deref()).map(|(q, p)| Queue {
+        ahead: q.ahead,
+        parent: Some((p, metadata.dependencies.as_deref())),
+    });
     for (n, files) in subcharts {
         if n.starts_with('_') || n.starts_with('.') {
             continue;
@@ -824,13 +906,13 @@ fn load_files(files: Vec<NamedBytes>, origin: &Path) -> Result<Chart, ChartError
             bytes(data)
                 .map_err(|e| e.message)
                 .and_then(|data| archive_files(&data))
-                .and_then(|f| load_files(f, &sub_origin).map_err(|e| e.message))
+                .and_then(|f| load_files(f, &sub_origin, sub_at).map_err(|e| e.message))
         } else {
             let inner: Vec<NamedBytes> = files
                 .into_iter()
                 .filter_map(|(f, d)| f.split_once('/').map(|(_, r)| (r.to_string(), d)))
                 .collect();
-            load_files(inner, &sub_origin).map_err(|e| e.message)
+            load_files(inner, &sub_origin, sub_at).map_err(|e| e.message)
         };
         match sc {
             Ok(c) => dependencies.push(Arc::new(c)),
@@ -850,7 +932,8 @@ fn load_files(files: Vec<NamedBytes>, origin: &Path) -> Result<Chart, ChartError
         schema,
         dependencies,
         path: origin.to_path_buf(),
-        parsed: Mutex::new(BTreeMap::new()),
+        parsed: Default::default(),
+        ahead: None,
     })
 }
 

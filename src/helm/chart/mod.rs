@@ -8,6 +8,7 @@
 //! (in parallel) with [`render`]. [`print_template`] prints what `helm
 //! template` prints.
 
+mod ahead;
 mod deps;
 mod glob;
 mod head;
@@ -26,7 +27,7 @@ use std::sync::{Arc, Mutex, OnceLock};
 
 use crate::template::{ParsedText, Value};
 
-pub use load::{load, load_values};
+pub use load::{load, load_parsing_ahead, load_values};
 pub use objects::{DEFAULT_API_VERSIONS, go_string};
 pub use render::{print_template, render, render_values, write_template};
 
@@ -301,7 +302,21 @@ pub struct Chart {
     /// archive inside a parent chart).
     pub path: PathBuf,
     /// Parsed templates by full template name (`parent/charts/sub/templates/x.yaml`).
-    parsed: Mutex<BTreeMap<String, Arc<Result<ParsedText, crate::template::Error>>>>,
+    parsed: ParseCache,
+    /// Templates being parsed on a thread of their own (see
+    /// [`load_parsing_ahead`]).
+    ahead: Option<Arc<ahead::Ahead>>,
+}
+
+/// Parsed templates by full template name.
+type ParseCache = Arc<Mutex<BTreeMap<String, Arc<Result<ParsedText, crate::template::Error>>>>>;
+
+impl Drop for Chart {
+    fn drop(&mut self) {
+        if let Some(a) = &self.ahead {
+            a.close();
+        }
+    }
 }
 
 impl Chart {

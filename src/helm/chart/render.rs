@@ -291,7 +291,8 @@ impl Chart {
             schema: self.schema.clone(),
             dependencies: self.dependencies.clone(),
             path: self.path.clone(),
-            parsed: std::sync::Mutex::new(parsed),
+            parsed: Arc::new(std::sync::Mutex::new(parsed)),
+            ahead: None,
         }
     }
 }
@@ -336,6 +337,11 @@ pub fn render_values(chart: &Chart, opts: &RenderOptions, user: M) -> Result<Ren
     let mut w = WChart::new(chart);
     deps::process(&mut w, &user, &mut warnings)
         .map_err(|e| chart_err(format!("chart dependencies processing failed: {e}")))?;
+    // Templates being parsed ahead (`load_parsing_ahead`): the enabled
+    // subcharts' too, while the values are made.
+    if let Some(ahead) = &chart.ahead {
+        ahead.push(subchart_templates(&w));
+    }
     let vals = coalesce_values(&w, user, false, &mut warnings).map_err(chart_err)?;
     if !opts.skip_schema_validation {
         super::schema::validate(&w, &vals, &mut warnings).map_err(|e| {
@@ -385,6 +391,9 @@ pub fn render_values(chart: &Chart, opts: &RenderOptions, user: M) -> Result<Ren
         templates: BTreeMap::new(),
     };
     all_templates(&w, None, &top, &w.name.clone(), &mut collect);
+    if let Some(ahead) = &chart.ahead {
+        ahead.finish();
+    }
     let mut keys: Vec<String> = collect.templates.keys().cloned().collect();
     sort_templates(&mut keys);
     let mut set = prototype().clone();
@@ -735,7 +744,16 @@ fn parsed_text(
     full_name: &str,
     file: &super::TemplateFile,
 ) -> Result<Arc<Result<ParsedText, crate::template::Error>>, String> {
-    if let Ok(cache) = root.parsed.lock()
+    parse_into(&root.parsed, full_name, file)
+}
+
+/// [`parsed_text`] with cache `cache`.
+pub(super) fn parse_into(
+    cache: &super::ParseCache,
+    full_name: &str,
+    file: &super::TemplateFile,
+) -> Result<Arc<Result<ParsedText, crate::template::Error>>, String> {
+    if let Ok(cache) = cache.lock()
         && let Some(p) = cache.get(full_name)
     {
         return Ok(p.clone());
@@ -747,7 +765,7 @@ fn parsed_text(
         text,
         &|f: &str| proto.has_func(f),
     ));
-    if let Ok(mut cache) = root.parsed.lock() {
+    if let Ok(mut cache) = cache.lock() {
         cache.insert(full_name.to_string(), p.clone());
     }
     Ok(p)
@@ -872,6 +890,26 @@ fn sort_by_kind(v: &mut [(String, Manifest)]) {
             std::cmp::Ordering::Equal
         }
     });
+}
+
+/// The templates of the subcharts left in `w` (enabled), named as
+/// [`all_templates`] names them, a library chart's partials only.
+fn subchart_templates(w: &WChart) -> Vec<(String, super::TemplateFile)> {
+    fn gather(w: &WChart, path: &str, out: &mut Vec<(String, super::TemplateFile)>) {
+        for d in &w.deps {
+            let sub = format!("{path}/charts/{}", d.name);
+            let library = d.chart.metadata.is_library();
+            for t in &d.chart.templates {
+                if !library || base_name(&t.name).starts_with('_') {
+                    out.push((format!("{sub}/{}", t.name), t.clone()));
+                }
+            }
+            gather(d, &sub, out);
+        }
+    }
+    let mut out = Vec::new();
+    gather(w, &w.name, &mut out);
+    out
 }
 
 /// Templates of at least this many bytes in all are parsed on every
