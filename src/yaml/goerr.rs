@@ -35,30 +35,7 @@ pub fn go_yaml_message(text: &str, e: &ParseError) -> String {
 /// document holding the error.
 pub fn go_yaml_message_in_documents(text: &str, e: &ParseError) -> String {
     let lines: Vec<&str> = text.split('\n').collect();
-    let is_separator = |l: &str| {
-        l.strip_prefix("---").is_some_and(|rest| {
-            let rest = rest.trim();
-            rest.is_empty() || rest.starts_with('#')
-        })
-    };
-    // The index of the document's first line and of the line after it, as
-    // the reader splits them: a separator ends a document only when the
-    // document has a line already; one that comes first (the stream's
-    // opening `---`) is the first line of its document.
-    let at = e.line.saturating_sub(1);
-    let (mut start, mut end, mut empty) = (0, lines.len(), true);
-    for (i, l) in lines.iter().enumerate() {
-        if is_separator(l) && !empty && i != at {
-            if i > at {
-                end = i;
-                break;
-            }
-            start = i + 1;
-            empty = true;
-            continue;
-        }
-        empty = false;
-    }
+    let (start, end) = document_lines(&lines, e.line.saturating_sub(1));
     if start == 0 && end == lines.len() {
         return go_yaml_message(text, e);
     }
@@ -72,6 +49,43 @@ pub fn go_yaml_message_in_documents(text: &str, e: &ParseError) -> String {
         message: e.message.clone(),
     };
     go_yaml_message(&doc, &shifted)
+}
+
+/// The index of the first line of the document holding line `at` (0-based)
+/// of a stream Helm splits into documents (see
+/// [`go_yaml_message_in_documents`]): the text before it is the documents
+/// Helm reads before that one.
+pub fn document_start(text: &str, at: usize) -> usize {
+    let lines: Vec<&str> = text.split('\n').collect();
+    document_lines(&lines, at).0
+}
+
+/// The index of the first line of the document holding line `at` and of
+/// the line after it, as the Kubernetes YAML reader splits them: a line
+/// starting with `---` and nothing after it but blanks or a comment ends a
+/// document when the document has a line already; one that comes first
+/// (the stream's opening `---`) is the first line of its document.
+fn document_lines(lines: &[&str], at: usize) -> (usize, usize) {
+    let is_separator = |l: &str| {
+        l.strip_prefix("---").is_some_and(|rest| {
+            let rest = rest.trim();
+            rest.is_empty() || rest.starts_with('#')
+        })
+    };
+    let (mut start, mut end, mut empty) = (0, lines.len(), true);
+    for (i, l) in lines.iter().enumerate() {
+        if is_separator(l) && !empty && i != at {
+            if i > at {
+                end = i;
+                break;
+            }
+            start = i + 1;
+            empty = true;
+            continue;
+        }
+        empty = false;
+    }
+    (start, end)
 }
 
 /// go-yaml's `Unmarshal` reads the first document of a stream and stops

@@ -726,14 +726,31 @@ pub(crate) fn is_semver(v: &str) -> bool {
         .all(|c| c.is_ascii_alphanumeric() || c == '.' || c == '-')
 }
 
-/// Values text (several documents merged), as Helm's `LoadValues`.
+/// Values text (several documents merged), as Helm's `LoadValues`: it
+/// reads the documents one after the other, each converted to JSON and
+/// decoded before the next is read, so a document that fails to convert
+/// fails the whole before a later one's YAML error.
 pub fn load_values(text: &str) -> Result<Value, String> {
     let docs = crate::yaml::parse::parse_stream_json_keys(text).map_err(|e| {
+        let start = crate::yaml::goerr::document_start(text, e.line.saturating_sub(1));
+        let before: String = text.split_inclusive('\n').take(start).collect();
+        if start > 0
+            && let Ok(docs) = crate::yaml::parse::parse_stream_json_keys(&before)
+            && let Err(m) = merge_documents(docs)
+        {
+            return m;
+        }
         format!(
             "cannot unmarshal yaml document: error converting YAML to JSON: yaml: {}",
             crate::yaml::goerr::go_yaml_message_in_documents(text, &e)
         )
     })?;
+    merge_documents(docs)
+}
+
+/// The values documents of [`load_values`] merged, in order; the first
+/// that cannot be converted to JSON or is not a map fails.
+fn merge_documents(docs: Vec<crate::yaml::Document>) -> Result<Value, String> {
     let mut values = Value::map(BTreeMap::new());
     for d in docs {
         let v = from_node(&d.node);
