@@ -261,6 +261,24 @@ mod tests {
     }
 
     #[test]
+    fn a_chart_that_fails_to_load_fails_as_without_parsing_ahead() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        chart(root);
+        // The top chart's templates are queued before the subchart fails.
+        write(
+            root,
+            "charts/named/Chart.yaml",
+            "apiVersion: v2\nversion: 1.0.0\n",
+        );
+        let plain = load(root).unwrap_err();
+        assert!(plain.message.contains("named"), "{}", plain.message);
+        let ahead = load_parsing_ahead(root).unwrap_err();
+        assert_eq!(ahead.message, plain.message);
+        assert_eq!(ahead.path, plain.path);
+    }
+
+    #[test]
     fn a_template_that_fails_to_parse_ahead_fails_the_render_as_it_would() {
         let dir = tempfile::tempdir().unwrap();
         let root = dir.path();

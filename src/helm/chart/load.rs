@@ -44,7 +44,12 @@ fn load_with(path: &Path, ahead: bool) -> Result<Chart, ChartError> {
         ahead: a,
         parent: None,
     });
-    let mut chart = load_top(path, at)?;
+    let loaded = load_top(path, at);
+    if let (Err(_), Some(a)) = (&loaded, &ahead) {
+        // No render will read what the job parses: it stops.
+        a.close();
+    }
+    let mut chart = loaded?;
     if let Some(a) = ahead {
         chart.parsed = a.cache();
         chart.ahead = Some(a);
