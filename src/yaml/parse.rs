@@ -674,6 +674,7 @@ fn build_events(text: &str, schema: Schema, json_keys: bool) -> Result<Vec<Docum
         seps: SEPS.with(|s| s.borrow().clone()),
         last_folded: Vec::new(),
         col_cursor: std::cell::Cell::new((usize::MAX, 0, 0)),
+        unconvertible: None,
     };
     let mut docs = Vec::new();
     loop {
@@ -697,7 +698,8 @@ fn build_events(text: &str, schema: Schema, json_keys: bool) -> Result<Vec<Docum
                 if matches!(ev, Event::DocumentEnd) {
                     continue;
                 }
-                let mut node = b.node(ev, mark.line())?;
+                let mut node = b.node(ev, mark.line()).map_err(|e| b.syntax_first(e))?;
+                b.convertible()?;
                 if let Node::Map(m) = &mut node {
                     m.set_doc_foot_comment(b.ends_with_foot_comment());
                 }
@@ -709,7 +711,8 @@ fn build_events(text: &str, schema: Schema, json_keys: bool) -> Result<Vec<Docum
                 }
             }
             other => {
-                let mut node = b.node(other, mark.line())?;
+                let mut node = b.node(other, mark.line()).map_err(|e| b.syntax_first(e))?;
+                b.convertible()?;
                 if let Node::Map(m) = &mut node {
                     m.set_doc_foot_comment(b.ends_with_foot_comment());
                 }
@@ -912,6 +915,9 @@ struct Builder<'a> {
     last_folded: Vec<String>,
     /// The last position `byte_at` found: line, column, byte offset.
     col_cursor: std::cell::Cell<(usize, usize, usize)>,
+    /// For JSON keys: the first key of the document being read that JSON
+    /// cannot take (null), reported once the document is read.
+    unconvertible: Option<ParseError>,
 }
 
 #[derive(Clone)]
@@ -952,6 +958,34 @@ fn is_core_tag(tag: &Tag) -> Option<&str> {
 }
 
 impl Builder<'_> {
+    /// go-yaml reads a whole document before it decodes it: an error of
+    /// decoding `e` (a merge key's value, a key that is a collection or, for
+    /// JSON, null) gives way to a syntax error later in the same document.
+    fn syntax_first(&mut self, e: ParseError) -> ParseError {
+        let decoding = e.message == "map merge requires map or sequence of maps as the value"
+            || e.message == "complex mapping keys are not supported"
+            || e.message.starts_with("non-string map key ");
+        if !decoding {
+            return e;
+        }
+        loop {
+            match self.next() {
+                Err(syntax) => return syntax,
+                Ok((Event::DocumentEnd | Event::StreamEnd, _)) => return e,
+                Ok(_) => {}
+            }
+        }
+    }
+
+    /// The first key of the document just read that JSON cannot take, as
+    /// an error (after any syntax error in the rest of the document).
+    fn convertible(&mut self) -> Result<(), ParseError> {
+        match self.unconvertible.take() {
+            Some(e) => Err(self.syntax_first(e)),
+            None => Ok(()),
+        }
+    }
+
     fn next(&mut self) -> Result<(Event, yaml_rust2::scanner::Marker), ParseError> {
         let r = self.parser.next_token().map_err(|e| {
             if e.info() == "recursion limit exceeded" {
@@ -1404,7 +1438,7 @@ impl Builder<'_> {
                             });
                         }
                         other => {
-                            return Err(ParseError {
+                            let e = ParseError {
                                 line: key_line,
                                 col: 1,
                                 message: format!(
@@ -1412,7 +1446,16 @@ impl Builder<'_> {
                                     other.scalar_text().unwrap_or_default(),
                                     other.kind_name()
                                 ),
-                            });
+                            };
+                            if !self.json_keys {
+                                return Err(e);
+                            }
+                            // For JSON, a key JSON cannot take fails the
+                            // conversion, after the document is read and
+                            // decoded: its syntax and merge errors come
+                            // first (`build_events`).
+                            self.unconvertible.get_or_insert(e);
+                            continue;
                         }
                     };
                     let raw = plain_text.filter(|t| value.scalar_text().as_ref() != Some(t));
