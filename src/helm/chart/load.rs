@@ -843,16 +843,15 @@ fn load_files(
         q.ahead.push(
             files
                 .iter()
-                .filter_map(|(name, data)| {
-                    let t = name.strip_prefix("templates/")?;
-                    let partial = t.rsplit('/').next().is_some_and(|b| b.starts_with('_'));
-                    (!library || partial).then(|| {
-                        let file = TemplateFile {
-                            name: name.clone(),
-                            data: data.clone(),
-                        };
-                        (format!("{prefix}/{name}"), file)
-                    })
+                .filter(|(name, _)| {
+                    name.starts_with("templates/") && super::render::in_template_set(library, name)
+                })
+                .map(|(name, data)| {
+                    let file = TemplateFile {
+                        name: name.clone(),
+                        data: data.clone(),
+                    };
+                    (format!("{prefix}/{name}"), file)
                 })
                 .collect(),
         );

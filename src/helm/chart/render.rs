@@ -243,7 +243,7 @@ fn all_templates<'c>(
     out.nexts.push(next.clone());
     let library = w.chart.metadata.is_library();
     for t in &w.chart.templates {
-        if library && !base_name(&t.name).starts_with('_') {
+        if !in_template_set(library, &t.name) {
             continue;
         }
         out.templates.insert(
@@ -260,6 +260,12 @@ fn all_templates<'c>(
         );
     }
     next
+}
+
+/// Whether template `name` of a chart (a library chart when `library`)
+/// joins the render's template set: a library chart's partials only.
+pub(super) fn in_template_set(library: bool, name: &str) -> bool {
+    !library || base_name(name).starts_with('_')
 }
 
 fn base_name(p: &str) -> &str {
@@ -900,7 +906,7 @@ fn subchart_templates(w: &WChart) -> Vec<(String, super::TemplateFile)> {
             let sub = format!("{path}/charts/{}", d.name);
             let library = d.chart.metadata.is_library();
             for t in &d.chart.templates {
-                if !library || base_name(&t.name).starts_with('_') {
+                if in_template_set(library, &t.name) {
                     out.push((format!("{sub}/{}", t.name), t.clone()));
                 }
             }
