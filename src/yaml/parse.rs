@@ -334,9 +334,13 @@ const QUOTED_INDENTATION: &str = "invalid indentation in quoted scalar";
 
 /// `text` with the continuation lines of the quoted scalar that starts at
 /// the error's position (yaml-rust2 reports it at the opening quote; else
-/// the last quote left open on the error's line) indented two columns
-/// past that line (`None` when there is no such scalar). Lines that start
-/// with `---` or `...` are left alone (go-yaml refuses them there).
+/// the last quote left open on the error's line) moved right by two
+/// columns more than that line's indentation, or to the column after the
+/// opening quote when that is further (a scalar inside `- - k: "...`,
+/// whose parent is indented past the line's start): leading blanks of a
+/// continuation line are no part of the value. `None` when there is no
+/// such scalar. Lines that start with `---` or `...` are left alone
+/// (go-yaml refuses them there).
 fn indent_quoted_continuation(text: &str, e: &ParseError) -> Option<String> {
     let mut lines: Vec<String> = text.split('\n').map(str::to_string).collect();
     let start = e.line.checked_sub(1)?;
@@ -348,6 +352,7 @@ fn indent_quoted_continuation(text: &str, e: &ParseError) -> Option<String> {
         .filter(|&(_, c)| c == '"' || c == '\'')
         .map(|(i, c)| (c, i + 1));
     let (quote, from) = at_mark.or_else(|| open_quote(first))?;
+    let pad = (indent + 2).max(first[..from].chars().count());
     let mut i = start;
     let mut rest = first[from..].to_string();
     while close_offset(&rest, quote).is_none() {
@@ -357,7 +362,7 @@ fn indent_quoted_continuation(text: &str, e: &ParseError) -> Option<String> {
         if line.trim().is_empty() || line.starts_with("---") || line.starts_with("...") {
             continue;
         }
-        lines[i] = format!("{}{line}", " ".repeat(indent + 2));
+        lines[i] = format!("{}{line}", " ".repeat(pad));
     }
     (i > start).then(|| lines.join("\n"))
 }
@@ -1736,6 +1741,13 @@ mod tests {
         let n = parse_one("a:\n  b: 'it''s\n\nx'\n  c: \"q\\\"\n y\"\n").unwrap();
         assert_eq!(n.get_path(&["a", "b"]), Some(&Node::str("it's\nx")));
         assert_eq!(n.get_path(&["a", "c"]), Some(&Node::str("q\" y")));
+        // Inside a sequence in a sequence, the parent map starts past the
+        // line's indentation; an escaped line break drops the blanks too.
+        let n = parse_one("x:\n- - k k: \"a\\\n  b\"\n  - 'c\n d'\n").unwrap();
+        let inner = n.get("x").and_then(|x| x.as_seq()).map(|s| &s[0]);
+        let inner = inner.and_then(|i| i.as_seq()).unwrap();
+        assert_eq!(inner[0].get("k k"), Some(&Node::str("ab")));
+        assert_eq!(inner[1], Node::str("c d"));
         // Never closed: the error stands.
         assert!(parse_one("a:\n  b: \"x\ny\n").is_err());
         // A tab after `key:`.
