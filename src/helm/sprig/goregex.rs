@@ -20,6 +20,7 @@
 //! becomes an unnamed group.
 
 use std::cell::RefCell;
+use std::rc::Rc;
 use std::collections::{HashMap, HashSet};
 use std::fmt::Write as _;
 
@@ -67,16 +68,18 @@ const NOTHING: &str = r"[^\x{0}-\x{10FFFF}]";
 
 /// Compiles a Go regular expression. Compiled expressions are kept per
 /// thread (a chart calling `regexMatch` in a loop compiles its pattern once;
-/// the crate's compilation costs ~200 K instructions for a small pattern).
-pub fn compile(re: &str) -> Result<Regex, String> {
+/// the crate's compilation costs ~200 K instructions for a small pattern),
+/// shared (`Rc`): a clone of a `Regex` would start with empty search
+/// caches of its own, which every search would then build again.
+pub fn compile(re: &str) -> Result<Rc<Regex>, String> {
     thread_local! {
-        static COMPILED: RefCell<HashMap<String, Result<Regex, String>>> =
+        static COMPILED: RefCell<HashMap<String, Result<Rc<Regex>, String>>> =
             RefCell::new(HashMap::new());
     }
     if let Some(hit) = COMPILED.with(|c| c.borrow().get(re).cloned()) {
         return hit;
     }
-    let compiled = compile_uncached(re);
+    let compiled = compile_uncached(re).map(Rc::new);
     COMPILED.with(|c| {
         let mut c = c.borrow_mut();
         if c.len() >= 256 {

@@ -2,6 +2,7 @@
 //! functions.
 
 use std::collections::BTreeMap;
+use std::rc::Rc;
 
 use base64::Engine as _;
 use regex::Regex;
@@ -866,7 +867,7 @@ pub(super) fn add(t: &mut Templates) {
 /// The regular expression argument: compile errors are errors of the call
 /// (Sprig's non-`must` functions panic on them, which Go's template engine
 /// also reports as an error of the call).
-fn regex_arg(v: &Value, must: bool) -> Result<Regex, String> {
+fn regex_arg(v: &Value, must: bool) -> Result<Rc<Regex>, String> {
     let re = want_str(v, "regex")?;
     compile(re).map_err(|e| {
         if must {
