@@ -20,9 +20,9 @@
 //! becomes an unnamed group.
 
 use std::cell::RefCell;
-use std::rc::Rc;
 use std::collections::{HashMap, HashSet};
 use std::fmt::Write as _;
+use std::rc::Rc;
 
 use regex::Regex;
 
