@@ -6,10 +6,12 @@
 //! validating) a quarter, each on one thread: side by side, a render takes
 //! about the longer of the two, not their sum.
 //!
-//! The queue takes the top chart's templates when it is loaded, those of
-//! every subchart that no condition, tag or alias may leave out as it is
-//! loaded, and those of the subcharts the values enable once the render
-//! knows them. The render then parses what is left alongside the job
+//! The queue takes the templates of every subchart directory that no
+//! condition, tag or alias may leave out as the walk of the chart's
+//! directory finds them (app-template's are all in its `common`
+//! subchart), the top chart's templates and those of such archived
+//! subcharts when they are loaded, and those of the subcharts the values
+//! enable once the render knows them. The render then parses what is left alongside the job
 //! ([`Ahead::finish`]) before it reads the cache. Results go to the
 //! chart's cache of parsed templates, under the names the render looks
 //! them up by: a parse error is cached as any result, and reported by the
@@ -203,6 +205,15 @@ mod tests {
             "{{ define \"lib.name\" }}{{ .Release.Name }}-lib{{ end }}",
         );
         w("charts/lib/templates/never.yaml", "kind: Never\n");
+        // A subchart of a subchart, found by the same walk.
+        w(
+            "charts/always/charts/deep/Chart.yaml",
+            "apiVersion: v2\nname: deep\nversion: 1.0.0\n",
+        );
+        w(
+            "charts/always/charts/deep/templates/d.yaml",
+            "kind: Deep\nmetadata:\n  name: {{ .Chart.Name }}\n",
+        );
     }
 
     fn rendered(c: &super::super::Chart, values: &str) -> String {
@@ -232,6 +243,7 @@ mod tests {
         assert_eq!(
             parsed,
             [
+                "top/charts/always/charts/deep/templates/d.yaml",
                 "top/charts/always/templates/s.yaml",
                 "top/charts/lib/templates/_name.tpl",
                 "top/templates/_helpers.tpl",
@@ -244,6 +256,7 @@ mod tests {
         assert!(out.contains("name: always-x"), "{out}");
         assert!(out.contains("name: other-x"), "{out}");
         assert!(out.contains("name: r-lib"), "{out}");
+        assert!(out.contains("kind: Deep\nmetadata:\n  name: deep"), "{out}");
         assert!(!out.contains("maybe") && !out.contains("Never"), "{out}");
         write(
             root,
