@@ -44,10 +44,57 @@ struct Meta {
     breaks: u8,
 }
 
-/// Reads `text` when it is one document of the shapes above; `None` when
-/// the event parser must read it.
+/// Reads `text` when it is one document of the shapes above, or several,
+/// each on lines of its own between lines that are `---` alone; `None`
+/// when the event parser must read it.
 pub(crate) fn parse(text: &str, schema: Schema) -> Option<Vec<Document>> {
-    read(text, schema, None)
+    let Some(starts) = document_starts(text) else {
+        return read(text, schema, None);
+    };
+    if starts.len() >= super::parse::MAX_DOCUMENTS {
+        // (The event parser names the line.)
+        return None;
+    }
+    // Each document is read as a text of its own, from its `---` line
+    // (which the reader takes) to the line before the next one. A
+    // document the reader leaves (an empty one among them: the event
+    // parser gives none for it) leaves the whole text to the event parser.
+    let mut docs = Vec::with_capacity(starts.len() + 1);
+    let mut from = (0, 0);
+    for &(byte, line) in starts.iter().chain([&(text.len(), 0)]) {
+        let mut read = read(&text[from.0..byte], schema, None)?;
+        for d in &mut read {
+            d.line += from.1;
+        }
+        docs.append(&mut read);
+        from = (byte, line);
+    }
+    Some(docs)
+}
+
+/// Where the documents after the first start in `text` (the byte offset
+/// of each `---` line and its 0-based line number), when there are such
+/// `---` lines past the first line, and no line that starts with `...`
+/// or `%` (a document end, a directive: left to the event parser); `None`
+/// otherwise.
+fn document_starts(text: &str) -> Option<Vec<(usize, usize)>> {
+    let b = text.as_bytes();
+    let mut starts = Vec::new();
+    let mut line = 0;
+    let mut at = 0;
+    while at < b.len() {
+        let end = memchr::memchr(b'\n', &b[at..]).map_or(b.len(), |i| at + i);
+        let l = &b[at..end];
+        if l.starts_with(b"...") || l.starts_with(b"%") {
+            return None;
+        }
+        if l == b"---" && line > 0 {
+            starts.push((at, line));
+        }
+        line += 1;
+        at = end + 1;
+    }
+    (!starts.is_empty()).then_some(starts)
 }
 
 /// What [`parse_head`] keeps of a document's top-level mapping: the keys
@@ -1066,7 +1113,8 @@ fn head_mismatch(text: &str) -> Option<String> {
     fn keep_head(k: &str) -> bool {
         matches!(k, "apiVersion" | "kind" | "metadata")
     }
-    if text.len() > MAX_SCALAR_BYTES {
+    // (It reads one document: a text of several is not its to take.)
+    if text.len() > MAX_SCALAR_BYTES || document_starts(text).is_some() {
         return None;
     }
     let schema = Schema::V2;
@@ -1206,6 +1254,12 @@ mod tests {
             "a: b",
             "# Source: x\na: b\nc:\n  d: e",
             "---\na: b\n",
+            // Several documents.
+            "a: b\n---\nc: d\n",
+            "---\na: b\n---\nc: d",
+            "{}\n---\n{}\n",
+            "a: |\n  x\n\n---\nb: >\n  y\n# c\n---\n- 1\n",
+            "a:\n---\n# c\nb:\n\n",
             // Comments and empty lines.
             "# c\na: b\n",
             "a: b # c\n",
@@ -1334,7 +1388,10 @@ mod tests {
             "a:\n  b: 1\n c: 2\n",
             "a:\n    b: 1\n  c: 2\n",
             "# c\n---\na: b\n",
-            "a: b\n---\nc: d\n",
+            "a: b\n---\n",
+            "a: b\n---\n# c\n---\nc: d\n",
+            "a: b\n--- # c\nc: d\n",
+            "a: b\n---\nc: d\n...\n",
             "a: b\n...\n",
             "%YAML 1.2\n---\na: b\n",
             "? a\n: b\n",
@@ -1503,7 +1560,6 @@ mod tests {
             "- a:\n    b\n  c\n",
             // Documents that are more than an empty flow collection.
             "{}\na: b\n",
-            "{}\n---\n{}\n",
             "{ }\n",
             "{}x\n",
             "  {}\n",
