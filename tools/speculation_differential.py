@@ -3,9 +3,10 @@
 against flate, on charts large enough for flate to run their templates
 speculatively (docs/helm.md).
 
-Each drawn chart has ten templates and three partials of 94 KB of
-comments (so that its templates pass flate's threshold for running on
-every thread). Each template makes zero to three random changes that
+Each drawn chart has ten templates and three partials that pass one of
+flate's two thresholds for running templates on every thread: 94 KB of
+comments each (every other chart), or 400 short comments each (1,200
+actions in 14 KB, the others). Each template makes zero to three random changes that
 later templates see in Helm: `set`/`unset` on `.Values`, on a map inside
 it and on `$`, `merge`/`mergeOverwrite` into a values map, a change made
 through a `dict` holding a values map; or changes that later templates do
@@ -33,7 +34,7 @@ l: [1, 2]
 s: text
 n: 3
 """
-PAD = "{{/*" + ("padding " * 11750) + "*/}}\n"
+PADS = ["{{/*" + ("padding " * 11750) + "*/}}\n", "{{/* p */}}\n" * 400]
 KEYS = ["k0", "k1", "k2"]
 
 
@@ -78,13 +79,13 @@ def draw(rng):
     return files
 
 
-def one(flate, helm, files):
+def one(flate, helm, files, pad):
     with tempfile.TemporaryDirectory() as d:
         os.makedirs(os.path.join(d, "templates"))
         open(os.path.join(d, "Chart.yaml"), "w").write(helm_differential.CHART_YAML)
         open(os.path.join(d, "values.yaml"), "w").write(VALUES)
         for p in range(3):
-            open(os.path.join(d, "templates", "_pad%d.tpl" % p), "w").write(PAD)
+            open(os.path.join(d, "templates", "_pad%d.tpl" % p), "w").write(pad)
         for i, body in enumerate(files):
             open(os.path.join(d, "templates", "t%02d.yaml" % i), "w").write(body)
         return helm_differential.render(helm, True, d), helm_differential.render(flate, False, d)
@@ -96,7 +97,8 @@ def main():
     same = {"ok": 0, "error": 0}
     differ = timeouts = 0
     with cf.ThreadPoolExecutor(2) as ex:
-        for files, (h, f) in zip(charts, ex.map(lambda c: one(flate, helm, c), charts)):
+        pads = [PADS[i % 2] for i in range(len(charts))]
+        for files, (h, f) in zip(charts, ex.map(lambda c, p: one(flate, helm, c, p), charts, pads)):
             if h[0] == "timeout":
                 timeouts += 1
             elif h == f:
