@@ -1,5 +1,6 @@
 //! A quick reader for the common shapes of YAML documents: one document
-//! (a leading `---` line allowed) of block mappings and block sequences
+//! (a leading `---` line allowed), or several each between lines that
+//! are `---` alone (see `parse`), of block mappings and block sequences
 //! whose scalars are plain or quoted (on one line or folded over several,
 //! as the long descriptions of CustomResourceDefinitions are), empty flow
 //! collections (`{}`, `[]`, also as the whole document) and block scalars
@@ -7,10 +8,11 @@
 //! It reads nothing the event parser would read differently: it gives up
 //! (`None`) on the first thing that is anything else (an anchor, an alias,
 //! a tag, a flow collection with content, a complex or repeated key, a key
-//! that is not a string, a tab, a CR, a directive, a second document, an
-//! escape it does not know, a line that continues a scalar in a way it
-//! does not spell out) and the text goes to the event parser
-//! (`parse::parse_text`), which also reports every error.
+//! that is not a string, a tab, a CR, a directive, a document end
+//! marker, an empty document, an escape it does not know, a line that
+//! continues a scalar in a way it does not spell out) and the text goes
+//! to the event parser (`parse::parse_text`), which also reports every
+//! error.
 //! Its result is exactly the event parser's, metadata included (the
 //! source text of a plain value whose text is not its canonical text, the
 //! quoted flag, the print flags of block scalars and flow collections,
