@@ -47,7 +47,6 @@ fn load_with(path: &Path, ahead: bool) -> Result<Chart, ChartError> {
     let at = ahead.as_ref().map(|a| Queue {
         ahead: a,
         parent: None,
-        walked: false,
         walk: false,
     });
     let loaded = load_top(path, at);
@@ -931,12 +930,18 @@ struct Queue<'a> {
     ahead: &'a Arc<super::ahead::Ahead>,
     /// For a subchart: its parent's template name prefix and dependencies.
     parent: Option<(&'a str, Option<&'a [super::Dependency]>)>,
-    /// The chart's templates were queued by the directory walk that found
-    /// them (see [`Scope`]).
-    walked: bool,
-    /// The chart's files come from a directory walk (which queued the
-    /// templates of its subchart directories).
+    /// The chart's files come from a directory walk, which queued the
+    /// templates of the subchart directories (see [`Scope`]): a subchart
+    /// with `walk` set has its templates queued already.
     walk: bool,
+}
+
+impl Queue<'_> {
+    /// Whether the chart's templates were queued by the walk that found
+    /// them: a subchart directory's.
+    fn walked(&self) -> bool {
+        self.walk && self.parent.is_some()
+    }
 }
 
 impl Queue<'_> {
@@ -993,7 +998,7 @@ fn load_files(
         }
     }
     let prefix = at.zip(md.as_ref()).and_then(|(q, m)| q.prefix(m));
-    if let (Some(q), Some(prefix), Some(m)) = (at.filter(|q| !q.walked), &prefix, &md) {
+    if let (Some(q), Some(prefix), Some(m)) = (at.filter(|q| !q.walked()), &prefix, &md) {
         let library = m.is_library();
         q.ahead.push(
             files
@@ -1065,7 +1070,6 @@ fn load_files(
     let sub_at = at.zip(prefix.as_deref()).map(|(q, p)| Queue {
         ahead: q.ahead,
         parent: Some((p, metadata.dependencies.as_deref())),
-        walked: q.walk,
         walk: q.walk,
     });
     for (n, files) in subcharts {
@@ -1086,11 +1090,7 @@ fn load_files(
                 .and_then(|data| archive_files(&data))
                 .and_then(|f| {
                     // (An archive was not walked.)
-                    let at = sub_at.map(|q| Queue {
-                        walked: false,
-                        walk: false,
-                        ..q
-                    });
+                    let at = sub_at.map(|q| Queue { walk: false, ..q });
                     load_files(f, &sub_origin, at).map_err(|e| e.message)
                 })
         } else {
