@@ -1,13 +1,17 @@
 //! A quick reader for the common shapes of YAML documents: one document
-//! (a leading `---` line allowed), or several each between lines that
-//! are `---` alone (see `parse`), of block mappings and block sequences
-//! whose scalars are plain or quoted (on one line or folded over several,
-//! as the long descriptions of CustomResourceDefinitions are), empty flow
-//! collections (`{}`, `[]`, also as the whole document) and block scalars
-//! (`|`, `>`), with comment lines, empty lines and comments after a value.
+//! (a leading `---` line allowed, after comment lines too), or several
+//! each between lines that are `---` alone (see `parse`), of block
+//! mappings and block sequences whose scalars are plain or quoted (on one
+//! line or folded over several, as the long descriptions of
+//! CustomResourceDefinitions are), empty flow collections (`{}`, `[]`,
+//! also as the whole document), one-line flow sequences of scalars and
+//! block scalars (`|`, `>`), with comment lines, empty lines and comments
+//! after a value; values and items may carry an anchor (`&name`) or be an
+//! alias (`*name`), as HelmReleases' values often do.
 //! It reads nothing the event parser would read differently: it gives up
-//! (`None`) on the first thing that is anything else (an anchor, an alias,
-//! a tag, a flow collection with content, a complex or repeated key, a key
+//! (`None`) on the first thing that is anything else (a merge key, an
+//! anchor on a key, an alias inside a flow collection, a tag, a flow
+//! mapping with content, a complex or repeated key, a key
 //! that is not a string, a tab, a CR, a directive, a document end
 //! marker, an empty document, an escape it does not know, a line that
 //! continues a scalar in a way it does not spell out) and the text goes
@@ -19,7 +23,9 @@
 //! the document's foot comment and its line); `mismatch` compares the two.
 
 use super::node::{Map, Node, PRINT_FLOW, PRINT_FOLDED, PRINT_LITERAL};
-use super::parse::{Document, MAX_SCALAR_BYTES, foot_comment_follows};
+use super::parse::{
+    Anchored, Document, MAX_ALIAS_BYTES, MAX_ALIAS_NODES, MAX_SCALAR_BYTES, foot_comment_follows,
+};
 use super::resolve::{Schema, plain_round_trips, resolve_plain_owned};
 
 /// Nesting deeper than this goes to the event parser (which enforces the
@@ -76,8 +82,9 @@ pub(crate) fn parse(text: &str, schema: Schema) -> Option<Vec<Document>> {
 
 /// Where the documents after the first start in `text` (the byte offset
 /// of each `---` line and its 0-based line number), when there are such
-/// `---` lines past the first line, and no line that starts with `...`
-/// or `%` (a document end, a directive: left to the event parser); `None`
+/// `---` lines after a line of content (the first document's `---` may
+/// follow comment lines), and no line that starts with `...` or `%` (a
+/// document end, a directive: left to the event parser); `None`
 /// otherwise.
 fn document_starts(text: &str) -> Option<Vec<(usize, usize)>> {
     let b = text.as_bytes();
@@ -86,14 +93,20 @@ fn document_starts(text: &str) -> Option<Vec<(usize, usize)>> {
     let mut starts = Vec::new();
     let mut line = 0;
     let mut at = 0;
+    let mut content = false;
     while at < b.len() {
         let end = memchr::memchr(b'\n', &b[at..]).map_or(b.len(), |i| at + i);
         let l = &b[at..end];
         if l.starts_with(b"...") || l.starts_with(b"%") {
             return None;
         }
-        if l == b"---" && line > 0 {
-            starts.push((at, line));
+        if l == b"---" {
+            if content {
+                starts.push((at, line));
+            }
+        } else if !content {
+            let t = l.trim_ascii_start();
+            content = !t.is_empty() && t[0] != b'#';
         }
         line += 1;
         at = end + 1;
@@ -140,11 +153,18 @@ fn read(text: &str, schema: Schema, keep: Option<KeepKey>) -> Option<Vec<Documen
         keep,
         skip: false,
         last_folded: Vec::new(),
+        anchors: std::collections::HashMap::new(),
+        alias_nodes: 0,
+        alias_bytes: 0,
     };
-    // An explicit document start (the event parser marks the document at
-    // its first node all the same).
-    if r.lines[0] == "---" {
-        r.pos = 1;
+    // An explicit document start, perhaps after comment lines (the event
+    // parser marks the document at its first node all the same).
+    if let Some(i) = r.lines.iter().position(|l| {
+        let t = l.trim_start_matches(' ');
+        !t.is_empty() && !t.starts_with('#')
+    }) && r.lines[i] == "---"
+    {
+        r.pos = i + 1;
     }
     let (at, rest) = r.peek()?;
     if at != 0 {
@@ -236,6 +256,12 @@ struct Reader<'a> {
     /// collections come out empty (a mapping keeps its keys, each with a
     /// null value, to find repeated ones) and its scalars null.
     skip: bool,
+    /// The anchors of the document read so far, each with its node (built
+    /// whole even where the reader skips: an alias may be kept).
+    anchors: std::collections::HashMap<&'a str, Anchored>,
+    /// What the aliases read so far expanded to (see `Builder`'s limits).
+    alias_nodes: usize,
+    alias_bytes: usize,
 }
 
 /// How many spaces `line` starts with.
@@ -330,15 +356,23 @@ fn plain_continuation(t: &str) -> bool {
 /// where `---` and `...` would end the document): one that round-trips,
 /// or such a text after one `.` or one or two `-` (`.spec.version`,
 /// `.5`, `-1`, `-v`, `--port=80`), which a plain scalar may start with
-/// when no space follows. Characters past ASCII count as letters where
-/// the event parser takes them as themselves (see `ordinary`).
+/// when no space follows, or after `./` and `../` (relative paths, as the
+/// `resources` of kustomizations list them). Characters past ASCII count
+/// as letters where the event parser takes them as themselves (see
+/// `ordinary`).
 fn plain_value(text: &str) -> bool {
     let ok = |t: &str| {
         let rest = t
             .strip_prefix('.')
             .or_else(|| t.strip_prefix("--"))
             .or_else(|| t.strip_prefix('-'));
-        plain_round_trips(t) || rest.is_some_and(plain_round_trips)
+        plain_round_trips(t) || rest.is_some_and(plain_round_trips) || {
+            let mut path = t;
+            while let Some(r) = path.strip_prefix("../").or_else(|| path.strip_prefix("./")) {
+                path = r;
+            }
+            path.len() < t.len() && plain_round_trips(path)
+        }
     };
     if text.is_ascii() {
         return ok(text);
@@ -541,6 +575,19 @@ fn plain_quoted_byte(c: u32) -> bool {
         && c != u32::from(b'\'')
         && c != u32::from(b'"')
         && c != u32::from(b'\\')
+}
+
+/// The name of an anchor or alias at the start of `v` (past its `&` or
+/// `*`): one or more letters, digits, `_` or `-`, followed by a space or
+/// nothing (go-yaml takes more after a name, yaml-rust2 more in a name;
+/// the quick reader takes what both read alike). The name and what
+/// follows it.
+fn name_at(v: &str) -> Option<(&str, &str)> {
+    let n = super::run_len(&v.as_bytes()[1..], |b| {
+        b.is_ascii_alphanumeric() || b == b'_' || b == b'-'
+    });
+    let rest = &v[1 + n..];
+    (n > 0 && (rest.is_empty() || rest.starts_with(' '))).then(|| (&v[1..1 + n], rest))
 }
 
 /// A one-line flow sequence of scalars, `[a, "b", 'c']`: each item quoted
@@ -751,7 +798,11 @@ impl<'a> Reader<'a> {
             return self.below(indent, true);
         }
         let v = after.strip_prefix(' ')?.trim_start_matches(' ');
-        self.inline(v, indent)
+        match v.as_bytes().first() {
+            Some(b'&') => self.anchored(v, indent, true),
+            Some(b'*') => self.alias(v),
+            _ => self.inline(v, indent),
+        }
     }
 
     /// The item after the `-` of a sequence entry at `indent`: a node on
@@ -764,6 +815,11 @@ impl<'a> Reader<'a> {
         }
         let v0 = after.strip_prefix(' ')?;
         let v = v0.trim_start_matches(' ');
+        match v.as_bytes().first() {
+            Some(b'&') => return self.anchored(v, indent, false),
+            Some(b'*') => return self.alias(v),
+            _ => {}
+        }
         if is_dash(v) || split_key(v, self.schema).is_some() {
             self.col = indent + 2 + (v0.len() - v.len());
             let (node, breaks) = self.collection(self.col)?;
@@ -776,6 +832,78 @@ impl<'a> Reader<'a> {
             ));
         }
         self.inline(v, indent)
+    }
+
+    /// A node with an anchor, `&name` at the start of `v` (after the `:`
+    /// of a mapping entry at `indent` when `in_map`, else after the `-` of
+    /// a sequence entry): a node that [`Self::inline`] reads on the same
+    /// line, or one [`Self::below`] reads after a line that ends with the
+    /// anchor. A name is letters, digits, `_` and `-` (what go-yaml and
+    /// yaml-rust2 alike read as a name) followed by a space or the end of
+    /// the line; anything else is left to the event parser, as is an
+    /// anchor before a compact collection (`- &a b: c`, where it would
+    /// stand on the key) or before another anchor, an alias or a tag.
+    fn anchored(&mut self, v: &'a str, indent: usize, in_map: bool) -> Option<(Node, Meta)> {
+        let (name, rest) = name_at(v)?;
+        // Inside the node, its name stands for nothing: an alias to it
+        // there is the event parser's error (an earlier node of that name
+        // is not meant). A name holds for the anchor that comes last in
+        // the text: one inside the node wins over the node's own.
+        self.anchors.remove(name);
+        // The anchored node is built whole even where the reader skips.
+        let skipping = std::mem::replace(&mut self.skip, false);
+        let read = if is_end(rest) {
+            self.advance();
+            self.below(indent, in_map)
+        } else {
+            let v = rest.trim_start_matches(' ');
+            if v.starts_with(['&', '*', '!']) || is_dash(v) || split_key(v, self.schema).is_some() {
+                None
+            } else {
+                self.inline(v, indent)
+            }
+        };
+        self.skip = skipping;
+        let (node, meta) = read?;
+        let (node, kept) = if skipping {
+            (Node::Null, node)
+        } else {
+            (node.clone(), node)
+        };
+        self.anchors
+            .entry(name)
+            .or_insert_with(|| Anchored::new(kept));
+        Some((node, meta))
+    }
+
+    /// An alias, `*name` at the start of `v` and nothing after it on its
+    /// line but a comment: a copy of the node anchored last with that
+    /// name. The entry that holds it records nothing of the node's own
+    /// (it is no scalar of this text), as in the event parser. An unknown
+    /// name, or an alias past the limits the event parser keeps (aliased
+    /// nodes and bytes in all, nesting), is left to the event parser,
+    /// which reports it.
+    fn alias(&mut self, v: &str) -> Option<(Node, Meta)> {
+        let (name, rest) = name_at(v)?;
+        if !is_end(rest) {
+            return None;
+        }
+        let a = self.anchors.get(name)?;
+        self.alias_nodes += a.nodes;
+        self.alias_bytes += a.bytes;
+        if self.alias_nodes > MAX_ALIAS_NODES
+            || self.alias_bytes > MAX_ALIAS_BYTES
+            || self.depth + a.depth > MAX_FAST_DEPTH
+        {
+            return None;
+        }
+        let node = if self.skip {
+            Node::Null
+        } else {
+            a.node.clone()
+        };
+        self.advance();
+        Some((node, Meta::default()))
     }
 
     /// The node below a line that ends after `key:` (`in_map`) or `-` at
@@ -1261,6 +1389,8 @@ mod tests {
             // Several documents.
             "a: b\n---\nc: d\n",
             "---\na: b\n---\nc: d",
+            "# c\n---\na: b\n",
+            "\n  # c\n\n---\na: b\n---\n# d\nc: d\n",
             "{}\n---\n{}\n",
             "a: |\n  x\n\n---\nb: >\n  y\n# c\n---\n- 1\n",
             "a:\n---\n# c\nb:\n\n",
@@ -1282,6 +1412,7 @@ mod tests {
             // Values after a `-` or a `.`, and past ASCII.
             "a: -1\nb: .5\nc: -v\nd: --port=80\ne: .spec.version\n",
             "- -v\n- --x\n",
+            "- ../a\n- ./../../b/c.yaml\n- ./d\n- ../e # c\n",
             "a: 60°C\nb: é é\n",
             // Block sequences.
             "- a\n- b\n",
@@ -1338,6 +1469,26 @@ mod tests {
             "a: >\n  x\n  y",
             "a: |\n  x\n\n# foot\n",
             "a: |\n  x\n\n  # not a foot\n",
+            // Anchors and aliases.
+            "a: &x b\nc: *x\n",
+            "- &x a\n- *x\n",
+            "a: &x-1_b 0x10\nc: *x-1_b\nd: *x-1_b # c\n",
+            "a: &x \"q\"\nb: *x\n",
+            "a: &x 'q'\nb: *x\n",
+            "a: &x\n  b: 1\n  c: [d]\ne: *x\nf:\n  g: *x\n",
+            "a: &x # c\n  - 1\n  - |\n    t\nb: *x\n",
+            "a: &x\n- 1\nb: *x\n",
+            "- &x\n  a: 1\n- *x\n",
+            "a: &x\nb: *x\n",
+            "a: &x {}\nb: &y []\nc: *x\nd: *y\n",
+            "a: &x [b, c]\nd: *x\n",
+            "a: &x |\n  t\nb: *x\n",
+            "a: &x >-\n  t\n  u\nb: *x\n",
+            "a: &x b\n  c\nd: *x\n",
+            "a: &x b\na2: &x c\nd: *x\n",
+            "a: &x b\n---\na: &x c\nd: *x\n",
+            "- - &x a\n  - *x\n",
+            "a: &x\n  b: &y 1\n  c: *y\nd: *x\n",
         ];
         let left = [
             "",
@@ -1376,8 +1527,23 @@ mod tests {
             "a: >\n   x\n  y\n",
             "a: |\n  x\n  ",
             "a: |\n  x\n\n  ",
-            "a: &x b\nc: *x\n",
-            "- &x a\n",
+            // Anchors and aliases the quick reader leaves.
+            "a: &x.y b\nc: *x.y\n",
+            "a: &x b\nc: *y\n",
+            "a: *x\n",
+            "a: &x b\n---\nc: *x\n",
+            "a: &x &y b\n",
+            "a: &x *y\n",
+            "a: &x !!str b\n",
+            "- &x b: c\n",
+            "- &x - b\n",
+            "&x a: b\n",
+            "*x: b\n",
+            "a:\n  &x b: c\n",
+            "a: &x b\nc: *x d\n",
+            "a: &x b\nc: [*x]\n",
+            "a: &x\n  b: c\nd:\n  <<: *x\n",
+            "a: &x\n  b: *x\n",
             "a: !!str b\n",
             "- !t b\n",
             "1: b\n",
@@ -1391,8 +1557,10 @@ mod tests {
             "  a: b\n",
             "a:\n  b: 1\n c: 2\n",
             "a:\n    b: 1\n  c: 2\n",
-            "# c\n---\na: b\n",
             "a: b\n---\n",
+            "# c\n---\n",
+            "# c\n---\n# d\n---\na: b\n",
+            "---\n---\na: b\n",
             "a: b\n---\n# c\n---\nc: d\n",
             "a: b\n--- # c\nc: d\n",
             "a: b\n---\nc: d\n...\n",
@@ -1404,6 +1572,11 @@ mod tests {
             "a: b: c\n",
             "a:b\n",
             "a: ---\n",
+            "- ../\n",
+            "- ..\n",
+            "- ../-f\n",
+            "- ../.e\n",
+            "a: ../ b: c\n",
             "a: -\n",
             "a: - \n",
             "- ...\n",
@@ -1673,6 +1846,30 @@ mod tests {
         ];
         let taken = combine(&parts, 4);
         assert!(taken > 5000, "{taken}");
+    }
+
+    /// Anchors and aliases among mappings, sequences and scalars: an alias
+    /// before its anchor, in another document, of an anchor named twice,
+    /// of a collection, a block scalar or an empty value.
+    #[test]
+    fn agrees_on_combined_anchors() {
+        let parts = [
+            "a: &x b",
+            "c: *x",
+            "- &x",
+            "  d: *x",
+            "- *x # c",
+            "e: &y",
+            "  - &x 'q'",
+            "  f: &x |",
+            "    t",
+            "g: *y",
+            "- *y",
+            "---",
+            "  h: &y 0o17",
+        ];
+        let taken = combine(&parts, 4);
+        assert!(taken > 400, "{taken}");
     }
 
     /// Every fixture file the quick reader takes reads the same both ways.

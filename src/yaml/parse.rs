@@ -925,12 +925,26 @@ struct Builder<'a> {
     unconvertible: Option<ParseError>,
 }
 
+/// An anchored node, with what an alias to it adds to the counts the
+/// limits on aliasing watch (see [`measure`]).
 #[derive(Clone)]
-struct Anchored {
-    node: Node,
-    nodes: usize,
-    bytes: usize,
-    depth: usize,
+pub(super) struct Anchored {
+    pub(super) node: Node,
+    pub(super) nodes: usize,
+    pub(super) bytes: usize,
+    pub(super) depth: usize,
+}
+
+impl Anchored {
+    pub(super) fn new(node: Node) -> Self {
+        let (nodes, bytes, depth) = measure(&node);
+        Anchored {
+            node,
+            nodes,
+            bytes,
+            depth,
+        }
+    }
 }
 
 /// The number of nodes, the bytes of scalars (keys included) and the
@@ -1171,16 +1185,7 @@ impl Builder<'_> {
 
     fn anchor(&mut self, id: usize, node: &Node) {
         if id > 0 {
-            let (nodes, bytes, depth) = measure(node);
-            self.anchors.insert(
-                id,
-                Anchored {
-                    node: node.clone(),
-                    nodes,
-                    bytes,
-                    depth,
-                },
-            );
+            self.anchors.insert(id, Anchored::new(node.clone()));
         }
     }
 
