@@ -4,14 +4,15 @@
 //! mappings and block sequences whose scalars are plain or quoted (on one
 //! line or folded over several, as the long descriptions of
 //! CustomResourceDefinitions are), empty flow collections (`{}`, `[]`,
-//! also as the whole document), one-line flow sequences of scalars and
+//! also as the whole document), flow collections on one line (of words,
+//! quoted scalars, aliases and such collections: `{ drop: ["ALL"] }`) and
 //! block scalars (`|`, `>`), with comment lines, empty lines and comments
 //! after a value; values and items may carry an anchor (`&name`) or be an
 //! alias (`*name`), as HelmReleases' values often do.
 //! It reads nothing the event parser would read differently: it gives up
 //! (`None`) on the first thing that is anything else (a merge key, an
-//! anchor on a key, an alias inside a flow collection, a tag, a flow
-//! mapping with content, a complex or repeated key, a key
+//! anchor on a key, a tag, a flow collection over several lines or with a
+//! plain scalar of several words, a complex or repeated key, a key
 //! that is not a string, a tab, a CR, a directive, a document end
 //! marker, an empty document, an escape it does not know, a line that
 //! continues a scalar in a way it does not spell out) and the text goes
@@ -590,46 +591,48 @@ fn name_at(v: &str) -> Option<(&str, &str)> {
     (n > 0 && (rest.is_empty() || rest.starts_with(' '))).then(|| (&v[1..1 + n], rest))
 }
 
-/// A one-line flow sequence of scalars, `[a, "b", 'c']`: each item quoted
-/// or a plain word of letters, digits and `_./-` starting with a letter,
-/// a digit or `_` (`[__name__]`; no character the flow context gives a meaning to), items
-/// separated by a comma and spaces; anything else (an empty item, a
-/// trailing comma, a nested collection, `key: value` pairs, a longer plain
-/// scalar) is left to the event parser. Returns the items and the text
-/// after `]`.
-fn flow_scalars(v: &str, schema: Schema) -> Option<(Vec<Node>, &str)> {
-    let mut rest = v.strip_prefix('[')?.trim_start_matches(' ');
-    let mut items = Vec::new();
-    loop {
-        let (node, after) = match rest.as_bytes().first()? {
-            b'\'' | b'"' => {
-                let (s, after) = quoted(rest)?;
-                if s.len() > MAX_SCALAR_BYTES {
-                    return None;
-                }
-                (Node::Str(s), after)
-            }
-            c if c.is_ascii_alphanumeric() || *c == b'_' => {
-                let end = rest
-                    .bytes()
-                    .position(|b| {
-                        !(b.is_ascii_alphanumeric() || matches!(b, b'_' | b'.' | b'/' | b'-'))
-                    })
-                    .unwrap_or(rest.len());
-                let (word, after) = rest.split_at(end);
-                (plain(word, schema).0, after)
-            }
-            _ => return None,
-        };
-        items.push(node);
-        let after = after.trim_start_matches(' ');
-        if let Some(r) = after.strip_prefix(']') {
-            return Some((items, r));
+/// Adds an entry to `map` with what the event parser records of it; `None`
+/// for a key the map holds already.
+fn put(map: &mut Map, key: String, value: Node, meta: Meta, folded: Vec<String>) -> Option<()> {
+    let fresh = meta.raw.is_some() || meta.quoted || meta.breaks != 0 || !folded.is_empty();
+    let key_again = fresh.then(|| key.clone());
+    map.push_unique(key, value).ok()?;
+    if let Some(k) = key_again {
+        if let Some(t) = meta.raw {
+            map.set_raw(&k, t);
         }
-        rest = after.strip_prefix(',')?.trim_start_matches(' ');
-        if rest.starts_with(']') {
-            return None;
+        if meta.quoted {
+            map.set_quoted(&k, true);
         }
+        if meta.breaks != 0 {
+            map.set_print_breaks(&k, meta.breaks);
+        }
+        if !folded.is_empty() {
+            map.set_folded_items(&k, folded);
+        }
+    }
+    Some(())
+}
+
+/// A plain scalar inside a one-line flow collection: a word of letters,
+/// digits and `_./-` starting with a letter, a digit or `_` (`__name__`,
+/// `x.y/z-1`, `0.5`; no character the flow context gives a meaning to,
+/// no space), and the text after it. `None` when `v` starts with no such
+/// word or the word runs into anything but a space, `,`, `]`, `}` or
+/// (`colon`, for a key) a `:`.
+fn flow_word(v: &str, colon: bool) -> Option<(&str, &str)> {
+    let first = *v.as_bytes().first()?;
+    if !(first.is_ascii_alphanumeric() || first == b'_') {
+        return None;
+    }
+    let end = super::run_len(v.as_bytes(), |b| {
+        b.is_ascii_alphanumeric() || matches!(b, b'_' | b'.' | b'/' | b'-')
+    });
+    let (word, after) = v.split_at(end);
+    match after.as_bytes().first() {
+        None | Some(b' ' | b',' | b']' | b'}') => Some((word, after)),
+        Some(b':') if colon => Some((word, after)),
+        _ => None,
     }
 }
 
@@ -728,23 +731,7 @@ impl<'a> Reader<'a> {
             self.last_folded.clear();
             let (value, meta) = self.value(indent, after)?;
             let folded = std::mem::take(&mut self.last_folded);
-            let fresh = meta.raw.is_some() || meta.quoted || meta.breaks != 0 || !folded.is_empty();
-            let key_again = fresh.then(|| key.clone());
-            map.push_unique(key, value).ok()?;
-            if let Some(k) = key_again {
-                if let Some(t) = meta.raw {
-                    map.set_raw(&k, t);
-                }
-                if meta.quoted {
-                    map.set_quoted(&k, true);
-                }
-                if meta.breaks != 0 {
-                    map.set_print_breaks(&k, meta.breaks);
-                }
-                if !folded.is_empty() {
-                    map.set_folded_items(&k, folded);
-                }
-            }
+            put(&mut map, key, value, meta, folded)?;
             if map.len() == RESERVE_AT {
                 map.reserve(self.lines.len() - self.pos);
             }
@@ -876,6 +863,114 @@ impl<'a> Reader<'a> {
         Some((node, meta))
     }
 
+    /// A flow collection that starts and ends on this line at the start of
+    /// `v`, `[...]` or `{...}` (`{}` and `[]` too), and the text after it.
+    /// Its items, and its entries' keys and values, are quoted scalars
+    /// (see `quoted`), plain words (see [`flow_word`]), aliases (items
+    /// and values) and such collections, separated by a comma and spaces;
+    /// a key is followed by `: `. Anything else (an empty item, a comma
+    /// before the end, a plain scalar of several words or other
+    /// characters, a key without a value, a line that does not close the
+    /// collection) is left to the event parser. What the event parser
+    /// records of the entries is recorded as in a block mapping (a flow
+    /// collection as a value: `PRINT_FLOW`), and a mapping is marked flow.
+    fn flow(&mut self, v: &'a str) -> Option<(Node, &'a str)> {
+        self.depth += 1;
+        if self.depth > MAX_FAST_DEPTH {
+            return None;
+        }
+        let map = v.starts_with('{');
+        let close = if map { '}' } else { ']' };
+        let mut rest = &v[1..];
+        let mut items = Vec::new();
+        let mut m = Map::new();
+        m.set_flow(map);
+        if let Some(r) = rest.strip_prefix(close) {
+            rest = r;
+        } else {
+            rest = rest.trim_start_matches(' ');
+            loop {
+                let key = if map {
+                    let (key, after) = if rest.starts_with(['\'', '"']) {
+                        let (k, after) = quoted(rest)?;
+                        // (kyaml drops a map's first `<<` key: see
+                        // `split_key`.)
+                        if k == "<<" && self.schema == Schema::V3 {
+                            return None;
+                        }
+                        (k, after)
+                    } else {
+                        let (word, after) = flow_word(rest, true)?;
+                        (key_string(word, self.schema)?, after)
+                    };
+                    rest = after.strip_prefix(": ")?.trim_start_matches(' ');
+                    Some(key)
+                } else {
+                    None
+                };
+                let (node, meta, after) = self.flow_item(rest)?;
+                match key {
+                    Some(k) => put(&mut m, k, node, meta, Vec::new())?,
+                    None => items.push(node),
+                }
+                let after = after.trim_start_matches(' ');
+                if let Some(r) = after.strip_prefix(close) {
+                    rest = r;
+                    break;
+                }
+                rest = after.strip_prefix(',')?.trim_start_matches(' ');
+                if rest.starts_with(close) {
+                    return None;
+                }
+            }
+        }
+        self.depth -= 1;
+        let node = if map { Node::Map(m) } else { Node::Seq(items) };
+        Some((node, rest))
+    }
+
+    /// An item or a value inside a one-line flow collection (see
+    /// [`Self::flow`]), what its entry records, and the text after it.
+    fn flow_item(&mut self, v: &'a str) -> Option<(Node, Meta, &'a str)> {
+        match v.as_bytes().first()? {
+            b'\'' | b'"' => {
+                let (s, after) = quoted(v)?;
+                if s.len() > MAX_SCALAR_BYTES {
+                    return None;
+                }
+                let meta = Meta {
+                    quoted: true,
+                    ..Meta::default()
+                };
+                Some((Node::Str(s), meta, after))
+            }
+            b'[' | b'{' => {
+                let (node, after) = self.flow(v)?;
+                let meta = Meta {
+                    breaks: PRINT_FLOW,
+                    ..Meta::default()
+                };
+                Some((node, meta, after))
+            }
+            b'*' => {
+                let n = super::run_len(&v.as_bytes()[1..], |b| {
+                    b.is_ascii_alphanumeric() || b == b'_' || b == b'-'
+                });
+                let after = &v[1 + n..];
+                if n == 0 || !matches!(after.as_bytes().first(), Some(b' ' | b',' | b']' | b'}')) {
+                    return None;
+                }
+                let node = self.aliased(&v[1..1 + n])?;
+                Some((node, Meta::default(), after))
+            }
+            _ => {
+                let (word, after) = flow_word(v, false)?;
+                let (node, meta) = plain(word, self.schema);
+                Some((node, meta, after))
+            }
+        }
+    }
+
     /// An alias, `*name` at the start of `v` and nothing after it on its
     /// line but a comment: a copy of the node anchored last with that
     /// name. The entry that holds it records nothing of the node's own
@@ -888,6 +983,14 @@ impl<'a> Reader<'a> {
         if !is_end(rest) {
             return None;
         }
+        let node = self.aliased(name)?;
+        self.advance();
+        Some((node, Meta::default()))
+    }
+
+    /// The node an alias to `name` stands for (null where the reader
+    /// skips), counted against the limits on aliasing.
+    fn aliased(&mut self, name: &str) -> Option<Node> {
         let a = self.anchors.get(name)?;
         self.alias_nodes += a.nodes;
         self.alias_bytes += a.bytes;
@@ -897,13 +1000,11 @@ impl<'a> Reader<'a> {
         {
             return None;
         }
-        let node = if self.skip {
+        Some(if self.skip {
             Node::Null
         } else {
             a.node.clone()
-        };
-        self.advance();
-        Some((node, Meta::default()))
+        })
     }
 
     /// The node below a line that ends after `key:` (`in_map`) or `-` at
@@ -963,19 +1064,7 @@ impl<'a> Reader<'a> {
             }
             b'|' | b'>' => return self.block_scalar(v, indent),
             b'{' | b'[' => {
-                let (node, rest) = match v.get(..2)? {
-                    "{}" => {
-                        let mut m = Map::new();
-                        m.set_flow(true);
-                        (Node::Map(m), &v[2..])
-                    }
-                    "[]" => (Node::Seq(Vec::new()), &v[2..]),
-                    _ if v.starts_with('[') => {
-                        let (items, rest) = flow_scalars(v, self.schema)?;
-                        (Node::Seq(items), rest)
-                    }
-                    _ => return None,
-                };
+                let (node, rest) = self.flow(v)?;
                 if !is_end(rest) {
                     return None;
                 }
@@ -1354,6 +1443,10 @@ mod tests {
         assert!(parse(t, Schema::V3).is_none());
         assert!(parse(t, Schema::V2).is_some());
         assert_eq!(mismatch(t), None);
+        let t = "a: {b: c, \"<<\": d}\n";
+        assert!(parse(t, Schema::V3).is_none());
+        assert!(parse(t, Schema::V2).is_some());
+        assert_eq!(mismatch(t), None);
     }
 
     fn takes_and_leaves(taken: &[&str], left: &[&str]) {
@@ -1489,13 +1582,43 @@ mod tests {
             "a: &x b\n---\na: &x c\nd: *x\n",
             "- - &x a\n  - *x\n",
             "a: &x\n  b: &y 1\n  c: *y\nd: *x\n",
+            // Flow collections on one line.
+            "a: {b: c}\n",
+            "a: [[b]]\n",
+            "a: &x b\nc: [*x]\n",
+            "c:\n  capabilities: { drop: [\"ALL\"] }\n  seccompProfile: {type: RuntimeDefault}\n",
+            "- { key: somekey, operator: In, values: [a, 'b'] }\n",
+            "a: {b: {c: [1, {d: 0o17}], e: []}, f: {}}\n",
+            "a: ['x', {\"y\": z}]\n",
+            "a: [ b , c ]\n",
+            "a: &h host\nb: [*h, *h ]\nc: {d: *h}\n",
+            "a: &h\n  x: [1]\nb: [*h]\nc: {d: *h}\n",
+            "a: {b: null, c: 1.0, d: true, e: 2001-12-14, f: 0x1F, 'g': 'h'}\n",
+            "- [a]\n- {b: c} # d\n",
+            "a:\n  {b: c}\n",
+            "a: &x {b: [c]}\nd: *x\n",
         ];
         let left = [
             "",
             "a: [b,]\n",
             "a: [b, ]\n",
-            "a: [[b]]\n",
             "a: [b: c]\n",
+            "a: {b: c d}\n",
+            "a: {b}\n",
+            "a: {b: }\n",
+            "a: {b:c}\n",
+            "a: {b: c,}\n",
+            "a: {b: c, b: d}\n",
+            "a: [b, {c: d]\n",
+            "a: {b: [c, d}\n",
+            "a: {b: c}}\n",
+            "a: [*x]\n",
+            "a: &x [*x]\n",
+            "a: {b: -1}\n",
+            "a: {b: c\n  }\n",
+            "a: {b: *x d}\n",
+            "a: [b, *x.y]\n",
+            "a: {? b: c}\n",
             "a: [b c]\n",
             "a: [*b]\n",
             "a: [-b]\n",
@@ -1517,7 +1640,6 @@ mod tests {
             "a: 'b' c\n",
             "a: \"\\x41\"\n",
             "a: \"\\ud800\"\n",
-            "a: {b: c}\n",
             "a: { }\n",
             "a: {}x\n",
             "a: |2\n  x\n",
@@ -1541,7 +1663,6 @@ mod tests {
             "*x: b\n",
             "a:\n  &x b: c\n",
             "a: &x b\nc: *x d\n",
-            "a: &x b\nc: [*x]\n",
             "a: &x\n  b: c\nd:\n  <<: *x\n",
             "a: &x\n  b: *x\n",
             "a: !!str b\n",
@@ -1870,6 +1991,26 @@ mod tests {
         ];
         let taken = combine(&parts, 4);
         assert!(taken > 400, "{taken}");
+    }
+
+    /// One-line flow collections among block ones, with anchors and
+    /// aliases.
+    #[test]
+    fn agrees_on_combined_flow_collections() {
+        let parts = [
+            "- {b: [c, 'd'], e: {}}",
+            "- [1, {f: 0o17}] # c",
+            "- &x {h: \"i\"}",
+            "- [*x, k]",
+            "- {l: *x}",
+            "  m: []",
+            "- { o: y, p: [ ] }",
+            "-",
+            "  {r: s}",
+            "  - [t]",
+        ];
+        let taken = combine(&parts, 4);
+        assert!(taken > 600, "{taken}");
     }
 
     /// Every fixture file the quick reader takes reads the same both ways.
