@@ -1449,6 +1449,23 @@ mod tests {
         assert_eq!(mismatch(t), None);
     }
 
+    /// Keys about as long as yaml-rust2 allows a simple key in a block
+    /// mapping, in block and flow mappings.
+    #[test]
+    fn agrees_on_long_keys() {
+        for n in [990, 999, 1000, 1001, 1020, 1030, 1100] {
+            let k = "k".repeat(n);
+            for t in [
+                format!("{k}: v\n"),
+                format!("a: {{{k}: v}}\n"),
+                format!("a: {{'{k}': v}}\n"),
+                format!("a: [{k}]\n"),
+            ] {
+                assert_eq!(mismatch(&t), None, "{n}: {}", &t[..20]);
+            }
+        }
+    }
+
     fn takes_and_leaves(taken: &[&str], left: &[&str]) {
         for t in taken {
             assert!(parse(t, Schema::V3).is_some(), "not taken: {t:?}");
