@@ -1250,6 +1250,42 @@ fn chart_ref_to_a_helm_chart_of_a_mapped_source() {
     assert!(info["data"]["secretText"].is_null(), "{info:#}");
 }
 
+/// A warning that several HelmReleases share (a chart's remote schema,
+/// a Secret produced at runtime) is printed once, naming them; the JSON
+/// keeps it on each.
+#[test]
+fn a_warning_shared_by_releases_is_printed_once() {
+    let eso = "apiVersion: external-secrets.io/v1\nkind: ExternalSecret\nmetadata:\n  name: demo-eso\n  namespace: flux-system\nspec:\n  target:\n    name: demo-secret\n  data: []\n";
+    let mut text = SOURCES.to_string();
+    for name in ["one", "two", "three"] {
+        text += &hr_spec(
+            name,
+            "  chart:\n    spec:\n      chart: demo\n      version: 1.0.0\n      sourceRef:\n        kind: HelmRepository\n        name: example\n  valuesFrom:\n    - kind: Secret\n      name: demo-secret\n      valuesKey: text\n      targetPath: secretText\n",
+        );
+    }
+    let repository = "apiVersion: source.toolkit.fluxcd.io/v1\nkind: HelmRepository\nmetadata:\n  name: example\nspec:\n  interval: 1h\n  url: https://charts.example.com\n";
+    let t = repo(&[
+        ("kubernetes/clusters/test/repository.yaml", repository),
+        ("kubernetes/clusters/test/eso.yaml", eso),
+        ("kubernetes/clusters/test/all.yaml", &text),
+    ]);
+    chart(t.path(), ".flate/charts/demo-1.0.0", "1.0.0", "1.0.0");
+    let (o, js) = build_json(t.path(), &[]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let w = "valuesFrom Secret/flux-system/demo-secret is produced at runtime by ExternalSecret flux-system/demo-eso: absent offline, rendered without its values";
+    for name in ["one", "two", "three"] {
+        assert_eq!(hr(&js, name)["warnings"], serde_json::json!([w]));
+    }
+    let err = stderr(&o);
+    assert_eq!(err.matches(w).count(), 1, "{err}");
+    assert!(
+        err.contains(&format!(
+            "warning: {w} (3 HelmReleases: flux-system/one, flux-system/three, flux-system/two)"
+        )),
+        "{err}"
+    );
+}
+
 /// What a HelmRelease refers to is found as Flux finds it: objects
 /// without a namespace are in `default`, like the HelmRelease; a
 /// `valuesFrom` Secret that an ExternalSecret creates at runtime is left

@@ -43,49 +43,23 @@ pub struct BuildArgs {
     pub env: EnvArgs,
 }
 
-/// Prints warnings (identical ones once, with the Kustomizations they
-/// concern) and failures; returns 1 when a Kustomization failed.
+/// Prints warnings (identical ones once, with the Kustomizations or
+/// HelmReleases they concern) and failures; returns 1 when a Kustomization
+/// failed.
 pub fn report_failures(r: &Rendered) -> i32 {
-    let mut grouped: Vec<(String, Vec<String>)> = Vec::new();
-    let mut at: std::collections::HashMap<&str, usize> = std::collections::HashMap::new();
-    for k in &r.kustomizations {
-        for w in &k.warnings {
-            match at.get(w.as_str()) {
-                Some(&i) => grouped[i].1.push(k.key()),
-                None => {
-                    at.insert(w, grouped.len());
-                    grouped.push((w.clone(), vec![k.key()]));
-                }
-            }
-        }
-    }
-    // A warning shared by a whole cluster names a few Kustomizations, not
-    // all of them (`flate build -o json` has every warning per Kustomization).
-    const SHOWN: usize = 10;
-    for (w, ks) in grouped {
-        if ks.len() == 1 {
-            diag::warning(format!("Kustomization {}: {w}", ks[0]));
-        } else if ks.len() <= SHOWN {
-            diag::warning(format!(
-                "{w} ({}: {})",
-                diag::plural(ks.len(), "Kustomization"),
-                ks.join(", ")
-            ));
-        } else {
-            diag::warning(format!(
-                "{w} ({}: {}, and {} more)",
-                diag::plural(ks.len(), "Kustomization"),
-                ks[..SHOWN].join(", "),
-                ks.len() - SHOWN
-            ));
-        }
-    }
+    report_grouped(
+        r.kustomizations.iter().map(|k| (k.key(), &k.warnings[..])),
+        "Kustomization",
+    );
+    report_grouped(
+        r.helmreleases
+            .iter()
+            .map(|h| (format!("{}/{}", h.namespace, h.name), &h.warnings[..])),
+        "HelmRelease",
+    );
     let mut code = 0;
     let mut skipped = 0;
     for h in &r.helmreleases {
-        for w in &h.warnings {
-            diag::warning(format!("HelmRelease {}/{}: {w}", h.namespace, h.name));
-        }
         match h.status {
             HrStatus::Failed => {
                 hr_failure(h).emit();
@@ -105,6 +79,46 @@ pub fn report_failures(r: &Rendered) -> i32 {
         code = 1;
     }
     code
+}
+
+/// Prints the warnings of `items` (each an object's key and its warnings),
+/// an identical warning once with the objects it concerns: a warning
+/// shared by a whole cluster (a chart's remote schema, for every release of
+/// it) names a few of them, not all (`flate build -o json` has every
+/// warning per object).
+fn report_grouped<'a>(items: impl Iterator<Item = (String, &'a [String])>, noun: &str) {
+    let mut grouped: Vec<(&str, Vec<String>)> = Vec::new();
+    let mut at: std::collections::HashMap<&str, usize> = std::collections::HashMap::new();
+    for (key, warnings) in items {
+        for w in warnings {
+            match at.get(w.as_str()) {
+                Some(&i) => grouped[i].1.push(key.clone()),
+                None => {
+                    at.insert(w, grouped.len());
+                    grouped.push((w, vec![key.clone()]));
+                }
+            }
+        }
+    }
+    const SHOWN: usize = 10;
+    for (w, keys) in grouped {
+        if keys.len() == 1 {
+            diag::warning(format!("{noun} {}: {w}", keys[0]));
+        } else if keys.len() <= SHOWN {
+            diag::warning(format!(
+                "{w} ({}: {})",
+                diag::plural(keys.len(), noun),
+                keys.join(", ")
+            ));
+        } else {
+            diag::warning(format!(
+                "{w} ({}: {}, and {} more)",
+                diag::plural(keys.len(), noun),
+                keys[..SHOWN].join(", "),
+                keys.len() - SHOWN
+            ));
+        }
+    }
 }
 
 /// Reports every Kustomization that failed to render, at its definition;
