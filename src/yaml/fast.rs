@@ -355,8 +355,8 @@ fn plain_continuation(t: &str) -> bool {
 
 /// A plain scalar as a value or an item (never at the start of a line,
 /// where `---` and `...` would end the document): one that round-trips,
-/// or such a text after one `.` or one or two `-` (`.spec.version`,
-/// `.5`, `-1`, `-v`, `--port=80`), which a plain scalar may start with
+/// or such a text after one `.`, one `:` or one or two `-` (`.spec.version`,
+/// `.5`, `:8080`, `-1`, `-v`, `--port=80`), which a plain scalar may start with
 /// when no space follows, or after `./` and `../` (relative paths, as the
 /// `resources` of kustomizations list them). Characters past ASCII count
 /// as letters where the event parser takes them as themselves (see
@@ -365,6 +365,7 @@ fn plain_value(text: &str) -> bool {
     let ok = |t: &str| {
         let rest = t
             .strip_prefix('.')
+            .or_else(|| t.strip_prefix(':'))
             .or_else(|| t.strip_prefix("--"))
             .or_else(|| t.strip_prefix('-'));
         plain_round_trips(t) || rest.is_some_and(plain_round_trips) || {
@@ -441,7 +442,7 @@ fn quoted(v: &str) -> Option<(String, &str)> {
 }
 
 /// A quoted scalar at the start of `v` (`'...'` with `''` for a quote, or
-/// `"..."` with the escapes `\\`, `\"`, `\/`, `\n`, `\t` and `\uXXXX` but
+/// `"..."` with the escapes `\\`, `\"`, `\/`, `\ `, `\n`, `\t`, `\xXX` and `\uXXXX` but
 /// for a surrogate, and `\` at the end of a line for an escaped line
 /// break), closed on this line or on one of the lines `more` after it,
 /// each of which (but for empty ones) must be indented more than `indent`
@@ -546,14 +547,18 @@ fn quoted_line<'t>(line: &'t str, double: bool, out: &mut String) -> Option<Quot
                     '\\' => '\\',
                     '"' => '"',
                     '/' => '/',
+                    // (An escaped space is kept where a line's
+                    // trailing spaces are dropped.)
+                    ' ' => ' ',
                     'n' => '\n',
                     't' => '\t',
-                    'u' => {
-                        let hex = line.get(i + 2..i + 6)?;
+                    'u' | 'x' => {
+                        let digits = if e == 'u' { 4 } else { 2 };
+                        let hex = line.get(i + 2..i + 2 + digits)?;
                         if !hex.bytes().all(|b| b.is_ascii_hexdigit()) {
                             return None;
                         }
-                        for _ in 0..4 {
+                        for _ in 0..digits {
                             chars.next();
                         }
                         char::from_u32(u32::from_str_radix(hex, 16).ok()?)?
@@ -1521,6 +1526,8 @@ mod tests {
             "a: 1\nb:\n  # c\nc: 2\n",
             // Values after a `-` or a `.`, and past ASCII.
             "a: -1\nb: .5\nc: -v\nd: --port=80\ne: .spec.version\n",
+            "a: :8080\nb: :x-y # c\n",
+            "- :9\n",
             "- -v\n- --x\n",
             "- ../a\n- ./../../b/c.yaml\n- ./d\n- ../e # c\n",
             "a: 60°C\nb: é é\n",
@@ -1543,6 +1550,8 @@ mod tests {
             "a: 'it''s'\nb: ''\n",
             "a: \"b\\n\\t\\\"\\\\\\/\"\n",
             "a: \"\\u0026 \\u00e9\"\nb: \"\"\n",
+            "a: \"x\\ \\\n  \\ y \\ \n  z\"\n",
+            "a: \"\\x41\\xA9\\xa7b \\x00 \\x7f\\x85\\xff\"\n",
             "a: 'é'\nb: \"x # y\" # z\n",
             "'a b': c\n\"1\": c\n'true': c\n",
             "\"\": c\n",
@@ -1655,7 +1664,9 @@ mod tests {
             "- a\nb: 1\n",
             "a: 'b'#c\n",
             "a: 'b' c\n",
-            "a: \"\\x41\"\n",
+            "a: \"\\x4\"\n",
+            "a: \"\\x4g\"\n",
+            "a: \"\\x\"\n",
             "a: \"\\ud800\"\n",
             "a: { }\n",
             "a: {}x\n",
@@ -1711,6 +1722,11 @@ mod tests {
             "a:b\n",
             "a: ---\n",
             "- ../\n",
+            "a: ::1\n",
+            "a: :\n",
+            "a: :#x\n",
+            "a: : b\n",
+            "a: :b: c\n",
             "- ..\n",
             "- ../-f\n",
             "- ../.e\n",
@@ -1785,6 +1801,7 @@ mod tests {
             "a:\n  - 'x\n    y'\n",
             "a: 'x\n  y'\n\n# foot\n",
             // Double-quoted scalars.
+            "a: \"x\n  \\x41\"\n",
             "a: \"b\n  c\"\n",
             "a: \"b\\\n  c\"\n",
             "a: \"b \\\n  c\"\n",
@@ -1859,7 +1876,7 @@ mod tests {
             "a: 'x\n  y\n",
             "a: \"x\\\n",
             "a: \"x\\q\n  y\"\n",
-            "a: \"x\n  \\x41\"\n",
+            "a: \"x\n  \\x4\"\n",
             "'a\n  b': c\n",
             "a: ['x\n  y']\n",
             // Below a key: what is no scalar, or is a key.
