@@ -400,7 +400,8 @@ fn key_string(key: &str, schema: Schema) -> Option<String> {
 }
 
 /// A mapping entry's line (from its key): the key and what follows its
-/// `:`. A plain key has no space, `#` or `:` in it and is not a merge key
+/// `:`. A plain key has no space or `#` in it, no `:` but before a
+/// character other than a space, and is not a merge key
 /// (`<<`); a quoted key is on one line (and not `"<<"` in V3). `None` for
 /// anything else.
 fn split_key(rest: &str, schema: Schema) -> Option<(String, &str)> {
@@ -418,7 +419,10 @@ fn split_key(rest: &str, schema: Schema) -> Option<(String, &str)> {
         }
         return Some((key, after));
     }
-    let colon = rest.bytes().position(|c| c == b':')?;
+    // The first `:` followed by a space or at the end (a plain key may
+    // hold others: `k8s:io.kubernetes.pod.namespace`).
+    let b = rest.as_bytes();
+    let colon = memchr::memchr_iter(b':', b).find(|&i| b.get(i + 1).is_none_or(|&c| c == b' '))?;
     let key = &rest[..colon];
     if key.len() > MAX_KEY_BYTES
         || key == "<<"
@@ -1471,6 +1475,18 @@ mod tests {
         }
     }
 
+    /// Plain keys with a `:` inside that might read as numbers (`1:20`,
+    /// base 60 in YAML 1.1): strings under both schemas, as the event
+    /// parser reads them.
+    #[test]
+    fn keys_with_colons_are_strings() {
+        for t in ["1:20: x\n", "a:1: x\n", "- 1:2:3: x\n"] {
+            assert!(parse(t, Schema::V3).is_some(), "{t:?}");
+            assert!(parse(t, Schema::V2).is_some(), "{t:?}");
+            assert_eq!(mismatch(t), None, "{t:?}");
+        }
+    }
+
     fn takes_and_leaves(taken: &[&str], left: &[&str]) {
         for t in taken {
             assert!(parse(t, Schema::V3).is_some(), "not taken: {t:?}");
@@ -1491,6 +1507,8 @@ mod tests {
             "a: [b, \"c\", 'd', 1, y, 0o17, x.y/z-1, 1.0, null]\n",
             "rules:\n- apiGroups: [\"\"]\n  verbs: [get, list, watch]\n- [a]\n- [ b ,c ] # d\n",
             "labels: [__name__, _x, _1, __a.b__]\n",
+            "k8s:io.kubernetes.pod.namespace: x\na:b:c: d\nhttp://x: y\n",
+            "- a:b: c\n  e:f:\n    - g\n",
             "a:\n  - [\"ALL\"]\nb: ['it''s', \"\\u00e9\"]\n",
             "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: big\ndata:\n  key0: value0\n  key1: value1\n",
             "a:\n  b:\n    c: 1\n  d: 0o17\ne: 1.0\nf: TRUE\ng: 2001-12-14\nh: yes\ni: 0x1F\nj: 1e3\nk: null\n",
@@ -1723,6 +1741,8 @@ mod tests {
             "a: ---\n",
             "- ../\n",
             "a: ::1\n",
+            "a:: b\n",
+            "a: b:c: d\n",
             "a: :\n",
             "a: :#x\n",
             "a: : b\n",
