@@ -191,6 +191,42 @@ fn kustomize_patch_unmatched() {
     case("kustomize-patch-unmatched");
 }
 
+/// A kustomization one of whose resources holds no object yet (a
+/// placeholder `gotk-components.yaml`, as Flux's example repositories
+/// commit it before `flux bootstrap` writes it) gets warnings, naming the
+/// file, instead of errors: the patch may select what the file will hold.
+#[test]
+fn kustomize_patch_unmatched_beside_an_empty_resource_warns() {
+    let t = tempfile::tempdir().unwrap();
+    common::copy_dir(&fixtures().join("kustomize-patch-unmatched/bad"), t.path());
+    let app = t.path().join("kubernetes/apps/test/app");
+    std::fs::write(
+        app.join("gotk-components.yaml"),
+        "# This file will be generated automatically by flux bootstrap.\n",
+    )
+    .unwrap();
+    let k = std::fs::read_to_string(app.join("kustomization.yaml")).unwrap();
+    let k = k.replace(
+        "  - ../../base/app/app\n",
+        "  - ../../base/app/app\n  - gotk-components.yaml\n",
+    );
+    std::fs::write(app.join("kustomization.yaml"), k).unwrap();
+    let (code, js) = check(t.path(), &[]);
+    let hits = with_rule(&js, "kustomize-patch-unmatched");
+    assert_eq!(hits.len(), 2, "{js:#}");
+    for f in &hits {
+        assert_eq!(f["severity"], "warning", "{f}");
+        assert!(
+            f["message"]
+                .as_str()
+                .unwrap()
+                .contains("resource gotk-components.yaml holds no object"),
+            "{f}"
+        );
+    }
+    assert_eq!(code, 0, "{js:#}");
+}
+
 #[test]
 fn image_unpinned() {
     case("image-unpinned");

@@ -7,15 +7,34 @@
 //! from a Kustomization's `spec.patches` are `patch-target-unmatched`'s.
 //! A kind-wide target (no name, no selector) in a Component is a broadcast
 //! to whatever the component is used with, and may match nothing. A
+//! kustomization one of whose `resources` files holds no object (such as
+//! the `gotk-components.yaml` that `flux bootstrap` writes, committed as
+//! a placeholder in Flux's example repositories) gets a warning, not an
+//! error: the patch may select what that file will hold. A
 //! kustomization file opts out with the `flate.dev/disable` annotation.
 
 use std::collections::HashSet;
 
 use super::Ctx;
-use crate::check::Finding;
+use crate::check::{Finding, Severity};
 use crate::yaml::Node;
 
 pub const RULE: &str = "kustomize-patch-unmatched";
+
+/// The first of the local files the kustomization file `file` lists in
+/// `resources` that holds no object (empty, or comments only), as
+/// written there.
+fn empty_resource(ctx: &Ctx, file: &std::path::Path) -> Option<String> {
+    let docs = ctx.docs(file)?;
+    let Some(Node::Seq(items)) = docs.first()?.node.get("resources") else {
+        return None;
+    };
+    let dir = file.parent()?;
+    items.iter().filter_map(Node::as_str).find_map(|r| {
+        let path = dir.join(r);
+        (path.is_file() && ctx.docs(&path).is_some_and(|d| d.is_empty())).then(|| r.to_string())
+    })
+}
 
 /// How many entries `field` has in the kustomization file as written,
 /// whether the file opts out of the rule and whether it is a Component;
@@ -82,19 +101,28 @@ fn findings(ctx: &Ctx) -> Vec<(Finding, bool)> {
             } else {
                 ""
             };
-            out.push((
-                ctx.finding(
+            let empty = empty_resource(ctx, &u.file);
+            let note = match &empty {
+                Some(r) => format!(
+                    "; resource {r} holds no object: if it is written later (as `flux bootstrap` writes gotk-components.yaml), the patch may select what it will hold"
+                ),
+                None => String::new(),
+            };
+            let mut f = ctx
+                .finding(
                     RULE,
                     format!(
-                        "{}[{}] targets {} but selects no object: kustomize ignores the patch silently{lost}",
+                        "{}[{}] targets {} but selects no object: kustomize ignores the patch silently{lost}{note}",
                         u.field, u.index, u.target
                     ),
                 )
                 .at(Some(ctx.rel(&u.file)), line)
                 .ks(k.key())
-                .path(path),
-                u.sets_pin,
-            ));
+                .path(path);
+            if empty.is_some() {
+                f = f.severity(Severity::Warning);
+            }
+            out.push((f, u.sets_pin && empty.is_none()));
         }
     }
     out
