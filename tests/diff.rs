@@ -245,6 +245,44 @@ fn base_helmrelease_value_changes_both_environments() {
     }
 }
 
+/// A release whose chart renders on neither side (not cached) gets a note
+/// naming why and how to fetch it: the review sees its spec change, not
+/// what it does to the chart's objects. A release whose chart renders (the
+/// example's whoami, from a chart in the repository) gets none: its
+/// objects are compared.
+#[test]
+fn a_changed_release_rendered_on_neither_side_is_noted() {
+    let r = Repo::new("hrnote");
+    r.edit(CM_HR, "replicaCount: 1", "replicaCount: 2");
+    r.edit(
+        "kubernetes/apps/production/default/patches/whoami.yaml",
+        "replicaCount: 2",
+        "replicaCount: 3",
+    );
+    r.commit("more replicas");
+    let (doc, o) = r.json(&["diff", "production", "--base", "HEAD~1"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let e = env(&doc, "production");
+    let notes: Vec<&str> = e["notes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|n| n.as_str().unwrap())
+        .collect();
+    assert_eq!(notes.len(), 1, "{notes:?}");
+    assert!(
+        notes[0].starts_with("HelmRelease cert-manager/cert-manager changes, but its chart is not rendered on either side, so the objects it renders are not compared: chart cert-manager v1.18.1 is not in the chart cache"),
+        "{notes:?}"
+    );
+    assert!(notes[0].contains("helm pull "), "{notes:?}");
+    // whoami's rendered Deployment is compared instead.
+    let got = changes(e);
+    assert!(
+        got.contains(&"changed Deployment default/whoami".to_string()),
+        "{got:?}"
+    );
+}
+
 #[test]
 fn cluster_settings_change_shows_in_every_object_that_used_the_variable() {
     let r = Repo::new("settings");
@@ -1198,8 +1236,17 @@ fn human_output_names_paths_groups_identical_changes_and_skips_kinds() {
         "{gl}"
     );
     assert_eq!(
-        gh.replace("> [!CAUTION]\n", ""),
+        gh.replace("> [!CAUTION]\n", "")
+            .replace("> [!WARNING]\n", ""),
         gl.replace("> **Caution**\n>\n", "")
+            .replace("> **Warning**\n>\n", "")
+    );
+    // The two releases whose values change render on neither side (their
+    // charts are not cached): one note says that their objects are not
+    // compared.
+    assert!(
+        h.contains("note: 2 HelmReleases change, but their charts are not rendered on either side, so the objects they render are not compared: cert-manager/cert-manager (cert-manager v1.18.1), network/multus (app-template 4.1.2); `flate get charts production` lists the charts and how to fetch them\n"),
+        "{h}"
     );
 
     // Images: the multus tag moved, its digest did not.

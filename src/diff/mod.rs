@@ -30,6 +30,7 @@ pub mod versions;
 use std::fmt;
 
 use crate::flux::Rendered;
+use crate::flux::helm::HrStatus;
 use crate::resource::Resource;
 
 pub use html::html;
@@ -484,5 +485,71 @@ pub fn diff_env(env: &str, base: &Input, head: &Input, opts: &DiffOptions) -> En
     d.problems = paired.problems.clone();
     d.versions = versions::changes(&paired, b, h);
     d.pairs = text::diff_pairs(&paired, opts);
+    d.notes.extend(unrendered_releases(env, &d.pairs, b, h));
     d
+}
+
+/// A note on the HelmReleases that the change adds or changes but whose
+/// chart is rendered on neither side (not available offline): the review
+/// sees a release's spec change, not what it does to the objects the
+/// chart renders, and should know it. One release gets the reason (the
+/// `helm pull` that fetches its chart); several are listed in one note.
+/// (A release skipped on one side only is a [`Problem`].)
+fn unrendered_releases(env: &str, pairs: &[Pair], base: &Rendered, head: &Rendered) -> Vec<String> {
+    let find = |r: &'_ Rendered, ns: &str, name: &str| {
+        r.helmreleases
+            .iter()
+            .position(|h| h.namespace == ns && h.name == name)
+    };
+    let mut found = Vec::new();
+    for p in pairs {
+        let k = &p.key;
+        if !(p.is_change()
+            && p.status != Status::Removed
+            && k.group == "helm.toolkit.fluxcd.io"
+            && k.kind == "HelmRelease")
+        {
+            continue;
+        }
+        let Some(h) = find(head, &k.namespace, &k.name).map(|i| &head.helmreleases[i]) else {
+            continue;
+        };
+        // Skipped on the head, and on the base too or new there.
+        let base_skipped = find(base, &k.namespace, &k.name)
+            .is_none_or(|i| base.helmreleases[i].status == HrStatus::Skipped);
+        if h.status == HrStatus::Skipped && base_skipped {
+            found.push((p.status, h));
+        }
+    }
+    match found.as_slice() {
+        [] => Vec::new(),
+        [(status, h)] => vec![format!(
+            "HelmRelease {}/{} {}, but its chart is not rendered on either side, so the objects it renders are not compared: {}",
+            h.namespace,
+            h.name,
+            if *status == Status::Added {
+                "is added"
+            } else {
+                "changes"
+            },
+            h.message
+        )],
+        several => {
+            let names: Vec<String> = several
+                .iter()
+                .map(
+                    |(_, h)| match (h.chart.chart.as_str(), h.chart.version.as_str()) {
+                        ("", _) => format!("{}/{}", h.namespace, h.name),
+                        (c, "") => format!("{}/{} ({c})", h.namespace, h.name),
+                        (c, v) => format!("{}/{} ({c} {v})", h.namespace, h.name),
+                    },
+                )
+                .collect();
+            vec![format!(
+                "{} HelmReleases change, but their charts are not rendered on either side, so the objects they render are not compared: {}; `flate get charts {env}` lists the charts and how to fetch them",
+                several.len(),
+                names.join(", ")
+            )]
+        }
+    }
 }
