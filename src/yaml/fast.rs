@@ -24,14 +24,21 @@
 //! the document's foot comment and its line); `mismatch` compares the two.
 
 use super::node::{Map, Node, PRINT_FLOW, PRINT_FOLDED, PRINT_LITERAL};
-use super::parse::{
-    Anchored, Document, MAX_ALIAS_BYTES, MAX_ALIAS_NODES, MAX_SCALAR_BYTES, foot_comment_follows,
-};
+use super::parse::{Anchored, Document, MAX_SCALAR_BYTES, foot_comment_follows};
 use super::resolve::{Schema, plain_round_trips, resolve_plain_owned};
 
 /// Nesting deeper than this goes to the event parser (which enforces the
 /// limit and names the line).
 const MAX_FAST_DEPTH: usize = 64;
+
+/// What aliases may expand to in a text the quick reader takes, far below
+/// the event parser's limits (`MAX_ALIAS_NODES`, `MAX_ALIAS_BYTES`): a
+/// text that aliases more (an alias bomb, short of those limits or past
+/// them) goes to the event parser before the quick reader has copied much
+/// of it, not after (it would copy it all again). Real files alias a few
+/// dozen nodes.
+const FAST_ALIAS_NODES: usize = 10_000;
+const FAST_ALIAS_BYTES: usize = 1 << 20;
 
 /// yaml-rust2 refuses a simple key longer than 1024 characters.
 const MAX_KEY_BYTES: usize = 1000;
@@ -260,7 +267,7 @@ struct Reader<'a> {
     /// The anchors of the document read so far, each with its node (built
     /// whole even where the reader skips: an alias may be kept).
     anchors: std::collections::HashMap<&'a str, Anchored>,
-    /// What the aliases read so far expanded to (see `Builder`'s limits).
+    /// What the aliases read so far expanded to (see `FAST_ALIAS_NODES`).
     alias_nodes: usize,
     alias_bytes: usize,
 }
@@ -984,9 +991,9 @@ impl<'a> Reader<'a> {
     /// line but a comment: a copy of the node anchored last with that
     /// name. The entry that holds it records nothing of the node's own
     /// (it is no scalar of this text), as in the event parser. An unknown
-    /// name, or an alias past the limits the event parser keeps (aliased
-    /// nodes and bytes in all, nesting), is left to the event parser,
-    /// which reports it.
+    /// name, or an alias past the quick reader's limits (aliased nodes and
+    /// bytes in all, nesting), is left to the event parser, which reports
+    /// what is an error.
     fn alias(&mut self, v: &str) -> Option<(Node, Meta)> {
         let (name, rest) = name_at(v)?;
         if !is_end(rest) {
@@ -1003,8 +1010,8 @@ impl<'a> Reader<'a> {
         let a = self.anchors.get(name)?;
         self.alias_nodes += a.nodes;
         self.alias_bytes += a.bytes;
-        if self.alias_nodes > MAX_ALIAS_NODES
-            || self.alias_bytes > MAX_ALIAS_BYTES
+        if self.alias_nodes > FAST_ALIAS_NODES
+            || self.alias_bytes > FAST_ALIAS_BYTES
             || self.depth + a.depth > MAX_FAST_DEPTH
         {
             return None;
@@ -1485,6 +1492,33 @@ mod tests {
             assert!(parse(t, Schema::V2).is_some(), "{t:?}");
             assert_eq!(mismatch(t), None, "{t:?}");
         }
+    }
+
+    /// Aliases that expand to more than the quick reader's limit (here
+    /// 9^5 = 59,049 strings, well within the event parser's) leave the text
+    /// to the event parser; fewer are taken.
+    #[test]
+    fn an_alias_bomb_is_left_to_the_event_parser() {
+        let bomb = |levels: usize| {
+            let mut t = "a0: [x, x, x, x, x, x, x, x, x]\n".to_string();
+            for i in 1..=levels {
+                let p = format!("*a{}", i - 1);
+                let items = vec![p.as_str(); 9].join(", ");
+                t = t.replacen(
+                    &format!("a{}: [", i - 1),
+                    &format!("a{}: &a{} [", i - 1, i - 1),
+                    1,
+                );
+                t.push_str(&format!("a{i}: [{items}]\n"));
+            }
+            t
+        };
+        let small = bomb(3);
+        assert!(parse(&small, Schema::V3).is_some(), "{small}");
+        assert_eq!(mismatch(&small), None);
+        let big = bomb(5);
+        assert!(parse(&big, Schema::V3).is_none());
+        assert!(super::super::parse::parse_stream(&big).is_ok());
     }
 
     fn takes_and_leaves(taken: &[&str], left: &[&str]) {
