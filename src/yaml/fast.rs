@@ -1503,7 +1503,7 @@ mod tests {
             let mut t = "a0: [x, x, x, x, x, x, x, x, x]\n".to_string();
             for i in 1..=levels {
                 let p = format!("*a{}", i - 1);
-                let items = vec![p.as_str(); 9].join(", ");
+                let items = [p.as_str(); 9].join(", ");
                 t = t.replacen(
                     &format!("a{}: [", i - 1),
                     &format!("a{}: &a{} [", i - 1, i - 1),
