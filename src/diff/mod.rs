@@ -496,11 +496,14 @@ pub fn diff_env(env: &str, base: &Input, head: &Input, opts: &DiffOptions) -> En
 /// `helm pull` that fetches its chart); several are listed in one note.
 /// (A release skipped on one side only is a [`Problem`].)
 fn unrendered_releases(env: &str, pairs: &[Pair], base: &Rendered, head: &Rendered) -> Vec<String> {
-    let find = |r: &'_ Rendered, ns: &str, name: &str| {
+    fn find<'r>(
+        r: &'r Rendered,
+        k: &ObjectKey,
+    ) -> Option<&'r crate::flux::helm::HelmReleaseReport> {
         r.helmreleases
             .iter()
-            .position(|h| h.namespace == ns && h.name == name)
-    };
+            .find(|h| h.namespace == k.namespace && h.name == k.name)
+    }
     let mut found = Vec::new();
     for p in pairs {
         let k = &p.key;
@@ -511,12 +514,11 @@ fn unrendered_releases(env: &str, pairs: &[Pair], base: &Rendered, head: &Render
         {
             continue;
         }
-        let Some(h) = find(head, &k.namespace, &k.name).map(|i| &head.helmreleases[i]) else {
+        let Some(h) = find(head, k) else {
             continue;
         };
         // Skipped on the head, and on the base too or new there.
-        let base_skipped = find(base, &k.namespace, &k.name)
-            .is_none_or(|i| base.helmreleases[i].status == HrStatus::Skipped);
+        let base_skipped = find(base, k).is_none_or(|b| b.status == HrStatus::Skipped);
         if h.status == HrStatus::Skipped && base_skipped {
             found.push((p.status, h));
         }

@@ -596,15 +596,20 @@ fn plain_quoted_byte(c: u32) -> bool {
 
 /// The name of an anchor or alias at the start of `v` (past its `&` or
 /// `*`): one or more letters, digits, `_` or `-`, followed by a space or
-/// nothing (go-yaml takes more after a name, yaml-rust2 more in a name;
-/// the quick reader takes what both read alike). The name and what
-/// follows it.
-fn name_at(v: &str) -> Option<(&str, &str)> {
+/// nothing, or (`flow`, inside a flow collection) by `,`, `]` or `}`
+/// (go-yaml takes more after a name, yaml-rust2 more in a name; the quick
+/// reader takes what both read alike). The name and what follows it.
+fn name_at(v: &str, flow: bool) -> Option<(&str, &str)> {
     let n = super::run_len(&v.as_bytes()[1..], |b| {
         b.is_ascii_alphanumeric() || b == b'_' || b == b'-'
     });
     let rest = &v[1 + n..];
-    (n > 0 && (rest.is_empty() || rest.starts_with(' '))).then(|| (&v[1..1 + n], rest))
+    let ends = match rest.as_bytes().first() {
+        None | Some(b' ') => true,
+        Some(b',' | b']' | b'}') => flow,
+        _ => false,
+    };
+    (n > 0 && ends).then(|| (&v[1..1 + n], rest))
 }
 
 /// Adds an entry to `map` with what the event parser records of it; `None`
@@ -847,7 +852,7 @@ impl<'a> Reader<'a> {
     /// anchor before a compact collection (`- &a b: c`, where it would
     /// stand on the key) or before another anchor, an alias or a tag.
     fn anchored(&mut self, v: &'a str, indent: usize, in_map: bool) -> Option<(Node, Meta)> {
-        let (name, rest) = name_at(v)?;
+        let (name, rest) = name_at(v, false)?;
         // Inside the node, its name stands for nothing: an alias to it
         // there is the event parser's error (an earlier node of that name
         // is not meant). A name holds for the anchor that comes last in
@@ -969,14 +974,8 @@ impl<'a> Reader<'a> {
                 Some((node, meta, after))
             }
             b'*' => {
-                let n = super::run_len(&v.as_bytes()[1..], |b| {
-                    b.is_ascii_alphanumeric() || b == b'_' || b == b'-'
-                });
-                let after = &v[1 + n..];
-                if n == 0 || !matches!(after.as_bytes().first(), Some(b' ' | b',' | b']' | b'}')) {
-                    return None;
-                }
-                let node = self.aliased(&v[1..1 + n])?;
+                let (name, after) = name_at(v, true)?;
+                let node = self.aliased(name)?;
                 Some((node, Meta::default(), after))
             }
             _ => {
@@ -995,7 +994,7 @@ impl<'a> Reader<'a> {
     /// bytes in all, nesting), is left to the event parser, which reports
     /// what is an error.
     fn alias(&mut self, v: &str) -> Option<(Node, Meta)> {
-        let (name, rest) = name_at(v)?;
+        let (name, rest) = name_at(v, false)?;
         if !is_end(rest) {
             return None;
         }
