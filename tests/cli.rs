@@ -615,6 +615,51 @@ spec:
     assert!(!e.contains("${APP}"), "{e}");
 }
 
+/// A warning that two objects of one Kustomization give alike (here two
+/// accounts whose names are unset variables) is printed once, naming the
+/// Kustomization once; a number substituted where the author wrote a
+/// variable for one (`runAsUser`) is no warning at all.
+#[test]
+fn a_warning_repeated_within_one_kustomization_is_printed_once() {
+    let root = common::scratch("cli-retype-twice");
+    write(
+        &root,
+        "cluster/app.yaml",
+        r#"apiVersion: kustomize.toolkit.fluxcd.io/v1
+kind: Kustomization
+metadata:
+  name: app
+  namespace: flux-system
+spec:
+  interval: 10m
+  path: ./app
+  prune: true
+  sourceRef:
+    kind: GitRepository
+    name: flux-system
+  postBuild:
+    substitute:
+      UID: "1000"
+"#,
+    );
+    let account = |var: &str| {
+        format!(
+            "apiVersion: example.com/v1\nkind: Account\nmetadata:\n  name: ${{{var}}}\n  namespace: default\nspec:\n  runAsUser: ${{UID}}\n"
+        )
+    };
+    write(
+        &root,
+        "app/accounts.yaml",
+        &format!("{}---\n{}", account("ONE"), account("TWO")),
+    );
+    let o = flate_at(&["build", "--path", "cluster"], &root);
+    let e = stderr(&o);
+    let w = "Kustomization flux-system/app: substitution changed the type of Account/ .metadata.name from string to null";
+    assert_eq!(e.matches(w).count(), 1, "{e}");
+    assert!(!e.contains("flux-system/app, flux-system/app"), "{e}");
+    assert!(!e.contains("runAsUser"), "{e}");
+}
+
 #[test]
 fn docs_commands_names_every_flag() {
     let doc = std::fs::read_to_string(common::root().join("docs/commands.md")).unwrap();

@@ -92,6 +92,9 @@ fn report_grouped<'a>(items: impl Iterator<Item = (String, &'a [String])>, noun:
     for (key, warnings) in items {
         for w in warnings {
             match at.get(w.as_str()) {
+                // (The same warning twice from one item, as for two objects
+                // whose names both substituted to nothing, is one.)
+                Some(&i) if grouped[i].1.contains(&key) => {}
                 Some(&i) => grouped[i].1.push(key.clone()),
                 None => {
                     at.insert(w, grouped.len());

@@ -928,11 +928,10 @@ fn render_one(
                         }
                         // Named as substituted (the name may hold a variable).
                         let named = r.cur_id();
-                        for (path, before, after) in out.retyped {
-                            report.warnings.push(format!(
-                                "substitution changed the type of {}/{} {path} from {before} to {after}",
-                                named.gvk.kind, named.name
-                            ));
+                        for t in out.retyped {
+                            report
+                                .warnings
+                                .push(t.message(&named.gvk.kind, &named.name));
                         }
                     }
                     Err(e) => {

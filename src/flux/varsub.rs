@@ -15,8 +15,60 @@ pub const DISABLE_KEY: &str = "kustomize.toolkit.fluxcd.io/substitute";
 /// Outcome of substituting one object.
 pub struct Outcome {
     pub unset: Vec<String>,
-    /// Fields whose type changed (path, before, after).
-    pub retyped: Vec<(String, String, String)>,
+    /// Strings that substitution made another type in a way worth a
+    /// warning (see [`Retyped`]).
+    pub retyped: Vec<Retyped>,
+}
+
+/// A string value, holding a variable, that substitution turned into
+/// another type, where that is a mistake whatever the object's schema:
+///
+/// - it became null (the substituted text is empty, `null` or `~`);
+/// - its text changed (`1.10` read as the number 1.1, `0755` as 493, `on`
+///   as true): the value applied is not the variable's value;
+/// - it became a number or a boolean in a field that is a string in every
+///   Kubernetes object (labels and annotations, a ConfigMap's or Secret's
+///   data, a container's environment value), which the API server
+///   rejects.
+///
+/// Other changes are what these repositories write on purpose
+/// (`runAsUser: ${APP_UID}`, `replicas: ${REPLICAS}`): not reported here.
+/// `flate check` validates the substituted objects against their schemas,
+/// which finds a number wherever a string is wanted.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Retyped {
+    /// `.spec.x[0].y`
+    pub path: String,
+    /// The new type's name (`int`, `float`, `bool`, `null`).
+    pub after: &'static str,
+    pub why: RetypeReason,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum RetypeReason {
+    Null,
+    /// The value does not print as the substituted text.
+    TextChanged,
+    /// A field that is a string in every Kubernetes object.
+    StringField,
+}
+
+impl Retyped {
+    /// The warning, for the object `kind`/`name`.
+    pub fn message(&self, kind: &str, name: &str) -> String {
+        let Retyped { path, after, why } = self;
+        let head =
+            format!("substitution changed the type of {kind}/{name} {path} from string to {after}");
+        match why {
+            RetypeReason::Null => head,
+            RetypeReason::TextChanged => format!(
+                "{head}, and the value is no longer the substituted text (1.10 reads as 1.1, on as true)"
+            ),
+            RetypeReason::StringField => {
+                format!("{head}, where Kubernetes wants a string: the API server rejects it")
+            }
+        }
+    }
 }
 
 pub fn is_disabled(r: &Resource) -> bool {
@@ -186,8 +238,7 @@ fn substitute_with(
             });
         }
         fast::Fast::Changed(node, unset) => {
-            let mut retyped = Vec::new();
-            compare(&r.obj, &node, &mut String::new(), &mut retyped);
+            let retyped = retypes(&r.obj, &node, &lookup);
             r.obj = node;
             return Ok(Outcome { unset, retyped });
         }
@@ -219,8 +270,7 @@ fn substitute_with(
     if !matches!(node, Node::Map(_)) {
         return Err("the substituted object is no longer a mapping".into());
     }
-    let mut retyped = Vec::new();
-    compare(&r.obj, &node, &mut String::new(), &mut retyped);
+    let retyped = retypes(&r.obj, &node, &lookup);
     r.obj = node;
     Ok(Outcome {
         unset: out.unset,
@@ -228,36 +278,109 @@ fn substitute_with(
     })
 }
 
-fn compare(
-    before: &Node,
-    after: &Node,
-    path: &mut String,
-    out: &mut Vec<(String, String, String)>,
-) {
-    match (before, after) {
-        (Node::Map(a), Node::Map(b)) => {
-            for (k, v) in a.iter() {
-                if let Some(w) = b.get(k) {
-                    let len = path.len();
-                    path.push('.');
-                    path.push_str(k);
-                    compare(v, w, path, out);
-                    path.truncate(len);
+/// The changes of type from `before` to `after` (the object before and
+/// after substitution) that [`Retyped`] reports.
+fn retypes(before: &Node, after: &Node, lookup: &dyn Fn(&str) -> Option<String>) -> Vec<Retyped> {
+    let mut walk = RetypeWalk {
+        kind: before.get("kind").and_then(Node::as_str).unwrap_or(""),
+        lookup,
+        path: Vec::new(),
+        out: Vec::new(),
+    };
+    walk.compare(before, after);
+    walk.out
+}
+
+#[derive(Clone, Copy)]
+enum Seg<'a> {
+    Key(&'a str),
+    Index(usize),
+}
+
+struct RetypeWalk<'a> {
+    kind: &'a str,
+    lookup: &'a dyn Fn(&str) -> Option<String>,
+    path: Vec<Seg<'a>>,
+    out: Vec<Retyped>,
+}
+
+impl<'a> RetypeWalk<'a> {
+    fn compare(&mut self, before: &'a Node, after: &Node) {
+        match (before, after) {
+            (Node::Map(a), Node::Map(b)) => {
+                for (k, v) in a.iter() {
+                    if let Some(w) = b.get(k) {
+                        self.path.push(Seg::Key(k));
+                        self.compare(v, w);
+                        self.path.pop();
+                    }
                 }
             }
+            (Node::Seq(a), Node::Seq(b)) => {
+                for (i, (v, w)) in a.iter().zip(b.iter()).enumerate() {
+                    self.path.push(Seg::Index(i));
+                    self.compare(v, w);
+                    self.path.pop();
+                }
+            }
+            (Node::Str(s), other) if s.contains("${") && !matches!(other, Node::Str(_)) => {
+                let why = if other.is_null() {
+                    RetypeReason::Null
+                } else {
+                    // The substituted text, as the text route reads it (a
+                    // value that became another type was printed plain).
+                    let same_text = envsubst::substitute(s, self.lookup, false)
+                        .is_ok_and(|t| other.scalar_text().as_deref() == Some(t.text.as_str()));
+                    if !same_text {
+                        RetypeReason::TextChanged
+                    } else if self.string_everywhere() {
+                        RetypeReason::StringField
+                    } else {
+                        return;
+                    }
+                };
+                self.out.push(Retyped {
+                    path: self.printed_path(),
+                    after: other.kind_name(),
+                    why,
+                });
+            }
+            _ => {}
         }
-        (Node::Seq(a), Node::Seq(b)) => {
-            for (i, (v, w)) in a.iter().zip(b.iter()).enumerate() {
-                let len = path.len();
-                path.push_str(&format!("[{i}]"));
-                compare(v, w, path, out);
-                path.truncate(len);
+    }
+
+    fn printed_path(&self) -> String {
+        let mut p = String::new();
+        for s in &self.path {
+            match s {
+                Seg::Key(k) => {
+                    p.push('.');
+                    p.push_str(k);
+                }
+                Seg::Index(i) => p.push_str(&format!("[{i}]")),
             }
         }
-        (Node::Str(s), other) if s.contains("${") && !matches!(other, Node::Str(_)) => {
-            out.push((path.clone(), "string".into(), other.kind_name().into()));
+        p
+    }
+
+    /// Whether the value at the current path is a string in every
+    /// Kubernetes object: a label or an annotation (of the object or of a
+    /// template in it), an entry of a ConfigMap's or a Secret's data, or
+    /// a container's environment value.
+    fn string_everywhere(&self) -> bool {
+        let p = &self.path;
+        let n = p.len();
+        let key = |i: usize, k: &str| matches!(p.get(i), Some(Seg::Key(x)) if *x == k);
+        if n >= 3 && key(n - 3, "metadata") && (key(n - 2, "labels") || key(n - 2, "annotations")) {
+            return true;
         }
-        _ => {}
+        if n == 2
+            && ((self.kind == "ConfigMap" && key(0, "data"))
+                || (self.kind == "Secret" && (key(0, "data") || key(0, "stringData"))))
+        {
+            return true;
+        }
+        n >= 3 && key(n - 3, "env") && matches!(p[n - 2], Seg::Index(_)) && key(n - 1, "value")
     }
 }
 
@@ -487,5 +610,113 @@ mod tests {
             fast_taken > total / 4 && fast_taken < total,
             "{fast_taken} of {total}"
         );
+    }
+
+    /// Which changes of type are reported: a value that became null, one
+    /// whose text changed, and a number or boolean where every Kubernetes
+    /// object wants a string; not a number where the author wrote a
+    /// variable for one (`runAsUser: ${UID}`), the idiom of these
+    /// repositories.
+    #[test]
+    fn only_type_changes_that_are_mistakes_are_reported() {
+        let text = r#"apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: app
+  labels:
+    replicas: ${N}
+  annotations:
+    enabled: ${YES}
+spec:
+  replicas: ${N}
+  template:
+    metadata:
+      labels:
+        build: ${N}
+    spec:
+      securityContext:
+        runAsUser: ${UID}
+        runAsNonRoot: ${YES}
+      containers:
+      - name: app
+        env:
+        - name: PORT
+          value: ${N}
+        - name: VERSION
+          value: ${VERSION}
+        args:
+        - ${N}
+        image: ${EMPTY}
+        workingDir: ${MODE}
+"#;
+        let obj = crate::yaml::parse::parse_stream(text)
+            .unwrap()
+            .remove(0)
+            .node;
+        let vars: Vec<(String, String)> = [
+            ("N", "3"),
+            ("YES", "true"),
+            ("UID", "1000"),
+            ("VERSION", "1.10"),
+            ("EMPTY", ""),
+            ("MODE", "on"),
+        ]
+        .iter()
+        .map(|(k, v)| (k.to_string(), v.to_string()))
+        .collect();
+        for fast in [true, false] {
+            let mut r = Resource::new(obj.clone(), Origin::default());
+            let out = substitute_with(&mut r, &vars, false, fast).unwrap();
+            let got: Vec<(&str, &str, RetypeReason)> = out
+                .retyped
+                .iter()
+                .map(|t| (t.path.as_str(), t.after, t.why))
+                .collect();
+            use RetypeReason::*;
+            assert_eq!(
+                got,
+                [
+                    (".metadata.labels.replicas", "int", StringField),
+                    (".metadata.annotations.enabled", "bool", StringField),
+                    (".spec.template.metadata.labels.build", "int", StringField),
+                    (
+                        ".spec.template.spec.containers[0].env[0].value",
+                        "int",
+                        StringField
+                    ),
+                    (
+                        ".spec.template.spec.containers[0].env[1].value",
+                        "float",
+                        TextChanged
+                    ),
+                    (".spec.template.spec.containers[0].image", "null", Null),
+                    (
+                        ".spec.template.spec.containers[0].workingDir",
+                        "bool",
+                        TextChanged
+                    ),
+                ],
+                "fast route: {fast}"
+            );
+        }
+        // A ConfigMap's and a Secret's data are strings; the same key
+        // elsewhere is not.
+        for (kind, field, reported) in [
+            ("ConfigMap", "data", true),
+            ("Secret", "stringData", true),
+            ("Secret", "data", true),
+            ("Other", "data", false),
+        ] {
+            let text = format!(
+                "apiVersion: v1\nkind: {kind}\nmetadata:\n  name: x\n{field}:\n  k: ${{N}}\n"
+            );
+            let obj = crate::yaml::parse::parse_stream(&text)
+                .unwrap()
+                .remove(0)
+                .node;
+            let mut r = Resource::new(obj, Origin::default());
+            let out = substitute(&mut r, &vars, false).unwrap();
+            assert_eq!(out.retyped.len(), usize::from(reported), "{kind} {field}");
+        }
     }
 }
