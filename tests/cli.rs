@@ -660,6 +660,48 @@ spec:
     assert!(!e.contains("runAsUser"), "{e}");
 }
 
+/// The SOPS warning names each encrypted object with its namespace (the
+/// same Secret in two namespaces is two objects), and an object whose kind
+/// and name are encrypted too (a file encrypted whole) by its file and
+/// line, not by its ciphertext.
+#[test]
+fn the_sops_warning_names_objects_by_namespace_or_place() {
+    let root = common::scratch("cli-sops-names");
+    write(
+        &root,
+        "cluster/app.yaml",
+        "apiVersion: kustomize.toolkit.fluxcd.io/v1\nkind: Kustomization\nmetadata:\n  name: app\n  namespace: flux-system\nspec:\n  interval: 10m\n  path: ./app\n  prune: true\n  sourceRef:\n    kind: GitRepository\n    name: flux-system\n  decryption:\n    provider: sops\n",
+    );
+    let enc = "ENC[AES256_GCM,data:AAAA,iv:BB,tag:CC,type:str]";
+    let sops = format!("sops:\n  mac: {enc}\n  version: 3.9.0\n");
+    let secret = |ns: &str| {
+        format!(
+            "apiVersion: v1\nkind: Secret\nmetadata:\n  name: age\n  namespace: {ns}\nstringData:\n  key: {enc}\n{sops}"
+        )
+    };
+    write(&root, "app/a.yaml", &secret("one"));
+    write(&root, "app/b.yaml", &secret("two"));
+    write(
+        &root,
+        "app/whole.yaml",
+        &format!(
+            "apiVersion: v1\nkind: {enc}\nmetadata:\n  name: {enc}\n  namespace: one\ndata:\n  x: {enc}\n{sops}"
+        ),
+    );
+    write(
+        &root,
+        "app/kustomization.yaml",
+        "apiVersion: kustomize.config.k8s.io/v1beta1\nkind: Kustomization\nresources:\n- a.yaml\n- b.yaml\n- whole.yaml\n",
+    );
+    let o = flate_at(&["build", "--path", "cluster"], &root);
+    let e = stderr(&o);
+    assert!(
+        e.contains("SOPS-encrypted, not decrypted offline: Secret one/age, Secret two/age, an object whose kind or name is encrypted (app/whole.yaml:1)"),
+        "{e}"
+    );
+    assert!(!e.contains("ENC["), "{e}");
+}
+
 #[test]
 fn docs_commands_names_every_flag() {
     let doc = std::fs::read_to_string(common::root().join("docs/commands.md")).unwrap();

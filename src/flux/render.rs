@@ -747,12 +747,32 @@ fn fail(mut r: KsReport, msg: impl Into<String>) -> KsReport {
 /// build and before post-build substitution (`DecryptResource` in
 /// kustomization_controller.go `build`); flate replaces their values with
 /// the placeholder instead (see [`super::sops`]).
-fn mask_encrypted(ks: &FluxKustomization, report: &mut KsReport) {
-    let masked: Vec<String> = report
-        .objects
-        .iter_mut()
-        .filter_map(|r| super::sops::mask(r).then(|| format!("{} {}", r.kind(), r.name())))
-        .collect();
+fn mask_encrypted(ks: &FluxKustomization, report: &mut KsReport, root: &Path) {
+    let mut masked: Vec<String> = Vec::new();
+    for r in report.objects.iter_mut() {
+        if !super::sops::mask(r) {
+            continue;
+        }
+        // A file encrypted whole (no `encrypted_regex`) has its kind and
+        // name encrypted too: such an object is named by where it is.
+        let label = if r.kind().starts_with("ENC[") || r.name().starts_with("ENC[") {
+            match &r.origin.file {
+                Some(f) => format!(
+                    "an object whose kind or name is encrypted ({}:{})",
+                    f.strip_prefix(root).unwrap_or(f).display(),
+                    r.origin.line
+                ),
+                None => "an object whose kind or name is encrypted".to_string(),
+            }
+        } else if r.namespace().is_empty() {
+            format!("{} {}", r.kind(), r.name())
+        } else {
+            format!("{} {}/{}", r.kind(), r.namespace(), r.name())
+        };
+        if !masked.contains(&label) {
+            masked.push(label);
+        }
+    }
     if masked.is_empty() {
         return;
     }
@@ -873,7 +893,7 @@ fn render_one(
         }
     };
     report.objects = m.resources;
-    mask_encrypted(ks, &mut report);
+    mask_encrypted(ks, &mut report, root);
     if ks.has_post_build {
         let notes = VarsNotes {
             warnings: &mut report.warnings,
