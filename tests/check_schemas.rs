@@ -905,3 +905,41 @@ fn embedded_bundle_covers_the_pinned_kubernetes_version() {
     assert_eq!(flate::check::schema::KUBERNETES_VERSION, "1.36");
     let _ = json!(null);
 }
+
+/// A string field that substitution made a number: the schema error says
+/// why when the field's line is written with `${...}`, and only then.
+#[test]
+fn a_substituted_number_in_a_string_field_is_explained() {
+    let d = common::scratch("schemas-substituted-number");
+    let w = |p: &str, t: &str| {
+        let p = d.join(p);
+        std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+        std::fs::write(p, t).unwrap();
+    };
+    w(
+        "kubernetes/clusters/test/app.yaml",
+        "apiVersion: kustomize.toolkit.fluxcd.io/v1\nkind: Kustomization\nmetadata:\n  name: app\n  namespace: flux-system\nspec:\n  interval: 10m\n  path: ./kubernetes/app\n  prune: true\n  sourceRef:\n    kind: GitRepository\n    name: flux-system\n  postBuild:\n    substitute:\n      COUNT: \"3\"\n",
+    );
+    w(
+        "kubernetes/app/cm.yaml",
+        "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: settings\n  namespace: default\ndata:\n  count: ${COUNT}\n  written: 4\n",
+    );
+    let (code, js) = check_json(&d, &["--path", "kubernetes/clusters/test"]);
+    assert_eq!(code, 1, "{js}");
+    let messages: Vec<&str> = js["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|f| f["rule"] == "schema-invalid")
+        .map(|f| f["message"].as_str().unwrap())
+        .collect();
+    assert_eq!(messages.len(), 2, "{messages:?}");
+    let hint = "Flux reads the substituted text as YAML";
+    let count = messages.iter().find(|m| m.contains("data.count")).unwrap();
+    let written = messages
+        .iter()
+        .find(|m| m.contains("data.written"))
+        .unwrap();
+    assert!(count.contains(hint), "{count}");
+    assert!(!written.contains(hint), "{written}");
+}

@@ -1042,6 +1042,16 @@ pub fn validate_env(env: &Env<'_>, schemas: &SchemaSet) -> EnvValidation {
                                         vars.join(", ")
                                     ));
                                     f
+                                } else if substituted
+                                    && e.message.ends_with("is not of type \"string\"")
+                                {
+                                    let mut f = f;
+                                    f.message.push_str(
+                                        " (the field is written with ${...}: Flux reads the \
+                                         substituted text as YAML, so a variable whose value reads \
+                                         as a number or a boolean gives one)",
+                                    );
+                                    f
                                 } else {
                                     f
                                 }
