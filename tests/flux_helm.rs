@@ -1573,3 +1573,36 @@ fn release_warnings_are_not_repeated() {
         "{warnings:#?}"
     );
 }
+
+/// A chart document without a kind, which `helm template` prints, fails
+/// the release as helm-controller's post-renderers (kustomize) fail it,
+/// naming the document.
+#[test]
+fn a_rendered_document_without_a_kind_fails_naming_it() {
+    let mut text = SOURCES.to_string();
+    text += &hr_spec(
+        "raw",
+        "  chart:\n    spec:\n      chart: demo\n      version: 1.0.0\n      sourceRef:\n        kind: HelmRepository\n        name: example\n  values:\n    raw:\n      manifest:\n        kind: ResourceClaimTemplate\n",
+    );
+    let t = repo(&[("kubernetes/clusters/test/all.yaml", &text)]);
+    chart(t.path(), ".flate/charts/demo-1.0.0", "1.0.0", "1.0.0");
+    // As a library chart's raw resources do: `kind` read one level too high.
+    write(
+        t.path(),
+        ".flate/charts/demo-1.0.0/templates/raw.yaml",
+        "{{- with .Values.raw }}\napiVersion: {{ .apiVersion }}\nkind: {{ .kind }}\nmetadata:\n  name: {{ $.Release.Name }}-raw\n{{- end }}\n",
+    );
+    let (o, js) = build_json(t.path(), &[]);
+    assert!(!o.status.success());
+    let h = hr(&js, "raw");
+    assert_eq!(h["status"], "failed", "{h}");
+    let m = h["message"].as_str().unwrap();
+    assert!(
+        m.starts_with("demo/templates/raw.yaml: missing Resource metadata: 'kind' is required"),
+        "{m}"
+    );
+    assert!(
+        m.contains("the document named \"raw-raw\" has no kind"),
+        "{m}"
+    );
+}

@@ -680,8 +680,28 @@ fn taint_object(r: &mut Resource, secrets: &[String]) {
 /// Parses the manifests of a rendered chart into objects.
 fn parse_manifest(source: &str, body: &str, origin: &Origin) -> Result<Vec<Resource>, String> {
     let fake = PathBuf::from(source);
-    let mut rs = crate::kustomize::build::resources_from_text(&fake, body)
-        .map_err(|e| format!("{source}: {}", e.message))?;
+    let mut rs = crate::kustomize::build::resources_from_text(&fake, body).map_err(|e| {
+        // helm-controller reads the rendered manifests with kustomize (its
+        // post-renderers, the origin labels among them, always run), which
+        // rejects what `helm template` prints: say which document.
+        let named = e
+            .line
+            .and_then(|line| {
+                crate::yaml::parse_stream(body)
+                    .ok()?
+                    .into_iter()
+                    .find(|d| d.line == line)
+            })
+            .and_then(|d| d.node.get_str(&["metadata", "name"]).map(str::to_string))
+            .filter(|n| !n.is_empty());
+        match named {
+            Some(n) if e.message.contains("'kind' is required") => format!(
+                "{source}: {} (the document named {n:?} has no kind: helm-controller's post-renderers read the manifests with kustomize, which rejects it)",
+                e.message
+            ),
+            _ => format!("{source}: {}", e.message),
+        }
+    })?;
     for r in rs.iter_mut() {
         r.origin = origin.clone();
     }
