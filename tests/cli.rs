@@ -577,29 +577,21 @@ fn docs_json_examples_match_the_real_output() {
     assert!(checked >= 10, "{checked} examples");
 }
 
+/// A Flux Kustomization `flux-system/app` of `./app`, with `spec` lines
+/// `extra` (indented two spaces) after the usual ones.
+fn app_kustomization(extra: &str) -> String {
+    format!(
+        "apiVersion: kustomize.toolkit.fluxcd.io/v1\nkind: Kustomization\nmetadata:\n  name: app\n  namespace: flux-system\nspec:\n  interval: 10m\n  path: ./app\n  prune: true\n  sourceRef:\n    kind: GitRepository\n    name: flux-system\n{extra}"
+    )
+}
+
 #[test]
 fn a_type_change_warning_names_the_object_after_substitution() {
     let root = common::scratch("cli-retype");
     write(
         &root,
         "cluster/app.yaml",
-        r#"apiVersion: kustomize.toolkit.fluxcd.io/v1
-kind: Kustomization
-metadata:
-  name: app
-  namespace: flux-system
-spec:
-  interval: 10m
-  path: ./app
-  prune: true
-  sourceRef:
-    kind: GitRepository
-    name: flux-system
-  postBuild:
-    substitute:
-      APP: web
-      COUNT: "3"
-"#,
+        &app_kustomization("  postBuild:\n    substitute:\n      APP: web\n      COUNT: \"3\"\n"),
     );
     write(
         &root,
@@ -625,22 +617,7 @@ fn a_warning_repeated_within_one_kustomization_is_printed_once() {
     write(
         &root,
         "cluster/app.yaml",
-        r#"apiVersion: kustomize.toolkit.fluxcd.io/v1
-kind: Kustomization
-metadata:
-  name: app
-  namespace: flux-system
-spec:
-  interval: 10m
-  path: ./app
-  prune: true
-  sourceRef:
-    kind: GitRepository
-    name: flux-system
-  postBuild:
-    substitute:
-      UID: "1000"
-"#,
+        &app_kustomization("  postBuild:\n    substitute:\n      UID: \"1000\"\n"),
     );
     let account = |var: &str| {
         format!(
@@ -670,7 +647,7 @@ fn the_sops_warning_names_objects_by_namespace_or_place() {
     write(
         &root,
         "cluster/app.yaml",
-        "apiVersion: kustomize.toolkit.fluxcd.io/v1\nkind: Kustomization\nmetadata:\n  name: app\n  namespace: flux-system\nspec:\n  interval: 10m\n  path: ./app\n  prune: true\n  sourceRef:\n    kind: GitRepository\n    name: flux-system\n  decryption:\n    provider: sops\n",
+        &app_kustomization("  decryption:\n    provider: sops\n"),
     );
     let enc = "ENC[AES256_GCM,data:AAAA,iv:BB,tag:CC,type:str]";
     let sops = format!("sops:\n  mac: {enc}\n  version: 3.9.0\n");
