@@ -679,6 +679,48 @@ fn the_sops_warning_names_objects_by_namespace_or_place() {
     assert!(!e.contains("ENC["), "{e}");
 }
 
+/// Encrypted objects in several Kustomizations make one warning, counting
+/// them; `-o json` keeps each Kustomization's own.
+#[test]
+fn sops_warnings_of_several_kustomizations_are_one() {
+    let root = common::scratch("cli-sops-several");
+    let enc = "ENC[AES256_GCM,data:AAAA,iv:BB,tag:CC,type:str]";
+    let secret = |ns: &str| {
+        format!(
+            "apiVersion: v1\nkind: Secret\nmetadata:\n  name: s\n  namespace: {ns}\nstringData:\n  key: {enc}\nsops:\n  mac: {enc}\n"
+        )
+    };
+    let decrypt = "  decryption:\n    provider: sops\n";
+    write(&root, "cluster/app.yaml", &app_kustomization(decrypt));
+    write(
+        &root,
+        "cluster/other.yaml",
+        &app_kustomization(decrypt)
+            .replace("name: app", "name: other")
+            .replace("./app", "./other"),
+    );
+    write(&root, "app/s.yaml", &secret("one"));
+    write(&root, "other/s.yaml", &secret("two"));
+    let o = flate_at(&["build", "--path", "cluster"], &root);
+    let e = stderr(&o);
+    assert_eq!(e.matches("SOPS-encrypted").count(), 1, "{e}");
+    assert!(
+        e.contains("SOPS-encrypted, not decrypted offline: 2 objects in 2 Kustomizations"),
+        "{e}"
+    );
+    let o = flate_at(&["build", "--path", "cluster", "-o", "json"], &root);
+    let js: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    let per_ks: Vec<&str> = js["kustomizations"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .flat_map(|k| k["warnings"].as_array().unwrap())
+        .filter_map(|w| w.as_str())
+        .filter(|w| w.starts_with("SOPS-encrypted, not decrypted offline: Secret"))
+        .collect();
+    assert_eq!(per_ks.len(), 2, "{per_ks:?}");
+}
+
 #[test]
 fn docs_commands_names_every_flag() {
     let doc = std::fs::read_to_string(common::root().join("docs/commands.md")).unwrap();

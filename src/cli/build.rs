@@ -47,10 +47,52 @@ pub struct BuildArgs {
 /// HelmReleases they concern) and failures; returns 1 when a Kustomization
 /// failed.
 pub fn report_failures(r: &Rendered) -> i32 {
+    // SOPS-encrypted objects in several Kustomizations: one warning for
+    // all (a repository encrypts a Secret per app; a line per app says
+    // nothing more), the JSON output keeps each Kustomization's own.
+    let sops: Vec<&flate::flux::KsReport> = r
+        .kustomizations
+        .iter()
+        .filter(|k| !k.encrypted.is_empty())
+        .collect();
+    let summarize_sops = sops.len() > 1;
+    let warnings: Vec<(String, Vec<String>)> = r
+        .kustomizations
+        .iter()
+        .map(|k| {
+            let own = flate::flux::render::encrypted_warning(&k.encrypted);
+            let ws = k
+                .warnings
+                .iter()
+                .filter(|w| !(summarize_sops && !k.encrypted.is_empty() && **w == own))
+                .cloned()
+                .collect();
+            (k.key(), ws)
+        })
+        .collect();
     report_grouped(
-        r.kustomizations.iter().map(|k| (k.key(), &k.warnings[..])),
+        warnings.iter().map(|(k, ws)| (k.clone(), &ws[..])),
         "Kustomization",
     );
+    if summarize_sops {
+        let objects: usize = sops.iter().map(|k| k.encrypted.len()).sum();
+        const SHOWN: usize = 10;
+        let mut named: Vec<String> = sops
+            .iter()
+            .take(SHOWN)
+            .map(|k| format!("{} ({})", k.key(), k.encrypted.len()))
+            .collect();
+        if sops.len() > SHOWN {
+            named.push(format!("and {} more", sops.len() - SHOWN));
+        }
+        diag::warning(format!(
+            "SOPS-encrypted, not decrypted offline: {} in {} (values shown as `{}`; `-o json` names them per Kustomization): {}",
+            diag::plural(objects, "object"),
+            diag::plural(sops.len(), "Kustomization"),
+            flate::flux::sops::PLACEHOLDER,
+            named.join(", ")
+        ));
+    }
     report_grouped(
         r.helmreleases
             .iter()

@@ -65,6 +65,9 @@ pub struct KsReport {
     /// Patches of the kustomization files it read whose target selected
     /// nothing (kustomize ignores them silently).
     pub unmatched_patches: Vec<crate::kustomize::UnmatchedPatch>,
+    /// The SOPS-encrypted objects shown with placeholders, as the warning
+    /// [`encrypted_warning`] of them names them.
+    pub encrypted: Vec<String>,
     /// Failed for this `substituteFrom` source (kind, name) not among the
     /// objects rendered before it: rendered again once every Kustomization
     /// has rendered.
@@ -747,6 +750,16 @@ fn fail(mut r: KsReport, msg: impl Into<String>) -> KsReport {
 /// build and before post-build substitution (`DecryptResource` in
 /// kustomization_controller.go `build`); flate replaces their values with
 /// the placeholder instead (see [`super::sops`]).
+/// The warning of a Kustomization whose objects `labels` are
+/// SOPS-encrypted and shown with placeholders.
+pub fn encrypted_warning(labels: &[String]) -> String {
+    format!(
+        "SOPS-encrypted, not decrypted offline: {} (values shown as `{}`)",
+        labels.join(", "),
+        super::sops::PLACEHOLDER
+    )
+}
+
 fn mask_encrypted(ks: &FluxKustomization, report: &mut KsReport, root: &Path) {
     let mut masked: Vec<String> = Vec::new();
     for r in report.objects.iter_mut() {
@@ -776,11 +789,8 @@ fn mask_encrypted(ks: &FluxKustomization, report: &mut KsReport, root: &Path) {
     if masked.is_empty() {
         return;
     }
-    report.warnings.push(format!(
-        "SOPS-encrypted, not decrypted offline: {} (values shown as `{}`)",
-        masked.join(", "),
-        super::sops::PLACEHOLDER
-    ));
+    report.warnings.push(encrypted_warning(&masked));
+    report.encrypted = masked;
     let sops = ks
         .spec("decryption")
         .and_then(|d| d.get_str(&["provider"]))
@@ -822,6 +832,7 @@ fn render_one(
         absent_sources: Vec::new(),
         bootstrap_sources: Vec::new(),
         unmatched_patches: Vec::new(),
+        encrypted: Vec::new(),
         retry: None,
     };
     if ks.suspend {
