@@ -569,7 +569,15 @@ impl Kustomization {
         fold_nels(&mut raw);
         check_struct(&mut raw, "Kustomization", KUSTOMIZATION, "")
             .map_err(|m| Error::at(file, format!("invalid Kustomization: json: {m}")))?;
-        if raw.keys().all(|k| k == "apiVersion" || k == "kind") {
+        // kustomize compares the file read into its Go struct with an
+        // empty one: a field set to its zero value (`resources:` with
+        // nothing after it, `namespace: ""`) sets nothing; `[]` and `{}`
+        // do (an empty list or map is not a nil one).
+        let zero = |v: &Node| matches!(v, Node::Null) || matches!(v, Node::Str(s) if s.is_empty());
+        if raw
+            .iter()
+            .all(|(k, v)| k == "apiVersion" || k == "kind" || zero(v))
+        {
             return Err(Error::at(
                 file,
                 "kustomization file is empty: it lists nothing to build",
