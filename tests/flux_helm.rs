@@ -1341,7 +1341,7 @@ fn releases_find_their_objects_as_flux_does_offline() {
     assert_eq!(hr(&js, "no-values")["renderStatus"], "failed");
     assert_eq!(
         hr(&js, "no-values")["message"],
-        "valuesFrom ConfigMap/flux-system/nowhere is not among the rendered objects"
+        "valuesFrom ConfigMap/flux-system/nowhere is not among the rendered objects: if something in the cluster creates it, give a file that defines it to --settings (or list it under `settings` in .flate.yaml)"
     );
     assert!(stderr(&o).contains("warning: HelmRelease flux-system/from-eso: valuesFrom Secret/flux-system/demo-secret is produced at runtime"), "{}", stderr(&o));
 
@@ -1605,4 +1605,49 @@ fn a_rendered_document_without_a_kind_fails_naming_it() {
         m.contains("the document named \"raw-raw\" has no kind"),
         "{m}"
     );
+}
+
+/// A `valuesFrom` Secret that nothing rendered creates fails the release,
+/// saying how to stand for it; given with `--settings` (as something in
+/// the cluster would create it), it is found, by the render and by
+/// `flate check` alike.
+#[test]
+fn a_values_from_secret_given_with_settings_is_found() {
+    let mut text = SOURCES.to_string();
+    text += &hr_spec(
+        "db-user",
+        "  chart:\n    spec:\n      chart: demo\n      version: 1.0.0\n      sourceRef:\n        kind: HelmRepository\n        name: example\n  valuesFrom:\n    - kind: Secret\n      name: made-by-an-operator\n      valuesKey: password\n      targetPath: secretText\n",
+    );
+    let t = repo(&[("kubernetes/clusters/test/all.yaml", &text)]);
+    chart(t.path(), ".flate/charts/demo-1.0.0", "1.0.0", "1.0.0");
+    let (o, js) = build_json(t.path(), &[]);
+    assert!(!o.status.success());
+    let m = hr(&js, "db-user")["message"].as_str().unwrap().to_string();
+    assert!(
+        m.starts_with("valuesFrom Secret/flux-system/made-by-an-operator is not among the rendered objects: if something in the cluster creates it"),
+        "{m}"
+    );
+    assert!(m.contains("--settings"), "{m}");
+    write(
+        t.path(),
+        "settings/secret.yaml",
+        "apiVersion: v1\nkind: Secret\nmetadata:\n  name: made-by-an-operator\n  namespace: flux-system\nstringData:\n  password: from-the-cluster\n",
+    );
+    let settings = t.path().join("settings/secret.yaml");
+    let settings = settings.to_str().unwrap();
+    let (o, js) = build_json(t.path(), &["--settings", settings]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert_eq!(hr(&js, "db-user")["renderStatus"], "rendered", "{js}");
+    let o = common::flate_in(
+        &["check", "test", "--settings", settings, "-o", "json"],
+        t.path(),
+    );
+    let check: J = serde_json::from_slice(&o.stdout).unwrap();
+    let rules: Vec<&str> = check["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|f| f["rule"].as_str())
+        .collect();
+    assert!(!rules.contains(&"valuesfrom-missing"), "{check}");
 }

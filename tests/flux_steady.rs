@@ -446,3 +446,104 @@ fn an_ext_postgres_operator_user_produces_its_secret() {
     }
     assert_eq!(report(&v, "other")["status"], "failed", "{v:#}");
 }
+
+/// A CloudNativePG Cluster makes `NAME-app` (unless its initdb names the
+/// application user's Secret) and `NAME-superuser` (with superuser access
+/// and no Secret given for it) at runtime.
+#[test]
+fn a_cloudnative_pg_cluster_produces_its_secrets() {
+    let d = common::scratch("steady-cnpg");
+    let uses = |name: &str, secret: &str| {
+        ks(
+            name,
+            &format!("./apps/{name}"),
+            &format!(
+                "  postBuild:\n    substituteFrom:\n      - kind: Secret\n        name: {secret}\n"
+            ),
+        )
+    };
+    write(
+        &d,
+        "cluster/ks.yaml",
+        &[
+            ks("db", "./apps/db", ""),
+            uses("app", "pg-app"),
+            uses("superuser", "pg-superuser"),
+            uses("given", "given-app"),
+            uses("nosuper", "given-superuser"),
+        ]
+        .join("---\n"),
+    );
+    let cluster = |name: &str, spec: &str| {
+        format!(
+            "apiVersion: postgresql.cnpg.io/v1\nkind: Cluster\nmetadata:\n  name: {name}\n  namespace: flux-system\nspec:\n  instances: 1\n{spec}"
+        )
+    };
+    write(
+        &d,
+        "apps/db/clusters.yaml",
+        &[
+            cluster("pg", "  enableSuperuserAccess: true\n"),
+            cluster(
+                "given",
+                "  bootstrap:\n    initdb:\n      secret:\n        name: app-credentials\n",
+            ),
+        ]
+        .join("---\n"),
+    );
+    for app in ["app", "superuser", "given", "nosuper"] {
+        write(
+            &d,
+            &format!("apps/{app}/cm.yaml"),
+            &configmap("x", "db", "  a: b\n"),
+        );
+    }
+    let (v, _) = build(&d);
+    for app in ["app", "superuser"] {
+        let k = report(&v, app);
+        assert_eq!(k["status"], "rendered", "{k:#}");
+        assert!(
+            k["message"]
+                .as_str()
+                .unwrap()
+                .contains("produced at runtime by Cluster flux-system/pg"),
+            "{k:#}"
+        );
+    }
+    for app in ["given", "nosuper"] {
+        assert_eq!(report(&v, app)["status"], "failed", "{app}: {v:#}");
+    }
+}
+
+/// A FluxInstance (the Flux Operator) whose `spec.sync.path` is the entry
+/// syncs the repository through the source it names (`sync.name`, else its
+/// namespace's name): Kustomizations of that source render from the
+/// repository. One of another path names no such source.
+#[test]
+fn a_flux_instance_names_the_repositorys_source() {
+    let d = common::scratch("steady-fluxinstance");
+    let instance = |name: &str, path: &str| {
+        format!(
+            "apiVersion: fluxcd.controlplane.io/v1\nkind: FluxInstance\nmetadata:\n  name: flux\n  namespace: flux-system\nspec:\n  distribution:\n    version: \"2.x\"\n    registry: ghcr.io/fluxcd\n  sync:\n    kind: GitRepository\n    name: {name}\n    url: https://github.com/example/fleet.git\n    ref: refs/heads/main\n    path: {path}\n"
+        )
+    };
+    let app = ks("apps", "./apps", "").replace("name: flux-system\n", "name: cluster-repo\n");
+    write(
+        &d,
+        "cluster/flux.yaml",
+        &[instance("cluster-repo", "./cluster"), app.clone()].join("---\n"),
+    );
+    write(&d, "apps/cm.yaml", &configmap("x", "default", "  a: b\n"));
+    let (v, _) = build(&d);
+    assert_eq!(report(&v, "apps")["status"], "rendered", "{v:#}");
+
+    // The same instance syncing another path: its source is not this
+    // repository's.
+    write(
+        &d,
+        "cluster/flux.yaml",
+        &[instance("cluster-repo", "./elsewhere"), app].join("---\n"),
+    );
+    let (v, _) = build(&d);
+    assert_eq!(report(&v, "apps")["status"], "skipped", "{v:#}");
+}

@@ -457,6 +457,7 @@ pub fn diff_env(env: &str, base: &Input, head: &Input, opts: &DiffOptions) -> En
         root: String::new(),
         kustomizations: Vec::new(),
         helmreleases: Vec::new(),
+        settings: Vec::new(),
     };
     let b: &Rendered = match base {
         Input::Rendered(r) => r,

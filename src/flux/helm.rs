@@ -108,9 +108,11 @@ struct Objects<'a> {
 }
 
 impl<'a> Objects<'a> {
-    fn new(reports: &'a [KsReport]) -> Objects<'a> {
+    /// `pre`: the objects that exist before anything is applied
+    /// (`--settings`), found after the rendered ones.
+    fn new(reports: &'a [KsReport], pre: &'a [Resource]) -> Objects<'a> {
         let mut index = std::collections::HashMap::new();
-        for r in reports.iter().flat_map(|k| k.objects.iter()) {
+        for r in reports.iter().flat_map(|k| k.objects.iter()).chain(pre) {
             index
                 .entry((r.kind(), r.namespace_or_default(), r.name()))
                 .or_insert(r);
@@ -151,8 +153,9 @@ impl<'a> Objects<'a> {
         ))
     }
 
-    /// The ExternalSecret, SealedSecret, PostgresUser or ClusterExternalSecret that
-    /// creates Secret `name` in `ns` at runtime, if one is rendered.
+    /// The ExternalSecret, SealedSecret, PostgresUser, CloudNativePG Cluster
+    /// or ClusterExternalSecret that creates Secret `name` in `ns` at
+    /// runtime, if one is rendered.
     fn runtime_producer(&self, ns: &str, name: &str) -> Option<String> {
         let labels = |n: &str| self.find("Namespace", "", n).map(|r| r.obj.clone());
         let mut found: Vec<String> = self
@@ -461,7 +464,19 @@ fn resolve_values(hr: &Resource, ns: &str, all: &Objects<'_>) -> Result<Values, 
                     }
                     continue;
                 }
-                unknown = Some(all.absent(&format!("valuesFrom {kind}/{ns}/{name}"))?);
+                unknown = Some(
+                    all.absent(&format!("valuesFrom {kind}/{ns}/{name}"))
+                        .map_err(|m| {
+                            // Flux finds it if something creates it in the
+                            // cluster, which flate may not know of.
+                            let known = if kind == "Secret" {
+                                " (flate follows ExternalSecrets, SealedSecrets, ClusterExternalSecrets, PostgresUsers and CloudNativePG Clusters)"
+                            } else {
+                                ""
+                            };
+                            format!("{m}: if something in the cluster creates it{known}, give a file that defines it to --settings (or list it under `settings` in .flate.yaml)")
+                        })?,
+                );
                 continue;
             };
             // A Secret's keys, or a ConfigMap key holding a value that
@@ -562,9 +577,10 @@ pub fn release_name(hr: &Resource) -> String {
 /// values; the chart is rendered by [`render_all`]).
 pub fn resolve_all(
     reports: &[KsReport],
+    preexisting: &[Resource],
     is_repo: &dyn Fn(&SourceRef) -> bool,
 ) -> Vec<HelmReleaseReport> {
-    let all = Objects::new(reports);
+    let all = Objects::new(reports, preexisting);
     let mut out = Vec::new();
     for k in reports.iter().filter(|k| k.status == Status::Rendered) {
         for r in &k.objects {

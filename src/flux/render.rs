@@ -120,6 +120,9 @@ pub struct Rendered {
     pub root: String,
     pub kustomizations: Vec<KsReport>,
     pub helmreleases: Vec<HelmReleaseReport>,
+    /// The objects that exist before anything is applied (`--settings`):
+    /// sources of `substituteFrom` and `valuesFrom`, not applied by Flux.
+    pub settings: Vec<Resource>,
 }
 
 impl Rendered {
@@ -306,6 +309,35 @@ fn adopt_root<'a>(children: &'a [FluxKustomization], entry: &str) -> Option<&'a 
     children.iter().find(|c| path_key(&c.path) == want)
 }
 
+/// The source a FluxInstance (the Flux Operator) among `objects` makes for
+/// the entry: one whose `spec.sync.path` is the entry syncs this
+/// repository through a source of `sync.kind` (GitRepository by default)
+/// named `sync.name`, else after the FluxInstance's namespace, in that
+/// namespace (the operator's naming, which matches `flux bootstrap`'s when
+/// the namespace is `flux-system`).
+fn flux_instance_source(objects: &[Resource], entry: &str) -> Option<SourceRef> {
+    let want = path_key(entry);
+    objects.iter().find_map(|o| {
+        if o.kind() != "FluxInstance" || o.gvk().group != "fluxcd.controlplane.io" {
+            return None;
+        }
+        let sync = o.obj.get_path(&["spec", "sync"])?;
+        if path_key(sync.get_str(&["path"]).unwrap_or("")) != want {
+            return None;
+        }
+        let namespace = match o.namespace() {
+            "" => "flux-system",
+            ns => ns,
+        };
+        let text = |f: &str| sync.get_str(&[f]).filter(|v| !v.is_empty());
+        Some(SourceRef {
+            kind: text("kind").unwrap_or("GitRepository").to_string(),
+            name: text("name").unwrap_or(namespace).to_string(),
+            namespace: namespace.to_string(),
+        })
+    })
+}
+
 fn root_kustomization(entry: &str) -> FluxKustomization {
     let mut spec = Map::new();
     spec.insert("path", Node::str(entry));
@@ -422,8 +454,24 @@ impl<'a> Known<'a> {
 /// - a PostgresUser of ext-postgres-operator (`db.movetokube.com`):
 ///   `SECRETNAME-NAME` from `spec.secretName` and its own name, or
 ///   `SECRETNAME` alone when the operator runs with `KEEP_SECRET_NAME`
-///   (which flate cannot see: both count).
+///   (which flate cannot see: both count);
+/// - a CloudNativePG Cluster (`postgresql.cnpg.io`): `NAME-app`, unless
+///   `spec.bootstrap.initdb.secret.name` gives the application user's
+///   Secret, and `NAME-superuser` when `spec.enableSuperuserAccess` is
+///   true and `spec.superuserSecret.name` gives none (the operator's
+///   documentation, "Connecting from an application").
 fn makes_secret(r: &Resource, name: &str) -> bool {
+    if r.kind() == "Cluster" && r.gvk().group == "postgresql.cnpg.io" {
+        let set = |path: &[&str]| r.obj.get_str(path).is_some_and(|v| !v.is_empty());
+        return match name.strip_prefix(r.name()) {
+            Some("-app") => !set(&["spec", "bootstrap", "initdb", "secret", "name"]),
+            Some("-superuser") => {
+                r.obj.get_path(&["spec", "enableSuperuserAccess"]) == Some(&Node::Bool(true))
+                    && !set(&["spec", "superuserSecret", "name"])
+            }
+            _ => false,
+        };
+    }
     let path: &[&str] = match r.kind() {
         "ExternalSecret" => &["spec", "target", "name"],
         "SealedSecret" => &["spec", "template", "metadata", "name"],
@@ -440,7 +488,7 @@ fn makes_secret(r: &Resource, name: &str) -> bool {
 }
 
 /// What `r` is, when it creates Secret `name` in namespace `ns` at runtime:
-/// an ExternalSecret, SealedSecret or PostgresUser (see [`makes_secret`])
+/// an ExternalSecret, SealedSecret, PostgresUser or CloudNativePG Cluster (see [`makes_secret`])
 /// in that namespace (`r_ns`, as the
 /// caller counts an object's namespace), or a ClusterExternalSecret that
 /// selects it (see [`cluster_runtime_secret`]); e.g.
@@ -1423,7 +1471,7 @@ fn render_helmreleases(
     use super::helmrender::{
         self, CrdInfo, Located, SourceChart, SourceValuesFile, ValuesFileContent,
     };
-    let mut hrs = helm::resolve_all(reports, &|s| sources.is_repo(s));
+    let mut hrs = helm::resolve_all(reports, &opts.preexisting, &|s| sources.is_repo(s));
     if hrs.is_empty() {
         return hrs;
     }
@@ -1568,6 +1616,8 @@ pub fn render(
     let adopted = adopt_root(&children, entry).cloned();
     if let Some(a) = &adopted {
         sources.root_source = Some(a.source.clone());
+    } else if let Some(s) = flux_instance_source(&first.objects, entry) {
+        sources.root_source = Some(s);
     }
     // The repository's own GitRepository may narrow its artifact with
     // `spec.ignore` (`/*` then `!/kubernetes` is common): known only once
@@ -1744,5 +1794,6 @@ pub fn render(
         root: entry.to_string(),
         kustomizations: reports,
         helmreleases,
+        settings: opts.preexisting.clone(),
     })
 }

@@ -1,8 +1,9 @@
 //! `valuesfrom-missing`: a HelmRelease `valuesFrom` entry (not
 //! `optional`) whose ConfigMap or Secret is not in the environment, or
-//! lacks the key. A Secret that an ExternalSecret, SealedSecret or
-//! PostgresUser of the same namespace, or a ClusterExternalSecret selecting
-//! the namespace, creates at runtime counts as present. A generated
+//! lacks the key (an object given with `--settings` counts). A Secret that
+//! an ExternalSecret, SealedSecret, PostgresUser or CloudNativePG Cluster
+//! of the same namespace, or a ClusterExternalSecret selecting the
+//! namespace, creates at runtime counts as present. A generated
 //! ConfigMap whose name got a hash suffix is the classic cause.
 
 use super::{Ctx, is_helmrelease, ns_or_default};
@@ -34,10 +35,18 @@ pub fn run(ctx: &Ctx, out: &mut Vec<Finding>) {
             let name = e.get_str(&["name"]).unwrap_or("");
             let key = e.get_str(&["valuesKey"]).unwrap_or("values.yaml");
             let path = format!("spec.valuesFrom[{i}]");
-            let problem = match ctx.find(kind, &ns, name) {
+            // A rendered object, else one given with --settings.
+            let found = ctx.find(kind, &ns, name).map(|(_, r)| r).or_else(|| {
+                ctx.env
+                    .rendered
+                    .settings
+                    .iter()
+                    .find(|r| r.kind() == kind && ns_or_default(r) == ns && r.name() == name)
+            });
+            let problem = match found {
                 None if kind == "Secret" && produced_at_runtime(ctx, &ns, name) => None,
                 None => Some(format!("{kind} {ns}/{name} is not in this environment")),
-                Some((_, src)) => {
+                Some(src) => {
                     let has = src.obj.get_path(&["data", key]).is_some()
                         || (kind == "Secret" && src.obj.get_path(&["stringData", key]).is_some())
                         || (kind == "ConfigMap"
