@@ -513,6 +513,13 @@ fn a_cloudnative_pg_cluster_produces_its_secrets() {
     for app in ["given", "nosuper"] {
         assert_eq!(report(&v, app)["status"], "failed", "{app}: {v:#}");
     }
+    // Nothing in the repository defines it either: the message says how
+    // to stand for what the cluster has.
+    let m = report(&v, "given")["message"].as_str().unwrap().to_string();
+    assert!(
+        m.contains("no file of the repository defines Secret/given-app: if it is created in the cluster another way"),
+        "{m}"
+    );
 }
 
 /// A FluxInstance (the Flux Operator) whose `spec.sync.path` is the entry

@@ -1355,6 +1355,10 @@ fn explain_missing_sources(sources: &Sources, opts: &RenderOptions, reports: &mu
                         files.join(", "),
                         r.namespace
                     ));
+                } else {
+                    msg.push_str(&format!(
+                        "; no file of the repository defines {kind}/{name}: if it is created in the cluster another way (at bootstrap, by hand, by an operator), give a file that defines it to --settings (or list it under `settings` in .flate.yaml)"
+                    ));
                 }
             }
             texts.push(msg);
