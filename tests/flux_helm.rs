@@ -1651,3 +1651,44 @@ fn a_values_from_secret_given_with_settings_is_found() {
         .collect();
     assert!(!rules.contains(&"valuesfrom-missing"), "{check}");
 }
+
+/// A Flux Operator ResourceSet makes objects at runtime that flate does
+/// not render: a `valuesFrom` Secret missing beside one skips the release
+/// (not a failure), and `flate check` warns, naming the ResourceSet.
+#[test]
+fn a_values_from_secret_a_resource_set_may_make_skips_the_release() {
+    let mut text = SOURCES.to_string();
+    text += &hr_spec(
+        "app",
+        "  chart:\n    spec:\n      chart: demo\n      version: 1.0.0\n      sourceRef:\n        kind: HelmRepository\n        name: example\n  valuesFrom:\n    - kind: Secret\n      name: db-app\n      valuesKey: password\n      targetPath: secretText\n",
+    );
+    text += "---\napiVersion: fluxcd.controlplane.io/v1\nkind: ResourceSet\nmetadata:\n  name: db\n  namespace: flux-system\nspec:\n  inputs:\n    - name: db\n  resourcesTemplate: |\n    apiVersion: postgresql.cnpg.io/v1\n    kind: Cluster\n    metadata:\n      name: << inputs.name >>\n";
+    let t = repo(&[("kubernetes/clusters/test/all.yaml", &text)]);
+    chart(t.path(), ".flate/charts/demo-1.0.0", "1.0.0", "1.0.0");
+    let (o, js) = build_json(t.path(), &[]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let h = hr(&js, "app");
+    assert_eq!(h["renderStatus"], "skipped", "{h}");
+    assert!(
+        h["message"].as_str().unwrap().ends_with(
+            "may be made at runtime by ResourceSet flux-system/db (the Flux Operator's, which flate does not render)"
+        ),
+        "{h}"
+    );
+    let o = common::flate_in(&["check", "test", "-o", "json"], t.path());
+    let check: J = serde_json::from_slice(&o.stdout).unwrap();
+    let f = check["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|f| f["rule"] == "valuesfrom-missing")
+        .expect("a valuesfrom-missing finding");
+    assert_eq!(f["severity"], "warning", "{f}");
+    assert!(
+        f["message"]
+            .as_str()
+            .unwrap()
+            .contains("unless ResourceSet flux-system/db, which flate does not render"),
+        "{f}"
+    );
+}

@@ -105,6 +105,16 @@ pub struct HelmReleaseReport {
 struct Objects<'a> {
     index: std::collections::HashMap<(&'a str, &'a str, &'a str), &'a Resource>,
     not_rendered: Vec<String>,
+    /// The Flux Operator's ResourceSets among the objects (`ns/name`): they
+    /// make objects at runtime, which flate does not render.
+    resource_sets: Vec<String>,
+}
+
+/// Whether `r` is a ResourceSet of the Flux Operator, which makes objects
+/// in the cluster from templates and inputs at runtime (flate does not
+/// render them).
+pub fn is_resource_set(r: &Resource) -> bool {
+    r.kind() == "ResourceSet" && r.gvk().group == "fluxcd.controlplane.io"
 }
 
 impl<'a> Objects<'a> {
@@ -122,9 +132,16 @@ impl<'a> Objects<'a> {
             .filter(|k| k.status != Status::Rendered)
             .map(KsReport::key)
             .collect();
+        let resource_sets = reports
+            .iter()
+            .flat_map(|k| k.objects.iter())
+            .filter(|r| is_resource_set(r))
+            .map(|r| format!("{}/{}", r.namespace_or_default(), r.name()))
+            .collect();
         Objects {
             index,
             not_rendered,
+            resource_sets,
         }
     }
 
@@ -136,10 +153,16 @@ impl<'a> Objects<'a> {
     /// Kustomization was rendered (helm-controller would not find it
     /// either), else (`Ok`) why the release cannot be rendered offline,
     /// for a skip.
-    fn absent(&self, what: &str) -> Result<String, String> {
+    fn absent(&self, what: &str, ns: &str) -> Result<String, String> {
         let msg = format!("{what} is not among the rendered objects");
         if self.not_rendered.is_empty() {
-            return Err(msg);
+            if self.resource_sets.is_empty() {
+                return Err(msg);
+            }
+            return Ok(format!(
+                "{msg}, and may be made at runtime by {} (the Flux Operator's, which flate does not render)",
+                shown("ResourceSet", &nearest(&self.resource_sets, ns))
+            ));
         }
         const SHOWN: usize = 3;
         let mut names = self.not_rendered[..self.not_rendered.len().min(SHOWN)].join(", ");
@@ -166,6 +189,36 @@ impl<'a> Objects<'a> {
         found.sort();
         found.into_iter().next()
     }
+}
+
+/// The `ns/name` entries of `names` in namespace `ns` when there are
+/// any (what most likely makes an object of that namespace), else all.
+pub fn nearest(names: &[String], ns: &str) -> Vec<String> {
+    let near: Vec<String> = names
+        .iter()
+        .filter(|n| n.split_once('/').is_some_and(|(n_ns, _)| n_ns == ns))
+        .cloned()
+        .collect();
+    if near.is_empty() {
+        names.to_vec()
+    } else {
+        near
+    }
+}
+
+/// `noun` and up to three of `names` (`ResourceSet a/b, ResourceSet c/d,
+/// and 2 more`).
+pub fn shown(noun: &str, names: &[String]) -> String {
+    const SHOWN: usize = 3;
+    let mut out: Vec<String> = names
+        .iter()
+        .take(SHOWN)
+        .map(|n| format!("{noun} {n}"))
+        .collect();
+    if names.len() > SHOWN {
+        out.push(format!("and {} more", names.len() - SHOWN));
+    }
+    out.join(", ")
 }
 
 fn s(n: &Node, path: &[&str]) -> String {
@@ -291,10 +344,13 @@ fn resolve_chart(
                 ));
                 return Ok(info);
             }
-            info.unavailable = Some(all.absent(&format!(
-                "{}: chart source {kind}/{cns}/{name} (spec.chartRef)",
-                hr.origin
-            ))?);
+            info.unavailable = Some(all.absent(
+                &format!(
+                    "{}: chart source {kind}/{cns}/{name} (spec.chartRef)",
+                    hr.origin
+                ),
+                &cns,
+            )?);
             return Ok(info);
         };
         if kind == "HelmChart" {
@@ -331,10 +387,13 @@ fn resolve_chart(
                     });
                 }
                 None => {
-                    info.unavailable = Some(all.absent(&format!(
-                        "{}: chart source {}/{cns}/{} (spec.sourceRef of HelmChart {cns}/{name})",
-                        src.origin, sref.kind, sref.name
-                    ))?);
+                    info.unavailable = Some(all.absent(
+                        &format!(
+                            "{}: chart source {}/{cns}/{} (spec.sourceRef of HelmChart {cns}/{name})",
+                            src.origin, sref.kind, sref.name
+                        ),
+                        &cns,
+                    )?);
                 }
             }
         } else {
@@ -398,9 +457,10 @@ fn resolve_chart(
         });
     }
     let Some(src) = all.find(&kind, &sns, &name) else {
-        let why = all.absent(&format!(
-            "chart source {kind}/{sns}/{name} (spec.chart.spec.sourceRef)"
-        ))?;
+        let why = all.absent(
+            &format!("chart source {kind}/{sns}/{name} (spec.chart.spec.sourceRef)"),
+            &sns,
+        )?;
         return Ok(ChartInfo {
             unavailable: Some(why),
             ..base
@@ -465,7 +525,7 @@ fn resolve_values(hr: &Resource, ns: &str, all: &Objects<'_>) -> Result<Values, 
                     continue;
                 }
                 unknown = Some(
-                    all.absent(&format!("valuesFrom {kind}/{ns}/{name}"))
+                    all.absent(&format!("valuesFrom {kind}/{ns}/{name}"), ns)
                         .map_err(|m| {
                             // Flux finds it if something creates it in the
                             // cluster, which flate may not know of.

@@ -19,6 +19,12 @@ fn produced_at_runtime(ctx: &Ctx, ns: &str, name: &str) -> bool {
 
 pub fn run(ctx: &Ctx, out: &mut Vec<Finding>) {
     let skipped = ctx.skipped();
+    let resource_sets: Vec<String> = ctx
+        .all
+        .iter()
+        .filter(|(_, r)| crate::flux::helm::is_resource_set(r))
+        .map(|(_, r)| format!("{}/{}", ns_or_default(r), r.name()))
+        .collect();
     for (k, o) in &ctx.all {
         if !is_helmrelease(o) || crate::check::opted_out(o, "valuesfrom-missing") {
             continue;
@@ -55,8 +61,23 @@ pub fn run(ctx: &Ctx, out: &mut Vec<Finding>) {
                 }
             };
             let Some(problem) = problem else { continue };
-            let (severity, note) = if skipped.is_empty() || problem.contains("has no key") {
+            let (severity, note) = if problem.contains("has no key") {
                 (Severity::Error, String::new())
+            } else if skipped.is_empty() {
+                if resource_sets.is_empty() {
+                    (Severity::Error, String::new())
+                } else {
+                    (
+                        Severity::Warning,
+                        format!(
+                            " (unless {}, which flate does not render, makes it at runtime)",
+                            crate::flux::helm::shown(
+                                "ResourceSet",
+                                &crate::flux::helm::nearest(&resource_sets, &ns)
+                            )
+                        ),
+                    )
+                }
             } else {
                 (
                     Severity::Warning,
