@@ -1675,6 +1675,17 @@ fn a_values_from_secret_a_resource_set_may_make_skips_the_release() {
         ),
         "{h}"
     );
+    // With -v, the release is said not rendered for its own reason, not
+    // counted with the releases whose charts are not cached.
+    let o = common::flate_in(&["-v", "build", "test"], t.path());
+    let e = stderr(&o);
+    assert!(
+        e.contains(
+            "info: HelmRelease flux-system/app not rendered: valuesFrom Secret/flux-system/db-app"
+        ),
+        "{e}"
+    );
+    assert!(!e.contains("`flate get charts` lists the charts"), "{e}");
     let o = common::flate_in(&["check", "test", "-o", "json"], t.path());
     let check: J = serde_json::from_slice(&o.stdout).unwrap();
     let f = check["findings"]

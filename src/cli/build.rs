@@ -101,12 +101,16 @@ pub fn report_failures(r: &Rendered) -> i32 {
     );
     let mut code = 0;
     let mut skipped = 0;
+    // Skipped for another reason than a chart not cached: what they need
+    // is not rendered offline (a source, a valuesFrom object).
+    let mut unavailable = Vec::new();
     for h in &r.helmreleases {
         match h.status {
             HrStatus::Failed => {
                 hr_failure(h).emit();
                 code = 1;
             }
+            HrStatus::Skipped if h.chart.unavailable.is_some() => unavailable.push(h),
             HrStatus::Skipped => skipped += 1,
             HrStatus::Rendered => {}
         }
@@ -115,6 +119,19 @@ pub fn report_failures(r: &Rendered) -> i32 {
         diag::info(format!(
             "{} not rendered (`flate get charts` lists the charts and how to fetch them)",
             diag::plural(skipped, "HelmRelease")
+        ));
+    }
+    const SHOWN: usize = 10;
+    for h in unavailable.iter().take(SHOWN) {
+        diag::info(format!(
+            "HelmRelease {}/{} not rendered: {}",
+            h.namespace, h.name, h.message
+        ));
+    }
+    if unavailable.len() > SHOWN {
+        diag::info(format!(
+            "and {} more not rendered for what is not rendered offline (`-o json` gives each reason)",
+            diag::plural(unavailable.len() - SHOWN, "HelmRelease")
         ));
     }
     if report_failed_kustomizations(r) {
