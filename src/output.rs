@@ -17,6 +17,15 @@ use crate::yaml::Node;
 /// The `apiVersion` of every JSON document flate prints (docs/json.md).
 pub const API_VERSION: &str = "flate.dev/v1";
 
+/// The first `n` of `items` and how many more: `a, b, c, and 2 more`.
+pub fn first_few(items: &[String], n: usize) -> String {
+    let mut out = items[..items.len().min(n)].join(", ");
+    if items.len() > n {
+        out.push_str(&format!(", and {} more", items.len() - n));
+    }
+    out
+}
+
 /// `v` as a document of the JSON contract: an object that starts with
 /// `apiVersion` and `kind` (a list becomes the object's `items`).
 pub fn envelope(kind: &str, v: J) -> J {

@@ -24,6 +24,35 @@ fn ks(name: &str, path: &str, extra: &str) -> String {
     )
 }
 
+/// A Flux Kustomization `name` of `./apps/NAME` substituting from Secret
+/// `secret`.
+fn substituting_from(name: &str, secret: &str) -> String {
+    ks(
+        name,
+        &format!("./apps/{name}"),
+        &format!(
+            "  postBuild:\n    substituteFrom:\n      - kind: Secret\n        name: {secret}\n"
+        ),
+    )
+}
+
+/// Asserts that the Kustomizations `apps` rendered without the variables
+/// of a Secret that `producer` makes at runtime.
+#[track_caller]
+fn rendered_without(v: &Value, apps: &[&str], producer: &str) {
+    for app in apps {
+        let k = report(v, app);
+        assert_eq!(k["status"], "rendered", "{k:#}");
+        assert!(
+            k["message"]
+                .as_str()
+                .unwrap()
+                .contains(&format!("produced at runtime by {producer}")),
+            "{k:#}"
+        );
+    }
+}
+
 fn configmap(name: &str, ns: &str, data: &str) -> String {
     format!(
         "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: {name}\n  namespace: {ns}\ndata:\n{data}"
@@ -398,23 +427,14 @@ fn spec_path_parent_steps_stop_at_the_source_root() {
 #[test]
 fn an_ext_postgres_operator_user_produces_its_secret() {
     let d = common::scratch("steady-pguser");
-    let uses = |name: &str, secret: &str| {
-        ks(
-            name,
-            &format!("./apps/{name}"),
-            &format!(
-                "  postBuild:\n    substituteFrom:\n      - kind: Secret\n        name: {secret}\n"
-            ),
-        )
-    };
     write(
         &d,
         "cluster/ks.yaml",
         &[
             ks("users", "./apps/users", ""),
-            uses("suffixed", "database-app"),
-            uses("kept", "database"),
-            uses("other", "database-other"),
+            substituting_from("suffixed", "database-app"),
+            substituting_from("kept", "database"),
+            substituting_from("other", "database-other"),
         ]
         .join("---\n"),
     );
@@ -433,17 +453,7 @@ fn an_ext_postgres_operator_user_produces_its_secret() {
         );
     }
     let (v, _) = build(&d);
-    for app in ["suffixed", "kept"] {
-        let k = report(&v, app);
-        assert_eq!(k["status"], "rendered", "{k:#}");
-        assert!(
-            k["message"]
-                .as_str()
-                .unwrap()
-                .contains("produced at runtime by PostgresUser flux-system/app"),
-            "{k:#}"
-        );
-    }
+    rendered_without(&v, &["suffixed", "kept"], "PostgresUser flux-system/app");
     assert_eq!(report(&v, "other")["status"], "failed", "{v:#}");
 }
 
@@ -453,24 +463,15 @@ fn an_ext_postgres_operator_user_produces_its_secret() {
 #[test]
 fn a_cloudnative_pg_cluster_produces_its_secrets() {
     let d = common::scratch("steady-cnpg");
-    let uses = |name: &str, secret: &str| {
-        ks(
-            name,
-            &format!("./apps/{name}"),
-            &format!(
-                "  postBuild:\n    substituteFrom:\n      - kind: Secret\n        name: {secret}\n"
-            ),
-        )
-    };
     write(
         &d,
         "cluster/ks.yaml",
         &[
             ks("db", "./apps/db", ""),
-            uses("app", "pg-app"),
-            uses("superuser", "pg-superuser"),
-            uses("given", "given-app"),
-            uses("nosuper", "given-superuser"),
+            substituting_from("app", "pg-app"),
+            substituting_from("superuser", "pg-superuser"),
+            substituting_from("given", "given-app"),
+            substituting_from("nosuper", "given-superuser"),
         ]
         .join("---\n"),
     );
@@ -499,17 +500,7 @@ fn a_cloudnative_pg_cluster_produces_its_secrets() {
         );
     }
     let (v, _) = build(&d);
-    for app in ["app", "superuser"] {
-        let k = report(&v, app);
-        assert_eq!(k["status"], "rendered", "{k:#}");
-        assert!(
-            k["message"]
-                .as_str()
-                .unwrap()
-                .contains("produced at runtime by Cluster flux-system/pg"),
-            "{k:#}"
-        );
-    }
+    rendered_without(&v, &["app", "superuser"], "Cluster flux-system/pg");
     for app in ["given", "nosuper"] {
         assert_eq!(report(&v, app)["status"], "failed", "{app}: {v:#}");
     }

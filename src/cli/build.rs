@@ -76,21 +76,16 @@ pub fn report_failures(r: &Rendered) -> i32 {
     );
     if summarize_sops {
         let objects: usize = sops.iter().map(|k| k.encrypted.len()).sum();
-        const SHOWN: usize = 10;
-        let mut named: Vec<String> = sops
+        let named: Vec<String> = sops
             .iter()
-            .take(SHOWN)
             .map(|k| format!("{} ({})", k.key(), k.encrypted.len()))
             .collect();
-        if sops.len() > SHOWN {
-            named.push(format!("and {} more", sops.len() - SHOWN));
-        }
         diag::warning(format!(
             "SOPS-encrypted, not decrypted offline: {} in {} (values shown as `{}`; `-o json` names them per Kustomization): {}",
             diag::plural(objects, "object"),
             diag::plural(sops.len(), "Kustomization"),
             flate::flux::sops::PLACEHOLDER,
-            named.join(", ")
+            flate::output::first_few(&named, 10)
         ));
     }
     report_grouped(
@@ -162,22 +157,14 @@ fn report_grouped<'a>(items: impl Iterator<Item = (String, &'a [String])>, noun:
             }
         }
     }
-    const SHOWN: usize = 10;
     for (w, keys) in grouped {
         if keys.len() == 1 {
             diag::warning(format!("{noun} {}: {w}", keys[0]));
-        } else if keys.len() <= SHOWN {
+        } else {
             diag::warning(format!(
                 "{w} ({}: {})",
                 diag::plural(keys.len(), noun),
-                keys.join(", ")
-            ));
-        } else {
-            diag::warning(format!(
-                "{w} ({}: {}, and {} more)",
-                diag::plural(keys.len(), noun),
-                keys[..SHOWN].join(", "),
-                keys.len() - SHOWN
+                flate::output::first_few(&keys, 10)
             ));
         }
     }

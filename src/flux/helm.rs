@@ -113,8 +113,16 @@ struct Objects<'a> {
 /// Whether `r` is a ResourceSet of the Flux Operator, which makes objects
 /// in the cluster from templates and inputs at runtime (flate does not
 /// render them).
-pub fn is_resource_set(r: &Resource) -> bool {
+fn is_resource_set(r: &Resource) -> bool {
     r.kind() == "ResourceSet" && r.gvk().group == "fluxcd.controlplane.io"
+}
+
+/// The ResourceSets among `objects`, as `ns/name`.
+pub fn resource_sets<'r>(objects: impl Iterator<Item = &'r Resource>) -> Vec<String> {
+    objects
+        .filter(|r| is_resource_set(r))
+        .map(|r| format!("{}/{}", r.namespace_or_default(), r.name()))
+        .collect()
 }
 
 impl<'a> Objects<'a> {
@@ -132,12 +140,7 @@ impl<'a> Objects<'a> {
             .filter(|k| k.status != Status::Rendered)
             .map(KsReport::key)
             .collect();
-        let resource_sets = reports
-            .iter()
-            .flat_map(|k| k.objects.iter())
-            .filter(|r| is_resource_set(r))
-            .map(|r| format!("{}/{}", r.namespace_or_default(), r.name()))
-            .collect();
+        let resource_sets = resource_sets(reports.iter().flat_map(|k| k.objects.iter()));
         Objects {
             index,
             not_rendered,
@@ -161,14 +164,10 @@ impl<'a> Objects<'a> {
             }
             return Ok(format!(
                 "{msg}, and may be made at runtime by {} (the Flux Operator's, which flate does not render)",
-                shown("ResourceSet", &nearest(&self.resource_sets, ns))
+                resource_sets_near(&self.resource_sets, ns)
             ));
         }
-        const SHOWN: usize = 3;
-        let mut names = self.not_rendered[..self.not_rendered.len().min(SHOWN)].join(", ");
-        if self.not_rendered.len() > SHOWN {
-            names.push_str(&format!(", and {} more", self.not_rendered.len() - SHOWN));
-        }
+        let names = crate::output::first_few(&self.not_rendered, 3);
         let n = self.not_rendered.len();
         Ok(format!(
             "{msg}, and may be among those of the {n} Kustomization{} not rendered offline ({names})",
@@ -191,34 +190,18 @@ impl<'a> Objects<'a> {
     }
 }
 
-/// The `ns/name` entries of `names` in namespace `ns` when there are
-/// any (what most likely makes an object of that namespace), else all.
-pub fn nearest(names: &[String], ns: &str) -> Vec<String> {
-    let near: Vec<String> = names
-        .iter()
-        .filter(|n| n.split_once('/').is_some_and(|(n_ns, _)| n_ns == ns))
-        .cloned()
-        .collect();
-    if near.is_empty() {
-        names.to_vec()
+/// Up to three of the ResourceSets `names` (`ns/name`), those in
+/// namespace `ns` when there are any (what most likely makes an object
+/// of that namespace), else any: `ResourceSet a/b, ResourceSet a/c`.
+pub fn resource_sets_near(names: &[String], ns: &str) -> String {
+    let in_ns = |n: &&String| n.split_once('/').is_some_and(|(n_ns, _)| n_ns == ns);
+    let near = if names.iter().any(|n| in_ns(&n)) {
+        names.iter().filter(in_ns).collect::<Vec<_>>()
     } else {
-        near
-    }
-}
-
-/// `noun` and up to three of `names` (`ResourceSet a/b, ResourceSet c/d,
-/// and 2 more`).
-pub fn shown(noun: &str, names: &[String]) -> String {
-    const SHOWN: usize = 3;
-    let mut out: Vec<String> = names
-        .iter()
-        .take(SHOWN)
-        .map(|n| format!("{noun} {n}"))
-        .collect();
-    if names.len() > SHOWN {
-        out.push(format!("and {} more", names.len() - SHOWN));
-    }
-    out.join(", ")
+        names.iter().collect()
+    };
+    let labels: Vec<String> = near.iter().map(|n| format!("ResourceSet {n}")).collect();
+    crate::output::first_few(&labels, 3)
 }
 
 fn s(n: &Node, path: &[&str]) -> String {

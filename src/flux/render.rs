@@ -794,10 +794,6 @@ fn fail(mut r: KsReport, msg: impl Into<String>) -> KsReport {
     r
 }
 
-/// SOPS-encrypted objects: kustomize-controller decrypts them after the
-/// build and before post-build substitution (`DecryptResource` in
-/// kustomization_controller.go `build`); flate replaces their values with
-/// the placeholder instead (see [`super::sops`]).
 /// The warning of a Kustomization whose objects `labels` are
 /// SOPS-encrypted and shown with placeholders.
 pub fn encrypted_warning(labels: &[String]) -> String {
@@ -808,6 +804,10 @@ pub fn encrypted_warning(labels: &[String]) -> String {
     )
 }
 
+/// SOPS-encrypted objects: kustomize-controller decrypts them after the
+/// build and before post-build substitution (`DecryptResource` in
+/// kustomization_controller.go `build`); flate replaces their values with
+/// the placeholder instead (see [`super::sops`]).
 fn mask_encrypted(ks: &FluxKustomization, report: &mut KsReport, root: &Path) {
     let mut masked: Vec<String> = Vec::new();
     for r in report.objects.iter_mut() {

@@ -19,12 +19,7 @@ fn produced_at_runtime(ctx: &Ctx, ns: &str, name: &str) -> bool {
 
 pub fn run(ctx: &Ctx, out: &mut Vec<Finding>) {
     let skipped = ctx.skipped();
-    let resource_sets: Vec<String> = ctx
-        .all
-        .iter()
-        .filter(|(_, r)| crate::flux::helm::is_resource_set(r))
-        .map(|(_, r)| format!("{}/{}", ns_or_default(r), r.name()))
-        .collect();
+    let resource_sets = crate::flux::helm::resource_sets(ctx.all.iter().map(|(_, r)| *r));
     for (k, o) in &ctx.all {
         if !is_helmrelease(o) || crate::check::opted_out(o, "valuesfrom-missing") {
             continue;
@@ -71,10 +66,7 @@ pub fn run(ctx: &Ctx, out: &mut Vec<Finding>) {
                         Severity::Warning,
                         format!(
                             " (unless {}, which flate does not render, makes it at runtime)",
-                            crate::flux::helm::shown(
-                                "ResourceSet",
-                                &crate::flux::helm::nearest(&resource_sets, &ns)
-                            )
+                            crate::flux::helm::resource_sets_near(&resource_sets, &ns)
                         ),
                     )
                 }
