@@ -1652,6 +1652,43 @@ fn a_values_from_secret_given_with_settings_is_found() {
     assert!(!rules.contains(&"valuesfrom-missing"), "{check}");
 }
 
+/// `flate build` says, without `-v`, in one note, how many HelmReleases
+/// it did not render and why (a chart not cached, a source or values not
+/// rendered offline); `-v` lists them, `--quiet` says nothing.
+#[test]
+fn releases_left_unrendered_are_counted_without_verbose() {
+    let mut text = SOURCES.to_string();
+    text += &hr_spec(
+        "uncached",
+        "  chart:\n    spec:\n      chart: demo\n      version: 9.9.9\n      sourceRef:\n        kind: HelmRepository\n        name: example\n",
+    );
+    text += &hr_spec(
+        "novalues",
+        "  chart:\n    spec:\n      chart: demo\n      version: 1.0.0\n      sourceRef:\n        kind: HelmRepository\n        name: example\n  valuesFrom:\n    - kind: Secret\n      name: db-app\n",
+    );
+    text += "---\napiVersion: fluxcd.controlplane.io/v1\nkind: ResourceSet\nmetadata:\n  name: db\n  namespace: flux-system\nspec:\n  resourcesTemplate: |\n    apiVersion: v1\n    kind: Secret\n    metadata:\n      name: db-app\n";
+    let t = repo(&[("kubernetes/clusters/test/all.yaml", &text)]);
+    chart(t.path(), ".flate/charts/demo-1.0.0", "1.0.0", "1.0.0");
+    let o = common::flate_in(&["build", "test"], t.path());
+    assert!(o.status.success(), "{}", stderr(&o));
+    let e = stderr(&o);
+    assert!(
+        e.contains("note: 2 HelmReleases not rendered: 1 whose chart is not cached (`flate get charts` lists them and how to fetch them); 1 whose source or values are not rendered offline (`-v` lists them)\n"),
+        "{e}"
+    );
+    let o = common::flate_in(&["-v", "build", "test"], t.path());
+    let e = stderr(&o);
+    assert!(!e.contains("note: 2 HelmReleases"), "{e}");
+    assert!(
+        e.contains("info: 1 HelmRelease not rendered (`flate get charts`"),
+        "{e}"
+    );
+    assert!(e.contains("info: HelmRelease flux-system/novalues not rendered: valuesFrom Secret/flux-system/db-app"), "{e}");
+    let o = common::flate_in(&["--quiet", "build", "test"], t.path());
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(!stderr(&o).contains("not rendered"), "{}", stderr(&o));
+}
+
 /// A Flux Operator ResourceSet makes objects at runtime that flate does
 /// not render: a `valuesFrom` Secret missing beside one skips the release
 /// (not a failure), and `flate check` warns, naming the ResourceSet.

@@ -110,6 +110,28 @@ pub fn report_failures(r: &Rendered) -> i32 {
             HrStatus::Rendered => {}
         }
     }
+    // Said without `-v` too, in one line: what a build leaves out is not
+    // to be found out from its absence.
+    if !diag::verbose() && skipped + unavailable.len() > 0 {
+        let mut why = Vec::new();
+        if skipped > 0 {
+            why.push(format!(
+                "{} whose chart is not cached (`flate get charts` lists them and how to fetch them)",
+                skipped
+            ));
+        }
+        if !unavailable.is_empty() {
+            why.push(format!(
+                "{} whose source or values are not rendered offline (`-v` lists them)",
+                unavailable.len()
+            ));
+        }
+        diag::note(format!(
+            "{} not rendered: {}",
+            diag::plural(skipped + unavailable.len(), "HelmRelease"),
+            why.join("; ")
+        ));
+    }
     if skipped > 0 {
         diag::info(format!(
             "{} not rendered (`flate get charts` lists the charts and how to fetch them)",
