@@ -459,13 +459,20 @@ fn walk(repo: &Path, dir: &Path, depth: usize, out: &mut Vec<(String, Option<Str
     };
     let mut entries: Vec<_> = rd.filter_map(|e| e.ok()).collect();
     entries.sort_by_key(|e| e.file_name());
-    // GitRepository names, and Flux Kustomizations (source name, spec.path, file).
-    let mut gits: Vec<String> = Vec::new();
-    let mut kss: Vec<(String, Option<String>, String)> = Vec::new();
+    // The Flux files of the directory (path, text); read whole, parsed
+    // only when one of them may define a GitRepository: a sync needs one
+    // here, and most directories of a Flux repository hold Flux objects
+    // but no source (parsing them all was most of the time of this walk).
+    let mut flux_files: Vec<(std::path::PathBuf, String)> = Vec::new();
     for e in &entries {
         let name = e.file_name().to_string_lossy().into_owned();
         let p = e.path();
-        if p.is_dir() {
+        // The listing says what an entry is; a symbolic link is followed.
+        let is_dir = match e.file_type() {
+            Ok(t) if !t.is_symlink() => t.is_dir(),
+            _ => p.is_dir(),
+        };
+        if is_dir {
             if !name.starts_with('.') && name != "target" && name != "node_modules" {
                 walk(repo, &p, depth + 1, out);
             }
@@ -477,10 +484,18 @@ fn walk(repo: &Path, dir: &Path, depth: usize, out: &mut Vec<(String, Option<Str
         let Ok(text) = std::fs::read_to_string(&p) else {
             continue;
         };
-        if !text.contains("toolkit.fluxcd.io") {
-            continue;
+        if text.contains("toolkit.fluxcd.io") {
+            flux_files.push((p, text));
         }
-        let Ok(docs) = flate::yaml::parse_stream(&text) else {
+    }
+    if !flux_files.iter().any(|(_, t)| t.contains("GitRepository")) {
+        return;
+    }
+    // GitRepository names, and Flux Kustomizations (source name, spec.path, file).
+    let mut gits: Vec<String> = Vec::new();
+    let mut kss: Vec<(String, Option<String>, String)> = Vec::new();
+    for (p, text) in &flux_files {
+        let Ok(docs) = flate::yaml::parse_stream(text) else {
             continue;
         };
         for d in docs {
@@ -493,7 +508,7 @@ fn walk(repo: &Path, dir: &Path, depth: usize, out: &mut Vec<(String, Option<Str
                         .to_string(),
                 ),
                 Some("Kustomization") if api.starts_with("kustomize.toolkit.fluxcd.io/") => {
-                    let rel = p.strip_prefix(repo).unwrap_or(&p).display().to_string();
+                    let rel = p.strip_prefix(repo).unwrap_or(p).display().to_string();
                     kss.push((
                         d.node
                             .get_str(&["spec", "sourceRef", "name"])
@@ -648,20 +663,44 @@ diff: {ignoreFields: ["metadata.labels[helm.sh/chart]"]}
             "apiVersion: source.toolkit.fluxcd.io/v1\nkind: GitRepository\nmetadata: {name: other}\n---\napiVersion: kustomize.toolkit.fluxcd.io/v1\nkind: Kustomization\nmetadata: {name: podinfo}\nspec:\n  path: ./apps/podinfo\n  sourceRef: {kind: GitRepository, name: flux-system}\n",
         )
         .unwrap();
+        // The GitRepository and the Kustomization in two files of one
+        // directory (reached through a symbolic link) make a sync too.
+        let split = d.path().join("real/split/flux-system");
+        std::fs::create_dir_all(&split).unwrap();
+        std::fs::write(
+            split.join("a-repo.yaml"),
+            "apiVersion: source.toolkit.fluxcd.io/v1\nkind: GitRepository\nmetadata: {name: flux-system}\n",
+        )
+        .unwrap();
+        std::fs::write(
+            split.join("b-sync.yaml"),
+            "apiVersion: kustomize.toolkit.fluxcd.io/v1\nkind: Kustomization\nmetadata: {name: flux-system}\nspec:\n  path: ./nowhere\n  sourceRef: {kind: GitRepository, name: flux-system}\n",
+        )
+        .unwrap();
+        #[cfg(unix)]
+        std::os::unix::fs::symlink(d.path().join("real/split"), d.path().join("clusters/split"))
+            .unwrap();
         let envs = discover(d.path());
         let got: Vec<(&str, &str)> = envs
             .iter()
             .map(|e| (e.name.as_str(), e.path.as_str()))
             .collect();
+        #[cfg(unix)]
         assert_eq!(
             got,
             vec![
+                // Two entries named flux-system: each named by its path.
+                ("clusters-split-flux-system", "clusters/split/flux-system"),
                 ("production", "clusters/production"),
-                ("staging", "clusters/staging")
+                ("real-split-flux-system", "real/split/flux-system"),
+                ("staging", "clusters/staging"),
             ]
         );
+        #[cfg(not(unix))]
+        assert_eq!(got.len(), 3);
+        let production = envs.iter().find(|e| e.name == "production").unwrap();
         assert_eq!(
-            envs[0].found,
+            production.found,
             Found::FluxSync("clusters/production/flux-system/gotk-sync.yaml".into())
         );
     }
