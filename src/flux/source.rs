@@ -430,14 +430,16 @@ fn load_ignore_files(
     if let Ok(t) = fs.read_to_string(&dir.join(IGNORE_FILE)) {
         out.extend(read_patterns(&t, domain));
     }
-    let Ok(mut names) = fs.list(dir) else { return };
+    let Ok(mut names) = fs.list_typed(dir) else {
+        return;
+    };
     names.sort();
-    for n in names {
+    for (n, is_dir) in names {
         if n == ".git" {
             continue;
         }
         let sub = dir.join(&n);
-        if fs.is_dir(&sub) {
+        if is_dir {
             domain.push(n);
             load_ignore_files(fs, &sub, domain, out);
             domain.pop();
@@ -469,12 +471,12 @@ impl ArtifactFs<'_> {
         if !self.ignore.reincludes() {
             return false;
         }
-        let Ok(names) = self.inner.list(dir) else {
+        let Ok(names) = self.inner.list_typed(dir) else {
             return false;
         };
-        names.iter().any(|n| {
+        names.iter().any(|(n, is_dir)| {
             let p = dir.join(n);
-            if self.inner.is_dir(&p) {
+            if *is_dir {
                 self.holds_visible(&p)
             } else {
                 !self.hidden(&p, false)
@@ -503,13 +505,16 @@ impl FileSystem for ArtifactFs<'_> {
         self.inner.real_path(path)
     }
     fn list(&self, path: &Path) -> io::Result<Vec<String>> {
-        let names = self.inner.list(path)?;
+        Ok(self.list_typed(path)?.into_iter().map(|(n, _)| n).collect())
+    }
+    fn list_typed(&self, path: &Path) -> io::Result<Vec<(String, bool)>> {
+        let names = self.inner.list_typed(path)?;
         Ok(names
             .into_iter()
-            .filter(|n| {
+            .filter(|(n, is_dir)| {
                 let p = path.join(n);
-                if self.inner.is_dir(&p) {
-                    self.is_dir(&p)
+                if *is_dir {
+                    !self.hidden(&p, true) || self.holds_visible(&p)
                 } else {
                     !self.hidden(&p, false)
                 }
