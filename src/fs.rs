@@ -191,14 +191,28 @@ impl<'a> Confined<'a> {
             .is_none_or(|real| real.starts_with(&self.real_root))
     }
 
-    /// Whether directory `dir` resolves inside the root, remembered.
+    /// Whether directory `dir` resolves inside the root, remembered. A
+    /// directory that is not itself a link, in one that stays inside,
+    /// stays inside: one `stat`, where resolving its whole path reads
+    /// every directory on it again (`realpath`: a `readlink` for each).
     fn dir_inside(&self, dir: &Path) -> bool {
         if let Ok(cache) = self.dirs.lock()
             && let Some(ok) = cache.get(dir)
         {
             return *ok;
         }
-        let ok = self.inside(dir);
+        let ok = match dir.parent().filter(|p| p.starts_with(&self.root)) {
+            // (Not for a `..`, which leads out of its parent.)
+            Some(p)
+                if dir != self.root
+                    && dir.file_name().is_some()
+                    && self.dir_inside(p)
+                    && !self.inner.may_be_symlink(dir) =>
+            {
+                true
+            }
+            _ => self.inside(dir),
+        };
         if let Ok(mut cache) = self.dirs.lock() {
             cache.insert(dir.to_path_buf(), ok);
         }
@@ -312,4 +326,64 @@ pub fn normalize(base: &Path, p: &Path) -> PathBuf {
 pub fn absolute(p: &Path) -> PathBuf {
     let cwd = std::env::current_dir().unwrap_or_else(|_| PathBuf::from("/"));
     normalize(&cwd, p)
+}
+
+#[cfg(all(test, unix))]
+mod tests {
+    use super::*;
+    use std::os::unix::fs::symlink;
+
+    /// Reads through [`Confined`] as a build makes them: files in nested
+    /// directories inside, under a directory linked out, a file linked
+    /// out, a path climbing out with `..`, a missing file, a directory.
+    #[test]
+    fn confined_reads_inside_and_refuses_links_out() {
+        let t = tempfile::tempdir().unwrap();
+        let root = t.path().join("repo");
+        let out = t.path().join("outside");
+        std::fs::create_dir_all(root.join("a/b/c")).unwrap();
+        std::fs::create_dir_all(out.join("sub")).unwrap();
+        std::fs::write(root.join("a/b/c/x.yaml"), "inside").unwrap();
+        std::fs::write(out.join("sub/y.yaml"), "outside").unwrap();
+        std::fs::write(out.join("z.yaml"), "outside").unwrap();
+        symlink(&out, root.join("a/out")).unwrap();
+        symlink(out.join("z.yaml"), root.join("a/b/z.yaml")).unwrap();
+        symlink("c/x.yaml", root.join("a/b/link.yaml")).unwrap();
+        let real = RealFs;
+        let fs = Confined::new(&real, &root);
+        assert_eq!(fs.read(&root.join("a/b/c/x.yaml")).unwrap(), b"inside");
+        // A link that stays inside is followed.
+        assert_eq!(fs.read(&root.join("a/b/link.yaml")).unwrap(), b"inside");
+        let refused = |p: &Path| {
+            let e = fs.read(p).unwrap_err();
+            assert_eq!(
+                e.kind(),
+                io::ErrorKind::PermissionDenied,
+                "{}: {e}",
+                p.display()
+            );
+            e.to_string()
+        };
+        let e = refused(&root.join("a/out/sub/y.yaml"));
+        assert!(
+            e.contains("'") && e.contains("a/out' is a symlink to"),
+            "{e}"
+        );
+        let e = refused(&root.join("a/b/z.yaml"));
+        assert!(e.contains("a/b/z.yaml' is a symlink to"), "{e}");
+        // Twice: the answers remembered for directories stay the same.
+        refused(&root.join("a/out/sub/y.yaml"));
+        refused(&root.join("a/b/c/../../../../outside/z.yaml"));
+        assert_eq!(
+            fs.read(&root.join("a/b/c/missing.yaml"))
+                .unwrap_err()
+                .kind(),
+            io::ErrorKind::NotFound
+        );
+        assert!(fs.read(&root.join("a/b")).is_err());
+        assert_eq!(
+            fs.list_typed(&root.join("a")).unwrap(),
+            vec![("b".to_string(), true), ("out".to_string(), true)]
+        );
+    }
 }

@@ -481,7 +481,7 @@ fn walk(repo: &Path, dir: &Path, depth: usize, out: &mut Vec<(String, Option<Str
         if !(name.ends_with(".yaml") || name.ends_with(".yml")) {
             continue;
         }
-        let Ok(text) = std::fs::read_to_string(&p) else {
+        let Ok(text) = flate::fs::FileSystem::read_to_string(&flate::fs::RealFs, &p) else {
             continue;
         };
         if text.contains("toolkit.fluxcd.io") {
