@@ -767,3 +767,28 @@ fn docs_commands_names_every_flag() {
     }
     assert!(missing.is_empty(), "not in docs/commands.md: {missing:?}");
 }
+
+/// `--path` with a name renders that directory under that name, whatever
+/// the layout: the same objects as the environment found by discovery
+/// (which the name and path make unnecessary), and, when `.flate.yaml`
+/// lists the directory, that environment (its origin said with `-v`).
+#[test]
+fn a_path_with_a_name_renders_as_the_discovered_environment() {
+    for (root, name, path) in three_layouts("pathname") {
+        let by_name = flate_at(&["build", name, "-o", "json"], &root);
+        assert!(by_name.status.success(), "{}", stderr(&by_name));
+        let o = flate_at(&["-v", "build", name, "--path", path, "-o", "json"], &root);
+        assert!(o.status.success(), "{}", stderr(&o));
+        assert_eq!(stdout(&o), stdout(&by_name), "{}", root.display());
+        let origin = if name == "main" {
+            "(.flate.yaml:2)"
+        } else {
+            "(--path)"
+        };
+        assert!(
+            stderr(&o).contains(&format!("environment {name} at {path} {origin}")),
+            "{}",
+            stderr(&o)
+        );
+    }
+}

@@ -244,7 +244,15 @@ impl Repo {
 
     /// One environment: `name`, `--path`, or the only one there is.
     pub fn one(&self, name: Option<&str>, a: &EnvArgs) -> Result<Environment, Diag> {
-        let known = self.environments();
+        // `--path` with a name is that directory under that name: only
+        // the file's environments can add to it (settings, a Kubernetes
+        // version); discovery (a walk reading every YAML file of the
+        // repository for Flux syncs) would give nothing more.
+        let known = if a.path.is_some() && name.is_some() && self.config.environments.is_empty() {
+            Vec::new()
+        } else {
+            self.environments()
+        };
         if let Some(p) = &a.path {
             let path = self.entry_path(p)?;
             let from_config = known.iter().find(|e| same_path(&e.path, &path));
