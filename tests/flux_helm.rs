@@ -1654,9 +1654,11 @@ fn a_values_from_secret_given_with_settings_is_found() {
 
 /// `flate build` says, without `-v`, in one note, how many HelmReleases
 /// it did not render and why (a chart not cached, a source or values not
-/// rendered offline); `-v` lists them, `--quiet` says nothing.
+/// rendered offline), and in another how many Kustomizations it skipped;
+/// `-v` lists them, `--quiet` says nothing; `flate check` says next to
+/// its summary that their objects were not checked.
 #[test]
-fn releases_left_unrendered_are_counted_without_verbose() {
+fn what_is_left_unrendered_is_counted_without_verbose() {
     let mut text = SOURCES.to_string();
     text += &hr_spec(
         "uncached",
@@ -1667,6 +1669,8 @@ fn releases_left_unrendered_are_counted_without_verbose() {
         "  chart:\n    spec:\n      chart: demo\n      version: 1.0.0\n      sourceRef:\n        kind: HelmRepository\n        name: example\n  valuesFrom:\n    - kind: Secret\n      name: db-app\n",
     );
     text += "---\napiVersion: fluxcd.controlplane.io/v1\nkind: ResourceSet\nmetadata:\n  name: db\n  namespace: flux-system\nspec:\n  resourcesTemplate: |\n    apiVersion: v1\n    kind: Secret\n    metadata:\n      name: db-app\n";
+    // A Kustomization of a source that is not rendered offline.
+    text += "---\napiVersion: kustomize.toolkit.fluxcd.io/v1\nkind: Kustomization\nmetadata:\n  name: remote\n  namespace: flux-system\nspec:\n  interval: 1h\n  path: ./deploy\n  prune: true\n  sourceRef:\n    kind: OCIRepository\n    name: elsewhere\n";
     let t = repo(&[("kubernetes/clusters/test/all.yaml", &text)]);
     chart(t.path(), ".flate/charts/demo-1.0.0", "1.0.0", "1.0.0");
     let o = common::flate_in(&["build", "test"], t.path());
@@ -1676,9 +1680,24 @@ fn releases_left_unrendered_are_counted_without_verbose() {
         e.contains("note: 2 HelmReleases not rendered: 1 whose chart is not cached (`flate get charts` lists them and how to fetch them); 1 whose source or values are not rendered offline (`-v` lists them)\n"),
         "{e}"
     );
+    assert!(
+        e.contains("note: 1 Kustomization skipped, not rendered offline (`-v` says why)\n"),
+        "{e}"
+    );
+    // `flate check` says what its summary does not cover.
+    let o = common::flate_in(&["check", "test"], t.path());
+    let out = String::from_utf8_lossy(&o.stdout).to_string();
+    assert!(
+        out.contains("not checked: the objects of 1 Kustomization skipped and 2 HelmReleases not rendered offline (`flate build -v` says why)\n"),
+        "{out}"
+    );
     let o = common::flate_in(&["-v", "build", "test"], t.path());
     let e = stderr(&o);
     assert!(!e.contains("note: 2 HelmReleases"), "{e}");
+    assert!(
+        e.contains("info: Kustomization flux-system/remote skipped: external source OCIRepository/flux-system/elsewhere"),
+        "{e}"
+    );
     assert!(
         e.contains("info: 1 HelmRelease not rendered (`flate get charts`"),
         "{e}"

@@ -116,6 +116,11 @@ pub struct CheckReport {
     pub validated: usize,
     /// Kinds with no schema: (apiVersion, kind, objects, environments).
     pub no_schema: Vec<(String, String, usize, Vec<String>)>,
+    /// What was not rendered offline, so not checked: Kustomizations
+    /// skipped (an external source, suspended) and HelmReleases skipped
+    /// (a chart not cached, a source or values not rendered), over every
+    /// environment.
+    pub skipped: (usize, usize),
 }
 
 impl CheckReport {
@@ -203,10 +208,27 @@ pub fn check(envs: &[Env<'_>], schemas: &SchemaSet, opts: &CheckOptions) -> Chec
         .into_iter()
         .map(|(a, k, n, e, _)| (a, k, n, e))
         .collect();
+    let skipped = envs.iter().fold((0, 0), |(ks, hr), e| {
+        (
+            ks + e
+                .rendered
+                .kustomizations
+                .iter()
+                .filter(|k| k.status == crate::flux::Status::Skipped)
+                .count(),
+            hr + e
+                .rendered
+                .helmreleases
+                .iter()
+                .filter(|h| h.status == crate::flux::helm::HrStatus::Skipped)
+                .count(),
+        )
+    });
     CheckReport {
         envs: envs.iter().map(|e| e.name.clone()).collect(),
         findings,
         validated,
         no_schema,
+        skipped,
     }
 }

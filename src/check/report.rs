@@ -61,6 +61,24 @@ pub fn text(r: &CheckReport) -> String {
             ));
         }
     }
+    // What the summary does not cover is said next to it.
+    let (ks, hr) = r.skipped;
+    if ks + hr > 0 {
+        let mut parts = Vec::new();
+        if ks > 0 {
+            parts.push(format!("{} skipped", plural(ks, "Kustomization")));
+        }
+        if hr > 0 {
+            parts.push(format!(
+                "{} not rendered offline",
+                plural(hr, "HelmRelease")
+            ));
+        }
+        s.push_str(&format!(
+            "not checked: the objects of {} (`flate build -v` says why)\n",
+            parts.join(" and ")
+        ));
+    }
     s.push_str(&format!(
         "{}, {} in {} ({} validated)\n",
         plural(r.errors(), "error"),

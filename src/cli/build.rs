@@ -94,6 +94,7 @@ pub fn report_failures(r: &Rendered) -> i32 {
             .map(|h| (format!("{}/{}", h.namespace, h.name), &h.warnings[..])),
         "HelmRelease",
     );
+    const SHOWN: usize = 10;
     let mut code = 0;
     let mut skipped = 0;
     // Skipped for another reason than a chart not cached: what they need
@@ -110,8 +111,31 @@ pub fn report_failures(r: &Rendered) -> i32 {
             HrStatus::Rendered => {}
         }
     }
-    // Said without `-v` too, in one line: what a build leaves out is not
-    // to be found out from its absence.
+    // Said without `-v` too, in a line each: what a build leaves out is
+    // not to be found out from its absence.
+    let ks_skipped: Vec<&flate::flux::KsReport> = r
+        .kustomizations
+        .iter()
+        .filter(|k| k.status == Status::Skipped)
+        .collect();
+    if !ks_skipped.is_empty() {
+        if diag::verbose() {
+            for k in ks_skipped.iter().take(SHOWN) {
+                diag::info(format!("Kustomization {} skipped: {}", k.key(), k.message));
+            }
+            if ks_skipped.len() > SHOWN {
+                diag::info(format!(
+                    "and {} more skipped (`flate get ks` lists them)",
+                    diag::plural(ks_skipped.len() - SHOWN, "Kustomization")
+                ));
+            }
+        } else {
+            diag::note(format!(
+                "{} skipped, not rendered offline (`-v` says why)",
+                diag::plural(ks_skipped.len(), "Kustomization")
+            ));
+        }
+    }
     if !diag::verbose() && skipped + unavailable.len() > 0 {
         let mut why = Vec::new();
         if skipped > 0 {
@@ -138,7 +162,6 @@ pub fn report_failures(r: &Rendered) -> i32 {
             diag::plural(skipped, "HelmRelease")
         ));
     }
-    const SHOWN: usize = 10;
     for h in unavailable.iter().take(SHOWN) {
         diag::info(format!(
             "HelmRelease {}/{} not rendered: {}",
