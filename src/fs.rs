@@ -117,9 +117,18 @@ mod real {
             return Ok(None);
         };
         let mut data: Vec<u8> = Vec::with_capacity(8 * 1024);
+        let mut sized = false;
         loop {
             if data.len() == data.capacity() {
-                data.reserve(data.capacity());
+                // Larger than the first read: the size asked once (a
+                // `stat` is cheaper than copying a large file while
+                // doubling), then room to grow.
+                let size = match (sized, file.metadata()) {
+                    (false, Ok(m)) => m.len() as usize,
+                    _ => 0,
+                };
+                sized = true;
+                data.reserve((size + 1).saturating_sub(data.len()).max(data.capacity()));
             }
             // The spare capacity, zeroed, for the read to fill (zeroing it
             // costs less than asking the file for its size).
@@ -332,6 +341,27 @@ pub fn absolute(p: &Path) -> PathBuf {
 mod tests {
     use super::*;
     use std::os::unix::fs::symlink;
+
+    /// Files of every size around the first read's 8 KiB are read whole.
+    #[test]
+    fn real_reads_whole_files_of_any_size() {
+        let t = tempfile::tempdir().unwrap();
+        for n in [0, 1, 8191, 8192, 8193, 16384, 100_000, 3_000_001] {
+            let p = t.path().join(format!("f{n}"));
+            let data: Vec<u8> = (0..n).map(|i| (i % 251) as u8).collect();
+            std::fs::write(&p, &data).unwrap();
+            assert_eq!(RealFs.read(&p).unwrap(), data, "{n} bytes");
+            assert_eq!(
+                RealFs.read_unless_link(&p).unwrap(),
+                Some(data),
+                "{n} bytes"
+            );
+        }
+        let link = t.path().join("link");
+        symlink(t.path().join("f1"), &link).unwrap();
+        assert_eq!(RealFs.read_unless_link(&link).unwrap(), None);
+        assert_eq!(RealFs.read(&link).unwrap(), vec![0u8]);
+    }
 
     /// Reads through [`Confined`] as a build makes them: files in nested
     /// directories inside, under a directory linked out, a file linked
