@@ -89,12 +89,7 @@ impl FileSystem for RealFs {
         std::fs::symlink_metadata(path).is_ok_and(|m| m.file_type().is_symlink())
     }
     fn list(&self, path: &Path) -> io::Result<Vec<String>> {
-        let mut v: Vec<String> = std::fs::read_dir(path)?
-            .filter_map(|e| e.ok())
-            .map(|e| e.file_name().to_string_lossy().into_owned())
-            .collect();
-        v.sort();
-        Ok(v)
+        Ok(self.list_typed(path)?.into_iter().map(|(n, _)| n).collect())
     }
 }
 

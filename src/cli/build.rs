@@ -94,7 +94,6 @@ pub fn report_failures(r: &Rendered) -> i32 {
             .map(|h| (format!("{}/{}", h.namespace, h.name), &h.warnings[..])),
         "HelmRelease",
     );
-    const SHOWN: usize = 10;
     let mut code = 0;
     let mut skipped = 0;
     // Skipped for another reason than a chart not cached: what they need
@@ -120,15 +119,17 @@ pub fn report_failures(r: &Rendered) -> i32 {
         .collect();
     if !ks_skipped.is_empty() {
         if diag::verbose() {
-            for k in ks_skipped.iter().take(SHOWN) {
-                diag::info(format!("Kustomization {} skipped: {}", k.key(), k.message));
-            }
-            if ks_skipped.len() > SHOWN {
-                diag::info(format!(
-                    "and {} more skipped (`flate get ks` lists them)",
-                    diag::plural(ks_skipped.len() - SHOWN, "Kustomization")
-                ));
-            }
+            infos(
+                ks_skipped
+                    .iter()
+                    .map(|k| format!("Kustomization {} skipped: {}", k.key(), k.message)),
+                |n| {
+                    format!(
+                        "and {} more skipped (`flate get ks` lists them)",
+                        diag::plural(n, "Kustomization")
+                    )
+                },
+            );
         } else {
             diag::note(format!(
                 "{} skipped, not rendered offline (`-v` says why)",
@@ -162,22 +163,37 @@ pub fn report_failures(r: &Rendered) -> i32 {
             diag::plural(skipped, "HelmRelease")
         ));
     }
-    for h in unavailable.iter().take(SHOWN) {
-        diag::info(format!(
-            "HelmRelease {}/{} not rendered: {}",
-            h.namespace, h.name, h.message
-        ));
-    }
-    if unavailable.len() > SHOWN {
-        diag::info(format!(
-            "and {} more not rendered for what is not rendered offline (`-o json` gives each reason)",
-            diag::plural(unavailable.len() - SHOWN, "HelmRelease")
-        ));
-    }
+    infos(
+        unavailable.iter().map(|h| {
+            format!(
+                "HelmRelease {}/{} not rendered: {}",
+                h.namespace, h.name, h.message
+            )
+        }),
+        |n| {
+            format!(
+                "and {} more not rendered for what is not rendered offline (`-o json` gives each reason)",
+                diag::plural(n, "HelmRelease")
+            )
+        },
+    );
     if report_failed_kustomizations(r) {
         code = 1;
     }
     code
+}
+
+/// Prints each line of `lines` as an `info:` (with `-v`), up to ten, then
+/// `more(n)` for the `n` left out.
+fn infos(lines: impl ExactSizeIterator<Item = String>, more: impl Fn(usize) -> String) {
+    const SHOWN: usize = 10;
+    let n = lines.len();
+    for l in lines.take(SHOWN) {
+        diag::info(l);
+    }
+    if n > SHOWN {
+        diag::info(more(n - SHOWN));
+    }
 }
 
 /// Prints the warnings of `items` (each an object's key and its warnings),

@@ -454,24 +454,18 @@ fn walk(repo: &Path, dir: &Path, depth: usize, out: &mut Vec<(String, Option<Str
     if depth > 8 {
         return;
     }
-    let Ok(rd) = std::fs::read_dir(dir) else {
+    // Sorted, each said a directory or not by the listing (a symbolic
+    // link followed).
+    let Ok(entries) = flate::fs::FileSystem::list_typed(&flate::fs::RealFs, dir) else {
         return;
     };
-    let mut entries: Vec<_> = rd.filter_map(|e| e.ok()).collect();
-    entries.sort_by_key(|e| e.file_name());
     // The Flux files of the directory (path, text); read whole, parsed
     // only when one of them may define a GitRepository: a sync needs one
     // here, and most directories of a Flux repository hold Flux objects
     // but no source (parsing them all was most of the time of this walk).
     let mut flux_files: Vec<(std::path::PathBuf, String)> = Vec::new();
-    for e in &entries {
-        let name = e.file_name().to_string_lossy().into_owned();
-        let p = e.path();
-        // The listing says what an entry is; a symbolic link is followed.
-        let is_dir = match e.file_type() {
-            Ok(t) if !t.is_symlink() => t.is_dir(),
-            _ => p.is_dir(),
-        };
+    for (name, is_dir) in entries {
+        let p = dir.join(&name);
         if is_dir {
             if !name.starts_with('.') && name != "target" && name != "node_modules" {
                 walk(repo, &p, depth + 1, out);
