@@ -120,11 +120,17 @@ pub fn to_yaml(v: &Value) -> String {
             crate::yaml::to_string(&node)
         }
     };
-    // go-yaml v2 ends a top-level scalar without a document end marker.
-    let text = text
-        .strip_suffix("\n...\n")
-        .map_or(text.clone(), |t| format!("{t}\n"));
-    text.strip_suffix('\n').unwrap_or(&text).to_string()
+    // go-yaml v2 ends a top-level scalar without a document end marker;
+    // `toYaml` drops the final newline. (The text is cut in place: it is
+    // not copied.)
+    let mut text = text;
+    if text.ends_with("\n...\n") {
+        text.truncate(text.len() - "...\n".len());
+    }
+    if text.ends_with('\n') {
+        text.pop();
+    }
+    text
 }
 
 /// Helm's `toYamlPretty`: the value encoded by go-yaml v3 with an indent

@@ -54,6 +54,10 @@ struct State {
     running: bool,
     /// Templates the job is parsing (0 or 1).
     busy: usize,
+    /// The render waits in [`Ahead::finish`] for the job's template: only
+    /// then is the job's end of a template signalled (a signal nobody
+    /// waits for is still a system call, one per template).
+    waiting: bool,
     closed: bool,
 }
 
@@ -122,8 +126,11 @@ impl Ahead {
     fn run(&self) {
         while let Some(item) = self.next(true) {
             self.parse(&item);
-            self.lock().busy -= 1;
-            self.finished_one.notify_all();
+            let mut st = self.lock();
+            st.busy -= 1;
+            if st.waiting {
+                self.finished_one.notify_all();
+            }
         }
     }
 
@@ -142,11 +149,13 @@ impl Ahead {
         st.closed = true;
         st.todo.clear();
         while st.busy > 0 {
+            st.waiting = true;
             st = self
                 .finished_one
                 .wait(st)
                 .unwrap_or_else(|e| e.into_inner());
         }
+        st.waiting = false;
     }
 
     /// Closes the queue (the chart is dropped): a job ends after the
