@@ -772,6 +772,41 @@ fn docs_commands_names_every_flag() {
 /// the layout: the same objects as the environment found by discovery
 /// (which the name and path make unnecessary), and, when `.flate.yaml`
 /// lists the directory, that environment (its origin said with `-v`).
+/// The words before --path: with a TYPE, a word naming a discovered
+/// environment is that environment and another word is NAME; without one,
+/// the word names the environment, whatever it is (and the repository's
+/// environments are not looked for).
+#[test]
+fn words_with_a_path_name_the_environment_or_the_object() {
+    let sources = |o: &std::process::Output| -> Vec<String> {
+        stdout(o)
+            .lines()
+            .filter(|l| l.starts_with("# Source:"))
+            .map(str::to_string)
+            .collect()
+    };
+    for (root, name, path) in three_layouts("pathwords") {
+        let all = flate_at(&["build", "ks", name], &root);
+        assert!(all.status.success(), "{}", stderr(&all));
+        assert!(sources(&all).len() > 1, "{}", stdout(&all));
+        let o = flate_at(&["build", "ks", name, "--path", path], &root);
+        assert!(o.status.success(), "{}", stderr(&o));
+        assert_eq!(sources(&o), sources(&all), "{}", root.display());
+        let o = flate_at(&["build", "ks", "podinfo", "--path", path], &root);
+        assert!(o.status.success(), "{}", stderr(&o));
+        assert_eq!(
+            sources(&o),
+            ["# Source: Kustomization flux-system/podinfo (apps/podinfo)"],
+            "{}",
+            root.display()
+        );
+        let by_name = flate_at(&["build", name], &root);
+        let o = flate_at(&["build", "elsewhere", "--path", path], &root);
+        assert!(o.status.success(), "{}", stderr(&o));
+        assert_eq!(sources(&o), sources(&by_name), "{}", root.display());
+    }
+}
+
 #[test]
 fn a_path_with_a_name_renders_as_the_discovered_environment() {
     for (root, name, path) in three_layouts("pathname") {

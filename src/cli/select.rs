@@ -125,8 +125,14 @@ pub fn words(
         w.kind = Some(k);
         rest = &rest[1..];
     }
-    let known: Vec<String> = repo.environments().into_iter().map(|e| e.name).collect();
-    let is_env = |s: &str| known.iter().any(|k| k == s);
+    // The environments of the repository, found when a word's meaning
+    // depends on them. With --path and no TYPE it never does (the first
+    // word names the environment, whatever it is), and finding them walks
+    // a repository without kubernetes/clusters/ whole.
+    let found: std::cell::OnceCell<Vec<String>> = std::cell::OnceCell::new();
+    let known = || found.get_or_init(|| repo.environments().into_iter().map(|e| e.name).collect());
+    let env_words_only = a.path.is_some() && w.kind.is_none();
+    let is_env = |s: &str| !env_words_only && known().iter().any(|k| k == s);
     let max_envs = if many_envs { usize::MAX } else { 1 };
     for (i, word) in rest.iter().enumerate() {
         let last = i + 1 == rest.len();
@@ -137,7 +143,9 @@ pub fn words(
             // With --path, a word naming an environment names the
             // environment only when it is the first word.
             w.envs.push(word.clone());
-        } else if last && takes_name && (a.path.is_some() || !w.envs.is_empty() || known.len() == 1)
+        } else if last
+            && takes_name
+            && (a.path.is_some() || !w.envs.is_empty() || known().len() == 1)
         {
             w.name = Some(word.clone());
         } else if last && a.path.is_some() && w.envs.is_empty() {
