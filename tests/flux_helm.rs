@@ -1684,11 +1684,15 @@ fn what_is_left_unrendered_is_counted_without_verbose() {
         e.contains("note: 1 Kustomization skipped, not rendered offline (`-v` says why)\n"),
         "{e}"
     );
+    assert!(
+        e.contains("note: 1 ResourceSet not expanded: the objects the Flux Operator makes from it are not in this output (`-v` lists it)\n"),
+        "{e}"
+    );
     // `flate check` says what its summary does not cover.
     let o = common::flate_in(&["check", "test"], t.path());
     let out = String::from_utf8_lossy(&o.stdout).to_string();
     assert!(
-        out.contains("not checked: the objects of 1 Kustomization skipped and 2 HelmReleases not rendered offline (`flate build -v` says why)\n"),
+        out.contains("not checked: the objects of 1 Kustomization skipped, 2 HelmReleases not rendered offline and 1 ResourceSet not expanded (`flate build -v` says why)\n"),
         "{out}"
     );
     let o = common::flate_in(&["-v", "build", "test"], t.path());
@@ -1703,9 +1707,14 @@ fn what_is_left_unrendered_is_counted_without_verbose() {
         "{e}"
     );
     assert!(e.contains("info: HelmRelease flux-system/novalues not rendered: valuesFrom Secret/flux-system/db-app"), "{e}");
+    assert!(
+        e.contains("info: ResourceSet flux-system/db not expanded: the Flux Operator makes its objects in the cluster, flate does not render them\n"),
+        "{e}"
+    );
     let o = common::flate_in(&["--quiet", "build", "test"], t.path());
     assert!(o.status.success(), "{}", stderr(&o));
     assert!(!stderr(&o).contains("not rendered"), "{}", stderr(&o));
+    assert!(!stderr(&o).contains("not expanded"), "{}", stderr(&o));
 }
 
 /// A Flux Operator ResourceSet makes objects at runtime that flate does

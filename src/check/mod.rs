@@ -116,11 +116,21 @@ pub struct CheckReport {
     pub validated: usize,
     /// Kinds with no schema: (apiVersion, kind, objects, environments).
     pub no_schema: Vec<(String, String, usize, Vec<String>)>,
-    /// What was not rendered offline, so not checked: Kustomizations
-    /// skipped (an external source, suspended) and HelmReleases skipped
-    /// (a chart not cached, a source or values not rendered), over every
+    /// What was not rendered offline, so not checked, over every
     /// environment.
-    pub skipped: (usize, usize),
+    pub skipped: Unchecked,
+}
+
+/// What `flate check` could not check, not having rendered it offline.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Unchecked {
+    /// Kustomizations skipped (an external source, suspended).
+    pub kustomizations: usize,
+    /// HelmReleases skipped (a chart not cached, a source or values not
+    /// rendered).
+    pub helmreleases: usize,
+    /// Flux Operator ResourceSets, whose objects are made in the cluster.
+    pub resource_sets: usize,
 }
 
 impl CheckReport {
@@ -208,22 +218,21 @@ pub fn check(envs: &[Env<'_>], schemas: &SchemaSet, opts: &CheckOptions) -> Chec
         .into_iter()
         .map(|(a, k, n, e, _)| (a, k, n, e))
         .collect();
-    let skipped = envs.iter().fold((0, 0), |(ks, hr), e| {
-        (
-            ks + e
-                .rendered
-                .kustomizations
-                .iter()
-                .filter(|k| k.status == crate::flux::Status::Skipped)
-                .count(),
-            hr + e
-                .rendered
-                .helmreleases
-                .iter()
-                .filter(|h| h.status == crate::flux::helm::HrStatus::Skipped)
-                .count(),
-        )
-    });
+    let mut skipped = Unchecked::default();
+    for e in envs {
+        let r = &e.rendered;
+        skipped.kustomizations += r
+            .kustomizations
+            .iter()
+            .filter(|k| k.status == crate::flux::Status::Skipped)
+            .count();
+        skipped.helmreleases += r
+            .helmreleases
+            .iter()
+            .filter(|h| h.status == crate::flux::helm::HrStatus::Skipped)
+            .count();
+        skipped.resource_sets += r.resource_sets().len();
+    }
     CheckReport {
         envs: envs.iter().map(|e| e.name.clone()).collect(),
         findings,

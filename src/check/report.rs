@@ -62,21 +62,34 @@ pub fn text(r: &CheckReport) -> String {
         }
     }
     // What the summary does not cover is said next to it.
-    let (ks, hr) = r.skipped;
-    if ks + hr > 0 {
-        let mut parts = Vec::new();
-        if ks > 0 {
-            parts.push(format!("{} skipped", plural(ks, "Kustomization")));
-        }
-        if hr > 0 {
-            parts.push(format!(
-                "{} not rendered offline",
-                plural(hr, "HelmRelease")
-            ));
-        }
+    let u = r.skipped;
+    let mut parts = Vec::new();
+    if u.kustomizations > 0 {
+        parts.push(format!(
+            "{} skipped",
+            plural(u.kustomizations, "Kustomization")
+        ));
+    }
+    if u.helmreleases > 0 {
+        parts.push(format!(
+            "{} not rendered offline",
+            plural(u.helmreleases, "HelmRelease")
+        ));
+    }
+    if u.resource_sets > 0 {
+        parts.push(format!(
+            "{} not expanded",
+            plural(u.resource_sets, "ResourceSet")
+        ));
+    }
+    if let Some((last, rest)) = parts.split_last() {
+        let listed = if rest.is_empty() {
+            last.clone()
+        } else {
+            format!("{} and {last}", rest.join(", "))
+        };
         s.push_str(&format!(
-            "not checked: the objects of {} (`flate build -v` says why)\n",
-            parts.join(" and ")
+            "not checked: the objects of {listed} (`flate build -v` says why)\n"
         ));
     }
     s.push_str(&format!(

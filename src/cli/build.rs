@@ -177,6 +177,24 @@ pub fn report_failures(r: &Rendered) -> i32 {
             )
         },
     );
+    let sets = r.resource_sets();
+    if !sets.is_empty() {
+        if diag::verbose() {
+            infos(
+                sets.iter().map(|s| {
+                    format!("ResourceSet {s} not expanded: the Flux Operator makes its objects in the cluster, flate does not render them")
+                }),
+                |n| format!("and {} more not expanded", diag::plural(n, "ResourceSet")),
+            );
+        } else {
+            diag::note(format!(
+                "{} not expanded: the objects the Flux Operator makes from {} are not in this output (`-v` lists {})",
+                diag::plural(sets.len(), "ResourceSet"),
+                if sets.len() == 1 { "it" } else { "them" },
+                if sets.len() == 1 { "it" } else { "them" },
+            ));
+        }
+    }
     if report_failed_kustomizations(r) {
         code = 1;
     }

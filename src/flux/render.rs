@@ -139,6 +139,11 @@ impl Rendered {
             .flat_map(|k| k.objects.iter().map(move |o| (k, o)))
             .chain(self.helm_objects())
     }
+    /// The Flux Operator ResourceSets among the objects (`ns/name`): the
+    /// objects the operator makes from them are not rendered offline.
+    pub fn resource_sets(&self) -> Vec<String> {
+        super::helm::resource_sets(self.all_objects().map(|(_, o)| o))
+    }
     /// The objects of rendered Kustomizations, then the HelmReleases'.
     pub fn rendered_objects(&self) -> impl Iterator<Item = (&KsReport, &Resource)> {
         self.kustomizations
