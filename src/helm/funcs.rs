@@ -99,7 +99,52 @@ fn to_node_level(v: &Value, depth: usize, exact: bool, w: &mut Walk) -> Node {
 }
 
 /// Helm's `toYaml`: the YAML text without its final newline.
+///
+/// Library charts encode the same values again and again (app-template
+/// 4.1.1: 101 calls, 40 distinct texts): the texts of values seen before
+/// are kept, per thread, with a copy of each value, and given again for a
+/// value of the same content.
 pub fn to_yaml(v: &Value) -> String {
+    /// Per content hash: the values encoded and their texts; and the
+    /// bytes of the texts kept.
+    type Kept = (foldhash::HashMap<u64, Vec<(Value, String)>>, usize);
+    thread_local! {
+        static KEPT: std::cell::RefCell<Kept> = std::cell::RefCell::new(Default::default());
+    }
+    /// What is kept: texts up to 64 KiB, up to 2 MiB of them in all.
+    const MAX_TEXT: usize = 64 * 1024;
+    const MAX_KEPT: usize = 2 * 1024 * 1024;
+    let Some(hash) = v.content_hash() else {
+        return to_yaml_uncached(v);
+    };
+    let hit = KEPT.with(|k| {
+        k.borrow().0.get(&hash).and_then(|seen| {
+            seen.iter()
+                .find(|(value, _)| value.same_content(v))
+                .map(|(_, text)| text.clone())
+        })
+    });
+    if let Some(text) = hit {
+        return text;
+    }
+    let text = to_yaml_uncached(v);
+    if text.len() <= MAX_TEXT {
+        KEPT.with(|k| {
+            let (kept, bytes) = &mut *k.borrow_mut();
+            if *bytes + text.len() > MAX_KEPT {
+                kept.clear();
+                *bytes = 0;
+            }
+            *bytes += text.len();
+            kept.entry(hash)
+                .or_default()
+                .push((v.deep_copy(), text.clone()));
+        });
+    }
+    text
+}
+
+fn to_yaml_uncached(v: &Value) -> String {
     let text = match v {
         Value::Nil => "null\n".to_string(),
         v => {
@@ -409,6 +454,28 @@ mod tests {
             ("a".to_string(), Value::List(vec![Value::Str("x".into())])),
         ]));
         assert_eq!(to_yaml(&v), "a:\n- x\nb: 3");
+    }
+
+    /// `toYaml` of a value seen before gives the text kept for it, and
+    /// only for the same content: a map changed since, a map of another
+    /// Go type or a float where there was an integer is encoded anew, and
+    /// a map holding itself is never kept.
+    #[test]
+    fn to_yaml_gives_kept_texts_for_the_same_content_only() {
+        let mut t = Templates::new();
+        add_funcs(&mut t);
+        let text = r#"{{- $m := dict "a" 1 "l" (list "x" (dict "b" true)) }}{{ toYaml $m }}|{{ toYaml (deepCopy $m) }}|{{ $_ := set $m "a" 2 }}{{ toYaml $m }}|{{ $_ := set $m "a" 2.5 }}{{ toYaml $m }}|{{ toYaml (dict "a" 1 "l" (list "x" (dict "b" true))) }}|{{ $s := dict }}{{ $_ := set $s "s" $s }}{{ toYaml $s }}|{{ toYaml $s }}|{{ toYaml .Values.x }}|{{ toYaml (dict "x" .Values.x) }}"#;
+        t.parse("t", text).unwrap();
+        let data = Value::map(BTreeMap::from([(
+            "Values".to_string(),
+            Value::map(BTreeMap::from([("x".to_string(), Value::Float(3.0))])),
+        )]));
+        let out = t.execute("t", &data).unwrap();
+        // What Helm 4.1.4 prints for this template (values `x: 3.0`).
+        let want = "a: 1\nl:\n- x\n- b: true|a: 1\nl:\n- x\n- b: true|a: 2\nl:\n- x\n- b: true|a: 2.5\nl:\n- x\n- b: true|a: 1\nl:\n- x\n- b: true|||3|x: 3";
+        assert_eq!(out, want);
+        // Twice in the same thread: the kept texts give the same output.
+        assert_eq!(t.execute("t", &data).unwrap(), want);
     }
 
     #[test]

@@ -223,6 +223,11 @@ impl Map {
         })
     }
 
+    /// Whether `other` is of the same Go type, nil-ness included.
+    fn same_type(&self, other: &Map) -> bool {
+        self.ty == other.ty
+    }
+
     /// The Go type name.
     pub fn type_name(&self) -> &'static str {
         match self.ty {
@@ -466,6 +471,78 @@ impl Value {
     /// A new map value holding `m`.
     pub fn map(m: BTreeMap<String, Value>) -> Value {
         Value::Map(Map::new(m))
+    }
+
+    /// A hash of the value's content, for [`Value::same_content`]; `None`
+    /// for a value holding an object or nested deeper than `MAX` levels
+    /// (a map may hold itself).
+    pub fn content_hash(&self) -> Option<u64> {
+        use std::hash::{BuildHasher, Hash, Hasher};
+        const MAX: usize = 64;
+        fn walk(v: &Value, depth: usize, h: &mut impl Hasher) -> Option<()> {
+            if depth > MAX {
+                return None;
+            }
+            match v {
+                Value::Nil => 0u8.hash(h),
+                Value::Bool(b) => (1u8, b).hash(h),
+                Value::Int(i) => (2u8, i).hash(h),
+                Value::Float(f) => (3u8, f.to_bits()).hash(h),
+                Value::Str(s) => (4u8, s).hash(h),
+                Value::List(l) => {
+                    (5u8, l.len()).hash(h);
+                    for x in l {
+                        walk(x, depth + 1, h)?;
+                    }
+                }
+                Value::Map(m) => {
+                    (6u8, m.type_name()).hash(h);
+                    let entries = m.inner.try_read()?;
+                    entries.len().hash(h);
+                    for (k, x) in entries.iter() {
+                        k.hash(h);
+                        walk(x, depth + 1, h)?;
+                    }
+                }
+                Value::Object(_) => return None,
+            }
+            Some(())
+        }
+        let mut h = foldhash::fast::FixedState::with_seed(0x5eed).build_hasher();
+        walk(self, 0, &mut h)?;
+        Some(h.finish())
+    }
+
+    /// Whether `self` and `other` hold the same content: the same kinds
+    /// of values (an integer is not a float), the same bits of each float,
+    /// maps of the same Go type with the same entries. (Objects never.)
+    pub fn same_content(&self, other: &Value) -> bool {
+        match (self, other) {
+            (Value::Nil, Value::Nil) => true,
+            (Value::Bool(a), Value::Bool(b)) => a == b,
+            (Value::Int(a), Value::Int(b)) => a == b,
+            (Value::Float(a), Value::Float(b)) => a.to_bits() == b.to_bits(),
+            (Value::Str(a), Value::Str(b)) => a == b,
+            (Value::List(a), Value::List(b)) => {
+                a.len() == b.len() && a.iter().zip(b).all(|(x, y)| x.same_content(y))
+            }
+            (Value::Map(a), Value::Map(b)) => {
+                if !a.same_type(b) {
+                    return false;
+                }
+                if Arc::ptr_eq(&a.inner, &b.inner) {
+                    return true;
+                }
+                let (Some(x), Some(y)) = (a.inner.try_read(), b.inner.try_read()) else {
+                    return false;
+                };
+                x.len() == y.len()
+                    && x.iter()
+                        .zip(y.iter())
+                        .all(|((k1, v1), (k2, v2))| k1 == k2 && v1.same_content(v2))
+            }
+            _ => false,
+        }
     }
 
     /// An independent copy: nested maps are new maps.
