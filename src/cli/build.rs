@@ -187,11 +187,10 @@ pub fn report_failures(r: &Rendered) -> i32 {
                 |n| format!("and {} more not expanded", diag::plural(n, "ResourceSet")),
             );
         } else {
+            let it = if sets.len() == 1 { "it" } else { "them" };
             diag::note(format!(
-                "{} not expanded: the objects the Flux Operator makes from {} are not in this output (`-v` lists {})",
+                "{} not expanded: the objects the Flux Operator makes from {it} are not in this output (`-v` lists {it})",
                 diag::plural(sets.len(), "ResourceSet"),
-                if sets.len() == 1 { "it" } else { "them" },
-                if sets.len() == 1 { "it" } else { "them" },
             ));
         }
     }

@@ -666,15 +666,7 @@ pub(super) fn read_file(
 fn read_shared(r: &mut impl Read, len: usize) -> std::io::Result<Arc<[u8]>> {
     let mut data: Arc<[u8]> = std::iter::repeat_n(0u8, len).collect();
     let buf = Arc::get_mut(&mut data).expect("a new Arc is unique");
-    let mut filled = 0;
-    while filled < len {
-        match r.read(&mut buf[filled..]) {
-            Ok(0) => break,
-            Ok(n) => filled += n,
-            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
-            Err(e) => return Err(e),
-        }
-    }
+    let filled = fill(r, buf)?;
     if filled < len {
         return Ok(Arc::from(&buf[..filled]));
     }
@@ -707,17 +699,24 @@ fn read_small(r: &mut impl Read) -> std::io::Result<Option<Arc<[u8]>>> {
     BUF.with(|b| {
         let mut buf = b.borrow_mut();
         buf.resize(WALK_READ_MAX as usize, 0);
-        let mut filled = 0;
-        while filled < buf.len() {
-            match r.read(&mut buf[filled..]) {
-                Ok(0) => return Ok(Some(Arc::from(&buf[..filled]))),
-                Ok(n) => filled += n,
-                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
-                Err(e) => return Err(e),
-            }
-        }
-        Ok(None)
+        let filled = fill(r, &mut buf)?;
+        // (Full: there may be more.)
+        Ok((filled < buf.len()).then(|| Arc::from(&buf[..filled])))
     })
+}
+
+/// Reads from `r` until `buf` is full or `r` ends; how much was read.
+fn fill(r: &mut impl Read, buf: &mut [u8]) -> std::io::Result<usize> {
+    let mut filled = 0;
+    while filled < buf.len() {
+        match r.read(&mut buf[filled..]) {
+            Ok(0) => break,
+            Ok(n) => filled += n,
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+            Err(e) => return Err(e),
+        }
+    }
+    Ok(filled)
 }
 
 /// The bytes without a leading UTF-8 byte order mark (Helm drops it).
