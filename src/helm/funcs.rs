@@ -208,8 +208,8 @@ pub fn add_funcs_with(t: &mut Templates, opts: &sprig::Options) {
                 "rendering template has a nested reference name: {name}: unable to execute template"
             ));
         }
-        let r = ex
-            .execute(name, &a[1])
+        let set = ex.templates as *const Templates as usize;
+        let r = crate::template::memo::include(set, name, &a[1], || ex.execute(name, &a[1]))
             .map(Value::Str)
             .map_err(|e| e.to_string());
         ex.leave_name(name);

@@ -339,7 +339,7 @@ pub(crate) fn execute(t: &Templates, name: &str, data: &Value) -> Result<String,
             t.name
         )));
     }
-    ex.run(name, data)
+    super::memo::scope(t as *const Templates as usize, || ex.run(name, data))
 }
 
 enum Flow {

@@ -7,6 +7,7 @@
 //! one, replaces `<no value>` with an empty string).
 
 pub mod exec;
+pub(crate) mod memo;
 pub mod parse;
 pub mod speculate;
 pub mod value;

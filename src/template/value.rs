@@ -5,7 +5,7 @@ use std::sync::Arc;
 
 use parking_lot::{RwLock, RwLockReadGuard, RwLockWriteGuard};
 
-use super::speculate;
+use super::{memo, speculate};
 
 /// A Go value with fields and methods (Helm's `.Files`, `.Capabilities`):
 /// what a template can reach in it, and how `fmt` prints it.
@@ -107,11 +107,27 @@ impl PartialEq for Obj {
 /// `%#v` names it nil.
 #[derive(Clone)]
 pub struct Map {
-    inner: Arc<RwLock<BTreeMap<String, Value>>>,
+    inner: Arc<Shared>,
     ty: MapType,
     /// The speculative run that made the map, 0 for none
     /// ([`super::speculate`]): only that run may change it.
     run: u32,
+}
+
+/// What the handles of one map share.
+struct Shared {
+    /// When the map was made ([`super::memo`]).
+    serial: u64,
+    entries: RwLock<BTreeMap<String, Value>>,
+}
+
+impl Shared {
+    fn new(m: BTreeMap<String, Value>) -> Arc<Shared> {
+        Arc::new(Shared {
+            serial: memo::next_serial(),
+            entries: RwLock::new(m),
+        })
+    }
 }
 
 impl Default for Map {
@@ -140,7 +156,7 @@ pub const HELM_VALUES_TYPE: &str = "common.Values";
 impl Map {
     pub fn new(m: BTreeMap<String, Value>) -> Map {
         Map {
-            inner: Arc::new(RwLock::new(m)),
+            inner: Shared::new(m),
             ty: MapType::Any,
             run: speculate::current(),
         }
@@ -151,12 +167,12 @@ impl Map {
     pub fn strings(m: Option<BTreeMap<String, String>>) -> Map {
         let nil = m.is_none();
         Map {
-            inner: Arc::new(RwLock::new(
+            inner: Shared::new(
                 m.unwrap_or_default()
                     .into_iter()
                     .map(|(k, v)| (k, Value::Str(v)))
                     .collect(),
-            )),
+            ),
             ty: MapType::Strings(nil),
             run: speculate::current(),
         }
@@ -166,7 +182,7 @@ impl Map {
     /// is to be stored in it (Go panics on that: see Sprig's `set`).
     pub fn nil() -> Map {
         Map {
-            inner: Arc::default(),
+            inner: Shared::new(BTreeMap::new()),
             ty: MapType::NilAny,
             run: speculate::current(),
         }
@@ -196,7 +212,7 @@ impl Map {
     /// A new map of these entries, of this handle's type.
     fn of_same_type(&self, m: BTreeMap<String, Value>) -> Map {
         Map {
-            inner: Arc::new(RwLock::new(m)),
+            inner: Shared::new(m),
             ty: self.ty,
             run: speculate::current(),
         }
@@ -224,8 +240,13 @@ impl Map {
     }
 
     /// Whether `other` is of the same Go type, nil-ness included.
-    fn same_type(&self, other: &Map) -> bool {
+    pub(crate) fn same_type(&self, other: &Map) -> bool {
         self.ty == other.ty
+    }
+
+    /// The entries, for reading; `None` while the map is being changed.
+    pub(crate) fn try_read(&self) -> Option<RwLockReadGuard<'_, BTreeMap<String, Value>>> {
+        self.inner.entries.try_read()
     }
 
     /// The Go type name.
@@ -241,6 +262,7 @@ impl Map {
     /// this map, while holding it.
     pub fn read(&self) -> RwLockReadGuard<'_, BTreeMap<String, Value>> {
         self.inner
+            .entries
             .try_read()
             .expect("a template map was read while it was being changed")
     }
@@ -257,7 +279,9 @@ impl Map {
             speculate::order_matters();
             return speculate::scratch();
         }
+        memo::changed(self.inner.serial);
         self.inner
+            .entries
             .try_write()
             .expect("a template map was changed while it was being read")
     }
@@ -272,6 +296,23 @@ impl Map {
 
     pub fn insert(&self, key: impl Into<String>, v: Value) -> Option<Value> {
         self.write().insert(key.into(), v)
+    }
+
+    /// Sprig's `set`: [`Map::insert`], except that storing a scalar (nil,
+    /// a boolean, a number, a string) where the same one is (the same kind
+    /// of value, the same bits) is no change, and writes nothing (a
+    /// template setting what it set before leaves the texts
+    /// [`super::memo`] keeps, and a speculative run, undisturbed).
+    pub fn set(&self, key: &str, v: Value) {
+        let same = matches!(
+            v,
+            Value::Nil | Value::Bool(_) | Value::Int(_) | Value::Float(_) | Value::Str(_)
+        ) && self
+            .try_read()
+            .is_some_and(|m| m.get(key).is_some_and(|old| old.same_content(&v)));
+        if !same {
+            self.insert(key, v);
+        }
     }
 
     pub fn remove(&self, key: &str) -> Option<Value> {
@@ -497,7 +538,7 @@ impl Value {
                 }
                 Value::Map(m) => {
                     (6u8, m.type_name()).hash(h);
-                    let entries = m.inner.try_read()?;
+                    let entries = m.inner.entries.try_read()?;
                     entries.len().hash(h);
                     for (k, x) in entries.iter() {
                         k.hash(h);
@@ -533,7 +574,8 @@ impl Value {
                 if Arc::ptr_eq(&a.inner, &b.inner) {
                     return true;
                 }
-                let (Some(x), Some(y)) = (a.inner.try_read(), b.inner.try_read()) else {
+                let (Some(x), Some(y)) = (a.inner.entries.try_read(), b.inner.entries.try_read())
+                else {
                     return false;
                 };
                 x.len() == y.len()

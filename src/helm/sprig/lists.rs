@@ -310,7 +310,7 @@ pub(super) fn add(t: &mut Templates) {
             return Err("assignment to entry in nil map".into());
         }
         let m = want_map(&a[0], "set")?;
-        m.insert(want_str(&a[1], "set")?, a[2].clone());
+        m.set(want_str(&a[1], "set")?, a[2].clone());
         Ok(Value::Map(m.as_plain()))
     });
     t.add_func("unset", 2, Some(2), |_, a| {

@@ -208,7 +208,9 @@ impl Rng {
     }
 
     /// The generator of the template set a function runs in.
+    /// (A call drawing from it is not kept: [`crate::template::memo`].)
     pub fn of(ex: &crate::template::Exec) -> Rng {
+        crate::template::memo::impure();
         Rng(ex.templates.random_state().clone())
     }
 
