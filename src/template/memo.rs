@@ -21,14 +21,15 @@
 //!   the maps it names stay alive and no other map takes their address.
 //! - **Changes.** Every map gets a serial number when it is made, from a
 //!   counter shared by all threads. A call remembers the counter at its
-//!   start: the maps it could read from outside are older than that. A
-//!   change to a map older than a call's start, while the call runs,
-//!   makes the call's text not kept (it may have changed what it read, or
-//!   what its caller sees); a change to a map older than a kept text's
-//!   start, after it was made, forgets it. (Maps a call made itself are
-//!   unreachable once it returns a text, unless it stored them in an older
-//!   map, which is such a change.) This is conservative: a change to any
-//!   older map counts, reachable from the argument or not.
+//!   start: the maps it could reach from outside are older than that (the
+//!   ones it makes itself are unreachable once it returns a text, unless
+//!   it stores them in an older map, which is a change of that map). A
+//!   running call notes every older map it reads, those its own calls
+//!   read, and those of the kept texts it is given; a kept text is
+//!   forgotten when a map it read changes. A call that changes an older
+//!   map is not kept (a kept text would not make that change again).
+//!   Sprig's `set` of a scalar equal to the one there changes nothing
+//!   ([`super::Map::set`]).
 //! - **What else a template can observe** is the random generator (its
 //!   state advances: a call that draws from it is never kept, see
 //!   [`impure`]) and the clock, fixed for the process
@@ -42,8 +43,7 @@
 //! Texts are kept per thread, for one top-level execution ([`scope`]),
 //! at most [`MAX_BYTES`] of them.
 
-use std::cell::RefCell;
-use std::sync::Arc;
+use std::cell::{Cell, RefCell};
 use std::sync::atomic::{AtomicU64, Ordering};
 
 use super::Value;
@@ -63,6 +63,8 @@ struct Frame {
     /// The serial counter at the call's start.
     start: u64,
     keep: bool,
+    /// Serial numbers of the older maps it read (repeats possible).
+    reads: Vec<u64>,
 }
 
 struct Kept {
@@ -71,6 +73,8 @@ struct Kept {
     arg: Value,
     start: u64,
     text: String,
+    /// Serial numbers of the older maps the call read, sorted.
+    reads: Vec<u64>,
 }
 
 struct Memo {
@@ -86,6 +90,12 @@ struct Memo {
 
 thread_local! {
     static MEMO: RefCell<Option<Memo>> = const { RefCell::new(None) };
+    /// The start of the innermost running call, 0 when none: a map read
+    /// is noted only when it is older (read often, checked quickly).
+    static WATCH: Cell<u64> = const { Cell::new(0) };
+    /// A read or a change could not be noted (never expected): nothing
+    /// more is kept in this execution.
+    static LOST: Cell<bool> = const { Cell::new(false) };
 }
 
 /// Runs `f`, a top-level execution of the set at address `set`, with
@@ -100,22 +110,29 @@ pub(crate) fn scope<T>(set: usize, f: impl FnOnce() -> T) -> T {
         bytes: 0,
     };
     let outer = MEMO.with(|m| m.replace(Some(fresh)));
-    struct Restore(Option<Option<Memo>>);
+    let watch = WATCH.replace(0);
+    let lost = LOST.replace(false);
+    struct Restore(Option<Option<Memo>>, u64, bool);
     impl Drop for Restore {
         fn drop(&mut self) {
             let outer = self.0.take().flatten();
             // (A thread being torn down has no memo to put back.)
             let _ = MEMO.try_with(|m| *m.borrow_mut() = outer);
+            let _ = WATCH.try_with(|w| w.set(self.1));
+            let _ = LOST.try_with(|l| l.set(self.2));
         }
     }
-    let _restore = Restore(Some(outer));
+    let _restore = Restore(Some(outer), watch, lost);
     f()
 }
 
 /// A map with serial number `serial` is about to change.
 pub(crate) fn changed(serial: u64) {
     let _ = MEMO.try_with(|m| {
-        let mut m = m.borrow_mut();
+        let Ok(mut m) = m.try_borrow_mut() else {
+            LOST.set(true);
+            return;
+        };
         let Some(m) = m.as_mut() else { return };
         for f in m.frames.iter_mut().rev() {
             if f.start <= serial {
@@ -124,9 +141,34 @@ pub(crate) fn changed(serial: u64) {
             f.keep = false;
         }
         if serial < m.latest {
-            m.kept.retain(|k| k.start <= serial);
+            m.kept.retain(|k| k.reads.binary_search(&serial).is_err());
             m.latest = m.kept.iter().map(|k| k.start).max().unwrap_or(0);
             m.bytes = m.kept.iter().map(|k| k.text.len()).sum();
+        }
+    });
+}
+
+/// A map with serial number `serial` is read.
+#[inline]
+pub(crate) fn read(serial: u64) {
+    let _ = WATCH.try_with(|w| {
+        if serial < w.get() {
+            note_read(serial);
+        }
+    });
+}
+
+#[inline(never)]
+fn note_read(serial: u64) {
+    MEMO.with(|m| {
+        let Ok(mut m) = m.try_borrow_mut() else {
+            LOST.set(true);
+            return;
+        };
+        if let Some(f) = m.as_mut().and_then(|m| m.frames.last_mut())
+            && f.reads.last() != Some(&serial)
+        {
+            f.reads.push(serial);
         }
     });
 }
@@ -151,6 +193,9 @@ pub(crate) fn include<E>(
     arg: &Value,
     run: impl FnOnce() -> Result<String, E>,
 ) -> Result<String, E> {
+    if LOST.get() {
+        return run();
+    }
     let key = MEMO.with(|m| {
         let mut m = m.borrow_mut();
         let m = m.as_mut().filter(|m| m.set == set)?;
@@ -160,12 +205,21 @@ pub(crate) fn include<E>(
             .iter()
             .find(|k| k.hash == hash && k.name == name && same_arg(&k.arg, arg))
         {
-            return Some(Err(k.text.clone()));
+            let text = k.text.clone();
+            // The caller's text depends on what this one read.
+            if let Some(f) = m.frames.last_mut() {
+                let start = f.start;
+                f.reads.extend(k.reads.iter().filter(|&&r| r < start));
+            }
+            return Some(Err(text));
         }
+        let start = SERIAL.load(Ordering::Relaxed);
         m.frames.push(Frame {
-            start: SERIAL.load(Ordering::Relaxed),
+            start,
             keep: true,
+            reads: Vec::new(),
         });
+        WATCH.set(start);
         Some(Ok(hash))
     });
     let hash = match key {
@@ -177,9 +231,20 @@ pub(crate) fn include<E>(
     MEMO.with(|m| {
         let mut m = m.borrow_mut();
         let Some(m) = m.as_mut() else { return };
-        let Some(frame) = m.frames.pop() else { return };
+        let Some(mut frame) = m.frames.pop() else {
+            return;
+        };
+        frame.reads.sort_unstable();
+        frame.reads.dedup();
+        WATCH.set(m.frames.last().map_or(0, |f| f.start));
+        if let Some(parent) = m.frames.last_mut() {
+            let start = parent.start;
+            parent
+                .reads
+                .extend(frame.reads.iter().filter(|&&r| r < start));
+        }
         let Ok(text) = &r else { return };
-        if !frame.keep || m.bytes + text.len() > MAX_BYTES {
+        if !frame.keep || LOST.get() || m.bytes + text.len() > MAX_BYTES {
             return;
         }
         m.bytes += text.len();
@@ -190,50 +255,25 @@ pub(crate) fn include<E>(
             arg: arg.clone(),
             start: frame.start,
             text: text.clone(),
+            reads: frame.reads,
         });
     });
     r
 }
 
-/// A hash of `name` and `arg` as [`same_arg`] compares them; `None` for
-/// an argument not compared so (a map nested in a map is compared by
-/// identity, but a map read while it is changed cannot be hashed).
+/// A hash of `name` and the shape of `arg` (its kind, and a map's type and
+/// size), to find the kept texts [`same_arg`] compares with; `None` for a
+/// map being changed. (Hashing whole arguments cost more than it saved.)
 fn hash_arg(name: &str, arg: &Value) -> Option<u64> {
     use std::hash::{BuildHasher, Hash, Hasher};
     let mut h = foldhash::fast::FixedState::with_seed(0x3e30).build_hasher();
     name.hash(&mut h);
     match arg {
-        Value::Map(m) => {
-            m.type_name().hash(&mut h);
-            let entries = m.try_read()?;
-            entries.len().hash(&mut h);
-            for (k, v) in entries.iter() {
-                k.hash(&mut h);
-                hash_inner(v, &mut h);
-            }
-        }
-        v => hash_inner(v, &mut h),
+        Value::Map(m) => (m.type_name(), m.peek()?.len()).hash(&mut h),
+        Value::List(l) => (1u8, l.len()).hash(&mut h),
+        _ => 2u8.hash(&mut h),
     }
     Some(h.finish())
-}
-
-fn hash_inner(v: &Value, h: &mut impl std::hash::Hasher) {
-    use std::hash::Hash;
-    match v {
-        Value::Nil => 0u8.hash(h),
-        Value::Bool(b) => (1u8, b).hash(h),
-        Value::Int(i) => (2u8, i).hash(h),
-        Value::Float(f) => (3u8, f.to_bits()).hash(h),
-        Value::Str(s) => (4u8, s).hash(h),
-        Value::List(l) => {
-            (5u8, l.len()).hash(h);
-            for x in l {
-                hash_inner(x, h);
-            }
-        }
-        Value::Map(m) => (6u8, m.id()).hash(h),
-        Value::Object(o) => (7u8, Arc::as_ptr(&o.0) as *const () as usize).hash(h),
-    }
 }
 
 /// Whether two arguments are the same as [`include`] compares them.
@@ -246,7 +286,7 @@ fn same_arg(a: &Value, b: &Value) -> bool {
             if x.ptr_eq(y) {
                 return true;
             }
-            let (Some(x), Some(y)) = (x.try_read(), y.try_read()) else {
+            let (Some(x), Some(y)) = (x.peek(), y.peek()) else {
                 return false;
             };
             x.len() == y.len()

@@ -246,6 +246,13 @@ impl Map {
 
     /// The entries, for reading; `None` while the map is being changed.
     pub(crate) fn try_read(&self) -> Option<RwLockReadGuard<'_, BTreeMap<String, Value>>> {
+        memo::read(self.inner.serial);
+        self.inner.entries.try_read()
+    }
+
+    /// [`Map::try_read`] without telling [`super::memo`] (for its own
+    /// comparisons).
+    pub(crate) fn peek(&self) -> Option<RwLockReadGuard<'_, BTreeMap<String, Value>>> {
         self.inner.entries.try_read()
     }
 
@@ -261,9 +268,7 @@ impl Map {
     /// The entries, for reading. Do not call into template code, or change
     /// this map, while holding it.
     pub fn read(&self) -> RwLockReadGuard<'_, BTreeMap<String, Value>> {
-        self.inner
-            .entries
-            .try_read()
+        self.try_read()
             .expect("a template map was read while it was being changed")
     }
 
@@ -538,7 +543,7 @@ impl Value {
                 }
                 Value::Map(m) => {
                     (6u8, m.type_name()).hash(h);
-                    let entries = m.inner.entries.try_read()?;
+                    let entries = m.try_read()?;
                     entries.len().hash(h);
                     for (k, x) in entries.iter() {
                         k.hash(h);
@@ -574,8 +579,7 @@ impl Value {
                 if Arc::ptr_eq(&a.inner, &b.inner) {
                     return true;
                 }
-                let (Some(x), Some(y)) = (a.inner.entries.try_read(), b.inner.entries.try_read())
-                else {
+                let (Some(x), Some(y)) = (a.try_read(), b.try_read()) else {
                     return false;
                 };
                 x.len() == y.len()
