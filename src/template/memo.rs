@@ -54,6 +54,10 @@ static SERIAL: AtomicU64 = AtomicU64::new(1);
 /// Texts kept per execution, in bytes: past it, no more are kept.
 const MAX_BYTES: usize = 4 << 20;
 
+/// A call's noted reads are first sorted and freed of repeats at this
+/// many, then each time they double.
+const COMPACT_AT: usize = 4096;
+
 /// The serial number of a new map.
 pub(crate) fn next_serial() -> u64 {
     SERIAL.fetch_add(1, Ordering::Relaxed)
@@ -65,6 +69,20 @@ struct Frame {
     keep: bool,
     /// Serial numbers of the older maps it read (repeats possible).
     reads: Vec<u64>,
+    /// The length of `reads` at which its repeats are taken out.
+    compact_at: usize,
+}
+
+impl Frame {
+    /// Takes the repeats out of `reads` when they have grown enough (a
+    /// long loop reading a few maps in turn repeats them).
+    fn compact_if_due(&mut self) {
+        if self.reads.len() >= self.compact_at {
+            self.reads.sort_unstable();
+            self.reads.dedup();
+            self.compact_at = COMPACT_AT.max(2 * self.reads.len());
+        }
+    }
 }
 
 struct Kept {
@@ -169,6 +187,7 @@ fn note_read(serial: u64) {
             && f.reads.last() != Some(&serial)
         {
             f.reads.push(serial);
+            f.compact_if_due();
         }
     });
 }
@@ -210,6 +229,7 @@ pub(crate) fn include<E>(
             if let Some(f) = m.frames.last_mut() {
                 let start = f.start;
                 f.reads.extend(k.reads.iter().filter(|&&r| r < start));
+                f.compact_if_due();
             }
             return Some(Err(text));
         }
@@ -218,6 +238,7 @@ pub(crate) fn include<E>(
             start,
             keep: true,
             reads: Vec::new(),
+            compact_at: COMPACT_AT,
         });
         WATCH.set(start);
         Some(Ok(hash))
@@ -242,6 +263,7 @@ pub(crate) fn include<E>(
             parent
                 .reads
                 .extend(frame.reads.iter().filter(|&&r| r < start));
+            parent.compact_if_due();
         }
         let Ok(text) = &r else { return };
         if !frame.keep || LOST.get() || m.bytes + text.len() > MAX_BYTES {
