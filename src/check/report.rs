@@ -82,14 +82,10 @@ pub fn text(r: &CheckReport) -> String {
             plural(u.resource_sets, "ResourceSet")
         ));
     }
-    if let Some((last, rest)) = parts.split_last() {
-        let listed = if rest.is_empty() {
-            last.clone()
-        } else {
-            format!("{} and {last}", rest.join(", "))
-        };
+    if !parts.is_empty() {
         s.push_str(&format!(
-            "not checked: the objects of {listed} (`flate build -v` says why)\n"
+            "not checked: the objects of {} (`flate build -v` says why)\n",
+            crate::diff::group::and_list(&parts)
         ));
     }
     s.push_str(&format!(

@@ -298,40 +298,20 @@ fn hash_arg(name: &str, arg: &Value) -> Option<u64> {
     Some(h.finish())
 }
 
-/// Whether two arguments are the same as [`include`] compares them.
+/// Whether two arguments are the same as [`include`] compares them: a
+/// map by its entries, compared as [`same_inner`] compares.
 fn same_arg(a: &Value, b: &Value) -> bool {
     match (a, b) {
-        (Value::Map(x), Value::Map(y)) => {
-            if !x.same_type(y) {
-                return false;
-            }
-            if x.ptr_eq(y) {
-                return true;
-            }
-            let (Some(x), Some(y)) = (x.peek(), y.peek()) else {
-                return false;
-            };
-            x.len() == y.len()
-                && x.iter()
-                    .zip(y.iter())
-                    .all(|((k1, v1), (k2, v2))| k1 == k2 && same_inner(v1, v2))
-        }
+        (Value::Map(x), Value::Map(y)) => x.same_entries(y, false, same_inner),
         (a, b) => same_inner(a, b),
     }
 }
 
+/// Maps and objects by identity, other values by content.
 fn same_inner(a: &Value, b: &Value) -> bool {
-    match (a, b) {
-        (Value::Nil, Value::Nil) => true,
-        (Value::Bool(x), Value::Bool(y)) => x == y,
-        (Value::Int(x), Value::Int(y)) => x == y,
-        (Value::Float(x), Value::Float(y)) => x.to_bits() == y.to_bits(),
-        (Value::Str(x), Value::Str(y)) => x == y,
-        (Value::List(x), Value::List(y)) => {
-            x.len() == y.len() && x.iter().zip(y).all(|(p, q)| same_inner(p, q))
-        }
-        (Value::Map(x), Value::Map(y)) => x.ptr_eq(y) && x.same_type(y),
-        (Value::Object(x), Value::Object(y)) => x == y,
-        _ => false,
-    }
+    a.same_by(
+        b,
+        &|x: &super::Map, y: &super::Map| x.ptr_eq(y) && x.same_type(y),
+        true,
+    )
 }

@@ -256,6 +256,34 @@ impl Map {
         self.inner.entries.try_read()
     }
 
+    /// Whether `other` is this map, or a map of the same Go type with the
+    /// same keys, whose values `same` finds the same; `noted`: whether the
+    /// two maps are read as [`Map::try_read`] reads (else as
+    /// [`Map::peek`]). A map being changed is the same as no other.
+    pub(crate) fn same_entries(
+        &self,
+        other: &Map,
+        noted: bool,
+        same: impl Fn(&Value, &Value) -> bool,
+    ) -> bool {
+        if !self.same_type(other) {
+            return false;
+        }
+        if self.ptr_eq(other) {
+            return true;
+        }
+        fn read(m: &Map, noted: bool) -> Option<RwLockReadGuard<'_, BTreeMap<String, Value>>> {
+            if noted { m.try_read() } else { m.peek() }
+        }
+        let (Some(x), Some(y)) = (read(self, noted), read(other, noted)) else {
+            return false;
+        };
+        x.len() == y.len()
+            && x.iter()
+                .zip(y.iter())
+                .all(|((k1, v1), (k2, v2))| k1 == k2 && same(v1, v2))
+    }
+
     /// The Go type name.
     pub fn type_name(&self) -> &'static str {
         match self.ty {
@@ -563,6 +591,23 @@ impl Value {
     /// of values (an integer is not a float), the same bits of each float,
     /// maps of the same Go type with the same entries. (Objects never.)
     pub fn same_content(&self, other: &Value) -> bool {
+        self.same_by(
+            other,
+            &|a: &Map, b: &Map| a.same_entries(b, true, Value::same_content),
+            false,
+        )
+    }
+
+    /// Whether `self` and `other` are the same: nil, booleans, numbers and
+    /// strings by content (the same kind of value, the same bits of a
+    /// float), lists element by element, maps as `maps` says, objects by
+    /// identity when `objects` (else never).
+    pub(crate) fn same_by(
+        &self,
+        other: &Value,
+        maps: &impl Fn(&Map, &Map) -> bool,
+        objects: bool,
+    ) -> bool {
         match (self, other) {
             (Value::Nil, Value::Nil) => true,
             (Value::Bool(a), Value::Bool(b)) => a == b,
@@ -570,23 +615,10 @@ impl Value {
             (Value::Float(a), Value::Float(b)) => a.to_bits() == b.to_bits(),
             (Value::Str(a), Value::Str(b)) => a == b,
             (Value::List(a), Value::List(b)) => {
-                a.len() == b.len() && a.iter().zip(b).all(|(x, y)| x.same_content(y))
+                a.len() == b.len() && a.iter().zip(b).all(|(x, y)| x.same_by(y, maps, objects))
             }
-            (Value::Map(a), Value::Map(b)) => {
-                if !a.same_type(b) {
-                    return false;
-                }
-                if Arc::ptr_eq(&a.inner, &b.inner) {
-                    return true;
-                }
-                let (Some(x), Some(y)) = (a.try_read(), b.try_read()) else {
-                    return false;
-                };
-                x.len() == y.len()
-                    && x.iter()
-                        .zip(y.iter())
-                        .all(|((k1, v1), (k2, v2))| k1 == k2 && v1.same_content(v2))
-            }
+            (Value::Map(a), Value::Map(b)) => maps(a, b),
+            (Value::Object(a), Value::Object(b)) => objects && a == b,
             _ => false,
         }
     }
