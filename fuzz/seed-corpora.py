@@ -136,6 +136,40 @@ def main():
         values = read(os.path.join(tdir, case, "values.yaml")) or ""
         put("template", tpl + SEP + values, counts)
 
+    # Charts: every fixtures/helm/*/chart directory, as a chart tree input
+    # (flate_fuzz::ChartTree): Chart.yaml first, archived subcharts
+    # (tgz/NAME, packed as charts/NAME.tgz) by their entries, the case's
+    # first values file as the user values.
+    hdir = os.path.join(FIXTURES, "helm")
+    for case in sorted(os.listdir(hdir)):
+        root = os.path.join(hdir, case, "chart")
+        head = read(os.path.join(root, "Chart.yaml"))
+        if head is None:
+            continue
+        parts = [head if head.endswith("\n") else head + "\n"]
+
+        def add(name, text):
+            if text is None:
+                return
+            parts.append(HEADER + name + "\n" + text + ("" if text.endswith("\n") else "\n"))
+
+        for dirpath, _, files in os.walk(root):
+            for f in sorted(files):
+                rel = os.path.relpath(os.path.join(dirpath, f), root)
+                if rel != "Chart.yaml" and not rel.endswith(".tgz"):
+                    add(rel, read(os.path.join(dirpath, f)))
+        tgz = os.path.join(hdir, case, "tgz")
+        for name in sorted(os.listdir(tgz)) if os.path.isdir(tgz) else []:
+            for dirpath, _, files in os.walk(os.path.join(tgz, name)):
+                for f in sorted(files):
+                    rel = os.path.relpath(os.path.join(dirpath, f), tgz)
+                    add(f"charts/{name}.tgz!{rel}", read(os.path.join(dirpath, f)))
+        values = sorted(f for f in os.listdir(os.path.join(hdir, case)) if f.endswith(".yaml")
+                        and f != "expected.yaml")
+        if values:
+            add("@values", read(os.path.join(hdir, case, values[0])))
+        put("helm_chart", "".join(parts), counts)
+
     for t in sorted(counts):
         print(f"{t}: {counts[t]} seeds")
 

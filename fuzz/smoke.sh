@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Short smoke run of every fuzz target, for CI: every target `cargo fuzz
 # list` names (yaml_roundtrip, envsubst, kustomize_build, strategic_merge,
-# json6902, template). Deterministic: a fixed seed, a fixed number of runs
+# json6902, template, helm_chart). Deterministic: a fixed seed, a fixed number of runs
 # (a few seconds each on two cores), and the seeds seed-corpora.py writes
 # (none of the units earlier runs added), so what passes here passes in CI;
 # longer runs that explore are in fuzz/README.md. SMOKE_RUNS_SCALE
@@ -19,6 +19,7 @@ runs_for() {
         json6902 | strategic_merge) echo 80000 ;;
         yaml_roundtrip | kustomize_build) echo 30000 ;;
         template) echo 1500 ;;
+        helm_chart) echo 3000 ;;
         *) echo 20000 ;;
     esac
 }
@@ -26,7 +27,7 @@ work="$(mktemp -d)"
 trap 'rm -rf "$work"' EXIT
 for t in $(cargo fuzz list); do
     extra=()
-    [ "$t" = kustomize_build ] && extra=(-max_len=65536)
+    case "$t" in kustomize_build | helm_chart) extra=(-max_len=65536) ;; esac
     runs=$(( $(runs_for "$t") * scale ))
     mkdir -p "$work/$t/seeds" "$work/$t/new"
     cp corpus/"$t"/seed-* "$work/$t/seeds/"

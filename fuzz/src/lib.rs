@@ -28,6 +28,28 @@ pub struct MemFs {
     dirs: BTreeSet<PathBuf>,
 }
 
+/// The files of a tree input, in order: text before the first
+/// [`FILE_HEADER`] line is `first`; every header line names the file the
+/// lines after it (up to the next header) fill.
+fn tree_parts(text: &str, first: &str) -> Vec<(String, String)> {
+    let mut parts = Vec::new();
+    let mut name = first.to_string();
+    let mut body = String::new();
+    for line in text.split_inclusive('\n') {
+        if let Some(rest) = line.strip_prefix(FILE_HEADER) {
+            let next = rest.trim_end_matches(['\n', '\r']).to_string();
+            parts.push((
+                std::mem::replace(&mut name, next),
+                std::mem::take(&mut body),
+            ));
+        } else {
+            body.push_str(line);
+        }
+    }
+    parts.push((name, body));
+    parts
+}
+
 impl MemFs {
     /// Reads a tree input: text before the first `#> ` header is
     /// `kustomization.yaml`; every header line names the file the lines
@@ -38,17 +60,9 @@ impl MemFs {
         let mut fs = MemFs::default();
         fs.dirs.insert(PathBuf::from("/"));
         let root = Path::new(TREE_ROOT);
-        let mut name = "kustomization.yaml".to_string();
-        let mut body = String::new();
-        for line in text.split_inclusive('\n') {
-            if let Some(rest) = line.strip_prefix(FILE_HEADER) {
-                fs.add(&root.join(&name), std::mem::take(&mut body).into_bytes());
-                name = rest.trim_end_matches(['\n', '\r']).to_string();
-            } else {
-                body.push_str(line);
-            }
+        for (name, body) in tree_parts(text, "kustomization.yaml") {
+            fs.add(&root.join(&name), body.into_bytes());
         }
-        fs.add(&root.join(&name), body.into_bytes());
         fs
     }
 
@@ -87,10 +101,10 @@ impl FileSystem for MemFs {
         }
         let mut names: BTreeSet<String> = BTreeSet::new();
         for p in self.files.keys().chain(self.dirs.iter()) {
-            if p.parent() == Some(path) {
-                if let Some(n) = p.file_name() {
-                    names.insert(n.to_string_lossy().into_owned());
-                }
+            if p.parent() == Some(path)
+                && let Some(n) = p.file_name()
+            {
+                names.insert(n.to_string_lossy().into_owned());
             }
         }
         Ok(names.into_iter().collect())
@@ -112,7 +126,8 @@ pub fn assert_print_stable(nodes: &[flate::yaml::Node], what: &str) {
     // Read back as the writer quotes for: go-yaml v2's rules (kustomize's
     // output). Under v3's, some strings it leaves plain read as numbers
     // (`0o-7` is -7), in kustomize's output as in flate's.
-    let again = match flate::yaml::parse::parse_stream_with(&out, flate::yaml::resolve::Schema::V2) {
+    let again = match flate::yaml::parse::parse_stream_with(&out, flate::yaml::resolve::Schema::V2)
+    {
         Ok(d) => d,
         Err(e) => panic!("{what}: printed YAML does not parse ({e}):\n{out}"),
     };
@@ -202,5 +217,167 @@ pub fn has_merge_key_text(n: &flate::yaml::Node) -> bool {
         flate::yaml::Node::Map(m) => m.iter().any(|(k, v)| k == "<<" || has_merge_key_text(v)),
         flate::yaml::Node::Seq(items) => items.iter().any(has_merge_key_text),
         _ => false,
+    }
+}
+
+/// In a chart tree input, a header `#> charts/NAME.tgz!PATH` puts the file
+/// at `PATH` (raw: `..` and absolute paths kept) into the gzipped tar
+/// archive `charts/NAME.tgz`.
+pub const ARCHIVE_MARK: char = '!';
+
+/// In a chart tree input, the file named so holds the user values (what
+/// `-f` gives), not a file of the chart.
+pub const USER_VALUES: &str = "@values";
+
+/// A chart tree input read: files of the chart directory (relative paths,
+/// as written), archives to pack (their path, then each entry's raw name
+/// and data), user values.
+#[derive(Debug, Default)]
+pub struct ChartTree {
+    pub files: Vec<(String, String)>,
+    pub archives: BTreeMap<String, Vec<(String, String)>>,
+    pub values: String,
+}
+
+impl ChartTree {
+    /// Reads a chart tree input: text before the first `#> ` header is
+    /// `Chart.yaml`; then as [`MemFs::from_tree_input`], with
+    /// [`ARCHIVE_MARK`] and [`USER_VALUES`].
+    pub fn from_input(text: &str) -> ChartTree {
+        let mut tree = ChartTree::default();
+        for (name, body) in tree_parts(text, "Chart.yaml") {
+            tree.add(name, body);
+        }
+        tree
+    }
+
+    fn add(&mut self, name: String, body: String) {
+        if name == USER_VALUES {
+            self.values = body;
+        } else if let Some((archive, entry)) = name.split_once(ARCHIVE_MARK) {
+            self.archives
+                .entry(archive.to_string())
+                .or_default()
+                .push((entry.to_string(), body));
+        } else {
+            self.files.push((name, body));
+        }
+    }
+
+    /// The text of every template the render may execute: files under a
+    /// `templates/` directory, in the chart or in an archive.
+    pub fn template_text(&self) -> String {
+        let archived = self.archives.values().flatten();
+        self.files
+            .iter()
+            .chain(archived)
+            .filter(|(n, _)| is_template_path(n))
+            .map(|(_, t)| t.as_str())
+            .collect::<Vec<_>>()
+            .join("\n")
+    }
+
+    /// Writes the chart into `dir` (emptied first), leaving out templates
+    /// when `templates` is false. A path that would leave `dir` (absolute,
+    /// or with `..`) is not written: the directory walk never meets such a
+    /// name. Archives are packed with their entries' names as written.
+    pub fn write(&self, dir: &Path, templates: bool) -> io::Result<()> {
+        if dir.exists() {
+            std::fs::remove_dir_all(dir)?;
+        }
+        std::fs::create_dir_all(dir)?;
+        let keep = |n: &str| templates || !is_template_path(n);
+        for (name, body) in &self.files {
+            let Some(rel) = inside(name) else { continue };
+            if keep(name) {
+                write_file(&dir.join(rel), body.as_bytes());
+            }
+        }
+        for (name, entries) in &self.archives {
+            let Some(rel) = inside(name) else { continue };
+            let entries: Vec<_> = entries.iter().filter(|(n, _)| keep(n)).collect();
+            write_file(&dir.join(rel), &tgz(&entries)?);
+        }
+        Ok(())
+    }
+}
+
+/// Whether a chart path is a template's (under some `templates/`).
+fn is_template_path(name: &str) -> bool {
+    name.starts_with("templates/") || name.contains("/templates/")
+}
+
+/// A relative path that stays inside its directory, or `None`.
+fn inside(name: &str) -> Option<PathBuf> {
+    let p = Path::new(name);
+    let ok = !name.is_empty()
+        && p.components()
+            .all(|c| matches!(c, std::path::Component::Normal(_)));
+    ok.then(|| p.to_path_buf())
+}
+
+/// Writes a file, making its directories; a name that clashes with a
+/// directory (or a file where a directory must go) is skipped, as a tree
+/// cannot hold both.
+fn write_file(path: &Path, data: &[u8]) {
+    if let Some(parent) = path.parent()
+        && std::fs::create_dir_all(parent).is_err()
+    {
+        return;
+    }
+    let _ = std::fs::write(path, data);
+}
+
+/// A gzipped tar archive of the entries, names written raw into the
+/// header (at most 100 bytes; longer names are cut).
+fn tgz(entries: &[&(String, String)]) -> io::Result<Vec<u8>> {
+    let gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
+    let mut ar = tar::Builder::new(gz);
+    for (name, body) in entries {
+        let mut h = tar::Header::new_old();
+        let raw = name.as_bytes();
+        let n = raw.len().min(100);
+        h.as_old_mut().name[..n].copy_from_slice(&raw[..n]);
+        h.set_size(body.len() as u64);
+        h.set_mode(0o644);
+        h.set_entry_type(tar::EntryType::Regular);
+        h.set_cksum();
+        ar.append(&h, body.as_bytes())?;
+    }
+    ar.into_inner()?.finish()
+}
+
+/// The `helm_chart` target's property on one case: the chart written to
+/// `dir` loads and renders (with the user values) without a panic; a
+/// failure is an error with a message, and a render prints. Templates are
+/// executed only when [`small_execution`] allows their text; otherwise
+/// the chart is written without them, so that loading, values, schemas and
+/// dependencies are still exercised.
+pub fn chart_case(input: &str, dir: &Path) {
+    let tree = ChartTree::from_input(input);
+    let templates = small_execution(&tree.template_text());
+    if tree.write(dir, templates).is_err() {
+        return;
+    }
+    let chart = match flate::helm::chart::load(dir) {
+        Ok(c) => c,
+        Err(e) => {
+            assert!(!e.to_string().is_empty(), "an empty load error");
+            return;
+        }
+    };
+    let values = match flate::yaml::parse_one(&tree.values) {
+        Ok(flate::yaml::Node::Map(m)) => flate::yaml::Node::Map(m),
+        _ => flate::yaml::Node::Map(flate::yaml::Map::new()),
+    };
+    let opts = flate::helm::chart::RenderOptions {
+        values,
+        ..Default::default()
+    };
+    match flate::helm::chart::render(&chart, &opts) {
+        Ok(r) => {
+            let _ = flate::helm::chart::print_template(&r);
+        }
+        Err(e) => assert!(!e.to_string().is_empty(), "an empty render error"),
     }
 }
