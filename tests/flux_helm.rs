@@ -801,6 +801,48 @@ fn secret_values_stay_redacted_in_rendered_objects() {
     );
 }
 
+/// `valuesFrom` a Secret that emberstack's Reflector copies into the
+/// release's namespace from another one: rendered with the source's data.
+#[test]
+fn values_from_a_reflected_secret_render() {
+    let secret = |auto: &str| {
+        format!(
+            "apiVersion: v1\nkind: Secret\nmetadata:\n  name: demo-values\n  namespace: shared\n  annotations:\n    reflector.v1.k8s.emberstack.com/reflection-allowed: \"true\"\n    reflector.v1.k8s.emberstack.com/reflection-auto-enabled: \"{auto}\"\nstringData:\n  values.yaml: |\n    secretText: reflected-value\n"
+        )
+    };
+    let release = hr_spec(
+        "demo",
+        "  chart:\n    spec:\n      chart: ./charts/demo\n      sourceRef:\n        kind: GitRepository\n        name: flux-system\n  valuesFrom:\n    - kind: Secret\n      name: demo-values\n",
+    );
+    let t = repo(&[
+        ("kubernetes/clusters/test/hr.yaml", &release),
+        ("kubernetes/clusters/test/secret.yaml", &secret("true")),
+    ]);
+    chart(t.path(), "charts/demo", "1.0.0", "1.0.0");
+    let (o, js) = build_json(t.path(), &["--show-secrets"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let h = hr(&js, "demo");
+    assert_eq!(h["renderStatus"], "rendered", "{h:#}");
+    let info = object(&h["objects"], "ConfigMap", "demo-info").unwrap();
+    assert_eq!(info["data"]["secretText"], "reflected-value", "{info:#}");
+    // Not reflected: not there, and an error, as helm-controller's.
+    std::fs::write(
+        t.path().join("kubernetes/clusters/test/secret.yaml"),
+        secret("false"),
+    )
+    .unwrap();
+    let (o, js) = build_json(t.path(), &["--show-secrets"]);
+    let h = hr(&js, "demo");
+    assert_ne!(h["renderStatus"], "rendered", "{h:#}");
+    assert!(
+        h.to_string().contains(
+            "valuesFrom Secret/flux-system/demo-values is not among the rendered objects"
+        ),
+        "{h:#}\n{}",
+        stderr(&o)
+    );
+}
+
 /// A chart bump shows the real Deployment diff under the HelmRelease, and
 /// the chart-bump noise (helm.sh/chart, app.kubernetes.io/version,
 /// checksum/*) is ignored by default.

@@ -545,3 +545,82 @@ fn a_flux_instance_names_the_repositorys_source() {
     let (v, _) = build(&d);
     assert_eq!(report(&v, "apps")["status"], "skipped", "{v:#}");
 }
+
+/// A Flux Kustomization `name` in namespace `ns` rendering `path` and
+/// substituting from Secret `cluster-secrets`.
+fn app_in(name: &str, ns: &str, path: &str) -> String {
+    format!(
+        "apiVersion: kustomize.toolkit.fluxcd.io/v1\nkind: Kustomization\nmetadata:\n  name: {name}\n  namespace: {ns}\nspec:\n  interval: 1h\n  path: {path}\n  prune: true\n  sourceRef:\n    kind: GitRepository\n    name: flux-system\n    namespace: flux-system\n  dependsOn:\n    - name: meta\n      namespace: flux-system\n  postBuild:\n    substituteFrom:\n      - kind: Secret\n        name: cluster-secrets\n"
+    )
+}
+
+#[test]
+fn a_source_reflector_copies_renders_with_its_data() {
+    let d = common::scratch("steady-reflector");
+    // `meta` applies Secret cluster-secrets in flux-system, which
+    // emberstack's Reflector copies into namespace media (and no other:
+    // the auto namespaces are a pattern list). The app Kustomizations
+    // read it in their own namespaces.
+    write(&d, "cluster/meta.yaml", &ks("meta", "./meta", ""));
+    write(
+        &d,
+        "cluster/apps.yaml",
+        &format!(
+            "{}---\n{}",
+            app_in("player", "media", "./apps/player"),
+            app_in("server", "games", "./apps/server")
+        ),
+    );
+    write(
+        &d,
+        "meta/secret.yaml",
+        "apiVersion: v1\nkind: Secret\nmetadata:\n  name: cluster-secrets\n  namespace: flux-system\n  annotations:\n    reflector.v1.k8s.emberstack.com/reflection-allowed: \"true\"\n    reflector.v1.k8s.emberstack.com/reflection-auto-enabled: \"true\"\n    reflector.v1.k8s.emberstack.com/reflection-auto-namespaces: \"med.*\"\nstringData:\n  DOMAIN: example.com\n",
+    );
+    for app in ["player", "server"] {
+        write(
+            &d,
+            &format!("apps/{app}/cm.yaml"),
+            &configmap(app, "default", "  host: www.${DOMAIN}\n"),
+        );
+    }
+    let (v, err) = build(&d);
+    let player = report(&v, "player");
+    assert_eq!(player["status"], "rendered", "{player:#}\n{err}");
+    // A value from a Secret is redacted unless asked for.
+    let host =
+        |v: &Value| object(report(v, "player"), "ConfigMap", "player")["data"]["host"].clone();
+    assert_eq!(host(&v), "**redacted**");
+    let o = common::flate_in(
+        &[
+            "build",
+            "x",
+            "--path",
+            "cluster",
+            "-o",
+            "json",
+            "--show-secrets",
+        ],
+        &d,
+    );
+    let shown: Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(host(&shown), "www.example.com");
+    // Reflector leaves namespace games alone: Flux finds nothing there.
+    let server = report(&v, "server");
+    assert_eq!(server["status"], "failed", "{server:#}");
+    assert!(
+        server["message"].as_str().unwrap().contains(
+            "substitute from 'Secret/cluster-secrets' error: not found in namespace 'games'"
+        ),
+        "{server:#}"
+    );
+    // Without the annotations, media has no copy either.
+    let plain = std::fs::read_to_string(d.join("meta/secret.yaml"))
+        .unwrap()
+        .replace(
+            "reflection-auto-enabled: \"true\"",
+            "reflection-auto-enabled: \"false\"",
+        );
+    write(&d, "meta/secret.yaml", &plain);
+    let (v, _) = build(&d);
+    assert_eq!(report(&v, "player")["status"], "failed");
+}

@@ -152,6 +152,23 @@ impl<'a> Objects<'a> {
         self.index.get(&(kind, ns, name)).copied()
     }
 
+    /// The rendered object of `kind` named `name` in `ns`, else the source
+    /// Reflector copies there (see [`super::reflector`]).
+    fn find_or_reflected(&self, kind: &str, ns: &str, name: &str) -> Option<&'a Resource> {
+        self.find(kind, ns, name).or_else(|| {
+            let labels = |n: &str| self.find("Namespace", "", n).map(|r| r.obj.clone());
+            let mut candidates: Vec<(&str, &Resource)> = self
+                .index
+                .iter()
+                .filter(|((k, _, n), _)| *k == kind && *n == name)
+                .map(|((_, ons, _), r)| (*ons, *r))
+                .collect();
+            // (The index is a hash map: the first in a stable order.)
+            candidates.sort_by_key(|(ons, _)| *ons);
+            super::reflector::source(candidates, kind, ns, name, &labels)
+        })
+    }
+
     /// `what` is not among the rendered objects: an error when every
     /// Kustomization was rendered (helm-controller would not find it
     /// either), else (`Ok`) why the release cannot be rendered offline,
@@ -490,7 +507,7 @@ fn resolve_values(hr: &Resource, ns: &str, all: &Objects<'_>) -> Result<Values, 
                 .unwrap_or("values.yaml".into());
             let optional = v.get("optional").and_then(Node::as_bool).unwrap_or(false);
             let target = s(v, &["targetPath"]);
-            let Some(obj) = all.find(&kind, ns, &name) else {
+            let Some(obj) = all.find_or_reflected(&kind, ns, &name) else {
                 if optional {
                     continue;
                 }

@@ -7,6 +7,7 @@ pub mod generator;
 pub mod helm;
 pub mod helmrender;
 pub mod model;
+pub mod reflector;
 pub mod render;
 pub mod sops;
 pub mod source;

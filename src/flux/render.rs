@@ -420,6 +420,10 @@ impl<'a> Known<'a> {
         if let Some(at) = self.position(kind, namespace, name) {
             return self.reports.get(at.0).map(KsReport::key);
         }
+        if let Some(src) = self.reflected(kind, namespace, name) {
+            let at = self.position(kind, src.namespace_or_default(), name)?;
+            return self.reports.get(at.0).map(KsReport::key);
+        }
         if kind != "Secret" {
             return None;
         }
@@ -430,6 +434,14 @@ impl<'a> Known<'a> {
                 .any(|r| runtime_maker(r, r.namespace(), namespace, name, &labels).is_some())
                 .then(|| k.key())
         })
+    }
+
+    /// The source Reflector copies into `namespace` as `kind` `name` (see
+    /// [`super::reflector`]), when no such object is rendered there.
+    fn reflected(&self, kind: &str, namespace: &str, name: &str) -> Option<&'a Resource> {
+        let labels = |ns: &str| self.find("Namespace", "", ns).map(|r| r.obj.clone());
+        let candidates = self.all().map(|r| (r.namespace_or_default(), r));
+        super::reflector::source(candidates, kind, namespace, name, &labels)
     }
 
     /// The first object of `kind` named `name` in `namespace` (an object
@@ -544,13 +556,7 @@ fn cluster_runtime_secret(
     if listed {
         return true;
     }
-    let mut labels = namespace_labels(ns)
-        .and_then(|n| n.get_path(&["metadata", "labels"]).cloned())
-        .filter(|l| matches!(l, Node::Map(_)))
-        .unwrap_or_else(Node::map);
-    if let Some(m) = labels.as_map_mut() {
-        m.insert("kubernetes.io/metadata.name", Node::Str(ns.to_string()));
-    }
+    let labels = labels_of_namespace(ns, namespace_labels);
     let mut selectors: Vec<&Node> = Vec::new();
     if let Some(Node::Seq(l)) = spec(&["namespaceSelectors"]) {
         selectors.extend(l.iter());
@@ -563,10 +569,27 @@ fn cluster_runtime_secret(
         .any(|sel| label_selector_matches(sel, &labels))
 }
 
+/// The labels of namespace `ns`: those of its Namespace object when
+/// rendered (`namespace_labels`), plus the `kubernetes.io/metadata.name`
+/// label Kubernetes gives every namespace.
+pub(crate) fn labels_of_namespace(
+    ns: &str,
+    namespace_labels: &dyn Fn(&str) -> Option<Node>,
+) -> Node {
+    let mut labels = namespace_labels(ns)
+        .and_then(|n| n.get_path(&["metadata", "labels"]).cloned())
+        .filter(|l| matches!(l, Node::Map(_)))
+        .unwrap_or_else(Node::map);
+    if let Some(m) = labels.as_map_mut() {
+        m.insert("kubernetes.io/metadata.name", Node::Str(ns.to_string()));
+    }
+    labels
+}
+
 /// Whether a Kubernetes `LabelSelector` (`matchLabels`, `matchExpressions`
 /// with `In`, `NotIn`, `Exists`, `DoesNotExist`) selects `labels`; an
 /// empty selector selects everything, one Kubernetes would refuse nothing.
-fn label_selector_matches(sel: &Node, labels: &Node) -> bool {
+pub(crate) fn label_selector_matches(sel: &Node, labels: &Node) -> bool {
     let label = |k: &str| labels.get(k).and_then(Node::scalar_text);
     if !matches!(sel, Node::Map(_)) {
         return false;
@@ -680,7 +703,8 @@ fn load_vars(
         };
         let found = match known.find(&sf.kind, &ks.namespace, &sf.name) {
             Some(o) => Some(o),
-            None => mine().inspect(|_| {
+            None => mine()
+                .inspect(|_| {
                 warnings.push(format!(
                     "substituteFrom {}/{} is applied by this Kustomization itself: substituted from its rendered (unsubstituted) copy, as in a running cluster; a first apply on an empty cluster fails without it",
                     sf.kind, sf.name
@@ -690,7 +714,8 @@ fn load_vars(
                     name: sf.name.clone(),
                     by: ks.key(),
                 });
-            }),
+            })
+                .or_else(|| known.reflected(&sf.kind, &ks.namespace, &sf.name)),
         };
         let Some(obj) = found else {
             if sf.optional || tentative {

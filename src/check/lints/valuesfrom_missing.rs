@@ -3,11 +3,13 @@
 //! lacks the key (an object given with `--settings` counts). A Secret that
 //! an ExternalSecret, SealedSecret, PostgresUser or CloudNativePG Cluster
 //! of the same namespace, or a ClusterExternalSecret selecting the
-//! namespace, creates at runtime counts as present. A generated
+//! namespace, creates at runtime counts as present, and so does a source
+//! Reflector copies into the namespace (`crate::flux::reflector`). A generated
 //! ConfigMap whose name got a hash suffix is the classic cause.
 
 use super::{Ctx, is_helmrelease, ns_or_default};
 use crate::check::{Finding, Severity};
+use crate::resource::Resource;
 use crate::yaml::Node;
 
 fn produced_at_runtime(ctx: &Ctx, ns: &str, name: &str) -> bool {
@@ -15,6 +17,19 @@ fn produced_at_runtime(ctx: &Ctx, ns: &str, name: &str) -> bool {
     ctx.all.iter().any(|(_, r)| {
         crate::flux::render::runtime_maker(r, &ns_or_default(r), ns, name, &labels).is_some()
     })
+}
+
+/// The source Reflector copies into `ns` as `kind` `name`, among the
+/// rendered objects and those given with --settings.
+fn reflected<'e>(ctx: &Ctx<'e, '_>, kind: &str, ns: &str, name: &str) -> Option<&'e Resource> {
+    let labels = |n: &str| ctx.find("Namespace", "", n).map(|(_, r)| r.obj.clone());
+    let candidates = ctx
+        .all
+        .iter()
+        .map(|(_, r)| *r)
+        .chain(ctx.env.rendered.settings.iter())
+        .map(|r| (r.namespace_or_default(), r));
+    crate::flux::reflector::source(candidates, kind, ns, name, &labels)
 }
 
 pub fn run(ctx: &Ctx, out: &mut Vec<Finding>) {
@@ -36,14 +51,17 @@ pub fn run(ctx: &Ctx, out: &mut Vec<Finding>) {
             let name = e.get_str(&["name"]).unwrap_or("");
             let key = e.get_str(&["valuesKey"]).unwrap_or("values.yaml");
             let path = format!("spec.valuesFrom[{i}]");
-            // A rendered object, else one given with --settings.
-            let found = ctx.find(kind, &ns, name).map(|(_, r)| r).or_else(|| {
-                ctx.env
-                    .rendered
-                    .settings
-                    .iter()
-                    .find(|r| r.kind() == kind && ns_or_default(r) == ns && r.name() == name)
-            });
+            // A rendered object, else one given with --settings, else the
+            // source Reflector copies into the namespace.
+            let found =
+                ctx.find(kind, &ns, name)
+                    .map(|(_, r)| r)
+                    .or_else(|| {
+                        ctx.env.rendered.settings.iter().find(|r| {
+                            r.kind() == kind && ns_or_default(r) == ns && r.name() == name
+                        })
+                    })
+                    .or_else(|| reflected(ctx, kind, &ns, name));
             let problem = match found {
                 None if kind == "Secret" && produced_at_runtime(ctx, &ns, name) => None,
                 None => Some(format!("{kind} {ns}/{name} is not in this environment")),
