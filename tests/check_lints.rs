@@ -161,6 +161,36 @@ fn duplicate_object() {
     case("duplicate-object");
 }
 
+/// Two Kustomizations applying the very same object is a warning: only
+/// kustomize-controller's owner labels change hands (docs/rules.md).
+#[test]
+fn identical_duplicates_are_warnings() {
+    let d = common::scratch("check-identical-duplicate");
+    common::copy_dir(&fixtures().join("duplicate-object/bad"), &d);
+    let two = d.join("kubernetes/apps/base/two/app/configmap.yaml");
+    let one =
+        std::fs::read_to_string(d.join("kubernetes/apps/base/one/app/configmap.yaml")).unwrap();
+    std::fs::write(&two, &one).unwrap();
+    let (code, js) = check(&d, &[]);
+    let hits = with_rule(&js, "duplicate-object");
+    assert_eq!(hits.len(), 1, "{js:#}");
+    assert_eq!(hits[0]["severity"], "warning", "{js:#}");
+    assert!(
+        hits[0]["message"]
+            .as_str()
+            .unwrap()
+            .contains("the same object: each reconciliation labels it as the last one's"),
+        "{js:#}"
+    );
+    assert_eq!(code, 0, "{js:#}");
+    // Different data: the error again.
+    std::fs::write(&two, one.replace("value", "changed")).unwrap();
+    let (code, js) = check(&d, &[]);
+    let hits = with_rule(&js, "duplicate-object");
+    assert_eq!(hits[0]["severity"], "error", "{js:#}");
+    assert_eq!(code, 1);
+}
+
 #[test]
 fn chart_source_missing() {
     case("chart-source-missing");

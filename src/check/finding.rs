@@ -83,7 +83,7 @@ pub const RULES: &[Rule] = &[
     Rule {
         id: "duplicate-object",
         severity: Severity::Error,
-        summary: "two Kustomizations of one environment produce the same object",
+        summary: "two Kustomizations of one environment produce the same object (a warning when they apply it identically)",
     },
     Rule {
         id: "chart-source-missing",

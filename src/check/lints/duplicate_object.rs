@@ -8,11 +8,22 @@
 //! renders. The CRDs of charts' `crds/` directories are not the releases'
 //! (helm-controller creates them when missing, or replaces them, and never
 //! deletes them): several releases installing the same one do not clash.
+//!
+//! Two Kustomizations applying the very same object (a shared
+//! `OCIRepository app-template` copied into every app of a namespace) is
+//! a warning, not an error: kustomize-controller's apply changes nothing
+//! but its owner labels (`kustomize.toolkit.fluxcd.io/name`,
+//! `…/namespace`), which flip to the last one to reconcile, and its
+//! garbage collection deletes only objects carrying its own labels
+//! (`ssa.DeleteOptions.Inclusions`): deleting, or dropping the object
+//! from, the Kustomization that applied it last deletes it until another
+//! one reconciles. Objects that differ, or that a HelmRelease renders
+//! (Helm refuses an object another release or nobody owns), stay errors.
 
 use std::collections::BTreeMap;
 
 use super::{Ctx, any_opted_out};
-use crate::check::Finding;
+use crate::check::{Finding, Severity};
 use crate::flux::KsReport;
 use crate::resource::Resource;
 
@@ -163,14 +174,28 @@ pub fn run(ctx: &Ctx, out: &mut Vec<Finding>) {
                 .collect::<Vec<_>>()
                 .join(" and ")
         };
+        // The same object from Kustomizations only: nothing changes but
+        // the owner labels kustomize-controller sets, and its garbage
+        // collection deletes only what carries its own (see the module).
+        let identical =
+            producers.iter().all(|(hr, _)| !hr) && objs.windows(2).all(|w| w[0].obj == w[1].obj);
+        let (severity, what) = if identical {
+            (
+                Severity::Warning,
+                "the same object: each reconciliation labels it as the last one's, and deleting that one deletes it until another reconciles",
+            )
+        } else {
+            (Severity::Error, "they overwrite and prune each other")
+        };
         // One finding per producer after the first, at its object.
         for (k, o) in list.iter().skip(1) {
             let (file, line) = ctx.at(k, o, "metadata.name");
             out.push(
                 ctx.finding(
                     "duplicate-object",
-                    format!("{id} is produced by {named}: they overwrite and prune each other"),
+                    format!("{id} is produced by {named}: {what}"),
                 )
+                .severity(severity)
                 .at(file, line)
                 .ks(k.key())
                 .object(o),
