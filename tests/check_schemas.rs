@@ -943,3 +943,50 @@ fn a_substituted_number_in_a_string_field_is_explained() {
     assert!(count.contains(hint), "{count}");
     assert!(!written.contains(hint), "{written}");
 }
+
+/// A kustomization file's field names match ignoring case, as kustomize
+/// reads them (Go's encoding/json): `configMapgenerator` is
+/// `configMapGenerator`, not an unknown field; a name that is no field in
+/// any case still is.
+#[test]
+fn kustomization_file_fields_match_ignoring_case() {
+    let d = common::scratch("schemas-field-case");
+    let w = |p: &str, t: &str| {
+        let p = d.join(p);
+        std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+        std::fs::write(p, t).unwrap();
+    };
+    let kfile = |generator: &str| {
+        format!(
+            "apiVersion: kustomize.config.k8s.io/v1beta1\nkind: Kustomization\n{generator}:\n  - name: settings\n    literals: [A=b]\n    Options: {{disableNameSuffixHash: true}}\n"
+        )
+    };
+    w(
+        "kubernetes/clusters/test/kustomization.yaml",
+        &kfile("configMapgenerator"),
+    );
+    let (code, js) = check_json(&d, &[]);
+    assert_eq!(code, 0, "{js:#}");
+    assert!(
+        !rules(&js).contains(&"schema-invalid".to_string()),
+        "{js:#}"
+    );
+    // kubectl builds it as configMapGenerator.
+    let o = flate(&[
+        "kustomize",
+        "build",
+        d.join("kubernetes/clusters/test").to_str().unwrap(),
+    ]);
+    assert!(
+        String::from_utf8_lossy(&o.stdout).contains("name: settings\n"),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    w(
+        "kubernetes/clusters/test/kustomization.yaml",
+        &kfile("configMapGenerators"),
+    );
+    let (code, js) = check_json(&d, &[]);
+    assert_eq!(code, 1);
+    assert!(rules(&js).contains(&"schema-invalid".to_string()), "{js:#}");
+}

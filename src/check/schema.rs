@@ -1136,7 +1136,9 @@ pub fn validate_env(env: &Env<'_>, schemas: &SchemaSet) -> EnvValidation {
         let Lookup::Found { validator, .. } = schemas.lookup(api_version, kind, &empty) else {
             continue;
         };
-        let mut doc = node.to_json();
+        // Validated as kustomize reads it: field names in any case.
+        let decoded = crate::kustomize::kustfile::as_decoded(node);
+        let mut doc = decoded.as_ref().unwrap_or(node).to_json();
         strip_nulls(&mut doc);
         out.validated += 1;
         for e in errors(&validator, &doc) {

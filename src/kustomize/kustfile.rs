@@ -402,6 +402,27 @@ fn check_struct(m: &mut Map, name: &str, fields: &[(&str, T)], path: &str) -> Re
     Ok(())
 }
 
+/// A kustomization file's mapping with its field names spelled as
+/// kustomize decodes them (Go's encoding/json matches them ignoring
+/// case: `configMapgenerator` is `configMapGenerator`), at every level of
+/// the typed fields; `None` when kustomize would refuse the file (an
+/// unknown field, a value of the wrong type), or it is not a mapping.
+pub fn as_decoded(node: &Node) -> Option<Node> {
+    let Node::Map(m) = node else { return None };
+    let mut raw: Map = m
+        .iter()
+        .map(|(k, v)| {
+            let canon = KNOWN_FIELDS
+                .iter()
+                .find(|f| f.eq_ignore_ascii_case(k))
+                .map_or_else(|| k.to_string(), |f| f.to_string());
+            (canon, v.clone())
+        })
+        .collect();
+    check_struct(&mut raw, "Kustomization", KUSTOMIZATION, "").ok()?;
+    Some(Node::Map(raw))
+}
+
 /// A parsed kustomization (or Component).
 #[derive(Debug, Clone, Default)]
 pub struct Kustomization {
