@@ -624,3 +624,57 @@ fn a_source_reflector_copies_renders_with_its_data() {
     let (v, _) = build(&d);
     assert_eq!(report(&v, "player")["status"], "failed");
 }
+
+#[test]
+fn a_source_a_skipped_kustomization_makes_skips_instead_of_failing() {
+    let d = common::scratch("steady-skipped-producer");
+    // `operator` names a remote resource (skipped offline) and applies an
+    // ExternalSecret making `db-secret`, which `cluster` substitutes from.
+    write(
+        &d,
+        "cluster/operator.yaml",
+        &ks("operator", "./apps/operator", ""),
+    );
+    write(
+        &d,
+        "cluster/cluster.yaml",
+        &ks(
+            "db",
+            "./apps/db",
+            "  dependsOn:\n    - name: operator\n  postBuild:\n    substituteFrom:\n      - kind: Secret\n        name: db-secret\n",
+        ),
+    );
+    write(
+        &d,
+        "apps/operator/kustomization.yaml",
+        "resources:\n  - https://example.com/crds.yaml\n  - ./externalsecret.yaml\n",
+    );
+    write(
+        &d,
+        "apps/operator/externalsecret.yaml",
+        "apiVersion: external-secrets.io/v1\nkind: ExternalSecret\nmetadata:\n  name: db-secret\nspec:\n  secretStoreRef: {name: vault, kind: ClusterSecretStore}\n",
+    );
+    write(
+        &d,
+        "apps/db/cm.yaml",
+        &configmap("db", "default", "  a: ${PASSWORD}\n"),
+    );
+    let (v, err) = build(&d);
+    assert_eq!(report(&v, "operator")["status"], "skipped", "{err}");
+    let db = report(&v, "db");
+    assert_eq!(db["status"], "skipped", "{db:#}");
+    assert!(
+        db["message"].as_str().unwrap().contains(
+            "it may come from Kustomization flux-system/operator, which is not rendered offline and applies apps/operator/externalsecret.yaml, which makes it"
+        ),
+        "{db:#}"
+    );
+    // A Secret nothing in the skipped Kustomization makes: still a failure.
+    write(
+        &d,
+        "apps/operator/externalsecret.yaml",
+        "apiVersion: external-secrets.io/v1\nkind: ExternalSecret\nmetadata:\n  name: other-secret\nspec:\n  secretStoreRef: {name: vault, kind: ClusterSecretStore}\n",
+    );
+    let (v, _) = build(&d);
+    assert_eq!(report(&v, "db")["status"], "failed");
+}

@@ -1354,7 +1354,15 @@ fn explain_missing_sources(sources: &Sources, opts: &RenderOptions, reports: &mu
     if failed.is_empty() {
         return;
     }
+    // Kustomizations of the repository not rendered offline: what they
+    // apply is unknown, and may be the missing source.
+    let skipped: Vec<(String, String)> = reports
+        .iter()
+        .filter(|r| r.status == Status::Skipped && sources.is_repo(&r.source))
+        .map(|r| (r.key(), r.path.clone()))
+        .collect();
     let mut texts = Vec::new();
+    let mut now_skipped = Vec::new();
     {
         let known = Known::build(&opts.preexisting, reports);
         for &i in &failed {
@@ -1377,7 +1385,19 @@ fn explain_missing_sources(sources: &Sources, opts: &RenderOptions, reports: &mu
                 Some(at) => format!("{at}: {}", r.message),
                 None => r.message.clone(),
             };
-            if let Some((kind, name)) = &r.retry {
+            let from_skipped = r.retry.as_ref().and_then(|(kind, name)| {
+                skipped.iter().find_map(|(by, path)| {
+                    let file = making_file(&sources.repo, path, kind, &r.namespace, name)?;
+                    Some(format!(
+                        "; it may come from Kustomization {by}, which is not rendered offline and applies {file}, which makes it (render that Kustomization from a local copy, or give a file that defines {kind}/{name} to --settings)"
+                    ))
+                })
+            });
+            if let Some(text) = from_skipped {
+                msg.push_str(&text);
+                now_skipped.push(true);
+            } else if let Some((kind, name)) = &r.retry {
+                now_skipped.push(false);
                 let files = defining_files(&sources.repo, kind, &r.namespace, name);
                 if !files.is_empty() {
                     msg.push_str(&format!(
@@ -1391,12 +1411,59 @@ fn explain_missing_sources(sources: &Sources, opts: &RenderOptions, reports: &mu
                     ));
                 }
             }
+            if r.retry.is_none() {
+                now_skipped.push(false);
+            }
             texts.push(msg);
         }
     }
-    for (i, msg) in failed.into_iter().zip(texts) {
+    for ((i, msg), skip) in failed.into_iter().zip(texts).zip(now_skipped) {
         reports[i].message = msg;
+        if skip {
+            // Not known to fail: what it needs is not rendered offline.
+            reports[i].status = Status::Skipped;
+        }
     }
+}
+
+/// A file under `path` (relative to the repository root) holding an object
+/// that is, or makes at runtime, `kind` `name` in `namespace` (or without
+/// a namespace, which a `targetNamespace` may give it): an object of that
+/// kind and name, or for a Secret what [`makes_secret`] names. The path
+/// of the first such file, relative to the repository root.
+fn making_file(
+    repo: &ArtifactFs,
+    path: &str,
+    kind: &str,
+    namespace: &str,
+    name: &str,
+) -> Option<String> {
+    let root = repo.root.as_path();
+    let dir = crate::fs::normalize(root, &root.join(path));
+    if !dir.starts_with(root) {
+        return None;
+    }
+    let mut found = None;
+    walk_yaml(repo, &dir, |p, text| {
+        if !text.contains(name) {
+            return false;
+        }
+        let Ok(docs) = crate::yaml::parse_stream(text) else {
+            return false;
+        };
+        let makes = docs.into_iter().any(|d| {
+            let r = Resource::new(d.node, Origin::default());
+            let ns = r.namespace();
+            (ns.is_empty() || ns == namespace)
+                && ((r.kind() == kind && r.name() == name)
+                    || (kind == "Secret" && makes_secret(&r, name)))
+        });
+        if makes {
+            found = Some(p.strip_prefix(root).unwrap_or(p).display().to_string());
+        }
+        makes
+    });
+    found
 }
 
 /// The files of the repository (paths relative to its root; at most
