@@ -678,3 +678,48 @@ fn a_source_a_skipped_kustomization_makes_skips_instead_of_failing() {
     let (v, _) = build(&d);
     assert_eq!(report(&v, "db")["status"], "failed");
 }
+
+#[test]
+fn a_source_only_a_bootstrap_template_defines_is_named() {
+    let d = common::scratch("steady-template-source");
+    write(
+        &d,
+        "cluster/ks.yaml",
+        &ks(
+            "app",
+            "./apps/app",
+            "  postBuild:\n    substituteFrom:\n      - kind: Secret\n        name: tunnel-id\n",
+        ),
+    );
+    write(
+        &d,
+        "apps/app/cm.yaml",
+        &configmap("x", "default", "  a: b\n"),
+    );
+    let template = |ns: &str| {
+        format!(
+            "---\napiVersion: v1\nkind: Secret\nmetadata:\n  name: other\n  namespace: flux-system\nstringData:\n  K: '{{{{ ENV.K }}}}'\n---\napiVersion: v1\nkind: Secret\nmetadata:\n  name: tunnel-id\n  namespace: {ns}\nstringData:\n  ID: op://vault/tunnel/ID\n"
+        )
+    };
+    write(&d, "bootstrap/resources.yaml.j2", &template("flux-system"));
+    let (v, _) = build(&d);
+    let app = report(&v, "app");
+    assert_eq!(app["status"], "failed");
+    assert!(
+        app["message"].as_str().unwrap().contains(
+            "Secret/tunnel-id is defined only in bootstrap/resources.yaml.j2, a template that bootstrap renders: give the rendered file to --settings"
+        ),
+        "{app:#}"
+    );
+    // In another namespace, the template does not define it there.
+    write(&d, "bootstrap/resources.yaml.j2", &template("network"));
+    let (v, _) = build(&d);
+    let app = report(&v, "app");
+    assert!(
+        app["message"]
+            .as_str()
+            .unwrap()
+            .contains("no file of the repository defines Secret/tunnel-id"),
+        "{app:#}"
+    );
+}

@@ -1133,7 +1133,30 @@ fn substitute_from_declaration(
 /// directory in name order, hidden files and directories left out, and
 /// gives each one's path and text to `visit` until it returns `true` or
 /// 10,000 files have been read.
-fn walk_yaml(fs: &dyn FileSystem, root: &Path, mut visit: impl FnMut(&Path, &str) -> bool) {
+fn walk_yaml(fs: &dyn FileSystem, root: &Path, visit: impl FnMut(&Path, &str) -> bool) {
+    walk_files(
+        fs,
+        root,
+        |n| n.ends_with(".yaml") || n.ends_with(".yml"),
+        visit,
+    );
+}
+
+/// The file names of YAML templates that bootstrap tooling renders
+/// (Jinja, Go templates): `resources.yaml.j2`, `secret.sops.yaml.tmpl`.
+fn is_yaml_template(name: &str) -> bool {
+    [".j2", ".jinja", ".jinja2", ".tmpl", ".tpl", ".gotmpl"]
+        .iter()
+        .any(|ext| name.ends_with(ext))
+}
+
+/// [`walk_yaml`] for the files whose name `accept` takes.
+fn walk_files(
+    fs: &dyn FileSystem,
+    root: &Path,
+    accept: impl Fn(&str) -> bool,
+    mut visit: impl FnMut(&Path, &str) -> bool,
+) {
     let mut dirs = vec![root.to_path_buf()];
     let mut read = 0;
     while let Some(dir) = dirs.pop() {
@@ -1150,7 +1173,7 @@ fn walk_yaml(fs: &dyn FileSystem, root: &Path, mut visit: impl FnMut(&Path, &str
                 subdirs.push(p);
                 continue;
             }
-            if !(n.ends_with(".yaml") || n.ends_with(".yml")) {
+            if !accept(&n) {
                 continue;
             }
             read += 1;
@@ -1405,6 +1428,10 @@ fn explain_missing_sources(sources: &Sources, opts: &RenderOptions, reports: &mu
                         files.join(", "),
                         r.namespace
                     ));
+                } else if let Some(t) = defining_template(&sources.repo, kind, &r.namespace, name) {
+                    msg.push_str(&format!(
+                        "; {kind}/{name} is defined only in {t}, a template that bootstrap renders: give the rendered file to --settings (or list it under `settings` in .flate.yaml)"
+                    ));
                 } else {
                     msg.push_str(&format!(
                         "; no file of the repository defines {kind}/{name}: if it is created in the cluster another way (at bootstrap, by hand, by an operator), give a file that defines it to --settings (or list it under `settings` in .flate.yaml)"
@@ -1503,6 +1530,44 @@ fn defining_files(repo: &ArtifactFs, kind: &str, namespace: &str, name: &str) ->
         out.len() == 3
     });
     if out.is_empty() { unnamespaced } else { out }
+}
+
+/// The first YAML template of the repository ([`is_yaml_template`]; its
+/// path relative to the repository root) with a document that defines
+/// `kind` `name` in `namespace` or without a namespace. A template is not
+/// YAML until rendered: a document (between `---` lines) counts when it
+/// has the lines `kind: KIND` and `name: NAME`, and no `namespace:` line
+/// naming another namespace.
+fn defining_template(repo: &ArtifactFs, kind: &str, namespace: &str, name: &str) -> Option<String> {
+    let root = repo.root.as_path();
+    let mut found = None;
+    walk_files(repo, root, is_yaml_template, |p, text| {
+        if !text.contains(name) {
+            return false;
+        }
+        let line_is = |doc: &str, key: &str, value: &str| {
+            doc.lines().any(|l| {
+                l.trim()
+                    .strip_prefix(key)
+                    .and_then(|v| v.strip_prefix(':'))
+                    .map(|v| v.trim().trim_matches(['"', '\'']))
+                    == Some(value)
+            })
+        };
+        let defines = text.split("\n---").any(|doc| {
+            let other_ns = doc.lines().any(|l| {
+                l.trim()
+                    .strip_prefix("namespace:")
+                    .is_some_and(|v| v.trim().trim_matches(['"', '\'']) != namespace)
+            });
+            line_is(doc, "kind", kind) && line_is(doc, "name", name) && !other_ns
+        });
+        if defines {
+            found = Some(p.strip_prefix(root).unwrap_or(p).display().to_string());
+        }
+        defines
+    });
+    found
 }
 
 /// What each Kustomization waits for: its `dependsOn` and its parent.
