@@ -649,11 +649,13 @@ fn a_source_a_skipped_kustomization_makes_skips_instead_of_failing() {
         "apps/operator/kustomization.yaml",
         "resources:\n  - https://example.com/crds.yaml\n  - ./externalsecret.yaml\n",
     );
-    write(
-        &d,
-        "apps/operator/externalsecret.yaml",
-        "apiVersion: external-secrets.io/v1\nkind: ExternalSecret\nmetadata:\n  name: db-secret\nspec:\n  secretStoreRef: {name: vault, kind: ClusterSecretStore}\n",
-    );
+    let external_secret = |name: &str| {
+        format!(
+            "apiVersion: external-secrets.io/v1\nkind: ExternalSecret\nmetadata:\n  name: {name}\nspec:\n  secretStoreRef: {{name: vault, kind: ClusterSecretStore}}\n"
+        )
+    };
+    let es_file = "apps/operator/externalsecret.yaml";
+    write(&d, es_file, &external_secret("db-secret"));
     write(
         &d,
         "apps/db/cm.yaml",
@@ -670,11 +672,7 @@ fn a_source_a_skipped_kustomization_makes_skips_instead_of_failing() {
         "{db:#}"
     );
     // A Secret nothing in the skipped Kustomization makes: still a failure.
-    write(
-        &d,
-        "apps/operator/externalsecret.yaml",
-        "apiVersion: external-secrets.io/v1\nkind: ExternalSecret\nmetadata:\n  name: other-secret\nspec:\n  secretStoreRef: {name: vault, kind: ClusterSecretStore}\n",
-    );
+    write(&d, es_file, &external_secret("other-secret"));
     let (v, _) = build(&d);
     assert_eq!(report(&v, "db")["status"], "failed");
 }
