@@ -68,7 +68,9 @@ pub fn run(ctx: &Ctx, out: &mut Vec<Finding>) {
             let (severity, why) = if absent.is_empty() {
                 (
                     Severity::Error,
-                    "no substitute or substituteFrom source defines it".to_string(),
+                    format!(
+                        "no substitute or substituteFrom source defines it (to keep it literal, as Grafana dashboards need theirs, write $${{{var}}} or annotate the object kustomize.toolkit.fluxcd.io/substitute: disabled)"
+                    ),
                 )
             } else {
                 (
