@@ -183,6 +183,14 @@ fn identical_duplicates_are_warnings() {
         "{js:#}"
     );
     assert_eq!(code, 0, "{js:#}");
+    // A copy in a SOPS-encrypted file, which flate marks (it cannot
+    // decrypt it) and kustomize-controller applies decrypted: the same.
+    let sops = "sops:\n    age: []\n    mac: ENC[AES256_GCM,data:abc,iv:def,tag:ghi,type:str]\n    version: 3.9.0\n";
+    std::fs::write(&two, format!("{one}{sops}")).unwrap();
+    let (code, js) = check(&d, &[]);
+    let hits = with_rule(&js, "duplicate-object");
+    assert_eq!(hits[0]["severity"], "warning", "{js:#}");
+    assert_eq!(code, 0, "{js:#}");
     // Different data: the error again.
     std::fs::write(&two, one.replace("value", "changed")).unwrap();
     let (code, js) = check(&d, &[]);

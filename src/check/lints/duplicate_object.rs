@@ -60,6 +60,33 @@ fn kube_config(obj: &Resource) -> Option<String> {
     )
 }
 
+/// The object as kustomize-controller applies it: without the mark flate
+/// puts on an object whose SOPS values it could not decrypt (the
+/// controller decrypts them and drops SOPS' own metadata).
+fn as_applied(r: &Resource) -> std::borrow::Cow<'_, crate::yaml::Node> {
+    if !crate::flux::sops::is_encrypted(r) {
+        return std::borrow::Cow::Borrowed(&r.obj);
+    }
+    let mut obj = r.obj.clone();
+    if let Some(meta) = obj
+        .as_map_mut()
+        .and_then(|m| m.get_mut("metadata"))
+        .and_then(|m| m.as_map_mut())
+    {
+        let empty = match meta.get_mut("annotations").and_then(|a| a.as_map_mut()) {
+            Some(a) => {
+                a.remove(crate::flux::sops::ANNOTATION);
+                a.is_empty()
+            }
+            None => false,
+        };
+        if empty {
+            meta.remove("annotations");
+        }
+    }
+    std::borrow::Cow::Owned(obj)
+}
+
 /// What is known of an object a HelmRelease renders.
 struct HrObject {
     /// `NAMESPACE/NAME` of the HelmRelease.
@@ -177,8 +204,10 @@ pub fn run(ctx: &Ctx, out: &mut Vec<Finding>) {
         // The same object from Kustomizations only: nothing changes but
         // the owner labels kustomize-controller sets, and its garbage
         // collection deletes only what carries its own (see the module).
-        let identical =
-            producers.iter().all(|(hr, _)| !hr) && objs.windows(2).all(|w| w[0].obj == w[1].obj);
+        let identical = producers.iter().all(|(hr, _)| !hr)
+            && objs
+                .windows(2)
+                .all(|w| as_applied(w[0]) == as_applied(w[1]));
         let (severity, what) = if identical {
             (
                 Severity::Warning,
