@@ -427,7 +427,7 @@ impl<'a> Known<'a> {
         if kind != "Secret" {
             return None;
         }
-        let labels = |ns: &str| self.find("Namespace", "", ns).map(|r| r.obj.clone());
+        let labels = |ns: &str| self.namespace_object(ns);
         self.reports.iter().find_map(|k| {
             k.objects
                 .iter()
@@ -439,9 +439,15 @@ impl<'a> Known<'a> {
     /// The source Reflector copies into `namespace` as `kind` `name` (see
     /// [`super::reflector`]), when no such object is rendered there.
     fn reflected(&self, kind: &str, namespace: &str, name: &str) -> Option<&'a Resource> {
-        let labels = |ns: &str| self.find("Namespace", "", ns).map(|r| r.obj.clone());
         let candidates = self.all().map(|r| (r.namespace_or_default(), r));
-        super::reflector::source(candidates, kind, namespace, name, &labels)
+        super::reflector::source(candidates, kind, namespace, name, &|ns| {
+            self.namespace_object(ns)
+        })
+    }
+
+    /// The rendered Namespace object `ns`, whose labels selectors read.
+    fn namespace_object(&self, ns: &str) -> Option<Node> {
+        self.find("Namespace", "", ns).map(|r| r.obj.clone())
     }
 
     /// The first object of `kind` named `name` in `namespace` (an object
@@ -630,7 +636,7 @@ pub(crate) fn label_selector_matches(sel: &Node, labels: &Node) -> bool {
 
 /// The object that creates Secret `name` in `namespace` at runtime, if any.
 fn runtime_producer(known: &Known, namespace: &str, name: &str) -> Option<String> {
-    let labels = |ns: &str| known.find("Namespace", "", ns).map(|r| r.obj.clone());
+    let labels = |ns: &str| known.namespace_object(ns);
     known
         .all()
         .find_map(|r| runtime_maker(r, r.namespace(), namespace, name, &labels))
@@ -1371,8 +1377,12 @@ fn settle(
 /// files of the repository that define such an object, which bootstrap
 /// may create (`--settings` stands for them).
 fn explain_missing_sources(sources: &Sources, opts: &RenderOptions, reports: &mut [KsReport]) {
-    let failed: Vec<usize> = (0..reports.len())
-        .filter(|&i| reports[i].status == Status::Failed && reports[i].retry.is_some())
+    // (report index, kind, name) of each failure for a missing source.
+    let failed: Vec<(usize, String, String)> = reports
+        .iter()
+        .enumerate()
+        .filter(|(_, r)| r.status == Status::Failed)
+        .filter_map(|(i, r)| r.retry.clone().map(|(kind, name)| (i, kind, name)))
         .collect();
     if failed.is_empty() {
         return;
@@ -1384,12 +1394,12 @@ fn explain_missing_sources(sources: &Sources, opts: &RenderOptions, reports: &mu
         .filter(|r| r.status == Status::Skipped && sources.is_repo(&r.source))
         .map(|r| (r.key(), r.path.clone()))
         .collect();
-    let mut texts = Vec::new();
-    let mut now_skipped = Vec::new();
+    // (message, whether the Kustomization is skipped rather than failed).
+    let mut updates = Vec::new();
     {
         let known = Known::build(&opts.preexisting, reports);
-        for &i in &failed {
-            let r = &reports[i];
+        for (i, kind, name) in &failed {
+            let r = &reports[*i];
             let local;
             let artifact: &ArtifactFs = if sources.is_repo(&r.source) {
                 &sources.repo
@@ -1408,48 +1418,48 @@ fn explain_missing_sources(sources: &Sources, opts: &RenderOptions, reports: &mu
                 Some(at) => format!("{at}: {}", r.message),
                 None => r.message.clone(),
             };
-            let from_skipped = r.retry.as_ref().and_then(|(kind, name)| {
-                skipped.iter().find_map(|(by, path)| {
-                    let file = making_file(&sources.repo, path, kind, &r.namespace, name)?;
-                    Some(format!(
-                        "; it may come from Kustomization {by}, which is not rendered offline and applies {file}, which makes it (render that Kustomization from a local copy, or give a file that defines {kind}/{name} to --settings)"
-                    ))
-                })
+            let from_skipped = skipped.iter().find_map(|(by, path)| {
+                let file = making_file(&sources.repo, path, kind, &r.namespace, name)?;
+                Some(format!(
+                    "; it may come from Kustomization {by}, which is not rendered offline and applies {file}, which makes it (render that Kustomization from a local copy, or give a file that defines {kind}/{name} to --settings)"
+                ))
             });
-            if let Some(text) = from_skipped {
-                msg.push_str(&text);
-                now_skipped.push(true);
-            } else if let Some((kind, name)) = &r.retry {
-                now_skipped.push(false);
-                let files = defining_files(&sources.repo, kind, &r.namespace, name);
-                if !files.is_empty() {
-                    msg.push_str(&format!(
-                        "; {kind}/{name} is defined in {} but no Kustomization of this cluster applies it to namespace {}: if it is created at bootstrap, give that file to --settings (or list it under `settings` in .flate.yaml)",
-                        files.join(", "),
-                        r.namespace
-                    ));
-                } else if let Some(t) = defining_template(&sources.repo, kind, &r.namespace, name) {
-                    msg.push_str(&format!(
-                        "; {kind}/{name} is defined only in {t}, a template that bootstrap renders: give the rendered file to --settings (or list it under `settings` in .flate.yaml)"
-                    ));
-                } else {
-                    msg.push_str(&format!(
-                        "; no file of the repository defines {kind}/{name}: if it is created in the cluster another way (at bootstrap, by hand, by an operator), give a file that defines it to --settings (or list it under `settings` in .flate.yaml)"
-                    ));
-                }
-            }
-            if r.retry.is_none() {
-                now_skipped.push(false);
-            }
-            texts.push(msg);
+            let skip = from_skipped.is_some();
+            msg.push_str(
+                &from_skipped
+                    .unwrap_or_else(|| where_defined(&sources.repo, kind, &r.namespace, name)),
+            );
+            updates.push((msg, skip));
         }
     }
-    for ((i, msg), skip) in failed.into_iter().zip(texts).zip(now_skipped) {
+    for ((i, _, _), (msg, skip)) in failed.into_iter().zip(updates) {
         reports[i].message = msg;
         if skip {
             // Not known to fail: what it needs is not rendered offline.
             reports[i].status = Status::Skipped;
         }
+    }
+}
+
+/// Where a `substituteFrom` source found nowhere is defined in the
+/// repository, for the failure's message: a YAML file no Kustomization
+/// applies to `namespace`, else a bootstrap template, else nowhere; and
+/// how `--settings` stands for it.
+fn where_defined(repo: &ArtifactFs, kind: &str, namespace: &str, name: &str) -> String {
+    let files = defining_files(repo, kind, namespace, name);
+    if !files.is_empty() {
+        format!(
+            "; {kind}/{name} is defined in {} but no Kustomization of this cluster applies it to namespace {namespace}: if it is created at bootstrap, give that file to --settings (or list it under `settings` in .flate.yaml)",
+            files.join(", "),
+        )
+    } else if let Some(t) = defining_template(repo, kind, namespace, name) {
+        format!(
+            "; {kind}/{name} is defined only in {t}, a template that bootstrap renders: give the rendered file to --settings (or list it under `settings` in .flate.yaml)"
+        )
+    } else {
+        format!(
+            "; no file of the repository defines {kind}/{name}: if it is created in the cluster another way (at bootstrap, by hand, by an operator), give a file that defines it to --settings (or list it under `settings` in .flate.yaml)"
+        )
     }
 }
 

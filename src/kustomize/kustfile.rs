@@ -402,6 +402,15 @@ fn check_struct(m: &mut Map, name: &str, fields: &[(&str, T)], path: &str) -> Re
     Ok(())
 }
 
+/// A top-level key of a kustomization file as the field kustomize reads
+/// it into: Go's encoding/json matches field names case-insensitively.
+fn field_name(key: String) -> String {
+    KNOWN_FIELDS
+        .iter()
+        .find(|f| f.eq_ignore_ascii_case(&key))
+        .map_or(key, |f| f.to_string())
+}
+
 /// A kustomization file's mapping with its field names spelled as
 /// kustomize decodes them (Go's encoding/json matches them ignoring
 /// case: `configMapgenerator` is `configMapGenerator`), at every level of
@@ -411,13 +420,7 @@ pub fn as_decoded(node: &Node) -> Option<Node> {
     let Node::Map(m) = node else { return None };
     let mut raw: Map = m
         .iter()
-        .map(|(k, v)| {
-            let canon = KNOWN_FIELDS
-                .iter()
-                .find(|f| f.eq_ignore_ascii_case(k))
-                .map_or_else(|| k.to_string(), |f| f.to_string());
-            (canon, v.clone())
-        })
+        .map(|(k, v)| (field_name(k.to_string()), v.clone()))
         .collect();
     check_struct(&mut raw, "Kustomization", KUSTOMIZATION, "").ok()?;
     Some(Node::Map(raw))
@@ -551,18 +554,7 @@ impl Kustomization {
             .map(|d| d.node)
             .unwrap_or(Node::Null);
         let raw = match node {
-            // Go's encoding/json matches field names case-insensitively.
-            Node::Map(m) => m
-                .into_iter()
-                .map(|(k, v)| {
-                    let canon = KNOWN_FIELDS
-                        .iter()
-                        .find(|f| f.eq_ignore_ascii_case(&k))
-                        .map(|f| f.to_string())
-                        .unwrap_or(k);
-                    (canon, v)
-                })
-                .collect(),
+            Node::Map(m) => m.into_iter().map(|(k, v)| (field_name(k), v)).collect(),
             Node::Null => Map::new(),
             other => {
                 return Err(Error::at(
