@@ -1710,7 +1710,8 @@ fn what_is_left_unrendered_is_counted_without_verbose() {
         "novalues",
         "  chart:\n    spec:\n      chart: demo\n      version: 1.0.0\n      sourceRef:\n        kind: HelmRepository\n        name: example\n  valuesFrom:\n    - kind: Secret\n      name: db-app\n",
     );
-    text += "---\napiVersion: fluxcd.controlplane.io/v1\nkind: ResourceSet\nmetadata:\n  name: db\n  namespace: flux-system\nspec:\n  resourcesTemplate: |\n    apiVersion: v1\n    kind: Secret\n    metadata:\n      name: db-app\n";
+    text += GITHUB_PROVIDER;
+    text += "---\napiVersion: fluxcd.controlplane.io/v1\nkind: ResourceSet\nmetadata:\n  name: db\n  namespace: flux-system\nspec:\n  inputsFrom:\n    - name: pull-requests\n  resourcesTemplate: |\n    apiVersion: v1\n    kind: Secret\n    metadata:\n      name: db-app\n";
     // A Kustomization of a source that is not rendered offline.
     text += "---\napiVersion: kustomize.toolkit.fluxcd.io/v1\nkind: Kustomization\nmetadata:\n  name: remote\n  namespace: flux-system\nspec:\n  interval: 1h\n  path: ./deploy\n  prune: true\n  sourceRef:\n    kind: OCIRepository\n    name: elsewhere\n";
     let t = repo(&[("kubernetes/clusters/test/all.yaml", &text)]);
@@ -1750,7 +1751,7 @@ fn what_is_left_unrendered_is_counted_without_verbose() {
     );
     assert!(e.contains("info: HelmRelease flux-system/novalues not rendered: valuesFrom Secret/flux-system/db-app"), "{e}");
     assert!(
-        e.contains("info: ResourceSet flux-system/db not expanded: the Flux Operator makes its objects in the cluster, flate does not render them\n"),
+        e.contains("info: ResourceSet flux-system/db not expanded: its input provider ResourceSetInputProvider flux-system/pull-requests is of type \"GitHubPullRequest\", whose inputs come from an external service at runtime\n"),
         "{e}"
     );
     let o = common::flate_in(&["--quiet", "build", "test"], t.path());
@@ -1759,9 +1760,33 @@ fn what_is_left_unrendered_is_counted_without_verbose() {
     assert!(!stderr(&o).contains("not expanded"), "{}", stderr(&o));
 }
 
-/// A Flux Operator ResourceSet makes objects at runtime that flate does
-/// not render: a `valuesFrom` Secret missing beside one skips the release
-/// (not a failure), and `flate check` warns, naming the ResourceSet.
+/// A Flux Operator ResourceSetInputProvider whose inputs come from GitHub
+/// at runtime: a ResourceSet taking its inputs is not expanded offline.
+const GITHUB_PROVIDER: &str = "---\napiVersion: fluxcd.controlplane.io/v1\nkind: ResourceSetInputProvider\nmetadata:\n  name: pull-requests\n  namespace: flux-system\nspec:\n  type: GitHubPullRequest\n  url: https://github.com/example/app\n";
+
+/// A Flux Operator ResourceSet flate expands makes the `valuesFrom`
+/// Secret of a release: the release renders with its value.
+#[test]
+fn a_values_from_secret_a_resource_set_makes_renders_the_release() {
+    let mut text = SOURCES.to_string();
+    text += &hr_spec(
+        "app",
+        "  chart:\n    spec:\n      chart: demo\n      version: 1.0.0\n      sourceRef:\n        kind: HelmRepository\n        name: example\n  valuesFrom:\n    - kind: Secret\n      name: db-app\n      valuesKey: password\n      targetPath: secretText\n",
+    );
+    text += "---\napiVersion: fluxcd.controlplane.io/v1\nkind: ResourceSet\nmetadata:\n  name: db\n  namespace: flux-system\nspec:\n  inputs:\n    - name: db\n      password: from-the-set\n  resourcesTemplate: |\n    apiVersion: v1\n    kind: Secret\n    metadata:\n      name: << inputs.name >>-app\n      namespace: flux-system\n    stringData:\n      password: << inputs.password >>\n";
+    let t = repo(&[("kubernetes/clusters/test/all.yaml", &text)]);
+    chart(t.path(), ".flate/charts/demo-1.0.0", "1.0.0", "1.0.0");
+    let (o, js) = build_json(t.path(), &["--show-secrets"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let h = hr(&js, "app");
+    assert_eq!(h["renderStatus"], "rendered", "{h}");
+    assert_eq!(h["values"]["secretText"], "from-the-set", "{h}");
+}
+
+/// A Flux Operator ResourceSet makes objects at runtime that flate cannot
+/// render offline: a `valuesFrom` Secret missing beside one skips the
+/// release (not a failure), and `flate check` warns, naming the
+/// ResourceSet.
 #[test]
 fn a_values_from_secret_a_resource_set_may_make_skips_the_release() {
     let mut text = SOURCES.to_string();
@@ -1769,7 +1794,8 @@ fn a_values_from_secret_a_resource_set_may_make_skips_the_release() {
         "app",
         "  chart:\n    spec:\n      chart: demo\n      version: 1.0.0\n      sourceRef:\n        kind: HelmRepository\n        name: example\n  valuesFrom:\n    - kind: Secret\n      name: db-app\n      valuesKey: password\n      targetPath: secretText\n",
     );
-    text += "---\napiVersion: fluxcd.controlplane.io/v1\nkind: ResourceSet\nmetadata:\n  name: db\n  namespace: flux-system\nspec:\n  inputs:\n    - name: db\n  resourcesTemplate: |\n    apiVersion: postgresql.cnpg.io/v1\n    kind: Cluster\n    metadata:\n      name: << inputs.name >>\n";
+    text += GITHUB_PROVIDER;
+    text += "---\napiVersion: fluxcd.controlplane.io/v1\nkind: ResourceSet\nmetadata:\n  name: db\n  namespace: flux-system\nspec:\n  inputsFrom:\n    - name: pull-requests\n  resourcesTemplate: |\n    apiVersion: postgresql.cnpg.io/v1\n    kind: Cluster\n    metadata:\n      name: << inputs.name >>\n";
     let t = repo(&[("kubernetes/clusters/test/all.yaml", &text)]);
     chart(t.path(), ".flate/charts/demo-1.0.0", "1.0.0", "1.0.0");
     let (o, js) = build_json(t.path(), &[]);
@@ -1778,7 +1804,7 @@ fn a_values_from_secret_a_resource_set_may_make_skips_the_release() {
     assert_eq!(h["renderStatus"], "skipped", "{h}");
     assert!(
         h["message"].as_str().unwrap().ends_with(
-            "may be made at runtime by ResourceSet flux-system/db (the Flux Operator's, which flate does not render)"
+            "may be made at runtime by ResourceSet flux-system/db (the Flux Operator's, which flate could not expand offline)"
         ),
         "{h}"
     );
@@ -1806,7 +1832,7 @@ fn a_values_from_secret_a_resource_set_may_make_skips_the_release() {
         f["message"]
             .as_str()
             .unwrap()
-            .contains("unless ResourceSet flux-system/db, which flate does not render"),
+            .contains("unless ResourceSet flux-system/db, which flate did not expand"),
         "{f}"
     );
 }

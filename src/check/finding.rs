@@ -53,7 +53,7 @@ pub const RULES: &[Rule] = &[
     Rule {
         id: "render-failed",
         severity: Severity::Error,
-        summary: "a Kustomization or HelmRelease could not be rendered",
+        summary: "a Kustomization or HelmRelease could not be rendered, or a ResourceSet the Flux Operator would fail",
     },
     Rule {
         id: "pin-digest-lost",

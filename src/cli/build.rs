@@ -177,12 +177,15 @@ pub fn report_failures(r: &Rendered) -> i32 {
             )
         },
     );
-    let sets = r.resource_sets();
+    let sets: Vec<_> = r
+        .unexpanded()
+        .filter(|(_, u)| matches!(u.reason, flate::flux::resourceset::NotExpanded::Offline(_)))
+        .collect();
     if !sets.is_empty() {
         if diag::verbose() {
             infos(
-                sets.iter().map(|s| {
-                    format!("ResourceSet {s} not expanded: the Flux Operator makes its objects in the cluster, flate does not render them")
+                sets.iter().map(|(_, u)| {
+                    format!("ResourceSet {} not expanded: {}", u.key, u.reason.message())
                 }),
                 |n| format!("and {} more not expanded", diag::plural(n, "ResourceSet")),
             );

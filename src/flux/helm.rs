@@ -105,24 +105,9 @@ pub struct HelmReleaseReport {
 struct Objects<'a> {
     index: std::collections::HashMap<(&'a str, &'a str, &'a str), &'a Resource>,
     not_rendered: Vec<String>,
-    /// The Flux Operator's ResourceSets among the objects (`ns/name`): they
+    /// The Flux Operator's ResourceSets not expanded (`ns/name`): they
     /// make objects at runtime, which flate does not render.
     resource_sets: Vec<String>,
-}
-
-/// Whether `r` is a ResourceSet of the Flux Operator, which makes objects
-/// in the cluster from templates and inputs at runtime (flate does not
-/// render them).
-fn is_resource_set(r: &Resource) -> bool {
-    r.kind() == "ResourceSet" && r.gvk().group == "fluxcd.controlplane.io"
-}
-
-/// The ResourceSets among `objects`, as `ns/name`.
-pub fn resource_sets<'r>(objects: impl Iterator<Item = &'r Resource>) -> Vec<String> {
-    objects
-        .filter(|r| is_resource_set(r))
-        .map(|r| format!("{}/{}", r.namespace_or_default(), r.name()))
-        .collect()
 }
 
 impl<'a> Objects<'a> {
@@ -140,7 +125,10 @@ impl<'a> Objects<'a> {
             .filter(|k| k.status != Status::Rendered)
             .map(KsReport::key)
             .collect();
-        let resource_sets = resource_sets(reports.iter().flat_map(|k| k.objects.iter()));
+        let resource_sets = reports
+            .iter()
+            .flat_map(|k| k.unexpanded.iter().map(|u| u.key.clone()))
+            .collect();
         Objects {
             index,
             not_rendered,
@@ -180,7 +168,7 @@ impl<'a> Objects<'a> {
                 return Err(msg);
             }
             return Ok(format!(
-                "{msg}, and may be made at runtime by {} (the Flux Operator's, which flate does not render)",
+                "{msg}, and may be made at runtime by {} (the Flux Operator's, which flate could not expand offline)",
                 resource_sets_near(&self.resource_sets, ns)
             ));
         }

@@ -520,7 +520,7 @@ fn kustomize_post_render(objects: Vec<Resource>, k: &Node) -> Result<Vec<Resourc
 /// Sets `entries` in `metadata.<field>` of `r` (created when absent), as
 /// kustomize's label and annotation transformers with the field spec
 /// `metadata/labels` (`metadata/annotations`) do.
-fn set_metadata(r: &mut Resource, field: &str, entries: &[(String, String)]) {
+pub(crate) fn set_metadata(r: &mut Resource, field: &str, entries: &[(String, String)]) {
     if entries.is_empty() {
         return;
     }
@@ -541,7 +541,7 @@ fn set_metadata(r: &mut Resource, field: &str, entries: &[(String, String)]) {
     }
 }
 
-fn string_map(n: Option<&Node>) -> Vec<(String, String)> {
+pub(crate) fn string_map(n: Option<&Node>) -> Vec<(String, String)> {
     match n {
         Some(Node::Map(m)) => m
             .iter()

@@ -9,6 +9,7 @@ pub mod helmrender;
 pub mod model;
 pub mod reflector;
 pub mod render;
+pub mod resourceset;
 pub mod sops;
 pub mod source;
 pub mod varsub;

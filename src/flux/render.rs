@@ -68,10 +68,22 @@ pub struct KsReport {
     /// The SOPS-encrypted objects shown with placeholders, as the warning
     /// [`encrypted_warning`] of them names them.
     pub encrypted: Vec<String>,
+    /// The Flux Operator ResourceSets among its objects that were not
+    /// expanded (the objects of the others follow its own).
+    pub unexpanded: Vec<Unexpanded>,
     /// Failed for this `substituteFrom` source (kind, name) not among the
     /// objects rendered before it: rendered again once every Kustomization
     /// has rendered.
     retry: Option<(String, String)>,
+}
+
+/// A ResourceSet whose objects are not rendered, and why.
+#[derive(Debug, Clone)]
+pub struct Unexpanded {
+    /// `namespace/name`.
+    pub key: String,
+    pub reason: super::resourceset::NotExpanded,
+    pub origin: Origin,
 }
 
 /// A `${VAR}` substituted with an empty string, and where it was used.
@@ -139,10 +151,20 @@ impl Rendered {
             .flat_map(|k| k.objects.iter().map(move |o| (k, o)))
             .chain(self.helm_objects())
     }
-    /// The Flux Operator ResourceSets among the objects (`ns/name`): the
-    /// objects the operator makes from them are not rendered offline.
+    /// The Flux Operator ResourceSets that were not expanded, with why.
+    pub fn unexpanded(&self) -> impl Iterator<Item = (&KsReport, &Unexpanded)> {
+        self.kustomizations
+            .iter()
+            .flat_map(|k| k.unexpanded.iter().map(move |u| (k, u)))
+    }
+    /// The Flux Operator ResourceSets not expanded offline (`ns/name`),
+    /// whose objects are made only in the cluster (those the operator
+    /// would fail excepted).
     pub fn resource_sets(&self) -> Vec<String> {
-        super::helm::resource_sets(self.all_objects().map(|(_, o)| o))
+        self.unexpanded()
+            .filter(|(_, u)| matches!(u.reason, super::resourceset::NotExpanded::Offline(_)))
+            .map(|(_, u)| u.key.clone())
+            .collect()
     }
     /// The objects of rendered Kustomizations, then the HelmReleases'.
     pub fn rendered_objects(&self) -> impl Iterator<Item = (&KsReport, &Resource)> {
@@ -917,6 +939,7 @@ fn render_one(
         bootstrap_sources: Vec::new(),
         unmatched_patches: Vec::new(),
         encrypted: Vec::new(),
+        unexpanded: Vec::new(),
         retry: None,
     };
     if ks.suspend {
@@ -1066,6 +1089,7 @@ fn render_one(
             }
         }
     }
+    expand_resource_sets(&mut report, known);
     let children = report
         .objects
         .iter()
@@ -1073,6 +1097,63 @@ fn render_one(
         .map(FluxKustomization::from_resource)
         .collect();
     (report, children)
+}
+
+/// The objects the Flux Operator makes from the ResourceSets among the
+/// Kustomization's objects, after them (its input providers are looked
+/// for among its objects, then among those rendered before it); a
+/// ResourceSet that cannot be expanded is a warning.
+fn expand_resource_sets(report: &mut KsReport, known: &Known) {
+    use super::resourceset::{self, NotExpanded};
+    if !report.objects.iter().any(resourceset::is_resource_set) {
+        return;
+    }
+    let candidates: Vec<&Resource> = report.objects.iter().chain(known.all()).collect();
+    let mut made = Vec::new();
+    for r in report
+        .objects
+        .iter()
+        .filter(|r| resourceset::is_resource_set(r))
+    {
+        let key = model::key(r.namespace_or_default(), r.name());
+        let paused = r
+            .obj
+            .get_path(&[
+                "metadata",
+                "annotations",
+                "fluxcd.controlplane.io/reconcile",
+            ])
+            .and_then(Node::scalar_text)
+            .as_deref()
+            == Some("disabled");
+        let expanded = if paused {
+            Err(NotExpanded::Offline(
+                "its reconciliation is disabled (fluxcd.controlplane.io/reconcile: disabled)"
+                    .into(),
+            ))
+        } else {
+            resourceset::expand(r, &candidates)
+        };
+        match expanded {
+            Ok(objects) => made.extend(objects),
+            Err(reason) => {
+                report.warnings.push(match &reason {
+                    NotExpanded::Offline(m) => {
+                        format!("ResourceSet {key} not expanded: {m}")
+                    }
+                    NotExpanded::Invalid(m) => {
+                        format!("ResourceSet {key} not expanded: the Flux Operator fails it: {m}")
+                    }
+                });
+                report.unexpanded.push(Unexpanded {
+                    key,
+                    reason,
+                    origin: r.origin.clone(),
+                });
+            }
+        }
+    }
+    report.objects.extend(made);
 }
 
 /// An error message with paths relative to the repository.

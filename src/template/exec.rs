@@ -734,6 +734,9 @@ impl<'a, 'e> State<'a, 'e> {
                 if call.is_some() {
                     return Err(self.err(format!("{name} is not a method but has arguments")));
                 }
+                if self.ex.templates.missing_key_error && m.get(name).is_none() {
+                    return Err(self.err(format!("map has no entry for key {name:?}")));
+                }
                 Ok(Cow::Owned(m.get_or_zero(name)))
             }
             Value::Object(o) => {

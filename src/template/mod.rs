@@ -121,6 +121,9 @@ pub struct Templates {
     /// The set this one was layered on ([`Templates::layer`]): its
     /// templates are found when this set has none of the name.
     pub(crate) parent: Option<Arc<Templates>>,
+    /// Go's `missingkey=error`: a field of a map that has no such key is
+    /// an error ("map has no entry for key"), not no value.
+    pub missing_key_error: bool,
 }
 
 impl Default for Templates {
@@ -139,6 +142,7 @@ impl Templates {
             funcs: Arc::new(HashMap::default()),
             random: Arc::new(std::sync::atomic::AtomicU64::new(0)),
             parent: None,
+            missing_key_error: false,
         };
         exec::add_builtins(&mut t);
         t
@@ -206,6 +210,26 @@ impl Templates {
         let parsed = self.parse_text(name, text)?;
         self.add_parsed(&parsed);
         Ok(())
+    }
+
+    /// [`Templates::parse`] for actions between other delimiters than
+    /// `{{ }}` (Go's `Delims`).
+    pub fn parse_delimited(
+        &mut self,
+        name: &str,
+        text: &str,
+        delims: parse::Delims,
+    ) -> Result<(), Error> {
+        let funcs = &self.funcs;
+        let parsed = parse::parse_delimited(name, text, &|f: &str| funcs.contains_key(f), delims)?;
+        let parsed = Self::parsed_text(name, Arc::from(text), parsed);
+        self.add_parsed(&parsed);
+        Ok(())
+    }
+
+    /// Keeps only the functions whose name `keep` accepts.
+    pub fn retain_funcs(&mut self, keep: impl Fn(&str) -> bool) {
+        Arc::make_mut(&mut self.funcs).retain(|name, _| keep(name));
     }
 
     /// Parses `text` (with this set's function names) without adding it:
@@ -290,6 +314,7 @@ impl Templates {
             funcs: self.funcs.clone(),
             random: self.random.clone(),
             parent: Some(Arc::new(self.clone())),
+            missing_key_error: self.missing_key_error,
         }
     }
 

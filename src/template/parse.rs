@@ -155,11 +155,31 @@ struct Lexer<'a> {
     toks: Vec<Token>,
     /// Whether spaces were passed since the last token.
     space: bool,
+    /// The delimiters' bytes: an action opens with two of `open` and
+    /// closes with two of `close`.
+    open: u8,
+    close: u8,
 }
 
-/// Where the next `{{` starts.
-fn find_open(b: &[u8]) -> Option<usize> {
-    find_pair(b, b'{', b'{')
+/// The delimiters of actions (Go's `Delims`), each twice the same byte:
+/// `{{ }}`, or the `<< >>` of the Flux Operator's ResourceSets.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Delims {
+    pub open: u8,
+    pub close: u8,
+}
+
+impl Delims {
+    /// Go's default, `{{` and `}}`.
+    pub const BRACES: Delims = Delims {
+        open: b'{',
+        close: b'}',
+    };
+}
+
+/// Where the next opening delimiter (`{{`) starts.
+fn find_open(b: &[u8], open: u8) -> Option<usize> {
+    find_pair(b, open, open)
 }
 
 /// Where the first `*/` starts.
@@ -271,7 +291,7 @@ impl<'a> Lexer<'a> {
         loop {
             let rest = self.rest();
             let (start, line) = (self.pos, self.line);
-            let end = find_open(rest).unwrap_or(rest.len());
+            let end = find_open(rest, self.open).unwrap_or(rest.len());
             // The text before the action, trimmed as the delimiters ask.
             let (mut a, mut z) = (0, end);
             if trim_next {
@@ -279,8 +299,8 @@ impl<'a> Lexer<'a> {
                     a += 1;
                 }
             }
-            let trim_left =
-                rest[end..].starts_with(b"{{-") && rest.get(end + 3).is_some_and(|&c| is_space(c));
+            let trim_left = rest[end..].starts_with(&[self.open, self.open, b'-'])
+                && rest.get(end + 3).is_some_and(|&c| is_space(c));
             if trim_left {
                 while z > a && is_space(rest[z - 1]) {
                     z -= 1;
@@ -316,9 +336,9 @@ impl<'a> Lexer<'a> {
                 None => return Err(self.err(start_line, "unclosed comment".into())),
             };
             let tail = &body[close + 2..];
-            let (n, trim) = if tail.starts_with(b" -}}") {
+            let (n, trim) = if tail.starts_with(&[b' ', b'-', self.close, self.close]) {
                 (4, true)
-            } else if tail.starts_with(b"}}") {
+            } else if tail.starts_with(&[self.close, self.close]) {
                 (2, false)
             } else {
                 return Err(self.err(start_line, "comment ends before closing delimiter".into()));
@@ -342,7 +362,7 @@ impl<'a> Lexer<'a> {
                 ));
             };
             match c {
-                b'}' if b.get(1) == Some(&b'}') => {
+                c if c == self.close && b.get(1) == Some(&self.close) => {
                     if paren > 0 {
                         return Err(self.err(l, "unclosed left paren".into()));
                     }
@@ -351,7 +371,7 @@ impl<'a> Lexer<'a> {
                     return Ok(false);
                 }
                 b' ' | b'\t' | b'\r' | b'\n' => {
-                    if b[1..].starts_with(b"-}}") {
+                    if b[1..].starts_with(&[b'-', self.close, self.close]) {
                         self.push(Tok::RightDelim, p + 1, 3, l);
                         self.advance(4);
                         return Ok(true);
@@ -367,7 +387,7 @@ impl<'a> Lexer<'a> {
                         n += 1;
                     }
                     // Leave " -}}" for the right delimiter check.
-                    if n > 1 && b[n - 1..].starts_with(b" -}}") {
+                    if n > 1 && b[n - 1..].starts_with(&[b' ', b'-', self.close, self.close]) {
                         n -= 1;
                     }
                     self.space = true;
@@ -973,6 +993,16 @@ pub fn parse(name: &str, text: &str, funcs: &HashSet<String>) -> Result<Parsed, 
 
 /// [`parse`] with the function names given as a predicate (no set to build).
 pub fn parse_with(name: &str, text: &str, funcs: &dyn Fn(&str) -> bool) -> Result<Parsed, Error> {
+    parse_delimited(name, text, funcs, Delims::BRACES)
+}
+
+/// [`parse_with`] for actions between other delimiters.
+pub fn parse_delimited(
+    name: &str,
+    text: &str,
+    funcs: &dyn Fn(&str) -> bool,
+    delims: Delims,
+) -> Result<Parsed, Error> {
     // The tree holds ranges of the text as 32-bit offsets.
     if u32::try_from(text.len()).is_err() {
         return Err(Error::parse(name, 1, "template text too large".into()));
@@ -980,7 +1010,7 @@ pub fn parse_with(name: &str, text: &str, funcs: &dyn Fn(&str) -> bool) -> Resul
     // About a dozen tokens an action: room for them at once, not by
     // doubling. An action opens with two braces: counting braces (a quick
     // count) sizes the tokens as well as finding each `{{` would.
-    let braces = memchr::memchr_iter(b'{', text.as_bytes()).count();
+    let braces = memchr::memchr_iter(delims.open, text.as_bytes()).count();
     let mut toks = TOKENS.with(Cell::take);
     toks.reserve(braces * 6 + 2);
     let toks = Lexer {
@@ -990,6 +1020,8 @@ pub fn parse_with(name: &str, text: &str, funcs: &dyn Fn(&str) -> bool) -> Resul
         line: 1,
         toks,
         space: false,
+        open: delims.open,
+        close: delims.close,
     }
     .run()?;
     let mut p = Parser {

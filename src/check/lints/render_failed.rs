@@ -1,6 +1,7 @@
 //! `render-failed`: a Kustomization that could not be rendered (its
 //! message is the renderer's), or a HelmRelease whose values could not be
-//! resolved for a reason the HelmRelease lints do not cover.
+//! resolved for a reason the HelmRelease lints do not cover, or a Flux
+//! Operator ResourceSet the operator would fail (a template error).
 
 use super::Ctx;
 use crate::check::Finding;
@@ -26,6 +27,23 @@ pub fn run(ctx: &Ctx, out: &mut Vec<Finding>) {
             ctx.finding(
                 "render-failed",
                 format!("Kustomization {} failed: {}", k.key(), k.message),
+            )
+            .at(file, line)
+            .ks(k.key()),
+        );
+    }
+    for (k, u) in ctx.env.rendered.unexpanded() {
+        let crate::flux::resourceset::NotExpanded::Invalid(m) = &u.reason else {
+            continue;
+        };
+        let (file, line) = match &u.origin.file {
+            Some(f) => (Some(ctx.rel(f)), u.origin.line),
+            None => (None, 0),
+        };
+        out.push(
+            ctx.finding(
+                "render-failed",
+                format!("ResourceSet {} fails in the Flux Operator: {m}", u.key),
             )
             .at(file, line)
             .ks(k.key()),

@@ -34,7 +34,12 @@ fn reflected<'e>(ctx: &Ctx<'e, '_>, kind: &str, ns: &str, name: &str) -> Option<
 
 pub fn run(ctx: &Ctx, out: &mut Vec<Finding>) {
     let skipped = ctx.skipped();
-    let resource_sets = crate::flux::helm::resource_sets(ctx.all.iter().map(|(_, r)| *r));
+    let resource_sets: Vec<String> = ctx
+        .env
+        .rendered
+        .unexpanded()
+        .map(|(_, u)| u.key.clone())
+        .collect();
     for (k, o) in &ctx.all {
         if !is_helmrelease(o) || crate::check::opted_out(o, "valuesfrom-missing") {
             continue;
@@ -83,7 +88,7 @@ pub fn run(ctx: &Ctx, out: &mut Vec<Finding>) {
                     (
                         Severity::Warning,
                         format!(
-                            " (unless {}, which flate does not render, makes it at runtime)",
+                            " (unless {}, which flate did not expand, makes it at runtime)",
                             crate::flux::helm::resource_sets_near(&resource_sets, &ns)
                         ),
                     )

@@ -400,7 +400,7 @@ fn b64dec(text: &str) -> Result<Vec<u8>, String> {
     Ok(out)
 }
 
-fn adler32(data: &[u8]) -> u32 {
+pub(crate) fn adler32(data: &[u8]) -> u32 {
     let (mut a, mut b) = (1u32, 0u32);
     for &x in data {
         a = (a + u32::from(x)) % 65521;

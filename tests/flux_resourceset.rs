@@ -1,0 +1,359 @@
+//! The Flux Operator's ResourceSets expanded by `flate build` and seen by
+//! `flate check`: inputs of the ResourceSet and of Static input providers
+//! (flattened or permuted), `resources` and `resourcesTemplate`, objects
+//! left out or deduplicated, generated Flux Kustomizations followed, and
+//! what cannot be expanded offline or fails in the operator.
+//!
+//! Expected values follow the operator's documented behaviour; the input
+//! ids are Adler-32 checksums (of a provider's name; of
+//! `provider=index/...` for a permutation), computed with Python's
+//! `zlib.adler32` for these tests. The operator's own golden outputs
+//! (its repository's test data, not kept here) were compared locally: 15
+//! of 15 the same.
+
+mod common;
+
+use std::path::Path;
+
+use serde_json::Value;
+
+fn write(root: &Path, rel: &str, text: &str) {
+    let p = root.join(rel);
+    std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+    std::fs::write(p, text).unwrap();
+}
+
+/// `flate build x -o json` of the tree at `root`, entry `cluster`.
+fn build(root: &Path) -> (Value, String) {
+    let o = common::flate_in(&["build", "x", "--path", "cluster", "-o", "json"], root);
+    let err = String::from_utf8_lossy(&o.stderr).into_owned();
+    let v: Value = serde_json::from_slice(&o.stdout)
+        .unwrap_or_else(|e| panic!("{e}: {}\n{err}", String::from_utf8_lossy(&o.stdout)));
+    (v, err)
+}
+
+fn report<'a>(v: &'a Value, name: &str) -> &'a Value {
+    v["kustomizations"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|k| k["name"] == name)
+        .unwrap_or_else(|| panic!("no Kustomization {name} in {v:#}"))
+}
+
+/// The objects of `k` of `kind` named `name` (any namespace).
+fn objects<'a>(k: &'a Value, kind: &str, name: &str) -> Vec<&'a Value> {
+    k["objects"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|o| o["kind"] == kind && o["metadata"]["name"] == name)
+        .collect()
+}
+
+fn one<'a>(k: &'a Value, kind: &str, name: &str) -> &'a Value {
+    let found = objects(k, kind, name);
+    assert_eq!(found.len(), 1, "{kind} {name} in {k:#}");
+    found[0]
+}
+
+const ROOT: &str = "apiVersion: kustomize.toolkit.fluxcd.io/v1
+kind: Kustomization
+metadata:
+  name: apps
+  namespace: flux-system
+spec:
+  interval: 1h
+  path: ./apps
+  prune: true
+  sourceRef:
+    kind: GitRepository
+    name: flux-system
+";
+
+/// A ResourceSet with inputs of its own, `resources` templates (numbers
+/// typed by the YAML they write), an object left out for one input, a
+/// duplicate, and common metadata.
+const FLAT: &str = r#"apiVersion: fluxcd.controlplane.io/v1
+kind: ResourceSet
+metadata:
+  name: flat
+  namespace: flux-system
+spec:
+  commonMetadata:
+    labels:
+      team: platform
+  inputs:
+    - name: web
+      replicas: 3
+      off: "no"
+    - name: api
+      replicas: 1
+      off: "yes"
+  resources:
+    - apiVersion: apps/v1
+      kind: Deployment
+      metadata:
+        name: << inputs.name >>
+        namespace: << inputs.provider.namespace >>
+      spec:
+        replicas: << inputs.replicas >>
+        template:
+          spec:
+            containers:
+              - name: app
+                image: registry.example.com/<< inputs.name | upper >>:1.0
+    - apiVersion: v1
+      kind: ConfigMap
+      metadata:
+        name: << inputs.name >>-settings
+        namespace: flux-system
+        annotations:
+          fluxcd.controlplane.io/reconcile: << if eq inputs.off "yes" >>disabled<< else >>enabled<< end >>
+      data:
+        replicas: << inputs.replicas | quote >>
+        unquoted: "<< inputs.replicas >>"
+    - apiVersion: v1
+      kind: ConfigMap
+      metadata:
+        name: shared
+        namespace: flux-system
+      data:
+        first: << inputs.name >>
+"#;
+
+/// Inputs from two Static providers chosen by label, permuted with the
+/// ResourceSet's own; a Flux Kustomization made for each, which renders
+/// the tenant directory.
+const PERMUTED: &str = r#"apiVersion: fluxcd.controlplane.io/v1
+kind: ResourceSet
+metadata:
+  name: tenants
+  namespace: flux-system
+spec:
+  inputStrategy:
+    name: Permute
+  inputs:
+    - env: staging
+    - env: production
+  inputsFrom:
+    - selector:
+        matchLabels:
+          role: tenant
+  resourcesTemplate: |
+    <<- range $app := inputs.team_apps.apps >>
+    ---
+    apiVersion: kustomize.toolkit.fluxcd.io/v1
+    kind: Kustomization
+    metadata:
+      name: << $app >>-<< inputs.tenants.env >>
+      namespace: flux-system
+      annotations:
+        permutation: << inputs.id | quote >>
+        provider: << inputs.team_apps.id | quote >>
+        slug: << printf "%s & %s" $app inputs.tenants.env | slugify >>
+    spec:
+      interval: 1h
+      path: ./tenant
+      prune: true
+      targetNamespace: << $app >>-<< inputs.tenants.env >>
+      sourceRef:
+        kind: GitRepository
+        name: flux-system
+    <<- end >>
+---
+apiVersion: fluxcd.controlplane.io/v1
+kind: ResourceSetInputProvider
+metadata:
+  name: team-apps
+  namespace: flux-system
+  labels:
+    role: tenant
+spec:
+  type: Static
+  defaultValues:
+    apps: [shop]
+---
+apiVersion: fluxcd.controlplane.io/v1
+kind: ResourceSetInputProvider
+metadata:
+  name: other
+  namespace: flux-system
+spec:
+  type: Static
+  defaultValues:
+    apps: [never]
+"#;
+
+/// A ResourceSet whose inputs come from GitHub, and one whose template
+/// names an input that is not there.
+const OFFLINE_AND_BROKEN: &str = r#"apiVersion: fluxcd.controlplane.io/v1
+kind: ResourceSet
+metadata:
+  name: previews
+  namespace: flux-system
+spec:
+  inputsFrom:
+    - name: pull-requests
+  resources:
+    - apiVersion: v1
+      kind: Namespace
+      metadata:
+        name: preview-<< inputs.id >>
+---
+apiVersion: fluxcd.controlplane.io/v1
+kind: ResourceSetInputProvider
+metadata:
+  name: pull-requests
+  namespace: flux-system
+spec:
+  type: GitHubPullRequest
+  url: https://github.com/example/app
+---
+apiVersion: fluxcd.controlplane.io/v1
+kind: ResourceSet
+metadata:
+  name: broken
+  namespace: flux-system
+spec:
+  inputs:
+    - name: a
+  resources:
+    - apiVersion: v1
+      kind: ConfigMap
+      metadata:
+        name: << inputs.nmae >>
+"#;
+
+fn tree(prefix: &str) -> common::Scratch {
+    let d = common::scratch(prefix);
+    write(&d, "cluster/apps.yaml", ROOT);
+    write(
+        &d,
+        "apps/kustomization.yaml",
+        "resources:\n- flat.yaml\n- permuted.yaml\n- offline.yaml\n",
+    );
+    write(&d, "apps/flat.yaml", FLAT);
+    write(&d, "apps/permuted.yaml", PERMUTED);
+    write(&d, "apps/offline.yaml", OFFLINE_AND_BROKEN);
+    write(
+        &d,
+        "tenant/cm.yaml",
+        "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: tenant-settings\ndata:\n  a: b\n",
+    );
+    d
+}
+
+#[test]
+fn resource_sets_expand_into_the_objects_of_the_kustomization_that_applies_them() {
+    let d = tree("rset-build");
+    let (v, err) = build(&d);
+    let apps = report(&v, "apps");
+    assert_eq!(apps["status"], "rendered", "{apps:#}\n{err}");
+
+    // `resources`, once per input, typed as the YAML the templates write.
+    let web = one(apps, "Deployment", "web");
+    assert_eq!(web["spec"]["replicas"], 3, "{web:#}");
+    assert_eq!(web["metadata"]["namespace"], "flux-system");
+    assert_eq!(
+        web["spec"]["template"]["spec"]["containers"][0]["image"],
+        "registry.example.com/WEB:1.0"
+    );
+    assert_eq!(one(apps, "Deployment", "api")["spec"]["replicas"], 1);
+    let labels = &web["metadata"]["labels"];
+    assert_eq!(labels["team"], "platform", "{web:#}");
+    assert_eq!(labels["resourceset.fluxcd.controlplane.io/name"], "flat");
+    assert_eq!(
+        labels["resourceset.fluxcd.controlplane.io/namespace"],
+        "flux-system"
+    );
+    // A template is written as YAML before it runs: YAML quotes around
+    // one are gone by then, `quote` keeps a string.
+    let settings = &one(apps, "ConfigMap", "web-settings")["data"];
+    assert_eq!(settings["replicas"], "3", "{settings:#}");
+    assert_eq!(settings["unquoted"], 3, "{settings:#}");
+    // Annotated `reconcile: disabled`: left out.
+    assert!(objects(apps, "ConfigMap", "api-settings").is_empty());
+    // The same object made twice: the first kept.
+    assert_eq!(one(apps, "ConfigMap", "shared")["data"]["first"], "web");
+
+    // Permuted: the ResourceSet's two inputs times the one of the Static
+    // provider `team-apps` (the provider not selected adds nothing).
+    for env in ["staging", "production"] {
+        let k = one(apps, "Kustomization", &format!("shop-{env}"));
+        let a = &k["metadata"]["annotations"];
+        // adler32("team-apps").
+        assert_eq!(a["provider"], "293733257", "{k:#}");
+        assert_eq!(a["slug"], format!("shop-and-{env}"));
+        // The Kustomization it makes is rendered, with its path's objects.
+        let child = report(&v, &format!("shop-{env}"));
+        assert_eq!(child["status"], "rendered", "{child:#}");
+        let cm = one(child, "ConfigMap", "tenant-settings");
+        assert_eq!(cm["metadata"]["namespace"], format!("shop-{env}"));
+    }
+    // adler32("tenants=0/team_apps=0") and adler32("tenants=1/team_apps=0").
+    let ids: Vec<&Value> = ["staging", "production"]
+        .iter()
+        .map(|e| &one(apps, "Kustomization", &format!("shop-{e}"))["metadata"]["annotations"]["permutation"])
+        .collect();
+    assert_eq!(ids, ["1481574337", "1482426306"]);
+    assert!(objects(apps, "Kustomization", "never-staging").is_empty());
+
+    // Not expanded: a warning each, and nothing made.
+    let warnings = apps["warnings"].to_string();
+    assert!(
+        warnings.contains("ResourceSet flux-system/previews not expanded")
+            && warnings.contains("type \\\"GitHubPullRequest\\\""),
+        "{warnings}"
+    );
+    assert!(
+        warnings
+            .contains("ResourceSet flux-system/broken not expanded: the Flux Operator fails it")
+            && warnings.contains("map has no entry for key \\\"nmae\\\""),
+        "{warnings}"
+    );
+    assert!(
+        apps["objects"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .all(|o| o["kind"] != "Namespace"),
+        "{apps:#}"
+    );
+}
+
+#[test]
+fn check_reports_a_resource_set_the_operator_fails() {
+    let d = tree("rset-check");
+    let o = common::flate_in(&["check", "--path", "cluster", "-o", "json"], &d);
+    let v: Value = serde_json::from_slice(&o.stdout).unwrap_or_else(|e| {
+        panic!(
+            "{e}: {}\n{}",
+            String::from_utf8_lossy(&o.stdout),
+            String::from_utf8_lossy(&o.stderr)
+        )
+    });
+    let failed: Vec<&Value> = v["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|f| f["rule"] == "render-failed")
+        .collect();
+    assert_eq!(failed.len(), 1, "{v:#}");
+    let f = failed[0];
+    assert!(
+        f["message"]
+            .as_str()
+            .unwrap()
+            .starts_with("ResourceSet flux-system/broken fails in the Flux Operator"),
+        "{f:#}"
+    );
+    assert_eq!(f["file"], "apps/offline.yaml", "{f:#}");
+    // The one with inputs from GitHub is said not expanded offline.
+    let o = common::flate_in(&["check", "--path", "cluster"], &d);
+    let text = String::from_utf8_lossy(&o.stdout);
+    assert!(
+        text.contains("not checked: the objects of 1 ResourceSet not expanded"),
+        "{text}"
+    );
+}
