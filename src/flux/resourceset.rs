@@ -608,15 +608,8 @@ fn template_set(input: Option<&Value>) -> Templates {
 /// Runs template `text` with `input`.
 fn run(text: &str, input: Option<&Value>) -> Result<String, String> {
     let mut t = template_set(input);
-    t.parse_delimited(
-        "resourceset",
-        text,
-        Delims {
-            open: b'<',
-            close: b'>',
-        },
-    )
-    .map_err(|e| format!("failed to parse template: {e}"))?;
+    t.parse_delimited("resourceset", text, Delims::Angles)
+        .map_err(|e| format!("failed to parse template: {e}"))?;
     t.execute("resourceset", &Value::Nil)
         .map_err(|e| format!("failed to execute template: {e}"))
 }

@@ -147,7 +147,10 @@ fn str_value(quoted: &str) -> Cow<'_, str> {
     }
 }
 
-struct Lexer<'a> {
+/// `OPEN` and `CLOSE`: the delimiters' bytes (an action opens with two
+/// of `OPEN` and closes with two of `CLOSE`), constants so that the lexer
+/// of `{{ }}` compares with literals, as it did before others were taken.
+struct Lexer<'a, const OPEN: u8, const CLOSE: u8> {
     src: &'a str,
     name: &'a str,
     pos: usize,
@@ -155,26 +158,26 @@ struct Lexer<'a> {
     toks: Vec<Token>,
     /// Whether spaces were passed since the last token.
     space: bool,
-    /// The delimiters' bytes: an action opens with two of `open` and
-    /// closes with two of `close`.
-    open: u8,
-    close: u8,
 }
 
-/// The delimiters of actions (Go's `Delims`), each twice the same byte:
-/// `{{ }}`, or the `<< >>` of the Flux Operator's ResourceSets.
+/// The delimiters of actions (Go's `Delims`): Go's default, or those of
+/// the Flux Operator's ResourceSets.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Delims {
-    pub open: u8,
-    pub close: u8,
+pub enum Delims {
+    /// `{{` and `}}`.
+    Braces,
+    /// `<<` and `>>`.
+    Angles,
 }
 
 impl Delims {
-    /// Go's default, `{{` and `}}`.
-    pub const BRACES: Delims = Delims {
-        open: b'{',
-        close: b'}',
-    };
+    /// The byte an opening delimiter is two of.
+    fn open(self) -> u8 {
+        match self {
+            Delims::Braces => b'{',
+            Delims::Angles => b'<',
+        }
+    }
 }
 
 /// Where the next opening delimiter (`{{`) starts.
@@ -253,7 +256,7 @@ fn alnum_len(s: &str, at: usize) -> usize {
     }
 }
 
-impl<'a> Lexer<'a> {
+impl<'a, const OPEN: u8, const CLOSE: u8> Lexer<'a, OPEN, CLOSE> {
     fn err(&self, line: usize, msg: String) -> Error {
         Error::parse(self.name, line, msg)
     }
@@ -291,7 +294,7 @@ impl<'a> Lexer<'a> {
         loop {
             let rest = self.rest();
             let (start, line) = (self.pos, self.line);
-            let end = find_open(rest, self.open).unwrap_or(rest.len());
+            let end = find_open(rest, OPEN).unwrap_or(rest.len());
             // The text before the action, trimmed as the delimiters ask.
             let (mut a, mut z) = (0, end);
             if trim_next {
@@ -299,7 +302,7 @@ impl<'a> Lexer<'a> {
                     a += 1;
                 }
             }
-            let trim_left = rest[end..].starts_with(&[self.open, self.open, b'-'])
+            let trim_left = rest[end..].starts_with(&[OPEN, OPEN, b'-'])
                 && rest.get(end + 3).is_some_and(|&c| is_space(c));
             if trim_left {
                 while z > a && is_space(rest[z - 1]) {
@@ -336,9 +339,9 @@ impl<'a> Lexer<'a> {
                 None => return Err(self.err(start_line, "unclosed comment".into())),
             };
             let tail = &body[close + 2..];
-            let (n, trim) = if tail.starts_with(&[b' ', b'-', self.close, self.close]) {
+            let (n, trim) = if tail.starts_with(&[b' ', b'-', CLOSE, CLOSE]) {
                 (4, true)
-            } else if tail.starts_with(&[self.close, self.close]) {
+            } else if tail.starts_with(&[CLOSE, CLOSE]) {
                 (2, false)
             } else {
                 return Err(self.err(start_line, "comment ends before closing delimiter".into()));
@@ -362,7 +365,7 @@ impl<'a> Lexer<'a> {
                 ));
             };
             match c {
-                c if c == self.close && b.get(1) == Some(&self.close) => {
+                c if c == CLOSE && b.get(1) == Some(&CLOSE) => {
                     if paren > 0 {
                         return Err(self.err(l, "unclosed left paren".into()));
                     }
@@ -371,7 +374,7 @@ impl<'a> Lexer<'a> {
                     return Ok(false);
                 }
                 b' ' | b'\t' | b'\r' | b'\n' => {
-                    if b[1..].starts_with(&[b'-', self.close, self.close]) {
+                    if b[1..].starts_with(&[b'-', CLOSE, CLOSE]) {
                         self.push(Tok::RightDelim, p + 1, 3, l);
                         self.advance(4);
                         return Ok(true);
@@ -387,7 +390,7 @@ impl<'a> Lexer<'a> {
                         n += 1;
                     }
                     // Leave " -}}" for the right delimiter check.
-                    if n > 1 && b[n - 1..].starts_with(&[b' ', b'-', self.close, self.close]) {
+                    if n > 1 && b[n - 1..].starts_with(&[b' ', b'-', CLOSE, CLOSE]) {
                         n -= 1;
                     }
                     self.space = true;
@@ -993,7 +996,7 @@ pub fn parse(name: &str, text: &str, funcs: &HashSet<String>) -> Result<Parsed, 
 
 /// [`parse`] with the function names given as a predicate (no set to build).
 pub fn parse_with(name: &str, text: &str, funcs: &dyn Fn(&str) -> bool) -> Result<Parsed, Error> {
-    parse_delimited(name, text, funcs, Delims::BRACES)
+    parse_delimited(name, text, funcs, Delims::Braces)
 }
 
 /// [`parse_with`] for actions between other delimiters.
@@ -1010,20 +1013,29 @@ pub fn parse_delimited(
     // About a dozen tokens an action: room for them at once, not by
     // doubling. An action opens with two braces: counting braces (a quick
     // count) sizes the tokens as well as finding each `{{` would.
-    let braces = memchr::memchr_iter(delims.open, text.as_bytes()).count();
+    let braces = memchr::memchr_iter(delims.open(), text.as_bytes()).count();
     let mut toks = TOKENS.with(Cell::take);
     toks.reserve(braces * 6 + 2);
-    let toks = Lexer {
-        src: text,
-        name,
-        pos: 0,
-        line: 1,
-        toks,
-        space: false,
-        open: delims.open,
-        close: delims.close,
-    }
-    .run()?;
+    let toks = match delims {
+        Delims::Braces => Lexer::<b'{', b'}'> {
+            src: text,
+            name,
+            pos: 0,
+            line: 1,
+            toks,
+            space: false,
+        }
+        .run()?,
+        Delims::Angles => Lexer::<b'<', b'>'> {
+            src: text,
+            name,
+            pos: 0,
+            line: 1,
+            toks,
+            space: false,
+        }
+        .run()?,
+    };
     let mut p = Parser {
         name,
         src: text,
