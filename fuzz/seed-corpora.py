@@ -63,6 +63,22 @@ QUICK_READER_SEEDS = [
 ]
 
 
+RS_HEAD = "apiVersion: fluxcd.controlplane.io/v1\nkind: ResourceSet\nmetadata:\n  name: rs\n  namespace: ns\nspec:\n"
+RSIP = ("---\napiVersion: fluxcd.controlplane.io/v1\nkind: ResourceSetInputProvider\nmetadata:\n"
+        "  name: p{n}\n  namespace: ns\n  labels:\n    role: r\nspec:\n  type: {t}\n  defaultValues:\n    v: {n}\n")
+CM = "    - apiVersion: v1\n      kind: ConfigMap\n      metadata:\n        name: {name}\n      data:\n        k: {value}\n"
+# Small ResourceSets for the `resourceset` target, one per shape: inputs
+# flattened and permuted, providers by name and by selector (Static and
+# not), `resources` and `resourcesTemplate`, steps, a disabled object.
+RESOURCESET_SEEDS = [
+    RS_HEAD + "  inputs:\n    - n: a\n    - n: b\n  resources:\n" + CM.format(name="<< inputs.n >>", value="<< inputs.provider.name >>"),
+    RS_HEAD + "  inputsFrom:\n    - name: p1\n  resourcesTemplate: |\n    apiVersion: v1\n    kind: ConfigMap\n    metadata:\n      name: c-<< inputs.id >>\n    data:\n      v: '<< inputs.v >>'\n" + RSIP.format(n=1, t="Static"),
+    RS_HEAD + "  inputStrategy:\n    name: Permute\n  inputs:\n    - x: 1\n    - x: 2\n  inputsFrom:\n    - selector:\n        matchLabels:\n          role: r\n  resources:\n" + CM.format(name="c<< inputs.rs.x >>-<< inputs.p1.v >>", value="<< inputs.id >>") + RSIP.format(n=1, t="Static") + RSIP.format(n=2, t="GitHubBranch"),
+    RS_HEAD + "  steps:\n    - name: one\n      resources:\n" + CM.format(name="a", value="b").replace("    - ", "        - ").replace("\n      ", "\n          ") + "    - name: two\n      resourcesTemplate: |\n        apiVersion: v1\n        kind: List\n        items:\n          - apiVersion: v1\n            kind: ConfigMap\n            metadata:\n              name: << slugify \"B & c\" >>\n",
+    RS_HEAD + "  resources:\n" + CM.format(name="a", value="<< toYaml (list 1 2) | b64enc >>") + "    - apiVersion: v1\n      kind: Secret\n      metadata:\n        name: s\n        annotations:\n          fluxcd.controlplane.io/reconcile: disabled\n",
+]
+
+
 def main():
     counts = {}
     for d in os.listdir(CORPUS) if os.path.isdir(CORPUS) else []:
@@ -169,6 +185,15 @@ def main():
         if values:
             add("@values", read(os.path.join(hdir, case, values[0])))
         put("helm_chart", "".join(parts), counts)
+
+    # ResourceSets: small ones of each shape, then every fixture YAML file
+    # that holds one.
+    for text in RESOURCESET_SEEDS:
+        put("resourceset", text, counts)
+    for p in all_yaml:
+        text = read(p)
+        if text and re.search(r"^kind: ResourceSet$", text, re.M):
+            put("resourceset", text, counts)
 
     for t in sorted(counts):
         print(f"{t}: {counts[t]} seeds")

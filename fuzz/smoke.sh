@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Short smoke run of every fuzz target, for CI: every target `cargo fuzz
 # list` names (yaml_roundtrip, envsubst, kustomize_build, strategic_merge,
-# json6902, template, helm_chart). Deterministic: a fixed seed, a fixed number of runs
+# json6902, template, helm_chart, resourceset). Deterministic: a fixed seed, a fixed number of runs
 # (a few seconds each on two cores), and the seeds seed-corpora.py writes
 # (none of the units earlier runs added), so what passes here passes in CI;
 # longer runs that explore are in fuzz/README.md. SMOKE_RUNS_SCALE
@@ -20,6 +20,7 @@ runs_for() {
         yaml_roundtrip | kustomize_build) echo 30000 ;;
         template) echo 1500 ;;
         helm_chart) echo 3000 ;;
+        resourceset) echo 30000 ;;
         *) echo 20000 ;;
     esac
 }

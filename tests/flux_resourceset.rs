@@ -74,156 +74,20 @@ spec:
 /// A ResourceSet with inputs of its own, `resources` templates (numbers
 /// typed by the YAML they write), an object left out for one input, a
 /// duplicate, and common metadata.
-const FLAT: &str = r#"apiVersion: fluxcd.controlplane.io/v1
-kind: ResourceSet
-metadata:
-  name: flat
-  namespace: flux-system
-spec:
-  commonMetadata:
-    labels:
-      team: platform
-  inputs:
-    - name: web
-      replicas: 3
-      off: "no"
-    - name: api
-      replicas: 1
-      off: "yes"
-  resources:
-    - apiVersion: apps/v1
-      kind: Deployment
-      metadata:
-        name: << inputs.name >>
-        namespace: << inputs.provider.namespace >>
-      spec:
-        replicas: << inputs.replicas >>
-        template:
-          spec:
-            containers:
-              - name: app
-                image: registry.example.com/<< inputs.name | upper >>:1.0
-    - apiVersion: v1
-      kind: ConfigMap
-      metadata:
-        name: << inputs.name >>-settings
-        namespace: flux-system
-        annotations:
-          fluxcd.controlplane.io/reconcile: << if eq inputs.off "yes" >>disabled<< else >>enabled<< end >>
-      data:
-        replicas: << inputs.replicas | quote >>
-        unquoted: "<< inputs.replicas >>"
-    - apiVersion: v1
-      kind: ConfigMap
-      metadata:
-        name: shared
-        namespace: flux-system
-      data:
-        first: << inputs.name >>
-"#;
+const FLAT: &str = include_str!("../fixtures/resourceset/flat.yaml");
 
 /// Inputs from two Static providers chosen by label, permuted with the
 /// ResourceSet's own; a Flux Kustomization made for each, which renders
 /// the tenant directory.
-const PERMUTED: &str = r#"apiVersion: fluxcd.controlplane.io/v1
-kind: ResourceSet
-metadata:
-  name: tenants
-  namespace: flux-system
-spec:
-  inputStrategy:
-    name: Permute
-  inputs:
-    - env: staging
-    - env: production
-  inputsFrom:
-    - selector:
-        matchLabels:
-          role: tenant
-  resourcesTemplate: |
-    <<- range $app := inputs.team_apps.apps >>
-    ---
-    apiVersion: kustomize.toolkit.fluxcd.io/v1
-    kind: Kustomization
-    metadata:
-      name: << $app >>-<< inputs.tenants.env >>
-      namespace: flux-system
-      annotations:
-        permutation: << inputs.id | quote >>
-        provider: << inputs.team_apps.id | quote >>
-        slug: << printf "%s & %s" $app inputs.tenants.env | slugify >>
-    spec:
-      interval: 1h
-      path: ./tenant
-      prune: true
-      targetNamespace: << $app >>-<< inputs.tenants.env >>
-      sourceRef:
-        kind: GitRepository
-        name: flux-system
-    <<- end >>
----
-apiVersion: fluxcd.controlplane.io/v1
-kind: ResourceSetInputProvider
-metadata:
-  name: team-apps
-  namespace: flux-system
-  labels:
-    role: tenant
-spec:
-  type: Static
-  defaultValues:
-    apps: [shop]
----
-apiVersion: fluxcd.controlplane.io/v1
-kind: ResourceSetInputProvider
-metadata:
-  name: other
-  namespace: flux-system
-spec:
-  type: Static
-  defaultValues:
-    apps: [never]
-"#;
+const PERMUTED: &str = include_str!("../fixtures/resourceset/permuted.yaml");
 
 /// A ResourceSet whose inputs come from GitHub, and one whose template
 /// names an input that is not there.
-const OFFLINE_AND_BROKEN: &str = r#"apiVersion: fluxcd.controlplane.io/v1
-kind: ResourceSet
-metadata:
-  name: previews
-  namespace: flux-system
-spec:
-  inputsFrom:
-    - name: pull-requests
-  resources:
-    - apiVersion: v1
-      kind: Namespace
-      metadata:
-        name: preview-<< inputs.id >>
----
-apiVersion: fluxcd.controlplane.io/v1
-kind: ResourceSetInputProvider
-metadata:
-  name: pull-requests
-  namespace: flux-system
-spec:
-  type: GitHubPullRequest
-  url: https://github.com/example/app
----
-apiVersion: fluxcd.controlplane.io/v1
-kind: ResourceSet
-metadata:
-  name: broken
-  namespace: flux-system
-spec:
-  inputs:
-    - name: a
-  resources:
-    - apiVersion: v1
-      kind: ConfigMap
-      metadata:
-        name: << inputs.nmae >>
-"#;
+const OFFLINE_AND_BROKEN: &str = include_str!("../fixtures/resourceset/offline.yaml");
+
+/// ConfigMaps and a Secret filled by `copyFrom` from rendered ones, and
+/// one whose source is not rendered.
+const COPY: &str = include_str!("../fixtures/resourceset/copy.yaml");
 
 fn tree(prefix: &str) -> common::Scratch {
     let d = common::scratch(prefix);
@@ -231,8 +95,9 @@ fn tree(prefix: &str) -> common::Scratch {
     write(
         &d,
         "apps/kustomization.yaml",
-        "resources:\n- flat.yaml\n- permuted.yaml\n- offline.yaml\n",
+        "resources:\n- flat.yaml\n- permuted.yaml\n- offline.yaml\n- copy.yaml\n",
     );
+    write(&d, "apps/copy.yaml", COPY);
     write(&d, "apps/flat.yaml", FLAT);
     write(&d, "apps/permuted.yaml", PERMUTED);
     write(&d, "apps/offline.yaml", OFFLINE_AND_BROKEN);
@@ -355,5 +220,51 @@ fn check_reports_a_resource_set_the_operator_fails() {
     assert!(
         text.contains("not checked: the objects of 1 ResourceSet not expanded"),
         "{text}"
+    );
+}
+
+#[test]
+fn copy_from_fills_a_configmap_or_secret_with_a_rendered_ones_data() {
+    let d = tree("rset-copy");
+    let o = common::flate_in(
+        &[
+            "build",
+            "x",
+            "--path",
+            "cluster",
+            "-o",
+            "json",
+            "--show-secrets",
+        ],
+        &d,
+    );
+    let v: Value = serde_json::from_slice(&o.stdout).unwrap();
+    let apps = report(&v, "apps");
+    let in_team = |kind: &str, name: &str| -> Value {
+        objects(apps, kind, name)
+            .into_iter()
+            .find(|o| o["metadata"]["namespace"] == "team-a")
+            .unwrap_or_else(|| panic!("no {kind} team-a/{name} in {apps:#}"))
+            .clone()
+    };
+    let cm = in_team("ConfigMap", "registry");
+    assert_eq!(
+        cm["data"],
+        serde_json::json!({"url": "registry.example.com"}),
+        "{cm:#}"
+    );
+    let secret = in_team("Secret", "creds");
+    assert_eq!(secret["type"], "kubernetes.io/basic-auth", "{secret:#}");
+    assert_eq!(
+        secret["stringData"],
+        serde_json::json!({"username": "admin", "password": "s3cret"}),
+        "{secret:#}"
+    );
+    // Not rendered: as the template makes it, with a warning.
+    assert_eq!(in_team("ConfigMap", "absent")["data"]["kept"], "yes");
+    let warnings = apps["warnings"].to_string();
+    assert!(
+        warnings.contains("ResourceSet flux-system/copies: ConfigMap team-a/absent copies its data from ConfigMap flux-system/nowhere"),
+        "{warnings}"
     );
 }

@@ -381,3 +381,58 @@ pub fn chart_case(input: &str, dir: &Path) {
         Err(e) => assert!(!e.to_string().is_empty(), "an empty render error"),
     }
 }
+
+/// The `resourceset` target's property on one input, a YAML stream: every
+/// Flux Operator ResourceSet in it (with the stream's other objects as
+/// its possible input providers) expands to objects carrying its owner
+/// labels, or fails with a message, and does the same again. Templates
+/// run only when [`small_execution`] allows the whole text.
+pub fn resourceset_case(text: &str) {
+    use flate::flux::resourceset::{expand, is_resource_set};
+    use flate::resource::{Origin, Resource};
+    let Ok(docs) = flate::yaml::parse_stream(text) else {
+        return;
+    };
+    let objects: Vec<Resource> = docs
+        .into_iter()
+        .filter(|d| matches!(d.node, flate::yaml::Node::Map(_)))
+        .map(|d| Resource::new(d.node, Origin::default()))
+        .collect();
+    if !small_execution(text) {
+        return;
+    }
+    let all: Vec<&Resource> = objects.iter().collect();
+    for r in objects.iter().filter(|r| is_resource_set(r)) {
+        let first = expand(r, &all);
+        let again = expand(r, &all);
+        match (&first, &again) {
+            (Ok(a), Ok(b)) => {
+                assert_eq!(a.warnings, b.warnings, "warned differently twice");
+                let (a, b) = (&a.objects, &b.objects);
+                let nodes = |v: &[Resource]| v.iter().map(|o| o.obj.clone()).collect::<Vec<_>>();
+                assert_eq!(nodes(a), nodes(b), "expanded differently twice");
+                for o in a {
+                    let owner = o
+                        .obj
+                        .get_path(&[
+                            "metadata",
+                            "labels",
+                            "resourceset.fluxcd.controlplane.io/name",
+                        ])
+                        .and_then(flate::yaml::Node::scalar_text);
+                    assert_eq!(
+                        owner.as_deref(),
+                        Some(r.name()),
+                        "owner label of {:?}",
+                        o.obj
+                    );
+                }
+            }
+            (Err(a), Err(b)) => {
+                assert_eq!(a, b, "failed differently twice");
+                assert!(!a.message().is_empty());
+            }
+            _ => panic!("expanded once, failed once: {first:?} / {again:?}"),
+        }
+    }
+}

@@ -1135,7 +1135,14 @@ fn expand_resource_sets(report: &mut KsReport, known: &Known) {
             resourceset::expand(r, &candidates)
         };
         match expanded {
-            Ok(objects) => made.extend(objects),
+            Ok(e) => {
+                made.extend(e.objects);
+                report.warnings.extend(
+                    e.warnings
+                        .into_iter()
+                        .map(|w| format!("ResourceSet {key}: {w}")),
+                );
+            }
             Err(reason) => {
                 report.warnings.push(match &reason {
                     NotExpanded::Offline(m) => {

@@ -30,7 +30,9 @@
 //!   an error.
 //! - `commonMetadata` labels and annotations, then the owner labels
 //!   `resourceset.fluxcd.controlplane.io/name` and `/namespace`, are set
-//!   on every object.
+//!   on every object. A ConfigMap or Secret annotated
+//!   `fluxcd.controlplane.io/copyFrom: namespace/name` takes the data of
+//!   that object (found among the rendered ones).
 
 use std::collections::{BTreeMap, HashSet};
 use std::sync::Arc;
@@ -77,10 +79,23 @@ impl NotExpanded {
     }
 }
 
+/// What a ResourceSet makes.
+#[derive(Debug, Clone, Default)]
+pub struct Expanded {
+    pub objects: Vec<Resource>,
+    /// What is not as in the cluster (a `copyFrom` source not rendered).
+    pub warnings: Vec<String>,
+}
+
+/// The annotation by which the operator fills a ConfigMap or Secret it
+/// makes with the data of another (`namespace/name`).
+const COPY_FROM: &str = "fluxcd.controlplane.io/copyFrom";
+
 /// The objects the operator makes from ResourceSet `rset`. `candidates`:
-/// the rendered objects that may be its input providers (any kind; those
-/// of its namespace are looked at).
-pub fn expand(rset: &Resource, candidates: &[&Resource]) -> Result<Vec<Resource>, NotExpanded> {
+/// the rendered objects, where its input providers (those of its
+/// namespace) and the sources of `copyFrom` are looked for, first found
+/// first.
+pub fn expand(rset: &Resource, candidates: &[&Resource]) -> Result<Expanded, NotExpanded> {
     let spec = rset.obj.get("spec").cloned().unwrap_or(Node::Null);
     let invalid = |m: String| NotExpanded::Invalid(m);
     validate(&spec).map_err(invalid)?;
@@ -128,7 +143,110 @@ pub fn expand(rset: &Resource, candidates: &[&Resource]) -> Result<Vec<Resource>
         set_metadata(o, "annotations", &annotations);
         set_metadata(o, "labels", &owner);
     }
-    Ok(objects)
+    let mut warnings = Vec::new();
+    for o in objects.iter_mut() {
+        if let Some(w) = copy_from(o, candidates).map_err(invalid)? {
+            warnings.push(w);
+        }
+    }
+    Ok(Expanded { objects, warnings })
+}
+
+/// The operator's `copyFrom`: a ConfigMap (`v1`) it makes takes the
+/// `data` (and `binaryData`) of the ConfigMap the annotation names; a
+/// Secret takes its data as `stringData`, and its `type` unless it has
+/// one. A source not rendered offline leaves the object as its template
+/// made it, with a warning; a value not `namespace/name` fails the
+/// ResourceSet, as in the operator.
+fn copy_from(o: &mut Resource, candidates: &[&Resource]) -> Result<Option<String>, String> {
+    if o.obj.get_str(&["apiVersion"]) != Some("v1") {
+        return Ok(None);
+    }
+    let Some(source) = o
+        .obj
+        .get_path(&["metadata", "annotations", COPY_FROM])
+        .and_then(Node::scalar_text)
+    else {
+        return Ok(None);
+    };
+    let kind = o.kind().to_string();
+    if kind != "ConfigMap" && kind != "Secret" {
+        return Ok(None);
+    }
+    let parts: Vec<&str> = source.split('/').collect();
+    let [ns, name] = parts[..] else {
+        return Err(format!(
+            "invalid {COPY_FROM} annotation value '{source}' must be in the format 'namespace/name'"
+        ));
+    };
+    let Some(src) = candidates
+        .iter()
+        .find(|c| c.kind() == kind && c.namespace_or_default() == ns && c.name() == name)
+    else {
+        return Ok(Some(format!(
+            "{kind} {}/{} copies its data from {kind} {source} ({COPY_FROM}), which is not rendered offline: shown as its template makes it",
+            o.namespace(),
+            o.name()
+        )));
+    };
+    let Some(m) = o.obj.as_map_mut() else {
+        return Ok(None);
+    };
+    if kind == "ConfigMap" {
+        m.insert("data", string_values(src.obj.get("data"), false));
+        if let Some(Node::Map(b)) = src.obj.get("binaryData")
+            && !b.is_empty()
+        {
+            m.insert(
+                "binaryData",
+                string_values(src.obj.get("binaryData"), false),
+            );
+        }
+    } else {
+        if m.get("type").is_none() {
+            let t = src
+                .obj
+                .get_str(&["type"])
+                .filter(|t| !t.is_empty())
+                .unwrap_or("Opaque");
+            m.insert("type", Node::str(t));
+        }
+        // The source's data as the API server holds it: `data` decoded,
+        // `stringData` over it.
+        let mut data = match string_values(src.obj.get("data"), true) {
+            Node::Map(d) => d,
+            _ => crate::yaml::Map::new(),
+        };
+        if let Node::Map(sd) = string_values(src.obj.get("stringData"), false) {
+            for (k, v) in sd.iter() {
+                data.insert(k.clone(), v.clone());
+            }
+        }
+        m.insert("stringData", Node::Map(data));
+    }
+    Ok(None)
+}
+
+/// The string values of a map node (base64-decoded when `decode`: a value
+/// that is not base64 is kept as it is).
+fn string_values(n: Option<&Node>, decode: bool) -> Node {
+    use base64::Engine;
+    let mut out = crate::yaml::Map::new();
+    if let Some(Node::Map(m)) = n {
+        for (k, v) in m.iter() {
+            let text = v.scalar_text().unwrap_or_default();
+            let text = if decode {
+                base64::engine::general_purpose::STANDARD
+                    .decode(text.as_bytes())
+                    .map(|b| String::from_utf8_lossy(&b).into_owned())
+                    .unwrap_or(text)
+            } else {
+                text
+            };
+            out.insert(k.clone(), Node::str(text));
+        }
+    }
+    Node::Map(out)
 }
 
 /// The operator's checks of the spec, before anything is built.
@@ -597,6 +715,9 @@ fn template_set(input: Option<&Value>) -> Templates {
         t
     });
     let mut t = base.clone();
+    // Each run from the same seed: `randInt` gives the same numbers on
+    // every build (the operator's are random at each reconciliation).
+    t.reseed(crate::helm::sprig::SEED);
     let input = input
         .cloned()
         .unwrap_or_else(|| Value::map(BTreeMap::new()));
