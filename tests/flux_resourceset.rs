@@ -73,7 +73,7 @@ spec:
 
 /// A ResourceSet with inputs of its own, `resources` templates (numbers
 /// typed by the YAML they write), an object left out for one input, a
-/// duplicate, and common metadata.
+/// duplicate, common metadata, and a `dependsOn` of which one is missing.
 const FLAT: &str = include_str!("../fixtures/resourceset/flat.yaml");
 
 /// Inputs from two Static providers chosen by label, permuted with the
@@ -214,6 +214,22 @@ fn check_reports_a_resource_set_the_operator_fails() {
         "{f:#}"
     );
     assert_eq!(f["file"], "apps/offline.yaml", "{f:#}");
+    // Its `dependsOn` names a HelmRelease that is not there (a Secret
+    // may be made in the cluster: not checked).
+    let missing: Vec<&str> = v["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|f| f["rule"] == "dependson-missing")
+        .map(|f| f["message"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        missing,
+        [
+            "ResourceSet flux-system/flat depends on HelmRelease flux-system/database, which does not exist in this environment: the Flux Operator never applies its objects"
+        ],
+        "{v:#}"
+    );
     // The one with inputs from GitHub is said not expanded offline.
     let o = common::flate_in(&["check", "--path", "cluster"], &d);
     let text = String::from_utf8_lossy(&o.stdout);

@@ -73,7 +73,7 @@ pub const RULES: &[Rule] = &[
     Rule {
         id: "dependson-missing",
         severity: Severity::Error,
-        summary: "dependsOn names a Kustomization or HelmRelease that does not exist",
+        summary: "a dependsOn (of a Kustomization, HelmRelease or ResourceSet) names a Flux object that does not exist",
     },
     Rule {
         id: "dependson-cycle",
