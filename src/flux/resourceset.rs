@@ -1077,4 +1077,17 @@ mod tests {
         let e = permute(vec![p("a", 101), p("b", 100)], false).unwrap_err();
         assert!(e.contains("maximum allowed permutations"), "{e}");
     }
+
+    #[test]
+    fn a_copy_from_not_namespace_slash_name_fails_the_resource_set() {
+        let text = "apiVersion: fluxcd.controlplane.io/v1\nkind: ResourceSet\nmetadata:\n  name: rs\n  namespace: ns\nspec:\n  resources:\n    - apiVersion: v1\n      kind: Secret\n      metadata:\n        name: s\n        annotations:\n          fluxcd.controlplane.io/copyFrom: just-a-name\n";
+        let node = crate::yaml::parse_one(text).unwrap();
+        let rs = Resource::new(node, Default::default());
+        match expand(&rs, &[]) {
+            Err(NotExpanded::Invalid(m)) => {
+                assert!(m.contains("must be in the format 'namespace/name'"), "{m}")
+            }
+            other => panic!("{other:?}"),
+        }
+    }
 }
