@@ -284,3 +284,58 @@ fn copy_from_fills_a_configmap_or_secret_with_a_rendered_ones_data() {
         "{warnings}"
     );
 }
+
+#[test]
+fn a_diff_names_the_resource_set_that_made_an_object() {
+    let d = tree("rset-diff");
+    common::git(&d, &["init", "-q"]);
+    common::git(&d, &["add", "-A"]);
+    common::git(&d, &["commit", "-q", "-m", "first"]);
+    let p = d.join("apps/flat.yaml");
+    let text = std::fs::read_to_string(&p).unwrap();
+    std::fs::write(&p, text.replacen("replicas: 3", "replicas: 4", 1)).unwrap();
+    common::git(&d, &["commit", "-q", "-am", "more replicas"]);
+    let o = common::flate_in(
+        &[
+            "diff", "x", "--path", "cluster", "--base", "HEAD~1", "-o", "json",
+        ],
+        &d,
+    );
+    let v: Value = serde_json::from_slice(&o.stdout).unwrap_or_else(|e| {
+        panic!("{e}: {}", String::from_utf8_lossy(&o.stderr));
+    });
+    let pairs = v["environments"][0]["pairs"].as_array().unwrap();
+    let changed: Vec<String> = pairs
+        .iter()
+        .filter(|p| p["status"] == "changed")
+        .map(|p| {
+            format!(
+                "{} {} {}/{}",
+                p["producer"]["kind"].as_str().unwrap(),
+                p["producer"]["name"].as_str().unwrap(),
+                p["kind"].as_str().unwrap(),
+                p["name"].as_str().unwrap()
+            )
+        })
+        .collect();
+    // The ResourceSet's own change, under the Kustomization that applies
+    // it; the Deployment and ConfigMap it makes, under the ResourceSet.
+    assert_eq!(
+        changed,
+        [
+            "Kustomization flux-system/apps ResourceSet/flat",
+            "ResourceSet flux-system/flat Deployment/web",
+            "ResourceSet flux-system/flat ConfigMap/web-settings",
+        ],
+        "{v:#}"
+    );
+    let web = pairs
+        .iter()
+        .find(|p| p["kind"] == "Deployment" && p["name"] == "web")
+        .unwrap();
+    assert_eq!(
+        web["changes"],
+        serde_json::json!([{"path": "spec.replicas", "type": "changed", "old": "3", "new": "4"}]),
+        "{web:#}"
+    );
+}

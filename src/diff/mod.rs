@@ -43,12 +43,14 @@ pub use text::{Hunk, Line};
 pub use unified::unified;
 pub use versions::VersionChange;
 
-/// What produced an object: the Flux Kustomization that rendered it, or the
-/// HelmRelease whose effective values it is.
+/// What produced an object: the Flux Kustomization that rendered it, the
+/// HelmRelease whose chart rendered it (or whose effective values it is),
+/// or the Flux Operator ResourceSet that made it.
 #[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum Producer {
     Kustomization(String),
     HelmRelease(String),
+    ResourceSet(String),
 }
 
 impl Producer {
@@ -56,12 +58,13 @@ impl Producer {
         match self {
             Producer::Kustomization(_) => "Kustomization",
             Producer::HelmRelease(_) => "HelmRelease",
+            Producer::ResourceSet(_) => "ResourceSet",
         }
     }
     /// `namespace/name`.
     pub fn key(&self) -> &str {
         match self {
-            Producer::Kustomization(k) | Producer::HelmRelease(k) => k,
+            Producer::Kustomization(k) | Producer::HelmRelease(k) | Producer::ResourceSet(k) => k,
         }
     }
 }

@@ -184,15 +184,20 @@ fn objects<'a>(
         if k.status != KsStatus::Rendered || excluded.contains(key.as_str()) {
             continue;
         }
-        let producer = Producer::Kustomization(key);
-        let p = order[&producer];
+        let sets = crate::flux::resourceset::expanded_in(k);
         for (i, o) in k.objects.iter().enumerate() {
+            // An object a ResourceSet of the Kustomization made is the
+            // ResourceSet's.
+            let producer = match crate::flux::resourceset::owner(o) {
+                Some(set) if sets.contains(&set) => Producer::ResourceSet(set),
+                _ => Producer::Kustomization(key.clone()),
+            };
             out.push(Obj {
-                producer: producer.clone(),
+                order: (order[&producer], i),
+                producer,
                 key: ObjectKey::of(o),
                 node: Cow::Borrowed(&o.obj),
                 secret_paths: crate::secret::paths_of(o),
-                order: (p, i),
             });
         }
     }
@@ -247,7 +252,8 @@ fn objects<'a>(
 }
 
 /// Producers in output order: the head's discovery order (each
-/// Kustomization followed by its HelmReleases), then the base's others.
+/// Kustomization followed by its ResourceSets, then its HelmReleases),
+/// then the base's others.
 fn producer_order(base: &Rendered, head: &Rendered) -> HashMap<Producer, usize> {
     let mut order: HashMap<Producer, usize> = HashMap::new();
     for r in [head, base] {
@@ -263,6 +269,10 @@ fn producer_order(base: &Rendered, head: &Rendered) -> HashMap<Producer, usize> 
             order
                 .entry(Producer::Kustomization(key.clone()))
                 .or_insert(n);
+            for set in crate::flux::resourceset::expanded_in(k) {
+                let n = order.len();
+                order.entry(Producer::ResourceSet(set)).or_insert(n);
+            }
             for h in hrs.get(key.as_str()).into_iter().flatten() {
                 let n = order.len();
                 order.entry(Producer::HelmRelease(h.clone())).or_insert(n);

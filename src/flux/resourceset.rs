@@ -56,6 +56,27 @@ pub fn is_resource_set(r: &Resource) -> bool {
     r.kind() == "ResourceSet" && r.gvk().group == GROUP
 }
 
+/// The ResourceSet (`namespace/name`) whose owner labels `o` carries.
+pub fn owner(o: &Resource) -> Option<String> {
+    let label = |k: &str| {
+        o.obj
+            .get_path(&["metadata", "labels", &format!("{OWNER_GROUP}/{k}")])
+            .and_then(Node::scalar_text)
+    };
+    Some(format!("{}/{}", label("namespace")?, label("name")?))
+}
+
+/// The ResourceSets (`namespace/name`) among the objects of `k` that
+/// were expanded, in order.
+pub fn expanded_in(k: &super::KsReport) -> Vec<String> {
+    k.objects
+        .iter()
+        .filter(|r| is_resource_set(r))
+        .map(|r| format!("{}/{}", r.namespace_or_default(), r.name()))
+        .filter(|key| !k.unexpanded.iter().any(|u| u.key == *key))
+        .collect()
+}
+
 /// Whether `r` is a Flux Operator ResourceSetInputProvider.
 fn is_input_provider(r: &Resource) -> bool {
     r.kind() == "ResourceSetInputProvider" && r.gvk().group == GROUP
