@@ -79,22 +79,18 @@ pub fn values_node(h: &crate::flux::helm::HelmReleaseReport, show_secrets: bool)
 
 /// The objects of one Kustomization as kustomize prints a stream.
 pub fn ks_stream(k: &KsReport, show_secrets: bool) -> String {
-    let nodes: Vec<Cow<'_, Node>> = k
-        .objects
-        .iter()
-        .map(|r| object_node(r, show_secrets))
-        .collect();
+    stream(k.objects.iter(), show_secrets)
+}
+
+/// Objects as a stream.
+fn stream<'r>(objects: impl Iterator<Item = &'r Resource>, show_secrets: bool) -> String {
+    let nodes: Vec<Cow<'_, Node>> = objects.map(|r| object_node(r, show_secrets)).collect();
     crate::yaml::stream_to_string(nodes.iter().map(|n| n.as_ref()))
 }
 
 /// The objects a HelmRelease renders, as a stream.
 pub fn hr_stream(h: &HelmReleaseReport, show_secrets: bool) -> String {
-    let nodes: Vec<Cow<'_, Node>> = h
-        .objects
-        .iter()
-        .map(|r| object_node(r, show_secrets))
-        .collect();
-    crate::yaml::stream_to_string(nodes.iter().map(|n| n.as_ref()))
+    stream(h.objects.iter(), show_secrets)
 }
 
 /// The `# Source:` line of a HelmRelease's group.
@@ -113,8 +109,9 @@ pub fn hr_header(h: &HelmReleaseReport) -> String {
 }
 
 /// The YAML output of `flate build`: one group per Kustomization, each
-/// headed by a `# Source:` comment, followed by one group per HelmRelease
-/// it applies that rendered. Groups are printed in parallel.
+/// headed by a `# Source:` comment, followed by one group per Flux
+/// Operator ResourceSet it applies that was expanded and one per
+/// HelmRelease it applies that rendered. Groups are printed in parallel.
 pub fn yaml_stream(r: &Rendered, only: &[String], show_secrets: bool) -> String {
     let groups: Vec<String> = r
         .kustomizations
@@ -122,13 +119,33 @@ pub fn yaml_stream(r: &Rendered, only: &[String], show_secrets: bool) -> String 
         .filter(|k| selected(k, only))
         .flat_map_iter(|k| {
             let mut out = Vec::new();
-            if !k.objects.is_empty() {
+            // The objects of the ResourceSets it applies, each set's
+            // apart.
+            let sets = crate::flux::resourceset::expanded_in(k);
+            let made_by =
+                |o: &Resource| crate::flux::resourceset::owner(o).filter(|s| sets.contains(s));
+            let own: Vec<&Resource> = k.objects.iter().filter(|o| made_by(o).is_none()).collect();
+            if !own.is_empty() {
                 out.push(format!(
                     "# Source: Kustomization {} ({})\n{}",
                     k.key(),
                     k.path,
-                    ks_stream(k, show_secrets)
+                    stream(own.into_iter(), show_secrets)
                 ));
+            }
+            for set in &sets {
+                let made: Vec<&Resource> = k
+                    .objects
+                    .iter()
+                    .filter(|o| made_by(o).as_ref() == Some(set))
+                    .collect();
+                if !made.is_empty() {
+                    out.push(format!(
+                        "# Source: ResourceSet {set} (Kustomization {})\n{}",
+                        k.key(),
+                        stream(made.into_iter(), show_secrets)
+                    ));
+                }
             }
             let key = k.key();
             for h in r

@@ -339,3 +339,32 @@ fn a_diff_names_the_resource_set_that_made_an_object() {
         "{web:#}"
     );
 }
+
+#[test]
+fn the_yaml_of_build_groups_what_each_resource_set_makes() {
+    let d = tree("rset-yaml");
+    let o = common::flate_in(&["build", "x", "--path", "cluster"], &d);
+    let text = String::from_utf8_lossy(&o.stdout);
+    let heads: Vec<&str> = text.lines().filter(|l| l.starts_with("# Source:")).collect();
+    assert_eq!(
+        heads,
+        [
+            "# Source: Kustomization flux-system/flux-system (cluster)",
+            "# Source: Kustomization flux-system/apps (apps)",
+            // In the order of the Kustomization's objects.
+            "# Source: ResourceSet flux-system/copies (Kustomization flux-system/apps)",
+            "# Source: ResourceSet flux-system/flat (Kustomization flux-system/apps)",
+            "# Source: ResourceSet flux-system/tenants (Kustomization flux-system/apps)",
+            "# Source: Kustomization flux-system/shop-staging (tenant)",
+            "# Source: Kustomization flux-system/shop-production (tenant)",
+        ],
+        "{text}"
+    );
+    // The Deployment `web` is in the group of `flat`.
+    let flat = text
+        .split("# Source: ")
+        .find(|g| g.starts_with("ResourceSet flux-system/flat "))
+        .unwrap();
+    assert!(flat.contains("kind: Deployment\nmetadata:"), "{flat}");
+    assert!(flat.contains("  name: web\n"), "{flat}");
+}
