@@ -345,7 +345,10 @@ fn the_yaml_of_build_groups_what_each_resource_set_makes() {
     let d = tree("rset-yaml");
     let o = common::flate_in(&["build", "x", "--path", "cluster"], &d);
     let text = String::from_utf8_lossy(&o.stdout);
-    let heads: Vec<&str> = text.lines().filter(|l| l.starts_with("# Source:")).collect();
+    let heads: Vec<&str> = text
+        .lines()
+        .filter(|l| l.starts_with("# Source:"))
+        .collect();
     assert_eq!(
         heads,
         [

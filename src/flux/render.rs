@@ -1116,16 +1116,7 @@ fn expand_resource_sets(report: &mut KsReport, known: &Known) {
         .filter(|r| resourceset::is_resource_set(r))
     {
         let key = model::key(r.namespace_or_default(), r.name());
-        let paused = r
-            .obj
-            .get_path(&[
-                "metadata",
-                "annotations",
-                "fluxcd.controlplane.io/reconcile",
-            ])
-            .and_then(Node::scalar_text)
-            .as_deref()
-            == Some("disabled");
+        let paused = resourceset::disabled(r);
         let expanded = if paused {
             Err(NotExpanded::Offline(
                 "its reconciliation is disabled (fluxcd.controlplane.io/reconcile: disabled)"

@@ -643,8 +643,9 @@ fn build_set(rset: &Resource, holder: &Node, inputs: &[Value]) -> Result<Vec<Res
     Ok(objects)
 }
 
-/// `fluxcd.controlplane.io/reconcile: disabled`.
-fn disabled(o: &Resource) -> bool {
+/// `fluxcd.controlplane.io/reconcile: disabled`: an object the operator
+/// leaves out, a ResourceSet it does not reconcile.
+pub fn disabled(o: &Resource) -> bool {
     o.obj
         .get_path(&[
             "metadata",

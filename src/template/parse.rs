@@ -257,6 +257,19 @@ fn alnum_len(s: &str, at: usize) -> usize {
 }
 
 impl<'a, const OPEN: u8, const CLOSE: u8> Lexer<'a, OPEN, CLOSE> {
+    /// A lexer of `src` (named `name` in errors), its tokens pushed to
+    /// `toks`.
+    fn new(src: &'a str, name: &'a str, toks: Vec<Token>) -> Self {
+        Lexer {
+            src,
+            name,
+            pos: 0,
+            line: 1,
+            toks,
+            space: false,
+        }
+    }
+
     fn err(&self, line: usize, msg: String) -> Error {
         Error::parse(self.name, line, msg)
     }
@@ -1017,24 +1030,8 @@ pub fn parse_delimited(
     let mut toks = TOKENS.with(Cell::take);
     toks.reserve(braces * 6 + 2);
     let toks = match delims {
-        Delims::Braces => Lexer::<b'{', b'}'> {
-            src: text,
-            name,
-            pos: 0,
-            line: 1,
-            toks,
-            space: false,
-        }
-        .run()?,
-        Delims::Angles => Lexer::<b'<', b'>'> {
-            src: text,
-            name,
-            pos: 0,
-            line: 1,
-            toks,
-            space: false,
-        }
-        .run()?,
+        Delims::Braces => Lexer::<b'{', b'}'>::new(text, name, toks).run()?,
+        Delims::Angles => Lexer::<b'<', b'>'>::new(text, name, toks).run()?,
     };
     let mut p = Parser {
         name,
