@@ -272,6 +272,7 @@ fn string_values(n: Option<&Node>, decode: bool) -> Node {
 
 /// The operator's checks of the spec, before anything is built.
 fn validate(spec: &Node) -> Result<(), String> {
+    shape(spec)?;
     let has_resources = |n: &Node| {
         matches!(n.get("resources"), Some(Node::Seq(s)) if !s.is_empty())
             || n.get_str(&["resourcesTemplate"])
@@ -295,6 +296,73 @@ fn validate(spec: &Node) -> Result<(), String> {
                 "step {:?}: at least one of resources or resourcesTemplate must be set",
                 step.get_str(&["name"]).unwrap_or_default()
             ));
+        }
+    }
+    Ok(())
+}
+
+/// The types of the fields read, as the ResourceSet's schema has them (the
+/// API server refuses another): flate has no schema of the kind to check
+/// them against, and reading a field of another type as absent would be
+/// a silent wrong answer.
+fn shape(spec: &Node) -> Result<(), String> {
+    fn is(n: &Node, path: &str, ty: &str) -> Result<(), String> {
+        let ok = match ty {
+            "list of objects" => {
+                matches!(n, Node::Seq(items) if items.iter().all(|i| matches!(i, Node::Map(_))))
+            }
+            "object" => matches!(n, Node::Map(_)),
+            "string" => matches!(n, Node::Str(_)),
+            _ => false,
+        };
+        if ok || n.is_null() {
+            return Ok(());
+        }
+        let article = if ty == "object" { "an" } else { "a" };
+        Err(format!(
+            "{path} must be {article} {ty} (the API server refuses this ResourceSet)"
+        ))
+    }
+    is(spec, "spec", "object")?;
+    let fields: &[(&str, &str)] = &[
+        ("inputs", "list of objects"),
+        ("inputsFrom", "list of objects"),
+        ("resources", "list of objects"),
+        ("resourcesTemplate", "string"),
+        ("steps", "list of objects"),
+        ("inputStrategy", "object"),
+        ("commonMetadata", "object"),
+    ];
+    for (f, ty) in fields {
+        if let Some(n) = spec.get(f) {
+            is(n, &format!("spec.{f}"), ty)?;
+        }
+    }
+    if let Some(Node::Seq(steps)) = spec.get("steps") {
+        for (i, step) in steps.iter().enumerate() {
+            for (f, ty) in [
+                ("name", "string"),
+                ("resources", "list of objects"),
+                ("resourcesTemplate", "string"),
+            ] {
+                if let Some(n) = step.get(f) {
+                    is(n, &format!("spec.steps[{i}].{f}"), ty)?;
+                }
+            }
+        }
+    }
+    for (f, ty) in [("name", "string"), ("includeEmptyProviders", "boolean")] {
+        if let Some(n) = spec.get("inputStrategy").and_then(|s| s.get(f)) {
+            let ok = n.is_null()
+                || match ty {
+                    "string" => matches!(n, Node::Str(_)),
+                    _ => matches!(n, Node::Bool(_)),
+                };
+            if !ok {
+                return Err(format!(
+                    "spec.inputStrategy.{f} must be a {ty} (the API server refuses this ResourceSet)"
+                ));
+            }
         }
     }
     Ok(())
@@ -1110,6 +1178,39 @@ mod tests {
                 assert!(m.contains("must be in the format 'namespace/name'"), "{m}")
             }
             other => panic!("{other:?}"),
+        }
+    }
+
+    #[test]
+    fn fields_of_another_type_fail_the_resource_set() {
+        for (spec, want) in [
+            ("inputs: {a: 1}", "spec.inputs must be a list of objects"),
+            ("inputs: [1]", "spec.inputs must be a list of objects"),
+            (
+                "resourcesTemplate: [a]",
+                "spec.resourcesTemplate must be a string",
+            ),
+            (
+                "steps: [{name: [x]}]",
+                "spec.steps[0].name must be a string",
+            ),
+            (
+                "inputStrategy: {name: 1}",
+                "spec.inputStrategy.name must be a string",
+            ),
+            (
+                "inputStrategy: Permute",
+                "spec.inputStrategy must be an object",
+            ),
+        ] {
+            let text = format!(
+                "apiVersion: fluxcd.controlplane.io/v1\nkind: ResourceSet\nmetadata:\n  name: rs\n  namespace: ns\nspec:\n  {spec}\n"
+            );
+            let rs = Resource::new(crate::yaml::parse_one(&text).unwrap(), Default::default());
+            match expand(&rs, &[]) {
+                Err(NotExpanded::Invalid(m)) => assert!(m.starts_with(want), "{spec}: {m}"),
+                other => panic!("{spec}: {other:?}"),
+            }
         }
     }
 }
