@@ -487,11 +487,18 @@ fn provider_inputs(p: &Resource) -> Result<Provider, NotExpanded> {
             p.name()
         )));
     }
-    let mut input = match input_value(
-        p.obj
-            .get_path(&["spec", "defaultValues"])
-            .unwrap_or(&Node::Null),
-    ) {
+    let defaults = p
+        .obj
+        .get_path(&["spec", "defaultValues"])
+        .unwrap_or(&Node::Null);
+    if !defaults.is_null() && !matches!(defaults, Node::Map(_)) {
+        return Err(NotExpanded::Invalid(format!(
+            "ResourceSetInputProvider {}/{}: spec.defaultValues must be an object (the API server refuses it)",
+            p.namespace_or_default(),
+            p.name()
+        )));
+    }
+    let mut input = match input_value(defaults) {
         Value::Map(m) => m.to_btree(),
         _ => BTreeMap::new(),
     };
