@@ -371,3 +371,38 @@ fn the_yaml_of_build_groups_what_each_resource_set_makes() {
     assert!(flat.contains("kind: Deployment\nmetadata:"), "{flat}");
     assert!(flat.contains("  name: web\n"), "{flat}");
 }
+
+#[test]
+fn get_lists_the_resource_sets_with_what_each_made() {
+    let d = tree("rset-get");
+    let o = common::flate_in(&["get", "rset", "--path", "cluster", "-o", "json"], &d);
+    let v: Value = serde_json::from_slice(&o.stdout).unwrap_or_else(|e| {
+        panic!("{e}: {}", String::from_utf8_lossy(&o.stderr));
+    });
+    let rows: Vec<String> = v["items"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|i| {
+            format!(
+                "{} {} {}",
+                i["name"].as_str().unwrap(),
+                i["status"].as_str().unwrap(),
+                i["objects"]
+            )
+        })
+        .collect();
+    assert_eq!(
+        rows,
+        [
+            "broken failed 0",
+            "copies expanded 3",
+            "flat expanded 4",
+            "previews not expanded 0",
+            "tenants expanded 2",
+        ],
+        "{v:#}"
+    );
+    let o = common::flate_in(&["get", "rset", "--path", "cluster", "-n", "elsewhere"], &d);
+    assert_eq!(o.status.code(), Some(2));
+}

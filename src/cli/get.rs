@@ -1,4 +1,4 @@
-//! `flate get ks|hr|all|sources|images|envs [ENV] [NAME] [-n NS] [-l SEL]
+//! `flate get ks|hr|all|sources|images|charts|rset|envs [ENV] [NAME] [-n NS] [-l SEL]
 //! [-o table|wide|name|yaml|json]`
 
 use clap::{Args, ValueEnum};
@@ -26,7 +26,8 @@ pub enum Format {
 #[derive(Args, Debug)]
 pub struct GetArgs {
     /// TYPE [ENV] [NAME]: TYPE is ks (kustomization[s]), hr
-    /// (helmrelease[s]), all, sources or envs; ENV may be left out with
+    /// (helmrelease[s]), all, sources, images, charts, rset
+    /// (resourceset[s]) or envs; ENV may be left out with
     /// --path or when the repository has one environment; NAME is
     /// `name` or `namespace/name`.
     #[arg(required = true, num_args = 1..=3, value_name = "ARGS")]
@@ -74,6 +75,15 @@ const SOURCE_COLS: [Col; 7] = [
     col("REF"),
     wide("DIGEST"),
     col("KUSTOMIZATION"),
+];
+
+const RSET_COLS: [Col; 6] = [
+    col("NAMESPACE"),
+    col("NAME"),
+    col("STATUS"),
+    col("OBJECTS"),
+    wide("KUSTOMIZATION"),
+    col("MESSAGE"),
 ];
 
 const IMAGE_COLS: [Col; 4] = [col("IMAGE"), col("TAG"), wide("DIGEST"), col("WORKLOADS")];
@@ -251,6 +261,70 @@ fn chart_items(r: &Rendered) -> Vec<Item> {
         .collect()
 }
 
+/// Whether object `o` is selected by NAME, `-n` and `-l`.
+fn selected(sel: &Selection, o: &flate::resource::Resource) -> bool {
+    !(sel
+        .namespace
+        .as_deref()
+        .is_some_and(|ns| ns != o.namespace())
+        || sel
+            .name
+            .as_deref()
+            .is_some_and(|n| n != o.name() && n != format!("{}/{}", o.namespace(), o.name()))
+        || sel.selector.as_ref().is_some_and(|s| {
+            !s.matches(
+                o.obj
+                    .get_path(&["metadata", "labels"])
+                    .and_then(|n| n.as_map()),
+            )
+        }))
+}
+
+/// The Flux Operator's ResourceSets: whether each was expanded, how many
+/// objects it made, and why it was not.
+fn rset_items(r: &Rendered, sel: &Selection) -> Vec<Item> {
+    use flate::flux::resourceset::{self, NotExpanded};
+    let mut out = Vec::new();
+    for k in &r.kustomizations {
+        for o in k.objects.iter().filter(|o| resourceset::is_resource_set(o)) {
+            if !selected(sel, o) {
+                continue;
+            }
+            let key = format!("{}/{}", o.namespace_or_default(), o.name());
+            let (status, message) = match k.unexpanded.iter().find(|u| u.key == key) {
+                Some(u) => (
+                    match u.reason {
+                        NotExpanded::Offline(_) => "not expanded",
+                        NotExpanded::Invalid(_) => "failed",
+                    },
+                    u.reason.message().to_string(),
+                ),
+                None => ("expanded", String::new()),
+            };
+            let made = k
+                .objects
+                .iter()
+                .filter(|x| resourceset::owner(x).as_deref() == Some(key.as_str()))
+                .count();
+            out.push(Item {
+                cells: vec![
+                    o.namespace_or_default().to_string(),
+                    o.name().to_string(),
+                    status.to_string(),
+                    made.to_string(),
+                    k.key(),
+                    message.clone(),
+                ],
+                name: format!("ResourceSet/{key}"),
+                json: json!({"kind": "ResourceSet", "namespace": o.namespace_or_default(),
+                    "name": o.name(), "status": status, "objects": made,
+                    "kustomization": k.key(), "message": message}),
+            });
+        }
+    }
+    out
+}
+
 fn source_items(r: &Rendered, sel: &Selection) -> Vec<Item> {
     let mut out = Vec::new();
     for (k, o) in r.all_objects() {
@@ -258,22 +332,7 @@ fn source_items(r: &Rendered, sel: &Selection) -> Vec<Item> {
         if g.group != flate::flux::model::SOURCE_GROUP {
             continue;
         }
-        if sel
-            .namespace
-            .as_deref()
-            .is_some_and(|ns| ns != o.namespace())
-            || sel
-                .name
-                .as_deref()
-                .is_some_and(|n| n != o.name() && n != format!("{}/{}", o.namespace(), o.name()))
-            || sel.selector.as_ref().is_some_and(|s| {
-                !s.matches(
-                    o.obj
-                        .get_path(&["metadata", "labels"])
-                        .and_then(|n| n.as_map()),
-                )
-            })
-        {
+        if !selected(sel, o) {
             continue;
         }
         let s = |p: &[&str]| o.obj.get_str(p).unwrap_or("").to_string();
@@ -339,6 +398,7 @@ pub fn run(a: GetArgs) -> i32 {
         Kind::Sources,
         Kind::Images,
         Kind::Charts,
+        Kind::ResourceSets,
         Kind::Envs,
     ];
     let w = match select::words(&a.args, &allowed, false, &repo, &a.env_args) {
@@ -347,7 +407,7 @@ pub fn run(a: GetArgs) -> i32 {
     };
     let Some(kind) = w.kind else {
         return Diag::error(format!("'{}' is not a type", a.args[0]))
-            .help("the types are: ks, hr, all, sources, images, charts, envs (e.g. `flate get ks production`)")
+            .help("the types are: ks, hr, all, sources, images, charts, rset, envs (e.g. `flate get ks production`)")
             .fail();
     };
     if kind == Kind::Envs {
@@ -376,6 +436,23 @@ pub fn run(a: GetArgs) -> i32 {
             Some(&env.name),
             a.output,
         ),
+        Kind::ResourceSets => {
+            let items = rset_items(&r, &sel);
+            if items.is_empty() && (sel.name.is_some() || sel.namespace.is_some()) {
+                let all: Vec<String> = rset_items(&r, &Selection::default())
+                    .iter()
+                    .map(|i| i.name.trim_start_matches("ResourceSet/").to_string())
+                    .collect();
+                return sel.nothing_matched("ResourceSet", &env.name, &all).fail();
+            }
+            print_items(
+                &RSET_COLS,
+                &items,
+                "ResourceSetList",
+                Some(&env.name),
+                a.output,
+            )
+        }
         Kind::Sources => {
             let items = source_items(&r, &sel);
             if items.is_empty() && (sel.name.is_some() || sel.namespace.is_some()) {

@@ -27,6 +27,8 @@ pub enum Kind {
     Images,
     /// The charts the HelmReleases need, cached or not.
     Charts,
+    /// The Flux Operator's ResourceSets.
+    ResourceSets,
 }
 
 impl Kind {
@@ -42,6 +44,7 @@ impl Kind {
             "envs" | "env" | "environment" | "environments" => Kind::Envs,
             "images" | "image" | "img" => Kind::Images,
             "charts" | "chart" => Kind::Charts,
+            "rset" | "resourceset" | "resourcesets" => Kind::ResourceSets,
             _ => return None,
         })
     }
@@ -54,6 +57,7 @@ impl Kind {
             Kind::Envs => "envs",
             Kind::Images => "images",
             Kind::Charts => "charts",
+            Kind::ResourceSets => "rset",
         }
     }
 }
@@ -138,7 +142,8 @@ pub fn words(
         let last = i + 1 == rest.len();
         let takes_name = w.kind.is_some_and(|k| {
             k != Kind::Envs && k != Kind::Sources && k != Kind::Images && k != Kind::Charts
-        }) || (w.kind == Some(Kind::Sources) && !many_envs);
+        }) || (matches!(w.kind, Some(Kind::Sources | Kind::ResourceSets))
+            && !many_envs);
         if is_env(word) && w.envs.len() < max_envs && (a.path.is_none() || w.envs.is_empty()) {
             // With --path, a word naming an environment names the
             // environment only when it is the first word.
