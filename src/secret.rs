@@ -24,6 +24,16 @@ pub const REDACTED: &str = "**redacted**";
 /// Paths of the tainted values of one object.
 pub type SecretPaths = Vec<Vec<PathElem>>;
 
+/// A value of a Secret's `data` as the API server holds it: base64 (line
+/// breaks and spaces in it ignored, as YAML folds long values), read as
+/// text (bytes that are not UTF-8 replaced).
+pub fn decode_data(text: &str) -> Result<String, base64::DecodeError> {
+    use base64::Engine;
+    let clean: String = text.chars().filter(|c| !c.is_whitespace()).collect();
+    let bytes = base64::engine::general_purpose::STANDARD.decode(clean.as_bytes())?;
+    Ok(String::from_utf8_lossy(&bytes).into_owned())
+}
+
 /// Whether `r` is a core Secret, or an object that held SOPS-encrypted
 /// values (`flux::sops`): its `data` and `stringData` are secret.
 pub fn is_secret(r: &Resource) -> bool {

@@ -231,7 +231,7 @@ pub fn check(envs: &[Env<'_>], schemas: &SchemaSet, opts: &CheckOptions) -> Chec
             .iter()
             .filter(|h| h.status == crate::flux::helm::HrStatus::Skipped)
             .count();
-        skipped.resource_sets += r.resource_sets().len();
+        skipped.resource_sets += r.not_expanded_offline().count();
     }
     CheckReport {
         envs: envs.iter().map(|e| e.name.clone()).collect(),

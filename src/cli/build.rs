@@ -177,10 +177,7 @@ pub fn report_failures(r: &Rendered) -> i32 {
             )
         },
     );
-    let sets: Vec<_> = r
-        .unexpanded()
-        .filter(|(_, u)| matches!(u.reason, flate::flux::resourceset::NotExpanded::Offline(_)))
-        .collect();
+    let sets: Vec<_> = r.not_expanded_offline().collect();
     if !sets.is_empty() {
         if diag::verbose() {
             infos(

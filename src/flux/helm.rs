@@ -6,8 +6,6 @@
 //! release name, namespace, capabilities and CRD policy helm-controller
 //! uses, then its post-renderers (see [`render_all`]).
 
-use base64::Engine;
-
 use crate::resource::Resource;
 use crate::yaml::{Map, Node};
 
@@ -485,7 +483,6 @@ fn resolve_values(hr: &Resource, ns: &str, all: &Objects<'_>) -> Result<Values, 
     let mut taint = Node::map();
     let mut warnings = Vec::new();
     let mut unknown = None;
-    let b64 = base64::engine::general_purpose::STANDARD;
     if let Some(Node::Seq(vf)) = hr.obj.get_path(&["spec", "valuesFrom"]) {
         for v in vf {
             let kind = s(v, &["kind"]);
@@ -541,18 +538,10 @@ fn resolve_values(hr: &Resource, ns: &str, all: &Objects<'_>) -> Result<Values, 
                 obj.obj.get_path(&["data", &vkey]),
                 obj.obj.get_path(&["stringData", &vkey]),
             ) {
-                ("Secret", Some(d), _) => {
-                    let clean: String = d
-                        .scalar_text()
-                        .unwrap_or_default()
-                        .chars()
-                        .filter(|c| !c.is_whitespace())
-                        .collect();
-                    let bytes = b64
-                        .decode(clean.as_bytes())
-                        .map_err(|e| format!("Secret/{name}: data.{vkey}: {e}"))?;
-                    Some(String::from_utf8_lossy(&bytes).into_owned())
-                }
+                ("Secret", Some(d), _) => Some(
+                    crate::secret::decode_data(&d.scalar_text().unwrap_or_default())
+                        .map_err(|e| format!("Secret/{name}: data.{vkey}: {e}"))?,
+                ),
                 ("Secret", None, Some(sd)) => sd.scalar_text(),
                 (_, Some(d), _) => d.scalar_text(),
                 _ => None,

@@ -6,7 +6,6 @@
 use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
 
-use base64::Engine;
 use rayon::prelude::*;
 
 use crate::fs::FileSystem;
@@ -157,14 +156,12 @@ impl Rendered {
             .iter()
             .flat_map(|k| k.unexpanded.iter().map(move |u| (k, u)))
     }
-    /// The Flux Operator ResourceSets not expanded offline (`ns/name`),
-    /// whose objects are made only in the cluster (those the operator
-    /// would fail excepted).
-    pub fn resource_sets(&self) -> Vec<String> {
+    /// The Flux Operator ResourceSets not expanded offline, whose objects
+    /// are made only in the cluster (those the operator would fail
+    /// excepted).
+    pub fn not_expanded_offline(&self) -> impl Iterator<Item = (&KsReport, &Unexpanded)> {
         self.unexpanded()
             .filter(|(_, u)| matches!(u.reason, super::resourceset::NotExpanded::Offline(_)))
-            .map(|(_, u)| u.key.clone())
-            .collect()
     }
     /// The objects of rendered Kustomizations, then the HelmReleases'.
     pub fn rendered_objects(&self) -> impl Iterator<Item = (&KsReport, &Resource)> {
@@ -716,7 +713,6 @@ fn load_vars(
     // Names whose value comes from a Secret (or from a ConfigMap value that
     // was itself substituted from one).
     let mut secret: HashSet<String> = HashSet::new();
-    let b64 = base64::engine::general_purpose::STANDARD;
     for sf in &ks.substitute_from {
         // A source the Kustomization applies itself is in the cluster from
         // its first apply on (which fails, lacking it, and so needs the
@@ -811,11 +807,10 @@ fn load_vars(
             for (k, v) in m.iter() {
                 let s = v.scalar_text().unwrap_or_default();
                 if sf.kind == "Secret" {
-                    let clean: String = s.chars().filter(|c| !c.is_whitespace()).collect();
-                    let bytes = b64.decode(clean.as_bytes()).map_err(|e| {
+                    let text = crate::secret::decode_data(&s).map_err(|e| {
                         format!("Secret/{}: data.{k} is not valid base64: {e}", sf.name)
                     })?;
-                    set(k, String::from_utf8_lossy(&bytes).into_owned());
+                    set(k, text);
                 } else {
                     set(k, s);
                 }

@@ -248,19 +248,16 @@ fn copy_from(o: &mut Resource, candidates: &[&Resource]) -> Result<Option<String
     Ok(None)
 }
 
-/// The string values of a map node (base64-decoded when `decode`: a value
-/// that is not base64 is kept as it is).
+/// The string values of a map node (a Secret's `data` decoded when
+/// `decode`: a value that is not base64, such as flate's mark of a SOPS
+/// value not decrypted, is kept as it is).
 fn string_values(n: Option<&Node>, decode: bool) -> Node {
-    use base64::Engine;
     let mut out = crate::yaml::Map::new();
     if let Some(Node::Map(m)) = n {
         for (k, v) in m.iter() {
             let text = v.scalar_text().unwrap_or_default();
             let text = if decode {
-                base64::engine::general_purpose::STANDARD
-                    .decode(text.as_bytes())
-                    .map(|b| String::from_utf8_lossy(&b).into_owned())
-                    .unwrap_or(text)
+                crate::secret::decode_data(&text).unwrap_or(text)
             } else {
                 text
             };
@@ -674,18 +671,25 @@ fn build_set(rset: &Resource, holder: &Node, inputs: &[Value]) -> Result<Vec<Res
         keys.insert(key);
         objects.push(o);
     };
+    // Each template is parsed once and run once per input (the operator
+    // parses it again for each: the same result, and the same error).
     if let Some(Node::Seq(templates)) = holder.get("resources") {
         for (i, t) in templates.iter().enumerate() {
-            let text = json_template_text(t);
+            let failed = |e: String| {
+                if inputs.is_empty() {
+                    format!("failed to build resource: {e}")
+                } else {
+                    format!("failed to build resources[{i}]: {e}")
+                }
+            };
+            let tpl = parse(&json_template_text(t)).map_err(failed)?;
             if inputs.is_empty() {
-                let o = build_one(rset, &text, None)
-                    .map_err(|e| format!("failed to build resource: {e}"))?;
+                let o = build_one(rset, &tpl, None).map_err(failed)?;
                 add(o, false, &mut objects);
                 continue;
             }
             for input in inputs {
-                let o = build_one(rset, &text, Some(input))
-                    .map_err(|e| format!("failed to build resources[{i}]: {e}"))?;
+                let o = build_one(rset, &tpl, Some(input)).map_err(failed)?;
                 if !disabled(&o) {
                     add(o, true, &mut objects);
                 }
@@ -696,18 +700,20 @@ fn build_set(rset: &Resource, holder: &Node, inputs: &[Value]) -> Result<Vec<Res
         .get_str(&["resourcesTemplate"])
         .filter(|t| !t.is_empty())
     {
+        let failed = |e: String| {
+            if inputs.is_empty() {
+                format!("failed to build resource: {e}")
+            } else {
+                format!("failed to build resources: {e}")
+            }
+        };
+        let tpl = parse(text).map_err(failed)?;
         let mut made = Vec::new();
         if inputs.is_empty() {
-            made.extend(
-                build_many(rset, text, None)
-                    .map_err(|e| format!("failed to build resource: {e}"))?,
-            );
+            made.extend(build_many(rset, &tpl, None).map_err(failed)?);
         }
         for input in inputs {
-            made.extend(
-                build_many(rset, text, Some(input))
-                    .map_err(|e| format!("failed to build resources: {e}"))?,
-            );
+            made.extend(build_many(rset, &tpl, Some(input)).map_err(failed)?);
         }
         for o in made {
             if !disabled(&o) {
@@ -752,8 +758,9 @@ fn to_yaml(v: &Value) -> String {
 }
 
 /// The template functions: slim-sprig's hermetic ones, `slugify`,
-/// `toYaml`, `mustToYaml`, and `inputs` (the input of this run).
-fn template_set(input: Option<&Value>) -> Templates {
+/// `toYaml`, `mustToYaml`, and `inputs` (empty here: [`run`] gives each
+/// run's).
+fn template_set() -> Templates {
     /// Built once: Go's built-in functions plus slim-sprig's hermetic
     /// ones, of flate's Sprig (slim-sprig is Sprig without its
     /// dependencies).
@@ -807,34 +814,41 @@ fn template_set(input: Option<&Value>) -> Templates {
             }
             Ok(Value::Str(text))
         });
+        t.add_func("inputs", 0, Some(0), |_, _| Ok(Value::map(BTreeMap::new())));
         t.missing_key_error = true;
         t.name = "resourceset".into();
         t
     });
-    let mut t = base.clone();
+    base.clone()
+}
+
+/// A template of the ResourceSet, parsed.
+fn parse(text: &str) -> Result<Templates, String> {
+    let mut t = template_set();
+    t.parse_delimited("resourceset", text, Delims::Angles)
+        .map_err(|e| format!("failed to parse template: {e}"))?;
+    Ok(t)
+}
+
+/// Runs a parsed template with `input` as what `inputs` gives.
+fn run(tpl: &Templates, input: Option<&Value>) -> Result<String, String> {
+    let mut t = tpl.clone();
     // Each run from the same seed: `randInt` gives the same numbers on
     // every build (the operator's are random at each reconciliation).
     t.reseed(crate::helm::sprig::SEED);
-    let input = input
-        .cloned()
-        .unwrap_or_else(|| Value::map(BTreeMap::new()));
-    let input = Arc::new(input);
+    let input = Arc::new(
+        input
+            .cloned()
+            .unwrap_or_else(|| Value::map(BTreeMap::new())),
+    );
     t.add_func("inputs", 0, Some(0), move |_, _| Ok((*input).clone()));
-    t
-}
-
-/// Runs template `text` with `input`.
-fn run(text: &str, input: Option<&Value>) -> Result<String, String> {
-    let mut t = template_set(input);
-    t.parse_delimited("resourceset", text, Delims::Angles)
-        .map_err(|e| format!("failed to parse template: {e}"))?;
     t.execute("resourceset", &Value::Nil)
         .map_err(|e| format!("failed to execute template: {e}"))
 }
 
 /// The one object a `resources` template makes.
-fn build_one(rset: &Resource, text: &str, input: Option<&Value>) -> Result<Resource, String> {
-    let out = run(text, input)?;
+fn build_one(rset: &Resource, tpl: &Templates, input: Option<&Value>) -> Result<Resource, String> {
+    let out = run(tpl, input)?;
     let docs = crate::yaml::parse::parse_stream_json_keys(&out)
         .map_err(|e| format!("failed to read object: {e}"))?;
     let node = docs
@@ -849,8 +863,12 @@ fn build_one(rset: &Resource, text: &str, input: Option<&Value>) -> Result<Resou
 /// The objects a `resourcesTemplate` makes: every document that is a
 /// Kubernetes object (with `apiVersion`, `kind` and `name`; a kustomize
 /// `Kustomization` excepted), the items of a list.
-fn build_many(rset: &Resource, text: &str, input: Option<&Value>) -> Result<Vec<Resource>, String> {
-    let out = run(text, input)?;
+fn build_many(
+    rset: &Resource,
+    tpl: &Templates,
+    input: Option<&Value>,
+) -> Result<Vec<Resource>, String> {
+    let out = run(tpl, input)?;
     let docs = crate::yaml::parse::parse_stream_json_keys(&out)
         .map_err(|e| format!("failed to read objects from multi-doc YAML: {e}"))?;
     let mut objects = Vec::new();
@@ -1131,7 +1149,7 @@ mod tests {
             ("name".to_string(), Value::Str("web".into())),
             ("n".to_string(), Value::Int(2)),
         ]));
-        let run = |t: &str| run(t, Some(&input));
+        let run = |t: &str| parse(t).and_then(|tpl| run(&tpl, Some(&input)));
         // Trim markers, comments, a `>>` inside a string, `{{` as text.
         assert_eq!(
             run("a: <<- inputs.name ->>\n<</* c */>>b: << \">>\" >> {{ x }}").unwrap(),

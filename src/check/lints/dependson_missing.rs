@@ -9,6 +9,7 @@ use std::collections::HashSet;
 
 use super::{Ctx, is_helmrelease, ns_or_default};
 use crate::check::Finding;
+use crate::flux::resourceset::is_resource_set;
 
 pub fn run(ctx: &Ctx, out: &mut Vec<Finding>) {
     let keys: HashSet<String> = ctx
@@ -48,78 +49,42 @@ pub fn run(ctx: &Ctx, out: &mut Vec<Finding>) {
         .filter(|(_, o)| is_helmrelease(o))
         .map(|(_, o)| format!("{}/{}", ns_or_default(o), o.name()))
         .collect();
-    for (k, o) in &ctx.all {
-        if !is_helmrelease(o) || crate::check::opted_out(o, "dependson-missing") {
-            continue;
-        }
-        let Some(crate::yaml::Node::Seq(deps)) = o.obj.get_path(&["spec", "dependsOn"]) else {
-            continue;
-        };
-        for (i, d) in deps.iter().enumerate() {
-            let ns = d
-                .get_str(&["namespace"])
-                .map(str::to_string)
-                .unwrap_or_else(|| ns_or_default(o));
-            let key = format!("{ns}/{}", d.get_str(&["name"]).unwrap_or(""));
-            if hrs.contains(&key) {
-                continue;
-            }
-            let path = format!("spec.dependsOn[{i}]");
-            let (file, line) = ctx.at(k, o, &path);
-            out.push(
-                ctx.finding(
-                    "dependson-missing",
-                    format!(
-                        "HelmRelease {}/{} depends on HelmRelease {key}, which does not exist in this environment",
-                        ns_or_default(o),
-                        o.name()
-                    ),
-                )
-                .at(file, line)
-                .ks(k.key())
-                .object(o)
-                .path(path),
-            );
-        }
-    }
-    // ResourceSets: `dependsOn` entries of these kinds, in the
-    // ResourceSet's namespace unless they give one.
     let mut known: HashSet<(&str, String)> = HashSet::new();
     for k in &keys {
         known.insert(("Kustomization", k.clone()));
     }
-    for h in &hrs {
-        known.insert(("HelmRelease", h.clone()));
+    for h in hrs {
+        known.insert(("HelmRelease", h));
     }
     for (_, o) in &ctx.all {
-        if crate::flux::resourceset::is_resource_set(o) {
+        if is_resource_set(o) {
             known.insert(("ResourceSet", format!("{}/{}", ns_or_default(o), o.name())));
         }
     }
+    // HelmReleases depend on HelmReleases; ResourceSets on objects of any
+    // kind, of which the Flux ones are checked. A target without a
+    // namespace is in the dependent's.
     for (k, o) in &ctx.all {
-        if !crate::flux::resourceset::is_resource_set(o)
-            || crate::check::opted_out(o, "dependson-missing")
-        {
+        let (owner, consequence) = if is_helmrelease(o) {
+            ("HelmRelease", "")
+        } else if is_resource_set(o) {
+            (
+                "ResourceSet",
+                ": the Flux Operator never applies its objects",
+            )
+        } else {
+            continue;
+        };
+        if crate::check::opted_out(o, "dependson-missing") {
             continue;
         }
         let Some(crate::yaml::Node::Seq(deps)) = o.obj.get_path(&["spec", "dependsOn"]) else {
             continue;
         };
         for (i, d) in deps.iter().enumerate() {
-            let kind = d.get_str(&["kind"]).unwrap_or("");
-            let group = d
-                .get_str(&["apiVersion"])
-                .and_then(|a| a.split_once('/'))
-                .map_or("", |(g, _)| g);
-            let flux = matches!(
-                (kind, group),
-                ("Kustomization", "kustomize.toolkit.fluxcd.io")
-                    | ("HelmRelease", "helm.toolkit.fluxcd.io")
-                    | ("ResourceSet", "fluxcd.controlplane.io")
-            );
-            if !flux {
+            let Some(kind) = target_kind(owner, d) else {
                 continue;
-            }
+            };
             let ns = d
                 .get_str(&["namespace"])
                 .filter(|n| !n.is_empty())
@@ -135,7 +100,7 @@ pub fn run(ctx: &Ctx, out: &mut Vec<Finding>) {
                 ctx.finding(
                     "dependson-missing",
                     format!(
-                        "ResourceSet {}/{} depends on {kind} {key}, which does not exist in this environment: the Flux Operator never applies its objects",
+                        "{owner} {}/{} depends on {kind} {key}, which does not exist in this environment{consequence}",
                         ns_or_default(o),
                         o.name()
                     ),
@@ -146,5 +111,24 @@ pub fn run(ctx: &Ctx, out: &mut Vec<Finding>) {
                 .path(path),
             );
         }
+    }
+}
+
+/// The kind of what a `dependsOn` entry of a HelmRelease or ResourceSet
+/// names, when it is one checked: a HelmRelease's are HelmReleases; a
+/// ResourceSet's, a Flux Kustomization, HelmRelease or ResourceSet.
+fn target_kind(owner: &str, d: &crate::yaml::Node) -> Option<&'static str> {
+    if owner == "HelmRelease" {
+        return Some("HelmRelease");
+    }
+    let group = d
+        .get_str(&["apiVersion"])
+        .and_then(|a| a.split_once('/'))
+        .map_or("", |(g, _)| g);
+    match (d.get_str(&["kind"]).unwrap_or(""), group) {
+        ("Kustomization", "kustomize.toolkit.fluxcd.io") => Some("Kustomization"),
+        ("HelmRelease", "helm.toolkit.fluxcd.io") => Some("HelmRelease"),
+        ("ResourceSet", "fluxcd.controlplane.io") => Some("ResourceSet"),
+        _ => None,
     }
 }
