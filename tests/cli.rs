@@ -4,6 +4,8 @@
 
 mod common;
 
+use common::write;
+
 use std::path::Path;
 use std::process::{Command, Output};
 
@@ -24,12 +26,6 @@ fn flate_at(args: &[&str], dir: &Path) -> Output {
         .env("NO_COLOR", "1")
         .output()
         .expect("run flate")
-}
-
-fn write(root: &Path, rel: &str, text: &str) {
-    let p = root.join(rel);
-    std::fs::create_dir_all(p.parent().unwrap()).unwrap();
-    std::fs::write(p, text).unwrap();
 }
 
 /// A Flux sync as `flux bootstrap --path PATH` writes it.

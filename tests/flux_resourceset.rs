@@ -13,33 +13,10 @@
 
 mod common;
 
-use std::path::Path;
+use common::build_cluster_json as build;
+use common::{report, write};
 
 use serde_json::Value;
-
-fn write(root: &Path, rel: &str, text: &str) {
-    let p = root.join(rel);
-    std::fs::create_dir_all(p.parent().unwrap()).unwrap();
-    std::fs::write(p, text).unwrap();
-}
-
-/// `flate build x -o json` of the tree at `root`, entry `cluster`.
-fn build(root: &Path) -> (Value, String) {
-    let o = common::flate_in(&["build", "x", "--path", "cluster", "-o", "json"], root);
-    let err = String::from_utf8_lossy(&o.stderr).into_owned();
-    let v: Value = serde_json::from_slice(&o.stdout)
-        .unwrap_or_else(|e| panic!("{e}: {}\n{err}", String::from_utf8_lossy(&o.stdout)));
-    (v, err)
-}
-
-fn report<'a>(v: &'a Value, name: &str) -> &'a Value {
-    v["kustomizations"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|k| k["name"] == name)
-        .unwrap_or_else(|| panic!("no Kustomization {name} in {v:#}"))
-}
 
 /// The objects of `k` of `kind` named `name` (any namespace).
 fn objects<'a>(k: &'a Value, kind: &str, name: &str) -> Vec<&'a Value> {
@@ -242,19 +219,7 @@ fn check_reports_a_resource_set_the_operator_fails() {
 #[test]
 fn copy_from_fills_a_configmap_or_secret_with_a_rendered_ones_data() {
     let d = tree("rset-copy");
-    let o = common::flate_in(
-        &[
-            "build",
-            "x",
-            "--path",
-            "cluster",
-            "-o",
-            "json",
-            "--show-secrets",
-        ],
-        &d,
-    );
-    let v: Value = serde_json::from_slice(&o.stdout).unwrap();
+    let (v, _) = common::build_cluster_json_with(&d, &["--show-secrets"]);
     let apps = report(&v, "apps");
     let in_team = |kind: &str, name: &str| -> Value {
         objects(apps, kind, name)

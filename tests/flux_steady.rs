@@ -6,15 +6,10 @@
 
 mod common;
 
-use std::path::Path;
+use common::build_cluster_json as build;
+use common::{report, write};
 
 use serde_json::Value;
-
-fn write(root: &Path, rel: &str, text: &str) {
-    let p = root.join(rel);
-    std::fs::create_dir_all(p.parent().unwrap()).unwrap();
-    std::fs::write(p, text).unwrap();
-}
 
 /// A Flux Kustomization `name` in flux-system rendering `path`, with
 /// `extra` appended to its spec (indented by four spaces).
@@ -57,24 +52,6 @@ fn configmap(name: &str, ns: &str, data: &str) -> String {
     format!(
         "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: {name}\n  namespace: {ns}\ndata:\n{data}"
     )
-}
-
-/// `flate build x -o json` of the tree at `root`, entry `cluster`.
-fn build(root: &Path) -> (Value, String) {
-    let o = common::flate_in(&["build", "x", "--path", "cluster", "-o", "json"], root);
-    let err = String::from_utf8_lossy(&o.stderr).into_owned();
-    let v: Value = serde_json::from_slice(&o.stdout)
-        .unwrap_or_else(|e| panic!("{e}: {}\n{err}", String::from_utf8_lossy(&o.stdout)));
-    (v, err)
-}
-
-fn report<'a>(v: &'a Value, name: &str) -> &'a Value {
-    v["kustomizations"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|k| k["name"] == name)
-        .unwrap_or_else(|| panic!("no Kustomization {name} in {v:#}"))
 }
 
 fn object<'a>(k: &'a Value, kind: &str, name: &str) -> &'a Value {
@@ -590,19 +567,7 @@ fn a_source_reflector_copies_renders_with_its_data() {
     let host =
         |v: &Value| object(report(v, "player"), "ConfigMap", "player")["data"]["host"].clone();
     assert_eq!(host(&v), "**redacted**");
-    let o = common::flate_in(
-        &[
-            "build",
-            "x",
-            "--path",
-            "cluster",
-            "-o",
-            "json",
-            "--show-secrets",
-        ],
-        &d,
-    );
-    let shown: Value = serde_json::from_slice(&o.stdout).unwrap();
+    let (shown, _) = common::build_cluster_json_with(&d, &["--show-secrets"]);
     assert_eq!(host(&shown), "www.example.com");
     // Reflector leaves namespace games alone: Flux finds nothing there.
     let server = report(&v, "server");

@@ -106,3 +106,37 @@ pub fn flate_in(args: &[&str], repo: &Path) -> Output {
         .output()
         .expect("run flate")
 }
+
+/// Writes `text` to `rel` under `root`, making the directories.
+pub fn write(root: &Path, rel: &str, text: &str) {
+    let p = root.join(rel);
+    std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+    std::fs::write(p, text).unwrap();
+}
+
+/// `flate build x -o json` of the tree at `root`, entry `cluster`: the
+/// document and standard error.
+pub fn build_cluster_json(root: &Path) -> (serde_json::Value, String) {
+    build_cluster_json_with(root, &[])
+}
+
+/// [`build_cluster_json`] with more arguments (`--show-secrets`...).
+pub fn build_cluster_json_with(root: &Path, extra: &[&str]) -> (serde_json::Value, String) {
+    let mut args = vec!["build", "x", "--path", "cluster", "-o", "json"];
+    args.extend_from_slice(extra);
+    let o = flate_in(&args, root);
+    let err = String::from_utf8_lossy(&o.stderr).into_owned();
+    let v = serde_json::from_slice(&o.stdout)
+        .unwrap_or_else(|e| panic!("{e}: {}\n{err}", String::from_utf8_lossy(&o.stdout)));
+    (v, err)
+}
+
+/// The Kustomization `name` of a `flate build -o json` document.
+pub fn report<'a>(v: &'a serde_json::Value, name: &str) -> &'a serde_json::Value {
+    v["kustomizations"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|k| k["name"] == name)
+        .unwrap_or_else(|| panic!("no Kustomization {name} in {v:#}"))
+}
