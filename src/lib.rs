@@ -9,6 +9,7 @@ pub mod diff;
 pub mod flux;
 pub mod fs;
 pub mod git;
+pub mod goregex;
 pub mod helm;
 pub mod kustomize;
 pub mod outdir;

@@ -48,7 +48,7 @@ enum Pat {
     Lit(String),
     /// Literal characters and `.` (any character but a line break).
     Dotted(String),
-    Re(Regex),
+    Re(std::rc::Rc<Regex>),
 }
 
 impl Pat {
@@ -116,18 +116,11 @@ fn anchored(s: &str) -> Result<Option<Pat>, String> {
             Pat::Lit(s.to_string())
         }));
     }
-    thread_local! {
-        // The same selectors are compiled again and again (one Flux patch
-        // applied to every child Kustomization): keep them per thread.
-        static CACHE: std::cell::RefCell<std::collections::HashMap<String, Regex>> =
-            std::cell::RefCell::new(std::collections::HashMap::new());
-    }
-    if let Some(re) = CACHE.with(|c| c.borrow().get(s).cloned()) {
-        return Ok(Some(Pat::Re(re)));
-    }
-    let re = Regex::new(&format!("^(?:{s})$"))
-        .map_err(|e| format!("invalid regular expression '{s}': {e}"))?;
-    CACHE.with(|c| c.borrow_mut().insert(s.to_string(), re.clone()));
+    // Go's syntax (kustomize compiles selectors with Go's `regexp`: a `{`
+    // that starts no repetition is a literal there, an error to the
+    // crate); compiled once per thread, as one Flux patch is matched
+    // against every child Kustomization.
+    let re = crate::goregex::compile(&format!("^(?:{s})$"))?;
     Ok(Some(Pat::Re(re)))
 }
 

@@ -282,7 +282,8 @@ fn visit(
         let Node::Seq(items) = node else {
             return Err(wrong_kind("SequenceNode", node));
         };
-        let re = regex::Regex::new(&v).map_err(|err| format!("error parsing regexp: {err}"))?;
+        // Go's syntax, as kyaml compiles it.
+        let re = crate::goregex::compile(&v)?;
         let mut any = false;
         for it in items.iter_mut() {
             if element_matches(it, &k, &re) {

@@ -14,7 +14,6 @@
 pub mod crypto;
 pub mod dates;
 mod ed25519;
-pub mod goregex;
 pub mod gotext;
 pub mod lists;
 pub mod math;

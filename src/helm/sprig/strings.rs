@@ -8,9 +8,9 @@ use base64::Engine as _;
 use regex::Regex;
 use sha2::Digest as _;
 
-use super::goregex::compile;
 use super::gotext;
 use super::{Rng, parse_go_int, strval, to_f64, to_i64, want_int, want_str};
+use crate::goregex::compile;
 use crate::helm::chart::go_string;
 use crate::template::value::{go_quote, go_quote_bytes, sprint_value};
 use crate::template::{Templates, Value};

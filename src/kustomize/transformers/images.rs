@@ -53,7 +53,7 @@ struct ImageRule {
     new_tag: String,
     tag_suffix: String,
     digest: String,
-    matcher: Option<regex::Regex>,
+    matcher: Option<std::rc::Rc<regex::Regex>>,
 }
 
 impl ImageRule {
@@ -175,7 +175,8 @@ impl ImageTagTransformer {
         let name = s("name")?;
         Ok(ImageTagTransformer {
             rule: ImageRule {
-                matcher: regex::Regex::new(&format!(
+                // Go's syntax, as kustomize compiles it.
+                matcher: crate::goregex::compile(&format!(
                     "^{name}(:[a-zA-Z0-9_.{{}}-]*)?(@sha256:[a-zA-Z0-9_.{{}}-]*)?$"
                 ))
                 .ok(),
