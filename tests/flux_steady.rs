@@ -22,11 +22,15 @@ fn ks(name: &str, path: &str, extra: &str) -> String {
 /// A Flux Kustomization `name` of `./apps/NAME` substituting from Secret
 /// `secret`.
 fn substituting_from(name: &str, secret: &str) -> String {
+    substituting_from_kind(name, "Secret", secret)
+}
+
+fn substituting_from_kind(name: &str, kind: &str, source: &str) -> String {
     ks(
         name,
         &format!("./apps/{name}"),
         &format!(
-            "  postBuild:\n    substituteFrom:\n      - kind: Secret\n        name: {secret}\n"
+            "  postBuild:\n    substituteFrom:\n      - kind: {kind}\n        name: {source}\n"
         ),
     )
 }
@@ -488,6 +492,120 @@ fn a_cloudnative_pg_cluster_produces_its_secrets() {
         m.contains("no file of the repository defines Secret/given-app: if it is created in the cluster another way"),
         "{m}"
     );
+}
+
+/// Objects other operators make at runtime: an ObjectBucketClaim's
+/// ConfigMap and Secret (its own name), a cert-manager Certificate's
+/// Secret (`spec.secretName`), a OnePasswordItem's Secret (its own name),
+/// and a trust-manager Bundle's ConfigMap in every namespace its selector
+/// takes. An ExternalSecret makes a Secret, never a ConfigMap of its name.
+#[test]
+fn operators_produce_their_secrets_and_configmaps() {
+    let d = common::scratch("steady-operators");
+    write(
+        &d,
+        "cluster/ks.yaml",
+        &[
+            ks("makers", "./apps/makers", ""),
+            substituting_from_kind("obc-cm", "ConfigMap", "bucket"),
+            substituting_from_kind("obc-secret", "Secret", "bucket"),
+            substituting_from_kind("cert", "Secret", "cert-tls"),
+            substituting_from_kind("op", "Secret", "op-item"),
+            substituting_from_kind("bundle", "ConfigMap", "ca-bundle"),
+            substituting_from_kind("bundle-secret", "Secret", "ca-bundle"),
+            substituting_from_kind("es-cm", "ConfigMap", "es-only"),
+        ]
+        .join("---\n"),
+    );
+    let obj = |api: &str, kind: &str, name: &str, ns: &str, spec: &str| {
+        format!("apiVersion: {api}\nkind: {kind}\nmetadata:\n  name: {name}\n{ns}spec:\n{spec}")
+    };
+    let here = "  namespace: flux-system\n";
+    write(
+        &d,
+        "apps/makers/makers.yaml",
+        &[
+            obj(
+                "objectbucket.io/v1alpha1",
+                "ObjectBucketClaim",
+                "bucket",
+                here,
+                "  generateBucketName: b\n  storageClassName: ceph-bucket\n",
+            ),
+            obj(
+                "cert-manager.io/v1",
+                "Certificate",
+                "cert",
+                here,
+                "  secretName: cert-tls\n  dnsNames: [a.example.org]\n  issuerRef: {name: le, kind: ClusterIssuer}\n",
+            ),
+            obj(
+                "onepassword.com/v1",
+                "OnePasswordItem",
+                "op-item",
+                here,
+                "  itemPath: vaults/v/items/i\n",
+            ),
+            obj(
+                "trust.cert-manager.io/v1alpha1",
+                "Bundle",
+                "ca-bundle",
+                "",
+                "  sources:\n    - useDefaultCAs: true\n  target:\n    configMap:\n      key: ca.crt\n",
+            ),
+            obj(
+                "external-secrets.io/v1",
+                "ExternalSecret",
+                "es-only",
+                here,
+                "  secretStoreRef: {name: vault, kind: ClusterSecretStore}\n",
+            ),
+        ]
+        .join("---\n"),
+    );
+    let apps = [
+        "obc-cm",
+        "obc-secret",
+        "cert",
+        "op",
+        "bundle",
+        "bundle-secret",
+        "es-cm",
+    ];
+    for app in apps {
+        write(
+            &d,
+            &format!("apps/{app}/cm.yaml"),
+            &configmap("x", "db", "  a: b\n"),
+        );
+    }
+    let (v, _) = build(&d);
+    rendered_without(
+        &v,
+        &["obc-cm", "obc-secret"],
+        "ObjectBucketClaim flux-system/bucket",
+    );
+    rendered_without(&v, &["cert"], "Certificate flux-system/cert");
+    rendered_without(&v, &["op"], "OnePasswordItem flux-system/op-item");
+    rendered_without(&v, &["bundle"], "Bundle ca-bundle");
+    // The Bundle targets no Secret; the ExternalSecret makes no ConfigMap.
+    for app in ["bundle-secret", "es-cm"] {
+        assert_eq!(report(&v, app)["status"], "failed", "{app}: {v:#}");
+    }
+
+    // A Bundle reaches only the namespaces its selector takes.
+    let path = d.join("apps/makers/makers.yaml");
+    let text = std::fs::read_to_string(&path).unwrap();
+    std::fs::write(
+        &path,
+        text.replace(
+            "    configMap:\n",
+            "    namespaceSelector:\n      matchLabels:\n        trust: wanted\n    configMap:\n",
+        ),
+    )
+    .unwrap();
+    let (v, _) = build(&d);
+    assert_eq!(report(&v, "bundle")["status"], "failed", "{v:#}");
 }
 
 /// A FluxInstance (the Flux Operator) whose `spec.sync.path` is the entry

@@ -178,15 +178,16 @@ impl<'a> Objects<'a> {
         ))
     }
 
-    /// The ExternalSecret, SealedSecret, PostgresUser, CloudNativePG Cluster
-    /// or ClusterExternalSecret that creates Secret `name` in `ns` at
-    /// runtime, if one is rendered.
-    fn runtime_producer(&self, ns: &str, name: &str) -> Option<String> {
+    /// The rendered object that creates `kind` `name` in `ns` at runtime
+    /// (see [`super::render::runtime_maker`]), if there is one.
+    fn runtime_producer(&self, kind: &str, ns: &str, name: &str) -> Option<String> {
         let labels = |n: &str| self.find("Namespace", "", n).map(|r| r.obj.clone());
         let mut found: Vec<String> = self
             .index
             .iter()
-            .filter_map(|((_, ons, _), r)| super::render::runtime_maker(r, ons, ns, name, &labels))
+            .filter_map(|((_, ons, _), r)| {
+                super::render::runtime_maker(r, ons, kind, ns, name, &labels)
+            })
             .collect();
         found.sort();
         found.into_iter().next()
@@ -496,10 +497,7 @@ fn resolve_values(hr: &Resource, ns: &str, all: &Objects<'_>) -> Result<Values, 
                 if optional {
                     continue;
                 }
-                if let Some(p) = (kind == "Secret")
-                    .then(|| all.runtime_producer(ns, &name))
-                    .flatten()
-                {
+                if let Some(p) = all.runtime_producer(&kind, ns, &name) {
                     let w = format!(
                         "valuesFrom {kind}/{ns}/{name} is produced at runtime by {p}: absent offline, rendered without its values"
                     );
@@ -514,12 +512,8 @@ fn resolve_values(hr: &Resource, ns: &str, all: &Objects<'_>) -> Result<Values, 
                         .map_err(|m| {
                             // Flux finds it if something creates it in the
                             // cluster, which flate may not know of.
-                            let known = if kind == "Secret" {
-                                " (flate follows ExternalSecrets, SealedSecrets, ClusterExternalSecrets, PostgresUsers and CloudNativePG Clusters)"
-                            } else {
-                                ""
-                            };
-                            format!("{m}: if something in the cluster creates it{known}, give a file that defines it to --settings (or list it under `settings` in .flate.yaml)")
+                            let known = super::render::RUNTIME_MAKERS;
+                            format!("{m}: if something in the cluster creates it (flate follows {known}), give a file that defines it to --settings (or list it under `settings` in .flate.yaml)")
                         })?,
                 );
                 continue;

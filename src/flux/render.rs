@@ -443,14 +443,11 @@ impl<'a> Known<'a> {
             let at = self.position(kind, src.namespace_or_default(), name)?;
             return self.reports.get(at.0).map(KsReport::key);
         }
-        if kind != "Secret" {
-            return None;
-        }
         let labels = |ns: &str| self.namespace_object(ns);
         self.reports.iter().find_map(|k| {
             k.objects
                 .iter()
-                .any(|r| runtime_maker(r, r.namespace(), namespace, name, &labels).is_some())
+                .any(|r| runtime_maker(r, r.namespace(), kind, namespace, name, &labels).is_some())
                 .then(|| k.key())
         })
     }
@@ -490,108 +487,160 @@ impl<'a> Known<'a> {
     }
 }
 
-/// Whether `r` makes Secret `name` in its own namespace at runtime:
-/// - an ExternalSecret (`spec.target.name`, else its own name);
-/// - a SealedSecret (`spec.template.metadata.name`, else its own name);
-/// - a PostgresUser of ext-postgres-operator (`db.movetokube.com`):
+/// The kinds [`runtime_maker`] follows, for messages.
+pub const RUNTIME_MAKERS: &str = "ExternalSecrets, ClusterExternalSecrets, SealedSecrets, cert-manager Certificates, trust-manager Bundles, ObjectBucketClaims, OnePasswordItems, PostgresUsers and CloudNativePG Clusters";
+
+/// Whether `r` makes `kind` (`Secret` or `ConfigMap`) `name` in its own
+/// namespace at runtime (docs/flux.md, "Objects made at runtime"):
+/// - an ExternalSecret (`spec.target.name`, else its own name): a Secret;
+/// - a SealedSecret (`spec.template.metadata.name`, else its own name): a
+///   Secret;
+/// - a PostgresUser of ext-postgres-operator (`db.movetokube.com`): Secret
 ///   `SECRETNAME-NAME` from `spec.secretName` and its own name, or
 ///   `SECRETNAME` alone when the operator runs with `KEEP_SECRET_NAME`
 ///   (which flate cannot see: both count);
-/// - a CloudNativePG Cluster (`postgresql.cnpg.io`): `NAME-app`, unless
-///   `spec.bootstrap.initdb.secret.name` gives the application user's
-///   Secret, and `NAME-superuser` when `spec.enableSuperuserAccess` is
-///   true and `spec.superuserSecret.name` gives none (the operator's
-///   documentation, "Connecting from an application").
-fn makes_secret(r: &Resource, name: &str) -> bool {
-    if r.kind() == "Cluster" && r.gvk().group == "postgresql.cnpg.io" {
-        let set = |path: &[&str]| r.obj.get_str(path).is_some_and(|v| !v.is_empty());
-        return match name.strip_prefix(r.name()) {
-            Some("-app") => !set(&["spec", "bootstrap", "initdb", "secret", "name"]),
-            Some("-superuser") => {
-                r.obj.get_path(&["spec", "enableSuperuserAccess"]) == Some(&Node::Bool(true))
-                    && !set(&["spec", "superuserSecret", "name"])
+/// - a CloudNativePG Cluster (`postgresql.cnpg.io`): Secret `NAME-app`,
+///   unless `spec.bootstrap.initdb.secret.name` gives the application
+///   user's Secret, and `NAME-superuser` when `spec.enableSuperuserAccess`
+///   is true and `spec.superuserSecret.name` gives none (the operator's
+///   documentation, "Connecting from an application");
+/// - a cert-manager Certificate (`cert-manager.io`): Secret
+///   `spec.secretName`;
+/// - an ObjectBucketClaim (`objectbucket.io`, Rook's and other bucket
+///   provisioners): a Secret and a ConfigMap of its own name;
+/// - a OnePasswordItem (`onepassword.com`): a Secret of its own name.
+fn makes(r: &Resource, kind: &str, name: &str) -> bool {
+    let gvk = r.gvk();
+    let group = gvk.group.as_str();
+    let own_name = || r.name() == name;
+    match (kind, r.kind(), group) {
+        ("Secret" | "ConfigMap", "ObjectBucketClaim", "objectbucket.io") => own_name(),
+        ("Secret", "Cluster", "postgresql.cnpg.io") => {
+            let set = |path: &[&str]| r.obj.get_str(path).is_some_and(|v| !v.is_empty());
+            match name.strip_prefix(r.name()) {
+                Some("-app") => !set(&["spec", "bootstrap", "initdb", "secret", "name"]),
+                Some("-superuser") => {
+                    r.obj.get_path(&["spec", "enableSuperuserAccess"]) == Some(&Node::Bool(true))
+                        && !set(&["spec", "superuserSecret", "name"])
+                }
+                _ => false,
             }
-            _ => false,
-        };
-    }
-    let path: &[&str] = match r.kind() {
-        "ExternalSecret" => &["spec", "target", "name"],
-        "SealedSecret" => &["spec", "template", "metadata", "name"],
-        "PostgresUser" if r.gvk().group == "db.movetokube.com" => {
-            return r.obj.get_str(&["spec", "secretName"]).is_some_and(|s| {
+        }
+        ("Secret", "PostgresUser", "db.movetokube.com") => {
+            r.obj.get_str(&["spec", "secretName"]).is_some_and(|s| {
                 name == s
                     || name.strip_prefix(s).and_then(|rest| rest.strip_prefix('-'))
                         == Some(r.name())
-            });
+            })
         }
-        _ => return false,
-    };
-    r.obj.get_str(path).unwrap_or(r.name()) == name
+        ("Secret", "Certificate", "cert-manager.io") => {
+            r.obj.get_str(&["spec", "secretName"]) == Some(name)
+        }
+        ("Secret", "OnePasswordItem", "onepassword.com") => own_name(),
+        ("Secret", "ExternalSecret", _) => {
+            r.obj
+                .get_str(&["spec", "target", "name"])
+                .unwrap_or(r.name())
+                == name
+        }
+        ("Secret", "SealedSecret", _) => {
+            r.obj
+                .get_str(&["spec", "template", "metadata", "name"])
+                .unwrap_or(r.name())
+                == name
+        }
+        _ => false,
+    }
 }
 
-/// What `r` is, when it creates Secret `name` in namespace `ns` at runtime:
-/// an ExternalSecret, SealedSecret, PostgresUser or CloudNativePG Cluster (see [`makes_secret`])
-/// in that namespace (`r_ns`, as the
-/// caller counts an object's namespace), or a ClusterExternalSecret that
-/// selects it (see [`cluster_runtime_secret`]); e.g.
+/// What `r` is, when it creates `kind` `name` in namespace `ns` at
+/// runtime: an object of that namespace (`r_ns`, as the caller counts an
+/// object's namespace) that [`makes`] it, or a cluster-wide maker that
+/// reaches the namespace (see [`cluster_makes`]); e.g.
 /// `ExternalSecret apps/db`, `ClusterExternalSecret shared`.
 pub fn runtime_maker(
     r: &Resource,
     r_ns: &str,
+    kind: &str,
     ns: &str,
     name: &str,
     namespace_labels: &dyn Fn(&str) -> Option<Node>,
 ) -> Option<String> {
-    if r_ns == ns && makes_secret(r, name) {
+    if r_ns == ns && makes(r, kind, name) {
         Some(format!("{} {ns}/{}", r.kind(), r.name()))
-    } else if cluster_runtime_secret(r, ns, name, namespace_labels) {
+    } else if cluster_makes(r, kind, ns, name, namespace_labels) {
         Some(format!("{} {}", r.kind(), r.name()))
     } else {
         None
     }
 }
 
-/// Whether `r`, a ClusterExternalSecret, creates Secret `name` in namespace
-/// `ns` at runtime: the ExternalSecret it makes in every namespace its
-/// `namespaces` lists or one of its selectors (`namespaceSelectors`, the
-/// older `namespaceSelector`) matches. A namespace's labels are those of
-/// its Namespace object when rendered (`namespace_labels`), plus the
-/// `kubernetes.io/metadata.name` label Kubernetes gives every namespace.
-fn cluster_runtime_secret(
+/// Whether `r`, a cluster-wide maker, creates `kind` `name` in namespace
+/// `ns` at runtime:
+/// - a ClusterExternalSecret: the ExternalSecret it makes (so a Secret)
+///   in every namespace its `namespaces` lists or one of its selectors
+///   (`namespaceSelectors`, the older `namespaceSelector`) matches;
+/// - a trust-manager Bundle (`trust.cert-manager.io`): a ConfigMap
+///   (`spec.target.configMap`) and a Secret (`spec.target.secret`) of its
+///   own name in every namespace `spec.target.namespaceSelector` selects
+///   (all without one).
+///
+/// A namespace's labels are those of its Namespace object when rendered
+/// (`namespace_labels`), plus the `kubernetes.io/metadata.name` label
+/// Kubernetes gives every namespace.
+fn cluster_makes(
     r: &Resource,
+    kind: &str,
     ns: &str,
     name: &str,
     namespace_labels: &dyn Fn(&str) -> Option<Node>,
 ) -> bool {
-    if r.kind() != "ClusterExternalSecret" || ns.is_empty() {
+    if ns.is_empty() {
         return false;
     }
     let spec = |path: &[&str]| r.obj.get_path(&[&["spec"][..], path].concat());
-    let es_name = spec(&["externalSecretName"])
-        .and_then(Node::scalar_text)
-        .unwrap_or_else(|| r.name().to_string());
-    let target = spec(&["externalSecretSpec", "target", "name"])
-        .and_then(Node::scalar_text)
-        .unwrap_or(es_name);
-    if target != name {
-        return false;
+    let labels = || labels_of_namespace(ns, namespace_labels);
+    match (kind, r.kind()) {
+        ("Secret", "ClusterExternalSecret") => {
+            let es_name = spec(&["externalSecretName"])
+                .and_then(Node::scalar_text)
+                .unwrap_or_else(|| r.name().to_string());
+            let target = spec(&["externalSecretSpec", "target", "name"])
+                .and_then(Node::scalar_text)
+                .unwrap_or(es_name);
+            if target != name {
+                return false;
+            }
+            let listed = matches!(spec(&["namespaces"]), Some(Node::Seq(l))
+                if l.iter().any(|n| n.scalar_text().as_deref() == Some(ns)));
+            if listed {
+                return true;
+            }
+            let labels = labels();
+            let mut selectors: Vec<&Node> = Vec::new();
+            if let Some(Node::Seq(l)) = spec(&["namespaceSelectors"]) {
+                selectors.extend(l.iter());
+            }
+            if let Some(sel) = spec(&["namespaceSelector"]) {
+                selectors.push(sel);
+            }
+            selectors
+                .into_iter()
+                .any(|sel| label_selector_matches(sel, &labels))
+        }
+        ("Secret" | "ConfigMap", "Bundle") if r.gvk().group == "trust.cert-manager.io" => {
+            let field = if kind == "Secret" {
+                "secret"
+            } else {
+                "configMap"
+            };
+            r.name() == name
+                && matches!(spec(&["target", field]), Some(Node::Map(_)))
+                && spec(&["target", "namespaceSelector"])
+                    .is_none_or(|sel| label_selector_matches(sel, &labels()))
+        }
+        _ => false,
     }
-    let listed = matches!(spec(&["namespaces"]), Some(Node::Seq(l))
-        if l.iter().any(|n| n.scalar_text().as_deref() == Some(ns)));
-    if listed {
-        return true;
-    }
-    let labels = labels_of_namespace(ns, namespace_labels);
-    let mut selectors: Vec<&Node> = Vec::new();
-    if let Some(Node::Seq(l)) = spec(&["namespaceSelectors"]) {
-        selectors.extend(l.iter());
-    }
-    if let Some(sel) = spec(&["namespaceSelector"]) {
-        selectors.push(sel);
-    }
-    selectors
-        .into_iter()
-        .any(|sel| label_selector_matches(sel, &labels))
 }
 
 /// The labels of namespace `ns`: those of its Namespace object when
@@ -653,12 +702,12 @@ pub(crate) fn label_selector_matches(sel: &Node, labels: &Node) -> bool {
     })
 }
 
-/// The object that creates Secret `name` in `namespace` at runtime, if any.
-fn runtime_producer(known: &Known, namespace: &str, name: &str) -> Option<String> {
+/// The object that creates `kind` `name` in `namespace` at runtime, if any.
+fn runtime_producer(known: &Known, kind: &str, namespace: &str, name: &str) -> Option<String> {
     let labels = |ns: &str| known.namespace_object(ns);
     known
         .all()
-        .find_map(|r| runtime_maker(r, r.namespace(), namespace, name, &labels))
+        .find_map(|r| runtime_maker(r, r.namespace(), kind, namespace, name, &labels))
 }
 
 fn strip_newlines(s: &str) -> String {
@@ -755,7 +804,7 @@ fn load_vars(
                 ));
                 continue;
             }
-            if let Some(p) = runtime_producer(known, &ks.namespace, &sf.name) {
+            if let Some(p) = runtime_producer(known, &sf.kind, &ks.namespace, &sf.name) {
                 absent.push(AbsentSource {
                     kind: sf.kind.clone(),
                     name: sf.name.clone(),
@@ -1540,7 +1589,7 @@ fn where_defined(repo: &ArtifactFs, kind: &str, namespace: &str, name: &str) -> 
 /// A file under `path` (relative to the repository root) holding an object
 /// that is, or makes at runtime, `kind` `name` in `namespace` (or without
 /// a namespace, which a `targetNamespace` may give it): an object of that
-/// kind and name, or for a Secret what [`makes_secret`] names. The path
+/// kind and name, or what [`makes`] it. The path
 /// of the first such file, relative to the repository root.
 fn making_file(
     repo: &ArtifactFs,
@@ -1566,8 +1615,7 @@ fn making_file(
             let r = Resource::new(d.node, Origin::default());
             let ns = r.namespace();
             (ns.is_empty() || ns == namespace)
-                && ((r.kind() == kind && r.name() == name)
-                    || (kind == "Secret" && makes_secret(&r, name)))
+                && ((r.kind() == kind && r.name() == name) || makes(&r, kind, name))
         });
         if makes {
             found = Some(p.strip_prefix(root).unwrap_or(p).display().to_string());

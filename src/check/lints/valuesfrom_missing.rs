@@ -1,9 +1,9 @@
 //! `valuesfrom-missing`: a HelmRelease `valuesFrom` entry (not
 //! `optional`) whose ConfigMap or Secret is not in the environment, or
-//! lacks the key (an object given with `--settings` counts). A Secret that
-//! an ExternalSecret, SealedSecret, PostgresUser or CloudNativePG Cluster
-//! of the same namespace, or a ClusterExternalSecret selecting the
-//! namespace, creates at runtime counts as present, and so does a source
+//! lacks the key (an object given with `--settings` counts). A ConfigMap or
+//! Secret that an object of the cluster creates at runtime
+//! (`crate::flux::render::runtime_maker`: an ExternalSecret, a Certificate,
+//! an ObjectBucketClaim...) counts as present, and so does a source
 //! Reflector copies into the namespace (`crate::flux::reflector`). A generated
 //! ConfigMap whose name got a hash suffix is the classic cause.
 
@@ -12,10 +12,10 @@ use crate::check::{Finding, Severity};
 use crate::resource::Resource;
 use crate::yaml::Node;
 
-fn produced_at_runtime(ctx: &Ctx, ns: &str, name: &str) -> bool {
+fn produced_at_runtime(ctx: &Ctx, kind: &str, ns: &str, name: &str) -> bool {
     let labels = |n: &str| ctx.find("Namespace", "", n).map(|(_, r)| r.obj.clone());
     ctx.all.iter().any(|(_, r)| {
-        crate::flux::render::runtime_maker(r, &ns_or_default(r), ns, name, &labels).is_some()
+        crate::flux::render::runtime_maker(r, &ns_or_default(r), kind, ns, name, &labels).is_some()
     })
 }
 
@@ -68,7 +68,7 @@ pub fn run(ctx: &Ctx, out: &mut Vec<Finding>) {
                     })
                     .or_else(|| reflected(ctx, kind, &ns, name));
             let problem = match found {
-                None if kind == "Secret" && produced_at_runtime(ctx, &ns, name) => None,
+                None if produced_at_runtime(ctx, kind, &ns, name) => None,
                 None => Some(format!("{kind} {ns}/{name} is not in this environment")),
                 Some(src) => {
                     let has = src.obj.get_path(&["data", key]).is_some()
