@@ -1379,7 +1379,7 @@ fn releases_find_their_objects_as_flux_does_offline() {
     assert_eq!(hr(&js, "no-values")["renderStatus"], "failed");
     assert_eq!(
         hr(&js, "no-values")["message"],
-        "valuesFrom ConfigMap/flux-system/nowhere is not among the rendered objects: if something in the cluster creates it, give a file that defines it to --settings (or list it under `settings` in .flate.yaml)"
+        "valuesFrom ConfigMap/flux-system/nowhere is not among the rendered objects: if something in the cluster creates it (flate follows ExternalSecrets, ClusterExternalSecrets, SealedSecrets, cert-manager Certificates, trust-manager Bundles, ObjectBucketClaims, OnePasswordItems, PostgresUsers and CloudNativePG Clusters), give a file that defines it to --settings (or list it under `settings` in .flate.yaml)"
     );
     assert!(stderr(&o).contains("warning: HelmRelease flux-system/from-eso: valuesFrom Secret/flux-system/demo-secret is produced at runtime"), "{}", stderr(&o));
 

@@ -42,6 +42,13 @@ pub struct EnvArgs {
     /// (repeatable; `NAME=DIR` matches every source of that name).
     #[arg(long = "source", global = true, value_name = "KIND/NAMESPACE/NAME=DIR")]
     pub sources: Vec<String>,
+    /// A local copy of a remote kustomize resource, component or file
+    /// (`https://…`, `github.com/…?ref=…`), which flate does not fetch:
+    /// a file, or a directory for a remote base (repeatable; the URL as
+    /// the kustomization writes it; adds to `.flate.yaml`'s `remotes`,
+    /// and wins over them).
+    #[arg(long = "remote", global = true, value_name = "URL=PATH")]
+    pub remotes: Vec<String>,
     /// A chart cache directory: charts as `helm pull` writes them
     /// (NAME-VERSION.tgz) or unpacked chart directories (repeatable;
     /// searched before the `charts` of .flate.yaml and .flate/charts).
@@ -123,6 +130,54 @@ pub fn local_sources(a: &EnvArgs) -> Result<Vec<flate::flux::render::LocalSource
             Ok(l)
         })
         .collect()
+}
+
+/// `URL=PATH` (split at the last `=`: a URL may hold one, as in
+/// `?ref=v1`), the path made absolute; it must exist.
+pub fn parse_remote(spec: &str) -> Result<(String, PathBuf), String> {
+    let Some((url, path)) = spec
+        .rsplit_once('=')
+        .filter(|(u, p)| !u.is_empty() && !p.is_empty())
+    else {
+        return Err(format!("--remote {spec}: expected URL=PATH"));
+    };
+    if !flate::kustomize::build::is_remote(url) {
+        return Err(format!(
+            "--remote {spec}: '{url}' is not a remote reference (https://…, github.com/…, git::…)"
+        ));
+    }
+    let path = absolute(Path::new(path));
+    if !path.exists() {
+        return Err(format!(
+            "--remote {spec}: {} does not exist (give a file, or a directory for a remote base)",
+            path.display()
+        ));
+    }
+    Ok((url.to_string(), path))
+}
+
+/// The `--remote` copies, then the `remotes` of `.flate.yaml` (the first
+/// match wins, so the command line overrides the file).
+pub fn local_remotes(a: &EnvArgs) -> Result<flate::kustomize::build::Remotes, String> {
+    let mut pairs = a
+        .remotes
+        .iter()
+        .map(|s| parse_remote(s))
+        .collect::<Result<Vec<_>, _>>()?;
+    if let Ok(repo) = Repo::open(a) {
+        for (url, path) in &repo.config.remotes {
+            let p = flate::fs::normalize(&repo.root, Path::new(path));
+            if !p.exists() {
+                return Err(format!(
+                    "{}: remotes: the copy of {url}, {}, does not exist",
+                    config::FILE_NAME,
+                    p.display()
+                ));
+            }
+            pairs.push((url.clone(), p));
+        }
+    }
+    Ok(flate::kustomize::build::Remotes::new(pairs))
 }
 
 /// The repository root: --repo, else the nearest directory above the
@@ -489,6 +544,7 @@ pub fn render_options(
         strict_substitute: a.strict_substitute,
         preexisting,
         sources: local_sources(a)?,
+        remotes: local_remotes(a)?,
         helm: helm_options(fs, repo, env, a),
     })
 }

@@ -11,6 +11,7 @@
 //!     kubernetesVersion: "1.35"
 //! charts: [.flate/charts]
 //! sources: {"OCIRepository/flux-system/shared": ../shared-manifests}
+//! remotes: {"https://example.org/crds.yaml": vendor/crds.yaml}
 //! check: {disable: [image-unpinned], schemaDirs: [schemas/crds]}
 //! diff: {ignoreFields: ["metadata.labels[helm.sh/chart]"]}
 //! ```
@@ -36,6 +37,9 @@ pub struct RepoConfig {
     /// `Kind/namespace/name` of a Flux source → a local directory holding
     /// its artifact (relative to the repository root).
     pub sources: Vec<(String, String)>,
+    /// URL of a remote kustomize resource → its local copy (relative to
+    /// the repository root).
+    pub remotes: Vec<(String, String)>,
     pub check: CheckConfig,
     pub diff: DiffConfig,
 }
@@ -106,7 +110,14 @@ pub fn parse(file: &Path, text: &str) -> Result<RepoConfig, Diag> {
     v.known_keys(
         top,
         &[],
-        &["environments", "charts", "sources", "check", "diff"],
+        &[
+            "environments",
+            "charts",
+            "sources",
+            "remotes",
+            "check",
+            "diff",
+        ],
     )?;
     if let Some(envs) = top.get("environments").filter(|n| !n.is_null()) {
         let path = ["environments"];
@@ -184,6 +195,20 @@ pub fn parse(file: &Path, text: &str) -> Result<RepoConfig, Diag> {
                 ));
             }
             cfg.sources.push((key.clone(), v.string(dir, &at)?));
+        }
+    }
+    if let Some(s) = top.get("remotes").filter(|n| !n.is_null()) {
+        for (url, path) in v.map(s, &["remotes"])?.iter() {
+            let at = ["remotes", url.as_str()];
+            if !flate::kustomize::build::is_remote(url) {
+                return Err(v.err(
+                    &at,
+                    &format!(
+                        "'{url}' is not a remote reference: write the URL as the kustomization does (https://…, github.com/…, git::…)"
+                    ),
+                ));
+            }
+            cfg.remotes.push((url.clone(), v.string(path, &at)?));
         }
     }
     if let Some(c) = top.get("check").filter(|n| !n.is_null()) {

@@ -111,6 +111,7 @@ fn render_options(env: &Environment, a: &EnvArgs) -> Result<RenderOptions, Strin
         strict_substitute: a.strict_substitute,
         preexisting: super::common::settings_objects(env)?,
         sources: super::common::local_sources(a)?,
+        remotes: super::common::local_remotes(a)?,
         // The working tree's chart cache serves both sides.
         helm: super::common::helm_options(
             &flate::fs::RealFs,

@@ -181,6 +181,11 @@ pub enum KustomizeCommand {
         /// downloaded), as `kustomize build --enable-helm` does.
         #[arg(long = "enable-helm")]
         enable_helm: bool,
+        /// A local copy of a remote resource, component or file the
+        /// kustomization names by URL: a file, or a directory for a remote
+        /// base (repeatable).
+        #[arg(long = "remote", value_name = "URL=PATH")]
+        remotes: Vec<String>,
     },
 }
 
@@ -216,8 +221,9 @@ pub fn run(cli: Cli) -> i32 {
                     dir,
                     load_restrictor,
                     enable_helm,
+                    remotes,
                 },
-        }) => kustomize::build(dir, load_restrictor, enable_helm),
+        }) => kustomize::build(dir, load_restrictor, enable_helm, &remotes),
         Command::Talos { command } => talos::run(command),
         Command::Quick(Quick::Helm { command }) => helm::run(command),
         Command::Completions { shell } => {

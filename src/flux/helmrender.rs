@@ -506,6 +506,7 @@ fn kustomize_post_render(objects: Vec<Resource>, k: &Node) -> Result<Vec<Resourc
             load_restrictor: crate::kustomize::LoadRestrictor::None,
             boundary: None,
             enable_helm: false,
+            remotes: Default::default(),
         },
     );
     let m = kz.build(&root).map_err(|e| {

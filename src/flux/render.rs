@@ -197,6 +197,8 @@ pub struct RenderOptions {
     /// Local directories standing for sources flate cannot fetch
     /// (`--source KIND/NAMESPACE/NAME=DIR`).
     pub sources: Vec<LocalSource>,
+    /// Local copies of remote kustomize resources (`--remote URL=PATH`).
+    pub remotes: crate::kustomize::build::Remotes,
     /// Chart rendering of HelmReleases (cache directories, Kubernetes
     /// version, `--require-charts`).
     pub helm: super::helmrender::HelmOptions,
@@ -1032,6 +1034,7 @@ fn render_one(
                 load_restrictor: LoadRestrictor::None,
                 boundary: Some(root.to_path_buf()),
                 enable_helm: false,
+                remotes: opts.remotes.clone(),
             },
         );
         let m = kz.build_kustomization(&k);

@@ -31,6 +31,43 @@ pub struct BuildOptions {
     /// engine; without it a kustomization that lists charts fails, as
     /// kustomize does.
     pub enable_helm: bool,
+    /// Local copies of remote resources, components and files (see
+    /// [`Remotes`]).
+    pub remotes: Remotes,
+}
+
+/// Local copies standing for what a kustomization names by URL (a remote
+/// file, or a remote base or component: a directory), which flate does not
+/// fetch: `--remote URL=PATH`, `remotes` of .flate.yaml. The URL is matched
+/// as the kustomization writes it. A copy is read from the machine's file
+/// system, whatever the build reads the repository from (a Git revision
+/// for `flate diff --base`), and a directory copy builds as its own root.
+#[derive(Debug, Clone, Default)]
+pub struct Remotes(std::sync::Arc<Vec<(String, PathBuf)>>);
+
+impl Remotes {
+    /// `pairs`: URL and absolute path.
+    pub fn new(pairs: Vec<(String, PathBuf)>) -> Remotes {
+        Remotes(std::sync::Arc::new(pairs))
+    }
+
+    /// The local copy standing for `url`.
+    pub fn get(&self, url: &str) -> Option<&Path> {
+        self.0
+            .iter()
+            .find(|(u, _)| u == url)
+            .map(|(_, p)| p.as_path())
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
+}
+
+/// What a remote reference that has no local copy says, for the errors of
+/// remote resources, components and files.
+fn no_copy(url: &str) -> String {
+    format!("(or give a local copy: --remote {url}=PATH)")
 }
 
 /// Reads files on behalf of one kustomization directory.
@@ -93,8 +130,24 @@ impl Loader<'_> {
         Ok(())
     }
 
+    /// The local copy of remote file `rel`, read.
+    fn remote_copy(&self, rel: &str) -> Option<Result<(PathBuf, Vec<u8>), Error>> {
+        let p = self.opts.remotes.get(rel)?;
+        Some(
+            crate::fs::RealFs
+                .read(p)
+                .map(|b| (p.to_path_buf(), b))
+                .map_err(|e| {
+                    self.err_naming(rel, format!("local copy '{}' of '{rel}': {e}", p.display()))
+                }),
+        )
+    }
+
     /// Reads a file as bytes, enforcing the restrictor.
     pub fn load_bytes(&self, rel: &str) -> Result<(PathBuf, Vec<u8>), Error> {
+        if let Some(copy) = self.remote_copy(rel) {
+            return copy;
+        }
         let p = self.check(rel)?;
         let b = self.fs.read(&p).map_err(|e| Error::at(&p, e.to_string()))?;
         Ok((p, b))
@@ -102,9 +155,13 @@ impl Loader<'_> {
 
     fn check(&self, rel: &str) -> Result<PathBuf, Error> {
         if is_remote(rel) {
-            return Err(
-                self.err_naming(rel, format!("remote file '{rel}' is not supported offline"))
-            );
+            return Err(self.err_naming(
+                rel,
+                format!(
+                    "remote file '{rel}' is not supported offline {}",
+                    no_copy(rel)
+                ),
+            ));
         }
         let p = self.resolve(rel);
         self.check_boundary(&p)
@@ -146,6 +203,11 @@ impl Loader<'_> {
 
     /// Reads a file named relative to the root, enforcing the restrictor.
     pub fn load(&self, rel: &str) -> Result<(PathBuf, String), Error> {
+        if let Some(copy) = self.remote_copy(rel) {
+            let (p, b) = copy?;
+            let text = String::from_utf8(b).map_err(|e| Error::at(&p, e.to_string()))?;
+            return Ok((p, text));
+        }
         let p = self.check(rel)?;
         let text = self
             .fs
@@ -177,7 +239,7 @@ pub fn is_remote(s: &str) -> bool {
 
 /// Parses the objects of a YAML stream, expanding `List` kinds.
 pub fn resources_from_text(file: &Path, text: &str) -> Result<Vec<Resource>, Error> {
-    let docs = crate::yaml::parse_stream(text).map_err(|e| Error::yaml(file, &e))?;
+    let docs = crate::yaml::parse_stream(text).map_err(|e| Error::yaml_in(file, text, &e))?;
     let fileref = Arc::new(file.to_path_buf());
     let mut out = Vec::new();
     // kyaml's reader unwraps a `List` or `ResourceList` that is the file's
@@ -479,6 +541,32 @@ impl<'a> Kustomizer<'a> {
         Kustomization::load(self.fs, dir)
     }
 
+    /// The kustomization of the directory copy `dir` of remote `url`, and
+    /// the builder that reads it: the machine's file system, the copy as
+    /// the boundary (a remote base is a root of its own).
+    fn remote_dir(
+        &self,
+        dir: &Path,
+        url: &str,
+    ) -> Result<(Kustomization, Kustomizer<'static>), Error> {
+        static REAL: crate::fs::RealFs = crate::fs::RealFs;
+        if !REAL.is_dir(dir) {
+            return Err(Error::at(
+                dir,
+                format!("the local copy of '{url}' is neither a file nor a directory"),
+            ));
+        }
+        let kz = Kustomizer::new(
+            &REAL,
+            BuildOptions {
+                boundary: Some(dir.to_path_buf()),
+                ..self.opts.clone()
+            },
+        );
+        let k = kz.load_dir(dir, &[])?;
+        Ok((k, kz))
+    }
+
     /// kustomize's `openapi.SetSchema` for kustomization `k` (`reset` at
     /// the top level; elsewhere only when nothing chose yet).
     fn choose_openapi(&self, k: &Kustomization, reset: bool) -> Result<(), Error> {
@@ -608,7 +696,28 @@ impl<'a> Kustomizer<'a> {
         super::transformers::plugins::generate(self, k, &ldr, &mut ra, stack)?;
         for c in k.str_list("components")? {
             if is_remote(&c) {
-                return Err(k.err(format!("remote component '{c}' is not supported offline")));
+                let Some(copy) = self.opts.remotes.get(&c) else {
+                    return Err(k.err(format!(
+                        "remote component '{c}' is not supported offline {}",
+                        no_copy(&c)
+                    )));
+                };
+                let (ck, kz) = self.remote_dir(copy, &c)?;
+                if !ck.is_component {
+                    return Err(k.err(format!(
+                        "accumulating components: expected kind 'Component' for path '{}' but got 'Kustomization'",
+                        copy.display()
+                    )));
+                }
+                let mut copy_stack = vec![copy.to_path_buf()];
+                ra = kz.accumulate(&ck, ra, cfg, &mut copy_stack)?;
+                unique_ids(&ra).map_err(|m| {
+                    k.err(format!(
+                        "accumulating components: recursed merging from path '{}': {m}",
+                        copy.display()
+                    ))
+                })?;
+                continue;
             }
             if Path::new(&c).is_absolute() {
                 return Err(k.err_at_item("components", &c, 0, format!(
@@ -660,9 +769,42 @@ impl<'a> Kustomizer<'a> {
     ) -> Result<(), Error> {
         let err = |m: String| resource_err(k, p, nth, m);
         if is_remote(p) {
-            return Err(err(format!(
-                "resource '{p}' is remote: remote resources are not supported offline (vendor it into the repository)"
-            )));
+            let Some(copy) = self.opts.remotes.get(p) else {
+                return Err(err(format!(
+                    "resource '{p}' is remote: remote resources are not supported offline (vendor it into the repository) {}",
+                    no_copy(p)
+                )));
+            };
+            if crate::fs::RealFs.is_file(copy) {
+                let (file, text) = ldr.load(p)?;
+                for r in resources_from_text(&file, &text)? {
+                    ra.append(r)
+                        .map_err(|m| err(format!("accumulating resources from '{p}': {m}")))?;
+                }
+                return Ok(());
+            }
+            let (sub, kz) = self.remote_dir(copy, p).map_err(|e| match e.file {
+                None => err(e.message),
+                Some(_) => e,
+            })?;
+            if sub.is_component {
+                return Err(err(format!(
+                    "accumulating resources: expected kind != 'Component' for path '{}' (list it under 'components')",
+                    copy.display()
+                )));
+            }
+            let mut sub_cfg = TransformerConfig::default();
+            let m = kz.accumulate(
+                &sub,
+                ResMap::new(),
+                &mut sub_cfg,
+                &mut vec![copy.to_path_buf()],
+            )?;
+            cfg.merge(&sub_cfg)
+                .map_err(|m| k.err(format!("merging config from '{p}': {m}")))?;
+            ra.append_all(m)
+                .map_err(|m| err(format!("accumulating resources from '{p}': {m}")))?;
+            return Ok(());
         }
         let full = ldr.resolve(p);
         if self.fs.is_file(&full) {

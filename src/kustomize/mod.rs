@@ -61,6 +61,17 @@ impl Error {
             message: format!("malformed YAML: {}", e.message),
         }
     }
+    /// [`Error::yaml`] for the text `text`, which lets the message name
+    /// what it is about (the alias of an unknown anchor).
+    pub fn yaml_in(file: &Path, text: &str, e: &crate::yaml::ParseError) -> Error {
+        Error {
+            message: format!(
+                "malformed YAML: {}",
+                crate::yaml::goerr::with_anchor_named(text, e)
+            ),
+            ..Error::yaml(file, e)
+        }
+    }
     /// Adds context in front of the message.
     pub fn context(mut self, ctx: impl fmt::Display) -> Error {
         self.message = format!("{ctx}: {}", self.message);

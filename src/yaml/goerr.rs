@@ -345,6 +345,20 @@ fn opens_block_scalar(l: &str) -> bool {
             .is_none_or(|c| c == ' ' || c == '\t')
 }
 
+/// The message of `e`, with the alias named when it is an unknown anchor
+/// (`unknown anchor 'pvc' referenced`, as go-yaml says; the parser's own
+/// message names none).
+pub fn with_anchor_named(text: &str, e: &ParseError) -> String {
+    if e.message.contains("unknown anchor")
+        && let Some(name) = anchor_name(text, e)
+    {
+        return format!(
+            "unknown anchor '{name}' referenced (an anchor holds in its own document only)"
+        );
+    }
+    e.message.clone()
+}
+
 /// The name of the alias at the error's position (`*name`).
 fn anchor_name(text: &str, e: &ParseError) -> Option<String> {
     let line = text.split('\n').nth(e.line.checked_sub(1)?)?;
