@@ -151,6 +151,45 @@ fn dependson_missing() {
     case("dependson-missing");
 }
 
+/// A missing `dependsOn` target that a file of the repository defines (one
+/// no Kustomization of the environment applies, or a bootstrap template)
+/// is named in the message.
+#[test]
+fn dependson_missing_names_where_the_target_is_defined() {
+    let d = common::scratch("check-dependson-elsewhere");
+    common::copy_dir(&fixtures().join("dependson-missing/bad"), &d);
+    let ks = |name: &str| {
+        format!(
+            "apiVersion: kustomize.toolkit.fluxcd.io/v1\nkind: Kustomization\nmetadata:\n  name: {name}\n  namespace: flux-system\nspec:\n  interval: 1h\n  path: ./nowhere\n  prune: true\n  sourceRef:\n    kind: GitRepository\n    name: flux-system\n"
+        )
+    };
+    let message = |d: &Path| {
+        let (_, js) = check(d, &[]);
+        let hits = with_rule(&js, "dependson-missing");
+        assert_eq!(hits.len(), 1, "{js:#}");
+        hits[0]["message"].as_str().unwrap().to_string()
+    };
+    let m = message(&d);
+    assert!(
+        m.ends_with("does not exist in this environment: it never becomes ready"),
+        "{m}"
+    );
+
+    common::write(&d, "bootstrap/databse.yaml.templ", &ks("databse"));
+    let m = message(&d);
+    assert!(
+        m.contains("(it is defined only in bootstrap/databse.yaml.templ, a template that bootstrap renders)"),
+        "{m}"
+    );
+
+    common::write(&d, "other-cluster/databse.yaml", &ks("databse"));
+    let m = message(&d);
+    assert!(
+        m.contains("(it is defined in other-cluster/databse.yaml, which no Kustomization of this environment applies)"),
+        "{m}"
+    );
+}
+
 #[test]
 fn dependson_cycle() {
     case("dependson-cycle");

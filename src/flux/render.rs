@@ -1277,9 +1277,11 @@ fn walk_yaml(fs: &dyn FileSystem, root: &Path, visit: impl FnMut(&Path, &str) ->
 /// The file names of YAML templates that bootstrap tooling renders
 /// (Jinja, Go templates): `resources.yaml.j2`, `secret.sops.yaml.tmpl`.
 fn is_yaml_template(name: &str) -> bool {
-    [".j2", ".jinja", ".jinja2", ".tmpl", ".tpl", ".gotmpl"]
-        .iter()
-        .any(|ext| name.ends_with(ext))
+    [
+        ".j2", ".jinja", ".jinja2", ".tmpl", ".templ", ".tpl", ".gotmpl",
+    ]
+    .iter()
+    .any(|ext| name.ends_with(ext))
 }
 
 /// [`walk_yaml`] for the files whose name `accept` takes.
@@ -1587,6 +1589,34 @@ fn where_defined(repo: &ArtifactFs, kind: &str, namespace: &str, name: &str) -> 
             "; no file of the repository defines {kind}/{name}: if it is created in the cluster another way (at bootstrap, by hand, by an operator), give a file that defines it to --settings (or list it under `settings` in .flate.yaml)"
         )
     }
+}
+
+/// Where `kind` `namespace/name`, which the environment does not render, is
+/// defined in the repository at `repo` (read through `fs`): `defined in
+/// FILES, which no Kustomization of this environment applies`, or `defined
+/// only in TEMPLATE, a template that bootstrap renders`; `None` when no file
+/// defines it. For the checks' messages (a `dependsOn` target).
+pub fn defined_elsewhere(
+    fs: &dyn FileSystem,
+    repo: &Path,
+    kind: &str,
+    namespace: &str,
+    name: &str,
+) -> Option<String> {
+    let artifact = ArtifactFs {
+        inner: fs,
+        root: repo.to_path_buf(),
+        ignore: super::source::Ignore::none(),
+    };
+    let files = defining_files(&artifact, kind, namespace, name);
+    if !files.is_empty() {
+        return Some(format!(
+            "defined in {}, which no Kustomization of this environment applies",
+            files.join(", ")
+        ));
+    }
+    defining_template(&artifact, kind, namespace, name)
+        .map(|t| format!("defined only in {t}, a template that bootstrap renders"))
 }
 
 /// A file under `path` (relative to the repository root) holding an object

@@ -29,11 +29,12 @@ pub fn run(ctx: &Ctx, out: &mut Vec<Finding>) {
                 continue;
             }
             let (file, line) = ctx.ks_at(k, &format!("spec.dependsOn[{i}]"));
+            let elsewhere = elsewhere(ctx, "Kustomization", d);
             out.push(
                 ctx.finding(
                     "dependson-missing",
                     format!(
-                        "Kustomization {} depends on Kustomization {d}, which does not exist in this environment: it never becomes ready",
+                        "Kustomization {} depends on Kustomization {d}, which does not exist in this environment{elsewhere}: it never becomes ready",
                         k.key()
                     ),
                 )
@@ -96,11 +97,12 @@ pub fn run(ctx: &Ctx, out: &mut Vec<Finding>) {
             }
             let path = format!("spec.dependsOn[{i}]");
             let (file, line) = ctx.at(k, o, &path);
+            let elsewhere = elsewhere(ctx, kind, &key);
             out.push(
                 ctx.finding(
                     "dependson-missing",
                     format!(
-                        "{owner} {}/{} depends on {kind} {key}, which does not exist in this environment{consequence}",
+                        "{owner} {}/{} depends on {kind} {key}, which does not exist in this environment{elsewhere}{consequence}",
                         ns_or_default(o),
                         o.name()
                     ),
@@ -112,6 +114,16 @@ pub fn run(ctx: &Ctx, out: &mut Vec<Finding>) {
             );
         }
     }
+}
+
+/// Where the missing `kind` `key` (`namespace/name`) is defined in the
+/// repository, when a file defines it: ` (it is defined in FILE, which no
+/// Kustomization of this environment applies)`, else empty.
+fn elsewhere(ctx: &Ctx, kind: &str, key: &str) -> String {
+    let (ns, name) = key.split_once('/').unwrap_or(("", key));
+    crate::flux::render::defined_elsewhere(ctx.env.fs, &ctx.env.repo, kind, ns, name)
+        .map(|w| format!(" (it is {w})"))
+        .unwrap_or_default()
 }
 
 /// The kind of what a `dependsOn` entry of a HelmRelease or ResourceSet
