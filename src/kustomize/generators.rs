@@ -296,7 +296,10 @@ fn generate_one(
             }
         }
     }
-    if !text_data.is_empty() {
+    // kyaml gives a Secret its `data` map before filling it (so an empty
+    // generator prints `data: {}`, and hashes it); a ConfigMap gets one
+    // with its first key only.
+    if !text_data.is_empty() || is_secret {
         obj.insert("data", Node::Map(text_data));
     }
     if !bin_data.is_empty() {
