@@ -13,7 +13,13 @@ use super::kustfile::Kustomization;
 /// element.
 pub fn split_field_path(path: &str) -> Vec<String> {
     let mut raw: Vec<String> = Vec::new();
-    for p in path.split('.') {
+    let mut parts: Vec<&str> = path.split('.').collect();
+    // kyaml's PathSplitter lets a path start with its delimiter
+    // (`.metadata.name`): one leading empty element is dropped.
+    if parts.len() > 1 && parts[0].is_empty() {
+        parts.remove(0);
+    }
+    for p in parts {
         if let Some(last) = raw.last_mut()
             && last.ends_with('\\')
         {
@@ -186,6 +192,8 @@ type Written = (Option<String>, bool, Option<&'static str>);
 
 /// The kind kyaml creates for a missing path element, from the next one.
 fn created_for(next: Option<&String>, leaf: &Node) -> Node {
+    // kyaml's getPathPartKind: an empty next element takes the value's kind.
+    let next = next.filter(|n| !n.is_empty());
     match next {
         Some(n) if (n.starts_with('[') && n.ends_with(']')) || n.parse::<u64>().is_ok() => {
             Node::Seq(Vec::new())
@@ -302,6 +310,39 @@ fn visit(
             Node::Map(m)
         });
         return visit(node, path, create, leaf, f);
+    }
+    if e.is_empty() {
+        // kyaml's `Get("")` matches a scalar whose value is empty (a
+        // mapping or sequence is an error). With `create`, another scalar
+        // is set to an empty one, and the value goes to a new node that is
+        // not in the object (the field prints as null).
+        if matches!(node, Node::Map(_) | Node::Seq(_)) {
+            return Err(wrong_kind("ScalarNode", node));
+        }
+        if node.is_null() && create && rest.is_empty() {
+            // A field just created for the value (`a.b.` with create).
+            let (_, tagless, _) = f(Found {
+                node,
+                created: true,
+                tagless: false,
+                text: String::new(),
+                entry: false,
+                bad_tag: None,
+            })?;
+            if tagless && let Node::Str(t) = node {
+                *node = crate::yaml::resolve::resolve_plain(t, crate::yaml::resolve::Schema::V3);
+            }
+            return Ok(true);
+        }
+        let empty = !node.is_null() && scalar_text_in(node).is_empty();
+        return match (empty, node.is_null(), create) {
+            (true, _, _) | (false, true, true) => visit(node, rest, create, leaf, f),
+            (false, false, true) => {
+                *node = Node::Null;
+                Ok(true)
+            }
+            _ => Ok(false),
+        };
     }
     if e == "*" {
         let Node::Seq(items) = node else {
