@@ -226,6 +226,15 @@ fn flux_renders_a_kustomization_with_remote_resources_from_copies() {
         "{app:#}"
     );
 
+    // `flate get envs -o json` carries them, resolved.
+    let o = common::flate_in(&["get", "envs", "-o", "json"], &d);
+    let envs: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(
+        envs["remotes"][CRD_URL],
+        d.join("vendor/crd.yaml").display().to_string(),
+        "{envs:#}"
+    );
+
     // A key that is not a URL is a configuration error naming the line.
     write(
         &d,

@@ -165,8 +165,7 @@ pub fn local_remotes(a: &EnvArgs) -> Result<flate::kustomize::build::Remotes, St
         .map(|s| parse_remote(s))
         .collect::<Result<Vec<_>, _>>()?;
     if let Ok(repo) = Repo::open(a) {
-        for (url, path) in &repo.config.remotes {
-            let p = flate::fs::normalize(&repo.root, Path::new(path));
+        for (url, p) in repo.remote_copies() {
             if !p.exists() {
                 return Err(format!(
                     "{}: remotes: the copy of {url}, {}, does not exist",
@@ -174,7 +173,7 @@ pub fn local_remotes(a: &EnvArgs) -> Result<flate::kustomize::build::Remotes, St
                     p.display()
                 ));
             }
-            pairs.push((url.clone(), p));
+            pairs.push((url, p));
         }
     }
     Ok(flate::kustomize::build::Remotes::new(pairs))
@@ -239,6 +238,15 @@ impl Repo {
             .sources
             .iter()
             .map(|(k, d)| (k.clone(), flate::fs::normalize(&self.root, Path::new(d))))
+            .collect()
+    }
+
+    /// The `remotes` of .flate.yaml: URL → the absolute path of its copy.
+    pub fn remote_copies(&self) -> Vec<(String, PathBuf)> {
+        self.config
+            .remotes
+            .iter()
+            .map(|(u, p)| (u.clone(), flate::fs::normalize(&self.root, Path::new(p))))
             .collect()
     }
 

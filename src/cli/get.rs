@@ -580,6 +580,15 @@ fn envs(repo: &Repo, f: Format) -> i32 {
             ),
         );
         doc.insert(
+            "remotes".into(),
+            J::Object(
+                repo.remote_copies()
+                    .into_iter()
+                    .map(|(u, p)| (u, J::from(p.display().to_string())))
+                    .collect(),
+            ),
+        );
+        doc.insert(
             "items".into(),
             J::Array(items.iter().map(|i| i.json.clone()).collect()),
         );
