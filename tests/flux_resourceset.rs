@@ -216,6 +216,43 @@ fn check_reports_a_resource_set_the_operator_fails() {
     );
 }
 
+/// A ResourceSet the operator fails makes nothing: a missing `valuesFrom`
+/// source stays an error, naming no ResourceSet as its possible maker.
+#[test]
+fn a_resource_set_the_operator_fails_makes_no_source() {
+    let d = common::scratch("rset-invalid-maker");
+    write(&d, "cluster/apps.yaml", ROOT);
+    write(
+        &d,
+        "apps/kustomization.yaml",
+        "resources:\n- broken.yaml\n- release.yaml\n",
+    );
+    let broken = OFFLINE_AND_BROKEN
+        .split("---\n")
+        .find(|doc| doc.contains("name: broken"))
+        .unwrap();
+    write(&d, "apps/broken.yaml", broken);
+    write(
+        &d,
+        "apps/release.yaml",
+        "apiVersion: helm.toolkit.fluxcd.io/v2\nkind: HelmRelease\nmetadata:\n  name: app\n  namespace: flux-system\nspec:\n  interval: 1h\n  chart:\n    spec:\n      chart: app\n      sourceRef:\n        kind: HelmRepository\n        name: charts\n  valuesFrom:\n    - kind: Secret\n      name: app-values\n",
+    );
+    let o = common::flate_in(&["check", "--path", "cluster", "-o", "json"], &d);
+    let v: Value = serde_json::from_slice(&o.stdout).unwrap();
+    let f: Vec<&Value> = v["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|f| f["rule"] == "valuesfrom-missing")
+        .collect();
+    assert_eq!(f.len(), 1, "{v:#}");
+    assert_eq!(f[0]["severity"], "error", "{v:#}");
+    assert!(
+        !f[0]["message"].as_str().unwrap().contains("ResourceSet"),
+        "{v:#}"
+    );
+}
+
 #[test]
 fn copy_from_fills_a_configmap_or_secret_with_a_rendered_ones_data() {
     let d = tree("rset-copy");

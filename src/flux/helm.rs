@@ -123,9 +123,12 @@ impl<'a> Objects<'a> {
             .filter(|k| k.status != Status::Rendered)
             .map(KsReport::key)
             .collect();
+        // Those the operator would fail make nothing.
         let resource_sets = reports
             .iter()
-            .flat_map(|k| k.unexpanded.iter().map(|u| u.key.clone()))
+            .flat_map(|k| k.unexpanded.iter())
+            .filter(|u| matches!(u.reason, super::resourceset::NotExpanded::Offline(_)))
+            .map(|u| u.key.clone())
             .collect();
         Objects {
             index,

@@ -37,7 +37,7 @@ pub fn run(ctx: &Ctx, out: &mut Vec<Finding>) {
     let resource_sets: Vec<String> = ctx
         .env
         .rendered
-        .unexpanded()
+        .not_expanded_offline()
         .map(|(_, u)| u.key.clone())
         .collect();
     for (k, o) in &ctx.all {
