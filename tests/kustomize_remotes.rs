@@ -249,3 +249,44 @@ fn flux_renders_a_kustomization_with_remote_resources_from_copies() {
         "{err}"
     );
 }
+
+/// A change to what flate skips (a remote resource's version bumped, as
+/// Renovate does) is a note of `flate diff`, not "no changes" alone; the
+/// same skip on both sides stays quiet.
+#[test]
+fn diff_notes_a_changed_remote_reference() {
+    let d = common::scratch("remotes-diff");
+    write(
+        &d,
+        "cluster/ks.yaml",
+        "apiVersion: kustomize.toolkit.fluxcd.io/v1\nkind: Kustomization\nmetadata:\n  name: app\n  namespace: flux-system\nspec:\n  interval: 1h\n  path: ./app\n  prune: true\n  sourceRef:\n    kind: GitRepository\n    name: flux-system\n",
+    );
+    write(
+        &d,
+        "app/kustomization.yaml",
+        &format!("resources:\n  - {CRD_URL}\n"),
+    );
+    common::git(&d, &["init", "-q"]);
+    common::git(&d, &["add", "-A"]);
+    common::git(&d, &["commit", "-qm", "init"]);
+    let diff = || {
+        let o = common::flate_in(&["diff", "x", "--path", "cluster", "--base", "HEAD"], &d);
+        assert_eq!(o.status.code(), Some(0), "{}", text(&o.stderr));
+        text(&o.stdout)
+    };
+    assert!(!diff().contains("note:"), "{}", diff());
+
+    let bumped = CRD_URL.replace("v1.2.0", "v1.3.0");
+    write(
+        &d,
+        "app/kustomization.yaml",
+        &format!("resources:\n  - {bumped}\n"),
+    );
+    let out = diff();
+    assert!(
+        out.contains(&format!(
+            "note: Kustomization flux-system/app skipped on head: remote resource {bumped}: not fetched offline (named in app/kustomization.yaml:2; render it from a local copy with --remote {bumped}=PATH) (skipped on base: remote resource {CRD_URL}"
+        )) && out.contains("its objects are not compared"),
+        "{out}"
+    );
+}

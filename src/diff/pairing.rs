@@ -99,7 +99,11 @@ fn problems(base: &Rendered, head: &Rendered) -> Vec<Problem> {
             (&b, &h),
             (KsState::Skipped(_), KsState::Rendered) | (KsState::Rendered, KsState::Skipped(_))
         );
-        if failed || one_sided_skip {
+        // Skipped on both sides for different reasons: the change touches
+        // what flate does not render (a remote resource's URL bumped, a
+        // source moved), which "no changes" would hide.
+        let skip_changed = matches!((&b, &h), (KsState::Skipped(x), KsState::Skipped(y)) if x != y);
+        if failed || one_sided_skip || skip_changed {
             out.push(Problem {
                 kind: "Kustomization",
                 kustomization: k,

@@ -1047,9 +1047,15 @@ fn render_one(
             // kustomize-controller fetches remote resources; flate does not.
             if let Some(url) = remote_url(&e.message) {
                 report.status = Status::Skipped;
+                let named_in = match (&e.file, e.line) {
+                    (Some(f), l) => {
+                        let f = f.strip_prefix(root).unwrap_or(f).display().to_string();
+                        l.map_or(f.clone(), |l| format!("{f}:{l}"))
+                    }
+                    _ => ks.path.clone(),
+                };
                 report.message = format!(
-                    "remote resource {url}: not fetched offline ({})",
-                    show_error(root, &e)
+                    "remote resource {url}: not fetched offline (named in {named_in}; render it from a local copy with --remote {url}=PATH)"
                 );
                 return (report, Vec::new());
             }
