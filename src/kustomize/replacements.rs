@@ -231,6 +231,26 @@ fn element_matches(it: &Node, k: &str, re: &regex::Regex) -> bool {
 /// creating missing ones when `create` (with the kind of the value `leaf`).
 /// `*` and `[k=v]` (an unanchored regex on the field's YAML) visit list
 /// elements; a number indexes a list (one past the end appends).
+/// Writes the value into `node`, a scalar just created for it that holds
+/// no flags: text left untagged is read as YAML right away.
+fn write_created(
+    node: &mut Node,
+    f: &mut dyn FnMut(Found) -> Result<Written, String>,
+) -> Result<(), String> {
+    let (_, tagless, _) = f(Found {
+        node,
+        created: true,
+        tagless: false,
+        text: String::new(),
+        entry: false,
+        bad_tag: None,
+    })?;
+    if tagless && let Node::Str(t) = node {
+        *node = crate::yaml::resolve::resolve_plain(t, crate::yaml::resolve::Schema::V3);
+    }
+    Ok(())
+}
+
 fn visit(
     node: &mut Node,
     path: &[String],
@@ -263,18 +283,7 @@ fn visit(
             if rest.is_empty() && items[idx].is_scalar() {
                 // A new, untagged scalar element (a list item cannot carry
                 // the flag: its text is read as YAML right away).
-                let (_, tagless, _) = f(Found {
-                    node: &mut items[idx],
-                    created: true,
-                    tagless: false,
-                    text: String::new(),
-                    entry: false,
-                    bad_tag: None,
-                })?;
-                if tagless && let Node::Str(t) = &items[idx] {
-                    items[idx] =
-                        crate::yaml::resolve::resolve_plain(t, crate::yaml::resolve::Schema::V3);
-                }
+                write_created(&mut items[idx], f)?;
                 return Ok(true);
             }
         }
@@ -321,17 +330,7 @@ fn visit(
         }
         if node.is_null() && create && rest.is_empty() {
             // A field just created for the value (`a.b.` with create).
-            let (_, tagless, _) = f(Found {
-                node,
-                created: true,
-                tagless: false,
-                text: String::new(),
-                entry: false,
-                bad_tag: None,
-            })?;
-            if tagless && let Node::Str(t) = node {
-                *node = crate::yaml::resolve::resolve_plain(t, crate::yaml::resolve::Schema::V3);
-            }
+            write_created(node, f)?;
             return Ok(true);
         }
         let empty = !node.is_null() && scalar_text_in(node).is_empty();
