@@ -608,6 +608,42 @@ fn operators_produce_their_secrets_and_configmaps() {
     assert_eq!(report(&v, "bundle")["status"], "failed", "{v:#}");
 }
 
+/// A root whose GitRepository no file defines (the bootstrap made it for
+/// this repository under its own name) is skipped with the `--source` that
+/// renders it from the repository; given, everything renders. A source some
+/// file defines gets no such hint.
+#[test]
+fn a_source_only_the_bootstrap_makes_is_named_with_its_source_flag() {
+    let d = common::scratch("steady-own-name");
+    write(
+        &d,
+        "cluster/ks.yaml",
+        "apiVersion: kustomize.toolkit.fluxcd.io/v1\nkind: Kustomization\nmetadata:\n  name: apps\n  namespace: flux-system\nspec:\n  interval: 1h\n  path: ./apps\n  prune: true\n  sourceRef:\n    kind: GitRepository\n    name: home-ops\n",
+    );
+    write(&d, "apps/cm.yaml", &configmap("x", "default", "  a: b\n"));
+    let (v, _) = build(&d);
+    let apps = report(&v, "apps");
+    assert_eq!(apps["status"], "skipped", "{apps:#}");
+    assert!(
+        apps["message"].as_str().unwrap().ends_with(
+            "no file of the repository defines it and spec.path ./apps is here: if the bootstrap makes it for this repository, render it with --source GitRepository/flux-system/home-ops=. from the repository's root (or `sources` in .flate.yaml)"
+        ),
+        "{apps:#}"
+    );
+    let source = format!("GitRepository/flux-system/home-ops={}", d.display());
+    let (v, _) = common::build_cluster_json_with(&d, &["--source", &source]);
+    assert_eq!(report(&v, "apps")["status"], "rendered", "{v:#}");
+
+    write(
+        &d,
+        "bootstrap/source.yaml",
+        "apiVersion: source.toolkit.fluxcd.io/v1\nkind: GitRepository\nmetadata:\n  name: home-ops\n  namespace: flux-system\nspec:\n  url: https://example.org/other.git\n",
+    );
+    let (v, _) = build(&d);
+    let m = report(&v, "apps")["message"].as_str().unwrap().to_string();
+    assert!(m.ends_with("not fetched offline"), "{m}");
+}
+
 /// A FluxInstance (the Flux Operator) whose `spec.sync.path` is the entry
 /// syncs the repository through the source it names (`sync.name`, else its
 /// namespace's name): Kustomizations of that source render from the

@@ -1019,8 +1019,9 @@ fn render_one(
                 ks.source, ks.source
             ),
             None => format!(
-                "external source {} (not found among rendered objects): not fetched offline",
-                ks.source
+                "external source {} (not found among rendered objects): not fetched offline{}",
+                ks.source,
+                maybe_this_repository(&sources.repo, ks)
             ),
         };
         return (report, Vec::new());
@@ -1573,6 +1574,31 @@ fn explain_missing_sources(sources: &Sources, opts: &RenderOptions, reports: &mu
             reports[i].status = Status::Skipped;
         }
     }
+}
+
+/// For a Kustomization whose GitRepository is found nowhere: when no file
+/// of the repository defines that source and the Kustomization's path is a
+/// directory of the repository, the bootstrap most likely made it for this
+/// repository under its own name (a Terraform or flux-operator bootstrap
+/// outside the tree): say how to render it so.
+fn maybe_this_repository(repo: &ArtifactFs, ks: &FluxKustomization) -> String {
+    let src = &ks.source;
+    if src.kind != "GitRepository" {
+        return String::new();
+    }
+    let dir = crate::fs::normalize(&repo.root, &repo.root.join(&ks.path));
+    if !dir.starts_with(&repo.root) || !repo.is_dir(&dir) {
+        return String::new();
+    }
+    if !defining_files(repo, &src.kind, &src.namespace, &src.name).is_empty()
+        || defining_template(repo, &src.kind, &src.namespace, &src.name).is_some()
+    {
+        return String::new();
+    }
+    format!(
+        "; no file of the repository defines it and spec.path {} is here: if the bootstrap makes it for this repository, render it with --source {src}=. from the repository's root (or `sources` in .flate.yaml)",
+        ks.path
+    )
 }
 
 /// Where a `substituteFrom` source found nowhere is defined in the
