@@ -107,9 +107,12 @@ pub fn helm_options(
 /// The `--source` directories, made absolute, then the `sources` of
 /// `.flate.yaml` (the first match wins, so the command line overrides the
 /// file).
-pub fn local_sources(a: &EnvArgs) -> Result<Vec<flate::flux::render::LocalSource>, String> {
+fn local_sources(
+    a: &EnvArgs,
+    repo: Option<&Repo>,
+) -> Result<Vec<flate::flux::render::LocalSource>, String> {
     let mut specs: Vec<String> = a.sources.clone();
-    if let Ok(repo) = Repo::open(a) {
+    if let Some(repo) = repo {
         specs.extend(
             repo.source_dirs()
                 .into_iter()
@@ -158,13 +161,16 @@ pub fn parse_remote(spec: &str) -> Result<(String, PathBuf), String> {
 
 /// The `--remote` copies, then the `remotes` of `.flate.yaml` (the first
 /// match wins, so the command line overrides the file).
-pub fn local_remotes(a: &EnvArgs) -> Result<flate::kustomize::build::Remotes, String> {
+fn local_remotes(
+    a: &EnvArgs,
+    repo: Option<&Repo>,
+) -> Result<flate::kustomize::build::Remotes, String> {
     let mut pairs = a
         .remotes
         .iter()
         .map(|s| parse_remote(s))
         .collect::<Result<Vec<_>, _>>()?;
-    if let Ok(repo) = Repo::open(a) {
+    if let Some(repo) = repo {
         for (url, p) in repo.remote_copies() {
             if !p.exists() {
                 return Err(format!(
@@ -177,6 +183,25 @@ pub fn local_remotes(a: &EnvArgs) -> Result<flate::kustomize::build::Remotes, St
         }
     }
     Ok(flate::kustomize::build::Remotes::new(pairs))
+}
+
+/// The local copies standing for what flate does not fetch: the
+/// `--source` directories and `sources` of `.flate.yaml`, the `--remote`
+/// copies and its `remotes` (the file read once).
+pub fn local_copies(
+    a: &EnvArgs,
+) -> Result<
+    (
+        Vec<flate::flux::render::LocalSource>,
+        flate::kustomize::build::Remotes,
+    ),
+    String,
+> {
+    let repo = Repo::open(a).ok();
+    Ok((
+        local_sources(a, repo.as_ref())?,
+        local_remotes(a, repo.as_ref())?,
+    ))
 }
 
 /// The repository root: --repo, else the nearest directory above the
@@ -548,11 +573,12 @@ pub fn render_options(
 ) -> Result<RenderOptions, String> {
     let mut preexisting = settings_objects(env)?;
     preexisting.extend(talos_settings(fs, repo, env, a, spec_errors)?);
+    let (sources, remotes) = local_copies(a)?;
     Ok(RenderOptions {
         strict_substitute: a.strict_substitute,
         preexisting,
-        sources: local_sources(a)?,
-        remotes: local_remotes(a)?,
+        sources,
+        remotes,
         helm: helm_options(fs, repo, env, a),
     })
 }

@@ -107,11 +107,12 @@ pub struct DiffArgs {
 }
 
 fn render_options(env: &Environment, a: &EnvArgs) -> Result<RenderOptions, String> {
+    let (sources, remotes) = super::common::local_copies(a)?;
     Ok(RenderOptions {
         strict_substitute: a.strict_substitute,
         preexisting: super::common::settings_objects(env)?,
-        sources: super::common::local_sources(a)?,
-        remotes: super::common::local_remotes(a)?,
+        sources,
+        remotes,
         // The working tree's chart cache serves both sides.
         helm: super::common::helm_options(
             &flate::fs::RealFs,

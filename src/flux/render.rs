@@ -445,6 +445,10 @@ impl<'a> Known<'a> {
             let at = self.position(kind, src.namespace_or_default(), name)?;
             return self.reports.get(at.0).map(KsReport::key);
         }
+        // Makers make Secrets and ConfigMaps only.
+        if !matches!(kind, "Secret" | "ConfigMap") {
+            return None;
+        }
         let labels = |ns: &str| self.namespace_object(ns);
         self.reports.iter().find_map(|k| {
             k.objects

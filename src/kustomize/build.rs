@@ -703,20 +703,7 @@ impl<'a> Kustomizer<'a> {
                     )));
                 };
                 let (ck, kz) = self.remote_dir(copy, &c)?;
-                if !ck.is_component {
-                    return Err(k.err(format!(
-                        "accumulating components: expected kind 'Component' for path '{}' but got 'Kustomization'",
-                        copy.display()
-                    )));
-                }
-                let mut copy_stack = vec![copy.to_path_buf()];
-                ra = kz.accumulate(&ck, ra, cfg, &mut copy_stack)?;
-                unique_ids(&ra).map_err(|m| {
-                    k.err(format!(
-                        "accumulating components: recursed merging from path '{}': {m}",
-                        copy.display()
-                    ))
-                })?;
+                ra = kz.add_component(k, &ck, copy, ra, cfg, &mut Vec::new())?;
                 continue;
             }
             if Path::new(&c).is_absolute() {
@@ -728,23 +715,7 @@ impl<'a> Kustomizer<'a> {
             let ck = self
                 .load_dir(&dir, stack)
                 .map_err(|e| e.context(format!("accumulating components: '{c}'")))?;
-            if !ck.is_component {
-                return Err(k.err(format!(
-                    "accumulating components: expected kind 'Component' for path '{}' but got 'Kustomization'",
-                    dir.display()
-                )));
-            }
-            stack.push(dir);
-            ra = self.accumulate(&ck, ra, cfg, stack)?;
-            stack.pop();
-            // kustomize moves the result into a fresh accumulator
-            // (MergeAccumulator), which refuses duplicate ids.
-            unique_ids(&ra).map_err(|m| {
-                k.err(format!(
-                    "accumulating components: recursed merging from path '{}': {m}",
-                    ck.dir().display()
-                ))
-            })?;
+            ra = self.add_component(k, &ck, &dir, ra, cfg, stack)?;
         }
         self.transform(k, &ldr, &mut ra, cfg, stack)?;
         super::vars::merge(k, &mut ra)?;
@@ -754,6 +725,67 @@ impl<'a> Kustomizer<'a> {
     /// Whether objects are tracked for `buildMetadata`.
     pub(crate) fn tracks_origins(&self) -> bool {
         self.meta.is_some()
+    }
+
+    /// Accumulates component `ck` (directory `dir`) of `k` into `ra`.
+    fn add_component(
+        &self,
+        k: &Kustomization,
+        ck: &Kustomization,
+        dir: &Path,
+        ra: ResMap,
+        cfg: &mut TransformerConfig,
+        stack: &mut Vec<PathBuf>,
+    ) -> Result<ResMap, Error> {
+        if !ck.is_component {
+            return Err(k.err(format!(
+                "accumulating components: expected kind 'Component' for path '{}' but got 'Kustomization'",
+                dir.display()
+            )));
+        }
+        stack.push(dir.to_path_buf());
+        let ra = self.accumulate(ck, ra, cfg, stack)?;
+        stack.pop();
+        // kustomize moves the result into a fresh accumulator
+        // (MergeAccumulator), which refuses duplicate ids.
+        unique_ids(&ra).map_err(|m| {
+            k.err(format!(
+                "accumulating components: recursed merging from path '{}': {m}",
+                ck.dir().display()
+            ))
+        })?;
+        Ok(ra)
+    }
+
+    /// Accumulates base `sub` (directory `dir`), listed as `p` (its
+    /// `nth` listing) in `k`, into `ra`.
+    #[allow(clippy::too_many_arguments)]
+    fn add_base(
+        &self,
+        k: &Kustomization,
+        p: &str,
+        nth: usize,
+        sub: &Kustomization,
+        dir: &Path,
+        ra: &mut ResMap,
+        cfg: &mut TransformerConfig,
+        stack: &mut Vec<PathBuf>,
+    ) -> Result<(), Error> {
+        let err = |m: String| resource_err(k, p, nth, m);
+        if sub.is_component {
+            return Err(err(format!(
+                "accumulating resources: expected kind != 'Component' for path '{}' (list it under 'components')",
+                dir.display()
+            )));
+        }
+        stack.push(dir.to_path_buf());
+        let mut sub_cfg = TransformerConfig::default();
+        let m = self.accumulate(sub, ResMap::new(), &mut sub_cfg, stack)?;
+        stack.pop();
+        cfg.merge(&sub_cfg)
+            .map_err(|m| k.err(format!("merging config from '{p}': {m}")))?;
+        ra.append_all(m)
+            .map_err(|m| err(format!("accumulating resources from '{p}': {m}")))
     }
 
     #[allow(clippy::too_many_arguments)]
@@ -787,24 +819,7 @@ impl<'a> Kustomizer<'a> {
                 None => err(e.message),
                 Some(_) => e,
             })?;
-            if sub.is_component {
-                return Err(err(format!(
-                    "accumulating resources: expected kind != 'Component' for path '{}' (list it under 'components')",
-                    copy.display()
-                )));
-            }
-            let mut sub_cfg = TransformerConfig::default();
-            let m = kz.accumulate(
-                &sub,
-                ResMap::new(),
-                &mut sub_cfg,
-                &mut vec![copy.to_path_buf()],
-            )?;
-            cfg.merge(&sub_cfg)
-                .map_err(|m| k.err(format!("merging config from '{p}': {m}")))?;
-            ra.append_all(m)
-                .map_err(|m| err(format!("accumulating resources from '{p}': {m}")))?;
-            return Ok(());
+            return kz.add_base(k, p, nth, &sub, copy, ra, cfg, &mut Vec::new());
         }
         let full = ldr.resolve(p);
         if self.fs.is_file(&full) {
@@ -828,21 +843,7 @@ impl<'a> Kustomizer<'a> {
                 )));
             }
             let sub = self.load_dir(&full, stack)?;
-            if sub.is_component {
-                return Err(err(format!(
-                    "accumulating resources: expected kind != 'Component' for path '{}' (list it under 'components')",
-                    full.display()
-                )));
-            }
-            stack.push(full.clone());
-            let mut sub_cfg = TransformerConfig::default();
-            let m = self.accumulate(&sub, ResMap::new(), &mut sub_cfg, stack)?;
-            stack.pop();
-            cfg.merge(&sub_cfg)
-                .map_err(|m| k.err(format!("merging config from '{p}': {m}")))?;
-            ra.append_all(m)
-                .map_err(|m| err(format!("accumulating resources from '{p}': {m}")))?;
-            return Ok(());
+            return self.add_base(k, p, nth, &sub, &full, ra, cfg, stack);
         }
         Err(err(format!(
             "accumulating resources: '{}' does not exist (not a file, not a directory)",

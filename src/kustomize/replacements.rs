@@ -185,6 +185,20 @@ struct Found<'a> {
     bad_tag: Option<&'static str>,
 }
 
+impl<'a> Found<'a> {
+    /// A node just created for the value: untagged, empty, no flags.
+    fn created(node: &'a mut Node) -> Found<'a> {
+        Found {
+            node,
+            created: true,
+            tagless: false,
+            text: String::new(),
+            entry: false,
+            bad_tag: None,
+        }
+    }
+}
+
 /// What a target field became: its source text, if it differs from its
 /// value's canonical text, whether it is untagged, and the type tag it
 /// keeps without being readable as it (see `Map::set_bad_tag`).
@@ -237,14 +251,7 @@ fn write_created(
     node: &mut Node,
     f: &mut dyn FnMut(Found) -> Result<Written, String>,
 ) -> Result<(), String> {
-    let (_, tagless, _) = f(Found {
-        node,
-        created: true,
-        tagless: false,
-        text: String::new(),
-        entry: false,
-        bad_tag: None,
-    })?;
+    let (_, tagless, _) = f(Found::created(node))?;
     if tagless && let Node::Str(t) = node {
         *node = crate::yaml::resolve::resolve_plain(t, crate::yaml::resolve::Schema::V3);
     }
@@ -361,14 +368,7 @@ fn visit(
                 }
                 m.insert(e.clone(), created_for(rest.first(), leaf));
                 if rest.is_empty() {
-                    let (raw, tagless, _) = f(Found {
-                        node: m.get_mut(e).expect("inserted"),
-                        created: true,
-                        tagless: false,
-                        text: String::new(),
-                        entry: false,
-                        bad_tag: None,
-                    })?;
+                    let (raw, tagless, _) = f(Found::created(m.get_mut(e).expect("inserted")))?;
                     if let Some(t) = raw {
                         m.set_raw(e, t);
                     }

@@ -12,6 +12,7 @@ use crate::check::Finding;
 use crate::flux::resourceset::is_resource_set;
 
 pub fn run(ctx: &Ctx, out: &mut Vec<Finding>) {
+    let mut found = Elsewhere::default();
     let keys: HashSet<String> = ctx
         .env
         .rendered
@@ -29,7 +30,7 @@ pub fn run(ctx: &Ctx, out: &mut Vec<Finding>) {
                 continue;
             }
             let (file, line) = ctx.ks_at(k, &format!("spec.dependsOn[{i}]"));
-            let elsewhere = elsewhere(ctx, "Kustomization", d);
+            let elsewhere = found.get(ctx, "Kustomization", d);
             out.push(
                 ctx.finding(
                     "dependson-missing",
@@ -97,7 +98,7 @@ pub fn run(ctx: &Ctx, out: &mut Vec<Finding>) {
             }
             let path = format!("spec.dependsOn[{i}]");
             let (file, line) = ctx.at(k, o, &path);
-            let elsewhere = elsewhere(ctx, kind, &key);
+            let elsewhere = found.get(ctx, kind, &key);
             out.push(
                 ctx.finding(
                     "dependson-missing",
@@ -116,14 +117,26 @@ pub fn run(ctx: &Ctx, out: &mut Vec<Finding>) {
     }
 }
 
-/// Where the missing `kind` `key` (`namespace/name`) is defined in the
-/// repository, when a file defines it: ` (it is defined in FILE, which no
-/// Kustomization of this environment applies)`, else empty.
-fn elsewhere(ctx: &Ctx, kind: &str, key: &str) -> String {
-    let (ns, name) = key.split_once('/').unwrap_or(("", key));
-    crate::flux::render::defined_elsewhere(ctx.env.fs, &ctx.env.repo, kind, ns, name)
-        .map(|w| format!(" (it is {w})"))
-        .unwrap_or_default()
+/// Where missing targets are defined in the repository, each looked up
+/// once (a lookup walks the repository's files).
+#[derive(Default)]
+struct Elsewhere(std::collections::HashMap<(String, String), String>);
+
+impl Elsewhere {
+    /// Where the missing `kind` `key` (`namespace/name`) is defined, when a
+    /// file defines it: ` (it is defined in FILE, which no Kustomization of
+    /// this environment applies)`, else empty.
+    fn get(&mut self, ctx: &Ctx, kind: &str, key: &str) -> String {
+        self.0
+            .entry((kind.to_string(), key.to_string()))
+            .or_insert_with(|| {
+                let (ns, name) = key.split_once('/').unwrap_or(("", key));
+                crate::flux::render::defined_elsewhere(ctx.env.fs, &ctx.env.repo, kind, ns, name)
+                    .map(|w| format!(" (it is {w})"))
+                    .unwrap_or_default()
+            })
+            .clone()
+    }
 }
 
 /// The kind of what a `dependsOn` entry of a HelmRelease or ResourceSet
