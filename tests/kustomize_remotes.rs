@@ -252,7 +252,8 @@ fn flux_renders_a_kustomization_with_remote_resources_from_copies() {
 
 /// A change to what flate skips (a remote resource's version bumped, as
 /// Renovate does) is a note of `flate diff`, not "no changes" alone; the
-/// same skip on both sides stays quiet.
+/// same skip on both sides stays quiet unless the change touches files
+/// under the Kustomization's path, which the note then names.
 #[test]
 fn diff_notes_a_changed_remote_reference() {
     let d = common::scratch("remotes-diff");
@@ -275,6 +276,46 @@ fn diff_notes_a_changed_remote_reference() {
         text(&o.stdout)
     };
     assert!(!diff().contains("note:"), "{}", diff());
+
+    // Files outside its path change: still quiet.
+    write(&d, "docs/notes.md", "notes\n");
+    let out = diff();
+    assert!(
+        !out.contains("note:") && out.contains("no changes"),
+        "{out}"
+    );
+
+    // Files under its path change while it stays skipped the same way:
+    // the diff names them, and does not say "no changes".
+    write(&d, "app/deployment.yaml", "kind: Deployment\n");
+    write(&d, "app/sub/config.yaml", "a: 1\n");
+    let out = diff();
+    assert!(
+        out.contains("no rendered changes (the change touches files flate could not render, below)")
+            && out.contains(&format!(
+                "note: Kustomization flux-system/app is skipped on both sides: remote resource {CRD_URL}: not fetched offline"
+            ))
+            && out.contains(
+                "its objects are not compared, and the change touches 2 files under its path, which this diff does not show: app/deployment.yaml, app/sub/config.yaml"
+            ),
+        "{out}"
+    );
+    let o = common::flate_in(
+        &[
+            "diff", "x", "--path", "cluster", "--base", "HEAD", "-o", "json",
+        ],
+        &d,
+    );
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    let problems = &v["environments"][0]["problems"];
+    assert_eq!(
+        problems[0]["touched"],
+        serde_json::json!(["app/deployment.yaml", "app/sub/config.yaml"]),
+        "{v:#}"
+    );
+    assert_eq!(problems[0]["fatal"], false, "{v:#}");
+    std::fs::remove_file(d.join("app/deployment.yaml")).unwrap();
+    std::fs::remove_dir_all(d.join("app/sub")).unwrap();
 
     let bumped = CRD_URL.replace("v1.2.0", "v1.3.0");
     write(

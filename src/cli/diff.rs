@@ -361,7 +361,14 @@ pub fn run(mut a: DiffArgs) -> i32 {
                 .emit();
             code = 2;
         }
-        let d = flate::diff::diff_env(env, base, head, &diff_opts);
+        // What the change touches under a Kustomization neither side
+        // renders: the base's files (its checkout or revision) against the
+        // working tree's.
+        let base_root = sides[i].0.as_path();
+        let touched = |rel: &str| {
+            flate::diff::base::changed_files(base_fs.as_ref(), base_root, &RealFs, &head_root, rel)
+        };
+        let d = flate::diff::diff_env_touched(env, base, head, &diff_opts, &touched);
         for (side, e) in &d.errors {
             diag::error(format!(
                 "{env}: {} could not be rendered: {e}",

@@ -108,3 +108,182 @@ pub fn mount_point(repo_root: &Path) -> Result<PathBuf, GitError> {
     }
     Ok(mount)
 }
+
+/// The files under the directory `rel` (relative to each side's root)
+/// that differ between the two sides: added, removed or with other
+/// contents, as repository-relative paths, sorted. `.git` is left out; a
+/// directory is visited once per side (by its real path), so symlink loops
+/// end.
+pub fn changed_files(
+    base: &dyn crate::fs::FileSystem,
+    base_root: &Path,
+    head: &dyn crate::fs::FileSystem,
+    head_root: &Path,
+    rel: &str,
+) -> Vec<String> {
+    let rel = rel.trim_matches('/');
+    let mut out = Vec::new();
+    let mut seen = (
+        std::collections::HashSet::new(),
+        std::collections::HashSet::new(),
+    );
+    let sides = Sides {
+        base,
+        base_root,
+        head,
+        head_root,
+    };
+    sides.walk(rel, &mut seen, &mut out);
+    out.sort();
+    out
+}
+
+struct Sides<'a> {
+    base: &'a dyn crate::fs::FileSystem,
+    base_root: &'a Path,
+    head: &'a dyn crate::fs::FileSystem,
+    head_root: &'a Path,
+}
+
+type Seen = (
+    std::collections::HashSet<PathBuf>,
+    std::collections::HashSet<PathBuf>,
+);
+
+impl Sides<'_> {
+    fn abs(root: &Path, rel: &str) -> PathBuf {
+        if rel.is_empty() || rel == "." {
+            root.to_path_buf()
+        } else {
+            crate::fs::normalize(root, Path::new(rel))
+        }
+    }
+
+    /// Entries of `rel` on one side (name, is a directory), or none when
+    /// it is not a directory there or was visited already.
+    fn entries(
+        fs: &dyn crate::fs::FileSystem,
+        dir: &Path,
+        seen: &mut std::collections::HashSet<PathBuf>,
+    ) -> Vec<(String, bool)> {
+        if !fs.is_dir(dir) {
+            return Vec::new();
+        }
+        let real = fs.real_path(dir).unwrap_or_else(|| dir.to_path_buf());
+        if !seen.insert(real) {
+            return Vec::new();
+        }
+        fs.list_typed(dir).unwrap_or_default()
+    }
+
+    fn walk(&self, rel: &str, seen: &mut Seen, out: &mut Vec<String>) {
+        let (bdir, hdir) = (
+            Self::abs(self.base_root, rel),
+            Self::abs(self.head_root, rel),
+        );
+        let b = Self::entries(self.base, &bdir, &mut seen.0);
+        let h = Self::entries(self.head, &hdir, &mut seen.1);
+        let mut names: std::collections::BTreeMap<&str, (Option<bool>, Option<bool>)> =
+            std::collections::BTreeMap::new();
+        for (n, d) in &b {
+            names.entry(n).or_default().0 = Some(*d);
+        }
+        for (n, d) in &h {
+            names.entry(n).or_default().1 = Some(*d);
+        }
+        for (name, (bd, hd)) in names {
+            if name == ".git" {
+                continue;
+            }
+            let child = if rel.is_empty() || rel == "." {
+                name.to_string()
+            } else {
+                format!("{rel}/{name}")
+            };
+            match (bd, hd) {
+                (Some(false), Some(false)) => {
+                    let a = self.base.read(&bdir.join(name));
+                    let z = self.head.read(&hdir.join(name));
+                    let same = matches!((&a, &z), (Ok(x), Ok(y)) if x == y);
+                    if !same {
+                        out.push(child);
+                    }
+                }
+                (Some(false), _) | (_, Some(false)) => {
+                    // A file on one side only (or a file where the other
+                    // side has a directory): it, and whatever the
+                    // directory holds.
+                    out.push(child.clone());
+                    if bd == Some(true) || hd == Some(true) {
+                        self.walk(&child, seen, out);
+                    }
+                }
+                _ => self.walk(&child, seen, out),
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::fs::RealFs;
+
+    fn put(root: &Path, rel: &str, text: &str) {
+        let p = root.join(rel);
+        std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+        std::fs::write(p, text).unwrap();
+    }
+
+    #[test]
+    fn changed_files_lists_added_removed_and_modified_files_under_a_directory() {
+        let (b, h) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+        let (b, h) = (b.path(), h.path());
+        for root in [b, h] {
+            put(root, "apps/same.yaml", "a: 1\n");
+            put(root, "apps/deep/same.yaml", "b: 1\n");
+            put(root, "other/changed.yaml", "outside the directory\n");
+            put(root, "apps/.git/config", "ignored\n");
+        }
+        put(b, "apps/changed.yaml", "v: 1\n");
+        put(h, "apps/changed.yaml", "v: 2\n");
+        put(b, "apps/gone/x.yaml", "x\n");
+        put(h, "apps/new/y.yaml", "y\n");
+        // A file on one side where the other has a directory.
+        put(b, "apps/flip", "a file\n");
+        put(h, "apps/flip/inside.yaml", "z\n");
+        put(h, "other/changed.yaml", "changed, but outside\n");
+        put(h, "apps/.git/config", "changed, but .git\n");
+        let got = changed_files(&RealFs, b, &RealFs, h, "apps");
+        assert_eq!(
+            got,
+            [
+                "apps/changed.yaml",
+                "apps/flip",
+                "apps/flip/inside.yaml",
+                "apps/gone/x.yaml",
+                "apps/new/y.yaml",
+            ]
+        );
+        // The whole tree (a Kustomization at the root).
+        let all = changed_files(&RealFs, b, &RealFs, h, "./");
+        assert!(all.contains(&"other/changed.yaml".to_string()), "{all:?}");
+        assert!(!all.iter().any(|f| f.contains(".git")), "{all:?}");
+        // Nothing changed, or a directory on neither side.
+        assert!(changed_files(&RealFs, b, &RealFs, b, "apps").is_empty());
+        assert!(changed_files(&RealFs, b, &RealFs, h, "nowhere").is_empty());
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn changed_files_ends_on_a_symlink_loop() {
+        let (b, h) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+        for root in [b.path(), h.path()] {
+            put(root, "apps/a.yaml", "a\n");
+            std::os::unix::fs::symlink("..", root.join("apps/loop")).unwrap();
+        }
+        put(h.path(), "apps/a.yaml", "b\n");
+        let got = changed_files(&RealFs, b.path(), &RealFs, h.path(), "apps");
+        assert_eq!(got, ["apps/a.yaml"]);
+    }
+}

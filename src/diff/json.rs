@@ -91,6 +91,7 @@ pub fn json(diffs: &[EnvDiff]) -> J {
                     "base": state(&p.base),
                     "head": state(&p.head),
                     "descendants": p.descendants,
+                    "touched": p.touched,
                     "message": p.describe(),
                 })).collect::<Vec<_>>(),
                 "notes": d.notes,

@@ -250,6 +250,11 @@ fn render(
         s.push_str(&format!("## flate diff `{}`\n\n", d.env));
         if !d.errors.is_empty() {
             s.push_str("**could not diff**");
+        } else if c.total_changes() == 0 && d.touches_unrendered() {
+            s.push_str(&format!(
+                "**no rendered changes** · the change touches files flate could not render (below) · {} unchanged",
+                c.unchanged
+            ));
         } else if c.total_changes() == 0 {
             s.push_str(&format!("**no changes** · {} unchanged", c.unchanged));
         } else {

@@ -282,6 +282,12 @@ pub struct Problem {
     pub head: KsState,
     /// Kustomizations it produces (transitively), not compared either.
     pub descendants: Vec<String>,
+    /// For a Kustomization not rendered on either side, the same way: the
+    /// files under its path that the change adds, removes or modifies
+    /// (repository-relative, sorted). A Kustomization skipped the same way
+    /// on both sides is a problem only when this is not empty: the change
+    /// touches what the diff cannot show.
+    pub touched: Vec<String>,
 }
 
 impl Problem {
@@ -303,6 +309,23 @@ impl Problem {
             n => format!("its objects and those of the {n} Kustomizations it produces are"),
         }
     }
+    /// What the change touches under the Kustomization's path, as the end
+    /// of a sentence (empty when nothing).
+    fn touched_sentence(&self) -> String {
+        const SHOWN: usize = 3;
+        let n = self.touched.len();
+        if n == 0 {
+            return String::new();
+        }
+        let mut names = self.touched[..n.min(SHOWN)].join(", ");
+        if n > SHOWN {
+            names.push_str(&format!(" and {} more", n - SHOWN));
+        }
+        format!(
+            ", and the change touches {n} file{} under its path, which this diff does not show: {names}",
+            if n == 1 { "" } else { "s" }
+        )
+    }
     /// One sentence: which side failed or was skipped, why, and how the
     /// other side came out.
     pub fn describe(&self) -> String {
@@ -317,10 +340,20 @@ impl Problem {
                 return format!(
                     "{} {} fails the same way on both sides: {h}; {} not compared \
                      (the change does not cause it; if it needs objects that exist only in the \
-                     cluster, pass them with --settings)",
+                     cluster, pass them with --settings){}",
                     self.kind,
                     self.kustomization,
-                    self.not_compared()
+                    self.not_compared(),
+                    self.touched_sentence()
+                );
+            }
+            (KsState::Skipped(b), KsState::Skipped(h)) if b == h => {
+                return format!(
+                    "{} {} is skipped on both sides: {h}; {} not compared{}",
+                    self.kind,
+                    self.kustomization,
+                    self.not_compared(),
+                    self.touched_sentence()
                 );
             }
             (KsState::Failed(_), KsState::Failed(_)) => {
@@ -409,6 +442,11 @@ impl EnvDiff {
     pub fn has_changes(&self) -> bool {
         self.pairs.iter().any(Pair::is_change)
     }
+    /// The change touches files of a Kustomization neither side renders:
+    /// "no changes" would not be the whole truth.
+    pub fn touches_unrendered(&self) -> bool {
+        self.problems.iter().any(|p| !p.touched.is_empty())
+    }
     /// flate could not diff all of this environment (exit status 2).
     pub fn is_fatal(&self) -> bool {
         !self.errors.is_empty() || self.problems.iter().any(Problem::is_fatal)
@@ -432,6 +470,23 @@ impl EnvDiff {
 
 /// Diffs one environment's two renders.
 pub fn diff_env(env: &str, base: &Input, head: &Input, opts: &DiffOptions) -> EnvDiff {
+    diff_env_touched(env, base, head, opts, &|_| Vec::new())
+}
+
+/// [`diff_env`], told which files the change touches: `touched(path)` is
+/// the repository-relative paths of the files under the repository-relative
+/// directory `path` that differ between the two sides (see
+/// [`base::changed_files`]). A Kustomization of the repository that is
+/// not rendered on either side, the same way (skipped offline, or failing),
+/// whose files the change touches, is then a [`Problem`] naming them, where
+/// "no changes" would hide them.
+pub fn diff_env_touched(
+    env: &str,
+    base: &Input,
+    head: &Input,
+    opts: &DiffOptions,
+    touched: &dyn Fn(&str) -> Vec<String>,
+) -> EnvDiff {
     let mut d = EnvDiff {
         env: env.to_string(),
         base_label: opts.base_label.clone(),
@@ -487,10 +542,57 @@ pub fn diff_env(env: &str, base: &Input, head: &Input, opts: &DiffOptions) -> En
         d.skipped = skipped;
     }
     d.problems = paired.problems.clone();
+    touched_unrendered(&mut d.problems, b, h, touched);
     d.versions = versions::changes(&paired, b, h);
     d.pairs = text::diff_pairs(&paired, opts);
     d.notes.extend(unrendered_releases(env, &d.pairs, b, h));
     d
+}
+
+/// Kustomizations of the repository not rendered on either side, the same
+/// way, whose files the change touches: the failing ones (already
+/// problems) get the files, the skipped ones become problems.
+fn touched_unrendered(
+    problems: &mut Vec<Problem>,
+    base: &Rendered,
+    head: &Rendered,
+    touched: &dyn Fn(&str) -> Vec<String>,
+) {
+    use crate::flux::Status as KsStatus;
+    for k in &head.kustomizations {
+        if k.status == KsStatus::Rendered || !k.in_repo {
+            continue;
+        }
+        let key = k.key();
+        let same = base.kustomizations.iter().any(|b| {
+            b.key() == key
+                && b.in_repo
+                && b.path == k.path
+                && b.status == k.status
+                && b.message == k.message
+        });
+        if !same {
+            continue;
+        }
+        let files = touched(&k.path);
+        if files.is_empty() {
+            continue;
+        }
+        match problems
+            .iter_mut()
+            .find(|p| p.kind == "Kustomization" && p.kustomization == key)
+        {
+            Some(p) => p.touched = files,
+            None => problems.push(Problem {
+                kind: "Kustomization",
+                kustomization: key,
+                base: KsState::Skipped(k.message.clone()),
+                head: KsState::Skipped(k.message.clone()),
+                descendants: Vec::new(),
+                touched: files,
+            }),
+        }
+    }
 }
 
 /// A note on the HelmReleases that the change adds or changes but whose

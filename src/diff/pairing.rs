@@ -110,6 +110,7 @@ fn problems(base: &Rendered, head: &Rendered) -> Vec<Problem> {
                 base: b,
                 head: h,
                 descendants: Vec::new(),
+                touched: Vec::new(),
             });
         }
     }
@@ -169,6 +170,7 @@ fn problems(base: &Rendered, head: &Rendered) -> Vec<Problem> {
                 base: b,
                 head: h,
                 descendants: Vec::new(),
+                touched: Vec::new(),
             });
         }
     }

@@ -82,7 +82,12 @@ pub fn headline(d: &EnvDiff) -> String {
     if !d.errors.is_empty() {
         return format!("{}: could not diff{base}", d.env);
     }
-    if c.total_changes() == 0 {
+    if c.total_changes() == 0 && d.touches_unrendered() {
+        format!(
+            "{}: no rendered changes (the change touches files flate could not render, below), {} unchanged{base}",
+            d.env, c.unchanged
+        )
+    } else if c.total_changes() == 0 {
         format!("{}: no changes, {} unchanged{base}", d.env, c.unchanged)
     } else {
         format!("{}: {}{base}", d.env, c.summary())

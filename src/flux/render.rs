@@ -44,6 +44,9 @@ pub struct KsReport {
     pub namespace: String,
     pub path: String,
     pub source: SourceRef,
+    /// Its source is the repository itself: `path` is relative to the
+    /// repository's root (not to a `--source` copy or an external source).
+    pub in_repo: bool,
     pub status: Status,
     pub message: String,
     pub depends_on: Vec<String>,
@@ -977,6 +980,7 @@ fn render_one(
         namespace: ks.namespace.clone(),
         path: ks.path.trim_start_matches("./").to_string(),
         source: ks.source.clone(),
+        in_repo: sources.is_repo(&ks.source),
         status: Status::Rendered,
         message: String::new(),
         depends_on: ks.depends_on.clone(),
