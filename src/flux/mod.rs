@@ -1,6 +1,7 @@
 //! The Flux layer: render a whole cluster the way kustomize-controller and
 //! helm-controller would, offline.
 
+pub mod artifactgen;
 pub mod charts;
 pub mod envsubst;
 pub mod generator;

@@ -298,6 +298,103 @@ impl Sources<'_> {
     }
 }
 
+impl Sources<'_> {
+    /// The ExternalArtifact `src`, when an ArtifactGenerator among the
+    /// objects rendered so far makes it: built from its sources' artifacts
+    /// (the repository, `--source` copies, or other generated artifacts),
+    /// or why it cannot be (a source not available offline, a copy
+    /// operation that fails). `None` when no generator makes it.
+    fn generated(
+        &self,
+        src: &SourceRef,
+        known: &Known,
+        depth: usize,
+    ) -> Option<Result<super::artifactgen::MemFs, GenError>> {
+        use super::artifactgen as ag;
+        let (generator, artifact) = ag::find(known.all(), &src.namespace, &src.name)?;
+        let label = format!(
+            "ExternalArtifact {}/{} (made by ArtifactGenerator {}/{}, {})",
+            src.namespace,
+            src.name,
+            generator.namespace_or_default(),
+            generator.name(),
+            generator.origin
+        );
+        if depth > 8 {
+            return Some(Err(GenError::Failed(format!(
+                "{label}: generated artifacts nest more than 8 deep"
+            ))));
+        }
+        let mut locals: Vec<(String, ArtifactFs<'_>)> = Vec::new();
+        let mut made: Vec<(String, ag::MemFs)> = Vec::new();
+        let mut missing = Vec::new();
+        for (alias, kind, namespace, name) in ag::sources(generator) {
+            let r = SourceRef {
+                kind: kind.clone(),
+                name: name.clone(),
+                namespace: namespace.clone(),
+            };
+            if self.is_repo(&r) {
+                continue;
+            }
+            if let Some(a) = self.local_artifact(&r, known) {
+                locals.push((alias, a));
+                continue;
+            }
+            if kind == "ExternalArtifact" {
+                match self.generated(&r, known, depth + 1) {
+                    Some(Ok(m)) => {
+                        made.push((alias, m));
+                        continue;
+                    }
+                    Some(Err(e)) => return Some(Err(e)),
+                    None => {}
+                }
+            }
+            missing.push(format!(
+                "@{alias} ({r}: render it from a local copy with --source {r}=DIR)"
+            ));
+        }
+        if !missing.is_empty() {
+            return Some(Err(GenError::Unavailable(format!(
+                "{label}: source {} not fetched offline",
+                missing.join(", ")
+            ))));
+        }
+        let mut inputs: Vec<ag::Input<'_>> = Vec::new();
+        for (alias, kind, namespace, name) in ag::sources(generator) {
+            let r = SourceRef {
+                kind,
+                name,
+                namespace,
+            };
+            let (fs, root): (&dyn FileSystem, PathBuf) = if self.is_repo(&r) {
+                (&self.repo, self.repo.root.clone())
+            } else if let Some((_, a)) = locals.iter().find(|(a, _)| *a == alias) {
+                (a, a.root.clone())
+            } else if let Some((_, m)) = made.iter().find(|(a, _)| *a == alias) {
+                (m, m.root().to_path_buf())
+            } else {
+                continue;
+            };
+            inputs.push(ag::Input { alias, fs, root });
+        }
+        let root = PathBuf::from(format!("/ExternalArtifact/{}/{}", src.namespace, src.name));
+        Some(
+            ag::build(artifact, &inputs, root)
+                .map_err(|e| GenError::Failed(format!("{label}: {e}"))),
+        )
+    }
+}
+
+/// Why a generated artifact is not there.
+enum GenError {
+    /// A source of the generator is not available offline: skipped.
+    Unavailable(String),
+    /// The generator fails (a copy operation), as it would in the cluster.
+    Failed(String),
+}
+
 /// The URL of the first remote resource a build refused, from the
 /// kustomize layer's messages ("remote … is not supported offline").
 fn remote_url(message: &str) -> Option<&str> {
@@ -1002,11 +1099,33 @@ fn render_one(
         return (report, Vec::new());
     }
     let local;
+    let generated;
     let artifact: &ArtifactFs = if sources.is_repo(&ks.source) {
         &sources.repo
     } else if let Some(a) = sources.local_artifact(&ks.source, known) {
         local = a;
         &local
+    } else if let Some(g) = (ks.source.kind == "ExternalArtifact")
+        .then(|| sources.generated(&ks.source, known, 0))
+        .flatten()
+    {
+        match g {
+            Ok(m) => {
+                generated = m;
+                local = ArtifactFs {
+                    inner: &generated,
+                    root: generated.root().to_path_buf(),
+                    ignore: Ignore::none(),
+                };
+                &local
+            }
+            Err(GenError::Unavailable(m)) => {
+                report.status = Status::Skipped;
+                report.message = m;
+                return (report, Vec::new());
+            }
+            Err(GenError::Failed(m)) => return (fail(report, m), Vec::new()),
+        }
     } else {
         report.status = Status::Skipped;
         let url = known

@@ -10,7 +10,7 @@
 
 mod ahead;
 mod deps;
-mod glob;
+pub(crate) mod glob;
 mod head;
 mod load;
 mod objects;
