@@ -158,3 +158,53 @@ fn a_generator_source_not_offline_skips_and_a_failing_copy_fails() {
         "{apps:#}"
     );
 }
+
+/// A generator with a path pattern makes one artifact per matched
+/// directory; a Kustomization names one of them.
+#[test]
+fn a_path_pattern_artifact_renders() {
+    let d = common::scratch("artifactgen-pattern");
+    tree(&d);
+    write(
+        &d,
+        "cluster/artifacts.yaml",
+        "apiVersion: source.extensions.fluxcd.io/v1beta1
+kind: ArtifactGenerator
+metadata:
+  name: per-env
+  namespace: flux-system
+spec:
+  sources:
+    - alias: repo
+      kind: GitRepository
+      name: flux-system
+  pathPattern: \"@repo/apps/{env}\"
+  artifacts:
+    - name: \"apps-{env}\"
+      copy:
+        - from: \"@repo/apps/{env}/**\"
+          to: \"@artifact/\"
+        - from: \"@repo/apps/base/\"
+          to: \"@artifact/\"
+",
+    );
+    // The artifact holds production's files at its root and base/ beside
+    // them: the overlay's `../base/podinfo` becomes `base/podinfo`.
+    write(
+        &d,
+        "cluster/apps.yaml",
+        &KS.replace("    name: apps\n", "    name: apps-production\n")
+            .replace("path: ./production", "path: ./"),
+    );
+    write(
+        &d,
+        "apps/production/kustomization.yaml",
+        "namespace: prod\nresources:\n  - base/podinfo\n",
+    );
+    let (v, err) = common::build_cluster_json(&d);
+    let apps = report(&v, "apps");
+    assert_eq!(apps["status"], "rendered", "{apps:#}\n{err}");
+    let objects = apps["objects"].as_array().unwrap();
+    assert_eq!(objects.len(), 1, "{apps:#}");
+    assert_eq!(objects[0]["metadata"]["namespace"], "prod");
+}

@@ -147,27 +147,244 @@ pub struct Input<'a> {
     pub root: PathBuf,
 }
 
-/// The ArtifactGenerator among `objects` that makes the ExternalArtifact
-/// `namespace/name`, with that artifact's entry of `spec.artifacts`.
-pub fn find<'r>(
+/// The ArtifactGenerators among `objects` in `namespace`.
+pub fn generators<'r>(
     objects: impl Iterator<Item = &'r Resource>,
     namespace: &str,
-    name: &str,
-) -> Option<(&'r Resource, &'r Node)> {
+) -> impl Iterator<Item = &'r Resource> {
     objects
         .filter(|r| r.kind() == "ArtifactGenerator" && r.gvk().group == GROUP)
-        .filter(|r| r.namespace_or_default() == namespace)
-        // One artifact per directory a path pattern matches: not expanded.
-        .filter(|r| r.obj.get_path(&["spec", "pathPattern"]).is_none())
-        .find_map(|r| {
-            let a = r
-                .obj
-                .get_path(&["spec", "artifacts"])?
-                .as_seq()?
-                .iter()
-                .find(|a| a.get_str(&["name"]) == Some(name))?;
-            Some((r, a))
-        })
+        .filter(move |r| r.namespace_or_default() == namespace)
+}
+
+/// The entry of the generator's `spec.artifacts` named `name` (a
+/// generator without a path pattern).
+pub fn artifact<'r>(generator: &'r Resource, name: &str) -> Option<&'r Node> {
+    generator
+        .obj
+        .get_path(&["spec", "artifacts"])?
+        .as_seq()?
+        .iter()
+        .find(|a| a.get_str(&["name"]) == Some(name))
+}
+
+/// A generator's `spec.pathPattern` (`@alias/apps/{app}/envs/{env}`)
+/// expanded as source-watcher expands it: every directory of the source
+/// (walked in lexical order) that the pattern matches whole gives one
+/// artifact per entry of `spec.artifacts`, named by the entry's name with
+/// the captured values lowercased, its copy operations' `from` and `to`
+/// with them as captured. The one named `name`, if any; an error for what
+/// source-watcher refuses (a bad pattern, a captured value that is no
+/// label value, two directories giving one name).
+pub fn expand(
+    generator: &Resource,
+    pattern: &str,
+    inputs: &[Input<'_>],
+    name: &str,
+) -> Result<Option<Node>, String> {
+    let bad = |m: String| format!("pathPattern {pattern:?}: {m}");
+    let Some((alias, rest)) = pattern
+        .split_once('/')
+        .and_then(|(a, r)| Some((a.strip_prefix('@')?, r)))
+    else {
+        return Err(format!("invalid pathPattern format: {pattern}"));
+    };
+    let Some(input) = inputs.iter().find(|i| i.alias == alias) else {
+        return Err(bad(format!(
+            "source alias {alias} not found in local sources"
+        )));
+    };
+    let names = capture_names(rest).map_err(&bad)?;
+    let mut re = String::from("^");
+    let mut lit = rest;
+    while let Some(open) = lit.find('{') {
+        let close = open + lit[open..].find('}').expect("validated");
+        re.push_str(&regex::escape(&lit[..open]));
+        re.push_str(&format!("(?P<{}>[^/]+)", &lit[open + 1..close]));
+        lit = &lit[close + 1..];
+    }
+    re.push_str(&regex::escape(lit));
+    re.push('$');
+    let re =
+        regex::Regex::new(&re).map_err(|e| bad(format!("failed to compile path pattern: {e}")))?;
+    let src = Src {
+        fs: input.fs,
+        root: &input.root,
+    };
+    let mut dirs = Vec::new();
+    walk_dirs(&src, ".", &mut dirs);
+    let artifacts = generator
+        .obj
+        .get_path(&["spec", "artifacts"])
+        .and_then(Node::as_seq)
+        .map(Vec::as_slice)
+        .unwrap_or_default();
+    let mut seen: BTreeMap<String, String> = BTreeMap::new();
+    let mut found = None;
+    for dir in dirs {
+        let Some(c) = re.captures(&dir) else {
+            continue;
+        };
+        let raw: BTreeMap<&str, String> = names
+            .iter()
+            .map(|n| (n.as_str(), c[n.as_str()].to_string()))
+            .collect();
+        let lower: BTreeMap<&str, String> =
+            raw.iter().map(|(k, v)| (*k, v.to_lowercase())).collect();
+        for (k, v) in &lower {
+            if !is_label_value(v) {
+                return Err(bad(format!(
+                    "captured value {v:?} for variable {k:?} is not a valid Kubernetes label value"
+                )));
+            }
+        }
+        for a in artifacts {
+            let template = a.get_str(&["name"]).unwrap_or_default();
+            let rendered = render(template, &lower).map_err(|e| {
+                bad(format!(
+                    "failed to render artifact {template} for match {dir}: {e}"
+                ))
+            })?;
+            if let Some(prev) = seen.insert(rendered.clone(), dir.clone()) {
+                return Err(bad(format!(
+                    "directories {prev:?} and {dir:?} both resolve to artifact name {rendered:?}"
+                )));
+            }
+            if rendered == name && found.is_none() {
+                let mut a = a.clone();
+                if let Node::Map(m) = &mut a {
+                    m.insert("name", Node::Str(rendered.clone()));
+                    if let Some(Node::Seq(ops)) = m.get_mut("copy") {
+                        for op in ops.iter_mut() {
+                            for key in ["from", "to"] {
+                                if let Some(t) = op.get_str(&[key]).map(str::to_string) {
+                                    let r = render(&t, &raw).map_err(|e| {
+                                        bad(format!(
+                                            "failed to render artifact {template} for match {dir}: {e}"
+                                        ))
+                                    })?;
+                                    if let Node::Map(om) = op {
+                                        om.insert(key, Node::Str(r));
+                                    }
+                                }
+                            }
+                        }
+                    }
+                }
+                found = Some(a);
+            }
+        }
+    }
+    Ok(found)
+}
+
+/// Every directory under `dir`, depth first in lexical order (as Go's
+/// `filepath.WalkDir`), relative to the source's root.
+fn walk_dirs(src: &Src<'_>, dir: &str, out: &mut Vec<String>) {
+    for (name, is_dir) in src.list(dir) {
+        if !is_dir {
+            continue;
+        }
+        let path = if dir == "." {
+            name
+        } else {
+            format!("{dir}/{name}")
+        };
+        out.push(path.clone());
+        walk_dirs(src, &path, out);
+    }
+}
+
+fn valid_capture_name(n: &str) -> bool {
+    let mut c = n.chars();
+    c.next()
+        .is_some_and(|f| f.is_ascii_alphabetic() || f == '_')
+        && c.all(|x| x.is_ascii_alphanumeric() || x == '_')
+}
+
+/// The capture names of a pattern, in order; source-watcher's errors for a
+/// brace without its pair, an empty, invalid or repeated name.
+fn capture_names(p: &str) -> Result<Vec<String>, String> {
+    let mut out: Vec<String> = Vec::new();
+    let b = p.as_bytes();
+    let mut i = 0;
+    while i < b.len() {
+        match b[i] {
+            b'{' => {
+                let Some(end) = p[i + 1..].find('}') else {
+                    return Err(format!(
+                        "invalid capture starting at offset {i}: missing closing brace"
+                    ));
+                };
+                let name = &p[i + 1..i + 1 + end];
+                if name.is_empty() {
+                    return Err("empty capture variable".into());
+                }
+                if !valid_capture_name(name) {
+                    return Err(format!(
+                        "capture variable {name:?} must be a valid capture name matching [A-Za-z_][A-Za-z0-9_]*"
+                    ));
+                }
+                if out.iter().any(|n| n == name) {
+                    return Err(format!("duplicate capture variable {name:?}"));
+                }
+                out.push(name.to_string());
+                i += end + 2;
+            }
+            b'}' => {
+                return Err(format!(
+                    "invalid capture ending at offset {i}: missing opening brace"
+                ));
+            }
+            _ => i += 1,
+        }
+    }
+    Ok(out)
+}
+
+/// `{name}` placeholders replaced by their values.
+fn render(t: &str, data: &BTreeMap<&str, String>) -> Result<String, String> {
+    let mut out = String::new();
+    let mut rest = t;
+    while let Some(open) = rest.find(['{', '}']) {
+        if rest.as_bytes()[open] == b'}' {
+            return Err(format!(
+                "invalid template {t:?}: capture ending at offset {} is missing opening brace",
+                t.len() - rest.len() + open
+            ));
+        }
+        out.push_str(&rest[..open]);
+        let Some(end) = rest[open + 1..].find('}') else {
+            return Err(format!(
+                "invalid template {t:?}: capture starting at offset {} is missing closing brace",
+                t.len() - rest.len() + open
+            ));
+        };
+        let name = &rest[open + 1..open + 1 + end];
+        match data.get(name) {
+            Some(v) => out.push_str(v),
+            None => {
+                return Err(format!(
+                    "invalid template {t:?}: capture variable {name:?} is not defined by pathPattern"
+                ));
+            }
+        }
+        rest = &rest[open + end + 2..];
+    }
+    out.push_str(rest);
+    Ok(out)
+}
+
+/// Kubernetes' label value syntax: at most 63 characters, alphanumerics
+/// at both ends, `-`, `_`, `.` and alphanumerics between.
+fn is_label_value(v: &str) -> bool {
+    let b = v.as_bytes();
+    b.len() <= 63
+        && (b.is_empty()
+            || (b[0].is_ascii_alphanumeric()
+                && b[b.len() - 1].is_ascii_alphanumeric()
+                && b.iter()
+                    .all(|c| c.is_ascii_alphanumeric() || matches!(c, b'-' | b'_' | b'.'))))
 }
 
 /// A source of the generator: (alias, kind, namespace, name), the
@@ -810,6 +1027,58 @@ mod tests {
         );
         assert_eq!(v.get_path(&["a", "b"]), Some(&Node::Int(1)));
         assert_eq!(v.get_path(&["keep"]), Some(&Node::Bool(true)));
+    }
+
+    #[test]
+    fn a_path_pattern_makes_one_artifact_per_matched_directory() {
+        let d = tempfile::tempdir().unwrap();
+        let r = d.path();
+        for f in [
+            "apps/Web/envs/prod/kustomization.yaml",
+            "apps/Web/envs/dev/kustomization.yaml",
+            "apps/api/envs/prod/kustomization.yaml",
+            "apps/api/other/prod/kustomization.yaml",
+        ] {
+            put(r, f, "k: v\n");
+        }
+        let g = Resource::new(
+            crate::yaml::parse::parse_one(
+                "apiVersion: source.extensions.fluxcd.io/v1beta1\nkind: ArtifactGenerator\nmetadata:\n  name: g\n  namespace: ns\nspec:\n  pathPattern: '@repo/apps/{app}/envs/{env}'\n  artifacts:\n    - name: '{app}-{env}'\n      copy:\n        - from: '@repo/apps/{app}/envs/{env}/**'\n          to: '@artifact/'\n",
+            )
+            .unwrap(),
+            Default::default(),
+        );
+        let pattern = g.obj.get_str(&["spec", "pathPattern"]).unwrap().to_string();
+        let inputs = [Input {
+            alias: "repo".into(),
+            fs: &RealFs,
+            root: r.to_path_buf(),
+        }];
+        // Names are lowercased; copy paths keep the directory's case.
+        let a = expand(&g, &pattern, &inputs, "web-prod").unwrap().unwrap();
+        assert_eq!(a.get_str(&["name"]), Some("web-prod"));
+        assert_eq!(
+            a.get("copy").and_then(Node::as_seq).unwrap()[0].get_str(&["from"]),
+            Some("@repo/apps/Web/envs/prod/**")
+        );
+        let fs = build(&a, &inputs, PathBuf::from("/a")).unwrap();
+        assert!(fs.is_file(Path::new("/a/kustomization.yaml")));
+        assert!(expand(&g, &pattern, &inputs, "api-prod").unwrap().is_some());
+        // apps/api/other/prod does not match the pattern.
+        assert!(
+            expand(&g, &pattern, &inputs, "api-other")
+                .unwrap()
+                .is_none()
+        );
+        // Two directories giving one name.
+        put(r, "apps/web/envs/prod/kustomization.yaml", "k: v\n");
+        let e = expand(&g, &pattern, &inputs, "web-prod").unwrap_err();
+        assert!(
+            e.contains("both resolve to artifact name \"web-prod\""),
+            "{e}"
+        );
+        let e = expand(&g, "@repo/apps/{app", &inputs, "x").unwrap_err();
+        assert!(e.ends_with("missing closing brace"), "{e}");
     }
 
     #[test]

@@ -311,7 +311,36 @@ impl Sources<'_> {
         depth: usize,
     ) -> Option<Result<super::artifactgen::MemFs, GenError>> {
         use super::artifactgen as ag;
-        let (generator, artifact) = ag::find(known.all(), &src.namespace, &src.name)?;
+        // A generator with a path pattern makes its artifacts' names from
+        // the directories of a source: known only when that source is here.
+        let mut pattern_unavailable = None;
+        for generator in ag::generators(known.all(), &src.namespace) {
+            let pattern = generator.obj.get_str(&["spec", "pathPattern"]);
+            if pattern.is_none() && ag::artifact(generator, &src.name).is_none() {
+                continue;
+            }
+            match self.by_generator(generator, pattern, src, known, depth) {
+                Some(Err(GenError::Unavailable(m))) if pattern.is_some() => {
+                    pattern_unavailable.get_or_insert(m);
+                }
+                None => {}
+                found => return found,
+            }
+        }
+        pattern_unavailable.map(|m| Err(GenError::Unavailable(m)))
+    }
+
+    /// [`Sources::generated`] by one generator (`None`: its path pattern
+    /// makes no artifact of that name).
+    fn by_generator(
+        &self,
+        generator: &Resource,
+        pattern: Option<&str>,
+        src: &SourceRef,
+        known: &Known,
+        depth: usize,
+    ) -> Option<Result<super::artifactgen::MemFs, GenError>> {
+        use super::artifactgen as ag;
         let label = format!(
             "ExternalArtifact {}/{} (made by ArtifactGenerator {}/{}, {})",
             src.namespace,
@@ -379,9 +408,17 @@ impl Sources<'_> {
             };
             inputs.push(ag::Input { alias, fs, root });
         }
+        let artifact = match pattern {
+            None => ag::artifact(generator, &src.name)?.clone(),
+            Some(p) => match ag::expand(generator, p, &inputs, &src.name) {
+                Ok(Some(a)) => a,
+                Ok(None) => return None,
+                Err(e) => return Some(Err(GenError::Failed(format!("{label}: {e}")))),
+            },
+        };
         let root = PathBuf::from(format!("/ExternalArtifact/{}/{}", src.namespace, src.name));
         Some(
-            ag::build(artifact, &inputs, root)
+            ag::build(&artifact, &inputs, root)
                 .map_err(|e| GenError::Failed(format!("{label}: {e}"))),
         )
     }
