@@ -634,6 +634,34 @@ fn a_source_only_the_bootstrap_makes_is_named_with_its_source_flag() {
     let (v, _) = common::build_cluster_json_with(&d, &["--source", &source]);
     assert_eq!(report(&v, "apps")["status"], "rendered", "{v:#}");
 
+    // `flate diff` of a change under its path names the files, skipped
+    // the same way on both sides; with the --source it shows the change
+    // (the base read from the revision, not the working tree).
+    common::git(&d, &["init", "-q"]);
+    common::git(&d, &["add", "-A"]);
+    common::git(&d, &["commit", "-qm", "init"]);
+    write(&d, "apps/cm.yaml", &configmap("x", "default", "  a: c\n"));
+    let o = common::flate_in(&["diff", "x", "--path", "cluster", "--base", "HEAD"], &d);
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert!(
+        out.contains(
+            "the change touches 1 file under its path, which this diff does not show: apps/cm.yaml"
+        ),
+        "{out}"
+    );
+    let o = common::flate_in(
+        &[
+            "diff", "x", "--path", "cluster", "--base", "HEAD", "--source", &source,
+        ],
+        &d,
+    );
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert!(
+        out.contains("1 changed") && out.contains("a: b → c"),
+        "{out}"
+    );
+    std::fs::remove_dir_all(d.join(".git")).unwrap();
+
     write(
         &d,
         "bootstrap/source.yaml",

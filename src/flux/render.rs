@@ -44,8 +44,10 @@ pub struct KsReport {
     pub namespace: String,
     pub path: String,
     pub source: SourceRef,
-    /// Its source is the repository itself: `path` is relative to the
-    /// repository's root (not to a `--source` copy or an external source).
+    /// Its source is the repository itself (or, skipped, most likely is:
+    /// a GitRepository no file defines whose `spec.path` is a directory
+    /// here): `path` is relative to the repository's root (not to a
+    /// `--source` copy or an external source).
     pub in_repo: bool,
     pub status: Status,
     pub message: String,
@@ -1182,11 +1184,17 @@ fn render_one(
                 "external source {} ({u}): not fetched offline (render it from a local copy with --source {}=DIR)",
                 ks.source, ks.source
             ),
-            None => format!(
-                "external source {} (not found among rendered objects): not fetched offline{}",
-                ks.source,
-                maybe_this_repository(&sources.repo, ks)
-            ),
+            None => {
+                let hint = maybe_this_repository(&sources.repo, ks);
+                // Most likely the repository under another name: its
+                // spec.path is read from here (for `flate diff`'s note on
+                // the files a change touches under it).
+                report.in_repo = !hint.is_empty();
+                format!(
+                    "external source {} (not found among rendered objects): not fetched offline{hint}",
+                    ks.source,
+                )
+            }
         };
         return (report, Vec::new());
     };
