@@ -79,10 +79,10 @@ Loader.add_constructor("tag:yaml.org,2002:value", lambda loader, node: loader.co
 ORIGIN = ("helm.toolkit.fluxcd.io/name", "helm.toolkit.fluxcd.io/namespace")
 
 
-def flate_build(flate, root, entry, cache):
+def flate_build(flate, root, entry, cache, sources=()):
     p = subprocess.run(
         [flate, "build", Path(entry).name, "--repo", str(root), "--path", entry,
-         "--charts", str(cache), "-o", "json", "--show-secrets"],
+         "--charts", str(cache), "-o", "json", "--show-secrets"] + realworld.source_args(root, sources),
         capture_output=True, timeout=600)
     try:
         return json.loads(p.stdout)
@@ -113,7 +113,7 @@ def cache(a):
         for r in realworld.read_repos():
             root = (a.repos / r["dir"] / r["root"]).resolve()
             for e in r["entries"]:
-                j = flate_build(a.flate, root, e, a.cache)
+                j = flate_build(a.flate, root, e, a.cache, r["sources"])
                 for h in (j or {}).get("helmreleases", []):
                     m = re.match(r"chart (\S+) (\S+) is not in the chart cache", h["message"])
                     if m:
@@ -256,7 +256,7 @@ def run_all(a):
     for r in realworld.read_repos():
         root = (a.repos / r["dir"] / r["root"]).resolve()
         for e in r["entries"]:
-            j = flate_build(a.flate, root, e, a.cache)
+            j = flate_build(a.flate, root, e, a.cache, r["sources"])
             if j is None:
                 continue
             st = collections.Counter(h["renderStatus"] for h in j["helmreleases"])

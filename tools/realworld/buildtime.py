@@ -25,8 +25,10 @@ def repos(listing):
     for line in listing.read_text().splitlines():
         if not line.strip() or line.startswith("#"):
             continue
-        owner_name, _commit, root, *entries = line.split()
-        yield owner_name, root, entries
+        owner_name, _commit, root, *rest = line.split()
+        entries = [t for t in rest if not t.startswith("--source=")]
+        sources = [t[len("--source="):] for t in rest if t.startswith("--source=")]
+        yield owner_name, root, entries, sources
 
 
 def timed(cmd):
@@ -46,13 +48,16 @@ def main():
     a = ap.parse_args()
     listing = Path(__file__).with_name("repos.txt")
     rows = []
-    for owner_name, root, entries in repos(listing):
+    for owner_name, root, entries, sources in repos(listing):
         base = a.dir / owner_name.replace("/", "+") / root
         if not base.is_dir():
             print(f"skipped (not checked out): {owner_name}")
             continue
         for e in entries:
             args = ["build", Path(e).name, "--repo", str(base), "--path", e, "-o", "json"]
+            for src in sources:
+                ref, _, rel = src.rpartition("=")
+                args += ["--source", f"{ref}={(base / rel).resolve()}"]
             samples = [[] for _ in a.flate]
             for _ in range(a.rounds):
                 for i, f in enumerate(a.flate):
