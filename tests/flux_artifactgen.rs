@@ -208,3 +208,46 @@ spec:
     assert_eq!(objects.len(), 1, "{apps:#}");
     assert_eq!(objects[0]["metadata"]["namespace"], "prod");
 }
+
+/// A HelmRelease whose chartRef is an ExternalArtifact (helm-controller
+/// accepts it, for charts a generator composes) is skipped with the reason,
+/// not an error.
+#[test]
+fn a_helmrelease_chart_from_an_external_artifact_is_skipped_not_an_error() {
+    let d = common::scratch("artifactgen-hr");
+    tree(&d);
+    write(
+        &d,
+        "apps/production/hr.yaml",
+        "apiVersion: helm.toolkit.fluxcd.io/v2
+kind: HelmRelease
+metadata:
+  name: podinfo
+  namespace: prod
+spec:
+  interval: 10m
+  chartRef:
+    kind: ExternalArtifact
+    name: apps
+    namespace: flux-system
+",
+    );
+    write(
+        &d,
+        "apps/production/kustomization.yaml",
+        "namespace: prod\nresources:\n  - ../base/podinfo\n  - hr.yaml\n",
+    );
+    let (v, err) = common::build_cluster_json(&d);
+    assert_eq!(report(&v, "apps")["status"], "rendered", "{v:#}\n{err}");
+    let hr = &v["helmreleases"][0];
+    assert_eq!(hr["renderStatus"], "skipped", "{hr:#}");
+    let m = hr["message"].as_str().unwrap();
+    assert!(
+        m.contains("spec.chartRef ExternalArtifact flux-system/apps is made by ArtifactGenerator flux-system/flux-system")
+            && m.contains("a chart from a generated artifact is not rendered offline"),
+        "{m}"
+    );
+    let o = common::flate_in(&["check", "--path", "cluster"], &d);
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert!(!out.contains("is not supported"), "{out}");
+}

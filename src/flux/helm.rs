@@ -312,9 +312,12 @@ fn resolve_chart(
         let cns = Some(s(cr, &["namespace"]))
             .filter(|x| !x.is_empty())
             .unwrap_or(ns.to_string());
-        if !matches!(kind.as_str(), "OCIRepository" | "HelmChart") {
+        if !matches!(
+            kind.as_str(),
+            "OCIRepository" | "HelmChart" | "ExternalArtifact"
+        ) {
             return Err(format!(
-                "{}: spec.chartRef.kind '{kind}' is not supported: helm-controller accepts OCIRepository or HelmChart",
+                "{}: spec.chartRef.kind '{kind}' is not supported: helm-controller accepts OCIRepository, HelmChart or ExternalArtifact",
                 hr.origin
             ));
         }
@@ -324,6 +327,32 @@ fn resolve_chart(
             namespace: cns.clone(),
             ..Default::default()
         };
+        if kind == "ExternalArtifact" {
+            // Made in the cluster (by source-watcher's ArtifactGenerator,
+            // or another controller), never applied from the repository.
+            let by = all
+                .index
+                .values()
+                .filter(|r| {
+                    r.kind() == "ArtifactGenerator"
+                        && r.gvk().group == super::artifactgen::GROUP
+                        && r.namespace_or_default() == cns
+                })
+                .find(|g| super::artifactgen::artifact(g, &name).is_some());
+            info.unavailable = Some(match by {
+                Some(g) => format!(
+                    "{}: spec.chartRef ExternalArtifact {cns}/{name} is made by ArtifactGenerator {cns}/{} ({}): a chart from a generated artifact is not rendered offline",
+                    hr.origin,
+                    g.name(),
+                    g.origin
+                ),
+                None => format!(
+                    "{}: spec.chartRef ExternalArtifact {cns}/{name} is made in the cluster (no ArtifactGenerator of this environment makes it), so its chart is unknown offline",
+                    hr.origin
+                ),
+            });
+            return Ok(info);
+        }
         let Some(src) = all.find(&kind, &cns, &name) else {
             if kind == "HelmChart" {
                 // A HelmChart is often applied outside the repository;
