@@ -553,3 +553,96 @@ spec:
     );
     assert_eq!(with_rule(&js, "schema-invalid")[0]["severity"], "error");
 }
+
+/// A patch a parent writes into every child Kustomization (its own
+/// `spec.patches` of `kind: Kustomization`), targeting a named object that
+/// only some children render, is a broadcast: no finding while one child
+/// matches it, one finding (not one per child) when none does.
+#[test]
+fn patch_target_unmatched_of_a_patch_every_child_carries() {
+    let t = tempfile::tempdir().unwrap();
+    let d = t.path();
+    let put = |rel: &str, text: &str| {
+        let p = d.join(rel);
+        std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+        std::fs::write(p, text).unwrap();
+    };
+    put(
+        "kubernetes/clusters/test/kustomization.yaml",
+        "resources:\n  - apps.yaml\n",
+    );
+    put(
+        "kubernetes/clusters/test/apps.yaml",
+        "apiVersion: kustomize.toolkit.fluxcd.io/v1
+kind: Kustomization
+metadata:
+  name: apps
+  namespace: flux-system
+spec:
+  interval: 1h
+  path: ./kubernetes/apps
+  prune: true
+  sourceRef:
+    kind: GitRepository
+    name: flux-system
+  patches:
+    - patch: |-
+        apiVersion: kustomize.toolkit.fluxcd.io/v1
+        kind: Kustomization
+        metadata:
+          name: _
+        spec:
+          patches:
+            - patch: |-
+                apiVersion: v1
+                kind: ConfigMap
+                metadata:
+                  name: _
+                data:
+                  level: debug
+              target:
+                kind: ConfigMap
+                name: (special|other)
+      target:
+        group: kustomize.toolkit.fluxcd.io
+        kind: Kustomization
+",
+    );
+    put(
+        "kubernetes/apps/kustomization.yaml",
+        "resources:\n  - a/ks.yaml\n  - b/ks.yaml\n  - c/ks.yaml\n",
+    );
+    for (app, cm) in [("a", "special"), ("b", "plain"), ("c", "plain")] {
+        put(
+            &format!("kubernetes/apps/{app}/ks.yaml"),
+            &format!(
+                "apiVersion: kustomize.toolkit.fluxcd.io/v1\nkind: Kustomization\nmetadata:\n  name: {app}\n  namespace: flux-system\nspec:\n  interval: 1h\n  path: ./kubernetes/apps/{app}/app\n  prune: true\n  targetNamespace: default\n  sourceRef:\n    kind: GitRepository\n    name: flux-system\n"
+            ),
+        );
+        put(
+            &format!("kubernetes/apps/{app}/app/cm.yaml"),
+            &format!("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: {cm}\ndata:\n  a: b\n"),
+        );
+    }
+    let (_, js) = check(d, &[]);
+    assert!(
+        with_rule(&js, "patch-target-unmatched").is_empty(),
+        "{js:#}"
+    );
+
+    // No child renders `special` any more: one finding for the three.
+    put(
+        "kubernetes/apps/a/app/cm.yaml",
+        "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: renamed\ndata:\n  a: b\n",
+    );
+    let (code, js) = check(d, &[]);
+    let hits = with_rule(&js, "patch-target-unmatched");
+    assert_eq!(hits.len(), 1, "{js:#}");
+    assert!(
+        hits[0]["message"].as_str().unwrap().contains(
+            "but neither it nor any of the other 2 Kustomizations of flux-system/apps carrying the same patch renders such an object"
+        ),
+        "{js:#}"
+    );
+    assert_eq!(code, 1);
+}

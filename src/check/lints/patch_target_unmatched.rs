@@ -4,7 +4,9 @@
 //! patch silently; it is almost always a typo (or an app that was
 //! renamed). Targets without a name may match nothing: kind-wide ones are
 //! broadcasts, selector-only ones opt-in hooks (an object joins by
-//! carrying the label).
+//! carrying the label). The same entry in several children of one parent
+//! (a parent's patch of `kind: Kustomization` writes it into each) is a
+//! broadcast too: reported once, when none of them matches.
 
 use super::{Ctx, name_matches};
 use crate::check::Finding;
@@ -86,7 +88,48 @@ fn selected(target: &Node, o: &Resource) -> bool {
             || selector_matches(s("annotationSelector"), o.annotations()))
 }
 
+/// A patch entry as text, to find the same entry in sibling
+/// Kustomizations.
+fn entry_key(e: &Node) -> String {
+    crate::yaml::emit::to_string(e)
+}
+
+/// Patch entries that a parent gives its children (the same entry in two
+/// or more Kustomizations of one parent, as a parent's `spec.patches` of
+/// `kind: Kustomization` writes into every child), by (parent, entry):
+/// whether any of those children renders an object it selects. Such a
+/// patch is a broadcast: it is meant to match in some children only.
+fn broadcasts(ctx: &Ctx) -> std::collections::HashMap<(String, String), (usize, bool)> {
+    let mut seen: std::collections::HashMap<(String, String), (usize, bool)> =
+        std::collections::HashMap::new();
+    for k in &ctx.env.rendered.kustomizations {
+        let Some(parent) = &k.parent else {
+            continue;
+        };
+        let Some((_, obj)) = ctx.ks_objects.get(&k.key()) else {
+            continue;
+        };
+        let Some(Node::Seq(entries)) = obj.obj.get_path(&["spec", "patches"]) else {
+            continue;
+        };
+        for e in entries {
+            let Some(target) = e.get("target").filter(|t| !t.is_null()) else {
+                continue;
+            };
+            let hit = k.status == Status::Rendered && k.objects.iter().any(|o| selected(target, o));
+            let v = seen.entry((parent.clone(), entry_key(e))).or_default();
+            v.0 += 1;
+            v.1 |= hit;
+        }
+    }
+    seen
+}
+
 pub fn run(ctx: &Ctx, out: &mut Vec<Finding>) {
+    let shared = broadcasts(ctx);
+    // A broadcast that matches in no child is reported once.
+    let mut reported: std::collections::HashSet<(String, String)> =
+        std::collections::HashSet::new();
     for k in &ctx.env.rendered.kustomizations {
         if k.status != Status::Rendered {
             continue;
@@ -115,6 +158,16 @@ pub fn run(ctx: &Ctx, out: &mut Vec<Finding>) {
             if k.objects.iter().any(|o| selected(target, o)) {
                 continue;
             }
+            let from_parent = k.parent.as_ref().and_then(|p| {
+                let key = (p.clone(), entry_key(e));
+                let &(n, hit) = shared.get(&key)?;
+                (n > 1).then_some((key, n, hit))
+            });
+            if let Some((key, _, hit)) = &from_parent
+                && (*hit || !reported.insert(key.clone()))
+            {
+                continue;
+            }
             let what: Vec<String> = [
                 "group",
                 "version",
@@ -141,11 +194,19 @@ pub fn run(ctx: &Ctx, out: &mut Vec<Finding>) {
             out.push(
                 ctx.finding(
                     "patch-target-unmatched",
-                    format!(
-                        "Kustomization {} spec.patches[{i}] targets {} but renders no such object: the patch is silently ignored",
-                        k.key(),
-                        what.join(" ")
-                    ),
+                    match &from_parent {
+                        Some(((parent, _), n, _)) => format!(
+                            "Kustomization {} spec.patches[{i}] targets {} but neither it nor any of the other {} Kustomizations of {parent} carrying the same patch renders such an object: the patch is silently ignored",
+                            k.key(),
+                            what.join(" "),
+                            n - 1
+                        ),
+                        None => format!(
+                            "Kustomization {} spec.patches[{i}] targets {} but renders no such object: the patch is silently ignored",
+                            k.key(),
+                            what.join(" ")
+                        ),
+                    },
                 )
                 .at(file, line)
                 .ks(k.key())
