@@ -331,3 +331,39 @@ fn diff_notes_a_changed_remote_reference() {
         "{out}"
     );
 }
+
+/// The entry's own Kustomization skipped on both sides (a remote resource
+/// in the cluster's root kustomization): nothing renders, and `flate diff`
+/// says so whatever the change touches.
+#[test]
+fn diff_says_when_the_entry_itself_is_skipped() {
+    let d = common::scratch("remotes-diff-root");
+    write(
+        &d,
+        "cluster/kustomization.yaml",
+        &format!("resources:\n  - {CRD_URL}\n  - ../apps\n"),
+    );
+    write(&d, "apps/kustomization.yaml", "resources:\n  - cm.yaml\n");
+    write(
+        &d,
+        "apps/cm.yaml",
+        "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: x\ndata:\n  a: b\n",
+    );
+    common::git(&d, &["init", "-q"]);
+    common::git(&d, &["add", "-A"]);
+    common::git(&d, &["commit", "-qm", "init"]);
+    write(
+        &d,
+        "apps/cm.yaml",
+        "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: x\ndata:\n  a: c\n",
+    );
+    let o = common::flate_in(&["diff", "x", "--path", "cluster", "--base", "HEAD"], &d);
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o.stderr));
+    let out = text(&o.stdout);
+    assert!(
+        out.contains(&format!(
+            "note: Kustomization flux-system/flux-system is skipped on both sides: remote resource {CRD_URL}: not fetched offline"
+        )),
+        "{out}"
+    );
+}

@@ -551,7 +551,9 @@ pub fn diff_env_touched(
 
 /// Kustomizations of the repository not rendered on either side, the same
 /// way, whose files the change touches: the failing ones (already
-/// problems) get the files, the skipped ones become problems.
+/// problems) get the files, the skipped ones become problems. The entry's
+/// own Kustomization skipped on both sides is a problem whatever the
+/// change touches: nothing else renders.
 fn touched_unrendered(
     problems: &mut Vec<Problem>,
     base: &Rendered,
@@ -560,13 +562,16 @@ fn touched_unrendered(
 ) {
     use crate::flux::Status as KsStatus;
     for k in &head.kustomizations {
-        if k.status == KsStatus::Rendered || !k.in_repo {
+        // The entry's own Kustomization not rendered: nothing at all is
+        // compared, which the diff must say whatever the change touches.
+        let root = k.parent.is_none();
+        if k.status == KsStatus::Rendered || !(k.in_repo || root) {
             continue;
         }
         let key = k.key();
         let same = base.kustomizations.iter().any(|b| {
             b.key() == key
-                && b.in_repo
+                && b.in_repo == k.in_repo
                 && b.path == k.path
                 && b.status == k.status
                 && b.message == k.message
@@ -574,8 +579,12 @@ fn touched_unrendered(
         if !same {
             continue;
         }
-        let files = touched(&k.path);
-        if files.is_empty() {
+        let files = if k.in_repo {
+            touched(&k.path)
+        } else {
+            Vec::new()
+        };
+        if files.is_empty() && !root {
             continue;
         }
         match problems
