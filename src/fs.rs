@@ -412,3 +412,11 @@ mod tests {
         );
     }
 }
+
+/// Writes `text` to `root/rel`, making its directories (tests' trees).
+#[cfg(test)]
+pub(crate) fn put(root: &Path, rel: &str, text: &str) {
+    let p = root.join(rel);
+    std::fs::create_dir_all(p.parent().expect("a file in a directory")).expect("mkdir");
+    std::fs::write(p, text).expect("write");
+}

@@ -562,11 +562,7 @@ spec:
 fn patch_target_unmatched_of_a_patch_every_child_carries() {
     let t = tempfile::tempdir().unwrap();
     let d = t.path();
-    let put = |rel: &str, text: &str| {
-        let p = d.join(rel);
-        std::fs::create_dir_all(p.parent().unwrap()).unwrap();
-        std::fs::write(p, text).unwrap();
-    };
+    let put = |rel: &str, text: &str| common::write(d, rel, text);
     put(
         "kubernetes/clusters/test/kustomization.yaml",
         "resources:\n  - apps.yaml\n",

@@ -229,11 +229,7 @@ mod tests {
     use super::*;
     use crate::fs::RealFs;
 
-    fn put(root: &Path, rel: &str, text: &str) {
-        let p = root.join(rel);
-        std::fs::create_dir_all(p.parent().unwrap()).unwrap();
-        std::fs::write(p, text).unwrap();
-    }
+    use crate::fs::put;
 
     #[test]
     fn changed_files_lists_added_removed_and_modified_files_under_a_directory() {

@@ -876,11 +876,7 @@ mod tests {
     use super::*;
     use crate::fs::RealFs;
 
-    fn put(root: &Path, rel: &str, text: &str) {
-        let p = root.join(rel);
-        std::fs::create_dir_all(p.parent().unwrap()).unwrap();
-        std::fs::write(p, text).unwrap();
-    }
+    use crate::fs::put;
 
     fn artifact(yaml: &str) -> Node {
         crate::yaml::parse::parse_one(yaml).unwrap()
