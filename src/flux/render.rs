@@ -273,6 +273,10 @@ struct Sources<'a> {
     /// The adopted root's source, which is the repository too.
     root_source: Option<SourceRef>,
     local: &'a [LocalSource],
+    /// The filter of each `--source` directory, by (kind, directory,
+    /// `spec.ignore`): reading a GitRepository's `.sourceignore` files walks
+    /// the whole directory, once, not once per Kustomization.
+    ignores: std::sync::Mutex<HashMap<(String, PathBuf, Option<String>), Ignore>>,
 }
 
 impl Sources<'_> {
@@ -286,11 +290,26 @@ impl Sources<'_> {
         let spec_ignore = known
             .find(&src.kind, &src.namespace, &src.name)
             .and_then(|o| o.obj.get_str(&["spec", "ignore"]));
-        let ignore = match src.kind.as_str() {
-            "GitRepository" => Ignore::git(self.fs, &l.dir, spec_ignore),
-            "OCIRepository" => Ignore::oci(spec_ignore),
-            "Bucket" => Ignore::bucket(self.fs, &l.dir, spec_ignore),
-            _ => Ignore::none(),
+        let key = (
+            src.kind.clone(),
+            l.dir.clone(),
+            spec_ignore.map(str::to_string),
+        );
+        let cached = self.ignores.lock().ok().and_then(|m| m.get(&key).cloned());
+        let ignore = match cached {
+            Some(i) => i,
+            None => {
+                let i = match src.kind.as_str() {
+                    "GitRepository" => Ignore::git(self.fs, &l.dir, spec_ignore),
+                    "OCIRepository" => Ignore::oci(spec_ignore),
+                    "Bucket" => Ignore::bucket(self.fs, &l.dir, spec_ignore),
+                    _ => Ignore::none(),
+                };
+                if let Ok(mut m) = self.ignores.lock() {
+                    m.insert(key, i.clone());
+                }
+                i
+            }
         };
         Some(ArtifactFs {
             inner: self.fs,
@@ -2130,6 +2149,7 @@ pub fn render(
         },
         root_source: None,
         local: &opts.sources,
+        ignores: Default::default(),
     };
     let entry_dir = crate::fs::normalize(&repo, Path::new(entry));
     if !sources.repo.is_dir(&entry_dir) {
