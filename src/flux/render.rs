@@ -276,8 +276,11 @@ struct Sources<'a> {
     /// The filter of each `--source` directory, by (kind, directory,
     /// `spec.ignore`): reading a GitRepository's `.sourceignore` files walks
     /// the whole directory, once, not once per Kustomization.
-    ignores: std::sync::Mutex<HashMap<(String, PathBuf, Option<String>), Ignore>>,
+    ignores: std::sync::Mutex<HashMap<IgnoreKey, Ignore>>,
 }
+
+/// (source kind, directory, `spec.ignore`) of a `--source` directory.
+type IgnoreKey = (String, PathBuf, Option<String>);
 
 impl Sources<'_> {
     fn is_repo(&self, s: &SourceRef) -> bool {
