@@ -251,3 +251,35 @@ spec:
     let out = String::from_utf8_lossy(&o.stdout);
     assert!(!out.contains("is not supported"), "{out}");
 }
+
+/// `flate get sources` lists the ExternalArtifacts a generator makes.
+#[test]
+fn get_sources_lists_generated_artifacts() {
+    let d = common::scratch("artifactgen-sources");
+    tree(&d);
+    let o = common::flate_in(&["get", "sources", "--path", "cluster", "-o", "json"], &d);
+    assert_eq!(
+        o.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    let items = v["items"].as_array().unwrap();
+    let apps = items
+        .iter()
+        .find(|i| i["kind"] == "ExternalArtifact" && i["name"] == "apps")
+        .unwrap_or_else(|| panic!("{v:#}"));
+    assert_eq!(apps["namespace"], "flux-system");
+    assert_eq!(apps["generator"], "flux-system/flux-system");
+    // NAME narrows to it; another name matches nothing.
+    let o = common::flate_in(&["get", "sources", "apps", "--path", "cluster"], &d);
+    let text = String::from_utf8_lossy(&o.stdout);
+    assert!(
+        text.contains("ExternalArtifact")
+            && text.contains("ArtifactGenerator flux-system/flux-system"),
+        "{text}"
+    );
+    let o = common::flate_in(&["get", "sources", "nope", "--path", "cluster"], &d);
+    assert_eq!(o.status.code(), Some(2));
+}

@@ -359,6 +359,56 @@ fn source_items(r: &Rendered, sel: &Selection) -> Vec<Item> {
                 "ref": rf, "digest": s(&["spec", "ref", "digest"]), "kustomization": k.key()}),
         });
     }
+    out.extend(generated_items(r, sel));
+    out
+}
+
+/// The ExternalArtifacts the ArtifactGenerators make (no object of the
+/// repository is one): each entry of `spec.artifacts`, its URL column
+/// naming the generator (a name with `{captures}` when the generator has a
+/// `spec.pathPattern`: one artifact per matched directory).
+fn generated_items(r: &Rendered, sel: &Selection) -> Vec<Item> {
+    let mut out = Vec::new();
+    for (k, g) in r.all_objects() {
+        if g.kind() != "ArtifactGenerator" || g.gvk().group != flate::flux::artifactgen::GROUP {
+            continue;
+        }
+        let ns = g.namespace_or_default();
+        let by = format!("ArtifactGenerator {ns}/{}", g.name());
+        let artifacts = g
+            .obj
+            .get_path(&["spec", "artifacts"])
+            .and_then(|a| a.as_seq())
+            .map(Vec::as_slice)
+            .unwrap_or_default();
+        for a in artifacts {
+            let name = a.get_str(&["name"]).unwrap_or_default();
+            // A generated artifact has no labels of its own to select by.
+            if sel.namespace.as_deref().is_some_and(|n| n != ns)
+                || sel
+                    .name
+                    .as_deref()
+                    .is_some_and(|n| n != name && n != format!("{ns}/{name}"))
+                || sel.selector.is_some()
+            {
+                continue;
+            }
+            out.push(Item {
+                cells: vec![
+                    ns.to_string(),
+                    "ExternalArtifact".into(),
+                    name.to_string(),
+                    by.clone(),
+                    String::new(),
+                    String::new(),
+                    k.key(),
+                ],
+                name: format!("ExternalArtifact/{ns}/{name}"),
+                json: json!({"kind": "ExternalArtifact", "namespace": ns, "name": name, "url": "",
+                    "ref": "", "digest": "", "kustomization": k.key(), "generator": format!("{ns}/{}", g.name())}),
+            });
+        }
+    }
     out
 }
 
