@@ -263,21 +263,29 @@ fn chart_items(r: &Rendered) -> Vec<Item> {
 
 /// Whether object `o` is selected by NAME, `-n` and `-l`.
 fn selected(sel: &Selection, o: &flate::resource::Resource) -> bool {
-    !(sel
-        .namespace
-        .as_deref()
-        .is_some_and(|ns| ns != o.namespace())
+    selected_as(
+        sel,
+        o.namespace(),
+        o.name(),
+        o.obj
+            .get_path(&["metadata", "labels"])
+            .and_then(|n| n.as_map()),
+    )
+}
+
+/// Whether `-n`, NAME and `-l` select `namespace/name` with these labels.
+fn selected_as(
+    sel: &Selection,
+    namespace: &str,
+    name: &str,
+    labels: Option<&flate::yaml::Map>,
+) -> bool {
+    !(sel.namespace.as_deref().is_some_and(|ns| ns != namespace)
         || sel
             .name
             .as_deref()
-            .is_some_and(|n| n != o.name() && n != format!("{}/{}", o.namespace(), o.name()))
-        || sel.selector.as_ref().is_some_and(|s| {
-            !s.matches(
-                o.obj
-                    .get_path(&["metadata", "labels"])
-                    .and_then(|n| n.as_map()),
-            )
-        }))
+            .is_some_and(|n| n != name && n != format!("{namespace}/{name}"))
+        || sel.selector.as_ref().is_some_and(|s| !s.matches(labels)))
 }
 
 /// The Flux Operator's ResourceSets: whether each was expanded, how many
@@ -370,7 +378,7 @@ fn source_items(r: &Rendered, sel: &Selection) -> Vec<Item> {
 fn generated_items(r: &Rendered, sel: &Selection) -> Vec<Item> {
     let mut out = Vec::new();
     for (k, g) in r.all_objects() {
-        if g.kind() != "ArtifactGenerator" || g.gvk().group != flate::flux::artifactgen::GROUP {
+        if !flate::flux::artifactgen::is_generator(g) {
             continue;
         }
         let ns = g.namespace_or_default();
@@ -384,13 +392,7 @@ fn generated_items(r: &Rendered, sel: &Selection) -> Vec<Item> {
         for a in artifacts {
             let name = a.get_str(&["name"]).unwrap_or_default();
             // A generated artifact has no labels of its own to select by.
-            if sel.namespace.as_deref().is_some_and(|n| n != ns)
-                || sel
-                    .name
-                    .as_deref()
-                    .is_some_and(|n| n != name && n != format!("{ns}/{name}"))
-                || sel.selector.is_some()
-            {
+            if sel.selector.is_some() || !selected_as(sel, ns, name, None) {
                 continue;
             }
             out.push(Item {

@@ -147,13 +147,18 @@ pub struct Input<'a> {
     pub root: PathBuf,
 }
 
+/// Whether `r` is an ArtifactGenerator.
+pub fn is_generator(r: &Resource) -> bool {
+    r.kind() == "ArtifactGenerator" && r.gvk().group == GROUP
+}
+
 /// The ArtifactGenerators among `objects` in `namespace`.
 pub fn generators<'r>(
     objects: impl Iterator<Item = &'r Resource>,
     namespace: &str,
 ) -> impl Iterator<Item = &'r Resource> {
     objects
-        .filter(|r| r.kind() == "ArtifactGenerator" && r.gvk().group == GROUP)
+        .filter(|r| is_generator(r))
         .filter(move |r| r.namespace_or_default() == namespace)
 }
 

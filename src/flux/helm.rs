@@ -330,14 +330,7 @@ fn resolve_chart(
         if kind == "ExternalArtifact" {
             // Made in the cluster (by source-watcher's ArtifactGenerator,
             // or another controller), never applied from the repository.
-            let by = all
-                .index
-                .values()
-                .filter(|r| {
-                    r.kind() == "ArtifactGenerator"
-                        && r.gvk().group == super::artifactgen::GROUP
-                        && r.namespace_or_default() == cns
-                })
+            let by = super::artifactgen::generators(all.index.values().copied(), &cns)
                 .find(|g| super::artifactgen::artifact(g, &name).is_some());
             info.unavailable = Some(match by {
                 Some(g) => format!(

@@ -5,6 +5,7 @@
 
 use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 use rayon::prelude::*;
 
@@ -277,6 +278,9 @@ struct Sources<'a> {
     /// `spec.ignore`): reading a GitRepository's `.sourceignore` files walks
     /// the whole directory, once, not once per Kustomization.
     ignores: std::sync::Mutex<HashMap<IgnoreKey, Ignore>>,
+    /// The ExternalArtifacts built from generators, by (namespace, name):
+    /// built once per render, however many Kustomizations read them.
+    artifacts: std::sync::Mutex<HashMap<(String, String), Arc<super::artifactgen::MemFs>>>,
 }
 
 /// (source kind, directory, `spec.ignore`) of a `--source` directory.
@@ -333,7 +337,30 @@ impl Sources<'_> {
         src: &SourceRef,
         known: &Known,
         depth: usize,
-    ) -> Option<Result<super::artifactgen::MemFs, GenError>> {
+    ) -> Option<Result<Arc<super::artifactgen::MemFs>, GenError>> {
+        let key = (src.namespace.clone(), src.name.clone());
+        if let Some(m) = self
+            .artifacts
+            .lock()
+            .ok()
+            .and_then(|c| c.get(&key).cloned())
+        {
+            return Some(Ok(m));
+        }
+        let made = self.generated_anew(src, known, depth);
+        if let (Some(Ok(m)), Ok(mut c)) = (&made, self.artifacts.lock()) {
+            c.insert(key, Arc::clone(m));
+        }
+        made
+    }
+
+    /// [`Sources::generated`], not yet built in this render.
+    fn generated_anew(
+        &self,
+        src: &SourceRef,
+        known: &Known,
+        depth: usize,
+    ) -> Option<Result<Arc<super::artifactgen::MemFs>, GenError>> {
         use super::artifactgen as ag;
         // A generator with a path pattern makes its artifacts' names from
         // the directories of a source: known only when that source is here.
@@ -363,7 +390,7 @@ impl Sources<'_> {
         src: &SourceRef,
         known: &Known,
         depth: usize,
-    ) -> Option<Result<super::artifactgen::MemFs, GenError>> {
+    ) -> Option<Result<Arc<super::artifactgen::MemFs>, GenError>> {
         use super::artifactgen as ag;
         let label = format!(
             "ExternalArtifact {}/{} (made by ArtifactGenerator {}/{}, {})",
@@ -378,26 +405,33 @@ impl Sources<'_> {
                 "{label}: generated artifacts nest more than 8 deep"
             ))));
         }
-        let mut locals: Vec<(String, ArtifactFs<'_>)> = Vec::new();
-        let mut made: Vec<(String, ag::MemFs)> = Vec::new();
+        // Each source as an artifact, in one pass: the repository, a
+        // `--source` copy, or another generated artifact.
+        enum Slot<'s> {
+            Repo,
+            Local(ArtifactFs<'s>),
+            Made(Arc<ag::MemFs>),
+        }
+        let mut slots: Vec<(String, Slot<'_>)> = Vec::new();
         let mut missing = Vec::new();
         for (alias, kind, namespace, name) in ag::sources(generator) {
             let r = SourceRef {
-                kind: kind.clone(),
-                name: name.clone(),
-                namespace: namespace.clone(),
+                kind,
+                name,
+                namespace,
             };
             if self.is_repo(&r) {
+                slots.push((alias, Slot::Repo));
                 continue;
             }
             if let Some(a) = self.local_artifact(&r, known) {
-                locals.push((alias, a));
+                slots.push((alias, Slot::Local(a)));
                 continue;
             }
-            if kind == "ExternalArtifact" {
+            if r.kind == "ExternalArtifact" {
                 match self.generated(&r, known, depth + 1) {
                     Some(Ok(m)) => {
-                        made.push((alias, m));
+                        slots.push((alias, Slot::Made(m)));
                         continue;
                     }
                     Some(Err(e)) => return Some(Err(e)),
@@ -414,24 +448,21 @@ impl Sources<'_> {
                 missing.join(", ")
             ))));
         }
-        let mut inputs: Vec<ag::Input<'_>> = Vec::new();
-        for (alias, kind, namespace, name) in ag::sources(generator) {
-            let r = SourceRef {
-                kind,
-                name,
-                namespace,
-            };
-            let (fs, root): (&dyn FileSystem, PathBuf) = if self.is_repo(&r) {
-                (&self.repo, self.repo.root.clone())
-            } else if let Some((_, a)) = locals.iter().find(|(a, _)| *a == alias) {
-                (a, a.root.clone())
-            } else if let Some((_, m)) = made.iter().find(|(a, _)| *a == alias) {
-                (m, m.root().to_path_buf())
-            } else {
-                continue;
-            };
-            inputs.push(ag::Input { alias, fs, root });
-        }
+        let inputs: Vec<ag::Input<'_>> = slots
+            .iter()
+            .map(|(alias, slot)| {
+                let (fs, root): (&dyn FileSystem, PathBuf) = match slot {
+                    Slot::Repo => (&self.repo, self.repo.root.clone()),
+                    Slot::Local(a) => (a, a.root.clone()),
+                    Slot::Made(m) => (&**m, m.root().to_path_buf()),
+                };
+                ag::Input {
+                    alias: alias.clone(),
+                    fs,
+                    root,
+                }
+            })
+            .collect();
         let artifact = match pattern {
             None => ag::artifact(generator, &src.name)?.clone(),
             Some(p) => match ag::expand(generator, p, &inputs, &src.name) {
@@ -443,6 +474,7 @@ impl Sources<'_> {
         let root = PathBuf::from(format!("/ExternalArtifact/{}/{}", src.namespace, src.name));
         Some(
             ag::build(&artifact, &inputs, root)
+                .map(Arc::new)
                 .map_err(|e| GenError::Failed(format!("{label}: {e}"))),
         )
     }
@@ -1174,7 +1206,7 @@ fn render_one(
             Ok(m) => {
                 generated = m;
                 local = ArtifactFs {
-                    inner: &generated,
+                    inner: &*generated,
                     root: generated.root().to_path_buf(),
                     ignore: Ignore::none(),
                 };
@@ -2153,6 +2185,7 @@ pub fn render(
         root_source: None,
         local: &opts.sources,
         ignores: Default::default(),
+        artifacts: Default::default(),
     };
     let entry_dir = crate::fs::normalize(&repo, Path::new(entry));
     if !sources.repo.is_dir(&entry_dir) {
