@@ -525,11 +525,41 @@ spec:
                 "kubernetes/apps/net/cidr.yaml",
                 "apiVersion: networking.k8s.io/v1\nkind: ServiceCIDR\nmetadata:\n  name: ${NAME}\nspec:\n  cidrs:\n    - ${SERVICE_CIDR}\n",
             ),
+            // A required field written with only a variable is null once
+            // the variable is empty: the error names its parent.
+            (
+                "kubernetes/apps/net/pv.yaml",
+                "apiVersion: v1\nkind: PersistentVolume\nmetadata:\n  name: media\nspec:\n  capacity:\n    storage: 1Gi\n  accessModes: [ReadWriteMany]\n  nfs:\n    path: /media\n    server: ${NFS_HOST}\n",
+            ),
         ],
     );
     let (code, js) = check(&d, &[]);
     assert_eq!(code, 0, "{js:#}");
-    let v = with_rule(&js, "unresolved-variable");
+    let pv = with_rule(&js, "schema-invalid")
+        .into_iter()
+        .find(|f| f["message"].as_str().unwrap().contains("PersistentVolume"))
+        .expect("the PersistentVolume's finding");
+    assert_eq!(pv["severity"], "warning", "{pv:#}");
+    assert!(
+        pv["message"]
+            .as_str()
+            .unwrap()
+            .contains("\"server\" is a required property (the field is substituted and ${NFS_HOST} is unset offline)"),
+        "{pv:#}"
+    );
+    // Located at the variable, not at `nfs:`.
+    assert_eq!(location(pv), "kubernetes/apps/net/pv.yaml:11");
+    let cidr = |js: &serde_json::Value| -> Vec<serde_json::Value> {
+        with_rule(js, "schema-invalid")
+            .into_iter()
+            .filter(|f| !f["message"].as_str().unwrap().contains("PersistentVolume"))
+            .cloned()
+            .collect()
+    };
+    let v: Vec<_> = with_rule(&js, "unresolved-variable")
+        .into_iter()
+        .filter(|f| f["message"].as_str().unwrap().contains("SERVICE_CIDR"))
+        .collect();
     assert_eq!(v.len(), 1);
     assert_eq!(v[0]["severity"], "warning");
     assert!(
@@ -539,7 +569,7 @@ spec:
             .contains("optional ConfigMap/bootstrap-settings")
     );
     assert_eq!(location(v[0]), "kubernetes/apps/net/cidr.yaml:7");
-    let s = with_rule(&js, "schema-invalid");
+    let s = cidr(&js);
     assert_eq!(s.len(), 1, "{js:#}");
     assert_eq!(s[0]["severity"], "warning");
     assert_eq!(s[0]["path"], "spec.cidrs[0]");
@@ -547,11 +577,17 @@ spec:
     write(&d, &[("kubernetes/clusters/test/ks.yaml", &ks(""))]);
     let (code, js) = check(&d, &[]);
     assert_eq!(code, 1);
-    assert_eq!(
-        with_rule(&js, "unresolved-variable")[0]["severity"],
-        "error"
+    assert!(
+        with_rule(&js, "unresolved-variable")
+            .iter()
+            .all(|f| f["severity"] == "error")
     );
-    assert_eq!(with_rule(&js, "schema-invalid")[0]["severity"], "error");
+    assert!(
+        with_rule(&js, "schema-invalid")
+            .iter()
+            .all(|f| f["severity"] == "error")
+    );
+    assert_eq!(with_rule(&js, "schema-invalid").len(), 2);
 }
 
 /// A patch a parent writes into every child Kustomization (its own

@@ -1013,14 +1013,32 @@ pub fn validate_env(env: &Env<'_>, schemas: &SchemaSet) -> EnvValidation {
                             .map(|e| {
                                 let (line, substituted) = match (&file, o.origin.file.is_some()) {
                                     (Some(f), true) => {
-                                        let l = locator.field_line(f, doc_line, &e.path);
                                         let text = locator.text(f);
-                                        let sub = text
-                                            .and_then(|t| {
-                                                t.lines().nth(l - 1).map(|x| x.contains("${"))
-                                            })
-                                            .unwrap_or(false);
-                                        (l, sub && l != doc_line)
+                                        let written_with_var = |l: usize| {
+                                            l != doc_line
+                                                && text.as_ref().is_some_and(|t| {
+                                                    t.lines()
+                                                        .nth(l - 1)
+                                                        .is_some_and(|x| x.contains("${"))
+                                                })
+                                        };
+                                        let l = locator.field_line(f, doc_line, &e.path);
+                                        // A required property written as
+                                        // `server: ${HOST}` is null once the
+                                        // variable is empty: the error names its
+                                        // parent, the variable is on its line.
+                                        let child = required_property(&e.message).map(|p| {
+                                            let path = if e.path.is_empty() {
+                                                p.to_string()
+                                            } else {
+                                                format!("{}.{p}", e.path)
+                                            };
+                                            locator.field_line(f, doc_line, &path)
+                                        });
+                                        match child {
+                                            Some(c) if written_with_var(c) => (c, true),
+                                            _ => (l, written_with_var(l)),
+                                        }
                                     }
                                     _ => (doc_line, false),
                                 };
@@ -1160,4 +1178,11 @@ pub fn validate_env(env: &Env<'_>, schemas: &SchemaSet) -> EnvValidation {
         }
     }
     out
+}
+
+/// The property a `"name" is a required property` error names.
+fn required_property(message: &str) -> Option<&str> {
+    message
+        .strip_suffix("\" is a required property")?
+        .strip_prefix('"')
 }
