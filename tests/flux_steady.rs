@@ -868,3 +868,129 @@ fn a_source_only_a_bootstrap_template_defines_is_named() {
         "{app:#}"
     );
 }
+
+/// A Flux Kustomization `name` in namespace `ns` rendering `./apps/NAME`,
+/// with `extra` appended to its spec.
+fn app_ks(name: &str, ns: &str, extra: &str) -> String {
+    format!(
+        "apiVersion: kustomize.toolkit.fluxcd.io/v1\nkind: Kustomization\nmetadata:\n  name: {name}\n  namespace: {ns}\nspec:\n  interval: 1h\n  path: ./apps/{name}\n  prune: true\n  sourceRef:\n    kind: GitRepository\n    name: flux-system\n    namespace: flux-system\n{extra}"
+    )
+}
+
+#[test]
+fn kustomize_mutating_webhook_variables_reach_the_kustomizations_it_selects() {
+    let d = common::scratch("steady-mutating-webhook");
+    // `meta` installs xunholy's kustomize-mutating-webhook (chart from an
+    // OCIRepository, values from a generated ConfigMap as home-ops
+    // repositories write them) and its ConfigMap cluster-config; its
+    // Secret cluster-secrets is made at runtime by an ExternalSecret. The
+    // app Kustomizations name neither.
+    write(&d, "cluster/meta.yaml", &ks("meta", "./meta", ""));
+    write(
+        &d,
+        "meta/kustomization.yaml",
+        "resources:\n  - webhook.yaml\n  - settings.yaml\n  - apps.yaml\nconfigMapGenerator:\n  - name: kmw-values\n    namespace: flux-system\n    files:\n      - values.yaml\ngeneratorOptions:\n  disableNameSuffixHash: true\n",
+    );
+    write(
+        &d,
+        "meta/webhook.yaml",
+        "apiVersion: source.toolkit.fluxcd.io/v1\nkind: OCIRepository\nmetadata:\n  name: kustomize-mutating-webhook\n  namespace: flux-system\nspec:\n  interval: 1h\n  url: oci://ghcr.io/xunholy/charts/kustomize-mutating-webhook\n  ref:\n    tag: 0.12.0\n---\napiVersion: helm.toolkit.fluxcd.io/v2\nkind: HelmRelease\nmetadata:\n  name: kustomize-mutating-webhook\n  namespace: flux-system\nspec:\n  interval: 1h\n  chartRef:\n    kind: OCIRepository\n    name: kustomize-mutating-webhook\n  valuesFrom:\n    - kind: ConfigMap\n      name: kmw-values\n",
+    );
+    write(
+        &d,
+        "meta/values.yaml",
+        "configMaps:\n  - name: cluster-config\n    create: false\nsecrets:\n  - name: cluster-secrets\n",
+    );
+    write(
+        &d,
+        "meta/settings.yaml",
+        &format!(
+            "{}---\napiVersion: external-secrets.io/v1\nkind: ExternalSecret\nmetadata:\n  name: cluster-secrets\n  namespace: flux-system\nspec:\n  secretStoreRef:\n    kind: ClusterSecretStore\n    name: vault\n  target:\n    name: cluster-secrets\n  dataFrom:\n    - extract:\n        key: cluster\n",
+            configmap(
+                "cluster-config",
+                "flux-system",
+                "  DOMAIN: example.com\n  APP: from-webhook\n"
+            )
+        ),
+    );
+    // player (media): no postBuild at all; server (games): its own APP,
+    // which the webhook's replaces; tools (flux-system): left alone by the
+    // webhook's default selector.
+    write(
+        &d,
+        "meta/apps.yaml",
+        &format!(
+            "{}---\n{}---\n{}",
+            app_ks("player", "media", ""),
+            app_ks(
+                "server",
+                "games",
+                "  postBuild:\n    substitute:\n      APP: server\n"
+            ),
+            app_ks("tools", "flux-system", "")
+        ),
+    );
+    for app in ["player", "server", "tools"] {
+        write(
+            &d,
+            &format!("apps/{app}/cm.yaml"),
+            &configmap(
+                app,
+                "default",
+                "  host: www.${DOMAIN}\n  app: ${APP}\n  token: x${TOKEN}\n  script: echo $${HOME}\n",
+            ),
+        );
+    }
+    let (v, err) = build(&d);
+    let data = |name: &str| object(report(&v, name), "ConfigMap", name)["data"].clone();
+    let player = data("player");
+    assert_eq!(player["host"], "www.example.com", "{v:#}\n{err}");
+    assert_eq!(player["app"], "from-webhook");
+    // TOKEN would come from the Secret, absent offline.
+    assert_eq!(player["token"], "x");
+    assert_eq!(player["script"], "echo ${HOME}");
+    let server = data("server");
+    assert_eq!(server["host"], "www.example.com");
+    assert_eq!(server["app"], "from-webhook", "the webhook's key wins");
+    // No postBuild in flux-system: nothing is substituted.
+    let tools = data("tools");
+    assert_eq!(tools["host"], "www.${DOMAIN}");
+    assert_eq!(tools["script"], "echo $${HOME}");
+    let warnings = report(&v, "player")["warnings"].to_string();
+    assert!(
+        warnings.contains("Secret/cluster-secrets (in flux-system, read by kustomize-mutating-webhook HelmRelease flux-system/kustomize-mutating-webhook) is produced at runtime by ExternalSecret flux-system/cluster-secrets"),
+        "{warnings}"
+    );
+    // `flate check`: TOKEN unset is a warning naming where it may come from.
+    let o = common::flate_in(&["check", "--path", "cluster", "-o", "json"], &d);
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert!(o.status.success(), "{out}");
+    assert!(
+        out.contains("${TOKEN} is not set in Kustomization media/player and becomes an empty string in ConfigMap player: it may come from Secret/cluster-secrets (in flux-system, read by kustomize-mutating-webhook HelmRelease flux-system/kustomize-mutating-webhook) (created at runtime by ExternalSecret flux-system/cluster-secrets)"),
+        "{out}"
+    );
+    // A selector given in the values, merged over the chart's: only
+    // namespaces labelled for it.
+    write(
+        &d,
+        "meta/values.yaml",
+        "webhook:\n  namespaceSelector:\n    matchLabels:\n      substitution: enabled\n",
+    );
+    write(
+        &d,
+        "meta/ns.yaml",
+        "apiVersion: v1\nkind: Namespace\nmetadata:\n  name: games\n  labels:\n    substitution: enabled\n",
+    );
+    write(
+        &d,
+        "meta/kustomization.yaml",
+        &std::fs::read_to_string(d.join("meta/kustomization.yaml"))
+            .unwrap()
+            .replace("  - apps.yaml\n", "  - apps.yaml\n  - ns.yaml\n"),
+    );
+    let (v, err) = build(&d);
+    let data = |name: &str| object(report(&v, name), "ConfigMap", name)["data"].clone();
+    assert_eq!(data("player")["host"], "www.${DOMAIN}", "{v:#}\n{err}");
+    assert_eq!(data("server")["host"], "www.example.com");
+    assert_eq!(data("server")["token"], "x");
+}

@@ -13,6 +13,7 @@ pub mod render;
 pub mod resourceset;
 pub mod sops;
 pub mod source;
+pub mod substwebhook;
 pub mod varsub;
 
 pub use render::{KsReport, RenderOptions, Rendered, Status, render};

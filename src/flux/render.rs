@@ -108,6 +108,20 @@ pub struct AbsentSource {
     pub optional: bool,
     /// The object that creates it at runtime (ExternalSecret, SealedSecret).
     pub produced_by: Option<String>,
+    /// Not a `substituteFrom` entry of the Kustomization: where the source
+    /// is and what reads it (a kustomize-mutating-webhook's).
+    pub via: Option<String>,
+}
+
+impl AbsentSource {
+    /// `Kind/name`, with where it is and what reads it when that is not
+    /// the Kustomization's own `substituteFrom`.
+    pub fn label(&self) -> String {
+        match &self.via {
+            Some(v) => format!("{}/{} ({v})", self.kind, self.name),
+            None => format!("{}/{}", self.kind, self.name),
+        }
+    }
 }
 
 /// A `substituteFrom` source that exists in a running cluster but not
@@ -281,6 +295,95 @@ struct Sources<'a> {
     /// The ExternalArtifacts built from generators, by (namespace, name):
     /// built once per render, however many Kustomizations read them.
     artifacts: std::sync::Mutex<HashMap<(String, String), Arc<super::artifactgen::MemFs>>>,
+    /// What kustomize-mutating-webhooks write into the Kustomizations they
+    /// select (none on the first pass; see [`webhook_injections`]).
+    webhooks: Vec<Injection>,
+}
+
+/// The variables one kustomize-mutating-webhook writes into the
+/// `postBuild.substitute` of the Kustomizations it selects (see
+/// [`super::substwebhook`]).
+struct Injection {
+    webhook: super::substwebhook::Webhook,
+    /// In the order the webhook sets them (a later one wins): name,
+    /// value, whether it came from a Secret.
+    vars: Vec<(String, String, bool)>,
+    /// Its ConfigMaps and Secrets absent offline.
+    absent: Vec<AbsentSource>,
+    /// Said of each Kustomization it mutates.
+    warnings: Vec<String>,
+}
+
+/// The kustomize-mutating-webhooks the rendered cluster installs, with
+/// the variables each injects, read from the objects of `reports`.
+fn webhook_injections(
+    sources: &Sources,
+    reports: &[KsReport],
+    opts: &RenderOptions,
+) -> Vec<Injection> {
+    use super::substwebhook;
+    let objects = reports.iter().flat_map(|k| k.objects.iter());
+    if !substwebhook::maybe_installed(objects) {
+        return Vec::new();
+    }
+    let is_repo = |s: &SourceRef| sources.is_repo(s);
+    let mut webhooks: Vec<substwebhook::Webhook> =
+        super::helm::resolve_all(reports, &opts.preexisting, &is_repo)
+            .iter()
+            .filter_map(substwebhook::of_release)
+            .collect();
+    webhooks.sort_by(|a, b| a.by.cmp(&b.by));
+    let known = Known::build(&opts.preexisting, reports);
+    webhooks
+        .into_iter()
+        .map(|webhook| {
+            let mut inj = Injection {
+                vars: Vec::new(),
+                absent: Vec::new(),
+                warnings: Vec::new(),
+                webhook,
+            };
+            let ns = inj.webhook.namespace.clone();
+            let via = format!("in {ns}, read by kustomize-mutating-webhook {}", inj.webhook.by);
+            for (kind, name) in inj.webhook.sources() {
+                let found = known
+                    .find(kind, &ns, name)
+                    .or_else(|| known.reflected(kind, &ns, name));
+                let Some(obj) = found else {
+                    // The webhook skips what it cannot get.
+                    let produced_by = runtime_producer(&known, kind, &ns, name);
+                    inj.warnings.push(match &produced_by {
+                        Some(p) => format!(
+                            "{kind}/{name} ({via}) is produced at runtime by {p}: absent offline, rendered without the variables the webhook adds from it"
+                        ),
+                        None => format!(
+                            "{kind}/{name} ({via}) is absent offline (not rendered in namespace {ns}): rendered without the variables the webhook adds from it"
+                        ),
+                    });
+                    inj.absent.push(AbsentSource {
+                        kind: kind.to_string(),
+                        name: name.to_string(),
+                        optional: produced_by.is_none(),
+                        produced_by,
+                        via: Some(via.clone()),
+                    });
+                    continue;
+                };
+                match source_data(obj, kind, name) {
+                    Ok(vars) => {
+                        for (k, v, secret) in vars {
+                            inj.vars.retain(|(x, _, _)| *x != k);
+                            inj.vars.push((k, v, secret));
+                        }
+                    }
+                    Err(e) => inj.warnings.push(format!(
+                        "{kind}/{name} ({via}) cannot be read: {e}; rendered without the variables the webhook adds from it"
+                    )),
+                }
+            }
+            inj
+        })
+        .collect()
 }
 
 /// (source kind, directory, `spec.ignore`) of a `--source` directory.
@@ -913,6 +1016,65 @@ fn strip_newlines(s: &str) -> String {
     s.replace('\n', "")
 }
 
+/// Sets variable `k` (replacing an earlier value), noting whether its
+/// value came from a Secret.
+fn set_var(
+    vars: &mut Vec<(String, String)>,
+    secret: &mut HashSet<String>,
+    k: String,
+    v: &str,
+    from_secret: bool,
+) {
+    vars.retain(|(x, _)| *x != k);
+    if from_secret {
+        secret.insert(k.clone());
+    } else {
+        secret.remove(&k);
+    }
+    vars.push((k, strip_newlines(v)));
+}
+
+/// The variables a `kind` (ConfigMap or Secret) `name` holds, as
+/// kustomize-controller reads them: `data` (a Secret's decoded), then a
+/// Secret's `stringData`; with whether each came from a Secret (or from a
+/// ConfigMap value that was itself substituted from one).
+fn source_data(
+    obj: &Resource,
+    kind: &str,
+    name: &str,
+) -> Result<Vec<(String, String, bool)>, String> {
+    let is_secret = kind == "Secret";
+    let from_secret = |k: &str| {
+        is_secret
+            || crate::secret::covers(
+                &obj.secret_paths,
+                &[
+                    crate::resource::PathElem::Key("data".into()),
+                    crate::resource::PathElem::Key(k.into()),
+                ],
+            )
+    };
+    let mut out = Vec::new();
+    if let Some(Node::Map(m)) = obj.obj.get("data") {
+        for (k, v) in m.iter() {
+            let s = v.scalar_text().unwrap_or_default();
+            let text = if is_secret {
+                crate::secret::decode_data(&s)
+                    .map_err(|e| format!("Secret/{name}: data.{k} is not valid base64: {e}"))?
+            } else {
+                s
+            };
+            out.push((k.clone(), text, from_secret(k)));
+        }
+    }
+    if let (true, Some(Node::Map(m))) = (is_secret, obj.obj.get("stringData")) {
+        for (k, v) in m.iter() {
+            out.push((k.clone(), v.scalar_text().unwrap_or_default(), true));
+        }
+    }
+    Ok(out)
+}
+
 /// Variables in order of precedence, and the names among them whose value
 /// came from a Secret.
 type Vars = (Vec<(String, String)>, HashSet<String>);
@@ -951,6 +1113,7 @@ fn load_vars(
     own: &[Resource],
     notes: VarsNotes,
     tentative: bool,
+    webhooks: &[&Injection],
 ) -> Result<Vars, VarsError> {
     let VarsNotes {
         warnings,
@@ -996,6 +1159,7 @@ fn load_vars(
                     name: sf.name.clone(),
                     optional: true,
                     produced_by: None,
+                    via: None,
                 });
                 warnings.push(format!(
                     "optional substituteFrom {}/{} is absent offline (not rendered in namespace {})",
@@ -1009,6 +1173,7 @@ fn load_vars(
                     name: sf.name.clone(),
                     optional: false,
                     produced_by: Some(p.clone()),
+                    via: None,
                 });
                 warnings.push(format!(
                     "substituteFrom {}/{} is produced at runtime by {p}: absent offline, rendered without its variables",
@@ -1032,52 +1197,27 @@ fn load_vars(
                 super::sops::PLACEHOLDER
             ));
         }
-        let from_secret = |k: &str| {
-            sf.kind == "Secret"
-                || crate::secret::covers(
-                    &obj.secret_paths,
-                    &[
-                        crate::resource::PathElem::Key("data".into()),
-                        crate::resource::PathElem::Key(k.into()),
-                    ],
-                )
-        };
-        let mut set = |k: &str, v: String| {
-            vars.retain(|(x, _)| x != k);
-            vars.push((k.to_string(), strip_newlines(&v)));
-            if from_secret(k) {
-                secret.insert(k.to_string());
-            } else {
-                secret.remove(k);
-            }
-        };
-        if let Some(Node::Map(m)) = obj.obj.get("data") {
-            for (k, v) in m.iter() {
-                let s = v.scalar_text().unwrap_or_default();
-                if sf.kind == "Secret" {
-                    let text = crate::secret::decode_data(&s).map_err(|e| {
-                        format!("Secret/{}: data.{k} is not valid base64: {e}", sf.name)
-                    })?;
-                    set(k, text);
-                } else {
-                    set(k, s);
-                }
-            }
-        }
-        if let (true, Some(Node::Map(m))) = (sf.kind == "Secret", obj.obj.get("stringData")) {
-            for (k, v) in m.iter() {
-                set(k, v.scalar_text().unwrap_or_default());
-            }
+        for (k, v, from_secret) in source_data(obj, &sf.kind, &sf.name)? {
+            set_var(&mut vars, &mut secret, k, &v, from_secret);
         }
     }
     for (k, v) in &ks.substitute {
-        vars.retain(|(x, _)| x != k);
-        vars.push((k.clone(), strip_newlines(v)));
-        if ks.secret_substitute.contains(k) {
-            secret.insert(k.clone());
-        } else {
-            secret.remove(k);
+        set_var(
+            &mut vars,
+            &mut secret,
+            k.clone(),
+            v,
+            ks.secret_substitute.contains(k),
+        );
+    }
+    // A kustomize-mutating-webhook's keys go into `substitute` at
+    // admission, replacing the Kustomization's own.
+    for inj in webhooks {
+        for (k, v, from_secret) in &inj.vars {
+            set_var(&mut vars, &mut secret, k.clone(), v, *from_secret);
         }
+        absent.extend(inj.absent.iter().cloned());
+        warnings.extend(inj.warnings.iter().cloned());
     }
     if let Some((bad, _)) = vars.iter().find(|(k, _)| !is_valid_var_name(k)) {
         return Err(format!(
@@ -1292,13 +1432,25 @@ fn render_one(
     };
     report.objects = m.resources;
     mask_encrypted(ks, &mut report, root);
-    if ks.has_post_build {
+    let webhooks: Vec<&Injection> = if sources.webhooks.is_empty() {
+        Vec::new()
+    } else {
+        let labels = labels_of_namespace(&ks.namespace, &|n| known.namespace_object(n));
+        sources
+            .webhooks
+            .iter()
+            .filter(|w| w.webhook.selects(&labels))
+            .collect()
+    };
+    // (A webhook adds `postBuild` where there is none.)
+    if ks.has_post_build || !webhooks.is_empty() {
         let notes = VarsNotes {
             warnings: &mut report.warnings,
             absent: &mut report.absent_sources,
             bootstrap: &mut report.bootstrap_sources,
         };
-        let (vars, secret) = match load_vars(ks, known, &report.objects, notes, tentative) {
+        let loaded = load_vars(ks, known, &report.objects, notes, tentative, &webhooks);
+        let (vars, secret) = match loaded {
             Ok(v) => v,
             Err(VarsError {
                 message: e,
@@ -1316,10 +1468,11 @@ fn render_one(
             .iter()
             .filter_map(|a| {
                 a.produced_by.as_ref().map(|p| {
-                    format!(
-                        "substituteFrom {}/{} absent offline (produced at runtime by {p})",
-                        a.kind, a.name
-                    )
+                    let what = match a.via {
+                        Some(_) => a.label(),
+                        None => format!("substituteFrom {}/{}", a.kind, a.name),
+                    };
+                    format!("{what} absent offline (produced at runtime by {p})")
                 })
             })
             .collect::<Vec<_>>()
@@ -2186,6 +2339,7 @@ pub fn render(
         local: &opts.sources,
         ignores: Default::default(),
         artifacts: Default::default(),
+        webhooks: Vec::new(),
     };
     let entry_dir = crate::fs::normalize(&repo, Path::new(entry));
     if !sources.repo.is_dir(&entry_dir) {
@@ -2199,10 +2353,55 @@ pub fn render(
     }
     let timings = std::env::var_os("FLATE_TIMINGS").is_some();
     let t0 = std::time::Instant::now();
+    let first_ignore = sources.repo.ignore.clone();
+    let mut reports = render_until_settled(&mut sources, raw, &repo, entry, opts, timings);
+    // kustomize-mutating-webhook: the variables it writes into the
+    // Kustomizations it selects are known once the cluster has settled
+    // (the webhook, its ConfigMaps and Secrets rendered); the cluster
+    // settles again with them, as Flux reapplies every Kustomization.
+    let webhooks = webhook_injections(&sources, &reports, opts);
+    if !webhooks.is_empty() {
+        sources.root_source = None;
+        sources.repo.ignore = first_ignore;
+        sources.webhooks = webhooks;
+        reports = render_until_settled(&mut sources, raw, &repo, entry, opts, timings);
+    }
+    let sources = &sources;
+    let th = std::time::Instant::now();
+    let helmreleases = render_helmreleases(sources, &reports, opts, &repo);
+    if timings {
+        eprintln!(
+            "timing: {} HelmReleases {:.1} ms",
+            helmreleases.len(),
+            th.elapsed().as_secs_f64() * 1e3
+        );
+    }
+    if timings {
+        eprintln!("timing: render {:.1} ms", t0.elapsed().as_secs_f64() * 1e3);
+    }
+    Ok(Rendered {
+        cluster: cluster.to_string(),
+        root: entry.to_string(),
+        kustomizations: reports,
+        helmreleases,
+        settings: opts.preexisting.clone(),
+    })
+}
+
+/// Renders every Kustomization from the entry on, as often as the cluster
+/// takes to settle (see below): their reports, in the order found.
+fn render_until_settled(
+    sources: &mut Sources,
+    raw: &dyn FileSystem,
+    repo: &Path,
+    entry: &str,
+    opts: &RenderOptions,
+    timings: bool,
+) -> Vec<KsReport> {
     let made_up = root_kustomization(entry);
     let (mut first, mut children) = {
         let known = Known::build(&opts.preexisting, &[]);
-        render_one(&sources, &made_up, &known, opts, None, false)
+        render_one(sources, &made_up, &known, opts, None, false)
     };
     let adopted = adopt_root(&children, entry).cloned();
     if let Some(a) = &adopted {
@@ -2227,7 +2426,7 @@ pub fn render(
         })
         .and_then(|o| o.obj.get_str(&["spec", "ignore"]).map(str::to_string));
     if let Some(ig) = &spec_ignore {
-        sources.repo.ignore = Ignore::git(raw, &repo, Some(ig));
+        sources.repo.ignore = Ignore::git(raw, repo, Some(ig));
     }
     if adopted.is_some() || spec_ignore.is_some() {
         // The adopted root's postBuild sees the cluster as it is once the
@@ -2238,9 +2437,9 @@ pub fn render(
         pre.extend(first.objects.iter().cloned());
         let known = Known::build(&pre, &[]);
         let root = adopted.as_ref().unwrap_or(&made_up);
-        (first, children) = render_one(&sources, root, &known, opts, None, false);
+        (first, children) = render_one(sources, root, &known, opts, None, false);
     }
-    let sources = &sources;
+    let sources = &*sources;
     let mut seen: HashSet<String> = HashSet::from([first.key()]);
     let mut wave: Vec<(FluxKustomization, Option<String>)> = Vec::new();
     for c in children {
@@ -2368,23 +2567,5 @@ pub fn render(
     }
     explain_missing_sources(sources, opts, &mut reports);
     check_depends_on(&mut reports);
-    let th = std::time::Instant::now();
-    let helmreleases = render_helmreleases(sources, &reports, opts, &repo);
-    if timings {
-        eprintln!(
-            "timing: {} HelmReleases {:.1} ms",
-            helmreleases.len(),
-            th.elapsed().as_secs_f64() * 1e3
-        );
-    }
-    if timings {
-        eprintln!("timing: render {:.1} ms", t0.elapsed().as_secs_f64() * 1e3);
-    }
-    Ok(Rendered {
-        cluster: cluster.to_string(),
-        root: entry.to_string(),
-        kustomizations: reports,
-        helmreleases,
-        settings: opts.preexisting.clone(),
-    })
+    reports
 }

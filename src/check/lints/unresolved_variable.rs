@@ -22,9 +22,10 @@ pub fn run(ctx: &Ctx, out: &mut Vec<Finding>) {
         let absent: Vec<String> = k
             .absent_sources
             .iter()
-            .map(|a| match &a.produced_by {
-                Some(p) => format!("{}/{} (created at runtime by {p})", a.kind, a.name),
-                None => format!("optional {}/{}", a.kind, a.name),
+            .map(|a| match (&a.produced_by, &a.via) {
+                (Some(p), _) => format!("{} (created at runtime by {p})", a.label()),
+                (None, Some(_)) => a.label(),
+                (None, None) => format!("optional {}/{}", a.kind, a.name),
             })
             .collect();
         // variable → the objects using it (first one locates the finding).
