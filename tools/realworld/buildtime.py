@@ -20,15 +20,7 @@ import subprocess
 import time
 from pathlib import Path
 
-
-def repos(listing):
-    for line in listing.read_text().splitlines():
-        if not line.strip() or line.startswith("#"):
-            continue
-        owner_name, _commit, root, *rest = line.split()
-        entries = [t for t in rest if not t.startswith("--source=")]
-        sources = [t[len("--source="):] for t in rest if t.startswith("--source=")]
-        yield owner_name, root, entries, sources
+import run as realworld  # this directory's run.py: repos.txt
 
 
 def timed(cmd):
@@ -46,18 +38,16 @@ def main():
     ap.add_argument("flate", nargs="+")
     ap.add_argument("--rounds", type=int, default=5)
     a = ap.parse_args()
-    listing = Path(__file__).with_name("repos.txt")
     rows = []
-    for owner_name, root, entries, sources in repos(listing):
-        base = a.dir / owner_name.replace("/", "+") / root
+    for r in realworld.read_repos():
+        owner_name, entries, sources = r["name"], r["entries"], r["sources"]
+        base = a.dir / r["dir"] / r["root"]
         if not base.is_dir():
             print(f"skipped (not checked out): {owner_name}")
             continue
         for e in entries:
             args = ["build", Path(e).name, "--repo", str(base), "--path", e, "-o", "json"]
-            for src in sources:
-                ref, _, rel = src.rpartition("=")
-                args += ["--source", f"{ref}={(base / rel).resolve()}"]
+            args += realworld.source_args(base, sources)
             samples = [[] for _ in a.flate]
             for _ in range(a.rounds):
                 for i, f in enumerate(a.flate):

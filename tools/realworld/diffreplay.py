@@ -47,7 +47,8 @@ import tempfile
 import time
 from pathlib import Path
 
-HERE = Path(__file__).resolve().parent
+import run as realworld  # this directory's run.py: repos.txt
+
 
 
 def git(gitdir, *args, cwd=None):
@@ -101,41 +102,15 @@ def checkout(gitdir, wt, rev):
     proc.wait()
 
 
-def repos_txt():
-    out = []
-    for line in (HERE / "repos.txt").read_text().splitlines():
-        line = line.strip()
-        if not line or line.startswith("#"):
-            continue
-        f = line.split()
-        entries = [t for t in f[3:] if not t.startswith("--source=")]
-        if not entries:
-            continue  # kustomize-only repositories: no cluster entry
-        sources = [t[len("--source="):] for t in f[3:] if t.startswith("--source=")]
-        out.append({"name": f[0], "dir": f[0].replace("/", "+"), "commit": f[1], "root": f[2],
-                    "entries": entries, "sources": sources})
-    return out
-
-
 def key(producer, o):
     return (producer, o["group"], o["kind"], o["namespace"], o["name"])
-
-
-def source_args(root, sources):
-    """`--source KIND/NS/NAME=DIR`, DIR absolute from the root it is
-    relative to in repos.txt."""
-    out = []
-    for s in sources:
-        ref, _, rel = s.rpartition("=")
-        out += ["--source", f"{ref}={(Path(root) / rel).resolve()}"]
-    return out
 
 
 def build_objects(flate, root, entry, sources):
     """(objects by key, Kustomizations by status) of `flate build -o json`,
     or (None, message) when it fails."""
     rc, so, se, _ = run([flate, "build", Path(entry).name, "--repo", str(root), "--path", entry,
-                         "-o", "json", "--show-secrets"] + source_args(root, sources))
+                         "-o", "json", "--show-secrets"] + realworld.source_args(Path(root), sources))
     try:
         j = json.loads(so)
     except Exception:
@@ -253,7 +228,8 @@ def main():
     report = []
     tot = collections.Counter()
     times = []
-    for r in repos_txt():
+    # (Kustomize-only repositories have no cluster entry.)
+    for r in (r for r in realworld.read_repos() if r["entries"]):
         if a.only and r["dir"] not in a.only:
             continue
         gitdir = a.mirrors / r["dir"] / "repo"
@@ -284,7 +260,7 @@ def main():
                     continue
                 rc, so, se, dt = run([flate, "diff", Path(e).name, "--repo", str(hroot), "--path", e,
                                       "--base", parent, "-o", "json", "--no-default-ignores"]
-                                     + source_args(hroot, r["sources"]))
+                                     + realworld.source_args(Path(hroot), r["sources"]))
                 row = {"repo": r["name"], "commit": c[:10], "subject": subject[:80], "entry": e,
                        "exit": rc, "seconds": round(dt, 3), "problems": []}
                 times.append(dt)
