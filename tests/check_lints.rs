@@ -264,6 +264,11 @@ fn patch_target_unmatched() {
 }
 
 #[test]
+fn patch_overrides_value() {
+    case("patch-overrides-value");
+}
+
+#[test]
 fn kustomize_patch_unmatched() {
     case("kustomize-patch-unmatched");
 }
@@ -677,4 +682,119 @@ spec:
         "{js:#}"
     );
     assert_eq!(code, 1);
+}
+
+/// `patch-overrides-value` compares scalar fields only: a patch without a
+/// target (it patches the object it names), values written with
+/// `${...}`, a JSON6902 patch, a list, an object that opts out.
+#[test]
+fn patch_overrides_value_cases() {
+    let t = tempfile::tempdir().unwrap();
+    let d = t.path();
+    let put = |rel: &str, text: &str| common::write(d, rel, text);
+    put(
+        "kubernetes/clusters/test/kustomization.yaml",
+        "resources:\n  - app.yaml\n",
+    );
+    put(
+        "kubernetes/clusters/test/app.yaml",
+        r#"apiVersion: kustomize.toolkit.fluxcd.io/v1
+kind: Kustomization
+metadata:
+  name: app
+  namespace: flux-system
+spec:
+  interval: 1h
+  path: ./kubernetes/app
+  prune: true
+  sourceRef:
+    kind: GitRepository
+    name: flux-system
+  postBuild:
+    substitute:
+      LEVEL: info
+  patches:
+    # No target: patches the ConfigMap it names.
+    - patch: |-
+        apiVersion: v1
+        kind: ConfigMap
+        metadata:
+          name: settings
+          namespace: default
+        data:
+          mode: fast
+          level: debug
+          same: kept
+          list: changed
+    - patch: |-
+        - op: replace
+          path: /data/other
+          value: replaced
+      target:
+        kind: ConfigMap
+        name: settings
+    - patch: |-
+        apiVersion: apps/v1
+        kind: Deployment
+        metadata:
+          name: web
+        spec:
+          replicas: 3
+          template:
+            spec:
+              containers:
+                - name: web
+                  image: web:2
+      target:
+        kind: Deployment
+"#,
+    );
+    put(
+        "kubernetes/app/kustomization.yaml",
+        "resources:\n  - settings.yaml\n  - web.yaml\n  - quiet.yaml\n",
+    );
+    put(
+        "kubernetes/app/settings.yaml",
+        "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: settings\n  namespace: default\ndata:\n  mode: safe\n  level: ${LEVEL}\n  same: kept\n  other: mine\n",
+    );
+    put(
+        "kubernetes/app/web.yaml",
+        "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: web\n  namespace: default\nspec:\n  replicas: 1\n  selector:\n    matchLabels:\n      app: web\n  template:\n    metadata:\n      labels:\n        app: web\n    spec:\n      containers:\n        - name: web\n          image: web:1\n",
+    );
+    put(
+        "kubernetes/app/quiet.yaml",
+        "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: quiet\n  namespace: default\n  annotations:\n    flate.dev/disable: patch-overrides-value\nspec:\n  replicas: 1\n  selector:\n    matchLabels:\n      app: quiet\n  template:\n    metadata:\n      labels:\n        app: quiet\n    spec:\n      containers:\n        - name: quiet\n          image: quiet:1\n",
+    );
+    let (code, js) = check(d, &[]);
+    let hits = with_rule(&js, "patch-overrides-value");
+    let found: Vec<(String, String)> = hits
+        .iter()
+        .map(|f| (location(f), f["path"].as_str().unwrap().to_string()))
+        .collect();
+    // mode (the ConfigMap named by the patch) and the Deployment's
+    // replicas; not level (written with a variable), same (equal), other
+    // (JSON6902), the containers list, nor the Deployment that opts out.
+    assert_eq!(
+        found,
+        [
+            (
+                "kubernetes/app/settings.yaml:7".to_string(),
+                "data.mode".to_string()
+            ),
+            (
+                "kubernetes/app/web.yaml:7".to_string(),
+                "spec.replicas".to_string()
+            ),
+        ],
+        "{js:#}"
+    );
+    assert!(
+        hits[0]["message"].as_str().unwrap().contains(
+            "ConfigMap default/settings: data.mode is written as safe here, but the cluster gets fast: Kustomization flux-system/app spec.patches[0] (kubernetes/clusters/test/app.yaml:"
+        ),
+        "{:#}",
+        hits[0]
+    );
+    assert!(hits.iter().all(|f| f["severity"] == "warning"));
+    assert_eq!(code, 0, "{js:#}");
 }

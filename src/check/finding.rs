@@ -111,6 +111,11 @@ pub const RULES: &[Rule] = &[
         summary: "a Flux spec.patches target names no rendered object (kustomize ignores it silently)",
     },
     Rule {
+        id: "patch-overrides-value",
+        severity: Severity::Warning,
+        summary: "a Flux spec.patches strategic-merge patch replaces a value the patched object's own file writes (the file's value is silently lost)",
+    },
+    Rule {
         id: "kustomize-patch-unmatched",
         severity: Severity::Error,
         summary: "a kustomization `patches`/`patchesJson6902` target selects no object (kustomize ignores it silently)",

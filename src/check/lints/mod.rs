@@ -8,6 +8,7 @@ mod dependson_missing;
 mod duplicate_object;
 mod image_unpinned;
 pub mod kustomize_patch_unmatched;
+mod patch_overrides_value;
 mod patch_target_unmatched;
 mod pin_digest_lost;
 mod pin_digest_mismatch;
@@ -249,7 +250,7 @@ pub fn run_env(env: &Env<'_>, out: &mut Vec<Finding>) {
     let ctx = Ctx::new(env);
     let timings = std::env::var_os("FLATE_TIMINGS").is_some();
     type Lint = fn(&Ctx, &mut Vec<Finding>);
-    let lints: [(&str, Lint); 13] = [
+    let lints: [(&str, Lint); 14] = [
         ("render-failed", render_failed::run),
         ("pin-digest-lost", pin_digest_lost::run),
         ("unresolved-variable", unresolved_variable::run),
@@ -261,6 +262,7 @@ pub fn run_env(env: &Env<'_>, out: &mut Vec<Finding>) {
         ("substitutefrom-bootstrap", substitutefrom_bootstrap::run),
         ("targetnamespace-mismatch", targetnamespace_mismatch::run),
         ("patch-target-unmatched", patch_target_unmatched::run),
+        ("patch-overrides-value", patch_overrides_value::run),
         (
             kustomize_patch_unmatched::RULE,
             kustomize_patch_unmatched::run,

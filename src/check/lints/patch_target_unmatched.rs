@@ -66,7 +66,7 @@ pub fn selector_matches(selector: &str, labels: Option<&crate::yaml::Map>) -> bo
 }
 
 /// Whether object `o` is selected by `target` (before or after renames).
-fn selected(target: &Node, o: &Resource) -> bool {
+pub(super) fn selected(target: &Node, o: &Resource) -> bool {
     let s = |k: &str| target.get_str(&[k]).unwrap_or("");
     let g = o.gvk();
     let re = |p: &str, v: &str| name_matches(p, v);
