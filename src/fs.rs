@@ -175,6 +175,10 @@ pub struct Confined<'a> {
     real_root: PathBuf,
     /// Directories already checked, and whether they stay inside.
     dirs: std::sync::Mutex<std::collections::HashMap<PathBuf, bool>>,
+    /// Other directories the user named (`--source` directories): a path
+    /// under one of them that resolves inside it is read too. (root, real
+    /// root.)
+    also: Vec<(PathBuf, PathBuf)>,
 }
 
 impl<'a> Confined<'a> {
@@ -184,7 +188,29 @@ impl<'a> Confined<'a> {
             root: root.to_path_buf(),
             real_root: inner.real_path(root).unwrap_or_else(|| root.to_path_buf()),
             dirs: Default::default(),
+            also: Vec::new(),
         }
+    }
+
+    /// Also admits what is under `dirs` (each confined to itself).
+    pub fn also(mut self, dirs: impl IntoIterator<Item = PathBuf>) -> Confined<'a> {
+        for d in dirs {
+            let real = self.inner.real_path(&d).unwrap_or_else(|| d.clone());
+            self.also.push((d, real));
+        }
+        self
+    }
+
+    /// Whether `path`, outside the root, is under one of the other
+    /// directories and resolves inside it.
+    fn admitted_elsewhere(&self, path: &Path) -> bool {
+        self.also.iter().any(|(dir, real_dir)| {
+            path.starts_with(dir)
+                && self
+                    .inner
+                    .real_path(path)
+                    .is_none_or(|real| real.starts_with(real_dir))
+        })
     }
 
     /// Whether `path` resolves inside the root (a path that does not
@@ -225,6 +251,9 @@ impl<'a> Confined<'a> {
 
     /// Refuses `path` when it, or a symlink on it, leads out of the root.
     pub fn guard(&self, path: &Path) -> io::Result<()> {
+        if !path.starts_with(&self.root) && self.admitted_elsewhere(path) {
+            return Ok(());
+        }
         if !path.starts_with(&self.root) {
             return Err(io::Error::new(
                 io::ErrorKind::PermissionDenied,

@@ -798,3 +798,49 @@ spec:
     assert!(hits.iter().all(|f| f["severity"] == "warning"));
     assert_eq!(code, 0, "{js:#}");
 }
+
+/// Objects from a `--source` directory outside the repository (or the
+/// repository itself reached through a symlink) are checked with their
+/// files read: a finding that needs the file is made, and located there.
+#[test]
+fn source_directories_outside_the_repository_are_read() {
+    let t = tempfile::tempdir().unwrap();
+    let repo = t.path().join("repo");
+    let other = t.path().join("other");
+    common::write(
+        &repo,
+        "kubernetes/clusters/test/kustomization.yaml",
+        "resources:\n  - app.yaml\n",
+    );
+    common::write(
+        &repo,
+        "kubernetes/clusters/test/app.yaml",
+        "apiVersion: source.toolkit.fluxcd.io/v1\nkind: GitRepository\nmetadata:\n  name: other\n  namespace: flux-system\nspec:\n  interval: 1h\n  url: https://example.com/other.git\n  ref:\n    branch: main\n---\napiVersion: kustomize.toolkit.fluxcd.io/v1\nkind: Kustomization\nmetadata:\n  name: app\n  namespace: flux-system\nspec:\n  interval: 1h\n  path: ./app\n  prune: true\n  sourceRef:\n    kind: GitRepository\n    name: other\n  patches:\n    - patch: |-\n        apiVersion: v1\n        kind: ConfigMap\n        metadata:\n          name: settings\n          namespace: default\n        data:\n          mode: fast\n",
+    );
+    common::write(
+        &other,
+        "app/kustomization.yaml",
+        "resources:\n  - settings.yaml\n",
+    );
+    common::write(
+        &other,
+        "app/settings.yaml",
+        "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: settings\n  namespace: default\ndata:\n  mode: safe\n",
+    );
+    #[cfg(unix)]
+    std::os::unix::fs::symlink(&other, t.path().join("link")).unwrap();
+    let mut dirs = vec![other.clone()];
+    #[cfg(unix)]
+    dirs.push(t.path().join("link"));
+    for dir in dirs {
+        let source = format!("GitRepository/flux-system/other={}", dir.display());
+        let (_, js) = check(&repo, &["--source", &source]);
+        let hits = with_rule(&js, "patch-overrides-value");
+        assert_eq!(hits.len(), 1, "{}: {js:#}", dir.display());
+        assert_eq!(
+            location(hits[0]),
+            format!("{}:7", dir.join("app/settings.yaml").display()),
+            "{js:#}"
+        );
+    }
+}

@@ -151,7 +151,10 @@ pub fn run(a: CheckArgs) -> i32 {
         .map(|e| render_env(&repo, e, &a.env, SpecErrors::Ignore))
         .collect();
     let mut envs = Vec::new();
-    let fs = flate::fs::Confined::new(&RealFs, &repo.root);
+    // Files of `--source` directories are read too (where a finding
+    // is, in an object that comes from one).
+    let source_dirs = super::common::source_dirs(&a.env, &repo);
+    let fs = flate::fs::Confined::new(&RealFs, &repo.root).also(source_dirs);
     for (e, r) in targets.iter().zip(renders) {
         match r {
             Ok(r) => {

@@ -107,6 +107,15 @@ pub fn helm_options(
 /// The `--source` directories, made absolute, then the `sources` of
 /// `.flate.yaml` (the first match wins, so the command line overrides the
 /// file).
+/// The `--source` directories (and `.flate.yaml`'s), whose files commands
+/// that read the repository's files (check, pins) read too; none when
+/// they are wrong (the render says so).
+pub(super) fn source_dirs(a: &EnvArgs, repo: &Repo) -> Vec<PathBuf> {
+    local_sources(a, Some(repo))
+        .map(|l| l.into_iter().map(|s| s.dir).collect())
+        .unwrap_or_default()
+}
+
 fn local_sources(
     a: &EnvArgs,
     repo: Option<&Repo>,

@@ -119,7 +119,9 @@ pub fn run(a: PinsArgs) -> i32 {
     };
     let repo = repo_cfg.root.clone();
     let mut head_envs = Vec::new();
-    let fs = flate::fs::Confined::new(&RealFs, &repo);
+    // (Files of `--source` directories are read too, as `flate check` reads them.)
+    let source_dirs = super::common::source_dirs(&a.env, &repo_cfg);
+    let fs = flate::fs::Confined::new(&RealFs, &repo).also(source_dirs);
     for t in &targets {
         // A broken Talos spec does not stop a pin report (Renovate's
         // post-upgrade check); `flate check` reports it.

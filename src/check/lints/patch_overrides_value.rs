@@ -124,9 +124,12 @@ pub fn run(ctx: &Ctx, out: &mut Vec<Finding>) {
                 continue;
             };
             let Some(docs) = ctx.docs(file) else { continue };
+            // The document the object comes from (not a generator's or a
+            // ResourceSet's, whose objects Flux's patches never see).
             let Some(written) = docs
                 .iter()
                 .find(|d| d.line == o.origin.line)
+                .filter(|d| d.node.get_str(&["kind"]) == Some(o.kind()))
                 .and_then(|d| d.node.get_path(&p))
             else {
                 continue;
