@@ -684,9 +684,10 @@ spec:
     assert_eq!(code, 1);
 }
 
-/// `patch-overrides-value` compares scalar fields only: a patch without a
-/// target (it patches the object it names), values written with
-/// `${...}`, a JSON6902 patch, a list, an object that opts out.
+/// `patch-overrides-value` compares scalar fields of patches for many
+/// objects only: not values written with `${...}`, a JSON6902 patch, a
+/// list, an object that opts out, nor a patch that names its object (with
+/// a target, or without one).
 #[test]
 fn patch_overrides_value_cases() {
     let t = tempfile::tempdir().unwrap();
@@ -714,18 +715,19 @@ spec:
     substitute:
       LEVEL: info
   patches:
-    # No target: patches the ConfigMap it names.
+    # Every ConfigMap.
     - patch: |-
         apiVersion: v1
         kind: ConfigMap
         metadata:
-          name: settings
-          namespace: default
+          name: any
         data:
           mode: fast
           level: debug
           same: kept
           list: changed
+      target:
+        kind: ConfigMap
     - patch: |-
         - op: replace
           path: /data/other
@@ -747,6 +749,25 @@ spec:
                   image: web:2
       target:
         kind: Deployment
+    # Patches that name their object mean to replace its values.
+    - patch: |-
+        apiVersion: v1
+        kind: ConfigMap
+        metadata:
+          name: any
+        data:
+          named: by-target
+      target:
+        kind: ConfigMap
+        name: settings
+    - patch: |-
+        apiVersion: v1
+        kind: ConfigMap
+        metadata:
+          name: settings
+          namespace: default
+        data:
+          untargeted: by-name
 "#,
     );
     put(
@@ -755,7 +776,7 @@ spec:
     );
     put(
         "kubernetes/app/settings.yaml",
-        "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: settings\n  namespace: default\ndata:\n  mode: safe\n  level: ${LEVEL}\n  same: kept\n  other: mine\n",
+        "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: settings\n  namespace: default\ndata:\n  mode: safe\n  level: ${LEVEL}\n  same: kept\n  other: mine\n  named: mine\n  untargeted: mine\n",
     );
     put(
         "kubernetes/app/web.yaml",
@@ -771,9 +792,9 @@ spec:
         .iter()
         .map(|f| (location(f), f["path"].as_str().unwrap().to_string()))
         .collect();
-    // mode (the ConfigMap named by the patch) and the Deployment's
-    // replicas; not level (written with a variable), same (equal), other
-    // (JSON6902), the containers list, nor the Deployment that opts out.
+    // mode and the Deployment's replicas; not level (written with a
+    // variable), same (equal), other (JSON6902), the containers list, the
+    // Deployment that opts out, named and untargeted (named patches).
     assert_eq!(
         found,
         [
@@ -815,7 +836,7 @@ fn source_directories_outside_the_repository_are_read() {
     common::write(
         &repo,
         "kubernetes/clusters/test/app.yaml",
-        "apiVersion: source.toolkit.fluxcd.io/v1\nkind: GitRepository\nmetadata:\n  name: other\n  namespace: flux-system\nspec:\n  interval: 1h\n  url: https://example.com/other.git\n  ref:\n    branch: main\n---\napiVersion: kustomize.toolkit.fluxcd.io/v1\nkind: Kustomization\nmetadata:\n  name: app\n  namespace: flux-system\nspec:\n  interval: 1h\n  path: ./app\n  prune: true\n  sourceRef:\n    kind: GitRepository\n    name: other\n  patches:\n    - patch: |-\n        apiVersion: v1\n        kind: ConfigMap\n        metadata:\n          name: settings\n          namespace: default\n        data:\n          mode: fast\n",
+        "apiVersion: source.toolkit.fluxcd.io/v1\nkind: GitRepository\nmetadata:\n  name: other\n  namespace: flux-system\nspec:\n  interval: 1h\n  url: https://example.com/other.git\n  ref:\n    branch: main\n---\napiVersion: kustomize.toolkit.fluxcd.io/v1\nkind: Kustomization\nmetadata:\n  name: app\n  namespace: flux-system\nspec:\n  interval: 1h\n  path: ./app\n  prune: true\n  sourceRef:\n    kind: GitRepository\n    name: other\n  patches:\n    - patch: |-\n        apiVersion: v1\n        kind: ConfigMap\n        metadata:\n          name: any\n        data:\n          mode: fast\n      target:\n        kind: ConfigMap\n",
     );
     common::write(
         &other,

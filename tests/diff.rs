@@ -1375,3 +1375,76 @@ fn chart_bump_noise_is_hidden_and_said_and_lists_pair_by_name() {
     );
     assert!(!all.contains("default ignores hid"), "{all}");
 }
+
+#[test]
+fn a_value_the_change_writes_that_a_patch_replaces_is_noted() {
+    let r = Repo::new("overridden");
+    // Production gives every HelmRelease of whoami's Kustomization a 30m
+    // interval (a kind-wide defaults patch): the interval this change
+    // writes in the base reaches staging only.
+    let patches = "kubernetes/apps/production/default/patches/whoami.yaml";
+    let text = std::fs::read_to_string(r.path(patches)).unwrap();
+    r.write(
+        patches,
+        &format!(
+            "{text}- op: add\n  path: /spec/patches/-\n  value:\n    target:\n      group: helm.toolkit.fluxcd.io\n      kind: HelmRelease\n    patch: |-\n      apiVersion: helm.toolkit.fluxcd.io/v2\n      kind: HelmRelease\n      metadata:\n        name: defaults\n      spec:\n        interval: 30m\n"
+        ),
+    );
+    r.commit("production defaults");
+    let hr = "kubernetes/apps/base/whoami/app/helmrelease.yaml";
+    r.edit(hr, "  interval: 1h\n", "  interval: 2h\n");
+    r.commit("slower");
+    let (doc, o) = r.json(&["diff", "--base", "HEAD~1"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let notes = |name: &str| -> Vec<String> {
+        env(&doc, name)["notes"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|n| n.as_str().unwrap().to_string())
+            .filter(|n| n.ends_with("[patch-overrides-value]"))
+            .collect()
+    };
+    let production = notes("production");
+    assert_eq!(production.len(), 1, "{production:?}");
+    assert!(
+        production[0].starts_with("kubernetes/apps/base/whoami/app/helmrelease.yaml:7: HelmRelease default/whoami: spec.interval is written as 2h here, but the cluster gets 30m: Kustomization flux-system/whoami spec.patches[1] (kubernetes/apps/production/default/patches/whoami.yaml:"),
+        "{production:?}"
+    );
+    assert!(
+        !changes(env(&doc, "production"))
+            .iter()
+            .any(|c| c.contains("HelmRelease default/whoami")),
+        "{doc:#}"
+    );
+    assert!(notes("staging").is_empty());
+    assert!(
+        changes(env(&doc, "staging")).contains(&"changed HelmRelease default/whoami".to_string()),
+        "{doc:#}"
+    );
+    // The text output says it under the environment's headline.
+    let o = r.flate(&["diff", "production", "--base", "HEAD~1"]);
+    assert!(
+        stdout(&o).contains("note: kubernetes/apps/base/whoami/app/helmrelease.yaml:7:"),
+        "{}",
+        stdout(&o)
+    );
+    // Not for a file the change does not touch (the value stays
+    // overridden; `flate check` says so).
+    r.commit("nothing");
+    let (doc, _) = r.json(&["diff", "production", "--base", "HEAD~1"]);
+    assert!(
+        notes_of(&doc, "production")
+            .iter()
+            .all(|n| !n.contains("patch-overrides-value"))
+    );
+}
+
+fn notes_of(doc: &Value, name: &str) -> Vec<String> {
+    env(doc, name)["notes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|n| n.as_str().unwrap().to_string())
+        .collect()
+}

@@ -705,11 +705,13 @@ fn a_flux_instance_names_the_repositorys_source() {
     assert_eq!(report(&v, "apps")["status"], "skipped", "{v:#}");
 }
 
-/// A Flux Kustomization `name` in namespace `ns` rendering `path` and
-/// substituting from Secret `cluster-secrets`.
-fn app_in(name: &str, ns: &str, path: &str) -> String {
-    format!(
-        "apiVersion: kustomize.toolkit.fluxcd.io/v1\nkind: Kustomization\nmetadata:\n  name: {name}\n  namespace: {ns}\nspec:\n  interval: 1h\n  path: {path}\n  prune: true\n  sourceRef:\n    kind: GitRepository\n    name: flux-system\n    namespace: flux-system\n  dependsOn:\n    - name: meta\n      namespace: flux-system\n  postBuild:\n    substituteFrom:\n      - kind: Secret\n        name: cluster-secrets\n"
+/// A Flux Kustomization `name` in namespace `ns` rendering `./apps/NAME`
+/// and substituting from Secret `cluster-secrets`, after `meta`.
+fn app_in(name: &str, ns: &str) -> String {
+    app_ks(
+        name,
+        ns,
+        "  dependsOn:\n    - name: meta\n      namespace: flux-system\n  postBuild:\n    substituteFrom:\n      - kind: Secret\n        name: cluster-secrets\n",
     )
 }
 
@@ -726,8 +728,8 @@ fn a_source_reflector_copies_renders_with_its_data() {
         "cluster/apps.yaml",
         &format!(
             "{}---\n{}",
-            app_in("player", "media", "./apps/player"),
-            app_in("server", "games", "./apps/server")
+            app_in("player", "media"),
+            app_in("server", "games")
         ),
     );
     write(

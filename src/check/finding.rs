@@ -113,7 +113,7 @@ pub const RULES: &[Rule] = &[
     Rule {
         id: "patch-overrides-value",
         severity: Severity::Warning,
-        summary: "a Flux spec.patches strategic-merge patch replaces a value the patched object's own file writes (the file's value is silently lost)",
+        summary: "a Flux spec.patches strategic-merge patch for many objects (no name in its target) replaces a value an object's own file writes (the file's value is silently lost)",
     },
     Rule {
         id: "kustomize-patch-unmatched",

@@ -75,6 +75,29 @@ impl<'a> Env<'a> {
         }
     }
 
+    /// An environment for the lints that read only the rendered objects and
+    /// their files (not the kustomization files, which [`Env::new`] walks).
+    pub fn of_objects(
+        name: &str,
+        repo: &Path,
+        fs: &'a dyn FileSystem,
+        rendered: Rendered,
+    ) -> Env<'a> {
+        Env {
+            name: name.to_string(),
+            repo: repo.to_path_buf(),
+            fs,
+            rendered,
+            kfiles: Default::default(),
+            kubernetes_version: schema::KUBERNETES_VERSION.to_string(),
+        }
+    }
+
+    /// The rendered cluster, given back.
+    pub fn into_rendered(self) -> Rendered {
+        self.rendered
+    }
+
     /// `path` relative to the repository, for messages.
     pub fn rel(&self, path: &Path) -> PathBuf {
         path.strip_prefix(&self.repo)

@@ -345,7 +345,7 @@ pub fn run(mut a: DiffArgs) -> i32 {
     }
     let mut diffs: Vec<EnvDiff> = Vec::new();
     let mut code = 0;
-    for (i, pair) in inputs.chunks(2).enumerate() {
+    for (i, pair) in inputs.chunks_mut(2).enumerate() {
         let env = &targets[i].name;
         let (base, head) = (&pair[0].1, &pair[1].1);
         if let (Input::Absent(_), Input::Absent(_)) = (base, head) {
@@ -368,7 +368,18 @@ pub fn run(mut a: DiffArgs) -> i32 {
         let touched = |rel: &str| {
             flate::diff::base::changed_files(base_fs.as_ref(), base_root, &RealFs, &head_root, rel)
         };
-        let d = flate::diff::diff_env_touched(env, base, head, &diff_opts, &touched);
+        let mut d = flate::diff::diff_env_touched(env, base, head, &diff_opts, &touched);
+        // Values the change writes that a Flux Kustomization's patch
+        // replaces: the cluster does not get them, and the diff may say
+        // "no changes".
+        if let Input::Rendered(r) = std::mem::replace(&mut pair[1].1, Input::Absent(String::new()))
+        {
+            let changed = |rel: &Path| {
+                let (b, h) = (normalize(base_root, rel), head_root.join(rel));
+                rel.is_relative() && base_fs.read(&b).ok() != RealFs.read(&h).ok()
+            };
+            d.notes.extend(overridden_notes(&head_root, *r, &changed));
+        }
         for (side, e) in &d.errors {
             diag::error(format!(
                 "{env}: {} could not be rendered: {e}",
@@ -564,4 +575,37 @@ fn images(a: &DiffArgs, inputs: &[((usize, bool), Input)]) -> i32 {
         return 1;
     }
     code
+}
+
+/// `patch-overrides-value`'s findings in the files `changed` (relative to
+/// the repository) of the head's render, as notes.
+fn overridden_notes(
+    head_root: &Path,
+    rendered: flate::flux::Rendered,
+    changed: &dyn Fn(&Path) -> bool,
+) -> Vec<String> {
+    let fs = flate::fs::Confined::new(&RealFs, head_root);
+    let in_change = |env: &flate::check::Env| -> Vec<flate::check::Finding> {
+        flate::check::lints::overridden_values(env)
+            .into_iter()
+            .filter(|f| f.file.as_deref().is_some_and(changed))
+            .collect()
+    };
+    // The kustomization files (where an overlay's patch is written) are
+    // walked only when there is something to say.
+    let env = flate::check::Env::of_objects("", head_root, &fs, rendered);
+    if in_change(&env).is_empty() {
+        return Vec::new();
+    }
+    let env = flate::check::Env::new("", head_root, &fs, env.into_rendered());
+    in_change(&env)
+        .into_iter()
+        .map(|f| {
+            let at = f.file.as_deref().map(Path::display);
+            match at {
+                Some(p) => format!("{p}:{}: {} [patch-overrides-value]", f.line, f.message),
+                None => f.message,
+            }
+        })
+        .collect()
 }

@@ -282,6 +282,14 @@ pub fn run_env(env: &Env<'_>, out: &mut Vec<Finding>) {
     }
 }
 
+/// `patch-overrides-value` alone (for `flate diff`, which names the values
+/// a change writes that the cluster does not get).
+pub fn overridden_values(env: &Env<'_>) -> Vec<Finding> {
+    let mut out = Vec::new();
+    patch_overrides_value::run(&Ctx::new(env), &mut out);
+    out
+}
+
 /// Runs the lints that compare environments.
 pub fn run_all(envs: &[Env<'_>], out: &mut Vec<Finding>) {
     let ctxs: Vec<Ctx> = envs.iter().map(Ctx::new).collect();

@@ -1,7 +1,10 @@
 //! `patch-overrides-value`: a Flux Kustomization `spec.patches`
-//! strategic-merge patch sets a field of an object to a value other than
-//! the one the object's own file writes there, and the patch's value is
-//! what the cluster gets. A strategic-merge patch wins over the object:
+//! strategic-merge patch for many objects (its target a kind or a label
+//! selector, no name) sets a field of an object to a value other than the
+//! one the object's own file writes there, and the patch's value is what
+//! the cluster gets. A patch that names its object means to replace what
+//! it replaces (an environment's pin of the base's chart version, an
+//! exception to the defaults): it is left alone. A strategic-merge patch wins over the object:
 //! a parent that gives every child Kustomization `prune: true`, or every
 //! HelmRelease `driftDetection.mode: enabled`, silently replaces the
 //! `prune: false` or `mode: disabled` one app writes, and the app's
@@ -23,7 +26,6 @@ use super::Ctx;
 use super::patch_target_unmatched::selected;
 use crate::check::Finding;
 use crate::flux::Status;
-use crate::resource::Resource;
 use crate::yaml::Node;
 
 /// The scalar leaves of a strategic-merge patch document, by path.
@@ -55,16 +57,6 @@ fn text(n: &Node) -> String {
     n.scalar_text().unwrap_or_default()
 }
 
-/// Whether `o` is what a strategic-merge patch without a target patches:
-/// the object of its own kind and name (and namespace, when it has one).
-fn named_by(patch: &Node, o: &Resource) -> bool {
-    let s = |p: &[&str]| patch.get_str(p).unwrap_or("");
-    s(&["kind"]) == o.kind()
-        && s(&["metadata", "name"]) == o.name()
-        && (s(&["metadata", "namespace"]).is_empty()
-            || s(&["metadata", "namespace"]) == o.namespace())
-}
-
 pub fn run(ctx: &Ctx, out: &mut Vec<Finding>) {
     for k in &ctx.env.rendered.kustomizations {
         if k.status != Status::Rendered {
@@ -89,7 +81,16 @@ pub fn run(ctx: &Ctx, out: &mut Vec<Finding>) {
             let Ok(docs) = crate::yaml::parse_stream(patch) else {
                 continue;
             };
-            let target = e.get("target").filter(|t| !t.is_null());
+            // Only a patch for many objects (a kind, a label selector: the
+            // defaults a parent gives every child) overrides by surprise; one
+            // that names its object (an environment's pin of a base's chart
+            // version, an exception) means to.
+            let Some(target) = e.get("target").filter(|t| !t.is_null()) else {
+                continue;
+            };
+            if target.get_str(&["name"]).is_some_and(|n| !n.is_empty()) {
+                continue;
+            }
             for d in &docs {
                 // A JSON6902 patch is a list; a strategic-merge one a map
                 // with a kind.
@@ -102,11 +103,7 @@ pub fn run(ctx: &Ctx, out: &mut Vec<Finding>) {
                     continue;
                 }
                 for (oi, o) in k.objects.iter().enumerate() {
-                    let hit = match target {
-                        Some(t) => selected(t, o),
-                        None => named_by(&d.node, o),
-                    };
-                    if !hit {
+                    if !selected(target, o) {
                         continue;
                     }
                     for (path, v) in &found {
@@ -146,28 +143,13 @@ pub fn run(ctx: &Ctx, out: &mut Vec<Finding>) {
             if crate::check::opted_out(o, "patch-overrides-value") {
                 continue;
             }
-            // Where the patch's text is: the parent's patch of every child
-            // (the common case), the Kustomization's own file, an overlay's
-            // patch of it.
-            let mut files: Vec<std::path::PathBuf> = k
-                .parent
-                .as_ref()
-                .and_then(|p| ctx.ks_objects.get(p))
-                .and_then(|(_, pk)| pk.origin.file.as_ref())
-                .map(|f| f.as_path().to_path_buf())
-                .into_iter()
-                .collect();
-            let own = ctx.patch_sources(k);
-            files.extend(own.last().cloned());
-            files.extend(own);
             let needle = format!(
                 "{}: {}",
                 path.last().map_or("", String::as_str),
                 text(&value)
             );
-            let patch_at = ctx
-                .loc
-                .search(&files, &needle, &[o.kind()], Some("patches:"))
+            let patch_text = entries[i].get_str(&["patch"]).unwrap_or("");
+            let patch_at = patch_location(ctx, k, patch_text, &needle)
                 .map(|(f, l)| format!(" ({}:{l})", ctx.rel(&f).display()))
                 .unwrap_or_default();
             let dotted = path.join(".");
@@ -194,4 +176,50 @@ pub fn run(ctx: &Ctx, out: &mut Vec<Finding>) {
             );
         }
     }
+}
+
+/// Where the text of a patch of Kustomization `k` is written, at the line
+/// holding `needle`: the first of the files that may hold it that holds
+/// every line of the patch, searched from the patch's first line.
+fn patch_location(
+    ctx: &Ctx,
+    k: &crate::flux::KsReport,
+    patch: &str,
+    needle: &str,
+) -> Option<(std::path::PathBuf, usize)> {
+    // The parent's first (its patch of every child is the common case,
+    // and overlays may carry the same text as kustomize patches), then
+    // the Kustomization's own file, then overlays' patches of it.
+    let mut files: Vec<std::path::PathBuf> = k
+        .parent
+        .as_ref()
+        .and_then(|p| ctx.ks_objects.get(p))
+        .and_then(|(_, pk)| pk.origin.file.as_ref())
+        .map(|f| f.as_path().to_path_buf())
+        .into_iter()
+        .collect();
+    let own = ctx.patch_sources(k);
+    files.extend(own.last().cloned());
+    files.extend(own);
+    let lines: Vec<&str> = patch
+        .lines()
+        .map(str::trim)
+        .filter(|l| !l.is_empty())
+        .collect();
+    let first = lines.first()?;
+    files.into_iter().find_map(|f| {
+        let t = ctx.loc.text(&f)?;
+        if !lines.iter().all(|l| t.contains(l)) {
+            return None;
+        }
+        // From each place the patch may start, the first needle after it.
+        let mut from = 1;
+        while let Some(start) = ctx.loc.line_containing(&f, from, first) {
+            if let Some(l) = ctx.loc.line_containing(&f, start, needle) {
+                return Some((f, l));
+            }
+            from = start + 1;
+        }
+        None
+    })
 }
