@@ -25,8 +25,9 @@ The diff is then checked against the two builds, object by object, by
 - a Kustomization that renders on both sides in the builds renders on both
   sides in the diff (no `errors`, no one-sided `skipped`).
 A commit that changes YAML files of the repository while no entry's diff
-reports a change, or names a touched file of a Kustomization it could not
-render, is listed as quiet (often right: a file no cluster reads, a
+reports a change, names a touched file of a Kustomization it could not
+render, or notes a value the change writes that a patch replaces, is
+listed as quiet (often right: a file no cluster reads, a
 docker-compose file; listed to be looked at). A cluster entry that does not
 exist at a commit is left out there; one the commit adds has an empty base.
 
@@ -286,7 +287,11 @@ def main():
                     yaml_changed = [f for f in under if f.endswith((".yaml", ".yml"))]
                     touched = [f for p in d.get("problems", []) for f in p.get("touched", [])]
                     row["touched"] = touched[:10]
-                    if moved == 0 and not touched and yaml_changed and not d.get("versions"):
+                    # Values the change writes that a patch replaces: the
+                    # diff says why nothing changed.
+                    overridden = [n for n in d.get("notes", []) if n.endswith("[patch-overrides-value]")]
+                    row["overridden"] = overridden[:5]
+                    if moved == 0 and not touched and not overridden and yaml_changed and not d.get("versions"):
                         row["quiet"] = yaml_changed[:5]
                 tot["commits x entries"] += 1
                 tot["with problems"] += bool(row["problems"])
@@ -312,6 +317,7 @@ def main():
     tot["quiet commits"] = len(quiet)
     tot["commits"] = len(by_commit)
     tot["with touched notes"] = sum(1 for x in report if x.get("touched"))
+    tot["with overridden-value notes"] = sum(1 for x in report if x.get("overridden"))
     times.sort()
     summary = {"totals": dict(tot),
                "diff_seconds": {"median": times[len(times) // 2] if times else None,
