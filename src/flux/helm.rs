@@ -636,12 +636,22 @@ pub fn resolve_all(
     preexisting: &[Resource],
     is_repo: &dyn Fn(&SourceRef) -> bool,
 ) -> Vec<HelmReleaseReport> {
+    resolve_some(reports, preexisting, is_repo, &|_| true)
+}
+
+/// [`resolve_all`] of the HelmReleases `wanted` accepts.
+pub fn resolve_some(
+    reports: &[KsReport],
+    preexisting: &[Resource],
+    is_repo: &dyn Fn(&SourceRef) -> bool,
+    wanted: &dyn Fn(&Resource) -> bool,
+) -> Vec<HelmReleaseReport> {
     let all = Objects::new(reports, preexisting);
     let mut out = Vec::new();
     for k in reports.iter().filter(|k| k.status == Status::Rendered) {
         for r in &k.objects {
             let g = r.gvk();
-            if g.group != HELM_GROUP || g.kind != "HelmRelease" {
+            if g.group != HELM_GROUP || g.kind != "HelmRelease" || !wanted(r) {
                 continue;
             }
             let ns = r.namespace_or_default();

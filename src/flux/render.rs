@@ -327,11 +327,15 @@ fn webhook_injections(
         return Vec::new();
     }
     let is_repo = |s: &SourceRef| sources.is_repo(s);
-    let mut webhooks: Vec<substwebhook::Webhook> =
-        super::helm::resolve_all(reports, &opts.preexisting, &is_repo)
-            .iter()
-            .filter_map(substwebhook::of_release)
-            .collect();
+    let mut webhooks: Vec<substwebhook::Webhook> = super::helm::resolve_some(
+        reports,
+        &opts.preexisting,
+        &is_repo,
+        &substwebhook::may_install,
+    )
+    .iter()
+    .filter_map(substwebhook::of_release)
+    .collect();
     webhooks.sort_by(|a, b| a.by.cmp(&b.by));
     let known = Known::build(&opts.preexisting, reports);
     webhooks

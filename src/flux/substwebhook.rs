@@ -63,6 +63,19 @@ pub fn maybe_installed<'a>(objects: impl IntoIterator<Item = &'a Resource>) -> b
     })
 }
 
+/// Whether HelmRelease `hr` may install the webhook: its chart named so,
+/// or a `chartRef` (whose source's URL [`of_release`] reads once
+/// resolved).
+pub fn may_install(hr: &Resource) -> bool {
+    hr.obj
+        .get_path(&["spec", "chartRef"])
+        .is_some_and(|c| !c.is_null())
+        || hr
+            .obj
+            .get_str(&["spec", "chart", "spec", "chart"])
+            .is_some_and(|c| last_segment(c) == CHART)
+}
+
 fn last_segment(s: &str) -> &str {
     s.trim_end_matches('/')
         .rsplit('/')
