@@ -1832,3 +1832,80 @@ fn a_values_from_secret_a_resource_set_may_make_skips_the_release() {
         "{f}"
     );
 }
+
+/// helm-controller's chart digest tracking: the chart of an OCIRepository
+/// that pins a digest renders with the digest's first 12 hex digits as the
+/// build metadata of its version (`.Chart.Version`, so the chart's
+/// `helm.sh/chart` label), as `helm template` renders the same chart
+/// whose Chart.yaml says that version; with a tag alone the digest is the
+/// registry's, unknown offline, and the chart's own version stays; a pin
+/// helm-controller cannot read fails the release with its message.
+#[test]
+fn an_oci_digest_pin_is_tracked_in_the_chart_version() {
+    let digest = "sha256:aadbb3a49248f605490009acca04693b7eef0d46969bb56a593ed0b49624c782";
+    let oci = |name: &str, reference: &str| {
+        format!(
+            "---\napiVersion: source.toolkit.fluxcd.io/v1\nkind: OCIRepository\nmetadata:\n  name: {name}\n  namespace: flux-system\nspec:\n  interval: 1h\n  url: oci://ghcr.io/example/charts/demo\n  ref:\n{reference}"
+        )
+    };
+    let by_ref = |name: &str| {
+        hr_spec(
+            name,
+            &format!("  chartRef:\n    kind: OCIRepository\n    name: {name}\n"),
+        )
+    };
+    let mut text = String::new();
+    text += &oci("pinned", &format!("    tag: 1.0.0\n    digest: {digest}\n"));
+    text += &oci("tagged", "    tag: 1.0.0\n");
+    text += &oci("bad", "    tag: 1.0.0\n    digest: sha256:abc\n");
+    for name in ["pinned", "tagged", "bad"] {
+        text += &by_ref(name);
+    }
+    let t = repo(&[("kubernetes/clusters/test/all.yaml", &text)]);
+    chart(t.path(), ".flate/charts/demo-1.0.0", "1.0.0", "1.0.0");
+    let (o, js) = build_json(t.path(), &[]);
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    let label = |name: &str, kind: &str, object: &str| {
+        let objs = &hr(&js, name)["objects"];
+        object_label(objs, kind, object)
+    };
+    let tracked = "demo-1.0.0+aadbb3a49248";
+    assert_eq!(label("pinned", "Deployment", "pinned"), tracked);
+    assert_eq!(label("pinned", "ConfigMap", "pinned-info"), tracked);
+    assert_eq!(label("tagged", "Deployment", "tagged"), "demo-1.0.0");
+    let bad = hr(&js, "bad");
+    assert_eq!(bad["renderStatus"], "failed");
+    assert!(
+        bad["message"]
+            .as_str()
+            .unwrap()
+            .ends_with("invalid artifact revision sha256:abc"),
+        "{bad:#}"
+    );
+    let Some(helm) = helm() else {
+        eprintln!("SKIPPED: the differential part (helm is not on PATH)");
+        return;
+    };
+    // The oracle: the chart with that version in its Chart.yaml.
+    let c = tempfile::tempdir().unwrap();
+    chart(c.path(), "demo", "1.0.0+aadbb3a49248", "1.0.0");
+    let want = helm_template(
+        &helm,
+        &c.path().join("demo"),
+        "pinned",
+        "flux-system",
+        "{}",
+        &[],
+    );
+    let want = J::Array(want);
+    assert_eq!(object_label(&want, "Deployment", "pinned"), tracked);
+    assert_eq!(object_label(&want, "ConfigMap", "pinned-info"), tracked);
+}
+
+fn object_label(objs: &J, kind: &str, name: &str) -> String {
+    object(objs, kind, name).unwrap_or_else(|| panic!("no {kind} {name} in {objs:#}"))["metadata"]
+        ["labels"]["helm.sh/chart"]
+        .as_str()
+        .unwrap()
+        .to_string()
+}

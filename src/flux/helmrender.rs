@@ -896,10 +896,16 @@ pub fn render_all(
                 }
                 match (l, k) {
                     (_, Some(k)) => Some(match &charts[*k] {
-                        Ok(c) => match merged_default_values(h, l, c) {
-                            Ok(None) => render_release(h, c, opts, &crds),
-                            Ok(Some(v)) => render_release(h, &c.with_values(v), opts, &crds),
-                            Err(e) => Err(format!(
+                        Ok(c) => match (
+                            merged_default_values(h, l, c),
+                            tracked_version(&h.chart, &c.metadata.version),
+                        ) {
+                            (_, Err(e)) => Err(format!("{}: {e}", h.object.origin)),
+                            (Ok(None), Ok(None)) => render_release(h, c, opts, &crds),
+                            (Ok(v), Ok(version)) => {
+                                render_release(h, &c.with(v, version), opts, &crds)
+                            }
+                            (Err(e), _) => Err(format!(
                                 "{}: {}: {e}",
                                 h.object.origin,
                                 if h.chart.kind == "HelmChart" {
@@ -942,6 +948,37 @@ pub fn render_all(
             break;
         }
     }
+}
+
+/// helm-controller's chart digest tracking (`mutateChartWithSourceRevision`,
+/// on unless its `DisableChartDigestTracking` feature gate is set): a
+/// chart from an OCIRepository gets the first 12 hex digits of the
+/// artifact's digest as the build metadata of its version (`1.2.3` becomes
+/// `1.2.3+0123456789ab`, as `.Chart.Version` and labels such as
+/// `helm.sh/chart` show it). Offline the digest is known when the
+/// OCIRepository pins one (`spec.ref.digest`, which source-controller
+/// pulls whatever the tag says: its revision is then the digest alone);
+/// otherwise it is the registry's, and the chart's own version is kept
+/// (`None`). An error is helm-controller's, which fails the release.
+fn tracked_version(
+    chart: &super::helm::ChartInfo,
+    version: &str,
+) -> Result<Option<String>, String> {
+    if chart.kind != "OCIRepository" || chart.digest.is_empty() {
+        return Ok(None);
+    }
+    let mut v = crate::helm::semver::Version::parse(version)
+        .map_err(|_| format!("invalid chart version {version}"))?;
+    // `extractDigestSubString`: `ALGORITHM:HEX`, at least 12 digits.
+    let revision = &chart.digest;
+    let sha = match revision.split(':').collect::<Vec<_>>()[..] {
+        [_, sha] if sha.len() >= 12 && sha.is_char_boundary(12) => &sha[..12],
+        _ => return Err(format!("invalid artifact revision {revision}")),
+    };
+    // Masterminds' `SetMetadata`.
+    crate::helm::semver::validate_metadata(sha)?;
+    v.metadata = sha.to_string();
+    Ok(Some(v.to_string()))
 }
 
 /// Records a render's outcome on `h`; `resolved` are the warnings of
@@ -1014,6 +1051,61 @@ fn apply_outcome(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// helm-controller's digest tracking, case by case
+    /// (`mutateChartWithSourceRevision`, `extractDigestSubString`).
+    #[test]
+    fn a_pinned_oci_digest_becomes_the_chart_versions_metadata() {
+        let info = |kind: &str, digest: &str| super::super::helm::ChartInfo {
+            kind: kind.into(),
+            digest: digest.into(),
+            ..Default::default()
+        };
+        let digest = "sha256:aadbb3a49248f605490009acca04693b7eef0d46969bb56a593ed0b49624c782";
+        let oci = info("OCIRepository", digest);
+        assert_eq!(
+            tracked_version(&oci, "0.25.0"),
+            Ok(Some("0.25.0+aadbb3a49248".into()))
+        );
+        // Masterminds' `String`: no `v`, missing parts as 0, metadata
+        // replaced, a prerelease kept.
+        assert_eq!(
+            tracked_version(&oci, "v1.2"),
+            Ok(Some("1.2.0+aadbb3a49248".into()))
+        );
+        assert_eq!(
+            tracked_version(&oci, "1.0.0-rc.1+build.7"),
+            Ok(Some("1.0.0-rc.1+aadbb3a49248".into()))
+        );
+        assert_eq!(
+            tracked_version(&oci, "latest"),
+            Err("invalid chart version latest".into())
+        );
+        for bad in ["aadbb3a49248", "sha256:aadbb3a4", "sha256:aa:bb"] {
+            assert_eq!(
+                tracked_version(&info("OCIRepository", bad), "1.0.0"),
+                Err(format!("invalid artifact revision {bad}"))
+            );
+        }
+        assert_eq!(
+            tracked_version(&info("OCIRepository", "sha256:aadbb3a4924_"), "1.0.0"),
+            Err("invalid metadata string".into())
+        );
+        // Without a pin the digest is the registry's: unknown offline. A
+        // HelmChart's (or a HelmRepository's) chart is never changed.
+        assert_eq!(
+            tracked_version(&info("OCIRepository", ""), "1.0.0"),
+            Ok(None)
+        );
+        assert_eq!(
+            tracked_version(&info("HelmChart", digest), "1.0.0"),
+            Ok(None)
+        );
+        assert_eq!(
+            tracked_version(&info("HelmRepository", digest), "1.0.0"),
+            Ok(None)
+        );
+    }
 
     #[test]
     fn values_file_paths_resolve_as_source_controller_resolves_them() {

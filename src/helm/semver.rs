@@ -172,7 +172,7 @@ fn validate_prerelease(p: &str) -> Result<(), String> {
     Ok(())
 }
 
-fn validate_metadata(m: &str) -> Result<(), String> {
+pub(crate) fn validate_metadata(m: &str) -> Result<(), String> {
     for part in m.split('.') {
         if part.is_empty() || !all_in(part, allowed) {
             return Err("invalid metadata string".into());

@@ -8,7 +8,9 @@ build ENTRY -o json --show-secrets --charts CACHE` and counts the
 HelmReleases rendered, skipped and failed (printing each failure). Then,
 for every rendered release without post-renderers, `commonMetadata` or
 values files (what those change is covered by tests/flux_helm.rs), it
-renders the chart flate used with `helm template` (release name and
+renders the chart flate used (with the version helm-controller's digest
+tracking gives it when its OCIRepository pins a digest) with `helm
+template` (release name and
 namespace as flate resolved them, flate's effective values, the
 environment's Kubernetes version, `--api-versions` for the stable
 built-in versions of that Kubernetes version (embedded schemas) and every
@@ -191,11 +193,34 @@ def chart_dir(h, root):
     return p if p.is_absolute() else (root / p).resolve()
 
 
+def tracked_version(h, chart):
+    """The chart version helm-controller's digest tracking gives a chart
+    of an OCIRepository that pins a digest (docs/flux.md), or None."""
+    c = h["chart"]
+    if c.get("kind") != "OCIRepository" or not c.get("digest"):
+        return None
+    meta = yaml.safe_load((chart / "Chart.yaml").read_text())
+    m = re.match(r"v?(\d+)(?:\.(\d+))?(?:\.(\d+))?(-[0-9A-Za-z.-]+)?(?:\+[0-9A-Za-z.-]+)?$", str(meta["version"]))
+    if not m:
+        return None
+    major, minor, patch, pre = m.group(1), m.group(2) or "0", m.group(3) or "0", m.group(4) or ""
+    return f"{int(major)}.{int(minor)}.{int(patch)}{pre}+{c['digest'].split(':')[1][:12]}"
+
+
 def compare(a, h, root, api_versions):
     chart = chart_dir(h, root)
     if chart.suffix == ".tgz" or not chart.exists():
         return "unsupported", f"chart at {h['chart']['location']}"
     with tempfile.TemporaryDirectory() as t:
+        version = tracked_version(h, chart)
+        if version:
+            # Helm renders the chart with that version in its Chart.yaml.
+            copy = Path(t) / "chart"
+            shutil.copytree(chart, copy, symlinks=True)
+            text = (copy / "Chart.yaml").read_text()
+            text = re.sub(r"(?m)^version:.*$", f"version: {version}", text, count=1)
+            (copy / "Chart.yaml").write_text(text)
+            chart = copy
         vf = Path(t) / "values.yaml"
         vf.write_text(json.dumps(h["values"], ensure_ascii=False))
         cmd = [a.helm, "template", h["releaseName"], str(chart), "--namespace", h["releaseNamespace"],

@@ -286,14 +286,20 @@ fn sort_templates(names: &mut [String]) {
 impl Chart {
     /// The same chart with `values` as its default values (what
     /// source-controller's `OverwriteChartDefaultValues` makes of a chart
-    /// whose values files it merged); parsed templates are shared.
-    pub fn with_values(&self, values: Value) -> Chart {
+    /// whose values files it merged) and `version` as its version (what
+    /// helm-controller's digest tracking makes of a chart from an
+    /// OCIRepository), each when given; parsed templates are shared.
+    pub fn with(&self, values: Option<Value>, version: Option<String>) -> Chart {
         let parsed = self.parsed.lock().map(|m| m.clone()).unwrap_or_default();
+        let mut metadata = self.metadata.clone();
+        if let Some(v) = version {
+            metadata.version = v;
+        }
         Chart {
-            metadata: self.metadata.clone(),
+            metadata,
             templates: self.templates.clone(),
             files: self.files.clone(),
-            values,
+            values: values.unwrap_or_else(|| self.values.clone()),
             schema: self.schema.clone(),
             dependencies: self.dependencies.clone(),
             path: self.path.clone(),
