@@ -1870,6 +1870,12 @@ fn an_oci_digest_pin_is_tracked_in_the_chart_version() {
         object_label(objs, kind, object)
     };
     let tracked = "demo-1.0.0+aadbb3a49248";
+    assert_eq!(
+        hr(&js, "pinned")["chart"]["trackedVersion"],
+        "1.0.0+aadbb3a49248"
+    );
+    assert_eq!(hr(&js, "pinned")["chart"]["resolvedVersion"], "1.0.0");
+    assert_eq!(hr(&js, "tagged")["chart"]["trackedVersion"], "");
     assert_eq!(label("pinned", "Deployment", "pinned"), tracked);
     assert_eq!(label("pinned", "ConfigMap", "pinned-info"), tracked);
     assert_eq!(label("tagged", "Deployment", "tagged"), "demo-1.0.0");
@@ -1882,6 +1888,20 @@ fn an_oci_digest_pin_is_tracked_in_the_chart_version() {
             .ends_with("invalid artifact revision sha256:abc"),
         "{bad:#}"
     );
+    // helm-controller's feature gate DisableChartDigestTracking, set as
+    // flux-operator's FluxInstance is patched from a HelmRelease's values:
+    // charts keep their own versions.
+    let gate = "---\napiVersion: helm.toolkit.fluxcd.io/v2\nkind: HelmRelease\nmetadata:\n  name: flux-instance\n  namespace: flux-system\nspec:\n  interval: 1h\n  chartRef:\n    kind: OCIRepository\n    name: flux-instance\n  values:\n    instance:\n      kustomize:\n        patches:\n          - patch: |-\n              - op: add\n                path: /spec/template/spec/containers/0/args/-\n                value: --feature-gates=DefaultToRetryOnFailure=true,DisableChartDigestTracking=true\n            target:\n              kind: Deployment\n              name: helm-controller\n";
+    let text = text + gate + &oci("flux-instance", "    tag: 0.1.0\n");
+    std::fs::write(t.path().join("kubernetes/clusters/test/all.yaml"), text).unwrap();
+    let (o, js) = build_json(t.path(), &[]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert_eq!(
+        object_label(&hr(&js, "pinned")["objects"], "Deployment", "pinned"),
+        "demo-1.0.0"
+    );
+    assert_eq!(hr(&js, "bad")["renderStatus"], "rendered");
+    assert_eq!(hr(&js, "pinned")["chart"]["trackedVersion"], "");
     let Some(helm) = helm() else {
         eprintln!("SKIPPED: the differential part (helm is not on PATH)");
         return;

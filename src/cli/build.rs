@@ -384,6 +384,7 @@ fn build_hr(a: &BuildArgs, rendered: &Rendered) -> i32 {
             ("chart", &h.chart.chart),
             ("version", &h.chart.version),
             ("resolvedVersion", &h.chart.resolved_version),
+            ("trackedVersion", &h.chart.tracked_version),
             ("location", &h.chart.location),
             ("pull", &h.chart.pull),
         ] {

@@ -101,6 +101,8 @@ pub fn helm_options(
         chart_dirs: chart_dirs(root, a),
         require_charts: a.require_charts,
         kube_version: Some(kube),
+        // Read from the environment's objects when it renders.
+        digest_tracking_disabled: false,
     }
 }
 

@@ -33,6 +33,9 @@ pub struct ChartInfo {
     pub location: String,
     /// The version found in the cache (a range resolved).
     pub resolved_version: String,
+    /// The version helm-controller's digest tracking gives the chart
+    /// (`.Chart.Version` when rendered), when it changes it.
+    pub tracked_version: String,
     /// The `helm pull` command that puts the chart into `.flate/charts`.
     pub pull: String,
     /// `valuesFiles` of `spec.chart.spec` (or of the HelmChart of

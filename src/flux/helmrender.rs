@@ -64,6 +64,45 @@ pub struct HelmOptions {
     /// `.Capabilities.KubeVersion` (`X.Y` or `vX.Y.Z`); None: the engine's
     /// default.
     pub kube_version: Option<String>,
+    /// helm-controller runs with its `DisableChartDigestTracking` feature
+    /// gate (see [`digest_tracking_disabled`]): charts keep their versions.
+    pub digest_tracking_disabled: bool,
+}
+
+/// Whether the environment sets helm-controller's
+/// `DisableChartDigestTracking` feature gate: some text among `objects`
+/// (a HelmRelease's values patching the FluxInstance of flux-operator, a
+/// ConfigMap of such values, the helm-controller Deployment's arguments
+/// or a kustomize patch of them) says `DisableChartDigestTracking=true`,
+/// as `--feature-gates=…` does, and none says it is false after it.
+pub fn digest_tracking_disabled<'a>(objects: impl IntoIterator<Item = &'a Resource>) -> bool {
+    const GATE: &str = "DisableChartDigestTracking=";
+    fn scan(n: &Node, last: &mut Option<bool>) {
+        match n {
+            Node::Str(s) => {
+                for (i, _) in s.match_indices(GATE) {
+                    let v = &s[i + GATE.len()..];
+                    let word = v
+                        .split(|c: char| !c.is_ascii_alphabetic())
+                        .next()
+                        .unwrap_or("");
+                    match word {
+                        "true" => *last = Some(true),
+                        "false" => *last = Some(false),
+                        _ => {}
+                    }
+                }
+            }
+            Node::Seq(v) => v.iter().for_each(|n| scan(n, last)),
+            Node::Map(m) => m.iter().for_each(|(_, n)| scan(n, last)),
+            _ => {}
+        }
+    }
+    let mut last = None;
+    for o in objects {
+        scan(&o.obj, &mut last);
+    }
+    last == Some(true)
 }
 
 /// The files of a chart directory read from a source artifact.
@@ -864,6 +903,11 @@ pub fn render_all(
         }
         if let Some(Ok(c)) = k.map(|k| &charts[k]) {
             h.chart.resolved_version = c.metadata.version.clone();
+            if !opts.digest_tracking_disabled
+                && let Ok(Some(v)) = tracked_version(&h.chart, &c.metadata.version)
+            {
+                h.chart.tracked_version = v;
+            }
         }
     }
     if timings {
@@ -898,7 +942,10 @@ pub fn render_all(
                     (_, Some(k)) => Some(match &charts[*k] {
                         Ok(c) => match (
                             merged_default_values(h, l, c),
-                            tracked_version(&h.chart, &c.metadata.version),
+                            match opts.digest_tracking_disabled {
+                                true => Ok(None),
+                                false => tracked_version(&h.chart, &c.metadata.version),
+                            },
                         ) {
                             (_, Err(e)) => Err(format!("{}: {e}", h.object.origin)),
                             (Ok(None), Ok(None)) => render_release(h, c, opts, &crds),
@@ -1051,6 +1098,38 @@ fn apply_outcome(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The feature gate, wherever its text is; the last setting wins.
+    #[test]
+    fn the_digest_tracking_gate_is_read_from_any_text() {
+        let objs = |texts: &[&str]| -> Vec<Resource> {
+            texts
+                .iter()
+                .map(|t| {
+                    let node = crate::yaml::parse_one(&format!(
+                        "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: x\ndata:\n  a: {t:?}\n"
+                    ))
+                    .unwrap();
+                    Resource::new(node, Origin::default())
+                })
+                .collect()
+        };
+        let off = |texts: &[&str]| digest_tracking_disabled(&objs(texts));
+        assert!(off(&["--feature-gates=DisableChartDigestTracking=true"]));
+        assert!(off(&[
+            "x: --feature-gates=A=true,DisableChartDigestTracking=true,B=false\n"
+        ]));
+        assert!(!off(&["--feature-gates=DisableChartDigestTracking=false"]));
+        assert!(!off(&[
+            "--feature-gates=DisableChartDigestTracking=true",
+            "--feature-gates=DisableChartDigestTracking=false"
+        ]));
+        assert!(!off(&[
+            "DisableChartDigestTracking",
+            "--feature-gates=OOMWatch=true"
+        ]));
+        assert!(!off(&[]));
+    }
 
     /// helm-controller's digest tracking, case by case
     /// (`mutateChartWithSourceRevision`, `extractDigestSubString`).

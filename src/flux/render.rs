@@ -2309,7 +2309,14 @@ fn render_helmreleases(
             crds.add(o);
         }
     }
-    helmrender::render_all(&mut hrs, &located, &opts.helm, crds, repo);
+    let mut helm_opts = opts.helm.clone();
+    helm_opts.digest_tracking_disabled = helmrender::digest_tracking_disabled(
+        reports
+            .iter()
+            .filter(|k| k.status == Status::Rendered)
+            .flat_map(|k| &k.objects),
+    );
+    helmrender::render_all(&mut hrs, &located, &helm_opts, crds, repo);
     // Messages name files relative to the repository.
     let prefix = format!("{}/", repo.display());
     for h in hrs.iter_mut() {

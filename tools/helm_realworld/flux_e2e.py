@@ -193,26 +193,12 @@ def chart_dir(h, root):
     return p if p.is_absolute() else (root / p).resolve()
 
 
-def tracked_version(h, chart):
-    """The chart version helm-controller's digest tracking gives a chart
-    of an OCIRepository that pins a digest (docs/flux.md), or None."""
-    c = h["chart"]
-    if c.get("kind") != "OCIRepository" or not c.get("digest"):
-        return None
-    meta = yaml.safe_load((chart / "Chart.yaml").read_text())
-    m = re.match(r"v?(\d+)(?:\.(\d+))?(?:\.(\d+))?(-[0-9A-Za-z.-]+)?(?:\+[0-9A-Za-z.-]+)?$", str(meta["version"]))
-    if not m:
-        return None
-    major, minor, patch, pre = m.group(1), m.group(2) or "0", m.group(3) or "0", m.group(4) or ""
-    return f"{int(major)}.{int(minor)}.{int(patch)}{pre}+{c['digest'].split(':')[1][:12]}"
-
-
 def compare(a, h, root, api_versions):
     chart = chart_dir(h, root)
     if chart.suffix == ".tgz" or not chart.exists():
         return "unsupported", f"chart at {h['chart']['location']}"
     with tempfile.TemporaryDirectory() as t:
-        version = tracked_version(h, chart)
+        version = h["chart"].get("trackedVersion")
         if version:
             # Helm renders the chart with that version in its Chart.yaml.
             copy = Path(t) / "chart"
