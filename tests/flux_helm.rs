@@ -25,13 +25,7 @@ fn stderr(o: &Output) -> String {
 
 /// The real Helm: FLATE_HELM, else `helm` on PATH.
 fn helm() -> Option<PathBuf> {
-    if let Some(p) = std::env::var_os("FLATE_HELM") {
-        return Some(PathBuf::from(p));
-    }
-    let path = std::env::var_os("PATH")?;
-    std::env::split_paths(&path)
-        .map(|d| d.join("helm"))
-        .find(|p| p.is_file())
+    common::helm::helm_binary()
 }
 
 fn kubectl() -> Option<PathBuf> {

@@ -190,6 +190,13 @@ pub enum ChartRequest {
         name: String,
         path: String,
     },
+    /// A source artifact that is a chart archive's contents (an
+    /// ExternalArtifact, as helm-controller loads it).
+    Artifact {
+        kind: String,
+        namespace: String,
+        name: String,
+    },
     /// A chart of a Helm repository (HTTP), an OCI registry, or an
     /// OCIRepository: fetched with `helm pull`.
     Remote {

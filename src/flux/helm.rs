@@ -332,20 +332,13 @@ fn resolve_chart(
         };
         if kind == "ExternalArtifact" {
             // Made in the cluster (by source-watcher's ArtifactGenerator,
-            // or another controller), never applied from the repository.
-            let by = super::artifactgen::generators(all.index.values().copied(), &cns)
-                .find(|g| super::artifactgen::artifact(g, &name).is_some());
-            info.unavailable = Some(match by {
-                Some(g) => format!(
-                    "{}: spec.chartRef ExternalArtifact {cns}/{name} is made by ArtifactGenerator {cns}/{} ({}): a chart from a generated artifact is not rendered offline",
-                    hr.origin,
-                    g.name(),
-                    g.origin
-                ),
-                None => format!(
-                    "{}: spec.chartRef ExternalArtifact {cns}/{name} is made in the cluster (no ArtifactGenerator of this environment makes it), so its chart is unknown offline",
-                    hr.origin
-                ),
+            // or another controller), never applied from the repository:
+            // the render builds a generator's artifact, or reads a
+            // `--source` copy (see `render_helmreleases`).
+            info.request = Some(ChartRequest::Artifact {
+                kind,
+                namespace: cns,
+                name,
             });
             return Ok(info);
         }

@@ -51,7 +51,7 @@ use super::helm::{HelmReleaseReport, HrStatus};
 
 /// The chart engine.
 mod engine {
-    pub use crate::helm::chart::{Chart, RenderOptions, load, render};
+    pub use crate::helm::chart::{Chart, RenderOptions, load, load_archive_entries, render};
 }
 
 /// Options of chart rendering (from the command line and `.flate.yaml`).
@@ -115,6 +115,10 @@ pub struct SourceChart {
     /// The release's `valuesFiles`, read from the source artifact (paths
     /// relative to its root, as source-controller reads them).
     pub values_files: Vec<SourceValuesFile>,
+    /// The files are an artifact loaded as a chart archive (an
+    /// ExternalArtifact's, as helm-controller loads it): their paths
+    /// start with the chart's directory, and `.helmignore` is not applied.
+    pub archive: bool,
 }
 
 /// One `valuesFiles` entry of a chart from a GitRepository or Bucket.
@@ -334,6 +338,12 @@ pub fn read_chart_dir(fs: &dyn FileSystem, dir: &Path) -> std::io::Result<Vec<(P
 pub type SourceChartFn<'a> =
     dyn Fn(&str, &str, &str, &str, &[String]) -> Result<Option<SourceChart>, String> + 'a;
 
+/// Reads the artifact of source (kind, namespace, name), an
+/// ExternalArtifact, as a chart archive: `Ok(Err(why))` when it is not
+/// available offline.
+pub type ArtifactChartFn<'a> =
+    dyn Fn(&str, &str, &str) -> Result<Result<SourceChart, String>, String> + 'a;
+
 /// The objects a release renders and the engine's warnings, or why not.
 /// (objects, the number of them at the start that are CRDs of the charts'
 /// `crds/` directories, warnings).
@@ -345,6 +355,7 @@ pub fn locate(
     h: &HelmReleaseReport,
     cache: &ChartCache,
     source_chart: &SourceChartFn<'_>,
+    artifact_chart: &ArtifactChartFn<'_>,
 ) -> Located {
     if let Some(m) = &h.chart.unavailable {
         return Located::Missing(m.clone());
@@ -372,6 +383,15 @@ pub fn locate(
             Ok(None) => Located::Missing(format!(
                 "chart {path} of external source {kind}/{namespace}/{name}: not fetched offline (render it from a local copy with --source {kind}/{namespace}/{name}=DIR)"
             )),
+            Err(e) => Located::Error(e),
+        },
+        ChartRequest::Artifact {
+            kind,
+            namespace,
+            name,
+        } => match artifact_chart(kind, namespace, name) {
+            Ok(Ok(c)) => Located::Source(Arc::new(c)),
+            Ok(Err(why)) => Located::Missing(why),
             Err(e) => Located::Error(e),
         },
         ChartRequest::Remote { chart, version, .. } => match cache.find(chart, version) {
@@ -402,6 +422,15 @@ pub fn locate(
 /// never an existing path: another user of a shared temporary directory
 /// cannot put a link where the chart's files are written.
 fn load_source_chart(c: &SourceChart) -> Result<engine::Chart, String> {
+    if c.archive {
+        let entries = c
+            .files
+            .iter()
+            .map(|(rel, bytes)| (rel.to_string_lossy().into_owned(), bytes.clone()))
+            .collect();
+        return engine::load_archive_entries(entries, Path::new(&c.label))
+            .map_err(|e| format!("chart {}: {e}", c.label));
+    }
     let tmp = tempfile::Builder::new()
         .prefix("flate-chart-")
         .tempdir()

@@ -2279,11 +2279,45 @@ fn render_helmreleases(
             label: format!("{src} {path}"),
             files,
             values_files,
+            archive: false,
+        }))
+    };
+    // An ExternalArtifact of `spec.chartRef`: a `--source` copy, or the
+    // artifact an ArtifactGenerator of the environment makes; loaded as
+    // helm-controller loads it, as a chart archive.
+    let artifact_chart = |kind: &str, ns: &str, name: &str| {
+        let src = SourceRef {
+            kind: kind.to_string(),
+            name: name.to_string(),
+            namespace: ns.to_string(),
+        };
+        let read = |fs: &dyn FileSystem, root: &Path| {
+            helmrender::read_chart_dir(fs, root).map_err(|e| format!("{src}: {e}"))
+        };
+        let files = if let Some(a) = sources.local_artifact(&src, &known) {
+            read(&a, &a.root)?
+        } else {
+            match sources.generated(&src, &known, 0) {
+                Some(Ok(m)) => read(&*m, m.root())?,
+                Some(Err(GenError::Unavailable(why))) => return Ok(Err(why)),
+                Some(Err(GenError::Failed(e))) => return Err(e),
+                None => {
+                    return Ok(Err(format!(
+                        "{src} is made in the cluster (no ArtifactGenerator of this environment makes it), so its chart is unknown offline: render it from a local copy of the artifact with --source {src}=DIR"
+                    )));
+                }
+            }
+        };
+        Ok(Ok(SourceChart {
+            label: src.to_string(),
+            files,
+            values_files: Vec::new(),
+            archive: true,
         }))
     };
     let located: Vec<Located> = hrs
         .iter()
-        .map(|h| helmrender::locate(h, &cache, &source_chart))
+        .map(|h| helmrender::locate(h, &cache, &source_chart, &artifact_chart))
         .collect();
     for h in hrs.iter_mut() {
         if let Some(p) = h.chart.request.as_ref().and_then(|r| r.pull_command()) {

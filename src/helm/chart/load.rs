@@ -745,24 +745,7 @@ fn archive_files(data: &[u8]) -> Result<Vec<NamedBytes>, String> {
             .map_err(|e| e.to_string())?
             .to_string_lossy()
             .into_owned();
-        let delim = if raw.contains('\\') { '\\' } else { '/' };
-        let parts: Vec<&str> = raw.split(delim).collect();
-        if parts[0] == "Chart.yaml" {
-            return Err("chart yaml not in base directory".into());
-        }
-        let n = parts[1..].join("/");
-        if n.starts_with('/') {
-            return Err("chart illegally contains absolute paths".into());
-        }
-        let n = clean_path(&n);
-        if n == "." {
-            return Err(format!(
-                "chart illegally contains content outside the base directory: {raw:?}"
-            ));
-        }
-        if n.starts_with("..") {
-            return Err("chart illegally references parent directory".into());
-        }
+        let n = archive_name(&raw)?;
         let size = entry.header().size().unwrap_or(0);
         if size > remaining {
             return Err(format!(
@@ -783,6 +766,68 @@ fn archive_files(data: &[u8]) -> Result<Vec<NamedBytes>, String> {
         return Err("no files in chart archive".into());
     }
     Ok(files)
+}
+
+/// The name in the chart of the archive entry `raw`: its top directory
+/// (the chart's, whatever its name) taken off, or Helm's error
+/// (`LoadArchiveFiles`).
+fn archive_name(raw: &str) -> Result<String, String> {
+    let delim = if raw.contains('\\') { '\\' } else { '/' };
+    let parts: Vec<&str> = raw.split(delim).collect();
+    if parts[0] == "Chart.yaml" {
+        return Err("chart yaml not in base directory".into());
+    }
+    let n = parts[1..].join("/");
+    if n.starts_with('/') {
+        return Err("chart illegally contains absolute paths".into());
+    }
+    let n = clean_path(&n);
+    if n == "." {
+        return Err(format!(
+            "chart illegally contains content outside the base directory: {raw:?}"
+        ));
+    }
+    if n.starts_with("..") {
+        return Err("chart illegally references parent directory".into());
+    }
+    Ok(n)
+}
+
+/// Loads a chart from the entries of an archive (path in the archive,
+/// contents), as Helm loads a chart archive: the top directory of every
+/// entry taken off, no `.helmignore` applied. For an artifact holding a
+/// chart that is not a `.tgz` file (helm-controller loads an
+/// ExternalArtifact's so).
+pub fn load_archive_entries(
+    entries: Vec<(String, Vec<u8>)>,
+    origin: &Path,
+) -> Result<Chart, ChartError> {
+    let mut files = Vec::new();
+    let mut remaining = MAX_CHART_SIZE;
+    for (raw, data) in entries {
+        let n = archive_name(&raw).map_err(|m| ChartError::at(m, origin))?;
+        let size = data.len() as u64;
+        if size > remaining {
+            return Err(ChartError::at(
+                format!("decompressed chart is larger than the maximum size {MAX_CHART_SIZE}"),
+                origin,
+            ));
+        }
+        if size > MAX_FILE_SIZE {
+            return Err(ChartError::at(
+                format!(
+                    "decompressed chart file {raw:?} is larger than the maximum file size {MAX_FILE_SIZE}"
+                ),
+                origin,
+            ));
+        }
+        remaining -= size;
+        files.push((n, strip_bom(Arc::from(data)).into()));
+    }
+    if files.is_empty() {
+        return Err(ChartError::at("no files in chart archive", origin));
+    }
+    load_files(files, origin, None)
 }
 
 /// Go's `path.Clean` for relative paths.
