@@ -333,32 +333,28 @@ spec:
     assert_eq!(data["replicas"], "3");
     assert_eq!(data["level"], "debug");
     assert_eq!(data["ui"], r#"{"color":"green","message":"hello"}"#);
-    let flat = hr("flat");
-    assert_eq!(flat["renderStatus"], "failed", "{flat:#}");
-    assert!(
-        flat["message"].as_str().unwrap().ends_with(
-            "chart ExternalArtifact/flux-system/podinfo-flat: chart yaml not in base directory"
+    // (release, status, text its message holds)
+    for (name, status, text) in [
+        (
+            "flat",
+            "failed",
+            "chart ExternalArtifact/flux-system/podinfo-flat: chart yaml not in base directory",
         ),
-        "{flat:#}"
-    );
-    let nochart = hr("nochart");
-    assert_eq!(nochart["renderStatus"], "failed", "{nochart:#}");
-    assert!(
-        nochart["message"]
-            .as_str()
-            .unwrap()
-            .ends_with("chart ExternalArtifact/flux-system/apps: Chart.yaml file is missing"),
-        "{nochart:#}"
-    );
-    let elsewhere = hr("elsewhere");
-    assert_eq!(elsewhere["renderStatus"], "skipped", "{elsewhere:#}");
-    assert!(
-        elsewhere["message"]
-            .as_str()
-            .unwrap()
-            .contains("--source ExternalArtifact/flux-system/made-by-someone=DIR"),
-        "{elsewhere:#}"
-    );
+        (
+            "nochart",
+            "failed",
+            "chart ExternalArtifact/flux-system/apps: Chart.yaml file is missing",
+        ),
+        (
+            "elsewhere",
+            "skipped",
+            "render it from a local copy of the artifact with --source ExternalArtifact/flux-system/made-by-someone=DIR",
+        ),
+    ] {
+        let h = hr(name);
+        assert_eq!(h["renderStatus"], status, "{h:#}");
+        assert!(h["message"].as_str().unwrap().ends_with(text), "{h:#}");
+    }
     let o = common::flate_in(&["check", "--path", "cluster"], &d);
     let out = String::from_utf8_lossy(&o.stdout);
     assert!(!out.contains("is not supported"), "{out}");
