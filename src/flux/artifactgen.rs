@@ -20,7 +20,8 @@
 //!   `from`; one without `/` also against the file name;
 //! - `strategy: Merge` merges a YAML file into an existing destination
 //!   (maps deeply, everything else replaced, as Helm merges values);
-//!   `Extract` (tarballs) is not done offline.
+//!   `Extract` extracts tarballs (`.tar.gz`, `.tgz`: one named, or those a
+//!   doublestar glob matches) into the destination directory.
 //!
 //! Operations run in order; later ones overwrite earlier ones' files.
 
@@ -527,6 +528,22 @@ impl Src<'_> {
         self.fs.list_typed(&self.abs(rel)).unwrap_or_default()
     }
 
+    /// Every path below `dir`, depth first in name order, with whether it
+    /// is a directory.
+    fn walk(&self, dir: &str, f: &mut dyn FnMut(&str, bool)) {
+        for (name, is_dir) in self.list(dir) {
+            let path = if dir == "." {
+                name
+            } else {
+                format!("{dir}/{name}")
+            };
+            f(&path, is_dir);
+            if is_dir {
+                self.walk(&path, f);
+            }
+        }
+    }
+
     /// Go's `fs.Glob`: matches sorted per directory; a pattern without
     /// glob characters matches itself when it exists.
     fn glob(&self, pattern: &str) -> Result<Vec<String>, String> {
@@ -596,16 +613,13 @@ impl Op<'_> {
                 return Err(format!("invalid exclude pattern '{p}'"));
             }
         }
-        if self.strategy == "Extract" {
-            return Err(
-                "the Extract strategy (tarballs) is not done offline: render it from a copy of the artifact with --source ExternalArtifact/NAMESPACE/NAME=DIR"
-                    .into(),
-            );
-        }
         let src = Src {
             fs: input.fs,
             root: &input.root,
         };
+        if self.strategy == "Extract" {
+            return self.extract(&src, alias, pattern, dest, out);
+        }
         if !has_glob(pattern) {
             return self.single(&src, pattern, dest, out);
         }
@@ -730,6 +744,75 @@ impl Op<'_> {
 
     /// Source-watcher's `shouldExcludePath`: the path relative to the
     /// source, then relative to the literal prefix of `from`.
+    /// The `Extract` strategy: the tarballs (`.tar.gz`, `.tgz`) `from`
+    /// names, each extracted into the destination directory. A path
+    /// without glob characters must be one; a glob (doublestar's, `**`
+    /// spanning directories) skips what is not one.
+    fn extract(
+        &self,
+        src: &Src<'_>,
+        alias: &str,
+        pattern: &str,
+        dest: &str,
+        out: &mut MemFs,
+    ) -> Result<(), String> {
+        let dest = dest_key(dest);
+        if !has_glob(pattern) {
+            let path = clean(pattern);
+            if path.starts_with("..") {
+                return Err(format!("path escapes from parent: '{path}'"));
+            }
+            if !src.exists(&path) {
+                return Err(format!("source '{path}' does not exist"));
+            }
+            if src.is_dir(&path) {
+                return Err(format!(
+                    "extract strategy is not supported for directories, got '{path}'"
+                ));
+            }
+            if self.excluded(&path, ".") {
+                return Ok(());
+            }
+            if !is_tarball(&path) {
+                return Err(format!(
+                    "extract strategy requires tarball file (.tar.gz or .tgz), got '{path}'"
+                ));
+            }
+            return untar(&src.read(&path)?, &dest, out)
+                .map_err(|e| format!("failed to extract tarball {path:?} to {dest:?}: {e}"));
+        }
+        let mut matches = Vec::new();
+        src.walk(".", &mut |p, is_dir| {
+            if double_star(pattern, p) {
+                matches.push((p.to_string(), is_dir));
+            }
+        });
+        if matches.is_empty() {
+            return Err(format!(
+                "no files match pattern '{pattern}' in source '{alias}'"
+            ));
+        }
+        let exclude_base = selection_root(pattern);
+        let kept: Vec<(String, bool)> = matches
+            .into_iter()
+            .filter(|(m, _)| !self.excluded(m, &exclude_base))
+            .collect();
+        if kept.is_empty() {
+            return Err(format!(
+                "all files matching pattern '{pattern}' in source '{alias}' were excluded"
+            ));
+        }
+        for (m, is_dir) in kept {
+            if is_dir || !is_tarball(&m) {
+                continue;
+            }
+            untar(&src.read(&m)?, &dest, out).map_err(|e| {
+                format!("failed to extract tarball '{m}' to '{dest}': failed to extract tarball {m:?} to {dest:?}: {e}")
+            })?;
+        }
+        Ok(())
+    }
+
     fn excluded(&self, path: &str, exclude_base: &str) -> bool {
         if self.exclude.is_empty() {
             return false;
@@ -749,6 +832,72 @@ impl Op<'_> {
         };
         rel != path && excluded_by(&rel, &self.exclude)
     }
+}
+
+/// source-watcher's `isTarball`: the name ends with `.tar.gz` or `.tgz`,
+/// in any case.
+fn is_tarball(path: &str) -> bool {
+    let p = path.to_ascii_lowercase();
+    p.ends_with(".tar.gz") || p.ends_with(".tgz")
+}
+
+/// The most a tarball may hold, in all (fluxcd/pkg/tar's
+/// `DefaultMaxUntarSize`, 100 MiB).
+const MAX_UNTAR_BYTES: u64 = 100 << 20;
+
+/// Extracts a gzipped tarball into `dest` of the artifact as
+/// fluxcd/pkg/tar's `Untar` does: regular files (a later one replacing an
+/// earlier one) and directories; a symbolic link, another kind of entry,
+/// a name that is empty, absolute, has a `\` or climbs with `../`, or more
+/// than 100 MiB in all fail.
+fn untar(data: &[u8], dest: &str, out: &mut MemFs) -> Result<(), String> {
+    use std::io::Read;
+    // Go's `gzip.NewReader` reads the header first.
+    if data.is_empty() {
+        return Err("requires gzip-compressed body: EOF".into());
+    }
+    if !data.starts_with(&[0x1f, 0x8b]) {
+        return Err("requires gzip-compressed body: gzip: invalid header".into());
+    }
+    let mut ar = tar::Archive::new(flate2::read::GzDecoder::new(data));
+    let entries = ar.entries().map_err(|e| format!("tar error: {e}"))?;
+    let mut total = 0u64;
+    for entry in entries {
+        let mut entry = entry.map_err(|e| format!("tar error: {e}"))?;
+        let name = String::from_utf8_lossy(&entry.path_bytes()).into_owned();
+        total += entry.header().size().unwrap_or(0);
+        if total > MAX_UNTAR_BYTES {
+            return Err(format!(
+                "tar {name:?} is bigger than max archive size of {MAX_UNTAR_BYTES} bytes"
+            ));
+        }
+        if name.is_empty() || name.contains('\\') || name.starts_with('/') || name.contains("../") {
+            return Err(format!("tar contained invalid name error {name:?}"));
+        }
+        let at = dest_key(&join(dest, &name));
+        if at == ".." || at.starts_with("../") {
+            return Err(format!("tar contained invalid name error {name:?}"));
+        }
+        let kind = entry.header().entry_type();
+        if kind.is_file() {
+            let mut buf = Vec::new();
+            entry
+                .read_to_end(&mut buf)
+                .map_err(|e| format!("tar error: {e}"))?;
+            out.write(&at, buf)?;
+        } else if kind.is_dir() {
+            out.mkdir(&at);
+        } else if kind.is_symlink() {
+            return Err(format!(
+                "tar file entry {name} is a symlink, which is not allowed in this context"
+            ));
+        } else {
+            return Err(format!(
+                "tar file entry {name} contained unsupported file type"
+            ));
+        }
+    }
+    Ok(())
 }
 
 fn excluded_by(path: &str, patterns: &[&str]) -> bool {
@@ -911,6 +1060,108 @@ mod tests {
             put(d.path(), f, "k: v\n");
         }
         d
+    }
+
+    /// A gzipped tarball of `entries` (name, contents; `None`: a
+    /// directory), as `helm package` or `flux build artifact` write them.
+    fn tarball(entries: &[(&str, Option<&str>)]) -> Vec<u8> {
+        let mut b = tar::Builder::new(flate2::write::GzEncoder::new(
+            Vec::new(),
+            flate2::Compression::default(),
+        ));
+        for (name, data) in entries {
+            let mut h = tar::Header::new_gnu();
+            match data {
+                Some(d) => {
+                    h.set_entry_type(tar::EntryType::Regular);
+                    h.set_size(d.len() as u64);
+                    h.set_mode(0o644);
+                    // The name as written, `..` included (which the
+                    // builder's own path setter refuses).
+                    h.as_old_mut().name[..name.len()].copy_from_slice(name.as_bytes());
+                    h.set_cksum();
+                    b.append(&h, d.as_bytes()).unwrap();
+                }
+                None => {
+                    h.set_entry_type(tar::EntryType::Directory);
+                    h.set_size(0);
+                    h.set_mode(0o755);
+                    b.append_data(&mut h, name, &[][..]).unwrap();
+                }
+            }
+        }
+        b.into_inner().unwrap().finish().unwrap()
+    }
+
+    #[test]
+    fn extracts_tarballs_as_source_watcher_does() {
+        let d = tree();
+        let r = d.path();
+        let chart = tarball(&[
+            ("podinfo", None),
+            ("podinfo/Chart.yaml", Some("name: podinfo\n")),
+            ("podinfo/templates/cm.yaml", Some("kind: ConfigMap\n")),
+        ]);
+        std::fs::write(r.join("podinfo-6.7.0.tgz"), &chart).unwrap();
+        std::fs::create_dir_all(r.join("releases/old")).unwrap();
+        let other = tarball(&[("other/Chart.yaml", Some("name: other\n"))]);
+        std::fs::write(r.join("releases/old/other-1.0.0.TAR.GZ"), &other).unwrap();
+        // One tarball, its structure kept under the destination.
+        assert_eq!(
+            built(
+                r,
+                "- from: '@repo/podinfo-6.7.0.tgz'\n  to: '@artifact/'\n  strategy: Extract\n"
+            )
+            .unwrap(),
+            ["podinfo/Chart.yaml", "podinfo/templates/cm.yaml"]
+        );
+        assert_eq!(
+            built(
+                r,
+                "- from: '@repo/podinfo-6.7.0.tgz'\n  to: '@artifact/charts'\n  strategy: Extract\n"
+            )
+            .unwrap(),
+            [
+                "charts/podinfo/Chart.yaml",
+                "charts/podinfo/templates/cm.yaml"
+            ]
+        );
+        // A doublestar glob: `**` spans directories, what is not a tarball
+        // is skipped.
+        assert_eq!(
+            built(
+                r,
+                "- from: '@repo/**'\n  to: '@artifact/x/'\n  strategy: Extract\n"
+            )
+            .unwrap(),
+            [
+                "x/other/Chart.yaml",
+                "x/podinfo/Chart.yaml",
+                "x/podinfo/templates/cm.yaml"
+            ]
+        );
+        // What source-watcher refuses.
+        let err = |ops: &str| built(r, ops).unwrap_err();
+        assert!(
+            err("- from: '@repo/config.yaml'\n  to: '@artifact/'\n  strategy: Extract\n")
+                .ends_with(
+                    "extract strategy requires tarball file (.tar.gz or .tgz), got 'config.yaml'"
+                )
+        );
+        assert!(
+            err("- from: '@repo/apps'\n  to: '@artifact/'\n  strategy: Extract\n")
+                .ends_with("extract strategy is not supported for directories, got 'apps'")
+        );
+        std::fs::write(r.join("fake.tgz"), "not gzip").unwrap();
+        assert!(
+            err("- from: '@repo/fake.tgz'\n  to: '@artifact/'\n  strategy: Extract\n")
+                .ends_with("requires gzip-compressed body: gzip: invalid header")
+        );
+        std::fs::write(r.join("evil.tgz"), tarball(&[("a/../../x", Some("x"))])).unwrap();
+        assert!(
+            err("- from: '@repo/evil.tgz'\n  to: '@artifact/'\n  strategy: Extract\n")
+                .ends_with("tar contained invalid name error \"a/../../x\"")
+        );
     }
 
     #[test]
