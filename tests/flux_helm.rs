@@ -1923,3 +1923,144 @@ fn object_label(objs: &J, kind: &str, name: &str) -> String {
         .unwrap()
         .to_string()
 }
+
+/// source-controller's dependency build of a chart from the repository:
+/// the dependencies its Chart.yaml lists and `charts/` lacks are added, a
+/// `file://` one from the repository, a remote one from the chart cache;
+/// the release renders as `helm template` renders the chart once `helm
+/// dependency build` has filled `charts/`. A remote one that is not cached
+/// skips the release with the `helm pull` that fetches it; a local one of
+/// another version fails it, as source-controller fails.
+#[test]
+fn a_repository_chart_gets_its_dependencies_as_source_controller_builds_them() {
+    let umbrella = |version_of_lib: &str| {
+        format!(
+            "apiVersion: v2\nname: umbrella\nversion: 0.1.0\ndependencies:\n  - name: lib\n    version: \"{version_of_lib}\"\n    repository: file://../lib\n  - name: demo\n    version: \"~1.0\"\n    repository: https://charts.example.com\n    alias: web\n"
+        )
+    };
+    let release = |name: &str, chart: &str| {
+        hr_spec(
+            name,
+            &format!(
+                "  chart:\n    spec:\n      chart: ./charts/{chart}\n      sourceRef:\n        kind: GitRepository\n        name: flux-system\n  values:\n    web:\n      replicas: 2\n"
+            ),
+        )
+    };
+    let mut text = release("umbrella", "umbrella");
+    text += &release("wrong-lib", "wrong-lib");
+    text += &release("uncached", "uncached");
+    let t = repo(&[
+        ("kubernetes/clusters/test/all.yaml", &text),
+        ("charts/umbrella/Chart.yaml", &umbrella("^1.0.0")),
+        (
+            "charts/umbrella/templates/cm.yaml",
+            "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: {{ include \"lib.name\" . }}\n",
+        ),
+        ("charts/wrong-lib/Chart.yaml", &umbrella("^2.0.0")),
+        (
+            "charts/uncached/Chart.yaml",
+            "apiVersion: v2\nname: uncached\nversion: 0.1.0\ndependencies:\n  - name: other\n    version: 3.1.4\n    repository: https://charts.example.com\n",
+        ),
+        (
+            "charts/lib/Chart.yaml",
+            "apiVersion: v2\nname: lib\nversion: 1.2.0\ntype: library\n",
+        ),
+        (
+            "charts/lib/templates/_name.tpl",
+            "{{ define \"lib.name\" }}{{ .Release.Name }}-from-lib{{ end }}",
+        ),
+    ]);
+    chart(t.path(), ".flate/charts/demo-1.0.3", "1.0.3", "1.0.3");
+    let (o, js) = build_json(t.path(), &[]);
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    let h = hr(&js, "umbrella");
+    assert_eq!(h["renderStatus"], "rendered", "{h:#}");
+    assert!(
+        object(&h["objects"], "ConfigMap", "umbrella-from-lib").is_some(),
+        "{h:#}"
+    );
+    let web = object(&h["objects"], "Deployment", "umbrella")
+        .expect("the aliased dependency's Deployment");
+    assert_eq!(web["spec"]["replicas"], 2);
+    let wrong = hr(&js, "wrong-lib");
+    assert_eq!(wrong["renderStatus"], "failed");
+    assert!(
+        wrong["message"]
+            .as_str()
+            .unwrap()
+            .ends_with("failed to add local dependency 'lib': can't get a valid version for constraint '^2.0.0'"),
+        "{wrong:#}"
+    );
+    let uncached = hr(&js, "uncached");
+    assert_eq!(uncached["renderStatus"], "skipped");
+    assert!(
+        uncached["message"]
+            .as_str()
+            .unwrap()
+            .ends_with("fetch it with `helm pull other --repo https://charts.example.com --version 3.1.4 -d .flate/charts`"),
+        "{uncached:#}"
+    );
+    let Some(helm) = helm() else {
+        eprintln!("SKIPPED: the differential part (helm is not on PATH)");
+        return;
+    };
+    // The oracle: the chart with charts/ filled as `helm dependency
+    // build` fills it.
+    let c = tempfile::tempdir().unwrap();
+    let root = c.path().join("umbrella");
+    for (from, to) in [
+        ("charts/umbrella", ""),
+        ("charts/lib", "charts/lib"),
+        (".flate/charts/demo-1.0.3", "charts/demo"),
+    ] {
+        copy_dir(&t.path().join(from), &root.join(to));
+    }
+    let want = helm_template(
+        &helm,
+        &root,
+        "umbrella",
+        "flux-system",
+        "web:\n  replicas: 2\n",
+        &[
+            "--skip-tests",
+            "--kube-version",
+            "v1.36.0",
+            "--api-versions",
+            "demo.example.com/v1/Widget",
+        ],
+    );
+    let got: Vec<J> = without_crds_and_hooks(&h["objects"]);
+    let want: Vec<J> = without_crds_and_hooks(&J::Array(want));
+    let names = |v: &[J]| {
+        let mut n: Vec<String> = v
+            .iter()
+            .map(|o| format!("{}/{}", o["kind"], o["metadata"]["name"]))
+            .collect();
+        n.sort();
+        n
+    };
+    assert_eq!(names(&got), names(&want));
+    let got = J::Array(got);
+    for w in &want {
+        let (kind, name) = (
+            w["kind"].as_str().unwrap(),
+            w["metadata"]["name"].as_str().unwrap(),
+        );
+        let g = object(&got, kind, name).unwrap();
+        assert_eq!(g["spec"], w["spec"], "{name}");
+        assert_eq!(g["data"], w["data"], "{name}");
+    }
+}
+
+fn copy_dir(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).unwrap();
+    for e in std::fs::read_dir(from).unwrap_or_else(|e| panic!("{}: {e}", from.display())) {
+        let e = e.unwrap();
+        let p = e.path();
+        if p.is_dir() {
+            copy_dir(&p, &to.join(e.file_name()));
+        } else {
+            std::fs::copy(&p, to.join(e.file_name())).unwrap();
+        }
+    }
+}

@@ -158,6 +158,216 @@ pub fn secure_rel(p: &str) -> String {
     out.join("/")
 }
 
+/// A chart's files: paths relative to its directory, and contents.
+pub type ChartFiles = Vec<(PathBuf, Vec<u8>)>;
+
+/// One entry of a chart's dependencies (`Chart.yaml`, or its lock file,
+/// which wins, as source-controller reads them).
+struct DepEntry {
+    name: String,
+    version: String,
+    repository: String,
+    alias: String,
+}
+
+fn dep_entries(text: &str, key: &str) -> Vec<DepEntry> {
+    let Ok(doc) = crate::yaml::parse_one(text) else {
+        return Vec::new();
+    };
+    let Some(Node::Seq(deps)) = doc.get(key) else {
+        return Vec::new();
+    };
+    let s = |d: &Node, k: &str| d.get(k).and_then(Node::scalar_text).unwrap_or_default();
+    deps.iter()
+        .map(|d| DepEntry {
+            name: s(d, "name"),
+            version: s(d, "version"),
+            repository: s(d, "repository"),
+            alias: s(d, "alias"),
+        })
+        .collect()
+}
+
+/// source-controller's dependency build of a chart it packages from a
+/// GitRepository or Bucket artifact (`DependencyManager.Build`): the
+/// dependencies `Chart.yaml` lists (`requirements.yaml` for an
+/// `apiVersion: v1` chart; the lock file's list when there is one) that
+/// `charts/` lacks are added, a local one (`file://PATH` or no
+/// repository: PATH relative to the chart, within the artifact) from the
+/// artifact, a remote one from the chart cache (where `helm pull` puts
+/// it). Only when `charts/` holds fewer subcharts than the list has
+/// entries; a subchart counts by its `Chart.yaml` name (a `.tgz` by its
+/// file name, `NAME-VERSION.tgz` as `helm dependency build` writes it)
+/// against the entry's alias or name.
+///
+/// `files` are the chart's, `chart_rel` its directory in the artifact
+/// (`/`-separated), `read_dir(rel)` the files below a directory of the
+/// artifact (None: no such directory). Adds the dependencies' files under
+/// `charts/`; `Ok(Err(why))`: a remote dependency is not cached (the
+/// release is skipped); `Err`: source-controller's error.
+pub fn vendor_dependencies(
+    files: &mut ChartFiles,
+    chart_rel: &str,
+    read_dir: &dyn Fn(&str) -> Option<ChartFiles>,
+    cache: &ChartCache,
+) -> Result<Result<(), String>, String> {
+    let text = |name: &str| {
+        files
+            .iter()
+            .find(|(p, _)| p == Path::new(name))
+            .map(|(_, b)| String::from_utf8_lossy(b).into_owned())
+    };
+    let Some(chart_yaml) = text("Chart.yaml") else {
+        return Ok(Ok(()));
+    };
+    let v1 = crate::yaml::parse_one(&chart_yaml)
+        .ok()
+        .and_then(|d| d.get("apiVersion").and_then(Node::scalar_text))
+        .is_none_or(|v| v == "v1");
+    let (meta, lock) = if v1 {
+        (text("requirements.yaml"), text("requirements.lock"))
+    } else {
+        (Some(chart_yaml), text("Chart.lock"))
+    };
+    let reqs = match (lock, meta) {
+        (Some(l), _) => dep_entries(&l, "dependencies"),
+        (None, Some(m)) => dep_entries(&m, "dependencies"),
+        (None, None) => Vec::new(),
+    };
+    if reqs.is_empty() {
+        return Ok(Ok(()));
+    }
+    // The subcharts `charts/` holds.
+    let mut current: Vec<String> = Vec::new();
+    for (p, b) in files.iter() {
+        let parts: Vec<String> = p
+            .components()
+            .map(|c| c.as_os_str().to_string_lossy().into_owned())
+            .collect();
+        match parts.as_slice() {
+            [c, f] if c == "charts" && f.ends_with(".tgz") => {
+                if let Some((name, _)) = super::charts::split_archive_name(f) {
+                    current.push(name);
+                }
+            }
+            [c, _, f] if c == "charts" && f == "Chart.yaml" => {
+                if let Some(n) = crate::yaml::parse_one(&String::from_utf8_lossy(b))
+                    .ok()
+                    .and_then(|d| d.get("name").and_then(Node::scalar_text))
+                {
+                    current.push(n);
+                }
+            }
+            _ => {}
+        }
+    }
+    if current.len() == reqs.len() {
+        return Ok(Ok(()));
+    }
+    let mut missing: Vec<(String, &DepEntry)> = reqs
+        .iter()
+        .map(|d| {
+            let key = if d.alias.is_empty() {
+                &d.name
+            } else {
+                &d.alias
+            };
+            (key.clone(), d)
+        })
+        .filter(|(key, _)| !current.contains(key))
+        .collect();
+    missing.sort_by(|a, b| a.0.cmp(&b.0));
+    missing.dedup_by(|a, b| a.0 == b.0);
+    for (key, dep) in missing {
+        let local = dep.repository.is_empty() || dep.repository.starts_with("file://");
+        let added: Vec<(PathBuf, Vec<u8>)> = if local {
+            let at = secure_rel(&format!(
+                "{chart_rel}/{}",
+                dep.repository.trim_start_matches("file://")
+            ));
+            let fail = |m: String| format!("failed to add local dependency '{key}': {m}");
+            let Some(dep_files) =
+                read_dir(&at).filter(|f| f.iter().any(|(p, _)| p == Path::new("Chart.yaml")))
+            else {
+                return Err(fail(format!(
+                    "no chart found at '/{at}' (reference '{}')",
+                    dep.repository
+                )));
+            };
+            let constraint = crate::helm::semver::Constraint::parse(&dep.version).map_err(|e| {
+                fail(format!(
+                    "invalid version/constraint format '{}': {e}",
+                    dep.version
+                ))
+            })?;
+            let version = dep_files
+                .iter()
+                .find(|(p, _)| p == Path::new("Chart.yaml"))
+                .and_then(|(_, b)| crate::yaml::parse_one(&String::from_utf8_lossy(b)).ok())
+                .and_then(|d| d.get("version").and_then(Node::scalar_text))
+                .unwrap_or_default();
+            let v = crate::helm::semver::Version::parse(&version).map_err(fail)?;
+            if !constraint.matches(&v) {
+                return Err(fail(format!(
+                    "can't get a valid version for constraint '{}'",
+                    dep.version
+                )));
+            }
+            dep_files
+                .into_iter()
+                .map(|(p, b)| (Path::new("charts").join(&key).join(p), b))
+                .collect()
+        } else {
+            let url = &dep.repository;
+            if !(url.starts_with("https://")
+                || url.starts_with("http://")
+                || url.starts_with("oci://"))
+            {
+                return Err(format!(
+                    "failed to add remote dependency '{key}': invalid chart repository URL format '{url}'"
+                ));
+            }
+            match cache.find(&dep.name, &dep.version)? {
+                Some(c) if c.path.is_dir() => {
+                    let files = read_chart_dir(&crate::fs::RealFs, &c.path)
+                        .map_err(|e| format!("{}: {e}", c.path.display()))?;
+                    files
+                        .into_iter()
+                        .map(|(p, b)| (Path::new("charts").join(&key).join(p), b))
+                        .collect()
+                }
+                Some(c) => {
+                    let bytes =
+                        std::fs::read(&c.path).map_err(|e| format!("{}: {e}", c.path.display()))?;
+                    let file = c.path.file_name().unwrap_or_default();
+                    vec![(Path::new("charts").join(file), bytes)]
+                }
+                None => {
+                    let oci = url.starts_with("oci://");
+                    let request = ChartRequest::Remote {
+                        chart: dep.name.clone(),
+                        version: dep.version.clone(),
+                        url: if oci {
+                            format!("{}/{}", url.trim_end_matches('/'), dep.name)
+                        } else {
+                            url.clone()
+                        },
+                        oci,
+                    };
+                    return Ok(Err(format!(
+                        "dependency '{key}' of the chart (chart {} {} of {url}) is not in the chart cache: fetch it with `{}`",
+                        dep.name,
+                        dep.version,
+                        request.pull_command().unwrap_or_default()
+                    )));
+                }
+            }
+        };
+        files.extend(added);
+    }
+    Ok(Ok(()))
+}
+
 /// Go's `filepath.Clean` of a slash-separated path.
 pub fn go_clean(p: &str) -> String {
     let rooted = p.starts_with('/');
@@ -332,11 +542,12 @@ pub fn read_chart_dir(fs: &dyn FileSystem, dir: &Path) -> std::io::Result<Vec<(P
 }
 
 /// Reads the chart directory `path` of source (kind, namespace, name):
-/// None when that source is not available offline.
+/// `Ok(Err(why))` when it is not available offline (the source, or a
+/// dependency the chart's source-controller build adds).
 /// `values_files` are the release's `valuesFiles`, read from the same
 /// source.
 pub type SourceChartFn<'a> =
-    dyn Fn(&str, &str, &str, &str, &[String]) -> Result<Option<SourceChart>, String> + 'a;
+    dyn Fn(&str, &str, &str, &str, &[String]) -> Result<Result<SourceChart, String>, String> + 'a;
 
 /// Reads the artifact of source (kind, namespace, name), an
 /// ExternalArtifact, as a chart archive: `Ok(Err(why))` when it is not
@@ -379,10 +590,8 @@ pub fn locate(
             path,
             effective_values_files(&h.chart.values_files),
         ) {
-            Ok(Some(c)) => Located::Source(Arc::new(c)),
-            Ok(None) => Located::Missing(format!(
-                "chart {path} of external source {kind}/{namespace}/{name}: not fetched offline (render it from a local copy with --source {kind}/{namespace}/{name}=DIR)"
-            )),
+            Ok(Ok(c)) => Located::Source(Arc::new(c)),
+            Ok(Err(why)) => Located::Missing(why),
             Err(e) => Located::Error(e),
         },
         ChartRequest::Artifact {

@@ -2236,7 +2236,9 @@ fn render_helmreleases(
             local = a;
             &local
         } else {
-            return Ok(None);
+            return Ok(Err(format!(
+                "chart {path} of external source {src}: not fetched offline (render it from a local copy with --source {src}=DIR)"
+            )));
         };
         let dir = crate::fs::normalize(&artifact.root, Path::new(path.trim_start_matches('/')));
         if !dir.starts_with(&artifact.root) {
@@ -2249,8 +2251,26 @@ fn render_helmreleases(
                 dir.strip_prefix(repo).unwrap_or(&dir).display()
             ));
         }
-        let files = helmrender::read_chart_dir(fs, &dir)
+        let mut files = helmrender::read_chart_dir(fs, &dir)
             .map_err(|e| format!("chart path '{path}' of {src}: {e}"))?;
+        // The dependencies source-controller adds when it packages the
+        // chart.
+        let chart_rel = dir
+            .strip_prefix(&artifact.root)
+            .unwrap_or(&dir)
+            .to_string_lossy()
+            .replace('\\', "/");
+        let read_dir = |rel: &str| {
+            let d = artifact.root.join(rel);
+            fs.is_dir(&d)
+                .then(|| helmrender::read_chart_dir(fs, &d).ok())
+                .flatten()
+        };
+        if let Err(why) = helmrender::vendor_dependencies(&mut files, &chart_rel, &read_dir, &cache)
+            .map_err(|e| format!("chart path '{path}' of {src}: {e}"))?
+        {
+            return Ok(Err(why));
+        }
         // valuesFiles: relative to the artifact's root, `..` clamped to it
         // (securejoin), as source-controller reads them.
         let values_files = values
@@ -2275,7 +2295,7 @@ fn render_helmreleases(
                 }
             })
             .collect();
-        Ok(Some(SourceChart {
+        Ok(Ok(SourceChart {
             label: format!("{src} {path}"),
             files,
             values_files,
