@@ -453,3 +453,94 @@ fn get_sources_lists_generated_artifacts() {
     let o = common::flate_in(&["get", "sources", "nope", "--path", "cluster"], &d);
     assert_eq!(o.status.code(), Some(2));
 }
+
+/// source-watcher's "Helm chart composition" example: the chart of an
+/// OCIRepository (from the chart cache, where `helm pull` puts it) with an
+/// environment's values merged in, rendered by a HelmRelease.
+#[test]
+fn a_chart_of_an_oci_repository_composed_with_values_from_git() {
+    let d = common::scratch("artifactgen-oci-chart");
+    write(
+        &d,
+        "cluster/podinfo.yaml",
+        "apiVersion: source.toolkit.fluxcd.io/v1
+kind: OCIRepository
+metadata:
+  name: podinfo-chart
+  namespace: apps
+spec:
+  interval: 10m
+  url: oci://ghcr.io/stefanprodan/charts/podinfo
+  ref:
+    tag: 6.7.0
+---
+apiVersion: source.extensions.fluxcd.io/v1beta1
+kind: ArtifactGenerator
+metadata:
+  name: podinfo
+  namespace: apps
+spec:
+  sources:
+    - alias: chart
+      kind: OCIRepository
+      name: podinfo-chart
+      namespace: apps
+    - alias: repo
+      kind: GitRepository
+      name: flux-system
+      namespace: flux-system
+  artifacts:
+    - name: podinfo-composite
+      originRevision: \"@chart\"
+      copy:
+        - from: \"@chart/\"
+          to: \"@artifact/\"
+        - from: \"@repo/charts/podinfo/values-prod.yaml\"
+          to: \"@artifact/podinfo/values.yaml\"
+          strategy: Merge
+---
+apiVersion: helm.toolkit.fluxcd.io/v2
+kind: HelmRelease
+metadata:
+  name: podinfo
+  namespace: apps
+spec:
+  interval: 10m
+  releaseName: podinfo
+  chartRef:
+    kind: ExternalArtifact
+    name: podinfo-composite
+",
+    );
+    write(&d, "charts/podinfo/values-prod.yaml", "level: debug\n");
+    let chart = d.join(".flate/charts/podinfo");
+    write(
+        &chart,
+        "Chart.yaml",
+        "apiVersion: v2\nname: podinfo\nversion: 6.7.0\n",
+    );
+    write(&chart, "values.yaml", "level: info\nreplicas: 1\n");
+    write(
+        &chart,
+        "templates/cm.yaml",
+        "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: {{ .Release.Name }}\ndata:\n  level: {{ .Values.level }}\n  replicas: {{ .Values.replicas | quote }}\n",
+    );
+    let (v, err) = common::build_cluster_json(&d);
+    let h = &v["helmreleases"][0];
+    assert_eq!(h["renderStatus"], "rendered", "{h:#}\n{err}");
+    assert_eq!(h["objects"][0]["data"]["level"], "debug");
+    assert_eq!(h["objects"][0]["data"]["replicas"], "1");
+    // Without the chart in the cache, the release is skipped saying where
+    // the generator's source may come from.
+    std::fs::remove_dir_all(&chart).unwrap();
+    let (v, err) = common::build_cluster_json(&d);
+    let h = &v["helmreleases"][0];
+    assert_eq!(h["renderStatus"], "skipped", "{h:#}\n{err}");
+    assert!(
+        h["message"]
+            .as_str()
+            .unwrap()
+            .contains("--source OCIRepository/apps/podinfo-chart=DIR, or put the chart it holds in the chart cache"),
+        "{h:#}"
+    );
+}

@@ -140,6 +140,28 @@ impl FileSystem for MemFs {
     }
 }
 
+/// The artifact source-controller makes of an OCIRepository holding a
+/// Helm chart (its layer, the chart's archive, extracted: `NAME/Chart.yaml`
+/// …), from a chart archive as `helm pull` writes it (`tarball`) or an
+/// unpacked chart directory's files (`dir`: the chart's name and its
+/// files), mounted at `root`.
+pub fn chart_artifact(
+    tarball: Option<&[u8]>,
+    dir: Option<(&str, crate::flux::helmrender::ChartFiles)>,
+    root: PathBuf,
+) -> Result<MemFs, String> {
+    let mut out = MemFs::new(root);
+    if let Some(data) = tarball {
+        untar(data, "", &mut out)?;
+    }
+    if let Some((name, files)) = dir {
+        for (p, b) in files {
+            out.write(&format!("{name}/{}", p.to_string_lossy()), b)?;
+        }
+    }
+    Ok(out)
+}
+
 /// A source the generator reads, as an artifact: a file system and the
 /// root its paths are under.
 pub struct Input<'a> {
@@ -1091,6 +1113,39 @@ mod tests {
             }
         }
         b.into_inner().unwrap().finish().unwrap()
+    }
+
+    /// An OCIRepository's chart as its artifact: the archive extracted, or
+    /// a directory's files under the chart's name; the same either way.
+    #[test]
+    fn chart_artifacts_hold_the_chart_under_its_name() {
+        let root = || PathBuf::from("/OCIRepository/ns/x");
+        let names = |m: MemFs| m.files().map(|(p, _)| p.clone()).collect::<Vec<_>>();
+        let from_tgz = chart_artifact(
+            Some(&tarball(&[
+                ("podinfo/Chart.yaml", Some("name: podinfo\n")),
+                ("podinfo/templates/cm.yaml", Some("kind: ConfigMap\n")),
+            ])),
+            None,
+            root(),
+        )
+        .unwrap();
+        let files = vec![
+            (PathBuf::from("Chart.yaml"), b"name: podinfo\n".to_vec()),
+            (
+                PathBuf::from("templates/cm.yaml"),
+                b"kind: ConfigMap\n".to_vec(),
+            ),
+        ];
+        let from_dir = chart_artifact(None, Some(("podinfo", files)), root()).unwrap();
+        assert_eq!(
+            names(from_tgz),
+            ["podinfo/Chart.yaml", "podinfo/templates/cm.yaml"]
+        );
+        assert_eq!(
+            names(from_dir),
+            ["podinfo/Chart.yaml", "podinfo/templates/cm.yaml"]
+        );
     }
 
     #[test]

@@ -298,6 +298,11 @@ struct Sources<'a> {
     /// What kustomize-mutating-webhooks write into the Kustomizations they
     /// select (none on the first pass; see [`webhook_injections`]).
     webhooks: Vec<Injection>,
+    /// The chart cache (`--charts`, `.flate/charts`), for the charts of
+    /// OCIRepositories that ArtifactGenerators read; scanned when first
+    /// needed.
+    chart_dirs: &'a [PathBuf],
+    chart_cache: std::sync::OnceLock<super::charts::ChartCache>,
 }
 
 /// The variables one kustomize-mutating-webhook writes into the
@@ -488,6 +493,43 @@ impl Sources<'_> {
         pattern_unavailable.map(|m| Err(GenError::Unavailable(m)))
     }
 
+    /// The artifact of an OCIRepository that holds a Helm chart, from the
+    /// chart cache (the chart its URL names, at its `ref.semver` or
+    /// `ref.tag`, as for a HelmRelease's `chartRef`): `None` when the
+    /// chart is not cached.
+    fn oci_chart(
+        &self,
+        src: &SourceRef,
+        known: &Known,
+    ) -> Option<Result<Arc<super::artifactgen::MemFs>, String>> {
+        let o = known.find(&src.kind, &src.namespace, &src.name)?;
+        let url = o.obj.get_str(&["spec", "url"])?;
+        let version = o
+            .obj
+            .get_str(&["spec", "ref", "semver"])
+            .or_else(|| o.obj.get_str(&["spec", "ref", "tag"]))
+            .unwrap_or("");
+        let cache = self
+            .chart_cache
+            .get_or_init(|| super::charts::ChartCache::scan(self.chart_dirs, &self.repo.root));
+        let chart = super::charts::oci_chart_name(url);
+        let found = cache.find(&chart, version).ok()??;
+        let root = PathBuf::from(format!("/{src}"));
+        let made = if found.path.is_dir() {
+            super::helmrender::read_chart_dir(self.fs, &found.path)
+                .map_err(|e| format!("{}: {e}", found.path.display()))
+                .and_then(|files| {
+                    super::artifactgen::chart_artifact(None, Some((&chart, files)), root)
+                })
+        } else {
+            self.fs
+                .read(&found.path)
+                .map_err(|e| format!("{}: {e}", found.path.display()))
+                .and_then(|data| super::artifactgen::chart_artifact(Some(&data), None, root))
+        };
+        Some(made.map(Arc::new))
+    }
+
     /// [`Sources::generated`] by one generator (`None`: its path pattern
     /// makes no artifact of that name).
     fn by_generator(
@@ -535,6 +577,17 @@ impl Sources<'_> {
                 slots.push((alias, Slot::Local(a)));
                 continue;
             }
+            if r.kind == "OCIRepository"
+                && let Some(made) = self.oci_chart(&r, known)
+            {
+                match made {
+                    Ok(m) => {
+                        slots.push((alias, Slot::Made(m)));
+                        continue;
+                    }
+                    Err(e) => return Some(Err(GenError::Failed(format!("{label}: {e}")))),
+                }
+            }
             if r.kind == "ExternalArtifact" {
                 match self.generated(&r, known, depth + 1) {
                     Some(Ok(m)) => {
@@ -545,8 +598,13 @@ impl Sources<'_> {
                     None => {}
                 }
             }
+            let cache = if r.kind == "OCIRepository" {
+                ", or put the chart it holds in the chart cache"
+            } else {
+                ""
+            };
             missing.push(format!(
-                "@{alias} ({r}: render it from a local copy with --source {r}=DIR)"
+                "@{alias} ({r}: render it from a local copy with --source {r}=DIR{cache})"
             ));
         }
         if !missing.is_empty() {
@@ -2405,6 +2463,8 @@ pub fn render(
         ignores: Default::default(),
         artifacts: Default::default(),
         webhooks: Vec::new(),
+        chart_dirs: &opts.helm.chart_dirs,
+        chart_cache: Default::default(),
     };
     let entry_dir = crate::fs::normalize(&repo, Path::new(entry));
     if !sources.repo.is_dir(&entry_dir) {
