@@ -2000,6 +2000,19 @@ fn a_repository_chart_gets_its_dependencies_as_source_controller_builds_them() {
             .ends_with("fetch it with `helm pull other --repo https://charts.example.com --version 3.1.4 -d .flate/charts`"),
         "{uncached:#}"
     );
+    // `flate get charts` says how to fetch what the release lacks.
+    let pull = "helm pull other --repo https://charts.example.com --version 3.1.4 -d .flate/charts";
+    assert_eq!(uncached["chart"]["pull"], pull);
+    let o = common::flate_in(&["get", "charts", "test", "-o", "json"], t.path());
+    let items: J = serde_json::from_slice(&o.stdout).unwrap();
+    let item = items["items"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|i| i["helmrelease"] == "flux-system/uncached")
+        .unwrap();
+    assert_eq!(item["pull"], pull, "{item:#}");
+    assert_eq!(item["cached"], false);
     let Some(helm) = helm() else {
         eprintln!("SKIPPED: the differential part (helm is not on PATH)");
         return;

@@ -203,14 +203,15 @@ fn dep_entries(text: &str, key: &str) -> Vec<DepEntry> {
 /// `files` are the chart's, `chart_rel` its directory in the artifact
 /// (`/`-separated), `read_dir(rel)` the files below a directory of the
 /// artifact (None: no such directory). Adds the dependencies' files under
-/// `charts/`; `Ok(Err(why))`: a remote dependency is not cached (the
-/// release is skipped); `Err`: source-controller's error.
+/// `charts/`; `Ok(Err((why, pull)))`: a remote dependency is not cached
+/// (the release is skipped; `pull` fetches it); `Err`:
+/// source-controller's error.
 pub fn vendor_dependencies(
     files: &mut ChartFiles,
     chart_rel: &str,
     read_dir: &dyn Fn(&str) -> Option<ChartFiles>,
     cache: &ChartCache,
-) -> Result<Result<(), String>, String> {
+) -> Result<Result<(), (String, String)>, String> {
     let text = |name: &str| {
         files
             .iter()
@@ -354,11 +355,13 @@ pub fn vendor_dependencies(
                         },
                         oci,
                     };
-                    return Ok(Err(format!(
-                        "dependency '{key}' of the chart (chart {} {} of {url}) is not in the chart cache: fetch it with `{}`",
-                        dep.name,
-                        dep.version,
-                        request.pull_command().unwrap_or_default()
+                    let pull = request.pull_command().unwrap_or_default();
+                    return Ok(Err((
+                        format!(
+                            "dependency '{key}' of the chart (chart {} {} of {url}) is not in the chart cache: fetch it with `{pull}`",
+                            dep.name, dep.version,
+                        ),
+                        pull,
                     )));
                 }
             }

@@ -2281,6 +2281,9 @@ fn render_helmreleases(
     }
     let cache = super::charts::ChartCache::scan(&opts.helm.chart_dirs, repo);
     let known = Known::build(&opts.preexisting, reports);
+    // The `helm pull` of a dependency a source chart lacks, by (source,
+    // chart path).
+    let dependency_pulls: std::sync::Mutex<HashMap<(String, String), String>> = Default::default();
     let source_chart = |kind: &str, ns: &str, name: &str, path: &str, values: &[String]| {
         let src = SourceRef {
             kind: kind.to_string(),
@@ -2324,9 +2327,14 @@ fn render_helmreleases(
                 .then(|| helmrender::read_chart_dir(fs, &d).ok())
                 .flatten()
         };
-        if let Err(why) = helmrender::vendor_dependencies(&mut files, &chart_rel, &read_dir, &cache)
-            .map_err(|e| format!("chart path '{path}' of {src}: {e}"))?
+        if let Err((why, pull)) =
+            helmrender::vendor_dependencies(&mut files, &chart_rel, &read_dir, &cache)
+                .map_err(|e| format!("chart path '{path}' of {src}: {e}"))?
         {
+            // For `flate get charts`: what the release lacks is fetched so.
+            if let Ok(mut m) = dependency_pulls.lock() {
+                m.insert((src.to_string(), path.to_string()), pull);
+            }
             return Ok(Err(why));
         }
         // valuesFiles: relative to the artifact's root, `..` clamped to it
@@ -2397,9 +2405,22 @@ fn render_helmreleases(
         .iter()
         .map(|h| helmrender::locate(h, &cache, &source_chart, &artifact_chart))
         .collect();
+    let dependency_pulls = dependency_pulls.into_inner().unwrap_or_default();
     for h in hrs.iter_mut() {
         if let Some(p) = h.chart.request.as_ref().and_then(|r| r.pull_command()) {
             h.chart.pull = p;
+        }
+        if let Some(super::charts::ChartRequest::SourcePath {
+            kind,
+            namespace,
+            name,
+            path,
+        }) = &h.chart.request
+        {
+            let src = format!("{kind}/{namespace}/{name}");
+            if let Some(p) = dependency_pulls.get(&(src, path.clone())) {
+                h.chart.pull = p.clone();
+            }
         }
     }
     let mut crds = CrdInfo::default();
