@@ -1882,6 +1882,20 @@ fn an_oci_digest_pin_is_tracked_in_the_chart_version() {
             .ends_with("invalid artifact revision sha256:abc"),
         "{bad:#}"
     );
+    // The gate on a FluxInstance applied from outside the repository,
+    // given as a settings file.
+    write(
+        t.path(),
+        "settings/flux-instance.yaml",
+        "apiVersion: fluxcd.controlplane.io/v1\nkind: FluxInstance\nmetadata:\n  name: flux\n  namespace: flux-system\nspec:\n  kustomize:\n    patches:\n      - target:\n          kind: Deployment\n          name: helm-controller\n        patch: |\n          - op: add\n            path: /spec/template/spec/containers/0/args/-\n            value: --feature-gates=DisableChartDigestTracking=true\n",
+    );
+    let settings = t.path().join("settings/flux-instance.yaml");
+    let (o, js) = build_json(t.path(), &["--settings", settings.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert_eq!(
+        object_label(&hr(&js, "pinned")["objects"], "Deployment", "pinned"),
+        "demo-1.0.0"
+    );
     // helm-controller's feature gate DisableChartDigestTracking, set as
     // flux-operator's FluxInstance is patched from a HelmRelease's values:
     // charts keep their own versions.

@@ -2443,11 +2443,15 @@ fn render_helmreleases(
         }
     }
     let mut helm_opts = opts.helm.clone();
+    // The objects that exist before the render (`--settings`) first: a
+    // FluxInstance applied from outside the repository can be given so.
     helm_opts.digest_tracking_disabled = helmrender::digest_tracking_disabled(
-        reports
-            .iter()
-            .filter(|k| k.status == Status::Rendered)
-            .flat_map(|k| &k.objects),
+        opts.preexisting.iter().chain(
+            reports
+                .iter()
+                .filter(|k| k.status == Status::Rendered)
+                .flat_map(|k| &k.objects),
+        ),
     );
     helmrender::render_all(&mut hrs, &located, &helm_opts, crds, repo);
     // Messages name files relative to the repository.
