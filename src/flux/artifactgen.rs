@@ -142,22 +142,23 @@ impl FileSystem for MemFs {
 
 /// The artifact source-controller makes of an OCIRepository holding a
 /// Helm chart (its layer, the chart's archive, extracted: `NAME/Chart.yaml`
-/// …), from a chart archive as `helm pull` writes it (`tarball`) or an
-/// unpacked chart directory's files (`dir`: the chart's name and its
-/// files), mounted at `root`.
-pub fn chart_artifact(
-    tarball: Option<&[u8]>,
-    dir: Option<(&str, crate::flux::helmrender::ChartFiles)>,
+/// …), from a chart archive as `helm pull` writes it, mounted at `root`.
+pub fn chart_artifact_of_archive(data: &[u8], root: PathBuf) -> Result<MemFs, String> {
+    let mut out = MemFs::new(root);
+    untar(data, "", &mut out)?;
+    Ok(out)
+}
+
+/// [`chart_artifact_of_archive`] from an unpacked chart directory's files:
+/// under the chart's name.
+pub fn chart_artifact_of_dir(
+    name: &str,
+    files: crate::flux::helmrender::ChartFiles,
     root: PathBuf,
 ) -> Result<MemFs, String> {
     let mut out = MemFs::new(root);
-    if let Some(data) = tarball {
-        untar(data, "", &mut out)?;
-    }
-    if let Some((name, files)) = dir {
-        for (p, b) in files {
-            out.write(&format!("{name}/{}", p.to_string_lossy()), b)?;
-        }
+    for (p, b) in files {
+        out.write(&format!("{name}/{}", p.to_string_lossy()), b)?;
     }
     Ok(out)
 }
@@ -648,23 +649,8 @@ impl Op<'_> {
         let matches = src
             .glob(pattern)
             .map_err(|e| format!("invalid glob pattern '{pattern}': {e}"))?;
-        if matches.is_empty() {
-            return Err(format!(
-                "no files match pattern '{pattern}' in source '{alias}'"
-            ));
-        }
         let exclude_base = selection_root(pattern);
-        let kept: Vec<String> = matches
-            .into_iter()
-            .filter(|m| m != "." && m != "..")
-            .filter(|m| !self.excluded(m, &exclude_base))
-            .collect();
-        if kept.is_empty() {
-            return Err(format!(
-                "all files matching pattern '{pattern}' in source '{alias}' were excluded"
-            ));
-        }
-        for m in kept {
+        for m in self.kept(matches, pattern, alias)? {
             let to = glob_destination(pattern, &m, dest);
             self.copy(&src, &m, &to, &exclude_base, out)?;
         }
@@ -679,13 +665,7 @@ impl Op<'_> {
         dest: &str,
         out: &mut MemFs,
     ) -> Result<(), String> {
-        let path = clean(pattern);
-        if path.starts_with("..") {
-            return Err(format!("path escapes from parent: '{path}'"));
-        }
-        if !src.exists(&path) {
-            return Err(format!("source '{path}' does not exist"));
-        }
+        let path = existing(src, pattern)?;
         if src.is_dir(&path) {
             let to = join(dest, base(&path));
             return self.copy(src, &path, &to, &path, out);
@@ -780,13 +760,7 @@ impl Op<'_> {
     ) -> Result<(), String> {
         let dest = dest_key(dest);
         if !has_glob(pattern) {
-            let path = clean(pattern);
-            if path.starts_with("..") {
-                return Err(format!("path escapes from parent: '{path}'"));
-            }
-            if !src.exists(&path) {
-                return Err(format!("source '{path}' does not exist"));
-            }
+            let path = existing(src, pattern)?;
             if src.is_dir(&path) {
                 return Err(format!(
                     "extract strategy is not supported for directories, got '{path}'"
@@ -805,27 +779,17 @@ impl Op<'_> {
         }
         let mut matches = Vec::new();
         src.walk(".", &mut |p, is_dir| {
+            // (A directory is matched, then skipped below as not a tarball.)
             if double_star(pattern, p) {
-                matches.push((p.to_string(), is_dir));
+                matches.push(if is_dir {
+                    format!("{p}/")
+                } else {
+                    p.to_string()
+                });
             }
         });
-        if matches.is_empty() {
-            return Err(format!(
-                "no files match pattern '{pattern}' in source '{alias}'"
-            ));
-        }
-        let exclude_base = selection_root(pattern);
-        let kept: Vec<(String, bool)> = matches
-            .into_iter()
-            .filter(|(m, _)| !self.excluded(m, &exclude_base))
-            .collect();
-        if kept.is_empty() {
-            return Err(format!(
-                "all files matching pattern '{pattern}' in source '{alias}' were excluded"
-            ));
-        }
-        for (m, is_dir) in kept {
-            if is_dir || !is_tarball(&m) {
+        for m in self.kept(matches, pattern, alias)? {
+            if m.ends_with('/') || !is_tarball(&m) {
                 continue;
             }
             untar(&src.read(&m)?, &dest, out).map_err(|e| {
@@ -833,6 +797,33 @@ impl Op<'_> {
             })?;
         }
         Ok(())
+    }
+
+    /// The glob matches an operation copies: none is an error, and so is
+    /// none left once `exclude` is applied (source-watcher's messages).
+    fn kept(
+        &self,
+        matches: Vec<String>,
+        pattern: &str,
+        alias: &str,
+    ) -> Result<Vec<String>, String> {
+        if matches.is_empty() {
+            return Err(format!(
+                "no files match pattern '{pattern}' in source '{alias}'"
+            ));
+        }
+        let exclude_base = selection_root(pattern);
+        let kept: Vec<String> = matches
+            .into_iter()
+            .filter(|m| m != "." && m != "..")
+            .filter(|m| !self.excluded(m.trim_end_matches('/'), &exclude_base))
+            .collect();
+        if kept.is_empty() {
+            return Err(format!(
+                "all files matching pattern '{pattern}' in source '{alias}' were excluded"
+            ));
+        }
+        Ok(kept)
     }
 
     fn excluded(&self, path: &str, exclude_base: &str) -> bool {
@@ -854,6 +845,19 @@ impl Op<'_> {
         };
         rel != path && excluded_by(&rel, &self.exclude)
     }
+}
+
+/// The source path a `from` without glob characters names (cleaned), or
+/// why there is none.
+fn existing(src: &Src<'_>, pattern: &str) -> Result<String, String> {
+    let path = clean(pattern);
+    if path.starts_with("..") {
+        return Err(format!("path escapes from parent: '{path}'"));
+    }
+    if !src.exists(&path) {
+        return Err(format!("source '{path}' does not exist"));
+    }
+    Ok(path)
 }
 
 /// source-watcher's `isTarball`: the name ends with `.tar.gz` or `.tgz`,
@@ -1121,12 +1125,11 @@ mod tests {
     fn chart_artifacts_hold_the_chart_under_its_name() {
         let root = || PathBuf::from("/OCIRepository/ns/x");
         let names = |m: MemFs| m.files().map(|(p, _)| p.clone()).collect::<Vec<_>>();
-        let from_tgz = chart_artifact(
-            Some(&tarball(&[
+        let from_tgz = chart_artifact_of_archive(
+            &tarball(&[
                 ("podinfo/Chart.yaml", Some("name: podinfo\n")),
                 ("podinfo/templates/cm.yaml", Some("kind: ConfigMap\n")),
-            ])),
-            None,
+            ]),
             root(),
         )
         .unwrap();
@@ -1137,7 +1140,7 @@ mod tests {
                 b"kind: ConfigMap\n".to_vec(),
             ),
         ];
-        let from_dir = chart_artifact(None, Some(("podinfo", files)), root()).unwrap();
+        let from_dir = chart_artifact_of_dir("podinfo", files, root()).unwrap();
         assert_eq!(
             names(from_tgz),
             ["podinfo/Chart.yaml", "podinfo/templates/cm.yaml"]

@@ -1133,6 +1133,9 @@ pub fn render_all(
             _ => unreachable!("only found charts are loaded"),
         })
         .collect();
+    // Each release's version under digest tracking (None: the chart's own),
+    // or helm-controller's error.
+    let mut tracked: Vec<Result<Option<String>, String>> = Vec::with_capacity(hrs.len());
     for ((h, l), k) in hrs.iter_mut().zip(located).zip(&key_of) {
         h.chart.location = match l {
             Located::Cache(p) => p.strip_prefix(repo).unwrap_or(p).display().to_string(),
@@ -1142,14 +1145,17 @@ pub fn render_all(
         if let Located::Cache(p) = l {
             h.chart.resolved_version = super::charts::ChartCache::version_of(p);
         }
+        let mut version = Ok(None);
         if let Some(Ok(c)) = k.map(|k| &charts[k]) {
             h.chart.resolved_version = c.metadata.version.clone();
-            if !opts.digest_tracking_disabled
-                && let Ok(Some(v)) = tracked_version(&h.chart, &c.metadata.version)
-            {
-                h.chart.tracked_version = v;
+            if !opts.digest_tracking_disabled {
+                version = tracked_version(&h.chart, &c.metadata.version);
+            }
+            if let Ok(Some(v)) = &version {
+                h.chart.tracked_version = v.clone();
             }
         }
+        tracked.push(version);
     }
     if timings {
         eprintln!(
@@ -1167,7 +1173,8 @@ pub fn render_all(
             .par_iter()
             .zip(located.par_iter())
             .zip(key_of.par_iter())
-            .map(|((h, l), k)| {
+            .zip(tracked.par_iter())
+            .map(|(((h, l), k), version)| {
                 if h.status == HrStatus::Failed && pass == 0 {
                     return None;
                 }
@@ -1181,17 +1188,11 @@ pub fn render_all(
                 }
                 match (l, k) {
                     (_, Some(k)) => Some(match &charts[*k] {
-                        Ok(c) => match (
-                            merged_default_values(h, l, c),
-                            match opts.digest_tracking_disabled {
-                                true => Ok(None),
-                                false => tracked_version(&h.chart, &c.metadata.version),
-                            },
-                        ) {
+                        Ok(c) => match (merged_default_values(h, l, c), version) {
                             (_, Err(e)) => Err(format!("{}: {e}", h.object.origin)),
                             (Ok(None), Ok(None)) => render_release(h, c, opts, &crds),
                             (Ok(v), Ok(version)) => {
-                                render_release(h, &c.with(v, version), opts, &crds)
+                                render_release(h, &c.with(v, version.clone()), opts, &crds)
                             }
                             (Err(e), _) => Err(format!(
                                 "{}: {}: {e}",

@@ -518,14 +518,12 @@ impl Sources<'_> {
         let made = if found.path.is_dir() {
             super::helmrender::read_chart_dir(self.fs, &found.path)
                 .map_err(|e| format!("{}: {e}", found.path.display()))
-                .and_then(|files| {
-                    super::artifactgen::chart_artifact(None, Some((&chart, files)), root)
-                })
+                .and_then(|files| super::artifactgen::chart_artifact_of_dir(&chart, files, root))
         } else {
             self.fs
                 .read(&found.path)
                 .map_err(|e| format!("{}: {e}", found.path.display()))
-                .and_then(|data| super::artifactgen::chart_artifact(Some(&data), None, root))
+                .and_then(|data| super::artifactgen::chart_artifact_of_archive(&data, root))
         };
         Some(made.map(Arc::new))
     }
@@ -2445,14 +2443,20 @@ fn render_helmreleases(
     let mut helm_opts = opts.helm.clone();
     // The objects that exist before the render (`--settings`) first: a
     // FluxInstance applied from outside the repository can be given so.
-    helm_opts.digest_tracking_disabled = helmrender::digest_tracking_disabled(
-        opts.preexisting.iter().chain(
-            reports
-                .iter()
-                .filter(|k| k.status == Status::Rendered)
-                .flat_map(|k| &k.objects),
-        ),
-    );
+    // (Read only when some release's chart could be tracked: one of an
+    // OCIRepository that pins a digest.)
+    let trackable = hrs
+        .iter()
+        .any(|h| h.chart.kind == "OCIRepository" && !h.chart.digest.is_empty());
+    helm_opts.digest_tracking_disabled = trackable
+        && helmrender::digest_tracking_disabled(
+            opts.preexisting.iter().chain(
+                reports
+                    .iter()
+                    .filter(|k| k.status == Status::Rendered)
+                    .flat_map(|k| &k.objects),
+            ),
+        );
     helmrender::render_all(&mut hrs, &located, &helm_opts, crds, repo);
     // Messages name files relative to the repository.
     let prefix = format!("{}/", repo.display());

@@ -50,6 +50,29 @@ pub struct Ctx<'e, 'a> {
 }
 
 impl<'e, 'a> Ctx<'e, 'a> {
+    /// The rendered Kustomizations whose Flux object has `spec.patches`
+    /// and does not opt out of `rule`: each report, and the patch entries.
+    pub fn patching_kustomizations<'c>(
+        &'c self,
+        rule: &'c str,
+    ) -> impl Iterator<Item = (&'e KsReport, &'e [crate::yaml::Node])> + 'c {
+        self.env
+            .rendered
+            .kustomizations
+            .iter()
+            .filter(|k| k.status == crate::flux::Status::Rendered)
+            .filter_map(move |k| {
+                let (_, ks) = self.ks_objects.get(&k.key())?;
+                if crate::check::opted_out(ks, rule) {
+                    return None;
+                }
+                match ks.obj.get_path(&["spec", "patches"]) {
+                    Some(crate::yaml::Node::Seq(entries)) => Some((k, entries.as_slice())),
+                    _ => None,
+                }
+            })
+    }
+
     pub fn new(env: &'e Env<'a>) -> Ctx<'e, 'a> {
         let all: Vec<(&KsReport, &Resource)> = env.rendered.rendered_objects().collect();
         let mut ks_objects = HashMap::new();

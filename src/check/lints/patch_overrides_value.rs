@@ -25,7 +25,6 @@ use std::collections::BTreeMap;
 use super::Ctx;
 use super::patch_target_unmatched::selected;
 use crate::check::Finding;
-use crate::flux::Status;
 use crate::yaml::Node;
 
 /// The scalar leaves of a strategic-merge patch document, by path.
@@ -58,19 +57,7 @@ fn text(n: &Node) -> String {
 }
 
 pub fn run(ctx: &Ctx, out: &mut Vec<Finding>) {
-    for k in &ctx.env.rendered.kustomizations {
-        if k.status != Status::Rendered {
-            continue;
-        }
-        let Some((_, ks)) = ctx.ks_objects.get(&k.key()) else {
-            continue;
-        };
-        if crate::check::opted_out(ks, "patch-overrides-value") {
-            continue;
-        }
-        let Some(Node::Seq(entries)) = ks.obj.get_path(&["spec", "patches"]) else {
-            continue;
-        };
+    for (k, entries) in ctx.patching_kustomizations("patch-overrides-value") {
         // (object index, path) → the last patch setting it: (entry index,
         // the patch's value).
         let mut set: BTreeMap<(usize, Vec<String>), (usize, Node)> = BTreeMap::new();

@@ -130,19 +130,7 @@ pub fn run(ctx: &Ctx, out: &mut Vec<Finding>) {
     // A broadcast that matches in no child is reported once.
     let mut reported: std::collections::HashSet<(String, String)> =
         std::collections::HashSet::new();
-    for k in &ctx.env.rendered.kustomizations {
-        if k.status != Status::Rendered {
-            continue;
-        }
-        let Some((_, obj)) = ctx.ks_objects.get(&k.key()) else {
-            continue;
-        };
-        if crate::check::opted_out(obj, "patch-target-unmatched") {
-            continue;
-        }
-        let Some(Node::Seq(entries)) = obj.obj.get_path(&["spec", "patches"]) else {
-            continue;
-        };
+    for (k, entries) in ctx.patching_kustomizations("patch-target-unmatched") {
         for (i, e) in entries.iter().enumerate() {
             let Some(target) = e.get("target").filter(|t| !t.is_null()) else {
                 continue;
