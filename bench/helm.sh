@@ -22,6 +22,11 @@
 #                      built by tools/release-build.sh)
 #   FLATE_HELM=PATH    the helm binary (default: `helm` on PATH, else /work/helm/helm)
 #   HELM_BENCH_FILTER=REGEX   only the charts whose name matches
+#   FLATE_BIN_B=PATH   also time this second flate executable, in the same
+#                      alternation (flate, flate B, helm), and report B's
+#                      time against the first's per chart and over all:
+#                      how two builds compare, free of the drift between
+#                      two runs of this script
 # Timing uses bash's $EPOCHREALTIME: no process is started to read the clock.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -43,6 +48,8 @@ fresh=$(mktemp -d)
 trap 'rm -rf "$fresh"' EXIT
 cp "$flate" "$fresh/flate" && flate=$fresh/flate
 cp "$helm" "$fresh/helm" && helm=$fresh/helm
+flate_b=
+if [ -n "${FLATE_BIN_B:-}" ]; then cp "$FLATE_BIN_B" "$fresh/flate-b" && flate_b=$fresh/flate-b; fi
 export HOME=${TMPDIR:-/tmp}/flate-bench-helm-home
 mkdir -p "$HOME"
 
@@ -91,8 +98,10 @@ startup() { # median of 51 runs of a command, in ms
 echo "process start alone (median of 51): flate --version $(startup "$flate" --version) ms, helm version $(startup "$helm" version) ms, /bin/true $(startup /bin/true) ms"
 echo
 
-printf "%-40s %-20s %10s %10s %8s\n" chart values "flate ms" "helm ms" ratio
-ratios=(); sum_f=0; sum_h=0; n=0
+printf "%-40s %-20s %10s %10s %8s" chart values "flate ms" "helm ms" ratio
+if [ -n "$flate_b" ]; then printf " %10s %8s %8s" "B ms" "B ratio" "B/flate"; fi
+echo
+ratios=(); ratios_b=(); changes=(); sum_f=0; sum_h=0; sum_b=0; n=0
 for c in "${cases[@]}"; do
   IFS='|' read -r name dir release chart extra <<<"$c"
   [[ $name =~ $filter ]] || continue
@@ -117,17 +126,28 @@ for c in "${cases[@]}"; do
   if ! renders "$dir" "$release" "$chart" "${args[@]}"; then
     printf "%-40s %s\n" "$name" "skipped: one of the two fails on it"; continue
   fi
-  tf=(); th=()
+  tf=(); th=(); tb=()
   cd "$dir"
   for _ in $(seq "$rounds"); do
     usec; s=$now_us; "$flate" helm template "$chart" --name "$release" "${args[@]}" >/dev/null; usec; e=$now_us; tf+=($((e - s)))
+    if [ -n "$flate_b" ]; then
+      usec; s=$now_us; "$flate_b" helm template "$chart" --name "$release" "${args[@]}" >/dev/null; usec; e=$now_us; tb+=($((e - s)))
+    fi
     usec; s=$now_us; "$helm" template "$release" "$chart" "${args[@]}" >/dev/null 2>&1; usec; e=$now_us; th+=($((e - s)))
   done
   cd "$root"
   mf=$(printf '%s\n' "${tf[@]}" | median); mh=$(printf '%s\n' "${th[@]}" | median)
   ratio=$(awk -v f="$mf" -v h="$mh" 'BEGIN { printf "%.1f", h / f }')
   ratios+=("$ratio")
-  awk -v n="$name" -v v="${values:0:20}" -v f="$mf" -v h="$mh" -v r="$ratio" 'BEGIN { printf "%-40s %-20s %10.2f %10.2f %7.1fx\n", n, v, f / 1000, h / 1000, r }'
+  awk -v n="$name" -v v="${values:0:20}" -v f="$mf" -v h="$mh" -v r="$ratio" 'BEGIN { printf "%-40s %-20s %10.2f %10.2f %7.1fx", n, v, f / 1000, h / 1000, r }'
+  if [ -n "$flate_b" ]; then
+    mb=$(printf '%s\n' "${tb[@]}" | median)
+    ratios_b+=("$(awk -v b="$mb" -v h="$mh" 'BEGIN { printf "%.1f", h / b }')")
+    changes+=("$(awk -v b="$mb" -v f="$mf" 'BEGIN { printf "%.4f", b / f }')")
+    awk -v b="$mb" -v f="$mf" -v h="$mh" 'BEGIN { printf " %10.2f %7.1fx %8.3f", b / 1000, h / b, b / f }'
+    sum_b=$((sum_b + ${mb%.*}))
+  fi
+  echo
   sum_f=$((sum_f + ${mf%.*})); sum_h=$((sum_h + ${mh%.*})); n=$((n + 1))
 done
 echo
@@ -138,3 +158,13 @@ at20=$(printf '%s\n' "${ratios[@]}" | awk '$1 >= 20 { c++ } END { print c + 0 }'
 echo "charts: $n, rounds: $rounds; wall clock per render, process start included for both"
 awk -v f="$sum_f" -v h="$sum_h" -v n="$n" 'BEGIN { printf "mean of the medians: flate %.2f ms, helm %.2f ms\n", f / n / 1000, h / n / 1000 }'
 echo "ratio helm/flate: median ${med}x, lowest ${low}x, charts at 20x or more: $at20 of $n"
+if [ -n "$flate_b" ]; then
+  medb=$(printf '%s\n' "${ratios_b[@]}" | median)
+  lowb=$(printf '%s\n' "${ratios_b[@]}" | sort -n | head -1)
+  at20b=$(printf '%s\n' "${ratios_b[@]}" | awk '$1 >= 20 { c++ } END { print c + 0 }')
+  medc=$(printf '%s\n' "${changes[@]}" | median)
+  range=$(printf '%s\n' "${changes[@]}" | sort -n | awk 'NR == 1 { lo = $1 } { hi = $1 } END { printf "%.3f to %.3f", lo, hi }')
+  awk -v b="$sum_b" -v n="$n" 'BEGIN { printf "B (%s): mean of the medians %.2f ms\n", ENVIRON["FLATE_BIN_B"], b / n / 1000 }'
+  echo "ratio helm/B: median ${medb}x, lowest ${lowb}x, charts at 20x or more: $at20b of $n"
+  echo "B/flate per chart: median $medc, range $range"
+fi

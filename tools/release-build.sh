@@ -19,6 +19,11 @@
 #   of glibc, and a probe program (tools/musl/probe.rs) linked the same
 #   way must pass before flate is built so (else: glibc, with a warning).
 #   FLATE_LIBC=glibc chooses glibc. tools/musl/README.md has the details.
+#   The musl link goes through tools/musl/link.sh, which links with the
+#   toolchain's lld and lays out the functions of
+#   tools/musl/hot-functions.txt first (fewer page faults on code at each
+#   start); FLATE_DIST_SYMBOLS=1 keeps the symbols, in target/musl-symbols
+#   (tools/musl/hot-functions.py, which writes that list, runs it so).
 # - Elsewhere: `cargo build --profile dist`.
 #
 # Usage: tools/release-build.sh   (quiet; the path on standard output)
@@ -35,19 +40,30 @@ libc=$(ldd --version 2>&1 || true)
 # prints its RUSTFLAGS; fails, saying why on standard error, when the probe
 # does not pass.
 musl_link() {
-  local hash dir flags
-  hash=$(cat tools/musl/glibc-compat.c tools/musl/probe.rs tools/release-build.sh | sha256sum | cut -c1-16)
+  local hash dir flags lld_dir
+  lld_dir=$(rustc --print sysroot)/lib/rustlib/$target/bin/gcc-ld
+  hash=$({
+    cat tools/musl/glibc-compat.c tools/musl/probe.rs tools/musl/link.sh tools/musl/normalize.sed tools/release-build.sh
+    cat tools/musl/hot-functions.txt 2>/dev/null || true
+    echo "$lld_dir"
+  } | sha256sum | cut -c1-16)
   dir=$PWD/target/musl-link/$hash
   flags="-C target-feature=+crt-static -C relocation-model=static -C linker=$dir/flate-musl-gcc -C linker-features=-lld"
   if [[ ! -f $dir/probe-passed ]]; then
     rm -rf "$dir" && mkdir -p "$dir"
     musl-gcc -O2 -fno-builtin -fno-tree-loop-distribute-patterns \
       -c tools/musl/glibc-compat.c -o "$dir/glibc-compat.o" >&2 || return 1
-    printf '#!/bin/sh\nexec musl-gcc %q "$@" -lc\n' "$dir/glibc-compat.o" >"$dir/flate-musl-gcc"
+    printf '#!/bin/sh\nexec sh %q %q %q "$@"\n' "$PWD/tools/musl/link.sh" "$dir/glibc-compat.o" "$lld_dir" >"$dir/flate-musl-gcc"
     chmod +x "$dir/flate-musl-gcc"
     # shellcheck disable=SC2086
     rustc --edition 2021 -O $flags --target "$target" tools/musl/probe.rs -o "$dir/probe" >&2 || return 1
     [[ $("$dir/probe" one "two words" "") == ok ]] || return 1
+    # Static: no program interpreter (lld, unlike GNU ld, would ask for
+    # musl's dynamic loader if the C library were taken as a shared one).
+    if readelf -lW "$dir/probe" 2>/dev/null | grep -q INTERP; then
+      echo "release-build: the musl probe was linked dynamically" >&2
+      return 1
+    fi
     touch "$dir/probe-passed"
   fi
   echo "$flags"
@@ -65,9 +81,14 @@ if [[ $(uname -s) == Linux && $(uname -m) == x86_64 ]] && grep -qi 'glibc\|gnu l
   target=x86_64-unknown-linux-gnu
   if [[ ${FLATE_LIBC:-} != glibc ]] && command -v musl-gcc >/dev/null; then
     if flags=$(musl_link); then
+      out=target/musl
+      if [[ ${FLATE_DIST_SYMBOLS:-} == 1 ]]; then
+        export CARGO_PROFILE_DIST_STRIP=false
+        out=target/musl-symbols
+      fi
       CC_x86_64_unknown_linux_gnu=musl-gcc RUSTFLAGS="${RUSTFLAGS:-} $flags" \
-        cargo build --locked --quiet --profile dist --target "$target" --target-dir target/musl
-      echo "$PWD/target/musl/$target/dist/flate"
+        cargo build --locked --quiet --profile dist --target "$target" --target-dir "$out"
+      echo "$PWD/$out/$target/dist/flate"
       exit 0
     fi
     echo "release-build: linking with musl failed its probe (above); linking with glibc" >&2
