@@ -1973,7 +1973,7 @@ fn a_repository_chart_gets_its_dependencies_as_source_controller_builds_them() {
         ("charts/wrong-lib/Chart.yaml", &umbrella("^2.0.0")),
         (
             "charts/uncached/Chart.yaml",
-            "apiVersion: v2\nname: uncached\nversion: 0.1.0\ndependencies:\n  - name: other\n    version: 3.1.4\n    repository: https://charts.example.com\n",
+            "apiVersion: v2\nname: uncached\nversion: 0.1.0\ndependencies:\n  - name: other\n    version: 3.1.4\n    repository: https://charts.example.com\n  - name: second\n    version: 0.2.0\n    repository: oci://ghcr.io/example/charts\n",
         ),
         (
             "charts/lib/Chart.yaml",
@@ -2005,17 +2005,18 @@ fn a_repository_chart_gets_its_dependencies_as_source_controller_builds_them() {
             .ends_with("failed to add local dependency 'lib': can't get a valid version for constraint '^2.0.0'"),
         "{wrong:#}"
     );
+    // Each dependency the cache lacks is named, and one command fetches
+    // them all.
     let uncached = hr(&js, "uncached");
     assert_eq!(uncached["renderStatus"], "skipped");
+    let pull = "helm pull other --repo https://charts.example.com --version 3.1.4 -d .flate/charts && helm pull oci://ghcr.io/example/charts/second --version 0.2.0 -d .flate/charts";
     assert!(
-        uncached["message"]
-            .as_str()
-            .unwrap()
-            .ends_with("fetch it with `helm pull other --repo https://charts.example.com --version 3.1.4 -d .flate/charts`"),
+        uncached["message"].as_str().unwrap().ends_with(&format!(
+            "dependencies 'other' (chart other 3.1.4 of https://charts.example.com), 'second' (chart second 0.2.0 of oci://ghcr.io/example/charts) of the chart are not in the chart cache: fetch them with `{pull}`"
+        )),
         "{uncached:#}"
     );
     // `flate get charts` says how to fetch what the release lacks.
-    let pull = "helm pull other --repo https://charts.example.com --version 3.1.4 -d .flate/charts";
     assert_eq!(uncached["chart"]["pull"], pull);
     let o = common::flate_in(&["get", "charts", "test", "-o", "json"], t.path());
     let items: J = serde_json::from_slice(&o.stdout).unwrap();

@@ -203,9 +203,9 @@ fn dep_entries(text: &str, key: &str) -> Vec<DepEntry> {
 /// `files` are the chart's, `chart_rel` its directory in the artifact
 /// (`/`-separated), `read_dir(rel)` the files below a directory of the
 /// artifact (None: no such directory). Adds the dependencies' files under
-/// `charts/`; `Ok(Err((why, pull)))`: a remote dependency is not cached
-/// (the release is skipped; `pull` fetches it); `Err`:
-/// source-controller's error.
+/// `charts/`; `Ok(Err((why, pull)))`: remote dependencies are not cached
+/// (the release is skipped; `why` names each, `pull` fetches them all);
+/// `Err`: source-controller's error.
 pub fn vendor_dependencies(
     files: &mut ChartFiles,
     chart_rel: &str,
@@ -279,6 +279,7 @@ pub fn vendor_dependencies(
         .collect();
     missing.sort_by(|a, b| a.0.cmp(&b.0));
     missing.dedup_by(|a, b| a.0 == b.0);
+    let mut uncached: Vec<(String, String)> = Vec::new();
     for (key, dep) in missing {
         let local = dep.repository.is_empty() || dep.repository.starts_with("file://");
         let added: Vec<(PathBuf, Vec<u8>)> = if local {
@@ -356,19 +357,39 @@ pub fn vendor_dependencies(
                         oci,
                     };
                     let pull = request.pull_command().unwrap_or_default();
-                    return Ok(Err((
-                        format!(
-                            "dependency '{key}' of the chart (chart {} {} of {url}) is not in the chart cache: fetch it with `{pull}`",
-                            dep.name, dep.version,
-                        ),
+                    uncached.push((
+                        format!("'{key}' (chart {} {} of {url})", dep.name, dep.version),
                         pull,
-                    )));
+                    ));
+                    continue;
                 }
             }
         };
         files.extend(added);
     }
-    Ok(Ok(()))
+    // Every dependency the cache lacks is named, with one command that
+    // fetches them all.
+    match uncached.as_slice() {
+        [] => Ok(Ok(())),
+        [(what, pull)] => Ok(Err((
+            format!(
+                "dependency {what} of the chart is not in the chart cache: fetch it with `{pull}`"
+            ),
+            pull.clone(),
+        ))),
+        all => {
+            let what: Vec<&str> = all.iter().map(|(w, _)| w.as_str()).collect();
+            let pull: Vec<&str> = all.iter().map(|(_, p)| p.as_str()).collect();
+            let pull = pull.join(" && ");
+            Ok(Err((
+                format!(
+                    "dependencies {} of the chart are not in the chart cache: fetch them with `{pull}`",
+                    what.join(", ")
+                ),
+                pull,
+            )))
+        }
+    }
 }
 
 /// Go's `filepath.Clean` of a slash-separated path.
