@@ -70,12 +70,18 @@ pub struct HelmOptions {
 }
 
 /// Whether the environment sets helm-controller's
-/// `DisableChartDigestTracking` feature gate: some text among `objects`
-/// (a HelmRelease's values patching the FluxInstance of flux-operator, a
-/// ConfigMap of such values, the helm-controller Deployment's arguments
-/// or a kustomize patch of them) says `DisableChartDigestTracking=true`,
-/// as `--feature-gates=…` does, and none says it is false after it.
-pub fn digest_tracking_disabled<'a>(objects: impl IntoIterator<Item = &'a Resource>) -> bool {
+/// `DisableChartDigestTracking` feature gate: the text of some object
+/// that configures helm-controller says `DisableChartDigestTracking=true`,
+/// as `--feature-gates=…` does, and none says it is false after it. Those
+/// objects: a FluxInstance (its kustomize patches), a HelmRelease (the
+/// values of flux-operator's `flux-instance` chart), a ConfigMap or Secret
+/// a HelmRelease takes values from (`valuesFrom`), a Flux Kustomization
+/// (its patches), a ResourceSet (a FluxInstance it templates) and a
+/// Deployment (helm-controller's arguments). Other text, a ConfigMap that
+/// documents the gate, is not read.
+pub fn digest_tracking_disabled<'a>(
+    objects: impl IntoIterator<Item = &'a Resource> + Clone,
+) -> bool {
     const GATE: &str = "DisableChartDigestTracking=";
     fn scan(n: &Node, last: &mut Option<bool>) {
         match n {
@@ -98,9 +104,39 @@ pub fn digest_tracking_disabled<'a>(objects: impl IntoIterator<Item = &'a Resour
             _ => {}
         }
     }
+    // (kind, namespace, name) of what HelmReleases take values from.
+    let mut values_from: std::collections::HashSet<(String, String, String)> = Default::default();
+    for o in objects.clone() {
+        if o.kind() != "HelmRelease" {
+            continue;
+        }
+        let Some(Node::Seq(refs)) = o.obj.get("spec").and_then(|s| s.get("valuesFrom")) else {
+            continue;
+        };
+        for r in refs {
+            let text = |k: &str| r.get(k).and_then(Node::scalar_text).unwrap_or_default();
+            values_from.insert((
+                text("kind"),
+                o.namespace_or_default().to_string(),
+                text("name"),
+            ));
+        }
+    }
+    let configures = |o: &Resource| match o.kind() {
+        "FluxInstance" | "HelmRelease" | "ResourceSet" | "Deployment" => true,
+        "Kustomization" => o.api_version().starts_with("kustomize.toolkit.fluxcd.io/"),
+        kind @ ("ConfigMap" | "Secret") => values_from.contains(&(
+            kind.to_string(),
+            o.namespace_or_default().to_string(),
+            o.name().to_string(),
+        )),
+        _ => false,
+    };
     let mut last = None;
     for o in objects {
-        scan(&o.obj, &mut last);
+        if configures(o) {
+            scan(&o.obj, &mut last);
+        }
     }
     last == Some(true)
 }
@@ -1362,22 +1398,30 @@ fn apply_outcome(
 mod tests {
     use super::*;
 
-    /// The feature gate, wherever its text is; the last setting wins.
+    /// The feature gate, in the text of what configures helm-controller;
+    /// the last setting wins.
     #[test]
-    fn the_digest_tracking_gate_is_read_from_any_text() {
-        let objs = |texts: &[&str]| -> Vec<Resource> {
+    fn the_digest_tracking_gate_is_read_from_what_configures_helm_controller() {
+        let obj = |kind: &str, name: &str, body: &str| {
+            let node = crate::yaml::parse_one(&format!(
+                "apiVersion: v1\nkind: {kind}\nmetadata:\n  name: {name}\n  namespace: flux-system\n{body}"
+            ))
+            .unwrap();
+            Resource::new(node, Origin::default())
+        };
+        let deployments = |texts: &[&str]| -> Vec<Resource> {
             texts
                 .iter()
                 .map(|t| {
-                    let node = crate::yaml::parse_one(&format!(
-                        "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: x\ndata:\n  a: {t:?}\n"
-                    ))
-                    .unwrap();
-                    Resource::new(node, Origin::default())
+                    obj(
+                        "Deployment",
+                        "helm-controller",
+                        &format!("spec:\n  args: [{t:?}]\n"),
+                    )
                 })
                 .collect()
         };
-        let off = |texts: &[&str]| digest_tracking_disabled(&objs(texts));
+        let off = |texts: &[&str]| digest_tracking_disabled(&deployments(texts));
         assert!(off(&["--feature-gates=DisableChartDigestTracking=true"]));
         assert!(off(&[
             "x: --feature-gates=A=true,DisableChartDigestTracking=true,B=false\n"
@@ -1392,6 +1436,25 @@ mod tests {
             "--feature-gates=OOMWatch=true"
         ]));
         assert!(!off(&[]));
+        // A ConfigMap counts when a HelmRelease takes values from it.
+        let values = obj(
+            "ConfigMap",
+            "flux-values",
+            "data:\n  values.yaml: |\n    instance:\n      kustomize:\n        patches:\n          - patch: '[{\"op\": \"add\", \"path\": \"/spec/template/spec/containers/0/args/-\", \"value\": \"--feature-gates=DisableChartDigestTracking=true\"}]'\n",
+        );
+        assert!(!digest_tracking_disabled(std::slice::from_ref(&values)));
+        let release = obj(
+            "HelmRelease",
+            "flux-instance",
+            "spec:\n  valuesFrom:\n    - kind: ConfigMap\n      name: flux-values\n",
+        );
+        assert!(digest_tracking_disabled(&[release.clone(), values.clone()]));
+        let other = obj(
+            "HelmRelease",
+            "flux-instance",
+            "spec:\n  valuesFrom:\n    - kind: Secret\n      name: flux-values\n",
+        );
+        assert!(!digest_tracking_disabled(&[other, values]));
     }
 
     /// helm-controller's digest tracking, case by case
