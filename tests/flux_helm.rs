@@ -38,6 +38,17 @@ fn kubectl() -> Option<PathBuf> {
 /// The chart every test uses: a Deployment, a Service, a ConfigMap of
 /// values, a CRD in crds/, a hook, a test, and a ConfigMap that shows the
 /// release, the capabilities and a value (`secretText`).
+/// The gzipped tar archive of directory `dir`, its files under `top/`
+/// (as `helm package` writes a chart).
+fn tgz(dir: &Path, top: &str) -> Vec<u8> {
+    let mut b = tar::Builder::new(flate2::write::GzEncoder::new(
+        Vec::new(),
+        flate2::Compression::default(),
+    ));
+    b.append_dir_all(top, dir).unwrap();
+    b.into_inner().unwrap().finish().unwrap()
+}
+
 fn chart(root: &Path, dir: &str, version: &str, image_tag: &str) {
     write(
         root,
@@ -1944,7 +1955,9 @@ fn object_label(objs: &J, kind: &str, name: &str) -> String {
 /// the release renders as `helm template` renders the chart once `helm
 /// dependency build` has filled `charts/`. A remote one that is not cached
 /// skips the release with the `helm pull` that fetches it; a local one of
-/// another version fails it, as source-controller fails.
+/// another version fails it, as source-controller fails; one already in
+/// `charts/` as an archive counts by the name in its Chart.yaml, whatever
+/// the file's name.
 #[test]
 fn a_repository_chart_gets_its_dependencies_as_source_controller_builds_them() {
     let umbrella = |version_of_lib: &str| {
@@ -1963,6 +1976,7 @@ fn a_repository_chart_gets_its_dependencies_as_source_controller_builds_them() {
     let mut text = release("umbrella", "umbrella");
     text += &release("wrong-lib", "wrong-lib");
     text += &release("uncached", "uncached");
+    text += &release("packaged", "packaged");
     let t = repo(&[
         ("kubernetes/clusters/test/all.yaml", &text),
         ("charts/umbrella/Chart.yaml", &umbrella("^1.0.0")),
@@ -1985,6 +1999,21 @@ fn a_repository_chart_gets_its_dependencies_as_source_controller_builds_them() {
         ),
     ]);
     chart(t.path(), ".flate/charts/demo-1.0.3", "1.0.3", "1.0.3");
+    // A dependency already in charts/ as an archive of any file name
+    // counts by the name in its Chart.yaml: nothing is added.
+    write(
+        t.path(),
+        "charts/packaged/Chart.yaml",
+        "apiVersion: v2\nname: packaged\nversion: 0.1.0\ndependencies:\n  - name: demo\n    version: 9.9.9\n    repository: https://charts.example.com\n",
+    );
+    let src = tempfile::tempdir().unwrap();
+    chart(src.path(), "demo", "9.9.9", "9.9.9");
+    std::fs::create_dir_all(t.path().join("charts/packaged/charts")).unwrap();
+    std::fs::write(
+        t.path().join("charts/packaged/charts/vendored.tgz"),
+        tgz(&src.path().join("demo"), "demo"),
+    )
+    .unwrap();
     let (o, js) = build_json(t.path(), &[]);
     assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
     let h = hr(&js, "umbrella");
@@ -2004,6 +2033,12 @@ fn a_repository_chart_gets_its_dependencies_as_source_controller_builds_them() {
             .unwrap()
             .ends_with("failed to add local dependency 'lib': can't get a valid version for constraint '^2.0.0'"),
         "{wrong:#}"
+    );
+    let packaged = hr(&js, "packaged");
+    assert_eq!(packaged["renderStatus"], "rendered", "{packaged:#}");
+    assert!(
+        object(&packaged["objects"], "Deployment", "packaged").is_some(),
+        "{packaged:#}"
     );
     // Each dependency the cache lacks is named, and one command fetches
     // them all.

@@ -232,9 +232,8 @@ fn dep_entries(text: &str, key: &str) -> Vec<DepEntry> {
 /// repository: PATH relative to the chart, within the artifact) from the
 /// artifact, a remote one from the chart cache (where `helm pull` puts
 /// it). Only when `charts/` holds fewer subcharts than the list has
-/// entries; a subchart counts by its `Chart.yaml` name (a `.tgz` by its
-/// file name, `NAME-VERSION.tgz` as `helm dependency build` writes it)
-/// against the entry's alias or name.
+/// entries; a subchart, a directory or a `.tgz`, counts by its
+/// `Chart.yaml` name against the entry's alias or name.
 ///
 /// `files` are the chart's, `chart_rel` its directory in the artifact
 /// (`/`-separated), `read_dir(rel)` the files below a directory of the
@@ -283,9 +282,12 @@ pub fn vendor_dependencies(
             .collect();
         match parts.as_slice() {
             [c, f] if c == "charts" && f.ends_with(".tgz") => {
-                if let Some((name, _)) = super::charts::split_archive_name(f) {
-                    current.push(name);
-                }
+                // By the name in its Chart.yaml, as Helm loads it; by
+                // the file's name when it cannot be read (loading the
+                // chart then fails with Helm's message).
+                let name = crate::helm::chart::archive_chart_name(b)
+                    .or_else(|| super::charts::split_archive_name(f).map(|(name, _)| name));
+                current.extend(name);
             }
             [c, _, f] if c == "charts" && f == "Chart.yaml" => {
                 if let Some(n) = crate::yaml::parse_one(&String::from_utf8_lossy(b))

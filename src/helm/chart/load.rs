@@ -768,6 +768,18 @@ fn archive_files(data: &[u8]) -> Result<Vec<NamedBytes>, String> {
     Ok(files)
 }
 
+/// The `name` of the `Chart.yaml` in a chart archive (`.tgz`), as Helm
+/// reads it when it loads the archive as a subchart; None when the
+/// archive cannot be read or has no name.
+pub fn archive_chart_name(data: &[u8]) -> Option<String> {
+    let files = archive_files(data).ok()?;
+    let (_, yaml) = files.iter().find(|(n, _)| n == "Chart.yaml")?;
+    let doc = crate::yaml::parse_one(&String::from_utf8_lossy(yaml.get().ok()?)).ok()?;
+    doc.get("name")
+        .and_then(crate::yaml::Node::scalar_text)
+        .filter(|n| !n.is_empty())
+}
+
 /// The name in the chart of the archive entry `raw`: its top directory
 /// (the chart's, whatever its name) taken off, or Helm's error
 /// (`LoadArchiveFiles`).

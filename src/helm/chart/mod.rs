@@ -27,7 +27,7 @@ use std::sync::{Arc, Mutex, OnceLock};
 
 use crate::template::{ParsedText, Value};
 
-pub use load::{load, load_archive_entries, load_parsing_ahead, load_values};
+pub use load::{archive_chart_name, load, load_archive_entries, load_parsing_ahead, load_values};
 pub use objects::{DEFAULT_API_VERSIONS, go_string};
 pub use render::{print_template, render, render_values, write_template};
 
