@@ -256,10 +256,7 @@ pub fn vendor_dependencies(
     let Some(chart_yaml) = text("Chart.yaml") else {
         return Ok(Ok(()));
     };
-    let v1 = crate::yaml::parse_one(&chart_yaml)
-        .ok()
-        .and_then(|d| d.get("apiVersion").and_then(Node::scalar_text))
-        .is_none_or(|v| v == "v1");
+    let v1 = chart_yaml_field(chart_yaml.as_bytes(), "apiVersion").is_none_or(|v| v == "v1");
     let (meta, lock) = if v1 {
         (text("requirements.yaml"), text("requirements.lock"))
     } else {
@@ -290,12 +287,7 @@ pub fn vendor_dependencies(
                 current.extend(name);
             }
             [c, _, f] if c == "charts" && f == "Chart.yaml" => {
-                if let Some(n) = crate::yaml::parse_one(&String::from_utf8_lossy(b))
-                    .ok()
-                    .and_then(|d| d.get("name").and_then(Node::scalar_text))
-                {
-                    current.push(n);
-                }
+                current.extend(chart_yaml_field(b, "name"));
             }
             _ => {}
         }
@@ -343,8 +335,7 @@ pub fn vendor_dependencies(
             let version = dep_files
                 .iter()
                 .find(|(p, _)| p == Path::new("Chart.yaml"))
-                .and_then(|(_, b)| crate::yaml::parse_one(&String::from_utf8_lossy(b)).ok())
-                .and_then(|d| d.get("version").and_then(Node::scalar_text))
+                .and_then(|(_, b)| chart_yaml_field(b, "version"))
                 .unwrap_or_default();
             let v = crate::helm::semver::Version::parse(&version).map_err(fail)?;
             if !constraint.matches(&v) {
@@ -353,10 +344,7 @@ pub fn vendor_dependencies(
                     dep.version
                 )));
             }
-            dep_files
-                .into_iter()
-                .map(|(p, b)| (Path::new("charts").join(&key).join(p), b))
-                .collect()
+            under_charts(&key, dep_files)
         } else {
             let url = &dep.repository;
             if !(url.starts_with("https://")
@@ -371,10 +359,7 @@ pub fn vendor_dependencies(
                 Some(c) if c.path.is_dir() => {
                     let files = read_chart_dir(&crate::fs::RealFs, &c.path)
                         .map_err(|e| format!("{}: {e}", c.path.display()))?;
-                    files
-                        .into_iter()
-                        .map(|(p, b)| (Path::new("charts").join(&key).join(p), b))
-                        .collect()
+                    under_charts(&key, files)
                 }
                 Some(c) => {
                     let bytes =
@@ -428,6 +413,22 @@ pub fn vendor_dependencies(
             )))
         }
     }
+}
+
+/// A field of a `Chart.yaml`'s text (`name`, `version`).
+fn chart_yaml_field(text: &[u8], key: &str) -> Option<String> {
+    crate::yaml::parse_one(&String::from_utf8_lossy(text))
+        .ok()?
+        .get(key)
+        .and_then(Node::scalar_text)
+}
+
+/// A subchart's files under `charts/KEY/`.
+fn under_charts(key: &str, files: ChartFiles) -> ChartFiles {
+    files
+        .into_iter()
+        .map(|(p, b)| (Path::new("charts").join(key).join(p), b))
+        .collect()
 }
 
 /// Go's `filepath.Clean` of a slash-separated path.
@@ -576,8 +577,10 @@ pub enum Located {
     Cache(PathBuf),
     /// A chart directory of a source artifact.
     Source(Arc<SourceChart>),
-    /// Not available: skipped (or failed with `--require-charts`).
-    Missing(String),
+    /// Not available: skipped (or failed with `--require-charts`); why,
+    /// and the command that fetches what is missing when it is not the
+    /// chart's own `helm pull` (a dependency of a source chart).
+    Missing(String, Option<String>),
     /// An error (the chart path does not exist in its source...).
     Error(String),
 }
@@ -604,12 +607,19 @@ pub fn read_chart_dir(fs: &dyn FileSystem, dir: &Path) -> std::io::Result<Vec<(P
 }
 
 /// Reads the chart directory `path` of source (kind, namespace, name):
-/// `Ok(Err(why))` when it is not available offline (the source, or a
-/// dependency the chart's source-controller build adds).
+/// `Ok(Err((why, pull)))` when it is not available offline (the source,
+/// or dependencies the chart's source-controller build adds: `pull`
+/// fetches them).
 /// `values_files` are the release's `valuesFiles`, read from the same
 /// source.
-pub type SourceChartFn<'a> =
-    dyn Fn(&str, &str, &str, &str, &[String]) -> Result<Result<SourceChart, String>, String> + 'a;
+pub type SourceChartFn<'a> = dyn Fn(
+        &str,
+        &str,
+        &str,
+        &str,
+        &[String],
+    ) -> Result<Result<SourceChart, (String, Option<String>)>, String>
+    + 'a;
 
 /// Reads the artifact of source (kind, namespace, name), an
 /// ExternalArtifact, as a chart archive: `Ok(Err(why))` when it is not
@@ -631,7 +641,7 @@ pub fn locate(
     artifact_chart: &ArtifactChartFn<'_>,
 ) -> Located {
     if let Some(m) = &h.chart.unavailable {
-        return Located::Missing(m.clone());
+        return Located::Missing(m.clone(), None);
     }
     let Some(req) = &h.chart.request else {
         return Located::Error(format!(
@@ -653,7 +663,7 @@ pub fn locate(
             effective_values_files(&h.chart.values_files),
         ) {
             Ok(Ok(c)) => Located::Source(Arc::new(c)),
-            Ok(Err(why)) => Located::Missing(why),
+            Ok(Err((why, pull))) => Located::Missing(why, pull),
             Err(e) => Located::Error(e),
         },
         ChartRequest::Artifact {
@@ -662,7 +672,7 @@ pub fn locate(
             name,
         } => match artifact_chart(kind, namespace, name) {
             Ok(Ok(c)) => Located::Source(Arc::new(c)),
-            Ok(Err(why)) => Located::Missing(why),
+            Ok(Err(why)) => Located::Missing(why, None),
             Err(e) => Located::Error(e),
         },
         ChartRequest::Remote { chart, version, .. } => match cache.find(chart, version) {
@@ -673,15 +683,18 @@ pub fn locate(
                 } else {
                     format!("{chart} {version}")
                 };
-                Located::Missing(format!(
-                    "chart {want} is not in the chart cache ({}): fetch it with `{}`",
-                    if cache.shown.is_empty() {
-                        "no cache directory".to_string()
-                    } else {
-                        cache.shown.join(", ")
-                    },
-                    req.pull_command().unwrap_or_default()
-                ))
+                Located::Missing(
+                    format!(
+                        "chart {want} is not in the chart cache ({}): fetch it with `{}`",
+                        if cache.shown.is_empty() {
+                            "no cache directory".to_string()
+                        } else {
+                            cache.shown.join(", ")
+                        },
+                        req.pull_command().unwrap_or_default()
+                    ),
+                    None,
+                )
             }
             Err(e) => Located::Error(e),
         },
@@ -1377,7 +1390,7 @@ fn apply_outcome(
             h.ok = false;
             h.message = e;
         }
-        (Located::Missing(m), None) => {
+        (Located::Missing(m, _), None) => {
             if opts.require_charts {
                 h.status = HrStatus::Failed;
                 h.ok = false;

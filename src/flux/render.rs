@@ -2279,9 +2279,6 @@ fn render_helmreleases(
     }
     let cache = super::charts::ChartCache::scan(&opts.helm.chart_dirs, repo);
     let known = Known::build(&opts.preexisting, reports);
-    // The `helm pull` of a dependency a source chart lacks, by (source,
-    // chart path).
-    let dependency_pulls: std::sync::Mutex<HashMap<(String, String), String>> = Default::default();
     let source_chart = |kind: &str, ns: &str, name: &str, path: &str, values: &[String]| {
         let src = SourceRef {
             kind: kind.to_string(),
@@ -2295,8 +2292,11 @@ fn render_helmreleases(
             local = a;
             &local
         } else {
-            return Ok(Err(format!(
-                "chart {path} of external source {src}: not fetched offline (render it from a local copy with --source {src}=DIR)"
+            return Ok(Err((
+                format!(
+                    "chart {path} of external source {src}: not fetched offline (render it from a local copy with --source {src}=DIR)"
+                ),
+                None,
             )));
         };
         let dir = crate::fs::normalize(&artifact.root, Path::new(path.trim_start_matches('/')));
@@ -2329,11 +2329,7 @@ fn render_helmreleases(
             helmrender::vendor_dependencies(&mut files, &chart_rel, &read_dir, &cache)
                 .map_err(|e| format!("chart path '{path}' of {src}: {e}"))?
         {
-            // For `flate get charts`: what the release lacks is fetched so.
-            if let Ok(mut m) = dependency_pulls.lock() {
-                m.insert((src.to_string(), path.to_string()), pull);
-            }
-            return Ok(Err(why));
+            return Ok(Err((why, Some(pull))));
         }
         // valuesFiles: relative to the artifact's root, `..` clamped to it
         // (securejoin), as source-controller reads them.
@@ -2403,22 +2399,12 @@ fn render_helmreleases(
         .iter()
         .map(|h| helmrender::locate(h, &cache, &source_chart, &artifact_chart))
         .collect();
-    let dependency_pulls = dependency_pulls.into_inner().unwrap_or_default();
-    for h in hrs.iter_mut() {
-        if let Some(p) = h.chart.request.as_ref().and_then(|r| r.pull_command()) {
+    for (h, l) in hrs.iter_mut().zip(&located) {
+        // For `flate get charts`: what the release lacks is fetched so.
+        if let Located::Missing(_, Some(p)) = l {
+            h.chart.pull = p.clone();
+        } else if let Some(p) = h.chart.request.as_ref().and_then(|r| r.pull_command()) {
             h.chart.pull = p;
-        }
-        if let Some(super::charts::ChartRequest::SourcePath {
-            kind,
-            namespace,
-            name,
-            path,
-        }) = &h.chart.request
-        {
-            let src = format!("{kind}/{namespace}/{name}");
-            if let Some(p) = dependency_pulls.get(&(src, path.clone())) {
-                h.chart.pull = p.clone();
-            }
         }
     }
     let mut crds = CrdInfo::default();

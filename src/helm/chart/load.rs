@@ -747,16 +747,7 @@ fn archive_files(data: &[u8]) -> Result<Vec<NamedBytes>, String> {
             .into_owned();
         let n = archive_name(&raw)?;
         let size = entry.header().size().unwrap_or(0);
-        if size > remaining {
-            return Err(format!(
-                "decompressed chart is larger than the maximum size {MAX_CHART_SIZE}"
-            ));
-        }
-        if size > MAX_FILE_SIZE {
-            return Err(format!(
-                "decompressed chart file {raw:?} is larger than the maximum file size {MAX_FILE_SIZE}"
-            ));
-        }
+        within_limits(&raw, size, remaining)?;
         let buf = read_shared(&mut entry.by_ref().take(remaining), size as usize)
             .map_err(|e| e.to_string())?;
         remaining -= buf.len() as u64;
@@ -772,12 +763,41 @@ fn archive_files(data: &[u8]) -> Result<Vec<NamedBytes>, String> {
 /// reads it when it loads the archive as a subchart; None when the
 /// archive cannot be read or has no name.
 pub fn archive_chart_name(data: &[u8]) -> Option<String> {
-    let files = archive_files(data).ok()?;
-    let (_, yaml) = files.iter().find(|(n, _)| n == "Chart.yaml")?;
-    let doc = crate::yaml::parse_one(&String::from_utf8_lossy(yaml.get().ok()?)).ok()?;
+    // Read up to the Chart.yaml entry only (`helm package` writes it
+    // first): the chart is loaded, whole, later.
+    let mut ar = tar::Archive::new(flate2::read::GzDecoder::new(data));
+    let mut entry = ar.entries().ok()?.find_map(|e| {
+        let e = e.ok()?;
+        let raw = e.path().ok()?.to_string_lossy().into_owned();
+        (archive_name(&raw).ok()? == "Chart.yaml").then_some(e)
+    })?;
+    let mut yaml = Vec::new();
+    entry
+        .by_ref()
+        .take(MAX_FILE_SIZE)
+        .read_to_end(&mut yaml)
+        .ok()?;
+    let yaml = yaml.strip_prefix(b"\xef\xbb\xbf").unwrap_or(&yaml);
+    let doc = crate::yaml::parse_one(&String::from_utf8_lossy(yaml)).ok()?;
     doc.get("name")
         .and_then(crate::yaml::Node::scalar_text)
         .filter(|n| !n.is_empty())
+}
+
+/// Helm's limits on a chart archive: an entry `raw` of `size` bytes when
+/// `remaining` bytes of the chart's maximum size are left.
+fn within_limits(raw: &str, size: u64, remaining: u64) -> Result<(), String> {
+    if size > remaining {
+        return Err(format!(
+            "decompressed chart is larger than the maximum size {MAX_CHART_SIZE}"
+        ));
+    }
+    if size > MAX_FILE_SIZE {
+        return Err(format!(
+            "decompressed chart file {raw:?} is larger than the maximum file size {MAX_FILE_SIZE}"
+        ));
+    }
+    Ok(())
 }
 
 /// The name in the chart of the archive entry `raw`: its top directory
@@ -819,20 +839,7 @@ pub fn load_archive_entries(
     for (raw, data) in entries {
         let n = archive_name(&raw).map_err(|m| ChartError::at(m, origin))?;
         let size = data.len() as u64;
-        if size > remaining {
-            return Err(ChartError::at(
-                format!("decompressed chart is larger than the maximum size {MAX_CHART_SIZE}"),
-                origin,
-            ));
-        }
-        if size > MAX_FILE_SIZE {
-            return Err(ChartError::at(
-                format!(
-                    "decompressed chart file {raw:?} is larger than the maximum file size {MAX_FILE_SIZE}"
-                ),
-                origin,
-            ));
-        }
+        within_limits(&raw, size, remaining).map_err(|m| ChartError::at(m, origin))?;
         remaining -= size;
         files.push((n, strip_bom(Arc::from(data)).into()));
     }
