@@ -12,6 +12,7 @@ pub mod crds;
 pub mod fieldspec;
 pub mod fieldspecs;
 pub mod generators;
+pub mod gosort;
 pub mod helm;
 pub mod kustfile;
 pub mod nameref;

@@ -2,7 +2,9 @@
 //! every field that refers to them by name (kustomize's nameReference
 //! table) gets the new name. Candidate selection follows kustomize's
 //! `api/filters/nameref`: previous names, the referral kind, roleRef kinds,
-//! namespaces, then prefixes/suffixes to break ties.
+//! namespaces, then prefixes/suffixes to break ties. The candidates are the
+//! objects the referrer could refer to (`SubsetThatCouldBeReferencedByResource`),
+//! the referrer itself among them: an object can name itself.
 
 use std::collections::HashSet;
 
@@ -12,7 +14,7 @@ use crate::yaml::Node;
 use super::Error;
 use super::fieldspec::{self, split_path};
 use super::fieldspecs::{FieldSpec, NAME_REFERENCE};
-use super::tconfig::{NameRefEntry, TransformerConfig};
+use super::tconfig::{NameRef, TransformerConfig};
 
 fn has_field(node: &Node, path: &[String]) -> bool {
     if path.is_empty() {
@@ -54,24 +56,34 @@ struct Ctx<'a> {
     all: &'a [Resource],
     candidates: Vec<usize>,
     referrer: &'a Resource,
+    /// The referrer's index in `all` (where its object is taken out): it
+    /// is a candidate too, read from `referrer`.
+    this: usize,
     target: Gvk,
     fs: &'a FieldSpec,
 }
 
 impl Ctx<'_> {
+    fn res(&self, i: usize) -> &Resource {
+        if i == self.this {
+            self.referrer
+        } else {
+            &self.all[i]
+        }
+    }
+
     fn select(
         &self,
         old_name: &str,
         cands: &[usize],
         by_ns: bool,
     ) -> Result<Option<usize>, String> {
-        let all = self.all;
         let mut c: Vec<usize> = cands
             .iter()
             .copied()
-            .filter(|&i| all[i].prev_ids.iter().any(|id| id.name == old_name))
+            .filter(|&i| self.res(i).prev_ids.iter().any(|id| id.name == old_name))
             .filter(|&i| {
-                all[i].prev_ids.iter().any(|id| {
+                self.res(i).prev_ids.iter().any(|id| {
                     id.gvk.is_selected_by(
                         &self.target.group,
                         &self.target.version,
@@ -85,7 +97,7 @@ impl Ctx<'_> {
             let k = self.referrer.obj.get_str(&["roleRef", "kind"]);
             if let (Some(g), Some(k)) = (g, k) {
                 c.retain(|&i| {
-                    all[i]
+                    self.res(i)
                         .prev_ids
                         .iter()
                         .any(|id| id.gvk.is_selected_by(g, "", k))
@@ -95,32 +107,35 @@ impl Ctx<'_> {
         let rid = self.referrer.cur_id();
         if !rid.gvk.is_cluster_scoped() {
             c.retain(|&i| {
-                let t = all[i].cur_id();
+                let t = self.res(i).cur_id();
                 t.gvk.is_cluster_scoped()
-                    || all[i].kind() == "ServiceAccount"
+                    || self.res(i).kind() == "ServiceAccount"
                     || t.effective_namespace() == rid.effective_namespace()
             });
         }
         if c.len() == 1 {
             return Ok(Some(c[0]));
         }
-        c.retain(|&i| all[i].prefixes_suffixes_equal(self.referrer, true));
+        c.retain(|&i| self.res(i).prefixes_suffixes_equal(self.referrer, true));
         if c.len() > 1 {
-            c.retain(|&i| all[i].prefixes_suffixes_equal(self.referrer, false));
+            c.retain(|&i| self.res(i).prefixes_suffixes_equal(self.referrer, false));
         }
         match c.len() {
             0 => Ok(None),
             1 => Ok(Some(c[0])),
             _ => {
-                let first = &all[c[0]];
+                let first = self.res(c[0]);
                 let same = c.iter().all(|&i| {
-                    all[i].name() == first.name()
-                        && (!by_ns || all[i].namespace() == first.namespace())
+                    self.res(i).name() == first.name()
+                        && (!by_ns || self.res(i).namespace() == first.namespace())
                 });
                 if same {
                     Ok(Some(c[0]))
                 } else {
-                    let ids: Vec<String> = c.iter().map(|&i| all[i].cur_id().to_string()).collect();
+                    let ids: Vec<String> = c
+                        .iter()
+                        .map(|&i| self.res(i).cur_id().to_string())
+                        .collect();
                     Err(format!(
                         "found multiple possible referrals: {}",
                         ids.join(", ")
@@ -172,7 +187,7 @@ impl Ctx<'_> {
             return Ok(());
         };
         if let Some(i) = self.select(&old, &self.candidates, false)? {
-            let new = self.all[i].name();
+            let new = self.res(i).name();
             if new != old {
                 *node = Node::str(new);
                 self.changed.set(true);
@@ -193,8 +208,8 @@ impl Ctx<'_> {
                     .iter()
                     .copied()
                     .filter(|&i| {
-                        self.all[i].org_id().namespace == ns
-                            || (self.all[i].prev_ids.is_empty() && self.all[i].namespace() == ns)
+                        self.res(i).org_id().namespace == ns
+                            || (self.res(i).prev_ids.is_empty() && self.res(i).namespace() == ns)
                     })
                     .collect();
                 if !by_org.is_empty() {
@@ -203,7 +218,7 @@ impl Ctx<'_> {
                     self.candidates
                         .iter()
                         .copied()
-                        .filter(|&i| self.all[i].namespace() == ns)
+                        .filter(|&i| self.res(i).namespace() == ns)
                         .collect()
                 }
             }
@@ -211,7 +226,7 @@ impl Ctx<'_> {
         let Some(i) = self.select(&old, &cands, true)? else {
             return Ok(());
         };
-        let r = &self.all[i];
+        let r = self.res(i);
         if r.name() == old && r.namespace().is_empty() {
             return Ok(());
         }
@@ -270,8 +285,8 @@ fn check_role_binding_subjects(m: &ResMap) -> Result<(), Error> {
 }
 
 /// Rewrites references to renamed objects, with the name-reference table
-/// of `cfg` (kustomize's defaults plus `configurations:`) and what `crds`
-/// files added.
+/// of `cfg` (the top-level accumulator's: kustomize's defaults and every
+/// layer's `configurations:`) and what `crds` files added.
 pub fn fix(m: &mut ResMap, cfg: &TransformerConfig) -> Result<(), Error> {
     check_role_binding_subjects(m)?;
     // Only resources that were renamed can be referral targets.
@@ -281,23 +296,32 @@ pub fn fix(m: &mut ResMap, cfg: &TransformerConfig) -> Result<(), Error> {
     let org_ids: Vec<ResId> = m.resources.iter().map(Resource::org_id).collect();
     let count = m.resources.len();
     let mut done: HashSet<(usize, usize, usize)> = HashSet::new();
-    // kustomize merges the references `crds` files add into its table: a
-    // target already there gets more referrers, a new one comes last.
-    let mut table = cfg.name_references();
-    for c in &m.crd_name_refs {
-        let gvk = Gvk {
-            group: String::new(),
-            version: c.target_version.into(),
-            kind: c.target_kind.into(),
-        };
-        match table.iter_mut().find(|e| e.gvk == gvk) {
-            Some(e) => e.referrers.to_mut().push(c.referrer),
-            None => table.push(NameRefEntry {
-                gvk,
-                referrers: std::borrow::Cow::Owned(vec![c.referrer]),
-            }),
-        }
-    }
+    // kustomize merges the references `crds` files add into its table (an
+    // equal target gets more referrers, a new one is sorted in).
+    let with_crds;
+    let cfg = if m.crd_name_refs.is_empty() {
+        cfg
+    } else {
+        let refs = m
+            .crd_name_refs
+            .iter()
+            .map(|c| NameRef {
+                gvk: Gvk {
+                    group: String::new(),
+                    version: c.target_version.into(),
+                    kind: c.target_kind.into(),
+                },
+                referrers: vec![c.referrer],
+            })
+            .collect();
+        let mut merged = cfg.clone();
+        TransformerConfig::from_name_references(refs)
+            .and_then(|crds| merged.merge(&crds))
+            .map_err(|e| Error::msg(format!("merging CRDs: {e}")))?;
+        with_crds = merged;
+        &with_crds
+    };
+    let table = cfg.name_references();
     for (bi, back) in table.iter().enumerate() {
         let target = back.gvk.clone();
         for (fi, fs) in back.referrers.iter().enumerate() {
@@ -315,14 +339,18 @@ pub fn fix(m: &mut ResMap, cfg: &TransformerConfig) -> Result<(), Error> {
                 let gvk = m.resources[ri].gvk();
                 let mut obj = std::mem::replace(&mut m.resources[ri].obj, Node::Null);
                 let all: &[Resource] = &m.resources;
+                // kustomize's candidates include the referrer itself.
                 let candidates: Vec<usize> = (0..count)
-                    .filter(|&i| i != ri && could_reference(&referrer, &all[i]))
+                    .filter(|&i| {
+                        could_reference(&referrer, if i == ri { &referrer } else { &all[i] })
+                    })
                     .collect();
                 let ctx = Ctx {
                     changed: std::cell::Cell::new(false),
                     all,
                     candidates,
                     referrer: &referrer,
+                    this: ri,
                     target: target.clone(),
                     fs,
                 };

@@ -10,7 +10,9 @@ use crate::yaml::Node;
 use super::Error;
 use super::kustfile::Kustomization;
 
-const ORDER_FIRST: &[&str] = &[
+/// kustomize's `orderFirst` (`resid` typeOrders; also the order of GVKs in
+/// the field-spec tables, see `tconfig`).
+pub(super) const ORDER_FIRST: &[&str] = &[
     "Namespace",
     "ResourceQuota",
     "StorageClass",
@@ -34,7 +36,7 @@ const ORDER_FIRST: &[&str] = &[
     "CronJob",
     "PodDisruptionBudget",
 ];
-const ORDER_LAST: &[&str] = &[
+pub(super) const ORDER_LAST: &[&str] = &[
     "MutatingWebhookConfiguration",
     "ValidatingWebhookConfiguration",
 ];

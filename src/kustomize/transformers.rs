@@ -172,12 +172,7 @@ pub fn run(list: &[Step], ldr: &Loader, m: &mut ResMap, track: bool) -> Result<(
 
 /// Field specs `more` merged into `base` (`FsSlice.MergeAll`).
 fn merge_specs(base: &mut Vec<FieldSpec>, more: &[FieldSpec]) -> Result<(), String> {
-    for fs in more {
-        let mut extra = Vec::new();
-        tconfig::merge_one(base, &mut extra, *fs)?;
-        base.extend(extra);
-    }
-    Ok(())
+    tconfig::merge_all(base, more).map_err(|c| c.to_string())
 }
 
 /// The builtin transformers a kustomization's fields configure, in
