@@ -285,6 +285,170 @@ fn flux_kinds() {
     assert_eq!(validate(&KS.replace("/v1\n", "/v1beta2\n")), None);
 }
 
+/// The other kinds a Flux repository applies: notifications, image
+/// automation, buckets, artifact generators and Flux Operator's kinds,
+/// each as the Flux documentation writes it, and the mistakes their CRDs
+/// refuse.
+#[test]
+fn flux_notification_image_and_operator_kinds() {
+    let provider = "apiVersion: notification.toolkit.fluxcd.io/v1beta3\nkind: Provider\nmetadata: {name: discord, namespace: flux-system}\nspec:\n  type: discord\n  channel: alerts\n  secretRef: {name: discord-webhook}\n";
+    valid(provider);
+    invalid(
+        &provider.replace("type: discord", "type: Discord"),
+        "spec.type",
+        "is not one of",
+    );
+    invalid(
+        &provider.replace(
+            "secretRef: {name: discord-webhook}",
+            "secretRef: discord-webhook",
+        ),
+        "spec.secretRef",
+        "is not of type \"object\"",
+    );
+    invalid(
+        &provider.replace("  channel:", "  chanel:"),
+        "spec.chanel",
+        "unknown field",
+    );
+    invalid(
+        &provider.replace("  channel: alerts\n", "  timeout: 1h\n"),
+        "spec.timeout",
+        "does not match",
+    );
+
+    let alert = "apiVersion: notification.toolkit.fluxcd.io/v1beta3\nkind: Alert\nmetadata: {name: flux, namespace: flux-system}\nspec:\n  providerRef: {name: discord}\n  eventSeverity: error\n  eventSources:\n    - {kind: Kustomization, name: '*'}\n    - {kind: HelmRelease, name: '*', namespace: media}\n  exclusionList: ['error.*lookup github\\.com']\n  eventMetadata: {cluster: main}\n";
+    valid(alert);
+    // Flux Operator adds its kinds to the notification CRDs it installs.
+    valid(&alert.replace(
+        "{kind: Kustomization, name: '*'}",
+        "{kind: FluxInstance, name: '*'}",
+    ));
+    invalid(
+        &alert.replace("eventSeverity: error", "eventSeverity: warning"),
+        "spec.eventSeverity",
+        "is not one of",
+    );
+    invalid(
+        &alert.replace("{kind: HelmRelease,", "{kind: HelmReleases,"),
+        "spec.eventSources[1].kind",
+        "is not one of",
+    );
+    invalid(
+        &alert.replace("  providerRef: {name: discord}\n", ""),
+        "spec",
+        "\"providerRef\" is a required property",
+    );
+    invalid(
+        &alert.replace("name: '*', namespace: media", "name: '*', namespace: ''"),
+        "spec.eventSources[1].namespace",
+        "shorter than 1 character",
+    );
+
+    let receiver = "apiVersion: notification.toolkit.fluxcd.io/v1\nkind: Receiver\nmetadata: {name: github, namespace: flux-system}\nspec:\n  type: github\n  events: [ping, push]\n  secretRef: {name: github-webhook-token}\n  resources:\n    - {apiVersion: source.toolkit.fluxcd.io/v1, kind: GitRepository, name: flux-system}\n";
+    valid(receiver);
+    invalid(
+        &receiver.replace("type: github", "type: GitHub"),
+        "spec.type",
+        "is not one of",
+    );
+    invalid(
+        &receiver.replace("  resources:\n    - {apiVersion: source.toolkit.fluxcd.io/v1, kind: GitRepository, name: flux-system}\n", ""),
+        "spec",
+        "\"resources\" is a required property",
+    );
+    // A Receiver of the older API version has no embedded schema.
+    assert_eq!(
+        validate(&receiver.replace("/v1\nkind: Receiver", "/v1beta2\nkind: Receiver")),
+        None
+    );
+
+    let rset = "apiVersion: fluxcd.controlplane.io/v1\nkind: ResourceSet\nmetadata: {name: apps, namespace: flux-system}\nspec:\n  inputs:\n    - {tenant: team1, replicas: 2, tags: [a]}\n  dependsOn:\n    - {apiVersion: fluxcd.controlplane.io/v1, kind: FluxInstance, name: flux, ready: true}\n  resources:\n    - apiVersion: v1\n      kind: Namespace\n      metadata: {name: '<< inputs.tenant >>'}\n";
+    valid(rset);
+    valid(&format!("{rset}  inputStrategy: {{name: Permute}}\n"));
+    invalid(
+        &format!("{rset}  inputStrategy: {{name: Merge}}\n"),
+        "spec.inputStrategy.name",
+        "is not one of",
+    );
+    invalid(
+        &rset.replace("  inputs:", "  input:"),
+        "spec.input",
+        "unknown field",
+    );
+    invalid(
+        &rset.replace("kind: FluxInstance, name: flux,", "kind: FluxInstance,"),
+        "spec.dependsOn[0]",
+        "\"name\" is a required property",
+    );
+
+    let instance = "apiVersion: fluxcd.controlplane.io/v1\nkind: FluxInstance\nmetadata: {name: flux, namespace: flux-system}\nspec:\n  distribution: {version: 2.x, registry: ghcr.io/fluxcd}\n  components: [source-controller, kustomize-controller, helm-controller, notification-controller]\n  cluster: {type: kubernetes, size: medium, networkPolicy: false}\n  sync: {kind: GitRepository, url: 'https://github.com/a/b', ref: refs/heads/main, path: kubernetes/flux/cluster}\n  kustomize:\n    patches:\n      - target: {kind: Deployment}\n        patch: |\n          - op: add\n            path: /spec/template/spec/containers/0/args/-\n            value: --concurrent=10\n";
+    valid(instance);
+    invalid(
+        &instance.replace("notification-controller]", "image-controller]"),
+        "spec.components[3]",
+        "is not one of",
+    );
+    invalid(
+        &instance.replace("version: 2.x, ", ""),
+        "spec.distribution",
+        "\"version\" is a required property",
+    );
+
+    let provider_input = "apiVersion: fluxcd.controlplane.io/v1\nkind: ResourceSetInputProvider\nmetadata: {name: prs, namespace: flux-system}\nspec:\n  type: GitHubPullRequest\n  url: https://github.com/a/b\n  filter: {labels: [deploy/flux-preview], limit: 10}\n  secretRef: {name: github-token}\n";
+    valid(provider_input);
+    invalid(
+        &provider_input.replace("type: GitHubPullRequest", "type: GithubPullRequest"),
+        "spec.type",
+        "is not one of",
+    );
+
+    let images = [
+        "apiVersion: image.toolkit.fluxcd.io/v1\nkind: ImageRepository\nmetadata: {name: app}\nspec:\n  image: ghcr.io/a/app\n  interval: 5m\n  provider: generic\n",
+        "apiVersion: image.toolkit.fluxcd.io/v1\nkind: ImagePolicy\nmetadata: {name: app}\nspec:\n  imageRepositoryRef: {name: app}\n  filterTags: {pattern: '^main-[a-f0-9]+-(?P<ts>[0-9]+)', extract: '$ts'}\n  policy: {numerical: {order: asc}}\n",
+        "apiVersion: image.toolkit.fluxcd.io/v1\nkind: ImageUpdateAutomation\nmetadata: {name: flux-system}\nspec:\n  interval: 30m\n  sourceRef: {kind: GitRepository, name: flux-system}\n  git:\n    checkout: {ref: {branch: main}}\n    commit:\n      author: {email: fluxcdbot@users.noreply.github.com, name: fluxcdbot}\n      messageTemplate: '{{range .Changed.Changes}}{{print .OldValue}} -> {{println .NewValue}}{{end}}'\n    push: {branch: main}\n  update: {path: ./clusters/production, strategy: Setters}\n",
+    ];
+    for y in images {
+        valid(y);
+    }
+    invalid(
+        &images[0].replace("interval: 5m", "interval: 5min"),
+        "spec.interval",
+        "does not match",
+    );
+    invalid(
+        &images[1].replace("order: asc", "order: ascending"),
+        "spec.policy.numerical.order",
+        "is not one of",
+    );
+    invalid(
+        &images[2].replace("strategy: Setters", "strategy: setters"),
+        "spec.update.strategy",
+        "is not one of",
+    );
+
+    let generator = "apiVersion: source.extensions.fluxcd.io/v1beta1\nkind: ArtifactGenerator\nmetadata: {name: podinfo, namespace: flux-system}\nspec:\n  sources:\n    - {alias: chart, kind: OCIRepository, name: podinfo-chart}\n    - {alias: repo, kind: GitRepository, name: podinfo-values}\n  artifacts:\n    - name: podinfo-composite\n      copy:\n        - {from: '@chart/', to: '@artifact/'}\n        - {from: '@repo/charts/podinfo/values-prod.yaml', to: '@artifact/podinfo/values.yaml', strategy: Merge}\n";
+    valid(generator);
+    invalid(
+        &generator.replace("strategy: Merge", "strategy: Append"),
+        "spec.artifacts[0].copy[1].strategy",
+        "is not one of",
+    );
+    invalid(
+        &generator.replace("{alias: chart, ", "{"),
+        "spec.sources[0]",
+        "\"alias\" is a required property",
+    );
+
+    let bucket = "apiVersion: source.toolkit.fluxcd.io/v1\nkind: Bucket\nmetadata: {name: b}\nspec:\n  interval: 5m\n  provider: aws\n  bucketName: podinfo\n  endpoint: s3.amazonaws.com\n  region: us-east-1\n";
+    valid(bucket);
+    invalid(
+        &bucket.replace("provider: aws", "provider: s3"),
+        "spec.provider",
+        "is not one of",
+    );
+}
+
 fn kustomization_file(yaml: &str, kind: &str) -> Vec<SchemaError> {
     let set = SchemaSet::new(SchemaOptions::default());
     let api = if kind == "Component" {
@@ -573,6 +737,8 @@ spec:
                       type: array
                       items:
                         type: object
+                        # required, but the API server fills `action` in
+                        required: [action, targetLabel]
                         properties:
                           action:
                             default: replace
@@ -745,6 +911,11 @@ fn schemas_import_of_a_crd() {
             "targetLabel: pod",
             "targetLabel: 7",
             "/spec/endpoints/0/relabelings/0/targetLabel",
+        ),
+        (
+            "          targetLabel: pod\n",
+            "",
+            "/spec/endpoints/0/relabelings/0",
         ),
     ] {
         let bad = SERVICE_MONITOR.replace(from, to);

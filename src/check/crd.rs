@@ -82,6 +82,25 @@ fn convert(v: &mut Value) {
         }
     }
     m.remove("x-kubernetes-validations");
+    // The API server fills a missing field in from its `default` before it
+    // validates (structural defaulting): a required field with a default
+    // may be left out (a `verify.provider` of `cosign`).
+    let defaulted: Vec<String> = match m.get("properties") {
+        Some(Value::Object(props)) => props
+            .iter()
+            .filter(|(_, p)| p.get("default").is_some())
+            .map(|(k, _)| k.clone())
+            .collect(),
+        _ => Vec::new(),
+    };
+    if !defaulted.is_empty()
+        && let Some(Value::Array(req)) = m.get_mut("required")
+    {
+        req.retain(|r| !r.as_str().is_some_and(|r| defaulted.iter().any(|d| d == r)));
+        if req.is_empty() {
+            m.remove("required");
+        }
+    }
     let preserve = m.get("x-kubernetes-preserve-unknown-fields") == Some(&Value::Bool(true));
     if m.contains_key("properties") && !m.contains_key("additionalProperties") && !preserve {
         m.insert("additionalProperties".into(), Value::Bool(false));

@@ -121,6 +121,61 @@ pub const EMBEDDED: &[(&str, &str, &str)] = &[
         include_str!("../../schemas/source.toolkit.fluxcd.io/helmchart_v1.json"),
     ),
     (
+        "source.toolkit.fluxcd.io/v1",
+        "Bucket",
+        include_str!("../../schemas/source.toolkit.fluxcd.io/bucket_v1.json"),
+    ),
+    (
+        "notification.toolkit.fluxcd.io/v1beta3",
+        "Alert",
+        include_str!("../../schemas/notification.toolkit.fluxcd.io/alert_v1beta3.json"),
+    ),
+    (
+        "notification.toolkit.fluxcd.io/v1beta3",
+        "Provider",
+        include_str!("../../schemas/notification.toolkit.fluxcd.io/provider_v1beta3.json"),
+    ),
+    (
+        "notification.toolkit.fluxcd.io/v1",
+        "Receiver",
+        include_str!("../../schemas/notification.toolkit.fluxcd.io/receiver_v1.json"),
+    ),
+    (
+        "image.toolkit.fluxcd.io/v1",
+        "ImageRepository",
+        include_str!("../../schemas/image.toolkit.fluxcd.io/imagerepository_v1.json"),
+    ),
+    (
+        "image.toolkit.fluxcd.io/v1",
+        "ImagePolicy",
+        include_str!("../../schemas/image.toolkit.fluxcd.io/imagepolicy_v1.json"),
+    ),
+    (
+        "image.toolkit.fluxcd.io/v1",
+        "ImageUpdateAutomation",
+        include_str!("../../schemas/image.toolkit.fluxcd.io/imageupdateautomation_v1.json"),
+    ),
+    (
+        "source.extensions.fluxcd.io/v1beta1",
+        "ArtifactGenerator",
+        include_str!("../../schemas/source.extensions.fluxcd.io/artifactgenerator_v1beta1.json"),
+    ),
+    (
+        "fluxcd.controlplane.io/v1",
+        "FluxInstance",
+        include_str!("../../schemas/fluxcd.controlplane.io/fluxinstance_v1.json"),
+    ),
+    (
+        "fluxcd.controlplane.io/v1",
+        "ResourceSet",
+        include_str!("../../schemas/fluxcd.controlplane.io/resourceset_v1.json"),
+    ),
+    (
+        "fluxcd.controlplane.io/v1",
+        "ResourceSetInputProvider",
+        include_str!("../../schemas/fluxcd.controlplane.io/resourcesetinputprovider_v1.json"),
+    ),
+    (
         "kustomize.config.k8s.io/v1beta1",
         "Kustomization",
         include_str!("../../schemas/kustomize.config.k8s.io/kustomization_v1beta1.json"),

@@ -412,6 +412,72 @@ fn finish(out: &Path, bundle_files: &[String]) {
             "HelmChart",
             typed_kind::<f::HelmChart>("source.toolkit.fluxcd.io/v1", "HelmChart", &raw_defs, true),
         ),
+        (
+            "source.toolkit.fluxcd.io",
+            "v1",
+            "Bucket",
+            typed_kind::<f::Bucket>("source.toolkit.fluxcd.io/v1", "Bucket", &raw_defs, true),
+        ),
+        (
+            "notification.toolkit.fluxcd.io",
+            "v1beta3",
+            "Alert",
+            typed_kind::<f::Alert>("notification.toolkit.fluxcd.io/v1beta3", "Alert", &raw_defs, true),
+        ),
+        (
+            "notification.toolkit.fluxcd.io",
+            "v1beta3",
+            "Provider",
+            typed_kind::<f::Provider>("notification.toolkit.fluxcd.io/v1beta3", "Provider", &raw_defs, true),
+        ),
+        (
+            "notification.toolkit.fluxcd.io",
+            "v1",
+            "Receiver",
+            typed_kind::<f::Receiver>("notification.toolkit.fluxcd.io/v1", "Receiver", &raw_defs, true),
+        ),
+        (
+            "image.toolkit.fluxcd.io",
+            "v1",
+            "ImageRepository",
+            typed_kind::<f::ImageRepository>("image.toolkit.fluxcd.io/v1", "ImageRepository", &raw_defs, true),
+        ),
+        (
+            "image.toolkit.fluxcd.io",
+            "v1",
+            "ImagePolicy",
+            typed_kind::<f::ImagePolicy>("image.toolkit.fluxcd.io/v1", "ImagePolicy", &raw_defs, true),
+        ),
+        (
+            "image.toolkit.fluxcd.io",
+            "v1",
+            "ImageUpdateAutomation",
+            typed_kind::<f::ImageUpdateAutomation>("image.toolkit.fluxcd.io/v1", "ImageUpdateAutomation", &raw_defs, true),
+        ),
+        (
+            "source.extensions.fluxcd.io",
+            "v1beta1",
+            "ArtifactGenerator",
+            typed_kind::<f::ArtifactGenerator>("source.extensions.fluxcd.io/v1beta1", "ArtifactGenerator", &raw_defs, true),
+        ),
+        (
+            "fluxcd.controlplane.io",
+            "v1",
+            "FluxInstance",
+            typed_kind::<f::FluxInstance>("fluxcd.controlplane.io/v1", "FluxInstance", &raw_defs, true),
+        ),
+        (
+            "fluxcd.controlplane.io",
+            "v1",
+            "ResourceSet",
+            typed_kind::<f::ResourceSet>("fluxcd.controlplane.io/v1", "ResourceSet", &raw_defs, true),
+        ),
+        (
+            "fluxcd.controlplane.io",
+            "v1",
+            "ResourceSetInputProvider",
+            typed_kind::<f::ResourceSetInputProvider>("fluxcd.controlplane.io/v1", "ResourceSetInputProvider", &raw_defs, true),
+        ),
     ];
     for (group, version, kind, schema) in &flux {
         write(
