@@ -1262,6 +1262,29 @@ fn human_output_names_paths_groups_identical_changes_and_skips_kinds() {
         ),
         "{t}"
     );
+    // Its JSON is a document of the contract; its page escapes and flags.
+    let j: serde_json::Value = serde_json::from_str(&stdout(&r.flate(&[
+        "diff", "images", "staging", "--base", "HEAD~1", "-o", "json",
+    ])))
+    .unwrap();
+    assert_eq!(j["apiVersion"], "flate.dev/v1");
+    assert_eq!(j["kind"], "ImageDiff");
+    let img = &j["environments"][0]["images"][0];
+    assert_eq!(img["image"], "ghcr.io/k8snetworkplumbingwg/multus-cni");
+    assert_eq!(img["tagWithoutDigest"], true);
+    let page = stdout(&r.flate(&[
+        "diff", "images", "staging", "--base", "HEAD~1", "-o", "html",
+    ]));
+    assert!(
+        page.starts_with("<!doctype html>") && page.ends_with("</html>\n"),
+        "{page}"
+    );
+    assert!(
+        page.contains("<td><code>ghcr.io/k8snetworkplumbingwg/multus-cni</code></td>")
+            && page.contains("⚠️ tag changed, digest did not")
+            && page.contains("<td>HelmRelease network/multus</td>"),
+        "{page}"
+    );
     let g = stdout(&r.flate(&["get", "images", "staging"]));
     assert!(
         g.lines()

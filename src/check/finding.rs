@@ -83,7 +83,7 @@ pub const RULES: &[Rule] = &[
     Rule {
         id: "duplicate-object",
         severity: Severity::Error,
-        summary: "two Kustomizations of one environment produce the same object (a warning when they apply it identically)",
+        summary: "two Kustomizations or HelmReleases of one environment produce the same object in one cluster (a warning when two Kustomizations apply it identically)",
     },
     Rule {
         id: "chart-source-missing",

@@ -257,8 +257,8 @@ impl Repo {
         Ok(Repo { root, config })
     }
 
-    /// The `charts` directories of .flate.yaml, relative to the root made
-    /// absolute (for chart rendering; flate does not template charts yet).
+    /// The `charts` directories of .flate.yaml (chart caches HelmReleases'
+    /// charts are rendered from), relative to the root made absolute.
     pub fn chart_dirs(&self) -> Vec<PathBuf> {
         self.config
             .charts
@@ -268,7 +268,7 @@ impl Repo {
     }
 
     /// The `sources` of .flate.yaml: `Kind/namespace/name` → an absolute
-    /// directory (for external sources, which flate skips for now).
+    /// directory holding that source's content (as `--source` gives it).
     pub fn source_dirs(&self) -> Vec<(String, PathBuf)> {
         self.config
             .sources

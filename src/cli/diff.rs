@@ -472,7 +472,9 @@ fn images(a: &DiffArgs, inputs: &[((usize, bool), Input)]) -> i32 {
     let dash = |s: String| if s.is_empty() { "-".to_string() } else { s };
     let text = match a.output {
         Format::Json => {
-            let v = serde_json::json!({"environments": all.iter().map(|(env, cs)| serde_json::json!({
+            let v = flate::output::envelope(
+                "ImageDiff",
+                serde_json::json!({"environments": all.iter().map(|(env, cs)| serde_json::json!({
                 "environment": env,
                 "images": cs.iter().map(|c| serde_json::json!({
                     "image": c.name,
@@ -482,8 +484,53 @@ fn images(a: &DiffArgs, inputs: &[((usize, bool), Input)]) -> i32 {
                     "tagWithoutDigest": c.tag_without_digest(),
                     "workloads": c.workloads,
                 })).collect::<Vec<_>>(),
-            })).collect::<Vec<_>>()});
+            })).collect::<Vec<_>>()}),
+            );
             serde_json::to_string_pretty(&v).unwrap_or_default() + "\n"
+        }
+        Format::Html => {
+            use flate::diff::html::esc;
+            let envs: Vec<&str> = all.iter().map(|(e, _)| e.as_str()).collect();
+            let title = esc(&format!("flate diff images {}", envs.join(" ")));
+            let mut s = format!(
+                "<!doctype html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\
+<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; style-src 'unsafe-inline'\">\
+<title>{title}</title><style>body{{font-family:sans-serif}}table{{border-collapse:collapse}}\
+th,td{{border:1px solid #8884;padding:.2em .5em;text-align:left}}code{{font-size:90%}}</style></head>\n<body><h1>{title}</h1>\n"
+            );
+            for (env, cs) in &all {
+                s.push_str(&format!("<h2>{}</h2>\n", esc(env)));
+                if cs.is_empty() {
+                    s.push_str("<p>No image changes.</p>\n");
+                    continue;
+                }
+                s.push_str("<table><thead><tr><th>Image</th><th>Old</th><th>New</th><th>Change</th><th>Workloads</th></tr></thead><tbody>\n");
+                for c in cs {
+                    let flag = if c.tag_without_digest() {
+                        "⚠️ "
+                    } else {
+                        ""
+                    };
+                    s.push_str(&format!(
+                        "<tr><td><code>{}</code></td><td><code>{}</code></td><td><code>{}</code></td><td>{flag}{}</td><td>{}</td></tr>\n",
+                        esc(&c.name),
+                        esc(&dash(c.old_ref())),
+                        esc(&dash(c.new_ref())),
+                        esc(c.what()),
+                        esc(&c.workloads.join(", "))
+                    ));
+                }
+                s.push_str("</tbody></table>\n");
+            }
+            if all
+                .iter()
+                .flat_map(|(_, cs)| cs)
+                .any(ImageChange::tag_without_digest)
+            {
+                s.push_str("<p>⚠️ the tag changed but the digest did not: the cluster still pulls the old image</p>\n");
+            }
+            s.push_str("</body></html>\n");
+            s
         }
         Format::Markdown | Format::Github | Format::Gitlab => {
             let mut s = String::new();

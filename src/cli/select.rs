@@ -64,14 +64,16 @@ impl Kind {
 
 #[derive(Args, Debug, Clone, Default)]
 pub struct SelectArgs {
-    /// Only objects in this namespace.
+    /// Only the Kustomizations and HelmReleases in this namespace (with
+    /// `get`, the objects listed).
     #[arg(short = 'n', long, value_name = "NAMESPACE")]
     pub namespace: Option<String>,
     /// Objects in every namespace (the default; accepted for kubectl habits).
     #[arg(short = 'A', long, conflicts_with = "namespace")]
     pub all_namespaces: bool,
-    /// Only objects whose labels match this selector
-    /// (`app=a,tier!=b,env in (x,y),!legacy`).
+    /// Only the Kustomizations and HelmReleases whose labels match this
+    /// selector (with `get`, the objects listed):
+    /// `app=a,tier!=b,env in (x,y),!legacy`.
     #[arg(short = 'l', long, value_name = "SELECTOR")]
     pub selector: Option<String>,
 }

@@ -4,11 +4,11 @@
 //!
 //! Images are found the way the version summary finds them (a string
 //! field `image`/`imageName`, or a Helm-style `image` map with
-//! `repository`, `tag`, `digest`) in every object a producer renders.
-//! Producers today are the Kustomizations; a HelmRelease's objects join
-//! the same list as `Producer::HelmRelease` once charts render. Until
-//! then a HelmRelease's own `spec.values` images are listed with the
-//! HelmRelease as the workload.
+//! `repository`, `tag`, `digest`) in every object a producer renders:
+//! the Kustomizations' objects and those of the HelmReleases whose charts
+//! render. A HelmRelease's own `spec.values` images are found in the
+//! HelmRelease object itself, with the HelmRelease as the workload (for
+//! a chart not rendered offline, the only ones listed).
 
 use std::collections::{BTreeMap, HashMap};
 

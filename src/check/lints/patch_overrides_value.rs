@@ -199,7 +199,18 @@ fn patch_location(
         if !lines.iter().all(|l| t.contains(l)) {
             return None;
         }
-        // From each place the patch may start, the first needle after it.
+        // The patch written as a block: its lines one after the other
+        // (blank lines aside), the needle among them.
+        let file: Vec<&str> = t.lines().collect();
+        for start in (0..file.len()).filter(|&i| file[i].trim() == *first) {
+            if let Some(end) = block_end(&file, start, &lines)
+                && let Some(l) = (start..=end).find(|&j| file[j].contains(needle))
+            {
+                return Some((f, l + 1));
+            }
+        }
+        // Else (a patch in a quoted string): from each place the patch may
+        // start, the first needle after it.
         let mut from = 1;
         while let Some(start) = ctx.loc.line_containing(&f, from, first) {
             if let Some(l) = ctx.loc.line_containing(&f, start, needle) {
@@ -209,4 +220,62 @@ fn patch_location(
         }
         None
     })
+}
+
+/// The index of the last line of `lines` (trimmed, non-empty) written one
+/// after the other in `file` from `start` on, blank lines between them
+/// allowed; `None` when they are not.
+fn block_end(file: &[&str], start: usize, lines: &[&str]) -> Option<usize> {
+    let mut i = start;
+    let mut end = start;
+    for want in lines {
+        while file.get(i)?.trim().is_empty() {
+            i += 1;
+        }
+        if file[i].trim() != *want {
+            return None;
+        }
+        end = i;
+        i += 1;
+    }
+    Some(end)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::block_end;
+
+    #[test]
+    fn a_patch_block_is_found_where_its_lines_follow_each_other() {
+        let file = [
+            "apiVersion: v1",
+            "kind: Kustomization",
+            "metadata:",
+            "  name: apps",
+            "spec:",
+            "  prune: true",
+            "  patches:",
+            "    - patch: |-",
+            "        apiVersion: v1",
+            "        kind: Kustomization",
+            "        metadata:",
+            "          name: _",
+            "",
+            "        spec:",
+            "          prune: true",
+        ];
+        let patch = [
+            "apiVersion: v1",
+            "kind: Kustomization",
+            "metadata:",
+            "name: _",
+            "spec:",
+            "prune: true",
+        ];
+        // The parent's own head starts as the patch does, but is not it.
+        assert_eq!(block_end(&file, 0, &patch), None);
+        assert_eq!(block_end(&file, 8, &patch), Some(14));
+        // Past the end of the file.
+        assert_eq!(block_end(&file, 13, &["spec:", "prune: true", "x"]), None);
+    }
 }
