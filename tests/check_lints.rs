@@ -314,6 +314,51 @@ fn image_unpinned() {
     case("image-unpinned");
 }
 
+/// A removed Flux API version is a warning while the environment does not
+/// say which Flux it runs, an error when it runs one that refuses it, and
+/// nothing when it runs one that still serves it.
+#[test]
+fn flux_api_removed() {
+    case("flux-api-removed");
+    let d = common::scratch("check-flux-api-removed");
+    common::copy_dir(&fixtures().join("flux-api-removed/bad"), &d);
+    let instance = |version: &str| {
+        format!(
+            "apiVersion: fluxcd.controlplane.io/v1\nkind: FluxInstance\nmetadata:\n  name: flux\n  namespace: flux-system\nspec:\n  distribution:\n    version: \"{version}\"\n    registry: ghcr.io/fluxcd\n"
+        )
+    };
+    let app = d.join("kubernetes/apps/base/app/app");
+    std::fs::write(
+        app.join("kustomization.yaml"),
+        "apiVersion: kustomize.config.k8s.io/v1beta1\nkind: Kustomization\nresources:\n  - ./sources.yaml\n  - ./instance.yaml\n",
+    )
+    .unwrap();
+    // Flux 2.8 no longer serves the HelmRepository's v1beta2; it still
+    // serves the Alert's (until 2.9).
+    std::fs::write(app.join("instance.yaml"), instance("2.8.x")).unwrap();
+    let (code, js) = check(&d, &[]);
+    let hits = with_rule(&js, "flux-api-removed");
+    assert_eq!(code, 1, "{js:#}");
+    assert_eq!(hits.len(), 1, "{hits:?}");
+    assert_eq!(hits[0]["severity"], "error");
+    let msg = hits[0]["message"].as_str().unwrap();
+    assert!(
+        msg.starts_with("HelmRepository default/charts: source.toolkit.fluxcd.io/v1beta2 is not served since Flux 2.8: this cluster runs Flux 2.8 (FluxInstance default/flux (2.8.x)), which refuses it; write apiVersion source.toolkit.fluxcd.io/v1"),
+        "{msg}"
+    );
+    // `2.x` installs the newest: both are refused.
+    std::fs::write(app.join("instance.yaml"), instance("2.x")).unwrap();
+    let (_, js) = check(&d, &[]);
+    let hits = with_rule(&js, "flux-api-removed");
+    assert_eq!(hits.len(), 2, "{hits:?}");
+    assert!(hits.iter().all(|f| f["severity"] == "error"));
+    // Flux 2.7 serves both.
+    std::fs::write(app.join("instance.yaml"), instance("2.7.2")).unwrap();
+    let (code, js) = check(&d, &[]);
+    assert!(with_rule(&js, "flux-api-removed").is_empty(), "{js:#}");
+    assert_eq!(code, 0, "{js:#}");
+}
+
 #[test]
 fn talos_spec_invalid() {
     case("talos-spec-invalid");

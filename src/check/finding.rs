@@ -131,6 +131,11 @@ pub const RULES: &[Rule] = &[
         summary: "the Talos configs generated from the spec disagree with the rendered Flux tree (NodePort, CIDR, endpoint)",
     },
     Rule {
+        id: "flux-api-removed",
+        severity: Severity::Warning,
+        summary: "a Flux object in an API version Flux no longer serves (an error when the environment runs a Flux that refuses it)",
+    },
+    Rule {
         id: "image-unpinned",
         severity: Severity::Warning,
         summary: "a container image with no tag, or `latest`, and no digest",

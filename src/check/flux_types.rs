@@ -1,7 +1,7 @@
 //! Typed models of the Flux custom resources flate renders and checks:
 //! Kustomization v1, HelmRelease v2, OCIRepository v1, GitRepository v1,
 //! HelmRepository v1 and HelmChart v1, field for field as the CRDs of Flux
-//! v2.7+ define them (kustomize-controller v1.9, helm-controller v1.6,
+//! v2.9 define them (kustomize-controller v1.9, helm-controller v1.6,
 //! source-controller v1.9: `config/crd/bases/*.yaml` in those repositories);
 //! and the other kinds a Flux repository applies: Bucket v1
 //! (source-controller v1.9), Alert and Provider v1beta3 and Receiver v1

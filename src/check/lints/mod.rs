@@ -6,6 +6,7 @@ mod chart_source_missing;
 mod dependson_cycle;
 mod dependson_missing;
 mod duplicate_object;
+mod flux_api_removed;
 mod image_unpinned;
 pub mod kustomize_patch_unmatched;
 mod patch_overrides_value;
@@ -273,7 +274,7 @@ pub fn run_env(env: &Env<'_>, out: &mut Vec<Finding>) {
     let ctx = Ctx::new(env);
     let timings = std::env::var_os("FLATE_TIMINGS").is_some();
     type Lint = fn(&Ctx, &mut Vec<Finding>);
-    let lints: [(&str, Lint); 14] = [
+    let lints: [(&str, Lint); 15] = [
         ("render-failed", render_failed::run),
         ("pin-digest-lost", pin_digest_lost::run),
         ("unresolved-variable", unresolved_variable::run),
@@ -290,6 +291,7 @@ pub fn run_env(env: &Env<'_>, out: &mut Vec<Finding>) {
             kustomize_patch_unmatched::RULE,
             kustomize_patch_unmatched::run,
         ),
+        ("flux-api-removed", flux_api_removed::run),
         ("image-unpinned", image_unpinned::run),
     ];
     for (id, lint) in lints {
