@@ -183,7 +183,12 @@ pub fn parse(file: &Path, text: &str) -> Result<RepoConfig, Diag> {
         for (key, dir) in v.map(s, &["sources"])?.iter() {
             let at = ["sources", key.as_str()];
             let parts: Vec<&str> = key.split('/').collect();
-            let kinds = ["GitRepository", "OCIRepository", "Bucket"];
+            let kinds = [
+                "GitRepository",
+                "OCIRepository",
+                "Bucket",
+                "ExternalArtifact",
+            ];
             if parts.len() != 3 || parts.iter().any(|p| p.is_empty()) || !kinds.contains(&parts[0])
             {
                 return Err(v.err(
@@ -635,6 +640,11 @@ diff: {ignoreFields: ["metadata.labels[helm.sh/chart]"]}
         let e = err("sources:\n  shared: ../x\n");
         assert!(e.contains("sources.shared"), "{e}");
         assert!(e.contains("Kind/namespace/name"), "{e}");
+        let e = err("sources:\n  HelmRepository/flux-system/charts: ../x\n");
+        assert!(
+            e.contains("GitRepository, OCIRepository, Bucket, ExternalArtifact"),
+            "{e}"
+        );
 
         let e = err("charts: 3\n");
         assert!(
