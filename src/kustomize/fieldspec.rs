@@ -1,9 +1,10 @@
 //! Applying a field spec (a GVK selector and a slash path) to an object, as
 //! kustomize's `api/filters/fieldspec` does: sequences along the path are
 //! visited element by element, missing fields are created only when the
-//! spec says so, and nulls end the walk.
+//! spec says so, and nulls end the walk (but the last field of the path
+//! goes to the setter whatever it holds).
 
-use crate::resource::{Gvk, PathElem};
+use crate::resource::{Gvk, PathElem, ResId, Resource};
 use crate::yaml::{Map, Node};
 
 use super::Error;
@@ -72,9 +73,15 @@ pub fn apply_at(
     let create = if fs.create { create } else { None };
     let mut at = Vec::new();
     walk(obj, &path, create, &mut at, set).map_err(|m| {
+        // kustomize names the object by its id as it is now.
+        let id = ResId {
+            gvk: gvk.clone(),
+            name: obj.get_str(&["metadata", "name"]).unwrap_or("").into(),
+            namespace: obj.get_str(&["metadata", "namespace"]).unwrap_or("").into(),
+        };
         Error::msg(format!(
-            "considering field '{}' of object {}: {m}",
-            fs.path, gvk.kind
+            "considering field '{}' of object {id}: {m}",
+            fs.path
         ))
     })
 }
@@ -143,18 +150,151 @@ fn walk_map(
             Some(CreateKind::Scalar) => m.insert(name, Node::Str(String::new())),
         }
     }
-    let field = m.get_mut(name).expect("present");
-    if field.is_null() {
+    // A null field: kustomize gives it the kind it would create (a scalar
+    // keeps the null's text: `~` becomes the string `~`), and a field the
+    // path marks as a list (`name[]`) becomes an empty list, whatever the
+    // spec says about creating. Otherwise a null ends the walk, but the
+    // last field of the path goes to the setter whatever it holds.
+    if m.get(name).is_some_and(Node::is_null) {
+        let text = m.raw_text(name).unwrap_or("null").to_string();
+        let field = m.get_mut(name).expect("present");
         match kind {
             Some(CreateKind::Map) => *field = Node::map(),
-            Some(CreateKind::Scalar) => *field = Node::Str(String::new()),
-            None => return Ok(()),
+            Some(CreateKind::Scalar) => *field = Node::Str(text),
+            None if is_seq => *field = Node::Seq(Vec::new()),
+            None if path.len() > 1 => return Ok(()),
+            None => {}
         }
     }
+    let field = m.get_mut(name).expect("present");
     at.push(PathElem::Key(name.to_string()));
     let r = walk(field, &path[1..], create, at, set);
     at.pop();
     r
+}
+
+/// kyaml's `ErrorIfInvalid(node, ScalarNode)`, which the setters of one
+/// value (prefix, suffix, namespace, replicas) run before writing: a field
+/// spec whose path ends at a map or a list fails instead of replacing it.
+pub fn expect_scalar(n: &Node) -> Result<(), String> {
+    let got = match n {
+        Node::Map(_) => "MappingNode",
+        Node::Seq(_) => "SequenceNode",
+        _ => return Ok(()),
+    };
+    Err(format!(
+        "wrong node kind: expected ScalarNode but got {got}: node contents:\n{}",
+        crate::yaml::to_string(n).trim_end()
+    ))
+}
+
+/// Whether kustomize holds build annotations on this object at this point
+/// of the build: previous names (prefix, suffix, namespace, a patch that
+/// renames, the hash), the prefixes and suffixes, and a generated object's
+/// behavior and hash flag. kustomize keeps them in `metadata/annotations`
+/// (`internal.config.kubernetes.io/...`, `kustomize.config.k8s.io/...`)
+/// until the end of the build; flate keeps them in the `Resource`.
+pub fn has_build_annotations(r: &Resource) -> bool {
+    !r.prev_ids.is_empty()
+        || !r.prefixes.is_empty()
+        || !r.suffixes.is_empty()
+        || r.behavior.is_some()
+        || r.needs_hash
+}
+
+/// An empty `metadata/annotations` map standing in for kustomize's build
+/// annotations while a field spec is applied (see [`StandIn::put`]).
+#[must_use]
+pub struct StandIn {
+    /// `Some` when the map was put in, with what the field held before
+    /// (`None`: it was absent).
+    put: Option<Option<Node>>,
+}
+
+impl StandIn {
+    /// When the object holds build annotations (`build`) and `path` leads
+    /// into `metadata/annotations`, which the object lacks or holds as
+    /// something other than a map, puts an empty map there: in kustomize
+    /// the field is a map holding the build annotations, so a field spec
+    /// that does not create it still reaches it (a label is added, a name
+    /// reference finds no `name`, a prefix finds a map). Adding a build
+    /// annotation first clears a field without content (kyaml's
+    /// `ClearEmptyAnnotations`: a scalar, null, an empty list).
+    pub fn put(obj: &mut Node, build: bool, path: &str) -> StandIn {
+        let none = StandIn { put: None };
+        if !build || !leads_into_annotations(path) {
+            return none;
+        }
+        let Some(Node::Map(md)) = obj.get_mut("metadata") else {
+            return none;
+        };
+        match md.get_mut("annotations") {
+            None => {
+                md.insert("annotations", Node::map());
+                StandIn { put: Some(None) }
+            }
+            Some(Node::Map(_)) => none,
+            Some(Node::Seq(items)) if !items.is_empty() => none,
+            Some(n) => StandIn {
+                put: Some(Some(std::mem::replace(n, Node::map()))),
+            },
+        }
+    }
+
+    /// Takes the stand-in out again when nothing was added to it (kustomize
+    /// drops the annotations field that only held build annotations, as
+    /// flate drops one that is not a map).
+    pub fn take(self, obj: &mut Node) {
+        let Some(before) = self.put else {
+            return;
+        };
+        let Some(Node::Map(md)) = obj.get_mut("metadata") else {
+            return;
+        };
+        if !matches!(md.get("annotations"), Some(Node::Map(a)) if a.is_empty()) {
+            return;
+        }
+        match before {
+            Some(old) => {
+                if let Some(n) = md.get_mut("annotations") {
+                    *n = old;
+                }
+            }
+            None => {
+                md.remove("annotations");
+            }
+        }
+    }
+}
+
+/// Whether a field spec path starts with `metadata/annotations` as the
+/// field spec walk reads it (elements trimmed, those left empty skipped,
+/// a `[]` suffix ignored).
+fn leads_into_annotations(path: &str) -> bool {
+    let mut elems = split_path(path)
+        .into_iter()
+        .map(|e| e.strip_suffix("[]").unwrap_or(&e).trim().to_string())
+        .filter(|e| !e.is_empty());
+    elems.next().as_deref() == Some("metadata") && elems.next().as_deref() == Some("annotations")
+}
+
+/// [`apply_at`] on a resource, with its build annotations standing in for
+/// `metadata/annotations` (see [`StandIn`]).
+pub fn apply_to_resource(
+    r: &mut Resource,
+    fs: &FieldSpec,
+    create: Option<CreateKind>,
+    set: &mut SetAt,
+) -> Result<(), Error> {
+    let gvk = r.gvk();
+    if !gvk_matches(fs, &gvk) {
+        return Ok(());
+    }
+    let build = has_build_annotations(r);
+    let stand_in = StandIn::put(&mut r.obj, build, fs.path);
+    let res = apply_at(&mut r.obj, &gvk, fs, create, set);
+    stand_in.take(&mut r.obj);
+    res
 }
 
 /// Sets each `(key, value)` pair in a map node (creating it when needed).

@@ -12,7 +12,7 @@ use crate::resource::{Gvk, ResId, ResMap, Resource, node_at_mut};
 use crate::yaml::Node;
 
 use super::Error;
-use super::fieldspec::{self, split_path};
+use super::fieldspec::{self, StandIn, has_build_annotations, split_path};
 use super::fieldspecs::{FieldSpec, NAME_REFERENCE};
 use super::tconfig::{NameRef, TransformerConfig};
 
@@ -48,6 +48,43 @@ fn could_reference(referrer: &Resource, target: &Resource) -> bool {
         });
     }
     false
+}
+
+/// kustomize's message for a list element that is neither a scalar nor a
+/// map (it prints the Go value of the node).
+fn not_string_or_map(n: &Node) -> String {
+    format!(
+        "{} is expected to be either a string or a map of string",
+        crate::yaml::to_string(n).trim_end()
+    )
+}
+
+/// The failures of kustomize's name reference setter that do not depend on
+/// the candidates: a map without a `name` field (a path that does not end
+/// at a name), a list holding a list. kustomize runs the setter on every
+/// field a name reference spec reaches, renamed objects or not.
+fn check_shape(node: &Node) -> Result<(), String> {
+    let no_name = |m: &crate::yaml::Map| {
+        if m.contains_key("name") {
+            Ok(())
+        } else {
+            Err("path config error; no 'name' field in node".to_string())
+        }
+    };
+    match node {
+        Node::Map(m) => no_name(m),
+        Node::Seq(items) => {
+            for it in items {
+                match it {
+                    Node::Map(m) => no_name(m)?,
+                    Node::Seq(_) => return Err(not_string_or_map(it)),
+                    _ => {}
+                }
+            }
+            Ok(())
+        }
+        _ => Ok(()),
+    }
 }
 
 struct Ctx<'a> {
@@ -154,6 +191,7 @@ impl Ctx<'_> {
                 for it in items.iter_mut() {
                     match it {
                         Node::Map(_) => self.set_mapping(it)?,
+                        Node::Seq(_) => return Err(not_string_or_map(it)),
                         _ if it.is_scalar() && !it.is_null() => {
                             // kyaml matches the element's text.
                             let orig = it.clone();
@@ -178,7 +216,16 @@ impl Ctx<'_> {
                 }
                 Ok(())
             }
-            _ => Ok(()),
+            // Another scalar (a number, a bool) is matched by its text; a
+            // new name replaces it as an untagged scalar.
+            _ => {
+                let mut text = Node::Str(crate::yaml::node_text(node));
+                self.set_scalar(&mut text)?;
+                if self.changed.get() {
+                    *node = text;
+                }
+                Ok(())
+            }
         }
     }
 
@@ -197,9 +244,13 @@ impl Ctx<'_> {
     }
 
     fn set_mapping(&self, node: &mut Node) -> Result<(), String> {
-        let Some(old) = node.get_str(&["name"]).map(str::to_string) else {
-            return Err("path config error; no 'name' field in node".into());
-        };
+        check_shape(node)?;
+        // kyaml's FieldMatcher finds a `name` of any kind; its text is the
+        // old name.
+        let old = node
+            .as_map()
+            .and_then(|m| m.scalar_source_text("name"))
+            .unwrap_or_default();
         let cands: Vec<usize> = match node.get_str(&["namespace"]) {
             None => self.candidates.clone(),
             Some(ns) => {
@@ -289,10 +340,9 @@ fn check_role_binding_subjects(m: &ResMap) -> Result<(), Error> {
 /// layer's `configurations:`) and what `crds` files added.
 pub fn fix(m: &mut ResMap, cfg: &TransformerConfig) -> Result<(), Error> {
     check_role_binding_subjects(m)?;
-    // Only resources that were renamed can be referral targets.
-    if m.iter().all(|r| r.prev_ids.is_empty()) {
-        return Ok(());
-    }
+    // Only resources that were renamed can be referral targets; without
+    // them the fields are still visited, for kustomize's errors.
+    let renamed = m.iter().any(|r| !r.prev_ids.is_empty());
     let org_ids: Vec<ResId> = m.resources.iter().map(Resource::org_id).collect();
     let count = m.resources.len();
     let mut done: HashSet<(usize, usize, usize)> = HashSet::new();
@@ -325,18 +375,52 @@ pub fn fix(m: &mut ResMap, cfg: &TransformerConfig) -> Result<(), Error> {
     for (bi, back) in table.iter().enumerate() {
         let target = back.gvk.clone();
         for (fi, fs) in back.referrers.iter().enumerate() {
-            let path = split_path(fs.path);
+            let spec = FieldSpec {
+                group: "",
+                version: "",
+                kind: "",
+                path: fs.path,
+                create: false,
+            };
             for (ri, org) in org_ids.iter().enumerate() {
                 if !org.gvk.is_selected_by(fs.group, fs.version, fs.kind) {
                     continue;
                 }
-                if !has_field(&m.resources[ri].obj, &path) || !done.insert((bi, fi, ri)) {
+                if !done.insert((bi, fi, ri)) {
+                    continue;
+                }
+                let gvk = m.resources[ri].gvk();
+                // The walk first only reads: kustomize's errors on the way
+                // and at the fields (whatever was renamed), and whether
+                // there is a field at all. The object's build annotations
+                // stand in for `metadata/annotations`.
+                let build = has_build_annotations(&m.resources[ri]);
+                let stand_in = StandIn::put(&mut m.resources[ri].obj, build, fs.path);
+                let mut reached = false;
+                let probe = fieldspec::apply_at(
+                    &mut m.resources[ri].obj,
+                    &gvk,
+                    &spec,
+                    None,
+                    &mut |_, n| {
+                        reached = true;
+                        check_shape(n)
+                    },
+                );
+                if probe.is_err() || !reached || !renamed {
+                    stand_in.take(&mut m.resources[ri].obj);
+                    let id = m.resources[ri].cur_id();
+                    probe.map_err(|e| {
+                        e.context(format!(
+                            "updating name reference in '{}' field of '{id}'",
+                            fs.path
+                        ))
+                    })?;
                     continue;
                 }
                 // The referrer's object is taken out while the others are
                 // read as candidates (no copy of the whole map).
                 let referrer = m.resources[ri].clone();
-                let gvk = m.resources[ri].gvk();
                 let mut obj = std::mem::replace(&mut m.resources[ri].obj, Node::Null);
                 let all: &[Resource] = &m.resources;
                 // kustomize's candidates include the referrer itself.
@@ -354,29 +438,22 @@ pub fn fix(m: &mut ResMap, cfg: &TransformerConfig) -> Result<(), Error> {
                     target: target.clone(),
                     fs,
                 };
-                let spec = FieldSpec {
-                    group: "",
-                    version: "",
-                    kind: "",
-                    path: fs.path,
-                    create: false,
-                };
                 let mut rewritten: Vec<Vec<crate::resource::PathElem>> = Vec::new();
-                fieldspec::apply_at(&mut obj, &gvk, &spec, None, &mut |at, n| {
+                let walked = fieldspec::apply_at(&mut obj, &gvk, &spec, None, &mut |at, n| {
                     ctx.changed.set(false);
                     ctx.set(n)?;
                     if ctx.changed.get() {
                         rewritten.push(at.to_vec());
                     }
                     Ok(())
-                })
-                .map_err(|e| {
-                    e.context(format!(
+                });
+                if let Err(e) = walked {
+                    return Err(e.context(format!(
                         "updating name reference in '{}' field of '{}'",
                         fs.path,
                         referrer.cur_id()
-                    ))
-                })?;
+                    )));
+                }
                 // A rewritten name is an untagged scalar (kyaml's FieldSetter
                 // with a StringValue), keeping the field's style.
                 for at in rewritten {
@@ -390,6 +467,7 @@ pub fn fix(m: &mut ResMap, cfg: &TransformerConfig) -> Result<(), Error> {
                         crate::resource::set_untagged(pm, k, &v);
                     }
                 }
+                stand_in.take(&mut obj);
                 m.resources[ri].obj = obj;
             }
         }

@@ -928,11 +928,7 @@ fn apply_body_with(
                 // The legacy patchesJson6902 transformer records no previous
                 // id: there the map exists only when the object already
                 // carries build annotations or annotations of its own.
-                let has_build_annotations = !r.prev_ids.is_empty()
-                    || !r.prefixes.is_empty()
-                    || !r.suffixes.is_empty()
-                    || r.behavior.is_some()
-                    || r.needs_hash;
+                let has_build_annotations = super::fieldspec::has_build_annotations(r);
                 if (!legacy || has_build_annotations)
                     && let Some(md) = r.map_mut().entry_map("metadata").as_map_mut()
                     && !md.contains_key("annotations")

@@ -91,12 +91,7 @@ impl ImageRule {
     /// Updates the image; whether it changed. kyaml's `SetScalar` puts an
     /// untagged scalar in its place (with the old style).
     fn update(&self, image: &mut Node) -> Result<bool, String> {
-        if !image.is_scalar() {
-            return Err(format!(
-                "wrong node kind: expected ScalarNode but got {}",
-                image.kind_name()
-            ));
-        }
+        fieldspec::expect_scalar(image)?;
         let text = crate::yaml::node_text(image);
         match self.apply(&text) {
             Some(new) => {
@@ -212,14 +207,13 @@ impl ImageTagTransformer {
             if r.kind() == "CustomResourceDefinition" {
                 continue;
             }
-            let gvk = r.gvk();
             for fs in &self.field_specs {
                 let spec = FieldSpec {
                     create: false,
                     ..*fs
                 };
                 let mut set = Vec::new();
-                fieldspec::apply_at(&mut r.obj, &gvk, &spec, None, &mut |at, n| {
+                fieldspec::apply_to_resource(r, &spec, None, &mut |at, n| {
                     if rule.update(n)? {
                         set.push(at.to_vec());
                     }

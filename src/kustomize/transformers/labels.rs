@@ -31,11 +31,15 @@ impl MapEntriesTransformer {
             return Ok(());
         }
         for r in m.iter_mut() {
-            let gvk = r.gvk();
             // Where each key is added: kustomize adds one shared value node.
             let mut added: Vec<Vec<Vec<PathElem>>> = vec![Vec::new(); pairs.len()];
             for fs in &self.field_specs {
-                fieldspec::apply_at(&mut r.obj, &gvk, fs, Some(CreateKind::Map), &mut |at, n| {
+                fieldspec::apply_to_resource(r, fs, Some(CreateKind::Map), &mut |at, n| {
+                    // A null the spec does not create stays (kyaml's
+                    // FieldSetter finds no map to set in).
+                    if n.is_null() {
+                        return Ok(());
+                    }
                     let had: Vec<bool> = pairs
                         .iter()
                         .map(|(k, _)| n.as_map().is_some_and(|m| m.contains_key(k)))

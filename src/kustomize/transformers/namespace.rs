@@ -54,11 +54,15 @@ impl NamespaceTransformer {
         })
     }
 
-    fn set(&self, n: &mut Node) {
+    /// kyaml's `SetEntry` (or `SetEntryIfEmpty`) with an empty name: a
+    /// map or a list fails, also where `unsetOnly` would leave a value.
+    fn set(&self, n: &mut Node) -> Result<(), String> {
+        fieldspec::expect_scalar(n)?;
         if self.unset_only && !n.is_null() && n.scalar_text().is_none_or(|t| !t.is_empty()) {
-            return;
+            return Ok(());
         }
         *n = Node::Str(self.namespace.clone());
+        Ok(())
     }
 
     pub fn apply(&self, m: &mut ResMap) -> Result<(), Error> {
@@ -91,7 +95,11 @@ impl NamespaceTransformer {
                         continue;
                     }
                     let mut cur = sm.get("namespace").cloned().unwrap_or(Node::Null);
-                    self.set(&mut cur);
+                    self.set(&mut cur).map_err(|e| {
+                        Error::msg(format!(
+                            "setting namespace on (cluster)role binding subjects: {e}"
+                        ))
+                    })?;
                     sm.insert("namespace", cur);
                 }
             }
@@ -107,9 +115,15 @@ impl NamespaceTransformer {
                 {
                     continue;
                 }
-                fieldspec::apply(&mut r.obj, &gvk, fs, Some(CreateKind::Scalar), &mut |n| {
-                    self.set(n);
-                    Ok(())
+                fieldspec::apply_to_resource(r, fs, Some(CreateKind::Scalar), &mut |_, n| {
+                    self.set(n)
+                })
+                .map_err(|e| {
+                    if e.message.contains("wrong node kind: expected ScalarNode") {
+                        e.context("namespace field specs must target scalar nodes")
+                    } else {
+                        e.context("namespace transformation failed")
+                    }
                 })?;
             }
             let id = m.resources[i].cur_id();

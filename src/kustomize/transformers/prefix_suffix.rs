@@ -2,7 +2,7 @@
 //! which is both with one configuration): add a prefix or a suffix to the
 //! name fields their field specs name, recording it for name references.
 
-use crate::resource::{Gvk, ResMap};
+use crate::resource::{Gvk, PathElem, ResMap, node_at_mut};
 use crate::yaml::Node;
 
 use super::super::Error;
@@ -58,22 +58,37 @@ impl PrefixSuffixTransformer {
                     }
                     r.store_previous_id();
                 }
-                let gvk = r.gvk();
-                let mut setter = |n: &mut Node| {
-                    let cur = n.scalar_text().unwrap_or_default();
-                    *n = Node::Str(if self.is_prefix {
+                let with_affix = |cur: &str| {
+                    if self.is_prefix {
                         format!("{affix}{cur}")
                     } else {
                         format!("{cur}{affix}")
-                    });
+                    }
+                };
+                // kyaml's SetScalar: a map or a list at the path fails; the
+                // affix goes around the scalar's source text (a null's `~`
+                // or empty text, a number as written), which the map that
+                // holds it gives below, and the result is an untagged scalar
+                // (in its old style: a plain `0x1F0` is read as a number).
+                let mut written: Vec<(Vec<PathElem>, bool)> = Vec::new();
+                let mut setter = |at: &[PathElem], n: &mut Node| {
+                    fieldspec::expect_scalar(n)?;
+                    written.push((at.to_vec(), !matches!(n, Node::Str(_))));
+                    *n = Node::Str(with_affix(&n.scalar_text().unwrap_or_default()));
                     Ok(())
                 };
-                fieldspec::apply(&mut r.obj, &gvk, fs, Some(CreateKind::Scalar), &mut setter)?;
-                // kyaml sets the name with an untagged scalar (SetScalar).
-                if fs.path == "metadata/name"
-                    && let Some(Node::Map(md)) = r.obj.get_mut("metadata")
-                {
-                    md.set_tagless("name", true);
+                fieldspec::apply_to_resource(r, fs, Some(CreateKind::Scalar), &mut setter)?;
+                for (at, non_string) in written {
+                    let Some((PathElem::Key(key), parent)) = at.split_last() else {
+                        continue;
+                    };
+                    let Some(Node::Map(pm)) = node_at_mut(&mut r.obj, parent) else {
+                        continue;
+                    };
+                    if non_string && let Some(text) = pm.raw_text(key).map(str::to_string) {
+                        pm.insert(key.clone(), Node::Str(with_affix(&text)));
+                    }
+                    pm.set_tagless(key, true);
                 }
             }
         }

@@ -60,19 +60,14 @@ impl ReplicaCountTransformer {
                     continue;
                 }
                 found = true;
-                let gvk = r.gvk();
                 let mut set: Vec<Vec<PathElem>> = Vec::new();
-                fieldspec::apply_at(
-                    &mut r.obj,
-                    &gvk,
-                    fs,
-                    Some(CreateKind::Scalar),
-                    &mut |at, n| {
-                        *n = Node::Int(count);
-                        set.push(at.to_vec());
-                        Ok(())
-                    },
-                )?;
+                // kyaml's SetEntry with an empty name: a map or a list fails.
+                fieldspec::apply_to_resource(r, fs, Some(CreateKind::Scalar), &mut |at, n| {
+                    fieldspec::expect_scalar(n)?;
+                    *n = Node::Int(count);
+                    set.push(at.to_vec());
+                    Ok(())
+                })?;
                 // The field keeps its style: written quoted, the count is a
                 // string.
                 for at in set {
