@@ -1282,6 +1282,49 @@ def gen_transformers(rng, ks, res, level):
                                         {"order": "legacy", "legacySortOptions": {"orderFirst": ["Service"], "orderLast": ["Deployment"]}}])
 
 
+# Field-spec tables of `configurations:` (with --configurations): field
+# specs for the kinds of the tree and a made-up one, at name, label and
+# annotation maps, lists, scalars and paths that are not there, with and
+# without `create`; name references between the kinds. Drawn from a
+# generator of their own, so the other draws of a case stay what they are.
+CFG_PATHS = ["metadata/name", "metadata/labels", "metadata/annotations", "metadata/namespace",
+             "spec/template/metadata/labels", "spec/selector/matchLabels", "spec/replicas",
+             "spec/values/podLabels", "spec/values", "spec/template/spec/containers",
+             "spec/template/spec/containers/image", "spec/valuesFrom/name", "spec/chart/spec/sourceRef/name",
+             "spec/ports", "data", "data/name", "spec/rules/host", "roleRef/name", "subjects/name"]
+CFG_TABLES = ["namePrefix", "nameSuffix", "commonLabels", "commonAnnotations", "namespace",
+              "images", "replicas", "labels", "templateLabels"]
+
+
+def gen_configurations(crng, kdir, ks, res, files):
+    if crng.random() > 0.35:
+        return
+    kinds = sorted({r.kind for r in res}) + ["Foo"]
+
+    def spec():
+        s = {"path": crng.choice(CFG_PATHS)}
+        if crng.random() < 0.8:
+            s["kind"] = crng.choice(kinds)
+        if crng.random() < 0.15:
+            s["group"] = crng.choice(["apps", "x", ""])
+        if crng.random() < 0.3:
+            s["create"] = crng.choice([True, False])
+        return s
+
+    cfg = {}
+    for t in CFG_TABLES:
+        if crng.random() < 0.25:
+            cfg[t] = [spec() for _ in range(crng.randint(1, 2))]
+    if crng.random() < 0.5:
+        cfg["nameReference"] = [{"kind": crng.choice(["ConfigMap", "Secret", "Service"] + kinds),
+                                 "fieldSpecs": [spec() for _ in range(crng.randint(1, 2))]}]
+    if not cfg:
+        return
+    fn = crng.choice(["config.yaml", "kustomizeconfig.yaml"])
+    files[os.path.join(kdir, fn)] = dump(cfg, crng, allow_json=False)
+    ks["configurations"] = [fn]
+
+
 def iter_containers(obj):
     if isinstance(obj, dict):
         for k, v in obj.items():
@@ -1348,7 +1391,7 @@ def write_resources(rng, kdir, objs, files, ks):
 GEN_NAMES = None
 
 
-def gen_case(rng):
+def gen_case(rng, cfg_rng=None):
     """Returns (files: {relpath: text}, build_dir, flags)."""
     global GEN_NAMES
     w = World(rng)
@@ -1381,6 +1424,8 @@ def gen_case(rng):
         if rng.random() < 0.3:
             gen_patches(rng, bdir, ks, res, w, files)
         gen_transformers(rng, ks, res, "base")
+        if cfg_rng:
+            gen_configurations(cfg_rng, bdir, ks, res, files)
         if rng.random() < 0.15:
             gen_replacements(rng, bdir, ks, res, files)
         if any(k in ks for k in ("namePrefix", "nameSuffix", "namespace")) and rng.random() < 0.9:
@@ -1432,6 +1477,8 @@ def gen_case(rng):
     if rng.random() < 0.7:
         gen_patches(rng, odir, oks, all_res, w, files)
     gen_transformers(rng, oks, all_res, "overlay")
+    if cfg_rng:
+        gen_configurations(cfg_rng, odir, oks, all_res, files)
     if rng.random() < 0.3:
         gen_replacements(rng, odir, oks, all_res, files)
     files[os.path.join(odir, "kustomization.yaml")] = dump_kustomization(kustomization_doc(rng, oks), rng)
@@ -1485,7 +1532,8 @@ def error_gist(stderr):
 
 def one_case(args, idx):
     rng = case_rng(args.seed, idx)
-    files, build, flags = gen_case(rng)
+    cfg_rng = random.Random("kustomize-fuzz-cfg:%d:%d" % (args.seed, idx)) if args.configurations else None
+    files, build, flags = gen_case(rng, cfg_rng)
     tmp = tempfile.mkdtemp(prefix="kfuzz-%d-%d-" % (args.seed, idx))
     try:
         write_tree(tmp, files)
@@ -1541,13 +1589,17 @@ def main():
     ap.add_argument("--print", action="store_true", help="print the generated trees instead of running them")
     ap.add_argument("--write", metavar="DIR", help="write the generated tree(s) under DIR instead of running them")
     ap.add_argument("--quiet", action="store_true")
+    ap.add_argument("--configurations", action="store_true",
+                    help="also give bases and overlays `configurations:` field-spec tables (drawn apart: "
+                         "the rest of each case stays the same)")
     ap.add_argument("--explain", action="store_true", help="summarize why cases failed on both sides")
     args = ap.parse_args()
 
     indexes = args.only if args.only else list(range(args.start, args.start + args.count))
     if args.print or args.write:
         for idx in indexes:
-            files, build, flags = gen_case(case_rng(args.seed, idx))
+            cfg_rng = random.Random("kustomize-fuzz-cfg:%d:%d" % (args.seed, idx)) if args.configurations else None
+            files, build, flags = gen_case(case_rng(args.seed, idx), cfg_rng)
             if args.write:
                 dest = os.path.join(args.write, "seed%d-case%d" % (args.seed, idx)) if len(indexes) > 1 else args.write
                 write_tree(dest, files)
