@@ -21,137 +21,86 @@ use super::Ctx;
 use crate::check::{Finding, Severity};
 use crate::resource::Resource;
 
-/// (group, kind, version, the first Flux 2.x minor that does not serve it,
-/// the version to write instead).
-const REMOVED: &[(&str, &str, &str, u32, &str)] = &[
-    ("helm.toolkit.fluxcd.io", "HelmRelease", "v2beta1", 7, "v2"),
-    ("helm.toolkit.fluxcd.io", "HelmRelease", "v2beta2", 8, "v2"),
+/// (group, kinds, version, the first Flux 2.x minor that does not serve
+/// it, the version to write instead).
+const REMOVED: &[(&str, &[&str], &str, u32, &str)] = &[
+    (
+        "helm.toolkit.fluxcd.io",
+        &["HelmRelease"],
+        "v2beta1",
+        7,
+        "v2",
+    ),
+    (
+        "helm.toolkit.fluxcd.io",
+        &["HelmRelease"],
+        "v2beta2",
+        8,
+        "v2",
+    ),
     (
         "kustomize.toolkit.fluxcd.io",
-        "Kustomization",
+        &["Kustomization"],
         "v1beta1",
         7,
         "v1",
     ),
     (
         "kustomize.toolkit.fluxcd.io",
-        "Kustomization",
+        &["Kustomization"],
         "v1beta2",
         8,
         "v1",
     ),
+    ("source.toolkit.fluxcd.io", SOURCES, "v1beta1", 7, "v1"),
     (
         "source.toolkit.fluxcd.io",
-        "GitRepository",
-        "v1beta1",
-        7,
-        "v1",
-    ),
-    (
-        "source.toolkit.fluxcd.io",
-        "GitRepository",
-        "v1beta2",
-        8,
-        "v1",
-    ),
-    (
-        "source.toolkit.fluxcd.io",
-        "HelmRepository",
-        "v1beta1",
-        7,
-        "v1",
-    ),
-    (
-        "source.toolkit.fluxcd.io",
-        "HelmRepository",
-        "v1beta2",
-        8,
-        "v1",
-    ),
-    ("source.toolkit.fluxcd.io", "HelmChart", "v1beta1", 7, "v1"),
-    ("source.toolkit.fluxcd.io", "HelmChart", "v1beta2", 8, "v1"),
-    ("source.toolkit.fluxcd.io", "Bucket", "v1beta1", 7, "v1"),
-    ("source.toolkit.fluxcd.io", "Bucket", "v1beta2", 8, "v1"),
-    (
-        "source.toolkit.fluxcd.io",
-        "OCIRepository",
+        SOURCES_V1BETA2,
         "v1beta2",
         8,
         "v1",
     ),
     (
         "notification.toolkit.fluxcd.io",
-        "Alert",
+        &["Alert", "Provider"],
         "v1beta1",
         7,
         "v1beta3",
     ),
     (
         "notification.toolkit.fluxcd.io",
-        "Alert",
+        &["Alert", "Provider"],
         "v1beta2",
         9,
         "v1beta3",
     ),
     (
         "notification.toolkit.fluxcd.io",
-        "Provider",
-        "v1beta1",
-        7,
-        "v1beta3",
-    ),
-    (
-        "notification.toolkit.fluxcd.io",
-        "Provider",
-        "v1beta2",
-        9,
-        "v1beta3",
-    ),
-    (
-        "notification.toolkit.fluxcd.io",
-        "Receiver",
+        &["Receiver"],
         "v1beta1",
         7,
         "v1",
     ),
     (
         "notification.toolkit.fluxcd.io",
-        "Receiver",
+        &["Receiver"],
         "v1beta2",
         9,
         "v1",
     ),
-    (
-        "image.toolkit.fluxcd.io",
-        "ImageRepository",
-        "v1beta1",
-        7,
-        "v1",
-    ),
-    (
-        "image.toolkit.fluxcd.io",
-        "ImageRepository",
-        "v1beta2",
-        9,
-        "v1",
-    ),
-    ("image.toolkit.fluxcd.io", "ImagePolicy", "v1beta1", 7, "v1"),
-    ("image.toolkit.fluxcd.io", "ImagePolicy", "v1beta2", 9, "v1"),
-    (
-        "image.toolkit.fluxcd.io",
-        "ImageUpdateAutomation",
-        "v1beta1",
-        7,
-        "v1",
-    ),
-    (
-        "image.toolkit.fluxcd.io",
-        "ImageUpdateAutomation",
-        "v1beta2",
-        9,
-        "v1",
-    ),
+    ("image.toolkit.fluxcd.io", IMAGES, "v1beta1", 7, "v1"),
+    ("image.toolkit.fluxcd.io", IMAGES, "v1beta2", 9, "v1"),
 ];
+const SOURCES: &[&str] = &["GitRepository", "HelmRepository", "HelmChart", "Bucket"];
+/// OCIRepository had no `v1beta1`.
+const SOURCES_V1BETA2: &[&str] = &[
+    "GitRepository",
+    "HelmRepository",
+    "HelmChart",
+    "Bucket",
+    "OCIRepository",
+];
+const IMAGES: &[&str] = &["ImageRepository", "ImagePolicy", "ImageUpdateAutomation"];
 
 /// The newest Flux 2.x minor the table knows: what `2.x` installs today.
 const NEWEST: u32 = 9;
@@ -231,12 +180,12 @@ pub fn run(ctx: &Ctx, out: &mut Vec<Finding>) {
     let running = running_flux(ctx);
     for (k, o) in &ctx.all {
         let gvk = o.gvk();
-        let Some(&(_, kind, version, removed, instead)) = REMOVED
-            .iter()
-            .find(|(g, kd, v, ..)| *g == gvk.group && *kd == gvk.kind && *v == gvk.version)
-        else {
+        let Some(&(_, _, version, removed, instead)) = REMOVED.iter().find(|(g, kinds, v, ..)| {
+            *g == gvk.group && *v == gvk.version && kinds.contains(&gvk.kind.as_str())
+        }) else {
             continue;
         };
+        let kind = gvk.kind.as_str();
         if crate::check::opted_out(o, "flux-api-removed") {
             continue;
         }
