@@ -47,7 +47,17 @@ def scalar(r):
     return '"' + r.choice(WORDS) + ":" + str(r.randint(1, 99)) + '"'
 
 
-def flow(r, depth, anchors):
+def value(r, depth, anchors, empty):
+    """A pair's value: with --empty, sometimes nothing (`{a: , b: 1}`),
+    decided by a generator of its own so that the other draws stay those
+    of the same case without --empty."""
+    v = flow(r, depth, anchors, empty)
+    if empty is not None and empty.random() < 0.25:
+        return ""
+    return v
+
+
+def flow(r, depth, anchors, empty=None):
     """A flow collection, maybe with single-pair entries."""
     if depth > 3 or r.random() < 0.25:
         if anchors and r.random() < 0.2:
@@ -63,9 +73,9 @@ def flow(r, depth, anchors):
                 if anchors and r.random() < 0.15:
                     key = "*" + r.choice(anchors)
                     sep = ": "
-                items.append(key + sep + flow(r, depth + 1, anchors))
+                items.append(key + sep + value(r, depth + 1, anchors, empty))
             else:
-                items.append(flow(r, depth + 1, anchors))
+                items.append(flow(r, depth + 1, anchors, empty))
         sep = r.choice([", ", ",", ",\n    "])
         return "[" + sep.join(items) + "]"
     pairs = []
@@ -75,12 +85,13 @@ def flow(r, depth, anchors):
         if k in used:
             continue
         used.add(k)
-        pairs.append(k + ": " + flow(r, depth + 1, anchors))
+        pairs.append(k + ": " + value(r, depth + 1, anchors, empty))
     return "{" + ", ".join(pairs) + "}"
 
 
-def case(seed, k):
+def case(seed, k, empty=False):
     r = random.Random(f"{seed}-{k}")
+    e = random.Random(f"{seed}-{k}-empty") if empty else None
     anchors = []
     lines = ["apiVersion: v1", "kind: Fuzz", "metadata:", "  name: c" + str(k), "spec:"]
     if r.random() < 0.6:
@@ -94,14 +105,14 @@ def case(seed, k):
         c = r.random()
         key = f"f{i}"
         if c < 0.55:
-            lines.append(f"  {key}: " + flow(r, 0, anchors))
+            lines.append(f"  {key}: " + flow(r, 0, anchors, e))
         elif c < 0.7 and anchors:
             a = r.choice(anchors)
             if a in used:
                 continue
             used.add(a)
             lines.append(f"  *{a}:")
-            lines.append("    v: " + flow(r, 1, anchors))
+            lines.append("    v: " + flow(r, 1, anchors, e))
         elif c < 0.8:
             lines.append(f"  {key}: |")
             lines.append("    " + flow(r, 0, []))
@@ -109,7 +120,7 @@ def case(seed, k):
             lines.append(f"  # {key}: " + flow(r, 0, []))
         else:
             lines.append(f"  {key}:")
-            lines.append("    - " + flow(r, 1, anchors) + r.choice(["", "  # [c: [d]]"]))
+            lines.append("    - " + flow(r, 1, anchors, e) + r.choice(["", "  # [c: [d]]"]))
     return "\n".join(lines) + "\n"
 
 
@@ -119,7 +130,7 @@ def build(cmd, d):
 
 
 def run_one(args, k):
-    text = case(args.seed, k)
+    text = case(args.seed, k, args.empty)
     d = tempfile.mkdtemp(prefix="yflow-")
     try:
         with open(os.path.join(d, "r.yaml"), "w") as f:
@@ -148,6 +159,11 @@ def main():
     ap.add_argument("--jobs", type=int, default=2)
     ap.add_argument("--flate", default=os.path.join(REPO, "target/release/flate"))
     ap.add_argument("--keep")
+    ap.add_argument(
+        "--empty",
+        action="store_true",
+        help="leave some values of flow pairs empty (`{a: , b: 1}`)",
+    )
     ap.add_argument("--print", type=int, help="print case K and exit")
     args = ap.parse_args()
     if args.print is not None:

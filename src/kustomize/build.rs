@@ -747,13 +747,19 @@ impl<'a> Kustomizer<'a> {
         let ra = self.accumulate(ck, ra, cfg, stack)?;
         stack.pop();
         // kustomize moves the result into a fresh accumulator
-        // (MergeAccumulator), which refuses duplicate ids.
-        unique_ids(&ra).map_err(|m| {
+        // (MergeAccumulator), which refuses duplicate ids and merges the
+        // tables into empty ones: in sorted order, so a kind-specific
+        // field spec now drops a generic one of the same path after it.
+        let merged = |m: String| {
             k.err(format!(
                 "accumulating components: recursed merging from path '{}': {m}",
                 ck.dir().display()
             ))
-        })?;
+        };
+        unique_ids(&ra).map_err(merged)?;
+        let mut fresh = TransformerConfig::default();
+        fresh.merge(cfg).map_err(|e| merged(e.to_string()))?;
+        *cfg = fresh;
         Ok(ra)
     }
 
@@ -1078,6 +1084,21 @@ fn apply_folded(n: &mut Node, in_flow: bool) {
         Node::Seq(items) => items.iter_mut().for_each(|it| apply_folded(it, in_flow)),
         Node::Map(m) => {
             let in_flow = in_flow || m.is_flow();
+            if in_flow {
+                // A value left empty (`{a: , b: 1}`) is a null that
+                // go-yaml v3 cannot print plain inside a flow collection:
+                // it prints `''`, which reads back as an empty string.
+                let empty: Vec<String> = m
+                    .iter()
+                    .filter(|(k, v)| matches!(v, Node::Null) && m.raw_text(k) == Some(""))
+                    .map(|(k, _)| k.clone())
+                    .collect();
+                for k in empty {
+                    m.insert(k.clone(), Node::Str(String::new()));
+                    m.forget_raw(&k);
+                    m.set_quoted(&k, true);
+                }
+            }
             if !in_flow {
                 let (keys, lists) = m.folded_keys();
                 for k in keys {

@@ -24,7 +24,8 @@
 //!   tables of its directory bases (`MergeAccumulator`), its own table and
 //!   what its `crds` add (flate merges those into the table of the final
 //!   name-reference fix, see `nameref::fix`); a component shares its
-//!   parent's accumulator. So
+//!   parent's accumulator, which is then merged into an empty one (its
+//!   tables merged into empty tables once more). So
 //!   the defaults themselves are deduplicated in sorted order, and a
 //!   kind-specific field spec that sorts before a generic one of the same
 //!   path (`metadata/name` for `kind: Foo` before the default

@@ -1526,7 +1526,9 @@ impl Builder<'_> {
                 map.shrink_if_sparse();
                 self.last_adjusted = flow.then_some(PRINT_FLOW);
                 self.depth -= 1;
-                map.set_flow(flow);
+                // A single-pair mapping in a flow sequence (`[k: v]`) has
+                // no brace but is in flow style too.
+                map.set_flow(flow || !self.flow.is_empty());
                 let n = Node::Map(map);
                 self.anchor(anchor, &n);
                 Ok(n)
