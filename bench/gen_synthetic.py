@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Generate a synthetic Flux repository shaped like the example tree.
 
-Usage: bench/gen_synthetic.py OUTDIR [--apps 1000] [--force]
+Usage: bench/gen_synthetic.py OUTDIR [--apps 1000] [--force] [--missing-refs]
 
 Writes OUTDIR/kubernetes/ with the same layout as the example repository
 (kubernetes/ at the top of this repository), for two environments, staging
@@ -185,7 +185,18 @@ replacements:
 """
 
 
-def base_app(i, app, ns, deps, app_var):
+def base_app(i, app, ns, deps, app_var, missing_refs=False):
+    # --missing-refs: the HelmRelease depends on a HelmRelease and takes
+    # values from a ConfigMap that no file defines (the checks then look
+    # for them everywhere).
+    missing = ""
+    if missing_refs:
+        missing = """  dependsOn:
+    - name: missing-dep
+  valuesFrom:
+    - kind: ConfigMap
+      name: missing-values
+"""
     depends = ""
     if deps:
         depends = "  dependsOn:\n" + "".join(f"    - name: {d}\n" for d in deps)
@@ -251,7 +262,7 @@ metadata:
   name: {app}
 spec:
   interval: 1h
-  chartRef:
+{missing}  chartRef:
     kind: OCIRepository
     name: {app}
   values:
@@ -399,7 +410,7 @@ resources:
     return text
 
 
-def generate(out, n_apps):
+def generate(out, n_apps, missing_refs=False):
     root = os.path.join(out, "kubernetes")
     n_ns = max(1, -(-n_apps // APPS_PER_NAMESPACE))
     namespaces = [f"team-{k:02d}" for k in range(n_ns)]
@@ -420,7 +431,9 @@ def generate(out, n_apps):
                 deps.append(members[pos - 1][1])  # chain inside the namespace
             elif i:
                 deps.append(apps[0])  # chain heads wait for the first app
-            for name, text in base_app(i, app, ns, deps, app_var=(i % 10 == 0)).items():
+            files = base_app(i, app, ns, deps, app_var=(i % 10 == 0),
+                             missing_refs=missing_refs)
+            for name, text in files.items():
                 write(root, f"apps/base/{app}/{name}", text)
         for env in ENVS:
             names = [a for _, a in members]
@@ -444,6 +457,9 @@ def main():
     p.add_argument("--apps", type=int, default=1000)
     p.add_argument("--force", action="store_true",
                    help="replace OUTDIR/kubernetes if it exists")
+    p.add_argument("--missing-refs", action="store_true",
+                   help="every HelmRelease depends on a HelmRelease and takes values "
+                        "from a ConfigMap that nothing defines (for bench/check.sh)")
     a = p.parse_args()
     if a.apps < 1:
         p.error("--apps must be at least 1")
@@ -452,7 +468,7 @@ def main():
         if not a.force:
             sys.exit(f"{target} exists (use --force to replace it)")
         shutil.rmtree(target)
-    n_ns = generate(a.outdir, a.apps)
+    n_ns = generate(a.outdir, a.apps, a.missing_refs)
     print(f"{a.outdir}: {a.apps} apps in {n_ns} namespaces x {len(ENVS)} environments",
           file=sys.stderr)
 

@@ -105,6 +105,9 @@ pub struct HelmReleaseReport {
 /// among theirs.
 struct Objects<'a> {
     index: std::collections::HashMap<(&'a str, &'a str, &'a str), &'a Resource>,
+    /// The same objects, for what creates an object at runtime and
+    /// Reflector's sources.
+    makers: super::render::MakerIndex<'a>,
     not_rendered: Vec<String>,
     /// The Flux Operator's ResourceSets not expanded (`ns/name`): they
     /// make objects at runtime, which flate does not render.
@@ -133,8 +136,11 @@ impl<'a> Objects<'a> {
             .filter(|u| matches!(u.reason, super::resourceset::NotExpanded::Offline(_)))
             .map(|u| u.key.clone())
             .collect();
+        let makers =
+            super::render::MakerIndex::new(index.iter().map(|((_, ons, _), r)| (*ons, *r)));
         Objects {
             index,
+            makers,
             not_rendered,
             resource_sets,
         }
@@ -149,12 +155,7 @@ impl<'a> Objects<'a> {
     fn find_or_reflected(&self, kind: &str, ns: &str, name: &str) -> Option<&'a Resource> {
         self.find(kind, ns, name).or_else(|| {
             let labels = |n: &str| self.find("Namespace", "", n).map(|r| r.obj.clone());
-            let mut candidates: Vec<(&str, &Resource)> = self
-                .index
-                .iter()
-                .filter(|((k, _, n), _)| *k == kind && *n == name)
-                .map(|((_, ons, _), r)| (*ons, *r))
-                .collect();
+            let mut candidates: Vec<(&str, &Resource)> = self.makers.named(kind, name).collect();
             // (The index is a hash map: the first in a stable order.)
             candidates.sort_by_key(|(ons, _)| *ons);
             super::reflector::source(candidates, kind, ns, name, &labels)
@@ -188,13 +189,7 @@ impl<'a> Objects<'a> {
     /// (see [`super::render::runtime_maker`]), if there is one.
     fn runtime_producer(&self, kind: &str, ns: &str, name: &str) -> Option<String> {
         let labels = |n: &str| self.find("Namespace", "", n).map(|r| r.obj.clone());
-        let mut found: Vec<String> = self
-            .index
-            .iter()
-            .filter_map(|((_, ons, _), r)| {
-                super::render::runtime_maker(r, ons, kind, ns, name, &labels)
-            })
-            .collect();
+        let mut found: Vec<String> = self.makers.makers(kind, ns, name, &labels).collect();
         found.sort();
         found.into_iter().next()
     }

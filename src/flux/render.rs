@@ -937,6 +937,85 @@ pub fn runtime_maker(
     }
 }
 
+/// Objects indexed for [`runtime_maker`] and for Reflector's sources, which
+/// would otherwise each scan every object of the cluster: by namespace, the
+/// cluster-wide makers ([`is_cluster_maker`]) apart, and by kind and name.
+/// Lookups give objects in the order they were indexed in.
+pub struct MakerIndex<'a> {
+    /// (namespace as the caller counts it, object).
+    objs: Vec<(&'a str, &'a Resource)>,
+    by_ns: HashMap<&'a str, Vec<usize>>,
+    cluster: Vec<usize>,
+    by_kind_name: HashMap<(&'a str, &'a str), Vec<usize>>,
+}
+
+impl<'a> MakerIndex<'a> {
+    pub fn new(objs: impl IntoIterator<Item = (&'a str, &'a Resource)>) -> MakerIndex<'a> {
+        let objs: Vec<(&'a str, &'a Resource)> = objs.into_iter().collect();
+        let mut by_ns: HashMap<&'a str, Vec<usize>> = HashMap::new();
+        let mut cluster = Vec::new();
+        let mut by_kind_name: HashMap<(&'a str, &'a str), Vec<usize>> = HashMap::new();
+        for (i, (ns, r)) in objs.iter().enumerate() {
+            by_ns.entry(*ns).or_default().push(i);
+            if is_cluster_maker(r) {
+                cluster.push(i);
+            }
+            by_kind_name
+                .entry((r.kind(), r.name()))
+                .or_default()
+                .push(i);
+        }
+        MakerIndex {
+            objs,
+            by_ns,
+            cluster,
+            by_kind_name,
+        }
+    }
+
+    /// [`runtime_maker`] of every object that may create `kind` `name` in
+    /// `ns` (those of `ns` and the cluster-wide makers), in order.
+    pub fn makers<'s>(
+        &'s self,
+        kind: &'s str,
+        ns: &'s str,
+        name: &'s str,
+        namespace_labels: &'s dyn Fn(&str) -> Option<Node>,
+    ) -> impl Iterator<Item = String> + 's {
+        let mut at: Vec<usize> = self.by_ns.get(ns).cloned().unwrap_or_default();
+        at.extend(&self.cluster);
+        at.sort_unstable();
+        at.dedup();
+        at.into_iter().filter_map(move |i| {
+            let (r_ns, r) = self.objs[i];
+            runtime_maker(r, r_ns, kind, ns, name, namespace_labels)
+        })
+    }
+
+    /// The objects of `kind` named `name` (in any namespace), in order.
+    pub fn named<'s>(
+        &'s self,
+        kind: &'s str,
+        name: &'s str,
+    ) -> impl Iterator<Item = (&'a str, &'a Resource)> + 's {
+        // (Looked up through the map with keys that may live shorter, as
+        // the arguments do.)
+        let by: &'s HashMap<(&'s str, &'s str), Vec<usize>> = &self.by_kind_name;
+        let at: &'s [usize] = by.get(&(kind, name)).map_or(&[], Vec::as_slice);
+        at.iter().map(|&i| self.objs[i])
+    }
+}
+
+/// Whether `r` is of a kind [`cluster_makes`] knows: only those create
+/// objects at runtime in namespaces other than their own.
+fn is_cluster_maker(r: &Resource) -> bool {
+    match r.kind() {
+        "ClusterExternalSecret" => true,
+        "Bundle" => r.gvk().group == "trust.cert-manager.io",
+        _ => false,
+    }
+}
+
 /// Whether `r`, a cluster-wide maker, creates `kind` `name` in namespace
 /// `ns` at runtime:
 /// - a ClusterExternalSecret: the ExternalSecret it makes (so a Secret)
@@ -957,7 +1036,7 @@ fn cluster_makes(
     name: &str,
     namespace_labels: &dyn Fn(&str) -> Option<Node>,
 ) -> bool {
-    if ns.is_empty() {
+    if ns.is_empty() || !is_cluster_maker(r) {
         return false;
     }
     let spec = |path: &[&str]| r.obj.get_path(&[&["spec"][..], path].concat());
@@ -1740,16 +1819,16 @@ fn walk_files(
     let mut dirs = vec![root.to_path_buf()];
     let mut read = 0;
     while let Some(dir) = dirs.pop() {
-        let Ok(names) = fs.list(&dir) else {
+        let Ok(names) = fs.list_typed(&dir) else {
             continue;
         };
         let mut subdirs = Vec::new();
-        for n in names {
+        for (n, is_dir) in names {
             if n.starts_with('.') {
                 continue;
             }
             let p = dir.join(&n);
-            if fs.is_dir(&p) {
+            if is_dir {
                 subdirs.push(p);
                 continue;
             }
@@ -1972,6 +2051,7 @@ fn explain_missing_sources(sources: &Sources, opts: &RenderOptions, reports: &mu
     let mut updates = Vec::new();
     {
         let known = Known::build(&opts.preexisting, reports);
+        let files = RepoFiles::new(&sources.repo, &sources.repo.root);
         for (i, kind, name) in &failed {
             let r = &reports[*i];
             let local;
@@ -2000,8 +2080,7 @@ fn explain_missing_sources(sources: &Sources, opts: &RenderOptions, reports: &mu
             });
             let skip = from_skipped.is_some();
             msg.push_str(
-                &from_skipped
-                    .unwrap_or_else(|| where_defined(&sources.repo, kind, &r.namespace, name)),
+                &from_skipped.unwrap_or_else(|| where_defined(&files, kind, &r.namespace, name)),
             );
             updates.push((msg, skip));
         }
@@ -2029,8 +2108,9 @@ fn maybe_this_repository(repo: &ArtifactFs, ks: &FluxKustomization) -> String {
     if !dir.starts_with(&repo.root) || !repo.is_dir(&dir) {
         return String::new();
     }
-    if !defining_files(repo, &src.kind, &src.namespace, &src.name).is_empty()
-        || defining_template(repo, &src.kind, &src.namespace, &src.name).is_some()
+    let files = RepoFiles::new(repo, &repo.root);
+    if !defining_files(&files, &src.kind, &src.namespace, &src.name).is_empty()
+        || defining_template(&files, &src.kind, &src.namespace, &src.name).is_some()
     {
         return String::new();
     }
@@ -2044,7 +2124,7 @@ fn maybe_this_repository(repo: &ArtifactFs, ks: &FluxKustomization) -> String {
 /// repository, for the failure's message: a YAML file no Kustomization
 /// applies to `namespace`, else a bootstrap template, else nowhere; and
 /// how `--settings` stands for it.
-fn where_defined(repo: &ArtifactFs, kind: &str, namespace: &str, name: &str) -> String {
+fn where_defined(repo: &RepoFiles, kind: &str, namespace: &str, name: &str) -> String {
     let files = defining_files(repo, kind, namespace, name);
     if !files.is_empty() {
         format!(
@@ -2062,31 +2142,95 @@ fn where_defined(repo: &ArtifactFs, kind: &str, namespace: &str, name: &str) -> 
     }
 }
 
+/// The YAML files and YAML templates of a repository, each list read once
+/// when first asked for (in walk order, see [`walk_yaml`]): what the
+/// messages about an object found nowhere search, for every such object.
+pub struct RepoFiles<'a> {
+    fs: &'a dyn FileSystem,
+    root: PathBuf,
+    yaml: std::cell::OnceCell<Vec<RepoFile>>,
+    templates: std::cell::OnceCell<Vec<RepoFile>>,
+}
+
+/// A file of [`RepoFiles`]: its path, its text, and its documents once
+/// read (`None`: not YAML).
+struct RepoFile {
+    path: PathBuf,
+    text: String,
+    docs: std::cell::OnceCell<Option<Vec<crate::yaml::Document>>>,
+}
+
+impl RepoFile {
+    fn docs(&self) -> Option<&[crate::yaml::Document]> {
+        self.docs
+            .get_or_init(|| crate::yaml::parse_stream(&self.text).ok())
+            .as_deref()
+    }
+}
+
+impl<'a> RepoFiles<'a> {
+    /// The files under `root`, read through `fs`.
+    pub fn new(fs: &'a dyn FileSystem, root: &Path) -> RepoFiles<'a> {
+        RepoFiles {
+            fs,
+            root: root.to_path_buf(),
+            yaml: std::cell::OnceCell::new(),
+            templates: std::cell::OnceCell::new(),
+        }
+    }
+
+    fn read(&self, accept: fn(&str) -> bool) -> Vec<RepoFile> {
+        let mut out = Vec::new();
+        walk_files(self.fs, &self.root, accept, |p, text| {
+            out.push(RepoFile {
+                path: p.to_path_buf(),
+                text: text.to_string(),
+                docs: std::cell::OnceCell::new(),
+            });
+            false
+        });
+        out
+    }
+
+    /// The YAML files (`.yaml`, `.yml`).
+    fn yaml(&self) -> &[RepoFile] {
+        self.yaml
+            .get_or_init(|| self.read(|n| n.ends_with(".yaml") || n.ends_with(".yml")))
+    }
+
+    /// The YAML templates ([`is_yaml_template`]).
+    fn templates(&self) -> &[RepoFile] {
+        self.templates.get_or_init(|| self.read(is_yaml_template))
+    }
+
+    /// A path relative to the repository root, for a message.
+    fn rel(&self, p: &Path) -> String {
+        p.strip_prefix(&self.root)
+            .unwrap_or(p)
+            .display()
+            .to_string()
+    }
+}
+
 /// Where `kind` `namespace/name`, which the environment does not render, is
-/// defined in the repository at `repo` (read through `fs`): `defined in
-/// FILES, which no Kustomization of this environment applies`, or `defined
-/// only in TEMPLATE, a template that bootstrap renders`; `None` when no file
+/// defined in the repository of `files`: `defined in FILES, which no
+/// Kustomization of this environment applies`, or `defined only in
+/// TEMPLATE, a template that bootstrap renders`; `None` when no file
 /// defines it. For the checks' messages (a `dependsOn` target).
 pub fn defined_elsewhere(
-    fs: &dyn FileSystem,
-    repo: &Path,
+    files: &RepoFiles,
     kind: &str,
     namespace: &str,
     name: &str,
 ) -> Option<String> {
-    let artifact = ArtifactFs {
-        inner: fs,
-        root: repo.to_path_buf(),
-        ignore: super::source::Ignore::none(),
-    };
-    let files = defining_files(&artifact, kind, namespace, name);
-    if !files.is_empty() {
+    let found = defining_files(files, kind, namespace, name);
+    if !found.is_empty() {
         return Some(format!(
             "defined in {}, which no Kustomization of this environment applies",
-            files.join(", ")
+            found.join(", ")
         ));
     }
-    defining_template(&artifact, kind, namespace, name)
+    defining_template(files, kind, namespace, name)
         .map(|t| format!("defined only in {t}, a template that bootstrap renders"))
 }
 
@@ -2134,20 +2278,19 @@ fn making_file(
 /// `kind` named `name` in `namespace` (else, when there is none, without a
 /// namespace): where a `substituteFrom` source found nowhere may be kept
 /// for bootstrap.
-fn defining_files(repo: &ArtifactFs, kind: &str, namespace: &str, name: &str) -> Vec<String> {
-    let root = repo.root.as_path();
+fn defining_files(files: &RepoFiles, kind: &str, namespace: &str, name: &str) -> Vec<String> {
     let mut out = Vec::new();
     let mut unnamespaced = Vec::new();
     let name_line = format!("name: {name}");
     let kind_line = format!("kind: {kind}");
-    walk_yaml(repo, root, |p, text| {
-        if !text.contains(&name_line) || !text.contains(&kind_line) {
-            return false;
+    for f in files.yaml() {
+        if !f.text.contains(&name_line) || !f.text.contains(&kind_line) {
+            continue;
         }
-        let Ok(docs) = crate::yaml::parse_stream(text) else {
-            return false;
+        let Some(docs) = f.docs() else {
+            continue;
         };
-        let rel = || p.strip_prefix(root).unwrap_or(p).display().to_string();
+        let p = &f.path;
         // The first object of that kind and name in this namespace or in
         // none.
         let ns = docs
@@ -2159,12 +2302,14 @@ fn defining_files(repo: &ArtifactFs, kind: &str, namespace: &str, name: &str) ->
             .map(|d| d.node.get_str(&["metadata", "namespace"]))
             .find(|ns| ns.is_none_or(|ns| ns == namespace));
         match ns {
-            Some(Some(_)) => out.push(rel()),
-            Some(None) if unnamespaced.len() < 3 => unnamespaced.push(rel()),
+            Some(Some(_)) => out.push(files.rel(p)),
+            Some(None) if unnamespaced.len() < 3 => unnamespaced.push(files.rel(p)),
             _ => {}
         }
-        out.len() == 3
-    });
+        if out.len() == 3 {
+            break;
+        }
+    }
     if out.is_empty() { unnamespaced } else { out }
 }
 
@@ -2174,23 +2319,21 @@ fn defining_files(repo: &ArtifactFs, kind: &str, namespace: &str, name: &str) ->
 /// YAML until rendered: a document (between `---` lines) counts when it
 /// has the lines `kind: KIND` and `name: NAME`, and no `namespace:` line
 /// naming another namespace.
-fn defining_template(repo: &ArtifactFs, kind: &str, namespace: &str, name: &str) -> Option<String> {
-    let root = repo.root.as_path();
-    let mut found = None;
-    walk_files(repo, root, is_yaml_template, |p, text| {
-        if !text.contains(name) {
-            return false;
+fn defining_template(files: &RepoFiles, kind: &str, namespace: &str, name: &str) -> Option<String> {
+    let line_is = |doc: &str, key: &str, value: &str| {
+        doc.lines().any(|l| {
+            l.trim()
+                .strip_prefix(key)
+                .and_then(|v| v.strip_prefix(':'))
+                .map(|v| v.trim().trim_matches(['"', '\'']))
+                == Some(value)
+        })
+    };
+    files.templates().iter().find_map(|f| {
+        if !f.text.contains(name) {
+            return None;
         }
-        let line_is = |doc: &str, key: &str, value: &str| {
-            doc.lines().any(|l| {
-                l.trim()
-                    .strip_prefix(key)
-                    .and_then(|v| v.strip_prefix(':'))
-                    .map(|v| v.trim().trim_matches(['"', '\'']))
-                    == Some(value)
-            })
-        };
-        let defines = text.split("\n---").any(|doc| {
+        let defines = f.text.split("\n---").any(|doc| {
             let other_ns = doc.lines().any(|l| {
                 l.trim()
                     .strip_prefix("namespace:")
@@ -2198,12 +2341,8 @@ fn defining_template(repo: &ArtifactFs, kind: &str, namespace: &str, name: &str)
             });
             line_is(doc, "kind", kind) && line_is(doc, "name", name) && !other_ns
         });
-        if defines {
-            found = Some(p.strip_prefix(root).unwrap_or(p).display().to_string());
-        }
-        defines
-    });
-    found
+        defines.then(|| files.rel(&f.path))
+    })
 }
 
 /// What each Kustomization waits for: its `dependsOn` and its parent.

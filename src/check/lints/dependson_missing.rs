@@ -118,20 +118,26 @@ pub fn run(ctx: &Ctx, out: &mut Vec<Finding>) {
 }
 
 /// Where missing targets are defined in the repository, each looked up
-/// once (a lookup walks the repository's files).
+/// once, in the repository's files read once.
 #[derive(Default)]
-struct Elsewhere(std::collections::HashMap<(String, String), String>);
+struct Elsewhere<'e> {
+    found: std::collections::HashMap<(String, String), String>,
+    files: Option<crate::flux::render::RepoFiles<'e>>,
+}
 
-impl Elsewhere {
+impl<'e> Elsewhere<'e> {
     /// Where the missing `kind` `key` (`namespace/name`) is defined, when a
     /// file defines it: ` (it is defined in FILE, which no Kustomization of
     /// this environment applies)`, else empty.
-    fn get(&mut self, ctx: &Ctx, kind: &str, key: &str) -> String {
-        self.0
+    fn get(&mut self, ctx: &Ctx<'e, '_>, kind: &str, key: &str) -> String {
+        let files = self
+            .files
+            .get_or_insert_with(|| crate::flux::render::RepoFiles::new(ctx.env.fs, &ctx.env.repo));
+        self.found
             .entry((kind.to_string(), key.to_string()))
             .or_insert_with(|| {
                 let (ns, name) = key.split_once('/').unwrap_or(("", key));
-                crate::flux::render::defined_elsewhere(ctx.env.fs, &ctx.env.repo, kind, ns, name)
+                crate::flux::render::defined_elsewhere(files, kind, ns, name)
                     .map(|w| format!(" (it is {w})"))
                     .unwrap_or_default()
             })

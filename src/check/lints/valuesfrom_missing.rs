@@ -9,26 +9,34 @@
 
 use super::{Ctx, is_helmrelease, ns_or_default};
 use crate::check::{Finding, Severity};
+use crate::flux::render::MakerIndex;
 use crate::resource::Resource;
 use crate::yaml::Node;
 
-fn produced_at_runtime(ctx: &Ctx, kind: &str, ns: &str, name: &str) -> bool {
+/// Whether an object of the cluster creates `kind` `name` in `ns` at
+/// runtime.
+fn produced_at_runtime(ctx: &Ctx, makers: &MakerIndex, kind: &str, ns: &str, name: &str) -> bool {
     let labels = |n: &str| ctx.find("Namespace", "", n).map(|(_, r)| r.obj.clone());
-    ctx.all.iter().any(|(_, r)| {
-        crate::flux::render::runtime_maker(r, &ns_or_default(r), kind, ns, name, &labels).is_some()
-    })
+    makers.makers(kind, ns, name, &labels).next().is_some()
 }
 
 /// The source Reflector copies into `ns` as `kind` `name`, among the
 /// rendered objects and those given with --settings.
-fn reflected<'e>(ctx: &Ctx<'e, '_>, kind: &str, ns: &str, name: &str) -> Option<&'e Resource> {
+fn reflected<'e>(
+    ctx: &Ctx<'e, '_>,
+    makers: &MakerIndex<'e>,
+    kind: &str,
+    ns: &str,
+    name: &str,
+) -> Option<&'e Resource> {
     let labels = |n: &str| ctx.find("Namespace", "", n).map(|(_, r)| r.obj.clone());
-    let candidates = ctx
-        .all
-        .iter()
-        .map(|(_, r)| *r)
-        .chain(ctx.env.rendered.settings.iter())
-        .map(|r| (r.namespace_or_default(), r));
+    let candidates = makers.named(kind, name).chain(
+        ctx.env
+            .rendered
+            .settings
+            .iter()
+            .map(|r| (r.namespace_or_default(), r)),
+    );
     crate::flux::reflector::source(candidates, kind, ns, name, &labels)
 }
 
@@ -40,6 +48,7 @@ pub fn run(ctx: &Ctx, out: &mut Vec<Finding>) {
         .not_expanded_offline()
         .map(|(_, u)| u.key.clone())
         .collect();
+    let makers = MakerIndex::new(ctx.all.iter().map(|(_, r)| (r.namespace_or_default(), *r)));
     for (k, o) in &ctx.all {
         if !is_helmrelease(o) || crate::check::opted_out(o, "valuesfrom-missing") {
             continue;
@@ -66,9 +75,9 @@ pub fn run(ctx: &Ctx, out: &mut Vec<Finding>) {
                             r.kind() == kind && ns_or_default(r) == ns && r.name() == name
                         })
                     })
-                    .or_else(|| reflected(ctx, kind, &ns, name));
+                    .or_else(|| reflected(ctx, &makers, kind, &ns, name));
             let problem = match found {
-                None if produced_at_runtime(ctx, kind, &ns, name) => None,
+                None if produced_at_runtime(ctx, &makers, kind, &ns, name) => None,
                 None => Some(format!("{kind} {ns}/{name} is not in this environment")),
                 Some(src) => {
                     let has = src.obj.get_path(&["data", key]).is_some()
