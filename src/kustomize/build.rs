@@ -453,7 +453,13 @@ impl<'a> Kustomizer<'a> {
             if r.kind().is_empty() {
                 return Err(k.err(format!("missing kind in object {}", r.cur_id())));
             }
-            if !r.kind().ends_with("List") && r.name().is_empty() {
+            // kyaml reads the name into a string: a number or a bool
+            // (which a field spec may have written there) is its text.
+            let named = match r.obj.get_path(&["metadata", "name"]) {
+                None | Some(Node::Null) => false,
+                Some(n) => n.scalar_text().is_some_and(|t| !t.is_empty()),
+            };
+            if !r.kind().ends_with("List") && !named {
                 return Err(k.err(format!("missing metadata.name in object {}", r.cur_id())));
             }
         }

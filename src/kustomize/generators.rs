@@ -299,6 +299,21 @@ fn generate_one(
     // kyaml gives a Secret its `data` map before filling it (so an empty
     // generator prints `data: {}`, and hashes it); a ConfigMap gets one
     // with its first key only.
+    // kyaml sets each value with a FieldSetter, which writes a string that
+    // YAML 1.1 would read as another type double-quoted: a patch that
+    // replaces it keeps that style (a number becomes its string).
+    for m in [&mut text_data, &mut bin_data] {
+        let keys: Vec<String> = m
+            .iter()
+            .filter(
+                |(_, v)| matches!(v, Node::Str(t) if crate::yaml::resolve::is_yaml11_non_string(t)),
+            )
+            .map(|(k, _)| k.clone())
+            .collect();
+        for k in keys {
+            m.set_quoted(&k, true);
+        }
+    }
     if !text_data.is_empty() || is_secret {
         obj.insert("data", Node::Map(text_data));
     }
@@ -368,10 +383,13 @@ fn merge_str_maps(old: Option<&Node>, new: Option<&Node>, null_empty: bool) -> O
                     Node::Null if null_empty => String::new(),
                     _ => m.scalar_source_text(k).unwrap_or_default(),
                 };
-                let quoted = text.contains('\n');
+                let block = text.contains('\n');
+                // (Written by a FieldSetter: double-quoted when YAML 1.1
+                // would read it as another type, see `generate_one`.)
+                let quoted = block || crate::yaml::resolve::is_yaml11_non_string(&text);
                 out.insert(k.clone(), Node::Str(text));
                 out.set_quoted(k, quoted);
-                if quoted {
+                if block {
                     out.set_print_breaks(k, crate::yaml::PRINT_LITERAL);
                 }
             }
