@@ -238,6 +238,76 @@ fn identical_duplicates_are_warnings() {
     assert_eq!(code, 1);
 }
 
+/// A custom resource whose CRD says `scope: Cluster` is one object
+/// whatever namespace `targetNamespace` gave it (the API server drops it):
+/// two Kustomizations with different target namespaces applying it clash.
+/// A namespaced custom resource in two namespaces is two objects.
+#[test]
+fn cluster_scoped_custom_resources_ignore_namespace() {
+    let d = common::scratch("check-cluster-scoped-duplicate");
+    common::copy_dir(&fixtures().join("duplicate-object/bad"), &d);
+    let base = d.join("kubernetes/apps/base");
+    let ks_two = base.join("two/ks.yaml");
+    let text = std::fs::read_to_string(&ks_two).unwrap();
+    std::fs::write(
+        &ks_two,
+        text.replace("targetNamespace: default", "targetNamespace: other"),
+    )
+    .unwrap();
+    let crd = |scope: &str| {
+        format!(
+            "apiVersion: apiextensions.k8s.io/v1\nkind: CustomResourceDefinition\nmetadata:\n  name: issuers.example.com\nspec:\n  group: example.com\n  names:\n    kind: Issuer\n    plural: issuers\n  scope: {scope}\n  versions:\n    - name: v1\n      served: true\n      storage: true\n      schema:\n        openAPIV3Schema:\n          type: object\n          x-kubernetes-preserve-unknown-fields: true\n"
+        )
+    };
+    let issuer = |server: &str| {
+        format!(
+            "apiVersion: example.com/v1\nkind: Issuer\nmetadata:\n  name: letsencrypt\nspec:\n  server: {server}\n"
+        )
+    };
+    for (app, server) in [("one", "a"), ("two", "a")] {
+        std::fs::write(base.join(app).join("app/configmap.yaml"), issuer(server)).unwrap();
+    }
+    // The CRD lives in a Kustomization of its own.
+    let crds = d.join("kubernetes/apps/base/crds");
+    std::fs::create_dir_all(&crds).unwrap();
+    std::fs::write(crds.join("crd.yaml"), crd("Cluster")).unwrap();
+    let ks_one = std::fs::read_to_string(base.join("one/ks.yaml")).unwrap();
+    std::fs::write(
+        base.join("one/crds-ks.yaml"),
+        ks_one
+            .replace("name: one", "name: crds")
+            .replace("base/one/app", "base/crds")
+            .replace("  targetNamespace: default\n", ""),
+    )
+    .unwrap();
+    let kfile = base.join("one/kustomization.yaml");
+    let k = std::fs::read_to_string(&kfile).unwrap();
+    std::fs::write(&kfile, format!("{}\n  - ./crds-ks.yaml\n", k.trim_end())).unwrap();
+
+    // The same object: a warning, named without a namespace.
+    let (code, js) = check(&d, &[]);
+    let hits = with_rule(&js, "duplicate-object");
+    assert_eq!(hits.len(), 1, "{js:#}");
+    let msg = hits[0]["message"].as_str().unwrap();
+    assert!(
+        msg.starts_with("Issuer letsencrypt is produced by"),
+        "{js:#}"
+    );
+    assert_eq!(hits[0]["severity"], "warning", "{js:#}");
+    assert_eq!(code, 0, "{js:#}");
+    // Different specs: they overwrite each other.
+    std::fs::write(base.join("two/app/configmap.yaml"), issuer("b")).unwrap();
+    let (code, js) = check(&d, &[]);
+    let hits = with_rule(&js, "duplicate-object");
+    assert_eq!(hits.len(), 1, "{js:#}");
+    assert_eq!(hits[0]["severity"], "error", "{js:#}");
+    assert_eq!(code, 1, "{js:#}");
+    // A namespaced kind: one object in each namespace, no clash.
+    std::fs::write(crds.join("crd.yaml"), crd("Namespaced")).unwrap();
+    let (_, js) = check(&d, &[]);
+    assert!(with_rule(&js, "duplicate-object").is_empty(), "{js:#}");
+}
+
 #[test]
 fn chart_source_missing() {
     case("chart-source-missing");

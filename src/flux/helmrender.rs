@@ -780,7 +780,9 @@ impl CrdInfo {
             self.cluster_scoped.push((group, kind));
         }
     }
-    fn is_cluster_scoped(&self, r: &Resource) -> bool {
+    /// Whether the object's kind is cluster-scoped: a built-in kind
+    /// kustomize knows so, or the kind of a CRD with `scope: Cluster`.
+    pub fn is_cluster_scoped(&self, r: &Resource) -> bool {
         let g = r.gvk();
         self.cluster_scoped
             .iter()

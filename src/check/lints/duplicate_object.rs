@@ -19,6 +19,13 @@
 //! from, the Kustomization that applied it last deletes it until another
 //! one reconciles. Objects that differ, or that a HelmRelease renders
 //! (Helm refuses an object another release or nobody owns), stay errors.
+//!
+//! A custom resource whose CRD (rendered in the environment) says
+//! `scope: Cluster` is one object whatever namespace it carries:
+//! kustomize sets `targetNamespace` on kinds it does not know, and the API
+//! server drops the namespace of a cluster-scoped object. So two
+//! Kustomizations with different target namespaces applying the same
+//! `ClusterIssuer` clash.
 
 use std::collections::BTreeMap;
 
@@ -63,8 +70,12 @@ fn kube_config(obj: &Resource) -> Option<String> {
 /// The object as kustomize-controller applies it: without the mark flate
 /// puts on an object whose SOPS values it could not decrypt (the
 /// controller decrypts them and drops SOPS' own metadata).
-fn as_applied(r: &Resource) -> std::borrow::Cow<'_, crate::yaml::Node> {
-    if !crate::flux::sops::is_encrypted(r) {
+/// A cluster-scoped object (`cluster_scoped`) is applied without the
+/// namespace kustomize may have set on it.
+fn as_applied(r: &Resource, cluster_scoped: bool) -> std::borrow::Cow<'_, crate::yaml::Node> {
+    let sops = crate::flux::sops::is_encrypted(r);
+    let drop_namespace = cluster_scoped && !r.namespace().is_empty();
+    if !sops && !drop_namespace {
         return std::borrow::Cow::Borrowed(&r.obj);
     }
     let mut obj = r.obj.clone();
@@ -73,6 +84,12 @@ fn as_applied(r: &Resource) -> std::borrow::Cow<'_, crate::yaml::Node> {
         .and_then(|m| m.get_mut("metadata"))
         .and_then(|m| m.as_map_mut())
     {
+        if drop_namespace {
+            meta.remove("namespace");
+        }
+        if !sops {
+            return std::borrow::Cow::Owned(obj);
+        }
         let empty = match meta.get_mut("annotations").and_then(|a| a.as_map_mut()) {
             Some(a) => {
                 a.remove(crate::flux::sops::ANNOTATION);
@@ -119,6 +136,12 @@ pub fn run(ctx: &Ctx, out: &mut Vec<Finding>) {
             })
         })
         .collect();
+    // The scopes of the CRDs the environment renders (Kustomizations and
+    // HelmReleases alike).
+    let mut crds = crate::flux::helmrender::CrdInfo::default();
+    for (_, o) in &ctx.all {
+        crds.add(o);
+    }
     // (cluster, group, kind, namespace, name) → producers.
     type Id = (String, String, String, String, String);
     let mut seen: BTreeMap<Id, Vec<(&KsReport, &Resource)>> = BTreeMap::new();
@@ -141,7 +164,7 @@ pub fn run(ctx: &Ctx, out: &mut Vec<Finding>) {
             _ => cluster,
         };
         let id = o.cur_id();
-        let ns = if id.gvk.is_cluster_scoped() {
+        let ns = if crds.is_cluster_scoped(o) {
             String::new()
         } else {
             id.effective_namespace()
@@ -207,7 +230,7 @@ pub fn run(ctx: &Ctx, out: &mut Vec<Finding>) {
         let identical = producers.iter().all(|(hr, _)| !hr)
             && objs
                 .windows(2)
-                .all(|w| as_applied(w[0]) == as_applied(w[1]));
+                .all(|w| as_applied(w[0], ns.is_empty()) == as_applied(w[1], ns.is_empty()));
         let (severity, what) = if identical {
             (
                 Severity::Warning,
