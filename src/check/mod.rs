@@ -198,11 +198,18 @@ pub fn check(envs: &[Env<'_>], schemas: &SchemaSet, opts: &CheckOptions) -> Chec
             (findings, validated, missing)
         },
         || {
-            let mut findings = Vec::new();
-            for env in envs {
-                lints::run_env(env, &mut findings);
-                talos::run_env(env, &mut findings);
-            }
+            // Each environment's lints on a core of their own (in the
+            // environments' order).
+            let per_env: Vec<Vec<Finding>> = envs
+                .par_iter()
+                .map(|env| {
+                    let mut findings = Vec::new();
+                    lints::run_env(env, &mut findings);
+                    talos::run_env(env, &mut findings);
+                    findings
+                })
+                .collect();
+            let mut findings: Vec<Finding> = per_env.into_iter().flatten().collect();
             lints::run_all(envs, &mut findings);
             if timings {
                 eprintln!("timing: lints {:.1} ms", t0.elapsed().as_secs_f64() * 1e3);

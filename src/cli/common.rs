@@ -2,7 +2,9 @@
 //! environment is chosen: ENV, `--path`, the repository's `.flate.yaml`,
 //! or the environments discovered in the tree.
 
+use std::collections::HashMap;
 use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex, OnceLock};
 
 use clap::Args;
 
@@ -591,7 +593,28 @@ pub fn render_options(
         sources,
         remotes,
         helm: helm_options(fs, repo, env, a),
+        repo_ignore: None,
     })
+}
+
+/// The `.sourceignore` filter of the working tree at `root`, read once per
+/// process: the environments rendered side by side share it (reading it
+/// walks the whole tree).
+fn working_tree_ignore(root: &Path) -> flate::flux::source::Ignore {
+    type Cells = HashMap<PathBuf, Arc<OnceLock<flate::flux::source::Ignore>>>;
+    static CELLS: OnceLock<Mutex<Cells>> = OnceLock::new();
+    let cell = CELLS
+        .get_or_init(Default::default)
+        .lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .entry(root.to_path_buf())
+        .or_default()
+        .clone();
+    cell.get_or_init(|| {
+        let fs = flate::fs::Confined::new(&RealFs, root);
+        flate::flux::source::Ignore::git(&fs, root, None)
+    })
+    .clone()
 }
 
 /// Renders `env` of the working tree (exit status 2 after the message
@@ -602,8 +625,9 @@ pub fn render_env(
     a: &EnvArgs,
     spec_errors: SpecErrors,
 ) -> Result<Rendered, i32> {
-    let opts = render_options(&RealFs, &repo.root, env, a, spec_errors)
+    let mut opts = render_options(&RealFs, &repo.root, env, a, spec_errors)
         .map_err(|e| Diag::error(e).fail())?;
+    opts.repo_ignore = Some(working_tree_ignore(&repo.root));
     flate::flux::render(&RealFs, &repo.root, &env.path, &env.name, &opts).map_err(|e| {
         diag::from_error(&e, Some(&repo.root))
             .note(format!("environment {} ({})", env.name, env.origin()))

@@ -120,6 +120,7 @@ fn render_options(env: &Environment, a: &EnvArgs) -> Result<RenderOptions, Strin
             env,
             a,
         ),
+        repo_ignore: None,
     })
 }
 

@@ -222,6 +222,10 @@ pub struct RenderOptions {
     /// Chart rendering of HelmReleases (cache directories, Kubernetes
     /// version, `--require-charts`).
     pub helm: super::helmrender::HelmOptions,
+    /// The repository's `.sourceignore` filter when the caller has it
+    /// already (reading it walks the whole tree: several environments of
+    /// one working tree share it); `None`: read from `fs`.
+    pub repo_ignore: Option<Ignore>,
 }
 
 /// A local directory that stands for the artifact of a source (an
@@ -2150,6 +2154,9 @@ pub struct RepoFiles<'a> {
     root: PathBuf,
     yaml: std::cell::OnceCell<Vec<RepoFile>>,
     templates: std::cell::OnceCell<Vec<RepoFile>>,
+    /// The YAML files by the values of their `name:` keys (see
+    /// [`RepoFiles::naming`]).
+    names: std::cell::OnceCell<HashMap<String, Vec<usize>>>,
 }
 
 /// A file of [`RepoFiles`]: its path, its text, and its documents once
@@ -2176,7 +2183,40 @@ impl<'a> RepoFiles<'a> {
             root: root.to_path_buf(),
             yaml: std::cell::OnceCell::new(),
             templates: std::cell::OnceCell::new(),
+            names: std::cell::OnceCell::new(),
         }
+    }
+
+    /// The YAML files, in walk order, with a `name:` key whose value
+    /// (after spaces and an opening quote, up to a space, quote, comma,
+    /// bracket or brace) is `name`: every file that can define an object
+    /// so named, found without searching each file's text once per name.
+    fn naming(&self, name: &str) -> impl Iterator<Item = &RepoFile> {
+        let files = self.yaml();
+        let names = self.names.get_or_init(|| {
+            let mut m: HashMap<String, Vec<usize>> = HashMap::new();
+            for (i, f) in files.iter().enumerate() {
+                for (at, _) in f.text.match_indices("name:") {
+                    let v = f.text[at + 5..].trim_start_matches([' ', '\t']);
+                    let v = v.strip_prefix(['"', '\'']).unwrap_or(v);
+                    let end = v
+                        .find(|c: char| {
+                            c.is_whitespace() || matches!(c, '"' | '\'' | ',' | ']' | '}' | '#')
+                        })
+                        .unwrap_or(v.len());
+                    let ids = m.entry(v[..end].to_string()).or_default();
+                    if ids.last() != Some(&i) {
+                        ids.push(i);
+                    }
+                }
+            }
+            m
+        });
+        names
+            .get(name)
+            .into_iter()
+            .flatten()
+            .map(move |&i| &files[i])
     }
 
     fn read(&self, accept: fn(&str) -> bool) -> Vec<RepoFile> {
@@ -2281,10 +2321,9 @@ fn making_file(
 fn defining_files(files: &RepoFiles, kind: &str, namespace: &str, name: &str) -> Vec<String> {
     let mut out = Vec::new();
     let mut unnamespaced = Vec::new();
-    let name_line = format!("name: {name}");
     let kind_line = format!("kind: {kind}");
-    for f in files.yaml() {
-        if !f.text.contains(&name_line) || !f.text.contains(&kind_line) {
+    for f in files.naming(name) {
+        if !f.text.contains(&kind_line) {
             continue;
         }
         let Some(docs) = f.docs() else {
@@ -2610,7 +2649,10 @@ pub fn render(
         repo: ArtifactFs {
             inner: &confined,
             root: repo.clone(),
-            ignore: Ignore::git(&confined, &repo, None),
+            ignore: opts
+                .repo_ignore
+                .clone()
+                .unwrap_or_else(|| Ignore::git(&confined, &repo, None)),
         },
         root_source: None,
         local: &opts.sources,

@@ -421,30 +421,64 @@ impl Ignore {
 
 /// `LoadIgnorePatterns`: the `.sourceignore` of `dir`, then those of its
 /// sub-directories (not `.git`), depth first in name order.
+///
+/// Source-controller reads them from a clone, which holds only what the
+/// repository tracks; flate reads a working tree. So the walk does not go
+/// into a directory the repository's `.gitignore` files exclude (`target/`,
+/// `node_modules/`, a virtual environment): nothing there is in the clone,
+/// and walking it would only cost time (git does not look into an
+/// excluded directory either, whatever a `!` pattern says below it).
 fn load_ignore_files(
     fs: &dyn FileSystem,
     dir: &Path,
     domain: &mut Vec<String>,
     out: &mut Vec<Pattern>,
 ) {
-    if let Ok(t) = fs.read_to_string(&dir.join(IGNORE_FILE)) {
-        out.extend(read_patterns(&t, domain));
-    }
+    load_ignore_files_in(fs, dir, domain, out, &mut Vec::new());
+}
+
+fn load_ignore_files_in(
+    fs: &dyn FileSystem,
+    dir: &Path,
+    domain: &mut Vec<String>,
+    out: &mut Vec<Pattern>,
+    gitignore: &mut Vec<Pattern>,
+) {
     let Ok(mut names) = fs.list_typed(dir) else {
         return;
     };
     names.sort();
+    let has = |name: &str| names.iter().any(|(n, d)| n == name && !d);
+    if has(IGNORE_FILE)
+        && let Ok(t) = fs.read_to_string(&dir.join(IGNORE_FILE))
+    {
+        out.extend(read_patterns(&t, domain));
+    }
+    let outer = gitignore.len();
+    if has(".gitignore")
+        && let Ok(t) = fs.read_to_string(&dir.join(".gitignore"))
+    {
+        gitignore.extend(read_patterns(&t, domain));
+    }
     for (n, is_dir) in names {
-        if n == ".git" {
+        if n == ".git" || !is_dir {
             continue;
         }
-        let sub = dir.join(&n);
-        if is_dir {
-            domain.push(n);
-            load_ignore_files(fs, &sub, domain, out);
-            domain.pop();
+        domain.push(n);
+        let path: Vec<&str> = domain.iter().map(String::as_str).collect();
+        let untracked = gitignore
+            .iter()
+            .rev()
+            .map(|p| p.matches(&path, true))
+            .find(|o| *o != Outcome::NoMatch)
+            == Some(Outcome::Exclude);
+        if !untracked {
+            let sub = dir.join(domain.last().unwrap());
+            load_ignore_files_in(fs, &sub, domain, out, gitignore);
         }
+        domain.pop();
     }
+    gitignore.truncate(outer);
 }
 
 /// Whether source-controller's default exclusions leave `rel` out of a
@@ -597,6 +631,44 @@ mod tests {
         let b = art("/a/\n");
         assert!(!b.is_dir(&root.join("a")));
         assert!(!b.is_file(&root.join("a/keep.yaml")));
+    }
+
+    /// `.sourceignore` files are read from every directory a clone holds:
+    /// not from one the repository's `.gitignore` files exclude.
+    #[test]
+    fn sourceignore_files_of_untracked_directories_are_not_read() {
+        let t = tempfile::tempdir().expect("tempdir");
+        let root = t.path().to_path_buf();
+        for d in [
+            "apps/drafts",
+            "node_modules/pkg",
+            "apps/build/keep",
+            "apps/cache",
+        ] {
+            std::fs::create_dir_all(root.join(d)).unwrap();
+        }
+        // Ignored by the root file, by a nested one, and one a later `!`
+        // pattern brings back.
+        std::fs::write(root.join(".gitignore"), "node_modules/\n/apps/build/\n").unwrap();
+        std::fs::write(root.join("apps/.gitignore"), "cache\n!build/\n").unwrap();
+        std::fs::write(root.join("node_modules/pkg/.sourceignore"), "*.yaml\n").unwrap();
+        std::fs::write(root.join("apps/cache/.sourceignore"), "*.yml\n").unwrap();
+        // Only untracked directories have one: no pattern, so the default
+        // exclusions apply.
+        let i = Ignore::git(&crate::fs::RealFs, &root, None);
+        assert!(i.excluded(Path::new("apps/logo.png"), false));
+        assert!(i.excluded(Path::new("node_modules/pkg/logo.png"), false));
+        // Tracked directories' files are read: apps/drafts, and apps/build,
+        // which apps/.gitignore brings back.
+        std::fs::write(root.join("apps/drafts/.sourceignore"), "*.draft.yaml\n").unwrap();
+        std::fs::write(root.join("apps/build/keep/.sourceignore"), "*.json\n").unwrap();
+        let i = Ignore::git(&crate::fs::RealFs, &root, None);
+        assert!(i.excluded(Path::new("apps/drafts/a.draft.yaml"), false));
+        assert!(i.excluded(Path::new("apps/build/keep/a.json"), false));
+        assert!(!i.excluded(Path::new("apps/logo.png"), false));
+        // The untracked ones' patterns are not among them.
+        assert!(!i.excluded(Path::new("node_modules/pkg/a.yaml"), false));
+        assert!(!i.excluded(Path::new("apps/cache/a.yml"), false));
     }
 
     #[test]

@@ -271,8 +271,16 @@ pub fn name_matches(pattern: &str, name: &str) -> bool {
 
 /// Runs the per-environment lints.
 pub fn run_env(env: &Env<'_>, out: &mut Vec<Finding>) {
-    let ctx = Ctx::new(env);
     let timings = std::env::var_os("FLATE_TIMINGS").is_some();
+    let t = std::time::Instant::now();
+    let ctx = Ctx::new(env);
+    if timings {
+        eprintln!(
+            "timing: {} lint context {:.2} ms",
+            env.name,
+            t.elapsed().as_secs_f64() * 1e3
+        );
+    }
     type Lint = fn(&Ctx, &mut Vec<Finding>);
     let lints: [(&str, Lint); 15] = [
         ("render-failed", render_failed::run),
