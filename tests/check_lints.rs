@@ -175,6 +175,15 @@ fn dependson_missing_names_where_the_target_is_defined() {
         "{m}"
     );
 
+    // A copy in a directory .gitignore excludes is in no clone: not named.
+    common::write(&d, ".gitignore", "/build/\n");
+    common::write(&d, "build/databse.yaml", &ks("databse"));
+    let m = message(&d);
+    assert!(
+        m.ends_with("does not exist in this environment: it never becomes ready"),
+        "{m}"
+    );
+
     common::write(&d, "bootstrap/databse.yaml.templ", &ks("databse"));
     let m = message(&d);
     assert!(

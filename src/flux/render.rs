@@ -1791,9 +1791,10 @@ fn substitute_from_declaration(
 }
 
 /// Reads the YAML files (`.yaml`, `.yml`) under `root`, directory by
-/// directory in name order, hidden files and directories left out, and
-/// gives each one's path and text to `visit` until it returns `true` or
-/// 10,000 files have been read.
+/// directory in name order, hidden files and directories and those the
+/// repository's `.gitignore` files exclude left out, and gives each one's
+/// path and text to `visit` until it returns `true` or 10,000 files have
+/// been read.
 fn walk_yaml(fs: &dyn FileSystem, root: &Path, visit: impl FnMut(&Path, &str) -> bool) {
     walk_files(
         fs,
@@ -1820,11 +1821,26 @@ fn walk_files(
     accept: impl Fn(&str) -> bool,
     mut visit: impl FnMut(&Path, &str) -> bool,
 ) {
-    let mut dirs = vec![root.to_path_buf()];
+    // Each directory with its path from the root and the `.gitignore`
+    // patterns met on the way down: a directory they exclude is not
+    // entered (nothing there is in the repository; see
+    // `source::read_gitignore`).
+    type Ignored = std::rc::Rc<Vec<super::source::Pattern>>;
+    let mut dirs: Vec<(PathBuf, Vec<String>, Ignored)> =
+        vec![(root.to_path_buf(), Vec::new(), Ignored::default())];
     let mut read = 0;
-    while let Some(dir) = dirs.pop() {
+    while let Some((dir, domain, ignored)) = dirs.pop() {
         let Ok(names) = fs.list_typed(&dir) else {
             continue;
+        };
+        let mut more = Vec::new();
+        super::source::read_gitignore(fs, &dir, &names, &domain, &mut more);
+        let ignored = if more.is_empty() {
+            ignored
+        } else {
+            let mut all = (*ignored).clone();
+            all.extend(more);
+            Ignored::new(all)
         };
         let mut subdirs = Vec::new();
         for (n, is_dir) in names {
@@ -1833,7 +1849,11 @@ fn walk_files(
             }
             let p = dir.join(&n);
             if is_dir {
-                subdirs.push(p);
+                let mut sub = domain.clone();
+                sub.push(n);
+                if !super::source::git_excludes_dir(&ignored, &sub) {
+                    subdirs.push((p, sub, ignored.clone()));
+                }
                 continue;
             }
             if !accept(&n) {

@@ -455,30 +455,48 @@ fn load_ignore_files_in(
         out.extend(read_patterns(&t, domain));
     }
     let outer = gitignore.len();
-    if has(".gitignore")
-        && let Ok(t) = fs.read_to_string(&dir.join(".gitignore"))
-    {
-        gitignore.extend(read_patterns(&t, domain));
-    }
+    read_gitignore(fs, dir, &names, domain, gitignore);
     for (n, is_dir) in names {
         if n == ".git" || !is_dir {
             continue;
         }
         domain.push(n);
-        let path: Vec<&str> = domain.iter().map(String::as_str).collect();
-        let untracked = gitignore
-            .iter()
-            .rev()
-            .map(|p| p.matches(&path, true))
-            .find(|o| *o != Outcome::NoMatch)
-            == Some(Outcome::Exclude);
-        if !untracked {
+        if !git_excludes_dir(gitignore, domain) {
             let sub = dir.join(domain.last().unwrap());
             load_ignore_files_in(fs, &sub, domain, out, gitignore);
         }
         domain.pop();
     }
     gitignore.truncate(outer);
+}
+
+/// Adds the patterns of the `.gitignore` of `dir` (listed as `names`; its
+/// path from the repository root is `domain`) to `into`, when it has one.
+pub fn read_gitignore(
+    fs: &dyn FileSystem,
+    dir: &Path,
+    names: &[(String, bool)],
+    domain: &[String],
+    into: &mut Vec<Pattern>,
+) {
+    if names.iter().any(|(n, d)| n == ".gitignore" && !d)
+        && let Ok(t) = fs.read_to_string(&dir.join(".gitignore"))
+    {
+        into.extend(read_patterns(&t, domain));
+    }
+}
+
+/// Whether the `.gitignore` patterns `gitignore` (those of the files met
+/// on the way down, outermost first) exclude the directory at `path`
+/// (from the repository root): a clone holds nothing there.
+pub fn git_excludes_dir(gitignore: &[Pattern], path: &[String]) -> bool {
+    let path: Vec<&str> = path.iter().map(String::as_str).collect();
+    gitignore
+        .iter()
+        .rev()
+        .map(|p| p.matches(&path, true))
+        .find(|o| *o != Outcome::NoMatch)
+        == Some(Outcome::Exclude)
 }
 
 /// Whether source-controller's default exclusions leave `rel` out of a
