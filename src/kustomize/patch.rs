@@ -608,6 +608,7 @@ fn json_numbers(n: &mut Node) {
                             || s.ends_with(' ')
                             || crate::yaml::resolve::v2_needs_quotes(s)
                             || crate::yaml::resolve::is_yaml11_non_string(s)
+                            || !crate::yaml::emit::plain_allowed(s)
                     }
                     _ => false,
                 })

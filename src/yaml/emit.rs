@@ -509,6 +509,12 @@ fn ordinary_byte(b: u8) -> bool {
     b.is_ascii_graphic() && !matches!(b, b',' | b'?' | b'[' | b']' | b'{' | b'}' | b':' | b'#')
 }
 
+/// Whether go-yaml v3 may write `value` as a plain scalar in block context
+/// (else it quotes it, whatever it resolves to).
+pub fn plain_allowed(value: &str) -> bool {
+    analyze(value).block_plain_allowed
+}
+
 fn analyze(value: &str) -> Analysis {
     if plain_safe(value) {
         return Analysis {
