@@ -256,13 +256,11 @@ fn cluster_scoped_custom_resources_ignore_namespace() {
     let d = common::scratch("check-cluster-scoped-duplicate");
     common::copy_dir(&fixtures().join("duplicate-object/bad"), &d);
     let base = d.join("kubernetes/apps/base");
-    let ks_two = base.join("two/ks.yaml");
-    let text = std::fs::read_to_string(&ks_two).unwrap();
-    std::fs::write(
-        &ks_two,
-        text.replace("targetNamespace: default", "targetNamespace: other"),
-    )
-    .unwrap();
+    common::edit(
+        &base.join("two/ks.yaml"),
+        "targetNamespace: default",
+        "targetNamespace: other",
+    );
     let crd = |scope: &str| {
         format!(
             "apiVersion: apiextensions.k8s.io/v1\nkind: CustomResourceDefinition\nmetadata:\n  name: issuers.example.com\nspec:\n  group: example.com\n  names:\n    kind: Issuer\n    plural: issuers\n  scope: {scope}\n  versions:\n    - name: v1\n      served: true\n      storage: true\n      schema:\n        openAPIV3Schema:\n          type: object\n          x-kubernetes-preserve-unknown-fields: true\n"

@@ -196,12 +196,11 @@ fn an_unterminated_variable_points_at_the_source_file() {
 fn a_missing_substitute_from_config_map_names_its_declaration() {
     let d = example("substitute-from");
     let settings = d.join("kubernetes/clusters/production/cluster-settings.yaml");
-    let s = std::fs::read_to_string(&settings).unwrap();
-    std::fs::write(
+    common::edit(
         &settings,
-        s.replace("name: cluster-settings", "name: renamed-settings"),
-    )
-    .unwrap();
+        "name: cluster-settings",
+        "name: renamed-settings",
+    );
     let apps = std::fs::read_to_string(d.join("kubernetes/clusters/production/apps.yaml")).unwrap();
     let line = apps
         .lines()

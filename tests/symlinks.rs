@@ -109,12 +109,7 @@ fn a_resource_and_a_flux_path_linked_out_of_the_repository_are_refused() {
     let link = repo.join("kubernetes/apps/base/mesh-gateway-api/linked");
     symlink(outside.join("app"), &link).unwrap();
     let ks = repo.join("kubernetes/apps/base/mesh-gateway-api/ks.yaml");
-    let s = std::fs::read_to_string(&ks).unwrap();
-    std::fs::write(
-        &ks,
-        s.replace("mesh-gateway-api/app\n", "mesh-gateway-api/linked\n"),
-    )
-    .unwrap();
+    common::edit(&ks, "mesh-gateway-api/app\n", "mesh-gateway-api/linked\n");
     let o = common::flate_in(&["build", "production"], &repo);
     assert_refused(&o, rel(&repo, &link), &outside.join("app"));
 }

@@ -114,6 +114,18 @@ pub fn write(root: &Path, rel: &str, text: &str) {
     std::fs::write(p, text).unwrap();
 }
 
+/// Replaces `from` with `to` in the file at `path`; fails when the file
+/// does not hold `from` (an edit that changes nothing tests nothing).
+pub fn edit(path: &Path, from: &str, to: &str) {
+    let text = std::fs::read_to_string(path).unwrap();
+    assert!(
+        text.contains(from),
+        "{} does not hold {from:?}",
+        path.display()
+    );
+    std::fs::write(path, text.replace(from, to)).unwrap();
+}
+
 /// `flate build x -o json` of the tree at `root`, entry `cluster`: the
 /// document and standard error.
 pub fn build_cluster_json(root: &Path) -> (serde_json::Value, String) {
