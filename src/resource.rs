@@ -204,6 +204,20 @@ impl Resource {
     pub fn name(&self) -> &str {
         self.obj.get_str(&["metadata", "name"]).unwrap_or("")
     }
+    /// `metadata.name` or `metadata.namespace` as kyaml reads it into the
+    /// object's id: the text of a scalar that is not a string too (`name:
+    /// 0`, which a `replicas` field spec on `metadata/name` writes), so the
+    /// object sorts and matches by it.
+    fn meta_text(&self, key: &str) -> String {
+        let meta = self.obj.get_path(&["metadata"]).and_then(Node::as_map);
+        match meta.and_then(|m| m.get(key)) {
+            Some(Node::Str(s)) => s.clone(),
+            Some(Node::Int(_) | Node::UInt(_) | Node::Float(_) | Node::Bool(_)) => meta
+                .and_then(|m| m.scalar_source_text(key))
+                .unwrap_or_default(),
+            _ => String::new(),
+        }
+    }
     pub fn namespace(&self) -> &str {
         self.obj.get_str(&["metadata", "namespace"]).unwrap_or("")
     }
@@ -221,8 +235,8 @@ impl Resource {
     pub fn cur_id(&self) -> ResId {
         ResId {
             gvk: self.gvk(),
-            name: self.name().to_string(),
-            namespace: self.namespace().to_string(),
+            name: self.meta_text("name"),
+            namespace: self.meta_text("namespace"),
         }
     }
     pub fn org_id(&self) -> ResId {
