@@ -13,8 +13,8 @@
 # text output to /dev/null) ROUNDS times and prints the median, minimum
 # and maximum wall-clock time (process start included) and the median CPU
 # time (user + sys, all threads), then one run's phase breakdown
-# (FLATE_TIMINGS=1: render + kustomization walk, schema validation, lints;
-# schemas and lints run side by side). Also times `flate check --skip-schemas`
+# (FLATE_TIMINGS=1: the walk for .sourceignore files, render + that walk,
+# schema validation, lints; schemas and lints run side by side). Also times `flate check --skip-schemas`
 # and `flate pins`. Exits 0; the verdict line compares the median with the
 # target.
 set -euo pipefail
@@ -69,7 +69,7 @@ bench "flate check production" check production
 bench "flate pins" pins
 echo
 echo "phases of one run (FLATE_TIMINGS=1):"
-FLATE_TIMINGS=1 "$flate" check "${repo[@]}" 2>&1 >/dev/null | grep -E '^timing: (render|schemas|lints)' | sed 's/^timing: /  /'
+FLATE_TIMINGS=1 "$flate" check "${repo[@]}" 2>&1 >/dev/null | grep -E '^timing: (working|render|schemas|lints)' | sed 's/^timing: /  /'
 echo
 if [[ ${#repo[@]} -gt 0 ]]; then
   echo "verdict: none (the ${target_ms} ms target is for the example tree)"

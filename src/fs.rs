@@ -48,6 +48,123 @@ pub trait FileSystem: Send + Sync {
         }
         self.read(path).map(Some)
     }
+
+    /// What `path` is, not followed when it is a symlink (by default: a
+    /// file system without symlinks).
+    fn entry_kind(&self, path: &Path) -> EntryKind {
+        if self.is_dir(path) {
+            EntryKind::Dir
+        } else if self.is_file(path) {
+            EntryKind::File
+        } else {
+            EntryKind::Other
+        }
+    }
+
+    /// The directory `path`, open for a walk of the tree under it (see
+    /// [`DirHandle`]).
+    fn open_dir(&self, path: &Path) -> io::Result<Box<dyn DirHandle + '_>> {
+        Ok(Box::new(PathDir {
+            fs: self,
+            path: path.to_path_buf(),
+        }))
+    }
+}
+
+/// What a directory entry is, a symlink not followed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum EntryKind {
+    Dir,
+    File,
+    Link,
+    /// Neither (a device, a socket, a pipe).
+    Other,
+}
+
+/// A directory open for a walk: listed, its subdirectories and files
+/// opened from it and never through a symlink, so a walk that starts
+/// inside a directory stays inside it (as Go's `os.ReadDir` and
+/// `DirEntry.IsDir` walk a tree). On the machine's file system each entry
+/// is opened relative to its directory, with no path looked up from the
+/// root again and no `stat` of its own.
+pub trait DirHandle: Send + Sync {
+    /// Its entries, sorted by name.
+    fn entries(&mut self) -> io::Result<Vec<(String, EntryKind)>>;
+    /// Its subdirectory `name` (not a symlink).
+    fn open_dir(&self, name: &str) -> io::Result<Box<dyn DirHandle + '_>>;
+    /// Its regular file `name`, read whole (not a symlink).
+    fn read_file(&self, name: &str) -> io::Result<Vec<u8>>;
+}
+
+/// [`DirHandle`] by paths, through the file system's own methods.
+struct PathDir<'a, F: ?Sized> {
+    fs: &'a F,
+    path: PathBuf,
+}
+
+impl<F: FileSystem + ?Sized> DirHandle for PathDir<'_, F> {
+    fn entries(&mut self) -> io::Result<Vec<(String, EntryKind)>> {
+        Ok(self
+            .fs
+            .list(&self.path)?
+            .into_iter()
+            .map(|n| {
+                let k = self.fs.entry_kind(&self.path.join(&n));
+                (n, k)
+            })
+            .collect())
+    }
+    fn open_dir(&self, name: &str) -> io::Result<Box<dyn DirHandle + '_>> {
+        let path = self.path.join(name);
+        if self.fs.entry_kind(&path) != EntryKind::Dir {
+            return Err(io::Error::new(io::ErrorKind::NotFound, "not a directory"));
+        }
+        Ok(Box::new(PathDir { fs: self.fs, path }))
+    }
+    fn read_file(&self, name: &str) -> io::Result<Vec<u8>> {
+        let path = self.path.join(name);
+        if self.fs.entry_kind(&path) != EntryKind::File {
+            return Err(io::Error::new(io::ErrorKind::NotFound, "not a file"));
+        }
+        self.fs.read(&path)
+    }
+}
+
+/// [`DirHandle`] on the machine's file system.
+struct RealDir(opened::Dir);
+
+impl DirHandle for RealDir {
+    fn entries(&mut self) -> io::Result<Vec<(String, EntryKind)>> {
+        let mut out: Vec<(String, EntryKind)> = Vec::new();
+        for (name, os, kind) in self.0.entries()? {
+            let kind = match kind {
+                opened::Kind::Dir => EntryKind::Dir,
+                opened::Kind::File => EntryKind::File,
+                opened::Kind::Other => EntryKind::Other,
+                // A symlink, or a file system whose listing does not say.
+                opened::Kind::Unknown => match self.0.kind_no_follow(&os) {
+                    Ok(opened::Kind::Dir) => EntryKind::Dir,
+                    Ok(opened::Kind::File) => EntryKind::File,
+                    Ok(opened::Kind::Unknown) => EntryKind::Link,
+                    _ => EntryKind::Other,
+                },
+            };
+            out.push((name, kind));
+        }
+        out.sort_unstable_by(|a, b| a.0.cmp(&b.0));
+        Ok(out)
+    }
+    fn open_dir(&self, name: &str) -> io::Result<Box<dyn DirHandle + '_>> {
+        Ok(Box::new(RealDir(
+            self.0.open_dir_no_follow(std::ffi::OsStr::new(name))?,
+        )))
+    }
+    fn read_file(&self, name: &str) -> io::Result<Vec<u8>> {
+        let mut f = self.0.open_file_no_follow(std::ffi::OsStr::new(name))?;
+        let mut data = Vec::new();
+        io::Read::read_to_end(&mut f, &mut data)?;
+        Ok(data)
+    }
 }
 
 /// The machine's file system.
@@ -90,6 +207,17 @@ impl FileSystem for RealFs {
     }
     fn list(&self, path: &Path) -> io::Result<Vec<String>> {
         Ok(self.list_typed(path)?.into_iter().map(|(n, _)| n).collect())
+    }
+    fn entry_kind(&self, path: &Path) -> EntryKind {
+        match std::fs::symlink_metadata(path).map(|m| m.file_type()) {
+            Ok(t) if t.is_dir() => EntryKind::Dir,
+            Ok(t) if t.is_file() => EntryKind::File,
+            Ok(t) if t.is_symlink() => EntryKind::Link,
+            _ => EntryKind::Other,
+        }
+    }
+    fn open_dir(&self, path: &Path) -> io::Result<Box<dyn DirHandle + '_>> {
+        Ok(Box::new(RealDir(opened::Dir::open(path)?)))
     }
 }
 
@@ -332,6 +460,15 @@ impl FileSystem for Confined<'_> {
     fn real_path(&self, path: &Path) -> Option<PathBuf> {
         self.inner.real_path(path)
     }
+    fn entry_kind(&self, path: &Path) -> EntryKind {
+        self.inner.entry_kind(path)
+    }
+    /// (What is under it is opened from it, never through a symlink: it
+    /// stays inside.)
+    fn open_dir(&self, path: &Path) -> io::Result<Box<dyn DirHandle + '_>> {
+        self.guard(path)?;
+        self.inner.open_dir(path)
+    }
 }
 
 /// Lexically normalizes `p` (resolving `.` and `..`), relative to `base`
@@ -439,6 +576,196 @@ mod tests {
             fs.list_typed(&root.join("a")).unwrap(),
             vec![("b".to_string(), true), ("out".to_string(), true)]
         );
+    }
+}
+
+/// Directories walked (a chart's, a repository's for its ignore files),
+/// listed and their files opened
+/// through the open directory where the system allows it.
+///
+/// On Linux: `openat` on the directory's descriptor, so the kernel looks
+/// up one name per file, not every directory of its path from the root
+/// again (a chart in a deep cache directory has paths of ten names); and
+/// by system calls made directly, so an executable linked with musl does
+/// not follow each `open` with the `fcntl` its C library adds for
+/// `O_CLOEXEC` (about 180 system calls fewer for app-template's files).
+/// Elsewhere: by path, with the standard library.
+pub(crate) mod opened {
+    use std::ffi::{OsStr, OsString};
+    use std::path::Path;
+
+    /// What a directory entry is, as the listing says.
+    pub(crate) enum Kind {
+        Dir,
+        File,
+        /// Neither (a device, a socket, a pipe).
+        Other,
+        /// A symbolic link, or a file system that does not say: to be
+        /// asked with a `stat` of the path (which follows links).
+        Unknown,
+    }
+
+    #[cfg(target_os = "linux")]
+    use std::os::fd::OwnedFd;
+
+    #[cfg(target_os = "linux")]
+    pub(crate) struct Dir(rustix::fs::Dir);
+
+    #[cfg(target_os = "linux")]
+    fn flags() -> rustix::fs::OFlags {
+        use rustix::fs::OFlags;
+        OFlags::RDONLY | OFlags::CLOEXEC
+    }
+
+    #[cfg(target_os = "linux")]
+    impl Dir {
+        pub(crate) fn open(path: &Path) -> std::io::Result<Dir> {
+            use rustix::fs::{CWD, Mode, OFlags, openat};
+            let fd = openat(CWD, path, flags() | OFlags::DIRECTORY, Mode::empty())?;
+            Ok(Dir(rustix::fs::Dir::new(fd)?))
+        }
+
+        /// `name` opened from this directory with `extra` flags.
+        fn open_at(&self, name: &OsStr, extra: rustix::fs::OFlags) -> std::io::Result<OwnedFd> {
+            let fd = rustix::fs::openat(
+                self.0.fd()?,
+                name,
+                flags() | extra,
+                rustix::fs::Mode::empty(),
+            )?;
+            Ok(fd)
+        }
+
+        /// The subdirectory `name` (at `_path`).
+        pub(crate) fn open_dir(&self, name: &OsStr, _path: &Path) -> std::io::Result<Dir> {
+            let fd = self.open_at(name, rustix::fs::OFlags::DIRECTORY)?;
+            Ok(Dir(rustix::fs::Dir::new(fd)?))
+        }
+
+        /// The file `name` (at `_path`), for reading.
+        pub(crate) fn open_file(
+            &self,
+            name: &OsStr,
+            _path: &Path,
+        ) -> std::io::Result<std::fs::File> {
+            Ok(self.open_at(name, rustix::fs::OFlags::empty())?.into())
+        }
+
+        /// The subdirectory `name`, unless it is a symlink.
+        pub(crate) fn open_dir_no_follow(&self, name: &OsStr) -> std::io::Result<Dir> {
+            use rustix::fs::OFlags;
+            let fd = self.open_at(name, OFlags::DIRECTORY | OFlags::NOFOLLOW)?;
+            Ok(Dir(rustix::fs::Dir::new(fd)?))
+        }
+
+        /// The file `name` for reading, unless it is a symlink.
+        pub(crate) fn open_file_no_follow(&self, name: &OsStr) -> std::io::Result<std::fs::File> {
+            Ok(self.open_at(name, rustix::fs::OFlags::NOFOLLOW)?.into())
+        }
+
+        /// What `name` is, a symlink not followed.
+        pub(crate) fn kind_no_follow(&self, name: &OsStr) -> std::io::Result<Kind> {
+            use rustix::fs::{AtFlags, FileType, statat};
+            let st = statat(self.0.fd()?, name, AtFlags::SYMLINK_NOFOLLOW)?;
+            Ok(match FileType::from_raw_mode(st.st_mode) {
+                FileType::Directory => Kind::Dir,
+                FileType::RegularFile => Kind::File,
+                FileType::Symlink => Kind::Unknown,
+                _ => Kind::Other,
+            })
+        }
+
+        /// The entries but `.` and `..`: the name as text (lossy), as the
+        /// system has it, and what it is.
+        pub(crate) fn entries(&mut self) -> std::io::Result<Vec<(String, OsString, Kind)>> {
+            use rustix::fs::FileType;
+            use std::os::unix::ffi::OsStrExt;
+            let mut out = Vec::new();
+            for e in &mut self.0 {
+                let e = e?;
+                let bytes = e.file_name().to_bytes();
+                if bytes == b"." || bytes == b".." {
+                    continue;
+                }
+                let os = OsStr::from_bytes(bytes).to_os_string();
+                let kind = match e.file_type() {
+                    FileType::Directory => Kind::Dir,
+                    FileType::RegularFile => Kind::File,
+                    FileType::Symlink | FileType::Unknown => Kind::Unknown,
+                    _ => Kind::Other,
+                };
+                out.push((os.to_string_lossy().into_owned(), os, kind));
+            }
+            Ok(out)
+        }
+    }
+
+    #[cfg(not(target_os = "linux"))]
+    pub(crate) struct Dir(std::path::PathBuf);
+
+    #[cfg(not(target_os = "linux"))]
+    impl Dir {
+        pub(crate) fn open(path: &Path) -> std::io::Result<Dir> {
+            Ok(Dir(path.to_path_buf()))
+        }
+
+        /// `name`'s path, unless it is a symlink.
+        fn no_link(&self, name: &OsStr) -> std::io::Result<std::path::PathBuf> {
+            let path = self.0.join(name);
+            if std::fs::symlink_metadata(&path)?.file_type().is_symlink() {
+                return Err(std::io::Error::other("a symlink"));
+            }
+            Ok(path)
+        }
+
+        pub(crate) fn open_dir_no_follow(&self, name: &OsStr) -> std::io::Result<Dir> {
+            Ok(Dir(self.no_link(name)?))
+        }
+
+        pub(crate) fn open_file_no_follow(&self, name: &OsStr) -> std::io::Result<std::fs::File> {
+            std::fs::File::open(self.no_link(name)?)
+        }
+
+        pub(crate) fn kind_no_follow(&self, name: &OsStr) -> std::io::Result<Kind> {
+            let t = std::fs::symlink_metadata(self.0.join(name))?.file_type();
+            Ok(if t.is_dir() {
+                Kind::Dir
+            } else if t.is_file() {
+                Kind::File
+            } else if t.is_symlink() {
+                Kind::Unknown
+            } else {
+                Kind::Other
+            })
+        }
+
+        pub(crate) fn open_dir(&self, _name: &OsStr, path: &Path) -> std::io::Result<Dir> {
+            Ok(Dir(path.to_path_buf()))
+        }
+
+        pub(crate) fn open_file(
+            &self,
+            _name: &OsStr,
+            path: &Path,
+        ) -> std::io::Result<std::fs::File> {
+            std::fs::File::open(path)
+        }
+
+        pub(crate) fn entries(&mut self) -> std::io::Result<Vec<(String, OsString, Kind)>> {
+            let mut out = Vec::new();
+            for e in std::fs::read_dir(&self.0)? {
+                let Ok(e) = e else { continue };
+                let kind = match e.file_type() {
+                    Ok(t) if t.is_dir() => Kind::Dir,
+                    Ok(t) if t.is_file() => Kind::File,
+                    Ok(t) if !t.is_symlink() => Kind::Other,
+                    _ => Kind::Unknown,
+                };
+                let os = e.file_name();
+                out.push((os.to_string_lossy().into_owned(), os, kind));
+            }
+            Ok(out)
+        }
     }
 }
 

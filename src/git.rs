@@ -228,6 +228,16 @@ impl FileSystem for GitTreeFs {
             _ => Err(io::Error::new(io::ErrorKind::NotFound, "not a directory")),
         }
     }
+    fn entry_kind(&self, path: &Path) -> crate::fs::EntryKind {
+        use crate::fs::EntryKind;
+        // (The path as it is: a symlink on it is not followed.)
+        match self.entries.get(path) {
+            Some(Entry::Dir(_)) => EntryKind::Dir,
+            Some(Entry::File(_)) => EntryKind::File,
+            Some(Entry::Link(_)) => EntryKind::Link,
+            None => EntryKind::Other,
+        }
+    }
     fn real_path(&self, path: &Path) -> Option<PathBuf> {
         let real = self.resolve(path).ok()?;
         (!real.starts_with(&self.root) || self.entries.contains_key(&real)).then_some(real)

@@ -611,8 +611,16 @@ fn working_tree_ignore(root: &Path) -> flate::flux::source::Ignore {
         .or_default()
         .clone();
     cell.get_or_init(|| {
+        let t = std::time::Instant::now();
         let fs = flate::fs::Confined::new(&RealFs, root);
-        flate::flux::source::Ignore::git(&fs, root, None)
+        let ignore = flate::flux::source::Ignore::git(&fs, root, None);
+        if std::env::var_os("FLATE_TIMINGS").is_some() {
+            eprintln!(
+                "timing: working tree's .sourceignore files {:.1} ms",
+                t.elapsed().as_secs_f64() * 1e3
+            );
+        }
+        ignore
     })
     .clone()
 }

@@ -362,7 +362,7 @@ impl Ignore {
     /// files): `.sourceignore` files under `root`, then `spec_ignore`.
     pub fn git(fs: &dyn FileSystem, root: &Path, spec_ignore: Option<&str>) -> Ignore {
         let mut ps = Vec::new();
-        load_ignore_files(fs, root, &mut Vec::new(), &mut ps);
+        load_ignore_files(fs, root, &mut ps);
         if let Some(s) = spec_ignore {
             ps.extend(read_patterns(s, &[]));
         }
@@ -420,7 +420,10 @@ impl Ignore {
 }
 
 /// `LoadIgnorePatterns`: the `.sourceignore` of `dir`, then those of its
-/// sub-directories (not `.git`), depth first in name order.
+/// sub-directories (not `.git`), depth first in name order. As there (Go's
+/// `os.ReadDir` and `DirEntry.IsDir`), a symlink to a directory is not
+/// walked into. Each directory is opened from its parent's descriptor
+/// ([`crate::fs::DirHandle`]).
 ///
 /// Source-controller reads them from a clone, which holds only what the
 /// repository tracks; flate reads a working tree. So the walk does not go
@@ -428,46 +431,81 @@ impl Ignore {
 /// `node_modules/`, a virtual environment): nothing there is in the clone,
 /// and walking it would only cost time (git does not look into an
 /// excluded directory either, whatever a `!` pattern says below it).
-fn load_ignore_files(
-    fs: &dyn FileSystem,
-    dir: &Path,
-    domain: &mut Vec<String>,
-    out: &mut Vec<Pattern>,
-) {
-    load_ignore_files_in(fs, dir, domain, out, &mut Vec::new());
+fn load_ignore_files(fs: &dyn FileSystem, dir: &Path, out: &mut Vec<Pattern>) {
+    let Ok(mut handle) = fs.open_dir(dir) else {
+        return;
+    };
+    out.extend(load_ignore_files_in(
+        fs,
+        &mut *handle,
+        dir,
+        &[],
+        &std::sync::Arc::new(Vec::new()),
+    ));
 }
 
 fn load_ignore_files_in(
     fs: &dyn FileSystem,
+    handle: &mut dyn crate::fs::DirHandle,
     dir: &Path,
-    domain: &mut Vec<String>,
-    out: &mut Vec<Pattern>,
-    gitignore: &mut Vec<Pattern>,
-) {
-    let Ok(mut names) = fs.list_typed(dir) else {
-        return;
+    domain: &[String],
+    gitignore: &std::sync::Arc<Vec<Pattern>>,
+) -> Vec<Pattern> {
+    use crate::fs::EntryKind;
+    let Ok(entries) = handle.entries() else {
+        return Vec::new();
     };
-    names.sort();
-    let has = |name: &str| names.iter().any(|(n, d)| n == name && !d);
-    if has(IGNORE_FILE)
-        && let Ok(t) = fs.read_to_string(&dir.join(IGNORE_FILE))
-    {
-        out.extend(read_patterns(&t, domain));
-    }
-    let outer = gitignore.len();
-    read_gitignore(fs, dir, &names, domain, gitignore);
-    for (n, is_dir) in names {
-        if n == ".git" || !is_dir {
-            continue;
+    // A file read from the directory; one that is a symlink through the
+    // file system (which refuses one leading out of the repository).
+    let read = |name: &str, kind: EntryKind| -> Option<String> {
+        let data = match kind {
+            EntryKind::File => handle.read_file(name).ok()?,
+            EntryKind::Link => fs.read(&dir.join(name)).ok()?,
+            _ => return None,
+        };
+        String::from_utf8(data).ok()
+    };
+    let kind_of = |name: &str| {
+        entries
+            .binary_search_by(|(n, _)| n.as_str().cmp(name))
+            .ok()
+            .map(|i| entries[i].1)
+    };
+    let mut out = kind_of(IGNORE_FILE)
+        .and_then(|k| read(IGNORE_FILE, k))
+        .map(|t| read_patterns(&t, domain))
+        .unwrap_or_default();
+    let gitignore = match kind_of(".gitignore").and_then(|k| read(".gitignore", k)) {
+        Some(t) => {
+            let mut all = (**gitignore).clone();
+            all.extend(read_patterns(&t, domain));
+            std::sync::Arc::new(all)
         }
-        domain.push(n);
-        if !git_excludes_dir(gitignore, domain) {
-            let sub = dir.join(domain.last().unwrap());
-            load_ignore_files_in(fs, &sub, domain, out, gitignore);
+        None => gitignore.clone(),
+    };
+    let subs: Vec<Vec<String>> = entries
+        .iter()
+        .filter(|(n, k)| *k == EntryKind::Dir && n != ".git")
+        .map(|(n, _)| {
+            let mut d = domain.to_vec();
+            d.push(n.clone());
+            d
+        })
+        .filter(|d| !git_excludes_dir(&gitignore, d))
+        .collect();
+    for d in &subs {
+        let name = d.last().expect("a name");
+        if let Ok(mut sub) = handle.open_dir(name) {
+            out.extend(load_ignore_files_in(
+                fs,
+                &mut *sub,
+                &dir.join(name),
+                d,
+                &gitignore,
+            ));
         }
-        domain.pop();
     }
-    gitignore.truncate(outer);
+    out
 }
 
 /// Adds the patterns of the `.gitignore` of `dir` (listed as `names`; its
@@ -687,6 +725,35 @@ mod tests {
         // The untracked ones' patterns are not among them.
         assert!(!i.excluded(Path::new("node_modules/pkg/a.yaml"), false));
         assert!(!i.excluded(Path::new("apps/cache/a.yml"), false));
+    }
+
+    /// As source-controller's walk (`os.ReadDir`, `DirEntry.IsDir`): a
+    /// symlink to a directory is not walked into; a `.sourceignore` that is
+    /// a symlink to a file of the repository is read.
+    #[cfg(unix)]
+    #[test]
+    fn symlinked_directories_are_not_walked_for_sourceignore_files() {
+        let t = tempfile::tempdir().expect("tempdir");
+        let root = t.path().join("repo");
+        std::fs::create_dir_all(root.join("apps/a")).unwrap();
+        std::fs::create_dir_all(root.join("shared")).unwrap();
+        std::fs::write(root.join("apps/a/.sourceignore"), "*.draft.yaml\n").unwrap();
+        std::fs::write(root.join("shared/ignore.txt"), "*.tmp.yaml\n").unwrap();
+        std::os::unix::fs::symlink(root.join("apps/a"), root.join("linked")).unwrap();
+        std::os::unix::fs::symlink("../shared/ignore.txt", root.join("apps/.sourceignore"))
+            .unwrap();
+        let fs = crate::fs::Confined::new(&crate::fs::RealFs, &root);
+        let i = Ignore::git(&fs, &root, None);
+        assert!(i.excluded(Path::new("apps/a/x.draft.yaml"), false));
+        assert!(!i.excluded(Path::new("linked/x.draft.yaml"), false));
+        assert!(i.excluded(Path::new("apps/b/x.tmp.yaml"), false));
+        // A `.sourceignore` leading out of the repository is not read.
+        std::fs::write(t.path().join("outside"), "*.yaml\n").unwrap();
+        std::os::unix::fs::symlink(t.path().join("outside"), root.join("shared/.sourceignore"))
+            .unwrap();
+        let i = Ignore::git(&fs, &root, None);
+        assert!(!i.excluded(Path::new("shared/x.yaml"), false));
+        assert!(i.excluded(Path::new("apps/b/x.tmp.yaml"), false));
     }
 
     #[test]

@@ -303,7 +303,7 @@ impl Scope {
 fn walk(
     base: &Path,
     rel: &str,
-    opened: Option<opened::Dir>,
+    opened: Option<crate::fs::opened::Dir>,
     rules: &[Rule],
     out: &mut Vec<NamedBytes>,
     mut ahead: Option<(&Arc<super::ahead::Ahead>, &mut Scope)>,
@@ -318,7 +318,7 @@ fn walk(
         |e: std::io::Error| ChartError::at(format!("{}: {}", dir.display(), io_text(&e)), &dir);
     let mut opened = match opened {
         Some(d) => d,
-        None => opened::Dir::open(&dir).map_err(list_err)?,
+        None => crate::fs::opened::Dir::open(&dir).map_err(list_err)?,
     };
     // The entry's type comes with the directory listing; only a symbolic
     // link needs a `stat` (Helm follows links).
@@ -335,10 +335,10 @@ fn walk(
             ChartError::at(format!("{}: {}", path.display(), io_text(&e)), &path)
         };
         let (is_dir, is_file) = match kind {
-            opened::Kind::Dir => (true, false),
-            opened::Kind::File => (false, true),
-            opened::Kind::Other => (false, false),
-            opened::Kind::Unknown => {
+            crate::fs::opened::Kind::Dir => (true, false),
+            crate::fs::opened::Kind::File => (false, true),
+            crate::fs::opened::Kind::Other => (false, false),
+            crate::fs::opened::Kind::Unknown => {
                 let meta = std::fs::metadata(&path).map_err(stat_err)?;
                 (meta.is_dir(), meta.is_file())
             }
@@ -448,134 +448,6 @@ fn walk(
         a.push(queued);
     }
     Ok(())
-}
-
-/// The directories of a chart's walk, listed and their files opened
-/// through the open directory where the system allows it.
-///
-/// On Linux: `openat` on the directory's descriptor, so the kernel looks
-/// up one name per file, not every directory of its path from the root
-/// again (a chart in a deep cache directory has paths of ten names); and
-/// by system calls made directly, so an executable linked with musl does
-/// not follow each `open` with the `fcntl` its C library adds for
-/// `O_CLOEXEC` (about 180 system calls fewer for app-template's files).
-/// Elsewhere: by path, with the standard library.
-mod opened {
-    use std::ffi::{OsStr, OsString};
-    use std::path::Path;
-
-    /// What a directory entry is, as the listing says.
-    pub(super) enum Kind {
-        Dir,
-        File,
-        /// Neither (a device, a socket, a pipe).
-        Other,
-        /// A symbolic link, or a file system that does not say: to be
-        /// asked with a `stat` of the path (which follows links).
-        Unknown,
-    }
-
-    #[cfg(target_os = "linux")]
-    pub(super) struct Dir(rustix::fs::Dir);
-
-    #[cfg(target_os = "linux")]
-    fn flags() -> rustix::fs::OFlags {
-        use rustix::fs::OFlags;
-        OFlags::RDONLY | OFlags::CLOEXEC
-    }
-
-    #[cfg(target_os = "linux")]
-    impl Dir {
-        pub(super) fn open(path: &Path) -> std::io::Result<Dir> {
-            use rustix::fs::{CWD, Mode, OFlags, openat};
-            let fd = openat(CWD, path, flags() | OFlags::DIRECTORY, Mode::empty())?;
-            Ok(Dir(rustix::fs::Dir::new(fd)?))
-        }
-
-        /// The subdirectory `name` (at `_path`).
-        pub(super) fn open_dir(&self, name: &OsStr, _path: &Path) -> std::io::Result<Dir> {
-            use rustix::fs::{Mode, OFlags, openat};
-            let fd = openat(
-                self.0.fd()?,
-                name,
-                flags() | OFlags::DIRECTORY,
-                Mode::empty(),
-            )?;
-            Ok(Dir(rustix::fs::Dir::new(fd)?))
-        }
-
-        /// The file `name` (at `_path`), for reading.
-        pub(super) fn open_file(
-            &self,
-            name: &OsStr,
-            _path: &Path,
-        ) -> std::io::Result<std::fs::File> {
-            let fd = rustix::fs::openat(self.0.fd()?, name, flags(), rustix::fs::Mode::empty())?;
-            Ok(std::fs::File::from(fd))
-        }
-
-        /// The entries but `.` and `..`: the name as text (lossy), as the
-        /// system has it, and what it is.
-        pub(super) fn entries(&mut self) -> std::io::Result<Vec<(String, OsString, Kind)>> {
-            use rustix::fs::FileType;
-            use std::os::unix::ffi::OsStrExt;
-            let mut out = Vec::new();
-            for e in &mut self.0 {
-                let e = e?;
-                let bytes = e.file_name().to_bytes();
-                if bytes == b"." || bytes == b".." {
-                    continue;
-                }
-                let os = OsStr::from_bytes(bytes).to_os_string();
-                let kind = match e.file_type() {
-                    FileType::Directory => Kind::Dir,
-                    FileType::RegularFile => Kind::File,
-                    FileType::Symlink | FileType::Unknown => Kind::Unknown,
-                    _ => Kind::Other,
-                };
-                out.push((os.to_string_lossy().into_owned(), os, kind));
-            }
-            Ok(out)
-        }
-    }
-
-    #[cfg(not(target_os = "linux"))]
-    pub(super) struct Dir(std::path::PathBuf);
-
-    #[cfg(not(target_os = "linux"))]
-    impl Dir {
-        pub(super) fn open(path: &Path) -> std::io::Result<Dir> {
-            Ok(Dir(path.to_path_buf()))
-        }
-
-        pub(super) fn open_dir(&self, _name: &OsStr, path: &Path) -> std::io::Result<Dir> {
-            Ok(Dir(path.to_path_buf()))
-        }
-
-        pub(super) fn open_file(
-            &self,
-            _name: &OsStr,
-            path: &Path,
-        ) -> std::io::Result<std::fs::File> {
-            std::fs::File::open(path)
-        }
-
-        pub(super) fn entries(&mut self) -> std::io::Result<Vec<(String, OsString, Kind)>> {
-            let mut out = Vec::new();
-            for e in std::fs::read_dir(&self.0)? {
-                let Ok(e) = e else { continue };
-                let kind = match e.file_type() {
-                    Ok(t) if t.is_dir() => Kind::Dir,
-                    Ok(t) if t.is_file() => Kind::File,
-                    Ok(t) if !t.is_symlink() => Kind::Other,
-                    _ => Kind::Unknown,
-                };
-                let os = e.file_name();
-                out.push((os.to_string_lossy().into_owned(), os, kind));
-            }
-            Ok(out)
-        }
-    }
 }
 
 /// Whether loading the chart needs the file at `name` (a path in the chart
