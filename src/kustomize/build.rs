@@ -1111,6 +1111,11 @@ fn apply_folded(n: &mut Node, in_flow: bool) {
                     let quoted = m.is_quoted(&k);
                     let tagless = m.is_tagless(&k);
                     if let Some(Node::Str(s)) = m.get(&k) {
+                        if crate::yaml::emit::v3_block_unreadable(s) {
+                            // Printed, it cannot be read back: left as it
+                            // is, style included, for `tab_started_block`.
+                            continue;
+                        }
                         let back = crate::yaml::emit::folded_round_trip(s);
                         m.insert(k.clone(), Node::Str(back));
                         m.set_quoted(&k, quoted);

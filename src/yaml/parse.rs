@@ -1123,6 +1123,44 @@ impl Builder<'_> {
         Some(((start, end, indent), header))
     }
 
+    /// The line (1-based) and column where go-yaml's scanner, reading the
+    /// block scalar just read, meets a tab among the spaces that indent
+    /// it: "found a tab character where an indentation space is expected"
+    /// (libyaml's `scan_block_scalar_breaks`). Until the block's
+    /// indentation is known (no indicator: up to its first line that is
+    /// not empty), a tab after a line's leading spaces is one; after, a
+    /// tab before the block's indentation column. yaml-rust2 takes such a
+    /// tab for content (`|` then `  \tx`), as the YAML specification does.
+    fn tab_in_block_indentation(&self) -> Option<(usize, usize)> {
+        let lines = &self.lines;
+        let (h, header) = self.block_header()?;
+        let spaces = |t: &str| t.len() - t.trim_start_matches(' ').len();
+        let parent = spaces(lines.line(h));
+        let mut indent = header.indent.map_or(0, |n| parent + n);
+        let mut max_indent = 0;
+        for i in h + 1..lines.len() {
+            let b = lines.line(i).as_bytes();
+            let mut col = 0;
+            while (indent == 0 || col < indent) && b.get(col) == Some(&b' ') {
+                col += 1;
+            }
+            max_indent = max_indent.max(col);
+            if (indent == 0 || col < indent) && b.get(col) == Some(&b'\t') {
+                return Some((i + 1, col + 1));
+            }
+            if matches!(b.get(col), None | Some(b'\r')) {
+                continue;
+            }
+            if indent == 0 {
+                indent = max_indent.max(parent + 1);
+            }
+            if col < indent {
+                return None;
+            }
+        }
+        None
+    }
+
     /// The block scalar just read (`text` as yaml-rust2 read it, its
     /// lines `block`) as go-yaml reads it, when its lines reach the end of
     /// the input and the two readings differ in their final line breaks
@@ -1210,6 +1248,14 @@ impl Builder<'_> {
                     // reads its printed output back), remembered by the
                     // entry (`Map::print_breaks`) while the value keeps the
                     // text as read.
+                    if let Some((line, col)) = self.tab_in_block_indentation() {
+                        return Err(ParseError {
+                            line,
+                            col,
+                            message: "found a tab character where an indentation space is expected"
+                                .into(),
+                        });
+                    }
                     let mut flags = 0;
                     if style == TScalarStyle::Folded {
                         flags |= PRINT_FOLDED;
