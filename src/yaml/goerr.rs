@@ -196,6 +196,7 @@ fn translate(text: &str, e: &ParseError) -> (Option<usize>, String) {
             return at(Class::Scanner, "could not find expected ':'");
         }
         "tabs disallowed within this context (block indentation)"
+        | super::parse::TAB_AFTER_ENTRY
         | "tabs disallowed in this context"
         | "tab cannot be used as indentation" => {
             return at(

@@ -512,6 +512,10 @@ pub fn error_past_flow_indentation(text: &str, e: &ParseError) -> Option<ParseEr
     }
 }
 
+/// A tab between a block sequence's `-` and its item (see
+/// `Builder::tab_after_entry`).
+pub(crate) const TAB_AFTER_ENTRY: &str = "found a tab after a sequence entry's '-', which go-yaml (Kubernetes, Flux, Helm) refuses: write a space";
+
 /// A block collection that reaches this many entries makes room for as
 /// many more as the text has lines left (each entry of a block collection
 /// starts a line of its own), so that a large one is not copied again and
@@ -1123,6 +1127,41 @@ impl Builder<'_> {
         Some(((start, end, indent), header))
     }
 
+    /// The column (1-based) of a tab between a block sequence's `-` and
+    /// the item at `line` (1-based), `col` (0-based, in characters) on the
+    /// same line (a block mapping is marked after its first key, which
+    /// `mapping` says). go-yaml's scanner takes a tab for a separator only
+    /// where a simple key may not start, and one may after `-`: there it
+    /// fails ("found character that cannot start any token"), where
+    /// yaml-rust2 reads `-\tb` as the item `b`.
+    fn tab_after_entry(&self, line: usize, col: usize, mapping: bool) -> Option<usize> {
+        let text = self.lines.get(line.checked_sub(1)?)?;
+        if !text.contains('\t') {
+            return None;
+        }
+        let blank = |c: &char| *c == ' ' || *c == '\t';
+        let before: Vec<char> = text.chars().take(col).collect();
+        let key = if mapping {
+            before.iter().rev().take_while(|c| !blank(c)).count()
+        } else {
+            0
+        };
+        let blanks = before[..before.len() - key]
+            .iter()
+            .rev()
+            .take_while(|c| blank(c))
+            .count();
+        let dash = before.len().checked_sub(key + blanks + 1)?;
+        let indicator = before[dash] == '-' && (dash == 0 || blank(&before[dash - 1]));
+        if !indicator {
+            return None;
+        }
+        before[dash + 1..before.len() - key]
+            .iter()
+            .position(|c| *c == '\t')
+            .map(|i| dash + 1 + i + 1)
+    }
+
     /// The line (1-based) and column where go-yaml's scanner, reading the
     /// block scalar just read, meets a tab among the spaces that indent
     /// it: "found a tab character where an indentation space is expected"
@@ -1351,6 +1390,16 @@ impl Builder<'_> {
                         if flow {
                             self.flow.push(']');
                         }
+                    }
+                    let mapping = matches!(ev, Event::MappingStart(..));
+                    if !flow
+                        && let Some(col) = self.tab_after_entry(mark.line(), mark.col(), mapping)
+                    {
+                        return Err(ParseError {
+                            line: mark.line(),
+                            col,
+                            message: TAB_AFTER_ENTRY.into(),
+                        });
                     }
                     self.last_adjusted = None;
                     let is_folded = matches!(&ev, Event::Scalar(_, TScalarStyle::Folded, _, _));
