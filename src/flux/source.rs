@@ -432,80 +432,58 @@ impl Ignore {
 /// and walking it would only cost time (git does not look into an
 /// excluded directory either, whatever a `!` pattern says below it).
 fn load_ignore_files(fs: &dyn FileSystem, dir: &Path, out: &mut Vec<Pattern>) {
-    let Ok(mut handle) = fs.open_dir(dir) else {
-        return;
-    };
-    out.extend(load_ignore_files_in(
-        fs,
-        &mut *handle,
-        dir,
-        &[],
-        &std::sync::Arc::new(Vec::new()),
-    ));
+    if let Ok(mut handle) = fs.open_dir(dir) {
+        load_ignore_files_in(fs, &mut *handle, dir, &mut Vec::new(), out, &mut Vec::new());
+    }
 }
 
+/// The walk below `dir` (open as `handle`, at `domain` from the root), the
+/// `.gitignore` patterns met on the way down in `gitignore`.
 fn load_ignore_files_in(
     fs: &dyn FileSystem,
     handle: &mut dyn crate::fs::DirHandle,
     dir: &Path,
-    domain: &[String],
-    gitignore: &std::sync::Arc<Vec<Pattern>>,
-) -> Vec<Pattern> {
+    domain: &mut Vec<String>,
+    out: &mut Vec<Pattern>,
+    gitignore: &mut Vec<Pattern>,
+) {
     use crate::fs::EntryKind;
     let Ok(entries) = handle.entries() else {
-        return Vec::new();
+        return;
     };
     // A file read from the directory; one that is a symlink through the
     // file system (which refuses one leading out of the repository).
-    let read = |name: &str, kind: EntryKind| -> Option<String> {
-        let data = match kind {
+    let read = |name: &str| -> Option<String> {
+        let i = entries
+            .binary_search_by(|(n, _)| n.as_str().cmp(name))
+            .ok()?;
+        let data = match entries[i].1 {
             EntryKind::File => handle.read_file(name).ok()?,
             EntryKind::Link => fs.read(&dir.join(name)).ok()?,
             _ => return None,
         };
         String::from_utf8(data).ok()
     };
-    let kind_of = |name: &str| {
-        entries
-            .binary_search_by(|(n, _)| n.as_str().cmp(name))
-            .ok()
-            .map(|i| entries[i].1)
-    };
-    let mut out = kind_of(IGNORE_FILE)
-        .and_then(|k| read(IGNORE_FILE, k))
-        .map(|t| read_patterns(&t, domain))
-        .unwrap_or_default();
-    let gitignore = match kind_of(".gitignore").and_then(|k| read(".gitignore", k)) {
-        Some(t) => {
-            let mut all = (**gitignore).clone();
-            all.extend(read_patterns(&t, domain));
-            std::sync::Arc::new(all)
-        }
-        None => gitignore.clone(),
-    };
-    let subs: Vec<Vec<String>> = entries
-        .iter()
-        .filter(|(n, k)| *k == EntryKind::Dir && n != ".git")
-        .map(|(n, _)| {
-            let mut d = domain.to_vec();
-            d.push(n.clone());
-            d
-        })
-        .filter(|d| !git_excludes_dir(&gitignore, d))
-        .collect();
-    for d in &subs {
-        let name = d.last().expect("a name");
-        if let Ok(mut sub) = handle.open_dir(name) {
-            out.extend(load_ignore_files_in(
-                fs,
-                &mut *sub,
-                &dir.join(name),
-                d,
-                &gitignore,
-            ));
-        }
+    if let Some(t) = read(IGNORE_FILE) {
+        out.extend(read_patterns(&t, domain));
     }
-    out
+    let outer = gitignore.len();
+    if let Some(t) = read(".gitignore") {
+        gitignore.extend(read_patterns(&t, domain));
+    }
+    for (n, kind) in &entries {
+        if *kind != EntryKind::Dir || n == ".git" {
+            continue;
+        }
+        domain.push(n.clone());
+        if !git_excludes_dir(gitignore, domain)
+            && let Ok(mut sub) = handle.open_dir(n)
+        {
+            load_ignore_files_in(fs, &mut *sub, &dir.join(n), domain, out, gitignore);
+        }
+        domain.pop();
+    }
+    gitignore.truncate(outer);
 }
 
 /// Adds the patterns of the `.gitignore` of `dir` (listed as `names`; its
