@@ -361,6 +361,7 @@ pub fn set_untagged(m: &mut Map, key: &str, value: &str) {
     m.set_quoted(key, quoted);
     m.set_print_breaks(key, print);
     m.set_tagless(key, true);
+    m.set_bad_tag(key, None);
 }
 
 /// The node at `path` below `n`.

@@ -1110,6 +1110,7 @@ fn apply_folded(n: &mut Node, in_flow: bool) {
                 for k in keys {
                     let quoted = m.is_quoted(&k);
                     let tagless = m.is_tagless(&k);
+                    let bad_tag = m.bad_tag(&k);
                     if let Some(Node::Str(s)) = m.get(&k) {
                         if crate::yaml::emit::v3_block_unreadable(s) {
                             // Printed, it cannot be read back: left as it
@@ -1120,6 +1121,7 @@ fn apply_folded(n: &mut Node, in_flow: bool) {
                         m.insert(k.clone(), Node::Str(back));
                         m.set_quoted(&k, quoted);
                         m.set_tagless(&k, tagless);
+                        m.set_bad_tag(&k, bad_tag);
                     }
                 }
                 // The folded items of a block sequence (those a patch did
@@ -1262,22 +1264,24 @@ pub(crate) fn tab_started_block_from_json(n: &Node) -> Option<String> {
 }
 
 /// The error go-yaml v3 meets reading back a scalar that keeps a type tag
-/// its text does not resolve to (see `Map::set_bad_tag`).
+/// its text does not resolve to (see `Map::set_bad_tag`; a quoted text
+/// that does resolve to it reads back as a string).
 pub(crate) fn unreadable_tag(n: &Node) -> Option<String> {
     match n {
         Node::Map(m) => m.iter().find_map(|(k, v)| match (m.bad_tag(k), v) {
             (Some(tag), Node::Str(text)) => {
                 let r = crate::yaml::resolve::resolve_plain(text, crate::yaml::resolve::Schema::V3);
-                Some(format!(
-                    "yaml: cannot decode {} `{text}` as a {tag}",
-                    match r {
-                        Node::Null => "!!null",
-                        Node::Bool(_) => "!!bool",
-                        Node::Int(_) | Node::UInt(_) => "!!int",
-                        Node::Float(_) => "!!float",
-                        _ => "!!str",
-                    }
-                ))
+                let got = match r {
+                    Node::Null => "!!null",
+                    Node::Bool(_) => "!!bool",
+                    Node::Int(_) | Node::UInt(_) => "!!int",
+                    Node::Float(_) => "!!float",
+                    _ => "!!str",
+                };
+                if got == tag || (tag == "!!float" && got == "!!int") {
+                    return unreadable_tag(v);
+                }
+                Some(format!("yaml: cannot decode {got} `{text}` as a {tag}"))
             }
             _ => unreadable_tag(v),
         }),

@@ -166,10 +166,18 @@ fn walk_map(
             None => {}
         }
     }
+    // A setter puts a new node in place (kyaml's `SetEntry`): a type tag
+    // the old scalar kept goes with it.
+    let tagged = (path.len() == 1 && m.bad_tag(name).is_some()).then(|| m.get(name).cloned());
     let field = m.get_mut(name).expect("present");
     at.push(PathElem::Key(name.to_string()));
     let r = walk(field, &path[1..], create, at, set);
     at.pop();
+    if let Some(before) = tagged
+        && before.as_ref() != m.get(name)
+    {
+        m.set_bad_tag(name, None);
+    }
     r
 }
 
@@ -321,6 +329,7 @@ pub fn set_entries(node: &mut Node, pairs: &[(String, String)]) -> Result<(), St
         m.insert(k.clone(), Node::Str(v.clone()));
         m.set_quoted(k, quoted);
         m.set_print_breaks(k, print);
+        m.set_bad_tag(k, None);
     }
     Ok(())
 }

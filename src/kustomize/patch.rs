@@ -760,12 +760,14 @@ fn copy_merge_meta(patch: &mut Node, r: &Resource) -> Result<(), String> {
                 .collect(),
             _ => Map::new(),
         };
-        if key == "labels" {
-            let have = r.labels();
-            for k in strings.keys() {
-                if have.is_none_or(|h| !h.contains_key(k)) {
-                    super::fieldspec::untagged_key_ok(k)?;
-                }
+        let have = if key == "labels" {
+            r.labels()
+        } else {
+            r.annotations()
+        };
+        for k in strings.keys() {
+            if have.is_none_or(|h| !h.contains_key(k)) {
+                super::fieldspec::untagged_key_ok(k)?;
             }
         }
         if strings.is_empty() {

@@ -181,8 +181,11 @@ struct Found<'a> {
     /// A map entry, which can carry a type tag its new text does not
     /// resolve to until the object is printed (elsewhere that fails now).
     entry: bool,
-    /// The type tag the node keeps without being readable as it.
+    /// The type tag the node keeps without being readable as it, or
+    /// behind a quoted style (see `Map::set_bad_tag`).
     bad_tag: Option<&'static str>,
+    /// The node is written quoted or as a block.
+    quoted: bool,
 }
 
 impl<'a> Found<'a> {
@@ -195,6 +198,7 @@ impl<'a> Found<'a> {
             text: String::new(),
             entry: false,
             bad_tag: None,
+            quoted: false,
         }
     }
 }
@@ -274,6 +278,7 @@ fn visit(
             text,
             entry: false,
             bad_tag: None,
+            quoted: false,
         })?;
         return Ok(true);
     };
@@ -387,6 +392,8 @@ fn visit(
                     text,
                     entry: true,
                     bad_tag,
+                    quoted: quoted
+                        || print & (crate::yaml::PRINT_FOLDED | crate::yaml::PRINT_LITERAL) != 0,
                 })?;
                 m.forget_raw(e);
                 if let Some(t) = raw {
@@ -648,6 +655,12 @@ fn set_target(
         return Ok((None, true, None));
     }
     let old = t.bad_tag.unwrap_or_else(|| tag_name(t.node));
+    // A typed node written quoted keeps its tag and style: a text of its
+    // type prints quoted and reads back as a string.
+    if t.quoted && old != "!!str" && tag_name(&resolved) == old {
+        *t.node = Node::Str(text);
+        return Ok((None, false, Some(old)));
+    }
     *t.node = match (old, resolved) {
         ("!!str", _) => Node::Str(text.clone()),
         ("!!float", Node::Int(i)) => Node::Float(i as f64),

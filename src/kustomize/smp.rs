@@ -163,8 +163,9 @@ fn from_node(n: &Node, raw: Option<&str>, flags: Flags, flow: &mut FlowNodes) ->
     p
 }
 
-/// Back to a node: its value, source text and flags.
-fn to_node(p: &P, flow: &FlowNodes) -> (Node, Option<String>, Flags) {
+/// Back to a node: its value, source text and flags. `in_flow`: a flow
+/// collection holds the node, so go-yaml prints it in flow style too.
+fn to_node(p: &P, flow: &FlowNodes, in_flow: bool) -> (Node, Option<String>, Flags) {
     match &*p.borrow() {
         Y::Scalar(sc) => {
             let flags = Flags {
@@ -173,28 +174,68 @@ fn to_node(p: &P, flow: &FlowNodes) -> (Node, Option<String>, Flags) {
                 print_breaks: sc.print_breaks,
                 bad_tag: sc.bad_tag,
             };
-            // A quoted node is a string of its text (a timestamp too).
-            if sc.quoted && (!matches!(sc.node, Node::Str(_) | Node::Null) || sc.raw.is_some()) {
+            // A quoted node is a string of its text (a timestamp too). A
+            // number or bool from the patch that took a quoted field's
+            // style keeps its type tag in kyaml: printed, its text reads
+            // back as a string, but a replacement writing a text of
+            // another type there makes the object unreadable.
+            let block =
+                sc.print_breaks & (crate::yaml::PRINT_FOLDED | crate::yaml::PRINT_LITERAL) != 0;
+            if (sc.quoted || block)
+                && (!matches!(sc.node, Node::Str(_) | Node::Null) || sc.raw.is_some())
+            {
                 let t = sc
                     .raw
                     .clone()
                     .unwrap_or_else(|| crate::yaml::node_text(&sc.node));
+                let typed = match sc.node {
+                    Node::Bool(_) => Some("!!bool"),
+                    Node::Int(_) | Node::UInt(_) => Some("!!int"),
+                    Node::Float(_) => Some("!!float"),
+                    _ => None,
+                };
+                let flags = Flags {
+                    bad_tag: flags.bad_tag.or(typed),
+                    ..flags
+                };
                 return (Node::Str(t), None, flags);
+            }
+            // A timestamp with a time that a patch brings into a flow
+            // collection: go-yaml prints it quoted there (the `:` is a flow
+            // indicator), so it reads back as the string of its text, as
+            // it would have been read in place.
+            if in_flow
+                && let Some(t) = sc.raw.as_deref()
+                && t.contains(':')
+                && crate::yaml::resolve::parse_timestamp(t).is_some()
+            {
+                return (Node::Str(t.to_string()), None, flags);
             }
             (sc.node.clone(), sc.raw.clone(), flags)
         }
-        Y::Seq(items) => (
-            Node::Seq(items.iter().map(|it| to_node(it, flow).0).collect()),
-            None,
-            Flags {
-                print_breaks: flow.get(p),
-                ..Flags::default()
-            },
-        ),
+        Y::Seq(items) => {
+            let print = flow.get(p);
+            let in_flow = in_flow || print & crate::yaml::PRINT_FLOW != 0;
+            (
+                Node::Seq(
+                    items
+                        .iter()
+                        .map(|it| to_node(it, flow, in_flow).0)
+                        .collect(),
+                ),
+                None,
+                Flags {
+                    print_breaks: print,
+                    ..Flags::default()
+                },
+            )
+        }
         Y::Map(entries) => {
+            let print = flow.get(p);
+            let in_flow = in_flow || print & crate::yaml::PRINT_FLOW != 0;
             let mut m = Map::new();
             for (k, v) in entries {
-                let (n, raw, flags) = to_node(v, flow);
+                let (n, raw, flags) = to_node(v, flow, in_flow);
                 m.insert(k.clone(), n);
                 if let Some(t) = raw {
                     m.set_raw(k, t);
@@ -204,7 +245,6 @@ fn to_node(p: &P, flow: &FlowNodes) -> (Node, Option<String>, Flags) {
                 m.set_print_breaks(k, flags.print_breaks);
                 m.set_bad_tag(k, flags.bad_tag);
             }
-            let print = flow.get(p);
             m.set_flow(print & crate::yaml::PRINT_FLOW != 0);
             let flags = Flags {
                 print_breaks: print,
@@ -301,7 +341,7 @@ fn wrong_kind(want: Kind, p: &P) -> String {
         "wrong node kind: expected {} but got {}: node contents:\n{}",
         kind_name(want),
         kind_name(kind(p)),
-        crate::yaml::to_string(&to_node(p, &FlowNodes::default()).0).trim_end()
+        crate::yaml::to_string(&to_node(p, &FlowNodes::default(), false).0).trim_end()
     )
 }
 
@@ -361,6 +401,8 @@ fn field_set(p: &P, name: &str, val: Option<P>) -> R<()> {
             }
         }
         None => {
+            // kyaml writes the key it adds as an untagged plain scalar.
+            crate::kustomize::fieldspec::untagged_key_ok(name)?;
             if let Y::Map(entries) = &mut *p.borrow_mut() {
                 entries.push((name.to_string(), val));
             }
@@ -944,7 +986,7 @@ pub fn merge(obj: &Node, patch: &Node) -> Result<Option<Node>, String> {
     let out = walk(Some(dest), Some(origin), None)?;
     // The object keeps its document's comments (the patch's are dropped).
     Ok(out.map(|p| {
-        let mut n = to_node(&p, &flow).0;
+        let mut n = to_node(&p, &flow, false).0;
         if let (Node::Map(m), Node::Map(from)) = (&mut n, obj) {
             m.set_doc_foot_comment(from.has_doc_foot_comment());
         }

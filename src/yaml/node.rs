@@ -402,7 +402,9 @@ impl Map {
     }
 
     /// Records that the scalar at `key` keeps the type tag `tag` (such as
-    /// `!!int`) that its text does not resolve to.
+    /// `!!int`) that its text does not resolve to, or that a quoted text
+    /// keeps (it reads back as a string, yet a text of another type
+    /// written into the node by kustomize keeps the tag).
     pub fn set_bad_tag(&mut self, key: &str, tag: Option<&'static str>) {
         if tag.is_none() && self.key_meta(key).is_none() {
             return;

@@ -56,13 +56,14 @@ impl NamespaceTransformer {
 
     /// kyaml's `SetEntry` (or `SetEntryIfEmpty`) with an empty name: a
     /// map or a list fails, also where `unsetOnly` would leave a value.
-    fn set(&self, n: &mut Node) -> Result<(), String> {
+    /// Says whether it wrote (the node written is then tagged `!!str`).
+    fn set(&self, n: &mut Node) -> Result<bool, String> {
         fieldspec::expect_scalar(n)?;
         if self.unset_only && !n.is_null() && n.scalar_text().is_none_or(|t| !t.is_empty()) {
-            return Ok(());
+            return Ok(false);
         }
         *n = Node::Str(self.namespace.clone());
-        Ok(())
+        Ok(true)
     }
 
     pub fn apply(&self, m: &mut ResMap) -> Result<(), Error> {
@@ -95,12 +96,15 @@ impl NamespaceTransformer {
                         continue;
                     }
                     let mut cur = sm.get("namespace").cloned().unwrap_or(Node::Null);
-                    self.set(&mut cur).map_err(|e| {
+                    let wrote = self.set(&mut cur).map_err(|e| {
                         Error::msg(format!(
                             "setting namespace on (cluster)role binding subjects: {e}"
                         ))
                     })?;
                     sm.insert("namespace", cur);
+                    if wrote {
+                        sm.set_tagless("namespace", false);
+                    }
                 }
             }
             for fs in &self.field_specs {
@@ -115,8 +119,10 @@ impl NamespaceTransformer {
                 {
                     continue;
                 }
+                let mut wrote = false;
                 fieldspec::apply_to_resource(r, fs, Some(CreateKind::Scalar), &mut |_, n| {
-                    self.set(n)
+                    wrote |= self.set(n)?;
+                    Ok(())
                 })
                 .map_err(|e| {
                     if e.message.contains("wrong node kind: expected ScalarNode") {
@@ -125,6 +131,16 @@ impl NamespaceTransformer {
                         e.context("namespace transformation failed")
                     }
                 })?;
+                // kyaml's `SetEntry` puts a node tagged `!!str` in place: a
+                // Namespace's name that a patch left untagged is a string
+                // again (a replacement writing `9090` there then keeps it
+                // quoted).
+                if wrote
+                    && fs.path == "metadata/name"
+                    && let Some(Node::Map(md)) = r.obj.get_mut("metadata")
+                {
+                    md.set_tagless("name", false);
+                }
             }
             let id = m.resources[i].cur_id();
             let n = m
