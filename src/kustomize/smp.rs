@@ -401,8 +401,6 @@ fn field_set(p: &P, name: &str, val: Option<P>) -> R<()> {
             }
         }
         None => {
-            // kyaml writes the key it adds as an untagged plain scalar.
-            crate::kustomize::fieldspec::untagged_key_ok(name)?;
             if let Y::Map(entries) = &mut *p.borrow_mut() {
                 entries.push((name.to_string(), val));
             }

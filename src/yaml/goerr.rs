@@ -197,6 +197,7 @@ fn translate(text: &str, e: &ParseError) -> (Option<usize>, String) {
         }
         "tabs disallowed within this context (block indentation)"
         | super::parse::TAB_AFTER_ENTRY
+        | super::parse::TAB_IN_BLANK_LINE
         | "tabs disallowed in this context"
         | "tab cannot be used as indentation" => {
             return at(
@@ -204,7 +205,7 @@ fn translate(text: &str, e: &ParseError) -> (Option<usize>, String) {
                 "found character that cannot start any token",
             );
         }
-        "while scanning a plain scalar, found a tab" => {
+        "while scanning a plain scalar, found a tab" | super::parse::TAB_AFTER_PLAIN => {
             return at(
                 Class::Scanner,
                 "found a tab character that violates indentation",

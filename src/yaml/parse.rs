@@ -516,6 +516,14 @@ pub fn error_past_flow_indentation(text: &str, e: &ParseError) -> Option<ParseEr
 /// `Builder::tab_after_entry`).
 pub(crate) const TAB_AFTER_ENTRY: &str = "found a tab after a sequence entry's '-', which go-yaml (Kubernetes, Flux, Helm) refuses: write a space";
 
+/// A tab in the leading blanks of a line that holds only blanks or a
+/// comment, in block context (see `BlankTabs`).
+pub(crate) const TAB_IN_BLANK_LINE: &str = "found a tab before the end of a line that holds only blanks or a comment, which go-yaml (Kubernetes, Flux, Helm) refuses outside flow collections and quoted or block scalars: remove it or write spaces";
+/// The same after a plain scalar, at a column left of the indentation of
+/// the collection holding it (go-yaml reads the line as part of the
+/// scalar and fails there).
+pub(crate) const TAB_AFTER_PLAIN: &str = "found a tab character that violates indentation: a line after a plain scalar holds only blanks or a comment and a tab left of the indentation, which go-yaml (Kubernetes, Flux, Helm) refuses: remove it or write spaces";
+
 /// A block collection that reaches this many entries makes room for as
 /// many more as the text has lines left (each entry of a block collection
 /// starts a line of its own), so that a large one is not copied again and
@@ -684,6 +692,7 @@ fn build_events(text: &str, schema: Schema, json_keys: bool) -> Result<Vec<Docum
         last_folded: Vec::new(),
         col_cursor: std::cell::Cell::new((usize::MAX, 0, 0)),
         unconvertible: None,
+        blank_tabs: BlankTabs::new(text),
     };
     let mut docs = Vec::new();
     loop {
@@ -794,6 +803,231 @@ pub fn parse_one(text: &str) -> Result<Node, ParseError> {
             message: format!("expected a single document, found {n}"),
         }),
     }
+}
+
+/// What go-yaml's scanner does with a tab in the leading blanks of a
+/// line that holds only blanks or a comment, where yaml-rust2 (and the
+/// YAML specification) take any blank line. In block context go-yaml
+/// skips only spaces at the start of a line, so such a tab fails ("found
+/// character that cannot start any token"), unless the line is inside a
+/// flow collection or a quoted or block scalar (block scalars are checked
+/// by `Builder::tab_in_block_indentation`). After a plain scalar the
+/// scalar's scanner reads the line first: a tab left of the indentation
+/// of the collection holding the scalar fails ("found a tab character that
+/// violates indentation"), one further right is skipped.
+struct BlankTabs {
+    /// Such lines (1-based), in order, and how many were looked at.
+    lines: Vec<usize>,
+    done: usize,
+    /// The collections enclosing the next event: a block one's column, or
+    /// `None` for a flow one.
+    open: Vec<Option<usize>>,
+    /// The last event read.
+    prev: Prev,
+    /// The block mapping opened last waits for its first key.
+    key_pending: bool,
+}
+
+#[derive(Clone, Copy)]
+enum Prev {
+    /// A plain scalar that starts at this line (1-based) and column.
+    Plain(usize, usize),
+    /// A quoted scalar that opens at this line and column.
+    Quoted(usize, usize, char),
+    /// A block scalar.
+    Block,
+    Other,
+}
+
+impl BlankTabs {
+    fn new(text: &str) -> Option<Box<BlankTabs>> {
+        if !text.contains('\t') {
+            return None;
+        }
+        let lines: Vec<usize> = text
+            .split('\n')
+            .enumerate()
+            .filter(|(_, l)| leading_tab(l).is_some())
+            .map(|(i, _)| i + 1)
+            .collect();
+        (!lines.is_empty()).then(|| {
+            Box::new(BlankTabs {
+                lines,
+                done: 0,
+                open: Vec::new(),
+                prev: Prev::Other,
+                key_pending: false,
+            })
+        })
+    }
+
+    /// Looks at the lines before the event read now (at `line`, 1-based,
+    /// and `col`), then takes the event in.
+    fn event(
+        &mut self,
+        lines: &Lines,
+        ev: &Event,
+        line: usize,
+        col: usize,
+    ) -> Result<(), ParseError> {
+        // An event that ends something is marked where the next token
+        // starts, which may be the end of the text on such a line.
+        let ends = matches!(
+            ev,
+            Event::StreamEnd | Event::DocumentEnd | Event::MappingEnd | Event::SequenceEnd
+        );
+        while let Some(&l) = self.lines.get(self.done) {
+            if l > line || (l == line && !ends) {
+                break;
+            }
+            self.done += 1;
+            self.check(lines, l)?;
+        }
+        let at = |c: char| {
+            lines
+                .get(line.wrapping_sub(1))
+                .and_then(|t| t.chars().nth(col))
+                == Some(c)
+        };
+        self.prev = match ev {
+            Event::SequenceStart(..) | Event::MappingStart(..) => {
+                self.first_key_col(col);
+                let flow = at('[') || at('{');
+                // A block mapping is marked at its first `:`; its column is
+                // its first key's.
+                let mapping = matches!(ev, Event::MappingStart(..));
+                self.key_pending = mapping && !flow;
+                // A block sequence (indentless too) is marked at or after
+                // its first `-`.
+                let col = if flow || mapping {
+                    col
+                } else {
+                    let t: Vec<char> = lines
+                        .get(line.wrapping_sub(1))
+                        .unwrap_or("")
+                        .chars()
+                        .collect();
+                    (0..=col.min(t.len().saturating_sub(1)))
+                        .rev()
+                        .find(|&i| {
+                            t.get(i) == Some(&'-')
+                                && t.get(i + 1).is_none_or(|c| *c == ' ' || *c == '\t')
+                        })
+                        .unwrap_or(col)
+                };
+                self.open.push((!flow).then_some(col));
+                Prev::Other
+            }
+            Event::SequenceEnd | Event::MappingEnd => {
+                self.key_pending = false;
+                self.open.pop();
+                Prev::Other
+            }
+            Event::Scalar(text, style, ..) => match style {
+                _ if self.first_key_col(col) => Prev::Other,
+                // (An empty value is read as `~` marked elsewhere.)
+                TScalarStyle::Plain if text != "~" || at('~') => Prev::Plain(line, col),
+                TScalarStyle::SingleQuoted => Prev::Quoted(line, col, '\''),
+                TScalarStyle::DoubleQuoted => Prev::Quoted(line, col, '"'),
+                TScalarStyle::Literal | TScalarStyle::Folded => Prev::Block,
+                _ => Prev::Other,
+            },
+            _ => {
+                self.first_key_col(col);
+                Prev::Other
+            }
+        };
+        Ok(())
+    }
+
+    /// Takes `col` for the block mapping just opened when this event is
+    /// its first key (a key's scalar is never followed by a blank line).
+    fn first_key_col(&mut self, col: usize) -> bool {
+        if !std::mem::take(&mut self.key_pending) {
+            return false;
+        }
+        if let Some(Some(c)) = self.open.last_mut() {
+            *c = col;
+        }
+        true
+    }
+
+    /// Line `l` (1-based), which has a tab among its leading blanks.
+    fn check(&self, lines: &Lines, l: usize) -> Result<(), ParseError> {
+        if self.open.iter().any(Option::is_none) {
+            return Ok(());
+        }
+        let tab = leading_tab(lines.line(l - 1)).unwrap_or(0);
+        let fail = |message: &str| {
+            Err(ParseError {
+                line: l,
+                col: tab + 1,
+                message: message.into(),
+            })
+        };
+        match self.prev {
+            Prev::Block => Ok(()),
+            Prev::Quoted(ql, qc, q) if quote_end(lines, ql, qc, q) >= l => Ok(()),
+            Prev::Plain(pl, pc) => {
+                // The plain scalar's scanner reads the line unless a
+                // comment ended the scalar first.
+                let above = (pl..l)
+                    .rev()
+                    .find(|&i| !is_blank_line(lines.line(i - 1)))
+                    .unwrap_or(pl);
+                let text = lines.line(above - 1);
+                let from = if above == pl { pc } else { 0 };
+                let rest: String = text.chars().skip(from).collect();
+                let comment = rest.trim_start().starts_with('#')
+                    || rest.contains(" #")
+                    || rest.contains("\t#");
+                if comment {
+                    return fail(TAB_IN_BLANK_LINE);
+                }
+                let indent = self.open.last().copied().flatten().map_or(0, |c| c + 1);
+                if tab < indent {
+                    fail(TAB_AFTER_PLAIN)
+                } else {
+                    Ok(())
+                }
+            }
+            _ => fail(TAB_IN_BLANK_LINE),
+        }
+    }
+}
+
+/// The column (0-based) of the first tab among the leading blanks of a
+/// line that holds only blanks or a comment.
+fn leading_tab(line: &str) -> Option<usize> {
+    let line = line.strip_suffix('\r').unwrap_or(line);
+    let blanks = line.len() - line.trim_start_matches([' ', '\t']).len();
+    let rest = &line[blanks..];
+    if !(rest.is_empty() || rest.starts_with('#')) {
+        return None;
+    }
+    line[..blanks].find('\t')
+}
+
+/// The line (1-based) where the quoted scalar opening at `line`, `col`
+/// closes (`usize::MAX` when it does not).
+fn quote_end(lines: &Lines, line: usize, col: usize, q: char) -> usize {
+    let mut skip = col + 1;
+    for l in line..=lines.len() {
+        let mut chars = lines.line(l - 1).chars().skip(skip).peekable();
+        skip = 0;
+        while let Some(c) = chars.next() {
+            if q == '"' && c == '\\' {
+                chars.next();
+            } else if c == q {
+                if q == '\'' && chars.peek() == Some(&'\'') {
+                    chars.next();
+                } else {
+                    return l;
+                }
+            }
+        }
+    }
+    usize::MAX
 }
 
 /// The lines of a text (as `split('\n')` gives them), found through the
@@ -927,6 +1161,8 @@ struct Builder<'a> {
     /// For JSON keys: the first key of the document being read that JSON
     /// cannot take (null), reported once the document is read.
     unconvertible: Option<ParseError>,
+    /// Lines of blanks with a tab, when the text has any.
+    blank_tabs: Option<Box<BlankTabs>>,
 }
 
 /// An anchored node, with what an alias to it adds to the counts the
@@ -1022,6 +1258,11 @@ impl Builder<'_> {
             }
         })?;
         self.last_mark = (r.1.line(), r.1.col());
+        if let Some(mut bt) = self.blank_tabs.take() {
+            let res = bt.event(&self.lines, &r.0, r.1.line(), r.1.col());
+            self.blank_tabs = Some(bt);
+            res?;
+        }
         Ok(r)
     }
 
