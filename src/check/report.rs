@@ -88,6 +88,7 @@ pub fn text(r: &CheckReport) -> String {
             crate::diff::group::and_list(&parts)
         ));
     }
+    s.push_str(&by_rule(r));
     s.push_str(&format!(
         "{}, {} in {} ({} validated)\n",
         plural(r.errors(), "error"),
@@ -96,6 +97,36 @@ pub fn text(r: &CheckReport) -> String {
         plural(r.validated, "object")
     ));
     s
+}
+
+/// Findings printed before the summary, at least this many, get a line
+/// counting them by rule (a rule that finds one object in seventy would
+/// otherwise scroll out of sight).
+const BY_RULE_FROM: usize = 10;
+
+/// `by rule: flux-api-removed 73 warnings, render-failed 1 error`, most
+/// findings first, or nothing for a short report.
+fn by_rule(r: &CheckReport) -> String {
+    let mut counts: Vec<(&str, Severity, usize)> = Vec::new();
+    for f in r.findings.iter().filter(|f| f.severity != Severity::Info) {
+        match counts
+            .iter_mut()
+            .find(|(rule, sev, _)| *rule == f.rule && *sev == f.severity)
+        {
+            Some(c) => c.2 += 1,
+            None => counts.push((f.rule, f.severity, 1)),
+        }
+    }
+    let total: usize = counts.iter().map(|c| c.2).sum();
+    if total < BY_RULE_FROM {
+        return String::new();
+    }
+    counts.sort_by(|a, b| b.2.cmp(&a.2).then(a.0.cmp(b.0)));
+    let parts: Vec<String> = counts
+        .iter()
+        .map(|(rule, sev, n)| format!("{rule} {}", plural(*n, sev.as_str())))
+        .collect();
+    format!("by rule: {}\n", parts.join(", "))
 }
 
 fn finding_json(f: &Finding) -> Value {
@@ -183,4 +214,46 @@ pub fn sarif(r: &CheckReport) -> Value {
             "results": results,
         }],
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn report(findings: Vec<Finding>) -> CheckReport {
+        CheckReport {
+            envs: vec!["production".into()],
+            findings,
+            validated: 12,
+            no_schema: Vec::new(),
+            skipped: Default::default(),
+        }
+    }
+
+    #[test]
+    fn many_findings_are_counted_by_rule_before_the_summary() {
+        let mut findings: Vec<Finding> = (0..9)
+            .map(|i| Finding::new("flux-api-removed", format!("HelmRelease default/app{i}")))
+            .collect();
+        findings.push(Finding::new(
+            "render-failed",
+            "Kustomization flux-system/x failed",
+        ));
+        findings.push(Finding::new("image-unpinned", "Deployment default/web"));
+        let text = text(&report(findings));
+        assert!(
+            text.ends_with(
+                "by rule: flux-api-removed 9 warnings, image-unpinned 1 warning, render-failed 1 error\n\
+                 1 error, 10 warnings in 1 environment (12 objects validated)\n"
+            ),
+            "{text}"
+        );
+        // A short report has the summary alone.
+        let few: Vec<Finding> = (0..9)
+            .map(|i| Finding::new("image-unpinned", format!("Deployment default/w{i}")))
+            .collect();
+        let text = super::text(&report(few));
+        assert!(!text.contains("by rule:"), "{text}");
+        assert!(text.ends_with("0 errors, 9 warnings in 1 environment (12 objects validated)\n"));
+    }
 }
