@@ -731,6 +731,9 @@ fn apply_smp_to(
     } else {
         r.set_namespace(&ns);
     }
+    // The patch changed a node other fields share: the next patch of the
+    // same transformer sees them all changed.
+    r.sync_links();
     Ok(true)
 }
 
@@ -912,6 +915,7 @@ fn apply_body_with(
         (PatchBody::Json(ops), Some(sel)) => {
             for i in select(m, sel)? {
                 let r = &mut m.resources[i];
+                r.sync_links();
                 // kyaml applies the patch to the object's JSON.
                 if let Some(msg) = super::build::unreadable_tag(&r.obj)
                     .or_else(|| super::build::tab_started_block(&r.obj))
