@@ -1675,6 +1675,10 @@ impl Builder<'_> {
                 let mut map = Map::new();
                 let mut merges: Vec<(Node, bool)> = Vec::new();
                 let mut merge_text_seen = false;
+                // For JSON keys: the key whose value holds the key JSON
+                // cannot take that `unconvertible` reports (a repeated key
+                // replaces that value, and the error with it).
+                let mut unconvertible_at: Option<String> = None;
                 // The line of each key, in the order of the map's entries
                 // (the parser only appends; merges come after).
                 let mut lines: Vec<u32> = Vec::new();
@@ -1723,7 +1727,11 @@ impl Builder<'_> {
                     self.last_adjusted = None;
                     self.plain_source = None;
                     self.last_folded.clear();
+                    let saved = self.unconvertible.take();
                     let value = self.node(ev, mark.line())?;
+                    let mine = self.unconvertible.take();
+                    let took = saved.is_none() && mine.is_some();
+                    self.unconvertible = saved.or_else(|| mine.clone());
                     let adjusted = self.last_adjusted.take();
                     let folded = std::mem::take(&mut self.last_folded);
                     // The source text, where it is not the string value.
@@ -1819,10 +1827,18 @@ impl Builder<'_> {
                         }
                         // sigs.k8s.io/yaml (kustomization files, JSON
                         // patches) keeps the last value of a repeated key.
+                        if unconvertible_at.as_deref() == Some(key.as_str()) {
+                            unconvertible_at = mine.is_some().then(|| key.clone());
+                            self.unconvertible = mine;
+                        } else if took {
+                            unconvertible_at = Some(key.clone());
+                        }
                         map.remove(&key);
                         lines.remove(i);
                         map.set_quoted(&key, false);
                         map.push_new(key, value);
+                    } else if took {
+                        unconvertible_at = map.keys().last().cloned();
                     }
                     // (A text has fewer than 2^32 lines: it is at most
                     // `MAX_TEXT_BYTES` long.)
