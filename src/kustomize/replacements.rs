@@ -654,6 +654,29 @@ fn set_target(
         *t.node = Node::Str(text);
         return Ok((None, true, None));
     }
+    // A plain timestamp read from a source keeps `!!timestamp` in kyaml
+    // (flate holds its RFC 3339 text and the source's): another timestamp
+    // resolves to it again, any other text keeps the tag and cannot be
+    // read back. (A timestamp written in that very form has no source
+    // text of its own here and is taken for a string.)
+    let timestamp = t.bad_tag.is_none()
+        && !t.quoted
+        && matches!(&*t.node, Node::Str(s) if *s != t.text)
+        && crate::yaml::resolve::parse_timestamp(&t.text).is_some();
+    if timestamp {
+        if crate::yaml::resolve::parse_timestamp(&text).is_some() {
+            *t.node = resolved;
+            return Ok((raw(t.node), false, None));
+        }
+        if t.entry {
+            *t.node = Node::Str(text);
+            return Ok((None, false, Some("!!timestamp")));
+        }
+        return Err(format!(
+            "yaml: cannot decode {} `{text}` as a !!timestamp",
+            tag_name(&resolved)
+        ));
+    }
     let old = t.bad_tag.unwrap_or_else(|| tag_name(t.node));
     // A typed node written quoted keeps its tag and style: a text of its
     // type prints quoted and reads back as a string.
