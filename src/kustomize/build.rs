@@ -1108,21 +1108,7 @@ fn apply_folded(n: &mut Node, in_flow: bool) {
             if !in_flow {
                 let (keys, lists) = m.folded_keys();
                 for k in keys {
-                    let quoted = m.is_quoted(&k);
-                    let tagless = m.is_tagless(&k);
-                    let bad_tag = m.bad_tag(&k);
-                    if let Some(Node::Str(s)) = m.get(&k) {
-                        if crate::yaml::emit::v3_block_unreadable(s) {
-                            // Printed, it cannot be read back: left as it
-                            // is, style included, for `tab_started_block`.
-                            continue;
-                        }
-                        let back = crate::yaml::emit::folded_round_trip(s);
-                        m.insert(k.clone(), Node::Str(back));
-                        m.set_quoted(&k, quoted);
-                        m.set_tagless(&k, tagless);
-                        m.set_bad_tag(&k, bad_tag);
-                    }
+                    fold_again(m, &k);
                 }
                 // The folded items of a block sequence (those a patch did
                 // not change), once.
@@ -1154,6 +1140,27 @@ fn apply_folded(n: &mut Node, in_flow: bool) {
             }
         }
         _ => {}
+    }
+}
+
+/// The folded scalar at `k` as go-yaml v3 prints and reads it back, its
+/// flags kept (apart from `apply_folded`, whose recursion keeps a small
+/// frame).
+fn fold_again(m: &mut crate::yaml::Map, k: &str) {
+    let quoted = m.is_quoted(k);
+    let tagless = m.is_tagless(k);
+    let bad_tag = m.bad_tag(k);
+    if let Some(Node::Str(text)) = m.get(k) {
+        if crate::yaml::emit::v3_block_unreadable(text) {
+            // Printed, it cannot be read back: left as it is, style
+            // included, for `tab_started_block`.
+            return;
+        }
+        let back = crate::yaml::emit::folded_round_trip(text);
+        m.insert(k, Node::Str(back));
+        m.set_quoted(k, quoted);
+        m.set_tagless(k, tagless);
+        m.set_bad_tag(k, bad_tag);
     }
 }
 
@@ -1267,27 +1274,33 @@ pub(crate) fn tab_started_block_from_json(n: &Node) -> Option<String> {
 /// its text does not resolve to (see `Map::set_bad_tag`; a quoted text
 /// that does resolve to it reads back as a string).
 pub(crate) fn unreadable_tag(n: &Node) -> Option<String> {
+    // (The recursion keeps its frame small: deep documents run on the
+    // 2 MiB stacks of worker threads.)
     match n {
         Node::Map(m) => m.iter().find_map(|(k, v)| match (m.bad_tag(k), v) {
-            (Some(tag), Node::Str(text)) => {
-                let r = crate::yaml::resolve::resolve_plain(text, crate::yaml::resolve::Schema::V3);
-                let got = match r {
-                    Node::Null => "!!null",
-                    Node::Bool(_) => "!!bool",
-                    Node::Int(_) | Node::UInt(_) => "!!int",
-                    Node::Float(_) => "!!float",
-                    _ => "!!str",
-                };
-                if got == tag || (tag == "!!float" && got == "!!int") {
-                    return unreadable_tag(v);
-                }
-                Some(format!("yaml: cannot decode {got} `{text}` as a {tag}"))
-            }
+            (Some(tag), Node::Str(text)) => tag_unreadable(tag, text),
             _ => unreadable_tag(v),
         }),
         Node::Seq(s) => s.iter().find_map(unreadable_tag),
         _ => None,
     }
+}
+
+/// go-yaml's error reading `text` tagged `tag`, unless the text resolves
+/// to that tag (or an integer to `!!float`).
+fn tag_unreadable(tag: &str, text: &str) -> Option<String> {
+    let r = crate::yaml::resolve::resolve_plain(text, crate::yaml::resolve::Schema::V3);
+    let got = match r {
+        Node::Null => "!!null",
+        Node::Bool(_) => "!!bool",
+        Node::Int(_) | Node::UInt(_) => "!!int",
+        Node::Float(_) => "!!float",
+        _ => "!!str",
+    };
+    if got == tag || (tag == "!!float" && got == "!!int") {
+        return None;
+    }
+    Some(format!("yaml: cannot decode {got} `{text}` as a {tag}"))
 }
 
 pub(crate) fn non_finite(n: &Node) -> Option<String> {

@@ -167,52 +167,7 @@ fn from_node(n: &Node, raw: Option<&str>, flags: Flags, flow: &mut FlowNodes) ->
 /// collection holds the node, so go-yaml prints it in flow style too.
 fn to_node(p: &P, flow: &FlowNodes, in_flow: bool) -> (Node, Option<String>, Flags) {
     match &*p.borrow() {
-        Y::Scalar(sc) => {
-            let flags = Flags {
-                quoted: sc.quoted,
-                tagless: sc.tagless && !sc.quoted,
-                print_breaks: sc.print_breaks,
-                bad_tag: sc.bad_tag,
-            };
-            // A quoted node is a string of its text (a timestamp too). A
-            // number or bool from the patch that took a quoted field's
-            // style keeps its type tag in kyaml: printed, its text reads
-            // back as a string, but a replacement writing a text of
-            // another type there makes the object unreadable.
-            let block =
-                sc.print_breaks & (crate::yaml::PRINT_FOLDED | crate::yaml::PRINT_LITERAL) != 0;
-            if (sc.quoted || block)
-                && (!matches!(sc.node, Node::Str(_) | Node::Null) || sc.raw.is_some())
-            {
-                let t = sc
-                    .raw
-                    .clone()
-                    .unwrap_or_else(|| crate::yaml::node_text(&sc.node));
-                let typed = match sc.node {
-                    Node::Bool(_) => Some("!!bool"),
-                    Node::Int(_) | Node::UInt(_) => Some("!!int"),
-                    Node::Float(_) => Some("!!float"),
-                    _ => None,
-                };
-                let flags = Flags {
-                    bad_tag: flags.bad_tag.or(typed),
-                    ..flags
-                };
-                return (Node::Str(t), None, flags);
-            }
-            // A timestamp with a time that a patch brings into a flow
-            // collection: go-yaml prints it quoted there (the `:` is a flow
-            // indicator), so it reads back as the string of its text, as
-            // it would have been read in place.
-            if in_flow
-                && let Some(t) = sc.raw.as_deref()
-                && t.contains(':')
-                && crate::yaml::resolve::parse_timestamp(t).is_some()
-            {
-                return (Node::Str(t.to_string()), None, flags);
-            }
-            (sc.node.clone(), sc.raw.clone(), flags)
-        }
+        Y::Scalar(sc) => scalar_to_node(sc, in_flow),
         Y::Seq(items) => {
             let print = flow.get(p);
             let in_flow = in_flow || print & crate::yaml::PRINT_FLOW != 0;
@@ -253,6 +208,52 @@ fn to_node(p: &P, flow: &FlowNodes, in_flow: bool) -> (Node, Option<String>, Fla
             (Node::Map(m), None, flags)
         }
     }
+}
+
+/// [`to_node`] of a scalar (apart, so that the recursion's frame stays
+/// small: deep documents run on the 2 MiB stacks of worker threads).
+fn scalar_to_node(sc: &Sc, in_flow: bool) -> (Node, Option<String>, Flags) {
+    let flags = Flags {
+        quoted: sc.quoted,
+        tagless: sc.tagless && !sc.quoted,
+        print_breaks: sc.print_breaks,
+        bad_tag: sc.bad_tag,
+    };
+    // A quoted node is a string of its text (a timestamp too). A
+    // number or bool from the patch that took a quoted field's
+    // style keeps its type tag in kyaml: printed, its text reads
+    // back as a string, but a replacement writing a text of
+    // another type there makes the object unreadable.
+    let block = sc.print_breaks & (crate::yaml::PRINT_FOLDED | crate::yaml::PRINT_LITERAL) != 0;
+    if (sc.quoted || block) && (!matches!(sc.node, Node::Str(_) | Node::Null) || sc.raw.is_some()) {
+        let t = sc
+            .raw
+            .clone()
+            .unwrap_or_else(|| crate::yaml::node_text(&sc.node));
+        let typed = match sc.node {
+            Node::Bool(_) => Some("!!bool"),
+            Node::Int(_) | Node::UInt(_) => Some("!!int"),
+            Node::Float(_) => Some("!!float"),
+            _ => None,
+        };
+        let flags = Flags {
+            bad_tag: flags.bad_tag.or(typed),
+            ..flags
+        };
+        return (Node::Str(t), None, flags);
+    }
+    // A timestamp with a time that a patch brings into a flow
+    // collection: go-yaml prints it quoted there (the `:` is a flow
+    // indicator), so it reads back as the string of its text, as
+    // it would have been read in place.
+    if in_flow
+        && let Some(t) = sc.raw.as_deref()
+        && t.contains(':')
+        && crate::yaml::resolve::parse_timestamp(t).is_some()
+    {
+        return (Node::Str(t.to_string()), None, flags);
+    }
+    (sc.node.clone(), sc.raw.clone(), flags)
 }
 
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]

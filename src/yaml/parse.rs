@@ -693,6 +693,9 @@ fn build_events(text: &str, schema: Schema, json_keys: bool) -> Result<Vec<Docum
         col_cursor: std::cell::Cell::new((usize::MAX, 0, 0)),
         unconvertible: None,
         blank_tabs: BlankTabs::new(text),
+        unconvertible_at: Vec::new(),
+        unconvertible_saved: Vec::new(),
+        unconvertible_mine: None,
     };
     let mut docs = Vec::new();
     loop {
@@ -1163,6 +1166,15 @@ struct Builder<'a> {
     unconvertible: Option<ParseError>,
     /// Lines of blanks with a tab, when the text has any.
     blank_tabs: Option<Box<BlankTabs>>,
+    /// For JSON keys, in each map being read: the key whose value holds
+    /// the key `unconvertible` reports (a repeated key replaces that value,
+    /// and the error with it). Kept here, not in `node`'s frame, which
+    /// recursion multiplies.
+    unconvertible_at: Vec<Option<String>>,
+    /// `unconvertible` as it was before each value being read.
+    unconvertible_saved: Vec<Option<ParseError>>,
+    /// The error the value read last holds, if any.
+    unconvertible_mine: Option<ParseError>,
 }
 
 /// An anchored node, with what an alias to it adds to the counts the
@@ -1242,6 +1254,31 @@ impl Builder<'_> {
         match self.unconvertible.take() {
             Some(e) => Err(self.syntax_first(e)),
             None => Ok(()),
+        }
+    }
+
+    /// After a map value is read: keeps the first error (the one before
+    /// the value, else the value's own) and whether the value's became it.
+    fn unconvertible_after_value(&mut self) -> bool {
+        let saved = self.unconvertible_saved.pop().flatten();
+        let mine = self.unconvertible.take();
+        let took = saved.is_none() && mine.is_some();
+        self.unconvertible = saved.or_else(|| mine.clone());
+        self.unconvertible_mine = mine;
+        took
+    }
+
+    /// A repeated `key` replaced its value with the one read last.
+    fn unconvertible_repeated(&mut self, key: &str, took: bool) {
+        let Some(top) = self.unconvertible_at.last_mut() else {
+            return;
+        };
+        if top.as_deref() == Some(key) {
+            let mine = self.unconvertible_mine.take();
+            *top = mine.is_some().then(|| key.to_string());
+            self.unconvertible = mine;
+        } else if took {
+            *top = Some(key.to_string());
         }
     }
 
@@ -1517,72 +1554,85 @@ impl Builder<'_> {
         Ok(())
     }
 
+    /// [`Builder::node`] of a scalar event (apart, so that `node`, which
+    /// recurses once a level, keeps a small frame: deep documents run on
+    /// the 2 MiB stacks of worker threads, and debug builds' frames hold
+    /// every local of every branch).
+    fn scalar_node(
+        &mut self,
+        mut text: String,
+        style: TScalarStyle,
+        anchor: usize,
+        tag: Option<Tag>,
+        line: usize,
+    ) -> Result<Node, ParseError> {
+        let mut read_again = !self.seps.is_empty();
+        let mut block = None;
+        if matches!(style, TScalarStyle::Literal | TScalarStyle::Folded) {
+            // How go-yaml v3 prints the block again (kustomize
+            // reads its printed output back), remembered by the
+            // entry (`Map::print_breaks`) while the value keeps the
+            // text as read.
+            if let Some((line, col)) = self.tab_in_block_indentation() {
+                return Err(ParseError {
+                    line,
+                    col,
+                    message: "found a tab character where an indentation space is expected".into(),
+                });
+            }
+            let mut flags = 0;
+            if style == TScalarStyle::Folded {
+                flags |= PRINT_FOLDED;
+            }
+            if style == TScalarStyle::Literal {
+                flags |= PRINT_LITERAL;
+            }
+            // (The rough region of `block_region` ends no later
+            // than go-yaml's but with an indentation indicator:
+            // only a block whose rough region reaches the end of
+            // the input, or has none, or in an input without a
+            // final line break, is looked at closer.)
+            let rough = self.block_region();
+            if read_again
+                || !self.terminated
+                || rough.is_none_or(|(_, end, _)| end == self.lines.len())
+            {
+                block = self.block_lines();
+            }
+            if text.ends_with('\n') && self.block_scalar_reaches_eof(block) {
+                // libyaml keeps a final line break only when there
+                // is one; yaml-rust2 adds it at the end of the input.
+                text.pop();
+            }
+            if let Some(v) = self.block_at_eof(&text, style == TScalarStyle::Literal, block) {
+                // yaml-rust2 ends a block at the end of the input
+                // with breaks of its own (one for a block without
+                // content, one after a last line of blanks); read
+                // as go-yaml reads it, separators included.
+                text = v;
+                read_again = false;
+            }
+            self.last_adjusted = Some(flags);
+            if let Some((start, end, _)) = rough {
+                let last = (start..end)
+                    .rev()
+                    .find(|&i| !self.lines.line(i).trim().is_empty());
+                self.last_content = self.last_content.max(last.unwrap_or(start));
+            }
+        }
+        if read_again {
+            text = self.with_separators(text, style, block)?;
+        }
+        let n = self.scalar(text, style, tag.as_ref(), line)?;
+        self.anchor(anchor, &n);
+        Ok(n)
+    }
+
     fn node(&mut self, ev: Event, line: usize) -> Result<Node, ParseError> {
         self.last_content = self.last_content.max(line.saturating_sub(1));
         match ev {
-            Event::Scalar(mut text, style, anchor, tag) => {
-                let mut read_again = !self.seps.is_empty();
-                let mut block = None;
-                if matches!(style, TScalarStyle::Literal | TScalarStyle::Folded) {
-                    // How go-yaml v3 prints the block again (kustomize
-                    // reads its printed output back), remembered by the
-                    // entry (`Map::print_breaks`) while the value keeps the
-                    // text as read.
-                    if let Some((line, col)) = self.tab_in_block_indentation() {
-                        return Err(ParseError {
-                            line,
-                            col,
-                            message: "found a tab character where an indentation space is expected"
-                                .into(),
-                        });
-                    }
-                    let mut flags = 0;
-                    if style == TScalarStyle::Folded {
-                        flags |= PRINT_FOLDED;
-                    }
-                    if style == TScalarStyle::Literal {
-                        flags |= PRINT_LITERAL;
-                    }
-                    // (The rough region of `block_region` ends no later
-                    // than go-yaml's but with an indentation indicator:
-                    // only a block whose rough region reaches the end of
-                    // the input, or has none, or in an input without a
-                    // final line break, is looked at closer.)
-                    let rough = self.block_region();
-                    if read_again
-                        || !self.terminated
-                        || rough.is_none_or(|(_, end, _)| end == self.lines.len())
-                    {
-                        block = self.block_lines();
-                    }
-                    if text.ends_with('\n') && self.block_scalar_reaches_eof(block) {
-                        // libyaml keeps a final line break only when there
-                        // is one; yaml-rust2 adds it at the end of the input.
-                        text.pop();
-                    }
-                    if let Some(v) = self.block_at_eof(&text, style == TScalarStyle::Literal, block)
-                    {
-                        // yaml-rust2 ends a block at the end of the input
-                        // with breaks of its own (one for a block without
-                        // content, one after a last line of blanks); read
-                        // as go-yaml reads it, separators included.
-                        text = v;
-                        read_again = false;
-                    }
-                    self.last_adjusted = Some(flags);
-                    if let Some((start, end, _)) = rough {
-                        let last = (start..end)
-                            .rev()
-                            .find(|&i| !self.lines.line(i).trim().is_empty());
-                        self.last_content = self.last_content.max(last.unwrap_or(start));
-                    }
-                }
-                if read_again {
-                    text = self.with_separators(text, style, block)?;
-                }
-                let n = self.scalar(text, style, tag.as_ref(), line)?;
-                self.anchor(anchor, &n);
-                Ok(n)
+            Event::Scalar(text, style, anchor, tag) => {
+                self.scalar_node(text, style, anchor, tag, line)
             }
             Event::Alias(id) => {
                 let a = self.anchors.get(&id).ok_or_else(|| ParseError {
@@ -1675,10 +1725,7 @@ impl Builder<'_> {
                 let mut map = Map::new();
                 let mut merges: Vec<(Node, bool)> = Vec::new();
                 let mut merge_text_seen = false;
-                // For JSON keys: the key whose value holds the key JSON
-                // cannot take that `unconvertible` reports (a repeated key
-                // replaces that value, and the error with it).
-                let mut unconvertible_at: Option<String> = None;
+                self.unconvertible_at.push(None);
                 // The line of each key, in the order of the map's entries
                 // (the parser only appends; merges come after).
                 let mut lines: Vec<u32> = Vec::new();
@@ -1727,11 +1774,9 @@ impl Builder<'_> {
                     self.last_adjusted = None;
                     self.plain_source = None;
                     self.last_folded.clear();
-                    let saved = self.unconvertible.take();
+                    self.unconvertible_saved.push(self.unconvertible.take());
                     let value = self.node(ev, mark.line())?;
-                    let mine = self.unconvertible.take();
-                    let took = saved.is_none() && mine.is_some();
-                    self.unconvertible = saved.or_else(|| mine.clone());
+                    let took = self.unconvertible_after_value();
                     let adjusted = self.last_adjusted.take();
                     let folded = std::mem::take(&mut self.last_folded);
                     // The source text, where it is not the string value.
@@ -1827,18 +1872,13 @@ impl Builder<'_> {
                         }
                         // sigs.k8s.io/yaml (kustomization files, JSON
                         // patches) keeps the last value of a repeated key.
-                        if unconvertible_at.as_deref() == Some(key.as_str()) {
-                            unconvertible_at = mine.is_some().then(|| key.clone());
-                            self.unconvertible = mine;
-                        } else if took {
-                            unconvertible_at = Some(key.clone());
-                        }
+                        self.unconvertible_repeated(&key, took);
                         map.remove(&key);
                         lines.remove(i);
                         map.set_quoted(&key, false);
                         map.push_new(key, value);
-                    } else if took {
-                        unconvertible_at = map.keys().last().cloned();
+                    } else if took && let Some(top) = self.unconvertible_at.last_mut() {
+                        *top = map.keys().last().cloned();
                     }
                     // (A text has fewer than 2^32 lines: it is at most
                     // `MAX_TEXT_BYTES` long.)
@@ -1863,6 +1903,7 @@ impl Builder<'_> {
                         map.set_folded_items(&key, folded);
                     }
                 }
+                self.unconvertible_at.pop();
                 for (m, aliased) in merges {
                     for src in merge_sources(m, aliased, line)? {
                         for (k, v) in src {
