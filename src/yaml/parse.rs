@@ -1347,6 +1347,29 @@ impl Builder<'_> {
 
     /// The line (0-based) of the header (`|`, `>-`, ...) of the block
     /// scalar just read, and what it says.
+    /// How far the block scalar whose header is on line `h` (0-based) is
+    /// taken to be indented from: its header's line, or, when the header
+    /// stands alone on its line (`a:` then `  |`), the line before with
+    /// content (go-yaml measures from the collection holding the scalar,
+    /// not from the header).
+    fn block_parent(&self, h: usize) -> usize {
+        let spaces = |t: &str| t.len() - t.trim_start_matches(' ').len();
+        let line = self.lines.line(h);
+        let alone = matches!(
+            line.trim_start_matches(' ').as_bytes().first(),
+            Some(b'|' | b'>')
+        );
+        if alone
+            && let Some(p) = (0..h).rev().find(|&i| {
+                let t = self.lines.line(i);
+                !is_blank_line(t) && !t.trim_start().starts_with('#')
+            })
+        {
+            return spaces(self.lines.line(p)).min(spaces(line));
+        }
+        spaces(line)
+    }
+
     fn block_header(&self) -> Option<(usize, BlockHeader)> {
         let l = self.last_mark.0;
         let lines = &self.lines;
@@ -1377,7 +1400,7 @@ impl Builder<'_> {
         let lines = &self.lines;
         let (h, header) = self.block_header()?;
         let spaces = |t: &str| t.len() - t.trim_start_matches(' ').len();
-        let parent = spaces(lines.line(h));
+        let parent = self.block_parent(h);
         let start = h + 1;
         let indent = match header.indent {
             Some(n) => parent + n,
@@ -1452,7 +1475,7 @@ impl Builder<'_> {
         let lines = &self.lines;
         let (h, header) = self.block_header()?;
         let spaces = |t: &str| t.len() - t.trim_start_matches(' ').len();
-        let parent = spaces(lines.line(h));
+        let parent = self.block_parent(h);
         let mut indent = header.indent.map_or(0, |n| parent + n);
         let mut max_indent = 0;
         for i in h + 1..lines.len() {
@@ -2280,5 +2303,23 @@ mod tests {
     fn syntax_errors_have_lines() {
         let err = parse_stream("a: 1\nb: [1, 2\nc: 3\n").unwrap_err();
         assert!(err.line >= 2, "{err}");
+    }
+}
+#[cfg(test)]
+mod block_header_alone {
+    /// A block header alone on its line (`a:` then `  |`): the content may
+    /// be indented less than the header, as go-yaml measures from the map
+    /// holding the scalar; at the end of a text without a final line
+    /// break the scalar keeps none (found by the yaml_roundtrip fuzz
+    /// target, where the two readers disagreed).
+    #[test]
+    fn content_is_measured_from_the_collection() {
+        let text = "a:\n  |\n flux-system/cert-manager";
+        assert_eq!(crate::yaml::fast::mismatch(text), None);
+        let docs = crate::yaml::parse_stream(text).unwrap();
+        assert_eq!(
+            docs[0].node.get("a").and_then(|n| n.as_str()),
+            Some("flux-system/cert-manager")
+        );
     }
 }
