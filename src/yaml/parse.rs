@@ -1474,7 +1474,6 @@ impl Builder<'_> {
     fn tab_in_block_indentation(&self) -> Option<(usize, usize)> {
         let lines = &self.lines;
         let (h, header) = self.block_header()?;
-        let spaces = |t: &str| t.len() - t.trim_start_matches(' ').len();
         let parent = self.block_parent(h);
         let mut indent = header.indent.map_or(0, |n| parent + n);
         let mut max_indent = 0;
