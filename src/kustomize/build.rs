@@ -1289,14 +1289,8 @@ pub(crate) fn unreadable_tag(n: &Node) -> Option<String> {
 /// go-yaml's error reading `text` tagged `tag`, unless the text resolves
 /// to that tag (or an integer to `!!float`).
 fn tag_unreadable(tag: &str, text: &str) -> Option<String> {
-    let r = crate::yaml::resolve::resolve_plain(text, crate::yaml::resolve::Schema::V3);
-    let got = match r {
-        Node::Null => "!!null",
-        Node::Bool(_) => "!!bool",
-        Node::Int(_) | Node::UInt(_) => "!!int",
-        Node::Float(_) => "!!float",
-        _ => "!!str",
-    };
+    let got =
+        crate::yaml::resolve::resolve_plain(text, crate::yaml::resolve::Schema::V3).yaml_tag();
     if got == tag || (tag == "!!float" && got == "!!int") {
         return None;
     }

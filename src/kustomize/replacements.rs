@@ -601,18 +601,6 @@ fn describe(n: &Node) -> String {
     )
 }
 
-fn tag_name(n: &Node) -> &'static str {
-    match n {
-        Node::Null => "!!null",
-        Node::Bool(_) => "!!bool",
-        Node::Int(_) | Node::UInt(_) => "!!int",
-        Node::Float(_) => "!!float",
-        Node::Str(_) => "!!str",
-        Node::Seq(_) => "!!seq",
-        Node::Map(_) => "!!map",
-    }
-}
-
 /// kyaml's setFieldValue. A scalar target keeps its node (and type tag) and
 /// takes the value's text: the output only reads back when that text
 /// resolves to the target's type (or an integer into a float). A created
@@ -674,13 +662,13 @@ fn set_target(
         }
         return Err(format!(
             "yaml: cannot decode {} `{text}` as a !!timestamp",
-            tag_name(&resolved)
+            resolved.yaml_tag()
         ));
     }
-    let old = t.bad_tag.unwrap_or_else(|| tag_name(t.node));
+    let old = t.bad_tag.unwrap_or_else(|| t.node.yaml_tag());
     // A typed node written quoted keeps its tag and style: a text of its
     // type prints quoted and reads back as a string.
-    if t.quoted && old != "!!str" && tag_name(&resolved) == old {
+    if t.quoted && old != "!!str" && resolved.yaml_tag() == old {
         *t.node = Node::Str(text);
         return Ok((None, false, Some(old)));
     }
@@ -688,7 +676,7 @@ fn set_target(
         ("!!str", _) => Node::Str(text.clone()),
         ("!!float", Node::Int(i)) => Node::Float(i as f64),
         ("!!float", Node::UInt(u)) => Node::Float(u as f64),
-        (old, r) if old == tag_name(&r) => r,
+        (old, r) if old == r.yaml_tag() => r,
         // Printing the object fails, unless something sets a readable
         // value first.
         (old, _) if t.entry => {
@@ -698,7 +686,7 @@ fn set_target(
         (old, r) => {
             return Err(format!(
                 "yaml: cannot decode {} `{text}` as a {old}",
-                tag_name(&r)
+                r.yaml_tag()
             ));
         }
     };

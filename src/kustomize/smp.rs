@@ -230,12 +230,11 @@ fn scalar_to_node(sc: &Sc, in_flow: bool) -> (Node, Option<String>, Flags) {
             .raw
             .clone()
             .unwrap_or_else(|| crate::yaml::node_text(&sc.node));
-        let typed = match sc.node {
-            Node::Bool(_) => Some("!!bool"),
-            Node::Int(_) | Node::UInt(_) => Some("!!int"),
-            Node::Float(_) => Some("!!float"),
-            _ => None,
-        };
+        let typed = matches!(
+            sc.node,
+            Node::Bool(_) | Node::Int(_) | Node::UInt(_) | Node::Float(_)
+        )
+        .then(|| sc.node.yaml_tag());
         let flags = Flags {
             bad_tag: flags.bad_tag.or(typed),
             ..flags

@@ -688,6 +688,20 @@ impl Node {
             _ => return None,
         })
     }
+    /// The YAML core tag this value resolves to (`!!int` for both integer
+    /// kinds).
+    pub fn yaml_tag(&self) -> &'static str {
+        match self {
+            Node::Null => "!!null",
+            Node::Bool(_) => "!!bool",
+            Node::Int(_) | Node::UInt(_) => "!!int",
+            Node::Float(_) => "!!float",
+            Node::Str(_) => "!!str",
+            Node::Seq(_) => "!!seq",
+            Node::Map(_) => "!!map",
+        }
+    }
+
     pub fn kind_name(&self) -> &'static str {
         match self {
             Node::Null => "null",
