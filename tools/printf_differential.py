@@ -3,8 +3,8 @@
 
 Draws random format specifications (a verb, up to two flags of `-+ 0#`, a
 width, a precision) and one argument from a pool of integers, floats,
-strings, booleans, nil, lists, maps and Sprig's int64 results, renders
-each as
+strings, booleans, nil, lists, maps (some holding nil) and Sprig's int64
+results, renders each as
 
     {{ printf "[%SPEC]" ARG }}
 
@@ -22,7 +22,7 @@ import helm_differential  # noqa: E402
 VERBS = list("vdsqxXobOcUeEfFgGtT")
 ARGS = ["5", "-5", "0", "255", "-255", "1.5", "-0.25", "1e6", "3.0", '"abc"', '""', '"h\\u00e9llo"',
         "true", "nil", "(list 1 2)", '(dict "a" 1)', "(add 1 2)", '(list "a" 1.5)', "12345678",
-        "0.000012", "65", "1114112"]
+        "0.000012", "65", "1114112", '(list nil "a")', '(dict "k" nil)']
 
 
 def spec(rng):

@@ -1342,7 +1342,7 @@ fn go_syntax(v: &Value, sp: &Spec) -> Option<String> {
             let parts: Vec<String> = m
                 .entries()
                 .iter()
-                .map(|(k, e)| format!("{}:{}", go_quote(k), elem(e)))
+                .map(|(k, e)| format!("{}:{}", elem(&Value::Str(k.clone())), elem(e)))
                 .collect();
             format!("{}{{{}}}", m.type_name(), parts.join(", "))
         }
@@ -1364,8 +1364,10 @@ fn fmt_one(verb: char, v: &Value, sp: &Spec) -> String {
             };
             return pad(go_quote(&cut), sp);
         }
+        // A list or map is written piece by piece, each key and element
+        // padded and cut, the whole not padded.
         if let Some(s) = go_syntax(v, sp) {
-            return pad(s, sp);
+            return s;
         }
         // Go turns `%#v`'s `#` into its Go-syntax flag: a number is
         // written as by `%v`, without `#`'s alternate forms.
@@ -1400,9 +1402,16 @@ fn fmt_value(verb: char, v: &Value, sp: &Spec) -> String {
     {
         return fmt_value(verb, &Value::Int(i), sp);
     }
+    // An element of no value inside a list or map is Go's nil interface,
+    // which `printValue` writes as `<nil>` whatever the verb, flags, width
+    // and precision (only a nil argument itself is a bad verb).
+    let element = |e: &Value| match e {
+        Value::Nil => "<nil>".to_string(),
+        e => fmt_one(verb, e, sp),
+    };
     match (verb, v) {
         (_, Value::List(l)) if verb != 'T' => {
-            let parts: Vec<String> = l.iter().map(|e| fmt_one(verb, e, sp)).collect();
+            let parts: Vec<String> = l.iter().map(element).collect();
             return format!("[{}]", parts.join(" "));
         }
         (_, Value::Map(m)) if verb != 'T' => {
@@ -1413,7 +1422,7 @@ fn fmt_value(verb: char, v: &Value, sp: &Spec) -> String {
                     format!(
                         "{}:{}",
                         fmt_one(verb, &Value::Str(k.clone()), sp),
-                        fmt_one(verb, e, sp)
+                        element(e)
                     )
                 })
                 .collect();
