@@ -778,6 +778,45 @@ impl Value {
         Value::Object(Obj(Arc::new(NilSlice(type_name))))
     }
 
+    /// Go's `reflect.DeepEqual` of two values, as Sprig's `has`, `without`
+    /// and `uniq` compare: values of different Go types differ (an `int64`
+    /// from `add` is not the `int` 2, a nil map not an empty one), two
+    /// `int64`s of the same value are equal, lists and maps element by
+    /// element.
+    pub fn deep_equal(&self, other: &Value) -> bool {
+        match (self, other) {
+            (Value::Object(a), Value::Object(b)) => {
+                if a == b {
+                    return true;
+                }
+                if a.0.type_name() != b.0.type_name() {
+                    return false;
+                }
+                match (a.0.as_int(), b.0.as_int()) {
+                    (Some(x), Some(y)) => x == y,
+                    _ => a.0.plain().deep_equal(&b.0.plain()),
+                }
+            }
+            (Value::List(a), Value::List(b)) => {
+                a.len() == b.len() && a.iter().zip(b).all(|(x, y)| x.deep_equal(y))
+            }
+            (Value::Map(a), Value::Map(b)) => {
+                if a.ptr_eq(b) {
+                    return true;
+                }
+                if a.type_name() != b.type_name() || a.is_nil() != b.is_nil() {
+                    return false;
+                }
+                let (a, b) = (a.entries(), b.entries());
+                a.len() == b.len()
+                    && a.iter()
+                        .zip(&b)
+                        .all(|((ka, va), (kb, vb))| ka == kb && va.deep_equal(vb))
+            }
+            (a, b) => a == b,
+        }
+    }
+
     /// A list, or a nil slice of Go type `type_name` when `items` is empty.
     pub fn list_or_nil(items: Vec<Value>, type_name: &'static str) -> Value {
         if items.is_empty() {

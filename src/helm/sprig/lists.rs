@@ -216,7 +216,7 @@ pub(super) fn add(t: &mut Templates) {
         t.add_func(name, 1, Some(1), |_, a| {
             let mut out: Vec<Value> = Vec::new();
             for v in want_list(&a[0], "find uniq")?.iter() {
-                if !out.contains(v) {
+                if !out.iter().any(|o| o.deep_equal(v)) {
                     out.push(v.clone());
                 }
             }
@@ -228,7 +228,10 @@ pub(super) fn add(t: &mut Templates) {
             let omit = &a[1..];
             let l = want_list(&a[0], "find without")?;
             Ok(Value::List(
-                l.iter().filter(|v| !omit.contains(v)).cloned().collect(),
+                l.iter()
+                    .filter(|v| !omit.iter().any(|o| o.deep_equal(v)))
+                    .cloned()
+                    .collect(),
             ))
         });
     }
@@ -237,9 +240,13 @@ pub(super) fn add(t: &mut Templates) {
             if matches!(a[1], Value::Nil) {
                 return Ok(Value::Bool(false));
             }
-            // `.Capabilities.APIVersions` is a Go slice type (VersionSet).
-            let list = a[1].to_plain();
-            Ok(Value::Bool(want_list(&list, "find has")?.contains(&a[0])))
+            // (`.Capabilities.APIVersions`, a Go slice type, is read as
+            // its strings by `list_arg`.)
+            Ok(Value::Bool(
+                want_list(&a[1], "find has")?
+                    .iter()
+                    .any(|v| v.deep_equal(&a[0])),
+            ))
         });
     }
     for name in ["slice", "mustSlice"] {

@@ -117,6 +117,8 @@ pub fn to_i64(v: &Value) -> i64 {
         Value::Float(f) => *f as i64,
         Value::Bool(b) => i64::from(*b),
         Value::Str(s) => parse_go_int(trim_zero_decimal(s)).unwrap_or(0),
+        // An `int64` (a function that keeps objects passes it as it is).
+        Value::Object(o) => o.0.as_int().unwrap_or(0),
         _ => 0,
     }
 }
