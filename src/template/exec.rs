@@ -1170,11 +1170,104 @@ pub fn number_value(text: &str) -> Option<Value> {
     if let Some(i) = int {
         return Some(Value::Int(if neg { -i } else { i }));
     }
-    if lower.starts_with("0x") {
+    let f = match lower.strip_prefix("0x") {
+        Some(h) => hex_float(h)?,
+        None => lower.parse().ok()?,
+    };
+    // Go's `ParseFloat` refuses a value past the largest float (`1e400`),
+    // so the literal is no number; one too small to represent is 0.
+    if f.is_infinite() {
         return None;
     }
-    let f: f64 = lower.parse().ok()?;
     Some(Value::Float(if neg { -f } else { f }))
+}
+
+/// A hexadecimal float's text after `0x` (`1.8p1`, `.8p-2`; underscores
+/// removed), rounded to the nearest float as Go's `strconv.ParseFloat`
+/// rounds it (ties to even); `None` without the `p` exponent Go requires
+/// or without a digit. Past the largest float it is infinite.
+fn hex_float(h: &str) -> Option<f64> {
+    let (mant, exp) = h.split_once('p')?;
+    let exp: i64 = match exp.strip_prefix('-') {
+        Some(d) if !d.is_empty() && d.bytes().all(|c| c.is_ascii_digit()) => {
+            -(d.parse::<i64>().unwrap_or(100_000).min(100_000))
+        }
+        _ => {
+            let d = exp.strip_prefix('+').unwrap_or(exp);
+            if d.is_empty() || !d.bytes().all(|c| c.is_ascii_digit()) {
+                return None;
+            }
+            d.parse::<i64>().unwrap_or(100_000).min(100_000)
+        }
+    };
+    // The digits as an integer `m` (its first 60 bits; `sticky` when a
+    // later digit was not zero) times 2^`e`.
+    let (mut m, mut e, mut sticky, mut point, mut any) = (0u64, exp, false, false, false);
+    for c in mant.chars() {
+        if c == '.' {
+            if point {
+                return None;
+            }
+            point = true;
+            continue;
+        }
+        let d = u64::from(c.to_digit(16)?);
+        any = true;
+        if m < 1 << 60 {
+            m = m * 16 + d;
+            if point {
+                e -= 4;
+            }
+        } else {
+            sticky |= d != 0;
+            if !point {
+                e += 4;
+            }
+        }
+    }
+    if !any {
+        return None;
+    }
+    if m == 0 {
+        return Some(0.0);
+    }
+    let bits = 64 - i64::from(m.leading_zeros());
+    // The value is in [2^top, 2^(top+1)); a normal float keeps 53 bits, a
+    // subnormal one fewer (its last bit is 2^-1074).
+    let top = bits - 1 + e;
+    if top > 1023 {
+        return Some(f64::INFINITY);
+    }
+    let keep = if top >= -1022 { 53 } else { top + 1075 };
+    if keep < 0 {
+        return Some(0.0);
+    }
+    let shift = bits - keep;
+    let (mut q, mut k) = (m, e);
+    if shift > 0 {
+        let wide = u128::from(m);
+        let rem = wide & ((1u128 << shift) - 1);
+        let half = 1u128 << (shift - 1);
+        q = (wide >> shift) as u64;
+        k += shift;
+        if rem > half || (rem == half && (sticky || q & 1 == 1)) {
+            q += 1;
+        }
+    }
+    if q == 0 {
+        return Some(0.0);
+    }
+    // q < 2^54 and q·2^k lies within the floats: two exact products.
+    let pow2 = |k: i64| {
+        if k >= -1022 {
+            f64::from_bits(((k + 1023) as u64) << 52)
+        } else {
+            f64::from_bits(1u64 << (k + 1074))
+        }
+    };
+    let (k1, k2) = if k < -1022 { (k + 60, -60) } else { (k, 0) };
+    let v = q as f64 * pow2(k1) * pow2(k2);
+    Some(v)
 }
 
 // ------------------------------------------------------------ builtins

@@ -569,6 +569,14 @@ impl<'a, const OPEN: u8, const CLOSE: u8> Lexer<'a, OPEN, CLOSE> {
             }
             run(&mut i, b"0123456789_");
         }
+        // A hexadecimal float's binary exponent (`0x1p60`).
+        if digits.len() == 23 && matches!(b.get(i), Some(b'p' | b'P')) {
+            i += 1;
+            if matches!(b.get(i), Some(b'+' | b'-')) {
+                i += 1;
+            }
+            run(&mut i, b"0123456789_");
+        }
         if b.get(i) == Some(&b'i') {
             i += 1;
         }
