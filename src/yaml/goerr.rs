@@ -215,14 +215,7 @@ fn translate(text: &str, e: &ParseError) -> (Option<usize>, String) {
         // go-yaml does not check; this error is left when the scalar is
         // never closed.)
         "while scanning a quoted scalar, found unexpected end of stream"
-        | "invalid indentation in quoted scalar" => {
-            // At the end of the text.
-            let end = text.matches('\n').count() + 1;
-            return (
-                Some(if end == 1 { 0 } else { end }),
-                "found unexpected end of stream".into(),
-            );
-        }
+        | "invalid indentation in quoted scalar" => return end_of_stream(text),
         "missing explicit document end marker before directive" => {
             let line = text.split('\n').nth(e.line.saturating_sub(1)).unwrap_or("");
             if !line.starts_with("%YAML") && !line.starts_with("%TAG") {
@@ -265,9 +258,16 @@ fn translate(text: &str, e: &ParseError) -> (Option<usize>, String) {
         return at(Class::Parser, "did not find expected ',' or ']'");
     }
     if m == "invalid trailing content after double-quoted scalar" {
-        // go-yaml reads the scalar and then finds a second one where a
-        // key should be.
-        return at(Class::Parser, "did not find expected key");
+        // go-yaml reads the scalar, then the token after it: an error of
+        // its scanner when that cannot be read, else a token the parser
+        // does not expect where the scalar is.
+        return match after_quoted_scalar(text, e) {
+            AfterQuoted::Unterminated => end_of_stream(text),
+            AfterQuoted::Unreadable(problem) => at(Class::Scanner, problem),
+            AfterQuoted::Expected(what) => {
+                at(Class::Parser, &format!("did not find expected {what}"))
+            }
+        };
     }
     if m == "illegal placement of ':' indicator"
         && let Some(close) = open_flow(text, e.line, 1)
@@ -292,6 +292,163 @@ fn translate(text: &str, e: &ParseError) -> (Option<usize>, String) {
         return at(Class::Scanner, problem);
     }
     (Some(e.line), m.to_string())
+}
+
+/// go-yaml's scanner error for a quoted scalar never closed: at the end
+/// of the text.
+fn end_of_stream(text: &str) -> (Option<usize>, String) {
+    let end = text.matches('\n').count() + 1;
+    (
+        Some(if end == 1 { 0 } else { end }),
+        "found unexpected end of stream".into(),
+    )
+}
+
+const CANNOT_START: &str = "found character that cannot start any token";
+
+/// What go-yaml finds after a quoted scalar followed on its line by more
+/// than a comment, a `:` or (in a flow collection) `,`, `]`, `}`, which
+/// yaml-rust2 refuses at once.
+enum AfterQuoted {
+    /// A quoted scalar that is never closed.
+    Unterminated,
+    /// A token that cannot be read: the scanner's problem.
+    Unreadable(&'static str),
+    /// A token the parser does not expect there: what it expected.
+    Expected(String),
+}
+
+fn after_quoted_scalar(text: &str, e: &ParseError) -> AfterQuoted {
+    let lines: Vec<&str> = text.split('\n').collect();
+    let line = lines.get(e.line.saturating_sub(1)).copied().unwrap_or("");
+    let col = e.col.saturating_sub(1);
+    let rest: String = line.chars().skip(col).collect();
+    let flow = open_flow(text, e.line, e.col);
+    match rest.chars().next() {
+        Some(q @ ('"' | '\'')) => {
+            // The rest of the text after the opening quote.
+            let start = lines[..e.line.saturating_sub(1)]
+                .iter()
+                .map(|l| l.len() + 1)
+                .sum::<usize>()
+                + line.char_indices().nth(col).map_or(line.len(), |(i, _)| i);
+            let mut chars = text[start + 1..].chars().peekable();
+            let mut closed = false;
+            while let Some(c) = chars.next() {
+                if q == '"' && c == '\\' {
+                    chars.next();
+                } else if c == q {
+                    if q == '\'' && chars.peek() == Some(&'\'') {
+                        chars.next();
+                    } else {
+                        closed = true;
+                        break;
+                    }
+                }
+            }
+            if !closed {
+                return AfterQuoted::Unterminated;
+            }
+        }
+        Some('@' | '`' | '%') => return AfterQuoted::Unreadable(CANNOT_START),
+        Some('|' | '>') if flow.is_some() => return AfterQuoted::Unreadable(CANNOT_START),
+        // A `-` or `?` indicator where no new line of a block starts.
+        Some(c @ ('-' | '?'))
+            if flow.is_none()
+                && rest[1..]
+                    .chars()
+                    .next()
+                    .is_none_or(|n| n == ' ' || n == '\t') =>
+        {
+            return AfterQuoted::Unreadable(if c == '-' {
+                "block sequence entries are not allowed in this context"
+            } else {
+                "mapping keys are not allowed in this context"
+            });
+        }
+        Some('|' | '>') => {
+            // A block scalar's header: its indicators, then a comment or
+            // the end of the line.
+            // (go-yaml: a chomping indicator and an indentation digit,
+            // in either order.)
+            let mut header = &rest[1..];
+            fn chomp(h: &str) -> Option<&str> {
+                h.strip_prefix(['+', '-'])
+            }
+            fn digit(h: &str) -> Option<&str> {
+                h.strip_prefix(|c: char| c.is_ascii_digit())
+            }
+            let first_chomp = chomp(header).is_some();
+            for step in 0..2 {
+                let next = if (step == 0) == first_chomp {
+                    chomp(header)
+                } else {
+                    digit(header)
+                };
+                let Some(next) = next else { break };
+                if header.starts_with('0') {
+                    return AfterQuoted::Unreadable("found an indentation indicator equal to 0");
+                }
+                header = next;
+            }
+            let after = header.trim_start_matches([' ', '\t']);
+            if !after.is_empty() && !after.starts_with('#') {
+                return AfterQuoted::Unreadable("did not find expected comment or line break");
+            }
+        }
+        _ => {}
+    }
+    if let Some(close) = flow {
+        return AfterQuoted::Expected(format!("',' or '{close}'"));
+    }
+    // In block context: what holds the scalar, from the text before it on
+    // its line (its tag and anchor aside).
+    let before: String = line.chars().take(col).collect();
+    let before = before.trim_end();
+    let scalar_start = quoted_scalar_start(before);
+    let mut words: Vec<&str> = before[..scalar_start].split_whitespace().collect();
+    while words
+        .last()
+        .is_some_and(|w| w.starts_with('&') || w.starts_with('!'))
+    {
+        words.pop();
+    }
+    if words.last().is_some_and(|w| w.ends_with(':')) {
+        AfterQuoted::Expected("key".into())
+    } else if !words.is_empty() && words.iter().all(|w| *w == "-") {
+        AfterQuoted::Expected("'-' indicator".into())
+    } else {
+        AfterQuoted::Expected("key".into())
+    }
+}
+
+/// Where the last quoted scalar of `before` (a line's text up to the end
+/// of that scalar) starts: its byte offset, 0 when it is not found on the
+/// line.
+fn quoted_scalar_start(before: &str) -> usize {
+    let mut start = 0;
+    let mut chars = before.char_indices().peekable();
+    let mut prev_blank = true;
+    while let Some((i, c)) = chars.next() {
+        if matches!(c, '"' | '\'') && prev_blank {
+            start = i;
+            while let Some((_, q)) = chars.next() {
+                if c == '"' && q == '\\' {
+                    chars.next();
+                } else if q == c {
+                    if c == '\'' && chars.peek().is_some_and(|&(_, n)| n == '\'') {
+                        chars.next();
+                    } else {
+                        break;
+                    }
+                }
+            }
+            prev_blank = false;
+            continue;
+        }
+        prev_blank = c == ' ' || c == '\t';
+    }
+    start
 }
 
 /// Whether line `line` (1-based) of `text` is a line of a block scalar
@@ -464,6 +621,20 @@ mod tests {
             ("- a\n- b\nc", "line 4: could not find expected ':'"),
             ("a: 1\nb\nc: 2", "line 3: could not find expected ':'"),
             ("a: 1\nb: \"x\" y", "line 1: did not find expected key"),
+            // After a quoted scalar, Helm v4.1.4's words: the next token
+            // unreadable, or unexpected where the scalar is.
+            ("a: [\"v1\" x]", "did not find expected ',' or ']'"),
+            ("a: {\"v1\" x}", "did not find expected ',' or '}'"),
+            ("a: [\"v1\" \"ab", "found unexpected end of stream"),
+            ("a: 'v1' 'ab", "found unexpected end of stream"),
+            (
+                "a: \"v1\" @x",
+                "found character that cannot start any token",
+            ),
+            (
+                "x:\n  - \"a\" b",
+                "line 1: did not find expected '-' indicator",
+            ),
             ("a: !!int x", "cannot decode !!str `x` as a !!int"),
             ("a: 1\nb: c\u{1}", "control characters are not allowed"),
             (
