@@ -332,20 +332,7 @@ fn after_quoted_scalar(text: &str, e: &ParseError) -> AfterQuoted {
                 .map(|l| l.len() + 1)
                 .sum::<usize>()
                 + line.char_indices().nth(col).map_or(line.len(), |(i, _)| i);
-            let mut chars = text[start + 1..].chars().peekable();
-            let mut closed = false;
-            while let Some(c) = chars.next() {
-                if q == '"' && c == '\\' {
-                    chars.next();
-                } else if c == q {
-                    if q == '\'' && chars.peek() == Some(&'\'') {
-                        chars.next();
-                    } else {
-                        closed = true;
-                        break;
-                    }
-                }
-            }
+            let closed = super::parse::skip_quoted(&mut text[start + 1..].chars().peekable(), q);
             if !closed {
                 return AfterQuoted::Unterminated;
             }

@@ -1018,19 +1018,33 @@ fn quote_end(lines: &Lines, line: usize, col: usize, q: char) -> usize {
     for l in line..=lines.len() {
         let mut chars = lines.line(l - 1).chars().skip(skip).peekable();
         skip = 0;
-        while let Some(c) = chars.next() {
-            if q == '"' && c == '\\' {
-                chars.next();
-            } else if c == q {
-                if q == '\'' && chars.peek() == Some(&'\'') {
-                    chars.next();
-                } else {
-                    return l;
-                }
-            }
+        if skip_quoted(&mut chars, q) {
+            return l;
         }
     }
     usize::MAX
+}
+
+/// Reads a quoted scalar's characters after its opening quote `q`, up to
+/// and with the closing one (`\` escapes the next character in a
+/// double-quoted scalar, `''` is a quote in a single-quoted one): whether
+/// it closes before the characters end.
+pub(crate) fn skip_quoted(
+    chars: &mut std::iter::Peekable<impl Iterator<Item = char>>,
+    q: char,
+) -> bool {
+    while let Some(c) = chars.next() {
+        if q == '"' && c == '\\' {
+            chars.next();
+        } else if c == q {
+            if q == '\'' && chars.peek() == Some(&'\'') {
+                chars.next();
+            } else {
+                return true;
+            }
+        }
+    }
+    false
 }
 
 /// The lines of a text (as `split('\n')` gives them), found through the
