@@ -22,7 +22,8 @@ import helm_differential  # noqa: E402
 VERBS = list("vdsqxXobOcUeEfFgGtT")
 ARGS = ["5", "-5", "0", "255", "-255", "1.5", "-0.25", "1e6", "3.0", '"abc"', '""', '"h\\u00e9llo"',
         "true", "nil", "(list 1 2)", '(dict "a" 1)', "(add 1 2)", '(list "a" 1.5)', "12345678",
-        "0.000012", "65", "1114112", '(list nil "a")', '(dict "k" nil)']
+        "0.000012", "65", "1114112", '(list nil "a")', '(dict "k" nil)', "(until 2)",
+        '(splitList "," "a,b")', "(chunk 1 (list 1 2))", '(regexFindAll "x" "y" -1)']
 
 
 def spec(rng):

@@ -183,6 +183,9 @@ pub fn keeps_objects(name: &str) -> bool {
             | "coalesce"
             | "deepCopy"
             | "mustDeepCopy"
+            // A type assertion's error names the value's own type.
+            | "dig"
+            | "call"
             // An `int64` is a number of seconds (nanoseconds), an `int` 0.
             | "duration"
             | "durationRound"
@@ -500,6 +503,10 @@ impl<'a, 'e> State<'a, 'e> {
                 // Go ranges over an integer of any type with values of
                 // that type.
                 let int64 = v.as_int64().is_some();
+                // The elements of a slice or map of a concrete element type
+                // (Sprig's `[]int`, Helm's `[]string`) are not `interface {}`
+                // values.
+                let concrete = matches!(v, Value::Object(_));
                 let v = match v {
                     Value::Object(o) => o.0.plain(),
                     v => v,
@@ -545,7 +552,7 @@ impl<'a, 'e> State<'a, 'e> {
                     return r;
                 }
                 // The elements of a list or map (an integer's are numbers).
-                let elements_iface = matches!(v, Value::List(_) | Value::Map(_));
+                let elements_iface = !concrete && matches!(v, Value::List(_) | Value::Map(_));
                 let outer = self.dot_iface;
                 for (idx, elem) in items {
                     self.vars.truncate(mark);
@@ -667,10 +674,14 @@ impl<'a, 'e> State<'a, 'e> {
                 return self.walk_fields(dot, self.dot_iface, *names, call);
             }
             Arg::Chain { node, fields, .. } => {
+                // (Go reports a field's error where the evaluation of the
+                // operand, or of the method's arguments, left the
+                // position: `<2>` in `(list 1 2).x`.)
                 self.at = At::Arg(first);
                 let recv = self.eval_arg(dot, node)?;
+                let at = self.at;
                 let call = self.method_args(dot, cmd, fin, has_args)?;
-                self.at = At::Arg(first);
+                self.at = at;
                 return self.walk_fields(&recv, false, *fields, call);
             }
             Arg::Ident { name, .. } => {
@@ -750,7 +761,7 @@ impl<'a, 'e> State<'a, 'e> {
                 {
                     return r
                         .map(Cow::Owned)
-                        .map_err(|e| self.err(format!("error calling {name}: {e}")));
+                        .map_err(|e| self.err(method_error(name, e)));
                 }
                 if call.is_some() {
                     return Err(self.err(format!("{name} is not a method but has arguments")));
@@ -764,7 +775,7 @@ impl<'a, 'e> State<'a, 'e> {
                 if let Some(r) = o.0.call(name, call.unwrap_or(&[])) {
                     return r
                         .map(Cow::Owned)
-                        .map_err(|e| self.err(format!("error calling {name}: {e}")));
+                        .map_err(|e| self.err(method_error(name, e)));
                 }
                 match o.0.field(name) {
                     Some(_) if call.is_some() => {
@@ -851,7 +862,6 @@ impl<'a, 'e> State<'a, 'e> {
             }
             Arg::Chain { node, fields, .. } => {
                 let recv = self.eval_arg(dot, node)?;
-                self.at = At::Arg(arg);
                 self.walk_fields(&recv, false, *fields, None)
             }
             Arg::Bool(_, b) => Ok(Value::Bool(*b)),
@@ -878,7 +888,6 @@ impl<'a, 'e> State<'a, 'e> {
             }
             Arg::Chain { node, fields, .. } => {
                 let recv = self.eval_arg(dot, node)?;
-                self.at = At::Arg(arg);
                 let (v, iface) = self.walk_fields_iface(&recv, false, *fields, None)?;
                 return self.validate(v, ty, iface);
             }
@@ -1059,11 +1068,29 @@ impl<'a, 'e> State<'a, 'e> {
             Ok(v) => Ok(v),
             Err(msg) => {
                 self.at = call_at;
+                // `call`'s error names its callee as written (see
+                // `NOT_A_FUNCTION`).
+                let msg = match msg.strip_prefix(NOT_A_FUNCTION) {
+                    Some(ty) => {
+                        let callee = match (args.first(), &vals[0]) {
+                            (Some(a), _) => a.show(self.src()).to_string(),
+                            (None, Value::Str(s)) => s.clone(),
+                            (None, v) => format!("<{} Value>", v.type_name()),
+                        };
+                        format!("non-function {callee} of type {ty}")
+                    }
+                    None => msg,
+                };
                 Err(self.err(format!("error calling {name}: {msg}")))
             }
         }
     }
 }
+
+/// What the builtin `call` returns for a value that is not a function
+/// (nothing in Helm's data is one), before the value's type: the caller
+/// adds the callee's text, which Go's message names.
+const NOT_A_FUNCTION: &str = "\u{0}not a function: ";
 
 /// A method of Helm's `Values` map type (`.Values.AsMap`, `.Table`,
 /// `.PathValue`, `.YAML`), which Go finds before a key of the same name;
@@ -1292,6 +1319,17 @@ fn eval_args(args: &[Value]) -> String {
     }
 }
 
+/// The error of a method call: Go checks the number and types of the
+/// arguments before the call (those errors stand alone); an error the
+/// method returns is `error calling NAME: ...`.
+fn method_error(name: &str, e: String) -> String {
+    if e.starts_with("wrong number of args for ") || e.starts_with("wrong type for value; ") {
+        e
+    } else {
+        format!("error calling {name}: {e}")
+    }
+}
+
 /// The arguments with every object as its plain data, but for integers of
 /// another Go type than `int` (Sprig's `int64`), which Go compares and
 /// indexes with as integers and names by their own type in errors.
@@ -1435,16 +1473,19 @@ fn incompatible(a: &Value, b: &Value) -> String {
     )
 }
 
+/// Go's `eq` of the arguments (objects as they are: errors name their
+/// types; compared as their plain data).
 fn eq(args: &[Value]) -> Result<Value, String> {
-    let a = &args[0];
+    let plain = plain_objects(args);
+    let a = &plain[0];
     if args.len() < 2 {
         return Err("missing argument for comparison".into());
     }
-    for b in &args[1..] {
+    for (i, b) in plain.iter().enumerate().skip(1) {
         let (ka, kb) = (kind(a), kind(b));
         let truth = if ka != kb {
             if !matches!(a, Value::Nil) && !matches!(b, Value::Nil) {
-                return Err(incompatible(a, b));
+                return Err(incompatible(&args[0], &args[i]));
             }
             false
         } else {
@@ -1454,6 +1495,7 @@ fn eq(args: &[Value]) -> Result<Value, String> {
                 // Go's `canCompare`: two values of different kinds (a list
                 // and a map) are refused before either is looked at.
                 (Value::List(_), Value::Map(_)) | (Value::Map(_), Value::List(_)) => {
+                    let (a, b) = (&args[0], &args[i]);
                     return Err(format!(
                         "non-comparable types {}, {}",
                         crate::template::value::sprintf(
@@ -1466,10 +1508,12 @@ fn eq(args: &[Value]) -> Result<Value, String> {
                         ),
                     ));
                 }
+                // (Go formats the reflect.Value with `%s`.)
                 (Value::List(_) | Value::Map(_), _) | (_, Value::List(_) | Value::Map(_)) => {
+                    let b = &args[i];
                     return Err(format!(
                         "non-comparable type {}: {}",
-                        sprint_value(b),
+                        crate::template::value::sprintf("%s", std::slice::from_ref(b)),
                         b.type_name()
                     ));
                 }
@@ -1589,6 +1633,11 @@ pub(crate) fn add_builtins(t: &mut Templates) {
         other => len_of(other),
     });
     t.add_func("index", 1, None, |_, a| index(&plain_objects(a)));
+    // Go's `call` of a function value: Helm's data holds none.
+    t.add_func("call", 1, None, |_, a| match &a[0] {
+        Value::Nil => Err("call of nil".into()),
+        v => Err(format!("{NOT_A_FUNCTION}{}", v.type_name())),
+    });
     t.add_func("slice", 1, None, |_, a| slice(a));
     t.add_func("print", 0, None, |_, a| Ok(Value::Str(sprint(a))));
     t.add_func("println", 0, None, |_, a| Ok(Value::Str(sprintln(a))));
@@ -1599,9 +1648,9 @@ pub(crate) fn add_builtins(t: &mut Templates) {
             other.type_name()
         )),
     });
-    t.add_func("eq", 1, None, |_, a| eq(&plain_objects(a)));
+    t.add_func("eq", 1, None, |_, a| eq(a));
     t.add_func("ne", 2, Some(2), |_, a| {
-        eq(&plain_objects(a)).map(|v| Value::Bool(!v.is_true()))
+        eq(a).map(|v| Value::Bool(!v.is_true()))
     });
     t.add_func("lt", 2, Some(2), |_, a| {
         let a = plain_objects(a);

@@ -58,6 +58,11 @@ pub trait Object: Send + Sync + std::fmt::Debug {
     fn is_nil(&self) -> bool {
         false
     }
+    /// The elements of a slice of another type than `[]interface {}`
+    /// ([`TypedSlice`]); `None` for other objects.
+    fn slice_items(&self) -> Option<&[Value]> {
+        None
+    }
     /// The integer a Go integer of another type than `int` holds
     /// ([`Int64`]): `fmt` formats it as an integer.
     fn as_int(&self) -> Option<i64> {
@@ -481,6 +486,10 @@ fn deep_value_level(v: &Value, depth: usize) -> Value {
     match v {
         Value::Map(m) => Value::Map(m.of_same_type(deep_copy_guarded(m, depth))),
         Value::List(l) => Value::List(l.iter().map(|e| deep_value(e, depth + 1)).collect()),
+        Value::Object(o) if let Some(items) = o.0.slice_items() => Value::typed_list(
+            items.iter().map(|e| deep_value(e, depth + 1)).collect(),
+            o.0.type_name(),
+        ),
         other => other.clone(),
     }
 }
@@ -578,7 +587,13 @@ impl Value {
                         walk(x, depth + 1, h)?;
                     }
                 }
-                Value::Object(_) => return None,
+                Value::Object(o) => {
+                    let items = o.0.slice_items()?;
+                    (7u8, o.0.type_name(), items.len()).hash(h);
+                    for x in items {
+                        walk(x, depth + 1, h)?;
+                    }
+                }
             }
             Some(())
         }
@@ -618,7 +633,19 @@ impl Value {
                 a.len() == b.len() && a.iter().zip(b).all(|(x, y)| x.same_by(y, maps, objects))
             }
             (Value::Map(a), Value::Map(b)) => maps(a, b),
-            (Value::Object(a), Value::Object(b)) => objects && a == b,
+            (Value::Object(a), Value::Object(b)) => {
+                if objects && a == b {
+                    return true;
+                }
+                match (a.0.slice_items(), b.0.slice_items()) {
+                    (Some(x), Some(y)) => {
+                        a.0.type_name() == b.0.type_name()
+                            && x.len() == y.len()
+                            && x.iter().zip(y).all(|(x, y)| x.same_by(y, maps, objects))
+                    }
+                    _ => false,
+                }
+            }
             _ => false,
         }
     }
@@ -718,6 +745,52 @@ impl Object for NilSlice {
     }
 }
 
+/// A Go slice of another element type than `interface {}`, not nil: what
+/// Sprig's `splitList`, `toStrings`, `sortAlpha`, `regexFindAll`,
+/// `regexSplit` and `keys` (`[]string`), `until` and `untilStep`
+/// (`[]int`) and `chunk` (`[][]interface {}`) return, and Helm's
+/// `.Files.Lines` (`[]string`). It prints, ranges, indexes and counts as a
+/// list and functions that take any value see its elements; its type
+/// shows where Go names it (`typeOf`, `%T`, `%#v`, errors such as `can't
+/// evaluate field x in type []int`), a parameter of type `[]interface {}`
+/// or `map[string]interface {}` refuses it, and `reflect.DeepEqual`
+/// (`has`, `uniq`, `without`) tells it from a `[]interface {}` of the same
+/// elements.
+#[derive(Debug)]
+pub struct TypedSlice {
+    pub type_name: &'static str,
+    pub items: Vec<Value>,
+}
+
+impl Object for TypedSlice {
+    fn type_name(&self) -> &'static str {
+        self.type_name
+    }
+    fn print(&self) -> String {
+        let mut out = String::new();
+        write_list(&mut out, &self.items, 0);
+        out
+    }
+    fn field(&self, _name: &str) -> Option<Value> {
+        None
+    }
+    fn call(&self, _name: &str, _args: &[Value]) -> Option<Result<Value, String>> {
+        None
+    }
+    fn plain(&self) -> Value {
+        Value::List(self.items.clone())
+    }
+    fn kind(&self) -> &'static str {
+        "slice"
+    }
+    fn is_true(&self) -> bool {
+        !self.items.is_empty()
+    }
+    fn slice_items(&self) -> Option<&[Value]> {
+        Some(&self.items)
+    }
+}
+
 /// A Go `int64`: what Sprig's integer arithmetic (`add`, `sub`, `mul`,
 /// `div`, `mod`, `add1`, `max`, `min`) and `int64` and `toDecimal` return.
 /// Other integers are `int` ([`Value::Int`]), and Go does not pass an
@@ -773,6 +846,21 @@ impl Value {
         }
     }
 
+    /// A slice of Go type `type_name` holding `items` ([`TypedSlice`]).
+    pub fn typed_list(items: Vec<Value>, type_name: &'static str) -> Value {
+        Value::Object(Obj(Arc::new(TypedSlice { type_name, items })))
+    }
+
+    /// The elements of a list, or of a slice of another Go type
+    /// ([`TypedSlice`]); `None` for other values.
+    pub fn list_items(&self) -> Option<&[Value]> {
+        match self {
+            Value::List(l) => Some(l),
+            Value::Object(o) => o.0.slice_items(),
+            _ => None,
+        }
+    }
+
     /// A nil slice of Go type `type_name` ([`NilSlice`]).
     pub fn nil_slice(type_name: &'static str) -> Value {
         Value::Object(Obj(Arc::new(NilSlice(type_name))))
@@ -789,8 +877,11 @@ impl Value {
                 if a == b {
                     return true;
                 }
-                if a.0.type_name() != b.0.type_name() {
+                if a.0.type_name() != b.0.type_name() || a.0.is_nil() != b.0.is_nil() {
                     return false;
+                }
+                if let (Some(x), Some(y)) = (a.0.slice_items(), b.0.slice_items()) {
+                    return x.len() == y.len() && x.iter().zip(y).all(|(x, y)| x.deep_equal(y));
                 }
                 match (a.0.as_int(), b.0.as_int()) {
                     (Some(x), Some(y)) => x == y,
@@ -821,8 +912,10 @@ impl Value {
     pub fn list_or_nil(items: Vec<Value>, type_name: &'static str) -> Value {
         if items.is_empty() {
             Value::nil_slice(type_name)
-        } else {
+        } else if type_name == "[]interface {}" {
             Value::List(items)
+        } else {
+            Value::typed_list(items, type_name)
         }
     }
 }
@@ -894,16 +987,7 @@ fn write_v_level(out: &mut String, v: &Value, depth: usize) {
         Value::Int(i) => out.push_str(&i.to_string()),
         Value::Float(f) => out.push_str(&format_float_g(*f, None, false)),
         Value::Str(s) => out.push_str(s),
-        Value::List(l) => {
-            out.push('[');
-            for (i, e) in l.iter().enumerate() {
-                if i > 0 {
-                    out.push(' ');
-                }
-                write_v_at(out, e, depth + 1);
-            }
-            out.push(']');
-        }
+        Value::List(l) => write_list(out, l, depth),
         Value::Map(m) => {
             out.push_str("map[");
             for (i, (k, e)) in m.read().iter().enumerate() {
@@ -918,6 +1002,18 @@ fn write_v_level(out: &mut String, v: &Value, depth: usize) {
         }
         Value::Object(o) => out.push_str(&o.0.print()),
     }
+}
+
+/// `%v` of a list's elements, at `depth`.
+fn write_list(out: &mut String, l: &[Value], depth: usize) {
+    out.push('[');
+    for (i, e) in l.iter().enumerate() {
+        if i > 0 {
+            out.push(' ');
+        }
+        write_v_at(out, e, depth + 1);
+    }
+    out.push(']');
 }
 
 /// `fmt.Sprint(args...)`: a space between operands when neither is a string.
@@ -1376,6 +1472,14 @@ fn go_syntax(v: &Value, sp: &Spec) -> Option<String> {
             let parts: Vec<String> = l.iter().map(elem).collect();
             format!("[]interface {{}}{{{}}}", parts.join(", "))
         }
+        // A slice of another type: `[]string{"a"}`, `common.VersionSet{...}`.
+        Value::Object(o) if o.0.kind() == "slice" && !o.0.is_nil() => {
+            let Value::List(l) = o.0.plain() else {
+                return None;
+            };
+            let parts: Vec<String> = l.iter().map(elem).collect();
+            format!("{}{{{}}}", o.0.type_name(), parts.join(", "))
+        }
         Value::Map(m) if m.is_nil() => format!("{}(nil)", m.type_name()),
         Value::Map(m) => {
             let parts: Vec<String> = m
@@ -1452,6 +1556,14 @@ fn fmt_value(verb: char, v: &Value, sp: &Spec) -> String {
         (_, Value::List(l)) if verb != 'T' => {
             let parts: Vec<String> = l.iter().map(element).collect();
             return format!("[{}]", parts.join(" "));
+        }
+        // A slice of another type (or a nil one) formats its elements the
+        // same way.
+        (_, Value::Object(o)) if verb != 'T' && o.0.kind() == "slice" => {
+            if let Value::List(l) = o.0.plain() {
+                let parts: Vec<String> = l.iter().map(element).collect();
+                return format!("[{}]", parts.join(" "));
+            }
         }
         (_, Value::Map(m)) if verb != 'T' => {
             let parts: Vec<String> = m

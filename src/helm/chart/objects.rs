@@ -197,11 +197,12 @@ impl Object for Files {
             "Lines" => one_str(args, name).and_then(|n| {
                 let s = self.text(n)?;
                 if s.is_empty() {
-                    return Ok(Value::List(Vec::new()));
+                    return Ok(Value::typed_list(Vec::new(), "[]string"));
                 }
                 let s = s.strip_suffix('\n').unwrap_or(&s);
-                Ok(Value::List(
+                Ok(Value::typed_list(
                     s.split('\n').map(|l| Value::Str(l.to_string())).collect(),
+                    "[]string",
                 ))
             }),
             "AsConfig" => no_args(args, name)
@@ -595,11 +596,14 @@ mod tests {
             g.0.call("AsConfig", &[]).unwrap().unwrap(),
             Value::Str("a.conf: |\n  x=1\n  y=2".into())
         );
+        let lines = f
+            .call("Lines", &[Value::Str("files/a.conf".into())])
+            .unwrap()
+            .unwrap();
+        assert_eq!(lines.type_name(), "[]string");
         assert_eq!(
-            f.call("Lines", &[Value::Str("files/a.conf".into())])
-                .unwrap()
-                .unwrap(),
-            Value::List(vec![Value::Str("x=1".into()), Value::Str("y=2".into())])
+            lines.list_items(),
+            Some(&[Value::Str("x=1".into()), Value::Str("y=2".into())][..])
         );
         assert_eq!(
             f.call("Get", &[Value::Str("nope".into())])

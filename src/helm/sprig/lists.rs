@@ -33,6 +33,9 @@ fn list_arg<'a>(
 ) -> Result<std::borrow::Cow<'a, [Value]>, String> {
     match v {
         Value::List(l) => Ok(std::borrow::Cow::Borrowed(l)),
+        Value::Object(o) if let Some(items) = o.0.slice_items() => {
+            Ok(std::borrow::Cow::Borrowed(items))
+        }
         // A slice of Helm's own type (`.Capabilities.APIVersions`), which
         // the functions that keep objects receive as it is.
         Value::Object(o) if o.0.kind() == "slice" => match o.0.plain() {
@@ -79,7 +82,7 @@ fn chunk(size: i64, l: &[Value]) -> Result<Value, String> {
         let from = (i * size) as usize;
         out.push(Value::List(l[from..from + len as usize].to_vec()));
     }
-    Ok(Value::List(out))
+    Ok(Value::typed_list(out, "[][]interface {}"))
 }
 
 /// The type a failed Go type assertion names: `nil` for a nil interface.
@@ -268,7 +271,15 @@ pub(super) fn add(t: &mut Templates) {
             if from < 0 || to > len || from > to {
                 return Err("reflect.Value.Slice: slice index out of bounds".into());
             }
-            Ok(Value::List(l[from as usize..to as usize].to_vec()))
+            let part = l[from as usize..to as usize].to_vec();
+            // Go's reflection slices the slice it was given: a `[]string`
+            // stays one.
+            Ok(match &a[0] {
+                Value::Object(o) if o.0.slice_items().is_some() => {
+                    Value::typed_list(part, o.0.type_name())
+                }
+                _ => Value::List(part),
+            })
         });
     }
     t.add_func("concat", 0, None, |_, a| {
@@ -350,7 +361,7 @@ pub(super) fn add(t: &mut Templates) {
                 out.extend(m.keys().into_iter().map(Value::Str));
             }
         }
-        Ok(Value::List(out))
+        Ok(Value::typed_list(out, "[]string"))
     });
     t.add_func("values", 1, Some(1), |_, a| {
         Ok(Value::List(

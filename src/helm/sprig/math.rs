@@ -164,7 +164,7 @@ pub fn until_step(start: i64, stop: i64, step: i64) -> Vec<i64> {
 }
 
 fn ints(v: Vec<i64>) -> Value {
-    Value::List(v.into_iter().map(Value::Int).collect())
+    Value::typed_list(v.into_iter().map(Value::Int).collect(), "[]int")
 }
 
 fn seq(p: &[i64]) -> String {

@@ -20,7 +20,7 @@ fn s(v: String) -> Result<Value, String> {
 }
 
 fn str_list(v: Vec<String>) -> Value {
-    Value::List(v.into_iter().map(Value::Str).collect())
+    Value::typed_list(v.into_iter().map(Value::Str).collect(), "[]string")
 }
 
 /// Sprig's `strslice` (`toStrings`): list elements as strings (nils
