@@ -294,3 +294,72 @@ fn clock_is_read_once_and_source_date_epoch_fixes_it() {
         "{err}"
     );
 }
+
+/// A symbolic link in a chart directory that leads nowhere: Helm fails
+/// with `filepath.EvalSymlinks`'s error on the link's absolute path (the
+/// first step of the path that is missing, or a loop, or a file used as a
+/// directory). The charts are made here (links cannot be recorded with an
+/// absolute path that holds); the live test compares the messages with
+/// Helm's.
+#[test]
+fn links_leading_nowhere_fail_as_live_helm() {
+    let scratch = common::scratch("helm-links");
+    let root: &Path = &scratch;
+    std::fs::create_dir_all(root.join("real")).unwrap();
+    std::fs::write(root.join("real/f"), "x\n").unwrap();
+    let links: [(&str, &[(&str, &str)]); 6] = [
+        ("up", &[("LICENSE", "../../nope")]),
+        ("nested", &[("sub/y", "missing/x")]),
+        ("through-dotdot", &[("sub/z", "../real/dir/x")]),
+        ("loop", &[("loop1", "loop2"), ("loop2", "loop1")]),
+        ("file-as-dir", &[("w", "../real/f/x")]),
+        ("absolute", &[("abs", "ABS/real/../nope")]),
+    ];
+    let helm = helm_binary();
+    let home = root.join("home");
+    for (name, made) in links {
+        let chart = root.join(name);
+        std::fs::create_dir_all(chart.join("templates")).unwrap();
+        std::fs::create_dir_all(chart.join("sub")).unwrap();
+        std::fs::write(
+            chart.join("Chart.yaml"),
+            "apiVersion: v2\nname: c\nversion: 0.1.0\n",
+        )
+        .unwrap();
+        std::fs::write(chart.join("templates/cm.yaml"), "a: 1\n").unwrap();
+        for (link, target) in made {
+            let target = target.replace("ABS", &root.display().to_string());
+            std::os::unix::fs::symlink(target, chart.join(link)).unwrap();
+        }
+        let out = Command::new(env!("CARGO_BIN_EXE_flate"))
+            .args(["helm", "template", name, "--name", "r"])
+            .current_dir(root)
+            .output()
+            .unwrap();
+        let err = String::from_utf8_lossy(&out.stderr).into_owned();
+        assert!(!out.status.success(), "{name}: {err}");
+        assert!(
+            err.contains(&format!("error evaluating symlink {}/", chart.display())),
+            "{name}: {err}"
+        );
+        let Some(bin) = &helm else { continue };
+        let live = helm_home(
+            Command::new(bin)
+                .args(["template", "r", name])
+                .current_dir(root),
+            &home,
+        )
+        .output()
+        .unwrap();
+        let want = String::from_utf8_lossy(&live.stderr);
+        let want = want
+            .lines()
+            .find(|l| l.starts_with("Error: "))
+            .unwrap_or_default();
+        assert!(!live.status.success(), "{name}: helm rendered it");
+        assert_eq!(err.lines().next().unwrap_or_default(), want, "{name}");
+    }
+    if helm.is_none() {
+        println!("SKIPPED (live side): helm is not on PATH and FLATE_HELM is not set");
+    }
+}

@@ -6,7 +6,7 @@
 
 use std::collections::BTreeMap;
 use std::io::Read;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
@@ -93,6 +93,83 @@ fn io_text(e: &std::io::Error) -> String {
         std::io::ErrorKind::PermissionDenied => "permission denied".into(),
         _ => e.to_string(),
     }
+}
+
+/// Helm's error for an entry of a chart directory that cannot be followed
+/// (a symbolic link leading nowhere): Go's `filepath.EvalSymlinks` of its
+/// absolute path fails where a step of the path is missing.
+fn symlink_error(path: &Path, e: &std::io::Error) -> String {
+    let abs = go_getwd().map_or_else(|| path.to_path_buf(), |d| d.join(path));
+    let abs = crate::helm::sprig::other::clean(&abs.to_string_lossy());
+    match eval_symlinks_failure(&abs) {
+        Some(why) => format!("error evaluating symlink {abs}: {why}"),
+        None => format!("{}: {}", path.display(), io_text(e)),
+    }
+}
+
+/// The working directory as Go's `os.Getwd` gives it: `$PWD` when it is
+/// absolute and names the same directory (the path the shell took, links
+/// and all), else the kernel's.
+fn go_getwd() -> Option<PathBuf> {
+    use std::os::unix::fs::MetadataExt;
+    let dot = std::fs::metadata(".").ok()?;
+    if let Some(pwd) = std::env::var_os("PWD").map(PathBuf::from)
+        && pwd.is_absolute()
+        && std::fs::metadata(&pwd).is_ok_and(|m| m.dev() == dot.dev() && m.ino() == dot.ino())
+    {
+        return Some(pwd);
+    }
+    std::env::current_dir().ok()
+}
+
+/// Why Go's `filepath.EvalSymlinks` of the absolute path `abs` fails
+/// (`lstat STEP: no such file or directory` at the first step missing,
+/// links followed as it follows them); `None` when it does not.
+fn eval_symlinks_failure(abs: &str) -> Option<String> {
+    let mut rest: std::collections::VecDeque<String> = abs
+        .split('/')
+        .filter(|c| !c.is_empty())
+        .map(String::from)
+        .collect();
+    let mut dest = String::new();
+    let mut links = 0;
+    while let Some(c) = rest.pop_front() {
+        match c.as_str() {
+            "." => continue,
+            ".." => {
+                if let Some(i) = dest.rfind('/') {
+                    dest.truncate(i);
+                }
+                continue;
+            }
+            _ => {}
+        }
+        let step = format!("{dest}/{c}");
+        let meta = match std::fs::symlink_metadata(&step) {
+            Ok(m) => m,
+            Err(e) => return Some(format!("lstat {step}: {}", io_text(&e))),
+        };
+        if !meta.file_type().is_symlink() {
+            if !meta.is_dir() && !rest.is_empty() {
+                return Some("not a directory".into());
+            }
+            dest = step;
+            continue;
+        }
+        links += 1;
+        if links > 255 {
+            return Some("EvalSymlinks: too many links".into());
+        }
+        let target = std::fs::read_link(&step).ok()?;
+        let target = target.to_string_lossy();
+        if target.starts_with('/') {
+            dest.clear();
+        }
+        for (i, part) in target.split('/').filter(|p| !p.is_empty()).enumerate() {
+            rest.insert(i, part.to_string());
+        }
+    }
+    None
 }
 
 /// `.helmignore` rules (Helm's `pkg/ignore`).
@@ -339,7 +416,8 @@ fn walk(
             crate::fs::opened::Kind::File => (false, true),
             crate::fs::opened::Kind::Other => (false, false),
             crate::fs::opened::Kind::Unknown => {
-                let meta = std::fs::metadata(&path).map_err(stat_err)?;
+                let meta = std::fs::metadata(&path)
+                    .map_err(|e| ChartError::at(symlink_error(&path, &e), &path))?;
                 (meta.is_dir(), meta.is_file())
             }
         };
