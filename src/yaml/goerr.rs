@@ -332,8 +332,7 @@ fn after_quoted_scalar(text: &str, e: &ParseError) -> AfterQuoted {
                 .map(|l| l.len() + 1)
                 .sum::<usize>()
                 + line.char_indices().nth(col).map_or(line.len(), |(i, _)| i);
-            let closed = super::parse::skip_quoted(&mut text[start + 1..].chars().peekable(), q);
-            if !closed {
+            if super::parse::close_offset(&text[start + 1..], q).is_none() {
                 return AfterQuoted::Unterminated;
             }
         }
@@ -414,26 +413,20 @@ fn after_quoted_scalar(text: &str, e: &ParseError) -> AfterQuoted {
 /// line.
 fn quoted_scalar_start(before: &str) -> usize {
     let mut start = 0;
-    let mut chars = before.char_indices().peekable();
+    let mut i = 0;
     let mut prev_blank = true;
-    while let Some((i, c)) = chars.next() {
+    while let Some(c) = before[i..].chars().next() {
         if matches!(c, '"' | '\'') && prev_blank {
             start = i;
-            while let Some((_, q)) = chars.next() {
-                if c == '"' && q == '\\' {
-                    chars.next();
-                } else if q == c {
-                    if c == '\'' && chars.peek().is_some_and(|&(_, n)| n == '\'') {
-                        chars.next();
-                    } else {
-                        break;
-                    }
-                }
+            match super::parse::close_offset(&before[i + 1..], c) {
+                Some(end) => i += 1 + end,
+                None => break,
             }
             prev_blank = false;
             continue;
         }
         prev_blank = c == ' ' || c == '\t';
+        i += c.len_utf8();
     }
     start
 }

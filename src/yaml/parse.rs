@@ -393,7 +393,7 @@ fn open_quote(line: &str) -> Option<(char, usize)> {
 
 /// Where the quoted text `rest` (after the opening quote or on a
 /// continuation line) closes: the byte offset after the closing quote.
-fn close_offset(rest: &str, quote: char) -> Option<usize> {
+pub(crate) fn close_offset(rest: &str, quote: char) -> Option<usize> {
     let mut chars = rest.char_indices().peekable();
     while let Some((i, c)) = chars.next() {
         if quote == '"' && c == '\\' {
@@ -1016,35 +1016,14 @@ fn leading_tab(line: &str) -> Option<usize> {
 fn quote_end(lines: &Lines, line: usize, col: usize, q: char) -> usize {
     let mut skip = col + 1;
     for l in line..=lines.len() {
-        let mut chars = lines.line(l - 1).chars().skip(skip).peekable();
+        let text = lines.line(l - 1);
+        let from = text.char_indices().nth(skip).map_or(text.len(), |(i, _)| i);
         skip = 0;
-        if skip_quoted(&mut chars, q) {
+        if close_offset(&text[from..], q).is_some() {
             return l;
         }
     }
     usize::MAX
-}
-
-/// Reads a quoted scalar's characters after its opening quote `q`, up to
-/// and with the closing one (`\` escapes the next character in a
-/// double-quoted scalar, `''` is a quote in a single-quoted one): whether
-/// it closes before the characters end.
-pub(crate) fn skip_quoted(
-    chars: &mut std::iter::Peekable<impl Iterator<Item = char>>,
-    q: char,
-) -> bool {
-    while let Some(c) = chars.next() {
-        if q == '"' && c == '\\' {
-            chars.next();
-        } else if c == q {
-            if q == '\'' && chars.peek() == Some(&'\'') {
-                chars.next();
-            } else {
-                return true;
-            }
-        }
-    }
-    false
 }
 
 /// The lines of a text (as `split('\n')` gives them), found through the
