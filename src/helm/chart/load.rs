@@ -99,8 +99,8 @@ fn io_text(e: &std::io::Error) -> String {
 /// (a symbolic link leading nowhere): Go's `filepath.EvalSymlinks` of its
 /// absolute path fails where a step of the path is missing.
 fn symlink_error(path: &Path, e: &std::io::Error) -> String {
-    let abs = go_getwd().map_or_else(|| path.to_path_buf(), |d| d.join(path));
-    let abs = crate::helm::sprig::other::clean(&abs.to_string_lossy());
+    let cwd = go_getwd().unwrap_or_default();
+    let abs = crate::fs::normalize(&cwd, path).to_string_lossy().into_owned();
     match eval_symlinks_failure(&abs) {
         Some(why) => format!("error evaluating symlink {abs}: {why}"),
         None => format!("{}: {}", path.display(), io_text(e)),
