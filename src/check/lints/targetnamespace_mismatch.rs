@@ -3,7 +3,10 @@
 //! exactly one Namespace: the one its `namespace:` field names, else that
 //! Namespace's name, unless it is `default` and no `namespace:` is set)
 //! whose `spec.targetNamespace` names another namespace. The app deploys
-//! somewhere other than the folder says.
+//! somewhere other than the folder says. A kustomization listed there that
+//! sets a `namespace:` of its own puts its Kustomizations in that namespace
+//! (unless the overlay sets one too, which wins): they are not the
+//! overlay's.
 
 use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
@@ -54,12 +57,7 @@ fn overlay_namespace(ctx: &Ctx, kf: &KustFile) -> Option<String> {
     if names.len() != 1 {
         return None;
     }
-    let set = kf
-        .node
-        .as_ref()
-        .and_then(|n| n.get_str(&["namespace"]))
-        .filter(|n| !n.is_empty());
-    match set {
+    match namespace_field(kf) {
         Some(ns) => Some(ns.to_string()),
         // A directory that only annotates or labels the built-in `default`
         // namespace (a cluster's entry, a "foundation" layer) does not
@@ -69,9 +67,26 @@ fn overlay_namespace(ctx: &Ctx, kf: &KustFile) -> Option<String> {
     }
 }
 
+/// The non-empty `namespace:` field of a kustomization.
+fn namespace_field(kf: &KustFile) -> Option<&str> {
+    kf.node
+        .as_ref()
+        .and_then(|n| n.get_str(&["namespace"]))
+        .filter(|n| !n.is_empty())
+}
+
 /// Flux Kustomization documents listed under `kf`, not crossing into
-/// another namespace overlay: (file, line).
-fn listed(ctx: &Ctx, kf: &KustFile, seen: &mut HashSet<PathBuf>, out: &mut Vec<(PathBuf, usize)>) {
+/// another namespace overlay: (file, line). With `own` (the overlay's
+/// namespace when the overlay sets no `namespace:` field, which would
+/// override theirs), not into a kustomization whose `namespace:` puts its
+/// objects in another namespace either.
+fn listed(
+    ctx: &Ctx,
+    kf: &KustFile,
+    own: Option<&str>,
+    seen: &mut HashSet<PathBuf>,
+    out: &mut Vec<(PathBuf, usize)>,
+) {
     if !seen.insert(kf.dir.clone()) {
         return;
     }
@@ -87,8 +102,9 @@ fn listed(ctx: &Ctx, kf: &KustFile, seen: &mut HashSet<PathBuf>, out: &mut Vec<(
     for d in &kf.resource_dirs {
         if let Some(child) = ctx.env.kfiles.get(d)
             && overlay_namespace(ctx, child).is_none()
+            && own.is_none_or(|ns| namespace_field(child).is_none_or(|n| n == ns))
         {
-            listed(ctx, child, seen, out);
+            listed(ctx, child, own, seen, out);
         }
     }
 }
@@ -109,7 +125,8 @@ pub fn run(ctx: &Ctx, out: &mut Vec<Finding>) {
             continue;
         };
         let mut found = Vec::new();
-        listed(ctx, kf, &mut HashSet::new(), &mut found);
+        let own = namespace_field(kf).is_none().then_some(ns.as_str());
+        listed(ctx, kf, own, &mut HashSet::new(), &mut found);
         for (file, line) in found {
             let objects = by_origin.get(&(file.as_path(), line));
             for &(pk, o) in objects.into_iter().flatten() {

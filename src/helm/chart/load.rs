@@ -100,7 +100,9 @@ fn io_text(e: &std::io::Error) -> String {
 /// absolute path fails where a step of the path is missing.
 fn symlink_error(path: &Path, e: &std::io::Error) -> String {
     let cwd = go_getwd().unwrap_or_default();
-    let abs = crate::fs::normalize(&cwd, path).to_string_lossy().into_owned();
+    let abs = crate::fs::normalize(&cwd, path)
+        .to_string_lossy()
+        .into_owned();
     match eval_symlinks_failure(&abs) {
         Some(why) => format!("error evaluating symlink {abs}: {why}"),
         None => format!("{}: {}", path.display(), io_text(e)),
