@@ -16,6 +16,7 @@ whose output is random by design are left out. Numbers include Sprig's
 Usage: tools/sprig_differential.py FLATE HELM [COUNT] [SEED]
 Prints one line per differing call and a summary.
 """
+import json
 import os
 import sys
 
@@ -76,12 +77,40 @@ FUNCS = {
     "mustToJson": "a", "toToml": "a", "eq": "aa*", "ne": "aa", "lt": "aa", "le": "aa",
     "gt": "aa", "ge": "aa", "and": "aa*", "or": "aa*", "not": "a", "index": "aa*",
     "slice": "la*", "atLeast": None,
-    "semverCompare": "cv", "semver": "v",
+    "semverCompare": "cv", "semver": "v", "urlParse": "u",
 }
 FUNCS = {k: v for k, v in FUNCS.items() if v}
 
 
+def url(rng):
+    """A URL (a Go string literal) drawn from parts Go's url.Parse treats
+    apart: schemes good and bad, user info, host names, ports, IP literals
+    (IPv4, IPv6, zones, junk), %-escapes (valid, short, not hex, control
+    characters), queries and fragments."""
+    pick = rng.choice
+    scheme = pick(["http:", "HTTPS:", "s3+x.y:", "1a:", ":", "ht_tp:", "", "", "mailto:"])
+    user = pick(["", "", "u@", "u:p@", "u:p:q@", "u@v@", "@", "u%zz@", "u{@", "%41@", "ü@"])
+    host = pick(["h", "example.com", "a b", "a%41", "a%C3%A9", "h%25", "a{b}", "a]b", "x[::1]",
+                 "[::1]", "[::1", "[a]", "[1.2.3.4]", "[::ffff:1.2.3.4]", "[fe80::1%25en0]",
+                 "[fe80::1%en0]", "[::1%25]", "[1::2::3]", "[1:2:3:4:5:6:7:8:9]", "[::1]]",
+                 "[v1.x]", "[12345::]", "[::1.2.3]", "[1:2:3:4:5:6:1.2.3.4]", "%", "h%2", ""])
+    port = pick(["", "", ":80", ":", ":x", ":8%30", "%3a80", ":65536"])
+    path = pick(["", "/", "/a b", "/a%20b", "/%zz", "/%", "/%2", "/a%2Fb", "/é", "/a?", "x/y",
+                 "a:b/c", "//p", "/\u0001", "/\u007f", "/a;b=c"])
+    query = pick(["", "", "?", "?x=1&y=%zz", "?a?b", "?q=é"])
+    frag = pick(["", "", "#", "#f", "#f%21", "#a%zz", "#x y"])
+    if scheme == "mailto:" or rng.random() < 0.15:
+        text = scheme + user + host + path + query + frag
+    else:
+        text = scheme + "//" + user + host + port + path + query + frag
+    if rng.random() < 0.05:
+        text = "*"
+    return json.dumps(text, ensure_ascii=False)
+
+
 def arg(rng, kind):
+    if kind == "u":
+        return url(rng) if rng.random() < 0.9 else rng.choice(STRINGS)
     if kind == "c":
         return rng.choice(CONSTRAINTS)
     if kind == "v":

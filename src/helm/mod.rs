@@ -5,6 +5,7 @@
 
 pub mod chart;
 pub mod funcs;
+pub mod gonet;
 pub mod json;
 pub mod semver;
 pub mod signatures;

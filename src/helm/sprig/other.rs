@@ -70,88 +70,26 @@ pub fn ext(p: &str) -> String {
     String::new()
 }
 
-fn percent_decode(s: &str) -> String {
-    let b = s.as_bytes();
-    let mut out = Vec::new();
-    let mut i = 0;
-    while i < b.len() {
-        if b[i] == b'%'
-            && i + 2 < b.len()
-            && let Some(v) = std::str::from_utf8(&b[i + 1..i + 3])
-                .ok()
-                .and_then(|h| u8::from_str_radix(h, 16).ok())
-        {
-            out.push(v);
-            i += 3;
-            continue;
-        }
-        out.push(b[i]);
-        i += 1;
-    }
-    String::from_utf8_lossy(&out).into_owned()
-}
-
-/// The parts of a URL as Go's `url.Parse` splits them (`urlParse`).
-fn url_parse(raw: &str) -> BTreeMap<String, Value> {
-    let (rest, fragment) = match raw.split_once('#') {
-        Some((r, f)) => (r, percent_decode(f)),
-        None => (raw, String::new()),
-    };
-    let mut scheme = String::new();
-    let mut rest = rest;
-    if let Some(i) = rest.find(':') {
-        let cand = &rest[..i];
-        if !cand.is_empty()
-            && cand.chars().next().is_some_and(|c| c.is_ascii_alphabetic())
-            && cand
-                .chars()
-                .all(|c| c.is_ascii_alphanumeric() || "+-.".contains(c))
-        {
-            scheme = cand.to_ascii_lowercase();
-            rest = &rest[i + 1..];
-        }
-    }
-    let (rest, query) = match rest.split_once('?') {
-        Some((r, q)) => (r, q.to_string()),
-        None => (rest, String::new()),
-    };
-    let (mut host, mut userinfo, mut path, mut opaque) =
-        (String::new(), String::new(), String::new(), String::new());
-    if !scheme.is_empty() && !rest.starts_with('/') {
-        opaque = rest.to_string();
-    } else if let Some(auth) = rest.strip_prefix("//") {
-        let end = auth.find('/').unwrap_or(auth.len());
-        let authority = &auth[..end];
-        path = percent_decode(&auth[end..]);
-        match authority.rsplit_once('@') {
-            Some((u, h)) => {
-                userinfo = u.to_string();
-                host = h.to_string();
-            }
-            None => host = authority.to_string(),
-        }
-    } else {
-        path = percent_decode(rest);
-    }
-    let hostname = if let Some(h) = host.strip_prefix('[') {
-        h.split(']').next().unwrap_or("").to_string()
-    } else {
-        host.split(':').next().unwrap_or("").to_string()
-    };
+/// The parts of a URL as Go's `url.Parse` splits them (`urlParse`), or
+/// Sprig's panic when it cannot.
+fn url_parse(raw: &str) -> Result<BTreeMap<String, Value>, String> {
+    let u = crate::helm::gonet::parse_url(raw.as_bytes())
+        .map_err(|e| format!("unable to parse url: {e}"))?;
+    let text = |b: &[u8]| Value::Str(String::from_utf8_lossy(b).into_owned());
     let mut m = BTreeMap::new();
     for (k, v) in [
-        ("scheme", scheme),
-        ("host", host),
-        ("hostname", hostname),
-        ("path", path),
-        ("query", query),
-        ("opaque", opaque),
-        ("fragment", fragment),
-        ("userinfo", userinfo),
+        ("scheme", Value::Str(u.scheme.clone())),
+        ("host", text(&u.host)),
+        ("hostname", text(u.hostname())),
+        ("path", text(&u.path)),
+        ("query", text(&u.raw_query)),
+        ("opaque", text(&u.opaque)),
+        ("fragment", text(&u.fragment)),
+        ("userinfo", text(&u.userinfo())),
     ] {
-        m.insert(k.to_string(), Value::Str(v));
+        m.insert(k.to_string(), v);
     }
-    m
+    Ok(m)
 }
 
 /// Go's `url.URL.String` for the parts `urlJoin` takes.
@@ -343,7 +281,7 @@ pub(super) fn add(t: &mut Templates) {
         });
     }
     t.add_func("urlParse", 1, Some(1), |_, a| {
-        Ok(Value::map(url_parse(want_str(&a[0], "urlParse")?)))
+        Ok(Value::map(url_parse(want_str(&a[0], "urlParse")?)?))
     });
     t.add_func("urlJoin", 1, Some(1), |_, a| {
         url_join(&dict_arg(&a[0], "urlJoin")?.read()).map(Value::Str)
@@ -391,12 +329,12 @@ mod tests {
 
     #[test]
     fn urls_round_trip() {
-        let m = url_parse("https://u:p@example.com:8080/a%20b?x=1#f");
+        let m = url_parse("https://u:p@example.com:8080/a%20b?x=1#f").unwrap();
         assert_eq!(m["hostname"], Value::from("example.com"));
         assert_eq!(m["path"], Value::from("/a b"));
         assert_eq!(m["userinfo"], Value::from("u:p"));
         assert_eq!(
-            url_join(&url_parse("https://example.com/x?q=1")).unwrap(),
+            url_join(&url_parse("https://example.com/x?q=1").unwrap()).unwrap(),
             "https://example.com/x?q=1"
         );
     }
