@@ -1179,6 +1179,23 @@ const NOT_PRINTABLE: &[(u32, u32)] = &[
     (0x100000, 0x10fffd),
 ];
 
+/// Go's `strconv.QuoteRune` (`%q` of a rune): single-quoted, escaped as
+/// [`go_quote`] escapes, `'` escaped and `"` not.
+pub fn go_quote_rune(c: char) -> String {
+    quote_rune_with(c, go_quote)
+}
+
+fn quote_rune_with(c: char, quote: fn(&str) -> String) -> String {
+    let q = quote(&c.to_string());
+    let inner = &q[1..q.len() - 1];
+    let inner = match inner {
+        "\\\"" => "\"",
+        "'" => "\\'",
+        other => other,
+    };
+    format!("'{inner}'")
+}
+
 pub fn go_quote(s: &str) -> String {
     quote_with(s, go_is_print)
 }
@@ -1640,21 +1657,10 @@ fn fmt_scalar(verb: char, v: &Value, sp: &Spec) -> Option<String> {
                 .ok()
                 .and_then(char::from_u32)
                 .unwrap_or('\u{FFFD}');
-            {
-                let q = if sp.plus {
-                    go_quote_ascii(&c.to_string())
-                } else {
-                    go_quote(&c.to_string())
-                };
-                let inner = &q[1..q.len() - 1];
-                let inner = if inner == "\\\"" {
-                    "\""
-                } else if inner == "'" {
-                    "\\'"
-                } else {
-                    inner
-                };
-                format!("'{inner}'")
+            if sp.plus {
+                quote_rune_with(c, go_quote_ascii)
+            } else {
+                go_quote_rune(c)
             }
         }
         ('t', Value::Bool(b)) => b.to_string(),

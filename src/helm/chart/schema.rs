@@ -159,11 +159,13 @@ fn resolve_ref(base: Option<&str>, reference: &str) -> Option<String> {
 }
 
 /// A string as v6 quotes it: Go's `%q` between single quotes (a double
-/// quote left bare, a single quote escaped).
+/// quote left bare, a single quote escaped). v6 unescapes `\"` in the
+/// whole `%q` text, its closing quote included: a final backslash of the
+/// string then loses its escape (`'a\'` for `a\`).
 fn quote(s: &str) -> String {
-    let q = crate::template::value::go_quote(s);
+    let q = crate::template::value::go_quote(s).replace("\\\"", "\"");
     let inner = &q[1..q.len() - 1];
-    format!("'{}'", inner.replace("\\\"", "\"").replace('\'', "\\'"))
+    format!("'{}'", inner.replace('\'', "\\'"))
 }
 
 fn quote_list<S: AsRef<str>>(v: &[S]) -> String {
@@ -348,7 +350,15 @@ fn message(kind: &ValidationErrorKind, instance: &serde_json::Value) -> String {
             format!("unevaluated items {} not allowed", unexpected.join(", "))
         }
         K::FalseSchema => "false schema".into(),
-        K::Format { format } => format!("{} is not valid {format}", display(instance)),
+        K::Format { format } => {
+            let why = instance
+                .as_str()
+                .and_then(|s| super::schema_formats::problem(format, s));
+            match why {
+                Some(why) => format!("{} is not valid {format}: {why}", display(instance)),
+                None => format!("{} is not valid {format}", display(instance)),
+            }
+        }
         K::UniqueItems => match equal_items(instance) {
             Some((i, j)) => format!("items at {i} and {j} are equal"),
             None => "items are not unique".into(),
@@ -1063,8 +1073,17 @@ fn validate_one(
         draft,
         jsonschema::Draft::Draft4 | jsonschema::Draft::Draft6 | jsonschema::Draft::Draft7
     );
-    let validator = match jsonschema::options()
-        .should_validate_formats(formats)
+    let mut options = jsonschema::options().should_validate_formats(formats);
+    if formats {
+        // v6's own checks, under every draft: the crate's differ (and it
+        // knows some names only from later drafts).
+        for name in super::schema_formats::NAMES {
+            options = options.with_format(name, move |s| {
+                super::schema_formats::problem(name, s).is_none()
+            });
+        }
+    }
+    let validator = match options
         .with_retriever(Fetcher(asked.clone()))
         .build(&schema)
     {
@@ -1300,7 +1319,7 @@ mod tests {
                 // (the format fails first, and v6 checks nothing after it)
                 assert_eq!(
                     r.unwrap_err(),
-                    "- at '/ip': '[' is not valid ipv4\n",
+                    "- at '/ip': '[' is not valid ipv4: expected four decimals\n",
                     "{draft}"
                 );
             } else {

@@ -389,8 +389,30 @@ pub fn format(layout: &str, t: &Time) -> String {
     out
 }
 
+/// The time package's own quoting in its errors: as `strconv.Quote` for
+/// ASCII, but every byte of a character past ASCII (or below a space)
+/// written `\xNN`.
+fn time_quote(s: &str) -> String {
+    let mut out = String::from("\"");
+    for c in s.chars() {
+        if (c as u32) >= 0x80 || c < ' ' {
+            let mut buf = [0u8; 4];
+            for b in c.encode_utf8(&mut buf).bytes() {
+                out.push_str(&format!("\\x{b:02x}"));
+            }
+        } else {
+            if c == '"' || c == '\\' {
+                out.push('\\');
+            }
+            out.push(c);
+        }
+    }
+    out.push('"');
+    out
+}
+
 fn parse_error(layout: &str, value: &str, elem: &str, velem: &str) -> String {
-    use crate::template::value::go_quote as q;
+    let q = time_quote;
     format!(
         "parsing time {} as {}: cannot parse {} as {}",
         q(value),
@@ -427,8 +449,8 @@ pub fn parse(layout: &str, value: &str, loc: &TimeZone) -> Result<Time, String> 
             if !v.is_empty() {
                 return Err(format!(
                     "parsing time {}: extra text: {}",
-                    crate::template::value::go_quote(value),
-                    crate::template::value::go_quote(v)
+                    time_quote(value),
+                    time_quote(v)
                 ));
             }
             break;
@@ -478,7 +500,7 @@ pub fn parse(layout: &str, value: &str, loc: &TimeZone) -> Result<Time, String> 
                 if !(1..=12).contains(&n) {
                     return Err(format!(
                         "parsing time {}: month out of range",
-                        crate::template::value::go_quote(value)
+                        time_quote(value)
                     ));
                 }
                 month = n as u32;
@@ -625,7 +647,7 @@ pub fn parse(layout: &str, value: &str, loc: &TimeZone) -> Result<Time, String> 
     if m2 != month || d2 != day {
         return Err(format!(
             "parsing time {}: day out of range",
-            crate::template::value::go_quote(value)
+            time_quote(value)
         ));
     }
     let local_secs =
@@ -675,7 +697,7 @@ fn frac_nanos(digits: &str) -> u32 {
 
 /// Go's `time.ParseDuration`, in nanoseconds.
 pub fn parse_duration(text: &str) -> Result<i64, String> {
-    let q = crate::template::value::go_quote(text);
+    let q = time_quote(text);
     let invalid = || format!("time: invalid duration {q}");
     let (neg, mut s) = match text.as_bytes().first() {
         Some(b'-') => (true, &text[1..]),
@@ -716,7 +738,7 @@ pub fn parse_duration(text: &str) -> Result<i64, String> {
             other => {
                 return Err(format!(
                     "time: unknown unit {} in duration {q}",
-                    crate::template::value::go_quote(other)
+                    time_quote(other)
                 ));
             }
         };
