@@ -141,8 +141,13 @@ fn template_regressions() {
             "exceeded maximum template depth ({})",
             flate::template::exec::MAX_DEPTH
         );
+        let sets = format!(
+            "exceeded maximum template depth ({})",
+            flate::template::exec::MAX_NESTED_SETS
+        );
         assert!(
             err.contains(&depth)
+                || err.contains(&sets)
                 || err.contains("rendering template has a nested reference name")
                 || err.contains("nest deeper than the limit of 100 levels"),
             "{}: {}",

@@ -206,18 +206,28 @@ pub fn keeps_objects(name: &str) -> bool {
 pub struct Exec<'a> {
     pub templates: &'a Templates,
     depth: Cell<usize>,
+    /// How many [`Exec::execute_in`] calls (Helm's `tpl`) enclose this one.
+    nested_sets: usize,
     /// How many calls of each name are running (Helm's `include` limit).
     running: std::cell::RefCell<std::collections::HashMap<String, usize>>,
 }
 
 /// Deepest nesting of template calls: `template` actions and the calls
 /// functions make through [`Exec::execute`] and [`Exec::execute_in`]
-/// (Helm's `include` and `tpl`). Go allows 100,000 `template` levels on a
-/// stack that grows to 1 GB; this engine grows its stack on the heap as
-/// calls nest (no overflow on any thread) and stops at 10,000 levels with
-/// Go's message. (Helm stops a chain of `include`s of one name earlier, at
-/// 1,001: see [`Exec::enter_name`].)
-pub const MAX_DEPTH: usize = 10_000;
+/// (Helm's `include` and `tpl`). Go allows 100,000 levels on a stack that
+/// grows to 1 GB; this engine grows its stack on the heap as calls nest (no
+/// overflow on any thread) and stops there too, with Go's message. (Helm
+/// stops a chain of `include`s of one name earlier, at 1,001: see
+/// [`Exec::enter_name`].)
+pub const MAX_DEPTH: usize = 100_000;
+
+/// Deepest nesting of [`Exec::execute_in`] calls (Helm's `tpl` of a text
+/// that calls `tpl`). Helm has no limit of its own there: each level wraps
+/// the error of the one inside (Go's error text grows with the square of
+/// the depth), and Helm's stack overflows first, ending the process
+/// (`fatal error: stack overflow`). flate stops such a chain at 10,000
+/// levels with the depth error, naming this limit.
+pub const MAX_NESTED_SETS: usize = 10_000;
 
 /// Stack kept free before a call nests deeper, and the size of each new
 /// stack segment when it is not.
@@ -267,6 +277,12 @@ fn depth_error() -> Error {
     Error::plain(format!("exceeded maximum template depth ({MAX_DEPTH})"))
 }
 
+fn nested_sets_error() -> Error {
+    Error::plain(format!(
+        "exceeded maximum template depth ({MAX_NESTED_SETS})"
+    ))
+}
+
 impl Exec<'_> {
     /// Executes template `name` with `data` (for `include`-like
     /// functions), one level deeper than the caller.
@@ -306,6 +322,9 @@ impl Exec<'_> {
         if depth >= MAX_DEPTH {
             return Err(depth_error());
         }
+        if self.nested_sets >= MAX_NESTED_SETS {
+            return Err(nested_sets_error());
+        }
         if !set.has(name) {
             return Err(Error::plain(format!(
                 "no template {name:?} associated with template {:?}",
@@ -315,6 +334,7 @@ impl Exec<'_> {
         let ex = Exec {
             templates: set,
             depth: Cell::new(depth + 1),
+            nested_sets: self.nested_sets + 1,
             running: std::cell::RefCell::new(self.running.borrow().clone()),
         };
         let r = with_stack(|| ex.run(name, data));
@@ -355,6 +375,7 @@ pub(crate) fn execute(t: &Templates, name: &str, data: &Value) -> Result<String,
     let ex = Exec {
         templates: t,
         depth: Cell::new(0),
+        nested_sets: 0,
         running: Default::default(),
     };
     if !t.has(name) {
