@@ -23,7 +23,8 @@ pub struct Outcome {
 /// A string value, holding a variable, that substitution turned into
 /// another type, where that is a mistake whatever the object's schema:
 ///
-/// - it became null (the substituted text is empty, `null` or `~`);
+/// - it became null from an empty text (not from a `null` or `~` written
+///   in the variable or its default, which is meant);
 /// - its text changed (`1.10` read as the number 1.1, `0755` as 493, `on`
 ///   as true): the value applied is not the variable's value;
 /// - it became a number or a boolean in a field that is a string in every
@@ -32,7 +33,8 @@ pub struct Outcome {
 ///   rejects.
 ///
 /// Other changes are what these repositories write on purpose
-/// (`runAsUser: ${APP_UID}`, `replicas: ${REPLICAS}`): not reported here.
+/// (`runAsUser: ${APP_UID}`, `replicas: ${REPLICAS}`, `accessModes:
+/// ${MODES:=[]}`): not reported here.
 /// `flate check` validates the substituted objects against their schemas,
 /// which finds a number wherever a string is wanted.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -324,20 +326,34 @@ impl<'a> RetypeWalk<'a> {
                 }
             }
             (Node::Str(s), other) if s.contains("${") && !matches!(other, Node::Str(_)) => {
-                let why = if other.is_null() {
-                    RetypeReason::Null
-                } else {
-                    // The substituted text, as the text route reads it (a
-                    // value that became another type was printed plain).
-                    let same_text = envsubst::substitute(s, self.lookup, false)
-                        .is_ok_and(|t| other.scalar_text().as_deref() == Some(t.text.as_str()));
-                    if !same_text {
-                        RetypeReason::TextChanged
-                    } else if self.string_everywhere() {
-                        RetypeReason::StringField
+                // The substituted text, as the text route reads it (a
+                // value that became another type was printed plain).
+                let text = envsubst::substitute(s, self.lookup, false)
+                    .ok()
+                    .map(|t| t.text);
+                // A null, a list or a map written as such (`null`, `[]`,
+                // `{a: 1}`, in the variable or its default) is meant.
+                let written = text.as_deref().is_some_and(|t| {
+                    let t = t.trim();
+                    if other.is_null() {
+                        matches!(t, "null" | "Null" | "NULL" | "~")
                     } else {
+                        matches!(other, Node::Seq(_) | Node::Map(_))
+                    }
+                });
+                let why = if written {
+                    if !self.string_everywhere() {
                         return;
                     }
+                    RetypeReason::StringField
+                } else if other.is_null() {
+                    RetypeReason::Null
+                } else if other.scalar_text() != text {
+                    RetypeReason::TextChanged
+                } else if self.string_everywhere() {
+                    RetypeReason::StringField
+                } else {
+                    return;
                 };
                 self.out.push(Retyped {
                     path: self.printed_path(),
@@ -612,11 +628,12 @@ mod tests {
         );
     }
 
-    /// Which changes of type are reported: a value that became null, one
-    /// whose text changed, and a number or boolean where every Kubernetes
-    /// object wants a string; not a number where the author wrote a
-    /// variable for one (`runAsUser: ${UID}`), the idiom of these
-    /// repositories.
+    /// Which changes of type are reported: a value that became null from
+    /// an empty text, one whose text changed, and a number or boolean
+    /// where every Kubernetes object wants a string; not a number where
+    /// the author wrote a variable for one (`runAsUser: ${UID}`), the
+    /// idiom of these repositories, nor a null, a list or a map written as
+    /// such in a default (`${MODES:=[]}`).
     #[test]
     fn only_type_changes_that_are_mistakes_are_reported() {
         let text = r#"apiVersion: apps/v1
@@ -648,6 +665,10 @@ spec:
         - ${N}
         image: ${EMPTY}
         workingDir: ${MODE}
+        command: ${CMD:=null}
+        ports: ${PORTS:=[]}
+        resources: ${RES:={}}
+        stdin: ${NONE:=~}
 "#;
         let obj = crate::yaml::parse::parse_stream(text)
             .unwrap()
