@@ -414,21 +414,8 @@ pub(crate) fn from_yaml(text: &str) -> Result<Value, String> {
 }
 
 fn from_yaml_uncached(text: &str) -> Result<Value, String> {
-    use crate::yaml::parse::parse_stream_json_keys;
-    let first =
-        |docs: Vec<crate::yaml::Document>| docs.first().map_or(Value::Nil, |d| from_node(&d.node));
-    parse_stream_json_keys(text)
-        .map(first)
-        .or_else(|e| {
-            // go-yaml stops after the first document: an error past it
-            // does not count.
-            match crate::yaml::goerr::first_document_before(text, &e)
-                .and_then(|t| parse_stream_json_keys(t).ok())
-            {
-                Some(docs) => Ok(first(docs)),
-                None => Err(e),
-            }
-        })
+    crate::yaml::parse::parse_first_json_keys(text)
+        .map(|n| n.as_ref().map_or(Value::Nil, from_node))
         .map_err(|e| {
             format!(
                 "error converting YAML to JSON: yaml: {}",

@@ -99,14 +99,36 @@ pub fn first_document_before<'a>(text: &'a str, e: &ParseError) -> Option<&'a st
         }
         Some(at)
     };
-    if e.message.contains("<document start>") {
-        // Content after the first document's root node on its last line.
+    let at_error = || -> Option<&'a str> {
         let start = line_start(e.line)?;
         let offset = text[start..]
             .char_indices()
             .nth(e.col.saturating_sub(1))
             .map_or(text.len(), |(i, _)| start + i);
-        return Some(&text[..offset]);
+        Some(&text[..offset])
+    };
+    let reads = |t: &str| super::parse::parse_stream_json_keys(t).is_ok();
+    if e.message.contains("<document start>") {
+        // Content after the first document's root node: the document ends
+        // where the error is, or (the parser having read a key there) at
+        // the start of the error's line.
+        let cut = at_error()?;
+        if reads(cut) {
+            return Some(cut);
+        }
+        let line = &text[..line_start(e.line)?];
+        return reads(line).then_some(line);
+    }
+    if e.message == "invalid trailing content after double-quoted scalar"
+        && matches!(after_quoted_scalar(text, e), AfterQuoted::Expected(_))
+        && trailing(&rest_of_line(text, e)).is_some_and(|t| !t.indicator)
+    {
+        // A quoted scalar that is the whole first document, more text
+        // after it on its line.
+        let cut = at_error()?;
+        let root_scalar = super::parse::parse_stream_json_keys(cut)
+            .is_ok_and(|d| d.len() == 1 && matches!(d[0].node, super::Node::Str(_)));
+        return root_scalar.then_some(cut);
     }
     let is_marker = |l: &str| {
         ["---", "..."].iter().any(|m| {
@@ -267,6 +289,7 @@ fn translate(text: &str, e: &ParseError) -> (Option<usize>, String) {
             AfterQuoted::Expected(what) => {
                 at(Class::Parser, &format!("did not find expected {what}"))
             }
+            AfterQuoted::RequiredKey(line) => (Some(line), "could not find expected ':'".into()),
         };
     }
     if m == "illegal placement of ':' indicator"
@@ -316,6 +339,10 @@ enum AfterQuoted {
     Unreadable(&'static str),
     /// A token the parser does not expect there: what it expected.
     Expected(String),
+    /// A scalar where a key of a block collection must be (at its
+    /// indentation), never followed by a `:`: go-yaml's scanner gives up
+    /// on it at the next token, on this line.
+    RequiredKey(usize),
 }
 
 fn after_quoted_scalar(text: &str, e: &ParseError) -> AfterQuoted {
@@ -403,9 +430,202 @@ fn after_quoted_scalar(text: &str, e: &ParseError) -> AfterQuoted {
         AfterQuoted::Expected("key".into())
     } else if !words.is_empty() && words.iter().all(|w| *w == "-") {
         AfterQuoted::Expected("'-' indicator".into())
+    } else if words.is_empty()
+        && let Some(block) = required_key_block(&lines, e.line.saturating_sub(1))
+        && let Some(t) = trailing(&rest)
+    {
+        let at = e.line.saturating_sub(1);
+        match (t.indicator, block) {
+            (false, _) => AfterQuoted::RequiredKey(required_key_line(
+                &lines,
+                at,
+                line.len() - line.trim_start_matches(' ').len(),
+                t.plain_to_end,
+            )),
+            (true, Block::Sequence) => AfterQuoted::Expected("'-' indicator".into()),
+            (true, Block::Mapping) => AfterQuoted::Expected("key".into()),
+        }
     } else {
         AfterQuoted::Expected("key".into())
     }
+}
+
+/// What follows a quoted scalar on its line, as go-yaml's scanner reads
+/// it.
+struct Trailing {
+    /// A `:` that is a mapping's value indicator (outside any flow
+    /// collection or quoted scalar, before any comment): the scalar before
+    /// it is a key.
+    indicator: bool,
+    /// Whether a plain scalar runs to the end of the line (it may go on
+    /// over the next lines), rather than a comment, a flow collection or a
+    /// quoted scalar ending it.
+    plain_to_end: bool,
+}
+
+/// The tokens of `rest` (a line's text after a quoted scalar); `None`
+/// when a flow collection or a quoted scalar is not closed on the line.
+fn trailing(rest: &str) -> Option<Trailing> {
+    let b = rest.as_bytes();
+    let blank = |c: u8| c == b' ' || c == b'\t';
+    let mut t = Trailing {
+        indicator: false,
+        plain_to_end: false,
+    };
+    let mut i = 0;
+    loop {
+        while i < b.len() && blank(b[i]) {
+            i += 1;
+        }
+        let Some(&c) = b.get(i) else {
+            return Some(t);
+        };
+        match c {
+            b'#' => return Some(t),
+            b'"' | b'\'' => {
+                i += 1 + super::parse::close_offset(&rest[i + 1..], c as char)? + 1;
+                t.plain_to_end = false;
+            }
+            b'[' | b'{' => {
+                let mut depth = 0usize;
+                loop {
+                    match b.get(i)? {
+                        b'[' | b'{' => depth += 1,
+                        b']' | b'}' => depth -= 1,
+                        &q @ (b'"' | b'\'') => {
+                            i += super::parse::close_offset(&rest[i + 1..], q as char)? + 1;
+                        }
+                        _ => {}
+                    }
+                    i += 1;
+                    if depth == 0 {
+                        break;
+                    }
+                }
+                t.plain_to_end = false;
+            }
+            _ => {
+                // A plain scalar, up to a value indicator, a comment or the
+                // end of the line.
+                loop {
+                    match b.get(i) {
+                        None => {
+                            t.plain_to_end = true;
+                            return Some(t);
+                        }
+                        Some(b':') if b.get(i + 1).is_none_or(|&n| blank(n)) => {
+                            t.indicator = true;
+                            return Some(t);
+                        }
+                        Some(&c) if blank(c) && b.get(i + 1) == Some(&b'#') => break,
+                        Some(_) => i += 1,
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// The block collection whose entries stand at a column.
+#[derive(Clone, Copy, PartialEq)]
+enum Block {
+    Mapping,
+    Sequence,
+}
+
+/// For a scalar that starts line `at` (0-based) of `lines` (after its
+/// indentation): the block collection it stands in at that collection's
+/// indentation (the nearest line above at its indentation or less is an
+/// entry of a mapping or a sequence at the same column), where go-yaml
+/// requires a key; `None` elsewhere.
+fn required_key_block(lines: &[&str], at: usize) -> Option<Block> {
+    let indent = |l: &str| l.len() - l.trim_start_matches(' ').len();
+    let blank = |l: &str| {
+        let t = l.trim();
+        t.is_empty() || t.starts_with('#')
+    };
+    let col = indent(lines.get(at)?);
+    // The collections that have entries on a line, by column: its
+    // indentation for an entry, and after each `- ` the column of what
+    // follows when that is an entry too (`- x: 1` holds a mapping at 2).
+    let entries = |l: &str| {
+        let mut out = Vec::new();
+        let mut c = indent(l);
+        let mut rest = &l[c..];
+        loop {
+            if rest.trim_end() == "-" || rest.starts_with("- ") {
+                out.push((c, Block::Sequence));
+                let after = rest[1..].len() - rest[1..].trim_start_matches(' ').len();
+                c += 1 + after;
+                rest = &rest[1 + after..];
+            } else {
+                if rest.contains(": ") || rest.trim_end().ends_with(':') || rest.starts_with("? ") {
+                    out.push((c, Block::Mapping));
+                }
+                return out;
+            }
+        }
+    };
+    let above = lines[..at]
+        .iter()
+        .rev()
+        .find(|l| !blank(l) && indent(l) <= col)?;
+    if above.trim_start().starts_with("---") {
+        return None;
+    }
+    let block = entries(above)
+        .into_iter()
+        .find(|&(c, _)| c == col)
+        .map(|(_, block)| block)?;
+    if block == Block::Sequence && indent(above) == col {
+        // A sequence at its key's indentation (`a:` then `- 1`) is ended by
+        // a line at that column that is not an entry: the key is the
+        // mapping's.
+        let parent = lines[..at].iter().rev().find(|l| {
+            !blank(l) && indent(l) <= col && !(indent(l) == col && l.trim_start().starts_with('-'))
+        });
+        if parent.is_some_and(|l| indent(l) == col && l.trim_end().ends_with(':')) {
+            return Some(Block::Mapping);
+        }
+    }
+    Some(block)
+}
+
+/// The line go-yaml reports for the `:` a required key (the scalar
+/// starting line `at`, 0-based, at column `col`) never got: where its
+/// scanner stands once the key's line is behind it. A plain scalar running
+/// to the end of the line goes on over more indented lines and stops at
+/// the next other one (a comment's too); otherwise the next token is on
+/// the next line that is neither blank nor a comment. At the end of the
+/// text: its last line, or the line after the key's when the text ends on
+/// the key's line (go-yaml starts a line of its own there).
+fn required_key_line(lines: &[&str], at: usize, col: usize, plain_to_end: bool) -> usize {
+    let indent = |l: &str| l.len() - l.trim_start_matches(' ').len();
+    for (i, l) in lines.iter().enumerate().skip(at + 1) {
+        let t = l.trim();
+        if t.is_empty() {
+            continue;
+        }
+        if plain_to_end {
+            let continues = indent(l) > col
+                && !t.starts_with('#')
+                && !l.contains(": ")
+                && !l.trim_end().ends_with(':');
+            if !continues {
+                return i + 1;
+            }
+        } else if !t.starts_with('#') {
+            return i + 1;
+        }
+    }
+    let end = lines.len() - 1;
+    if end > at { end + 1 } else { at + 2 }
+}
+
+/// The text of `e`'s line from its column on.
+fn rest_of_line(text: &str, e: &ParseError) -> String {
+    let line = text.split('\n').nth(e.line.saturating_sub(1)).unwrap_or("");
+    line.chars().skip(e.col.saturating_sub(1)).collect()
 }
 
 /// Where the last quoted scalar of `before` (a line's text up to the end

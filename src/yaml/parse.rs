@@ -70,6 +70,23 @@ pub fn parse_stream_json_keys(text: &str) -> Result<Vec<Document>, ParseError> {
     parse(text, Schema::V2, true)
 }
 
+/// The first document of `text` as `sigs.k8s.io/yaml.Unmarshal` reads it
+/// (go-yaml stops after the first document: an error past it does not
+/// count); `None` for a text without one.
+pub fn parse_first_json_keys(text: &str) -> Result<Option<Node>, ParseError> {
+    let first = |docs: Vec<Document>| docs.into_iter().next().map(|d| d.node);
+    parse_stream_json_keys(text)
+        .map(first)
+        .or_else(|e| {
+            match super::goerr::first_document_before(text, &e)
+                .and_then(|t| parse_stream_json_keys(t).ok())
+            {
+                Some(docs) => Ok(first(docs)),
+                None => Err(e),
+            }
+        })
+}
+
 /// The one document of `text` as [`parse_stream_json_keys`] reads it, but
 /// with only the values of the top-level keys `keep` accepts built (see
 /// `fast::parse_head`); `None` when the quick reader does not take the

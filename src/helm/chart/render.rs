@@ -884,16 +884,13 @@ fn head(path: &str, doc: &str) -> Result<Head, ChartError> {
     if let Some(h) = super::head::read_quick(doc) {
         return h.map_err(|e| ChartError::new(format!("YAML parse error on {path}: {e}")));
     }
-    let node = crate::yaml::parse::parse_stream_json_keys(doc)
+    let node = crate::yaml::parse::parse_first_json_keys(doc)
         .map_err(|e| {
             ChartError::new(format!(
                 "YAML parse error on {path}: error converting YAML to JSON: yaml: {}",
                 crate::yaml::goerr::go_yaml_message(doc, &e)
             ))
         })?
-        .into_iter()
-        .next()
-        .map(|d| d.node)
         .unwrap_or(crate::yaml::Node::Null);
     super::head::read(&node, doc)
         .map_err(|e| ChartError::new(format!("YAML parse error on {path}: {e}")))
