@@ -1122,7 +1122,7 @@ fn enum_meta(schema: &serde_json::Value, draft: jsonschema::Draft) -> Result<(),
         D::Draft7 => "http://json-schema.org/draft-07/schema#",
         _ => return Ok(()),
     };
-    let Some((at, problem)) = bad_enum(schema, &mut String::new()) else {
+    let Some((at, problem)) = bad_enum(schema, draft, &mut String::new()) else {
         return Ok(());
     };
     Err(format!(
@@ -1133,18 +1133,31 @@ fn enum_meta(schema: &serde_json::Value, draft: jsonschema::Draft) -> Result<(),
 /// The JSON pointer (from `at`) and the fault of the first `enum` of the
 /// schema `s` that is empty or holds two equal items, following the places
 /// where drafts 4 to 7 have schemas.
-fn bad_enum(s: &serde_json::Value, at: &mut String) -> Option<(String, String)> {
+/// Only the keywords of the schema's draft hold schemas its meta-schema
+/// checks (`if`, `then` and `else` are words without meaning in draft 4
+/// or 6, `contains` and `propertyNames` in draft 4).
+fn bad_enum(
+    s: &serde_json::Value,
+    draft: jsonschema::Draft,
+    at: &mut String,
+) -> Option<(String, String)> {
+    use jsonschema::Draft as D;
     use serde_json::Value as J;
     let m = s.as_object()?;
     let len = at.len();
     let down = |at: &mut String, key: &str, v: &J| {
         at.push('/');
         at.push_str(&key.replace('~', "~0").replace('/', "~1"));
-        let r = bad_enum(v, at);
+        let r = bad_enum(v, draft, at);
         at.truncate(len);
         r
     };
-    for (k, v) in m {
+    let known = |k: &str| match k {
+        "contains" | "propertyNames" => draft != D::Draft4,
+        "if" | "then" | "else" => !matches!(draft, D::Draft4 | D::Draft6),
+        _ => true,
+    };
+    for (k, v) in m.iter().filter(|(k, _)| known(k)) {
         let found = match (k.as_str(), v) {
             ("enum", J::Array(a)) if a.is_empty() => {
                 Some((format!("{at}/enum"), "minItems: got 0, want 1".to_string()))
