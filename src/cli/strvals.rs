@@ -19,6 +19,8 @@
 
 use std::collections::BTreeMap;
 
+use flate::template::value::go_atoi as atoi;
+
 /// Parsed values, with Go's dynamic types.
 #[derive(Debug, Clone, PartialEq)]
 pub enum V {
@@ -473,16 +475,6 @@ fn set_index(mut list: Vec<V>, i: i64, v: V) -> (Vec<V>, Result<(), E>) {
     }
     list[i] = v;
     (list, Ok(()))
-}
-
-/// `strconv.Atoi`, with its error text.
-fn atoi(s: &str) -> Result<i64, String> {
-    let digits = s.strip_prefix(['+', '-']).unwrap_or(s);
-    if digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_digit()) {
-        return Err(format!("strconv.Atoi: parsing {}: invalid syntax", q(s)));
-    }
-    s.parse::<i64>()
-        .map_err(|_| format!("strconv.Atoi: parsing {}: value out of range", q(s)))
 }
 
 /// `typedVal`.

@@ -174,7 +174,7 @@ fn parse_host(host: &[u8]) -> Result<Vec<u8>, String> {
             return Err(invalid_port(port));
         }
         let inside = &host[1..close];
-        let name = match find(inside, b"%25") {
+        let name = match memchr::memmem::find(inside, b"%25") {
             Some(z) => {
                 let mut name = unescape(&inside[..z], Mode::Host)?;
                 name.extend(unescape(&inside[z..], Mode::Zone)?);
@@ -200,10 +200,6 @@ fn parse_host(host: &[u8]) -> Result<Vec<u8>, String> {
         }
     }
     unescape(host, Mode::Host)
-}
-
-fn find(hay: &[u8], needle: &[u8]) -> Option<usize> {
-    hay.windows(needle.len()).position(|w| w == needle)
 }
 
 /// Empty, or `:` and digits.

@@ -1196,6 +1196,20 @@ fn quote_rune_with(c: char, quote: fn(&str) -> String) -> String {
     format!("'{inner}'")
 }
 
+/// Go's `strconv.Atoi`: an optional sign and decimal digits that fit 64
+/// bits; the error is Go's.
+pub fn go_atoi(s: &str) -> Result<i64, String> {
+    let digits = s.strip_prefix(['+', '-']).unwrap_or(s);
+    if digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_digit()) {
+        return Err(format!(
+            "strconv.Atoi: parsing {}: invalid syntax",
+            go_quote(s)
+        ));
+    }
+    s.parse::<i64>()
+        .map_err(|_| format!("strconv.Atoi: parsing {}: value out of range", go_quote(s)))
+}
+
 pub fn go_quote(s: &str) -> String {
     quote_with(s, go_is_print)
 }

@@ -450,6 +450,11 @@ fn after_quoted_scalar(text: &str, e: &ParseError) -> AfterQuoted {
     }
 }
 
+/// The spaces a line starts with.
+fn indent(l: &str) -> usize {
+    l.len() - l.trim_start_matches(' ').len()
+}
+
 /// What follows a quoted scalar on its line, as go-yaml's scanner reads
 /// it.
 struct Trailing {
@@ -539,7 +544,6 @@ enum Block {
 /// entry of a mapping or a sequence at the same column), where go-yaml
 /// requires a key; `None` elsewhere.
 fn required_key_block(lines: &[&str], at: usize) -> Option<Block> {
-    let indent = |l: &str| l.len() - l.trim_start_matches(' ').len();
     let blank = |l: &str| {
         let t = l.trim();
         t.is_empty() || t.starts_with('#')
@@ -600,7 +604,6 @@ fn required_key_block(lines: &[&str], at: usize) -> Option<Block> {
 /// text: its last line, or the line after the key's when the text ends on
 /// the key's line (go-yaml starts a line of its own there).
 fn required_key_line(lines: &[&str], at: usize, col: usize, plain_to_end: bool) -> usize {
-    let indent = |l: &str| l.len() - l.trim_start_matches(' ').len();
     for (i, l) in lines.iter().enumerate().skip(at + 1) {
         let t = l.trim();
         if t.is_empty() {
@@ -663,7 +666,6 @@ fn tab_in_block_scalar_indentation(text: &str, line: usize) -> bool {
     let Some(tab) = target[..lead].find('\t') else {
         return false;
     };
-    let indent_of = |l: &str| l.len() - l.trim_start_matches(' ').len();
     // Back to the line that opens the scalar, over blank lines and lines
     // of content.
     let mut content_indent = None;
@@ -673,7 +675,7 @@ fn tab_in_block_scalar_indentation(text: &str, line: usize) -> bool {
             continue;
         }
         if opens_block_scalar(l) {
-            let parent = indent_of(l);
+            let parent = indent(l);
             return match content_indent {
                 Some(ci) if ci > parent => tab < ci,
                 Some(_) => false,
@@ -683,7 +685,7 @@ fn tab_in_block_scalar_indentation(text: &str, line: usize) -> bool {
         if l.starts_with('\t') || l.trim_start_matches(' ').starts_with('\t') {
             return false;
         }
-        content_indent = Some(indent_of(l));
+        content_indent = Some(indent(l));
     }
     false
 }

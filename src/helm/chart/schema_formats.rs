@@ -5,7 +5,7 @@
 //! (`'x' is not valid ipv4: expected four decimals`). A name not listed
 //! here is not checked.
 
-use crate::template::value::{go_quote as quote, go_quote_rune as qrune};
+use crate::template::value::{go_atoi as atoi, go_quote_rune as qrune};
 
 /// The names v6 knows.
 pub const NAMES: [&str; 19] = [
@@ -184,20 +184,6 @@ fn period(s: &str) -> Check {
             date_time(end).map_err(|e| format!("invalid end date-time: {e}"))
         }
     }
-}
-
-/// Go's `strconv.Atoi`: an optional sign and decimal digits that fit 64
-/// bits; the error is Go's.
-fn atoi(s: &str) -> Result<i64, String> {
-    let digits = s.strip_prefix(['+', '-']).unwrap_or(s);
-    if digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_digit()) {
-        return Err(format!(
-            "strconv.Atoi: parsing {}: invalid syntax",
-            quote(s)
-        ));
-    }
-    s.parse::<i64>()
-        .map_err(|_| format!("strconv.Atoi: parsing {}: value out of range", quote(s)))
 }
 
 /// Four decimals of 0 to 255 without leading zeros.
