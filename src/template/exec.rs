@@ -523,7 +523,10 @@ impl<'a, 'e> State<'a, 'e> {
                 let v = self.eval_pipeline_value(dot, pipe)?;
                 // Go ranges over an integer of any type with values of
                 // that type.
-                let int64 = v.as_int64().is_some();
+                let int_type = match &v {
+                    Value::Object(o) if o.0.as_int().is_some() => Some(o.0.type_name()),
+                    _ => None,
+                };
                 // The elements of a slice or map of a concrete element type
                 // (Sprig's `[]int`, Helm's `[]string`) are not `interface {}`
                 // values.
@@ -551,12 +554,10 @@ impl<'a, 'e> State<'a, 'e> {
                                 "can't use {n} to iterate over more than one variable"
                             )));
                         }
-                        let of = |i| {
-                            if int64 {
-                                Value::int64(i)
-                            } else {
-                                Value::Int(i)
-                            }
+                        let of = |i| match int_type {
+                            Some("uint8") => Value::uint8(i as u8),
+                            Some(_) => Value::int64(i),
+                            None => Value::Int(i),
                         };
                         (0..*n).map(|i| (of(i), of(i))).collect()
                     }
@@ -1414,7 +1415,8 @@ fn index(args: &[Value]) -> Result<Value, String> {
                 if i < 0 || i as usize >= s.len() {
                     return Err(format!("index out of range: {i}"));
                 }
-                Value::Int(i64::from(s.as_bytes()[i as usize]))
+                // A Go string's element is a byte.
+                Value::uint8(s.as_bytes()[i as usize])
             }
             Value::Map(m) => match ix {
                 Value::Str(k) => m.get_or_zero(k),

@@ -64,8 +64,13 @@ pub trait Object: Send + Sync + std::fmt::Debug {
         None
     }
     /// The integer a Go integer of another type than `int` holds
-    /// ([`Int64`]): `fmt` formats it as an integer.
+    /// ([`GoInt`]): `fmt` formats it as an integer.
     fn as_int(&self) -> Option<i64> {
+        None
+    }
+    /// The bytes of a Go `[]byte` ([`ByteSlice`]); `None` for other
+    /// objects.
+    fn byte_slice(&self) -> Option<&[u8]> {
         None
     }
 }
@@ -486,6 +491,8 @@ fn deep_value_level(v: &Value, depth: usize) -> Value {
     match v {
         Value::Map(m) => Value::Map(m.of_same_type(deep_copy_guarded(m, depth))),
         Value::List(l) => Value::List(l.iter().map(|e| deep_value(e, depth + 1)).collect()),
+        // A `[]byte` is never changed in place.
+        Value::Object(o) if o.0.byte_slice().is_some() => v.clone(),
         Value::Object(o) if let Some(items) = o.0.slice_items() => Value::typed_list(
             items.iter().map(|e| deep_value(e, depth + 1)).collect(),
             o.0.type_name(),
@@ -791,22 +798,26 @@ impl Object for TypedSlice {
     }
 }
 
-/// A Go `int64`: what Sprig's integer arithmetic (`add`, `sub`, `mul`,
-/// `div`, `mod`, `add1`, `max`, `min`) and `int64` and `toDecimal` return.
-/// Other integers are `int` ([`Value::Int`]), and Go does not pass an
-/// `int64` to an `int` parameter: `indent (add 1 1) "x"` fails with
-/// `expected int; got int64`. It prints, formats, compares and encodes as
-/// the integer it holds, and functions that take any value see that
-/// integer.
+/// A Go integer of another type than `int`: an `int64`, what Sprig's
+/// integer arithmetic (`add`, `sub`, `mul`, `div`, `mod`, `add1`, `max`,
+/// `min`) and `int64` and `toDecimal` return, or a `uint8` (a byte: what
+/// `index` gives of a string or a `[]byte`). Go does not pass such a value
+/// to an `int` parameter: `indent (add 1 1) "x"` fails with `expected int;
+/// got int64`. It prints, formats, compares and encodes as the integer it
+/// holds, and functions that take any value see that integer.
 #[derive(Debug)]
-pub struct Int64(pub i64);
+pub struct GoInt {
+    /// `int64` or `uint8`.
+    pub ty: &'static str,
+    pub n: i64,
+}
 
-impl Object for Int64 {
+impl Object for GoInt {
     fn type_name(&self) -> &'static str {
-        "int64"
+        self.ty
     }
     fn print(&self) -> String {
-        self.0.to_string()
+        self.n.to_string()
     }
     fn field(&self, _name: &str) -> Option<Value> {
         None
@@ -815,33 +826,113 @@ impl Object for Int64 {
         None
     }
     fn plain(&self) -> Value {
-        Value::Int(self.0)
+        Value::Int(self.n)
     }
     fn kind(&self) -> &'static str {
-        "int64"
+        self.ty
     }
     fn json(&self) -> Option<Json> {
-        Some(Json::Value(Value::Int(self.0)))
+        Some(Json::Value(Value::Int(self.n)))
     }
     fn is_true(&self) -> bool {
-        self.0 != 0
+        self.n != 0
     }
     fn as_int(&self) -> Option<i64> {
-        Some(self.0)
+        Some(self.n)
+    }
+}
+
+/// A Go `[]byte`: what Helm's `.Files.GetBytes` returns. It indexes,
+/// ranges and counts as a list of `uint8`, prints as one with `%v` and
+/// `%d`, and as text with `%s`, `%q`, `%x` and `%X`; Sprig's string
+/// conversions (`toString`, `quote`, `join`) read it as text, and Go's
+/// JSON encoder (`toJson`, `toYaml`) writes it as its base64 text.
+#[derive(Debug)]
+pub struct ByteSlice {
+    bytes: Arc<[u8]>,
+    items: std::sync::OnceLock<Vec<Value>>,
+}
+
+impl Object for ByteSlice {
+    fn type_name(&self) -> &'static str {
+        "[]uint8"
+    }
+    fn print(&self) -> String {
+        let parts: Vec<String> = self.bytes.iter().map(u8::to_string).collect();
+        format!("[{}]", parts.join(" "))
+    }
+    fn field(&self, _name: &str) -> Option<Value> {
+        None
+    }
+    fn call(&self, _name: &str, _args: &[Value]) -> Option<Result<Value, String>> {
+        None
+    }
+    fn plain(&self) -> Value {
+        Value::List(self.elements().to_vec())
+    }
+    fn kind(&self) -> &'static str {
+        "slice"
+    }
+    fn json(&self) -> Option<Json> {
+        use base64::Engine;
+        Some(Json::Value(Value::Str(
+            base64::engine::general_purpose::STANDARD.encode(&self.bytes),
+        )))
+    }
+    fn is_true(&self) -> bool {
+        !self.bytes.is_empty()
+    }
+    fn slice_items(&self) -> Option<&[Value]> {
+        Some(self.elements())
+    }
+    fn byte_slice(&self) -> Option<&[u8]> {
+        Some(&self.bytes)
+    }
+}
+
+impl ByteSlice {
+    fn elements(&self) -> &[Value] {
+        self.items
+            .get_or_init(|| self.bytes.iter().map(|&b| Value::uint8(b)).collect())
     }
 }
 
 impl Value {
-    /// A Go `int64` ([`Int64`]).
+    /// A Go `int64` ([`GoInt`]).
     pub fn int64(i: i64) -> Value {
-        Value::Object(Obj(Arc::new(Int64(i))))
+        Value::Object(Obj(Arc::new(GoInt { ty: "int64", n: i })))
     }
 
-    /// The integer a Go `int64` ([`Int64`]) holds; `None` for any other
+    /// A Go `uint8` ([`GoInt`]).
+    pub fn uint8(b: u8) -> Value {
+        Value::Object(Obj(Arc::new(GoInt {
+            ty: "uint8",
+            n: i64::from(b),
+        })))
+    }
+
+    /// A Go `[]byte` holding `bytes` ([`ByteSlice`]).
+    pub fn byte_slice(bytes: Arc<[u8]>) -> Value {
+        Value::Object(Obj(Arc::new(ByteSlice {
+            bytes,
+            items: std::sync::OnceLock::new(),
+        })))
+    }
+
+    /// The integer a Go `int64` ([`GoInt`]) holds; `None` for any other
     /// value, an `int` among them.
     pub fn as_int64(&self) -> Option<i64> {
         match self {
             Value::Object(o) if o.0.type_name() == "int64" => o.0.as_int(),
+            _ => None,
+        }
+    }
+
+    /// The bytes of a Go `[]byte` ([`ByteSlice`]); `None` for any other
+    /// value.
+    pub fn as_byte_slice(&self) -> Option<&[u8]> {
+        match self {
+            Value::Object(o) => o.0.byte_slice(),
             _ => None,
         }
     }
@@ -1486,6 +1577,15 @@ fn object_as_string(verb: char, o: &Obj, sp: &Spec) -> Option<String> {
             _ => hex_bytes(b, verb == 'X', sp),
         });
     }
+    // A `[]byte` formats as the string of its bytes.
+    if let Some(b) = o.0.byte_slice() {
+        return Some(match (verb, std::str::from_utf8(b)) {
+            (_, Ok(text)) => fmt_value(verb, &Value::Str(text.to_string()), sp),
+            ('q', Err(_)) => go_quote_bytes(b),
+            ('s', Err(_)) => String::from_utf8_lossy(b).into_owned(),
+            (_, Err(_)) => hex_bytes(b, verb == 'X', sp),
+        });
+    }
     let text = o.0.string_method().filter(|_| matches!(verb, 's' | 'q'))?;
     Some(if verb == 's' { text } else { go_quote(&text) })
 }
@@ -1496,12 +1596,26 @@ fn object_as_string(verb: char, o: &Obj, sp: &Spec) -> Option<String> {
 fn go_syntax(v: &Value, sp: &Spec) -> Option<String> {
     let elem = |e: &Value| match e {
         Value::Nil => "interface {}(nil)".to_string(),
+        // An element's type is named by reflection: `[]uint8`, not `[]byte`.
+        Value::Object(o) if o.0.byte_slice().is_some() => {
+            let s = fmt_one('v', e, sp);
+            match s.strip_prefix("[]byte") {
+                Some(rest) => format!("[]uint8{rest}"),
+                None => s,
+            }
+        }
         e => fmt_one('v', e, sp),
     };
     Some(match v {
         Value::List(l) => {
             let parts: Vec<String> = l.iter().map(elem).collect();
             format!("[]interface {{}}{{{}}}", parts.join(", "))
+        }
+        // A `[]byte`: its bytes in hexadecimal (the type as `fmt` names
+        // an argument's; an element's would be `[]uint8`).
+        Value::Object(o) if let Some(b) = o.0.byte_slice() => {
+            let parts: Vec<String> = b.iter().map(|b| format!("{b:#x}")).collect();
+            format!("[]byte{{{}}}", parts.join(", "))
         }
         // A slice of another type: `[]string{"a"}`, `common.VersionSet{...}`.
         Value::Object(o) if o.0.kind() == "slice" && !o.0.is_nil() => {
@@ -1542,6 +1656,13 @@ fn fmt_one(verb: char, v: &Value, sp: &Spec) -> String {
         // padded and cut, the whole not padded.
         if let Some(s) = go_syntax(v, sp) {
             return s;
+        }
+        // An unsigned integer in Go syntax is hexadecimal.
+        if let Value::Object(o) = v
+            && o.0.type_name() == "uint8"
+            && let Some(i) = o.0.as_int()
+        {
+            return pad(format!("{i:#x}"), sp);
         }
         // Go turns `%#v`'s `#` into its Go-syntax flag: a number is
         // written as by `%v`, without `#`'s alternate forms.
@@ -1590,7 +1711,11 @@ fn fmt_value(verb: char, v: &Value, sp: &Spec) -> String {
         }
         // A slice of another type (or a nil one) formats its elements the
         // same way.
-        (_, Value::Object(o)) if verb != 'T' && o.0.kind() == "slice" => {
+        (_, Value::Object(o))
+            if verb != 'T'
+                && o.0.kind() == "slice"
+                && !(o.0.byte_slice().is_some() && matches!(verb, 'q' | 's' | 'x' | 'X')) =>
+        {
             if let Value::List(l) = o.0.plain() {
                 let parts: Vec<String> = l.iter().map(element).collect();
                 return format!("[{}]", parts.join(" "));

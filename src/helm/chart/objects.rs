@@ -177,11 +177,12 @@ impl Object for Files {
                     _ => Value::Str(self.text(n)?),
                 })
             }),
+            // A missing file is an empty (not nil) `[]byte`.
             "GetBytes" => one_str(args, name).and_then(|n| {
-                Ok(Value::List(
+                Ok(Value::byte_slice(
                     self.bytes(n)?
-                        .map(|d| d.iter().map(|b| Value::Int(i64::from(*b))).collect())
-                        .unwrap_or_default(),
+                        .cloned()
+                        .unwrap_or_else(|| Arc::from(&[][..])),
                 ))
             }),
             "Glob" => one_str(args, name).map(|p| {

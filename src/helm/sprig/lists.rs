@@ -275,6 +275,9 @@ pub(super) fn add(t: &mut Templates) {
             // Go's reflection slices the slice it was given: a `[]string`
             // stays one.
             Ok(match &a[0] {
+                Value::Object(o) if let Some(b) = o.0.byte_slice() => {
+                    Value::byte_slice(b[from as usize..to as usize].into())
+                }
                 Value::Object(o) if o.0.slice_items().is_some() => {
                     Value::typed_list(part, o.0.type_name())
                 }

@@ -30,6 +30,10 @@ use crate::template::{Templates, Value};
 pub fn strval(v: &Value) -> String {
     match v {
         Value::Str(s) => s.clone(),
+        // A `[]byte` is the string of its bytes.
+        Value::Object(o) if let Some(b) = o.0.byte_slice() => {
+            String::from_utf8_lossy(b).into_owned()
+        }
         other => sprint_value(other),
     }
 }

@@ -621,8 +621,11 @@ pub(super) fn add(t: &mut Templates) {
             .iter()
             .filter(|v| !matches!(v, Value::Nil))
             .map(|v| match v {
-                // A Go string that is not UTF-8 quotes its bytes.
-                Value::Object(o) if let Some(b) = o.0.bytes() => go_quote_bytes(b),
+                // A Go string that is not UTF-8, or a `[]byte`, quotes its
+                // bytes.
+                Value::Object(o) if let Some(b) = o.0.bytes().or(o.0.byte_slice()) => {
+                    go_quote_bytes(b)
+                }
                 v => go_quote(&strval(v)),
             })
             .collect();
@@ -685,7 +688,12 @@ pub(super) fn add(t: &mut Templates) {
     t.add_func("adler32sum", 1, Some(1), |_, a| {
         s(adler32(super::want_bytes(&a[0], "adler32sum")?).to_string())
     });
-    t.add_func("toString", 1, Some(1), |_, a| s(strval(&a[0])));
+    t.add_func("toString", 1, Some(1), |_, a| match &a[0] {
+        // A Go string, or the string of a `[]byte`, keeps its bytes.
+        Value::Object(o) if o.0.bytes().is_some() => Ok(a[0].clone()),
+        Value::Object(o) if let Some(b) = o.0.byte_slice() => Ok(go_string(b.to_vec())),
+        v => s(strval(v)),
+    });
     t.add_func("toStrings", 1, Some(1), |_, a| {
         Ok(str_list(strslice(&a[0])))
     });
