@@ -199,6 +199,82 @@ fn dependson_missing_names_where_the_target_is_defined() {
     );
 }
 
+/// A Kustomization skipped offline may apply the missing target: the
+/// finding is a warning (naming the skipped Kustomization whose path holds
+/// the target's file, when one does), and the dependent still renders.
+#[test]
+fn dependson_missing_behind_a_skipped_kustomization_is_a_warning() {
+    let d = common::scratch("check-dependson-skipped");
+    common::copy_dir(&fixtures().join("dependson-missing/bad"), &d);
+    edit(
+        &d.join("kubernetes/apps/test/kustomization.yaml"),
+        "  - ../base/database\n",
+        "  - ../base/database\n  - ../base/extra\n",
+    );
+    common::write(
+        &d,
+        "kubernetes/apps/base/extra/kustomization.yaml",
+        "apiVersion: kustomize.config.k8s.io/v1beta1\nkind: Kustomization\nresources:\n  - ./ks.yaml\n",
+    );
+    common::write(
+        &d,
+        "kubernetes/apps/base/extra/ks.yaml",
+        "apiVersion: kustomize.toolkit.fluxcd.io/v1\nkind: Kustomization\nmetadata:\n  name: extra\n  namespace: flux-system\nspec:\n  interval: 1h\n  path: ./kubernetes/apps/base/extra/app\n  prune: true\n  sourceRef:\n    kind: GitRepository\n    name: flux-system\n",
+    );
+    // Skipped offline: it names a remote resource.
+    common::write(
+        &d,
+        "kubernetes/apps/base/extra/app/kustomization.yaml",
+        "apiVersion: kustomize.config.k8s.io/v1beta1\nkind: Kustomization\nresources:\n  - https://example.com/crds.yaml\n",
+    );
+    let finding = |d: &Path| {
+        let (code, js) = check(d, &[]);
+        let hits = with_rule(&js, "dependson-missing");
+        assert_eq!(hits.len(), 1, "{js:#}");
+        assert_eq!(hits[0]["severity"], "warning", "{js:#}");
+        assert_eq!(code, 0, "{js:#}");
+        hits[0]["message"].as_str().unwrap().to_string()
+    };
+    let m = finding(&d);
+    assert!(
+        m.ends_with(
+            "does not exist in this environment: it never becomes ready (unless a Kustomization skipped offline applies it: flux-system/extra)"
+        ),
+        "{m}"
+    );
+    common::write(
+        &d,
+        "kubernetes/apps/base/extra/app/databse.yaml",
+        &std::fs::read_to_string(d.join("kubernetes/apps/base/database/ks.yaml"))
+            .unwrap()
+            .replace("name: database", "name: databse"),
+    );
+    let m = finding(&d);
+    assert!(
+        m.ends_with(
+            "depends on Kustomization flux-system/databse, which is not among the objects rendered offline (it is defined in kubernetes/apps/base/extra/app/databse.yaml, under the path of Kustomization flux-system/extra, which was skipped offline)"
+        ),
+        "{m}"
+    );
+    // The dependent renders, with a warning.
+    let out = flate(&["build", "test", "--repo", d.to_str().unwrap(), "-o", "json"]);
+    let js: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let app = js["kustomizations"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|k| k["name"] == "app")
+        .unwrap();
+    assert_eq!(app["status"], "rendered", "{app:#}");
+    assert!(
+        app["warnings"][0]
+            .as_str()
+            .unwrap()
+            .starts_with("dependsOn target 'flux-system/databse' is not among the Kustomizations rendered offline"),
+        "{app:#}"
+    );
+}
+
 #[test]
 fn dependson_cycle() {
     case("dependson-cycle");

@@ -1917,14 +1917,28 @@ fn check_depends_on(reports: &mut [KsReport]) {
         .iter()
         .map(|r| (r.key(), r.depends_on.clone()))
         .collect();
+    // What a Kustomization skipped offline applies is unknown: a target
+    // missing here may be among it, and the dependent renders (with a
+    // warning) as it does once that target is ready.
+    let skipped: Vec<String> = reports
+        .iter()
+        .filter(|r| r.status == Status::Skipped)
+        .map(KsReport::key)
+        .collect();
     for r in reports.iter_mut() {
         if r.status != Status::Rendered {
             continue;
         }
         if let Some(missing) = r.depends_on.iter().find(|d| !keys.contains(*d)) {
-            let msg = format!("dependsOn target '{missing}' does not exist in this cluster");
-            *r = fail(r.clone(), msg);
-            continue;
+            if skipped.is_empty() {
+                let msg = format!("dependsOn target '{missing}' does not exist in this cluster");
+                *r = fail(r.clone(), msg);
+                continue;
+            }
+            r.warnings.push(format!(
+                "dependsOn target '{missing}' is not among the Kustomizations rendered offline: it never becomes ready unless a Kustomization skipped offline applies it ({})",
+                skipped.join(", ")
+            ));
         }
         if let Some(cycle) = find_cycle(&r.key(), &graph) {
             let msg = format!("dependsOn cycle: {}", cycle.join(" -> "));
@@ -2338,7 +2352,7 @@ fn making_file(
 /// `kind` named `name` in `namespace` (else, when there is none, without a
 /// namespace): where a `substituteFrom` source found nowhere may be kept
 /// for bootstrap.
-fn defining_files(files: &RepoFiles, kind: &str, namespace: &str, name: &str) -> Vec<String> {
+pub fn defining_files(files: &RepoFiles, kind: &str, namespace: &str, name: &str) -> Vec<String> {
     let mut out = Vec::new();
     let mut unnamespaced = Vec::new();
     let kind_line = format!("kind: {kind}");

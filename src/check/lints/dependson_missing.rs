@@ -8,7 +8,8 @@
 use std::collections::HashSet;
 
 use super::{Ctx, is_helmrelease, ns_or_default};
-use crate::check::Finding;
+use crate::check::{Finding, Severity};
+use crate::flux::render::{KsReport, Status};
 use crate::flux::resourceset::is_resource_set;
 
 pub fn run(ctx: &Ctx, out: &mut Vec<Finding>) {
@@ -30,15 +31,21 @@ pub fn run(ctx: &Ctx, out: &mut Vec<Finding>) {
                 continue;
             }
             let (file, line) = ctx.ks_at(k, &format!("spec.dependsOn[{i}]"));
-            let elsewhere = found.get(ctx, "Kustomization", d);
+            let (what, severity, note) = found.get(ctx, "Kustomization", d);
+            let consequence = if what.starts_with("which does not exist") {
+                ": it never becomes ready"
+            } else {
+                ""
+            };
             out.push(
                 ctx.finding(
                     "dependson-missing",
                     format!(
-                        "Kustomization {} depends on Kustomization {d}, which does not exist in this environment{elsewhere}: it never becomes ready",
+                        "Kustomization {} depends on Kustomization {d}, {what}{consequence}{note}",
                         k.key()
                     ),
                 )
+                .severity(severity)
                 .at(file, line)
                 .ks(k.key())
                 .path(format!("spec.dependsOn[{i}]")),
@@ -98,16 +105,22 @@ pub fn run(ctx: &Ctx, out: &mut Vec<Finding>) {
             }
             let path = format!("spec.dependsOn[{i}]");
             let (file, line) = ctx.at(k, o, &path);
-            let elsewhere = found.get(ctx, kind, &key);
+            let (what, severity, note) = found.get(ctx, kind, &key);
+            let consequence = if what.starts_with("which does not exist") {
+                consequence
+            } else {
+                ""
+            };
             out.push(
                 ctx.finding(
                     "dependson-missing",
                     format!(
-                        "{owner} {}/{} depends on {kind} {key}, which does not exist in this environment{elsewhere}{consequence}",
+                        "{owner} {}/{} depends on {kind} {key}, {what}{consequence}{note}",
                         ns_or_default(o),
                         o.name()
                     ),
                 )
+                .severity(severity)
                 .at(file, line)
                 .ks(k.key())
                 .object(o)
@@ -121,15 +134,20 @@ pub fn run(ctx: &Ctx, out: &mut Vec<Finding>) {
 /// once, in the repository's files read once.
 #[derive(Default)]
 struct Elsewhere<'e> {
-    found: std::collections::HashMap<(String, String), String>,
+    found: std::collections::HashMap<(String, String), (String, Severity, String)>,
     files: Option<crate::flux::render::RepoFiles<'e>>,
 }
 
 impl<'e> Elsewhere<'e> {
-    /// Where the missing `kind` `key` (`namespace/name`) is defined, when a
-    /// file defines it: ` (it is defined in FILE, which no Kustomization of
-    /// this environment applies)`, else empty.
-    fn get(&mut self, ctx: &Ctx<'e, '_>, kind: &str, key: &str) -> String {
+    /// What the message says of the missing `kind` `key`
+    /// (`namespace/name`): `which does not exist in this environment`,
+    /// then where it is defined when a file defines it (` (it is defined in
+    /// FILE, which no Kustomization of this environment applies)`); and the
+    /// severity and the note of the finding. When Kustomizations were
+    /// skipped offline, what they apply is unknown: the finding is a
+    /// warning, and when the file is under the path of one of them, the
+    /// message says so (and not that the dependent never becomes ready).
+    fn get(&mut self, ctx: &Ctx<'e, '_>, kind: &str, key: &str) -> (String, Severity, String) {
         let files = self
             .files
             .get_or_insert_with(|| crate::flux::render::RepoFiles::new(ctx.env.fs, &ctx.env.repo));
@@ -137,12 +155,56 @@ impl<'e> Elsewhere<'e> {
             .entry((kind.to_string(), key.to_string()))
             .or_insert_with(|| {
                 let (ns, name) = key.split_once('/').unwrap_or(("", key));
-                crate::flux::render::defined_elsewhere(files, kind, ns, name)
-                    .map(|w| format!(" (it is {w})"))
-                    .unwrap_or_default()
+                let missing = |files: &crate::flux::render::RepoFiles| {
+                    let w = crate::flux::render::defined_elsewhere(files, kind, ns, name)
+                        .map(|w| format!(" (it is {w})"))
+                        .unwrap_or_default();
+                    format!("which does not exist in this environment{w}")
+                };
+                let skipped: Vec<&KsReport> = ctx
+                    .env
+                    .rendered
+                    .kustomizations
+                    .iter()
+                    .filter(|k| k.status == Status::Skipped)
+                    .collect();
+                if skipped.is_empty() {
+                    return (missing(files), Severity::Error, String::new());
+                }
+                let defining = crate::flux::render::defining_files(files, kind, ns, name);
+                let holder = defining.iter().find_map(|f| {
+                    skipped
+                        .iter()
+                        .find(|k| k.in_repo && under(f, &k.path))
+                        .map(|k| (f, k.key()))
+                });
+                match holder {
+                    Some((f, by)) => (
+                        format!(
+                            "which is not among the objects rendered offline (it is defined in {f}, under the path of Kustomization {by}, which was skipped offline)"
+                        ),
+                        Severity::Warning,
+                        String::new(),
+                    ),
+                    None => (
+                        missing(files),
+                        Severity::Warning,
+                        format!(
+                            " (unless a Kustomization skipped offline applies it: {})",
+                            skipped.iter().map(|k| k.key()).collect::<Vec<_>>().join(", ")
+                        ),
+                    ),
+                }
             })
             .clone()
     }
+}
+
+/// Whether `file` (relative to the repository root) is under the
+/// directory `path` (a Flux Kustomization's `spec.path`).
+fn under(file: &str, path: &str) -> bool {
+    let dir = path.trim_start_matches("./").trim_end_matches('/');
+    dir.is_empty() || dir == "." || file.strip_prefix(dir).is_some_and(|r| r.starts_with('/'))
 }
 
 /// The kind of what a `dependsOn` entry of a HelmRelease or ResourceSet
