@@ -199,9 +199,10 @@ fn dependson_missing_names_where_the_target_is_defined() {
     );
 }
 
-/// A Kustomization skipped offline may apply the missing target: the
-/// finding is a warning (naming the skipped Kustomization whose path holds
-/// the target's file, when one does), and the dependent still renders.
+/// A missing target defined under the path of a Kustomization skipped
+/// offline is applied by that one in the cluster: the finding is a
+/// warning naming it, and the dependent still renders. A target defined
+/// nowhere stays an error, skipped Kustomizations or not.
 #[test]
 fn dependson_missing_behind_a_skipped_kustomization_is_a_warning() {
     let d = common::scratch("check-dependson-skipped");
@@ -227,19 +228,17 @@ fn dependson_missing_behind_a_skipped_kustomization_is_a_warning() {
         "kubernetes/apps/base/extra/app/kustomization.yaml",
         "apiVersion: kustomize.config.k8s.io/v1beta1\nkind: Kustomization\nresources:\n  - https://example.com/crds.yaml\n",
     );
-    let finding = |d: &Path| {
+    let finding = |d: &Path, severity: &str| {
         let (code, js) = check(d, &[]);
         let hits = with_rule(&js, "dependson-missing");
         assert_eq!(hits.len(), 1, "{js:#}");
-        assert_eq!(hits[0]["severity"], "warning", "{js:#}");
-        assert_eq!(code, 0, "{js:#}");
+        assert_eq!(hits[0]["severity"], severity, "{js:#}");
+        assert_eq!(code, i32::from(severity == "error"), "{js:#}");
         hits[0]["message"].as_str().unwrap().to_string()
     };
-    let m = finding(&d);
+    let m = finding(&d, "error");
     assert!(
-        m.ends_with(
-            "does not exist in this environment: it never becomes ready (unless a Kustomization skipped offline applies it: flux-system/extra)"
-        ),
+        m.ends_with("does not exist in this environment: it never becomes ready"),
         "{m}"
     );
     common::write(
@@ -249,7 +248,7 @@ fn dependson_missing_behind_a_skipped_kustomization_is_a_warning() {
             .unwrap()
             .replace("name: database", "name: databse"),
     );
-    let m = finding(&d);
+    let m = finding(&d, "warning");
     assert!(
         m.ends_with(
             "depends on Kustomization flux-system/databse, which is not among the objects rendered offline (it is defined in kubernetes/apps/base/extra/app/databse.yaml, under the path of Kustomization flux-system/extra, which was skipped offline)"
@@ -270,7 +269,7 @@ fn dependson_missing_behind_a_skipped_kustomization_is_a_warning() {
         app["warnings"][0]
             .as_str()
             .unwrap()
-            .starts_with("dependsOn target 'flux-system/databse' is not among the Kustomizations rendered offline"),
+            .starts_with("dependsOn target 'flux-system/databse' is not among the Kustomizations rendered offline: it is defined in kubernetes/apps/base/extra/app/databse.yaml, under the path of Kustomization flux-system/extra"),
         "{app:#}"
     );
 }
@@ -399,6 +398,46 @@ fn chart_source_missing() {
 #[test]
 fn valuesfrom_missing() {
     case("valuesfrom-missing");
+}
+
+/// A key missing from a ConfigMap or Secret of the repository is an
+/// error, unless its data is written at runtime: a service account token
+/// Secret's `token`, `ca.crt` and `namespace`, and any key of an object
+/// with no data at all (a placeholder an operator or Reflector fills).
+#[test]
+fn valuesfrom_key_missing_unless_written_at_runtime() {
+    let d = scratch(
+        &fixtures().join("valuesfrom-missing/good"),
+        "valuesfrom-keys",
+    );
+    let app = "kubernetes/apps/base/app/app";
+    edit(
+        &d.join(app).join("helmrelease.yaml"),
+        "  valuesFrom:\n",
+        "  valuesFrom:\n    - kind: Secret\n      name: sa-token\n      valuesKey: token\n      targetPath: grafana.token\n    - kind: Secret\n      name: placeholder\n      valuesKey: token\n      targetPath: other.token\n    - kind: Secret\n      name: written\n      valuesKey: token\n      targetPath: third.token\n",
+    );
+    edit(
+        &d.join(app).join("kustomization.yaml"),
+        "resources:\n",
+        "resources:\n  - ./secrets.yaml\n",
+    );
+    common::write(
+        &d,
+        &format!("{app}/secrets.yaml"),
+        "apiVersion: v1\nkind: Secret\nmetadata:\n  name: sa-token\n  annotations:\n    kubernetes.io/service-account.name: grafana\ntype: kubernetes.io/service-account-token\n---\napiVersion: v1\nkind: Secret\nmetadata:\n  name: placeholder\n---\napiVersion: v1\nkind: Secret\nmetadata:\n  name: written\nstringData:\n  password: x\n",
+    );
+    let (code, js) = check(&d, &[]);
+    let hits = with_rule(&js, "valuesfrom-missing");
+    assert_eq!(hits.len(), 1, "{js:#}");
+    assert_eq!(hits[0]["severity"], "error", "{js:#}");
+    assert!(
+        hits[0]["message"]
+            .as_str()
+            .unwrap()
+            .contains("Secret default/written has no key \"token\""),
+        "{js:#}"
+    );
+    assert_eq!(code, 1);
 }
 
 #[test]

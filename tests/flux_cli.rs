@@ -562,3 +562,63 @@ fn a_remote_kustomize_resource_skips_its_kustomization_with_the_url() {
         "{k}"
     );
 }
+
+/// A Kustomization of an external source that a sibling of the same wave
+/// renders is skipped naming the source's URL and the `--source` that
+/// renders it, as when the source was rendered before it.
+#[test]
+fn skipped_for_a_source_a_sibling_renders_names_its_url() {
+    let d = common::scratch("flux-cli-late-source");
+    let ks = |name: &str, path: &str, source: &str, extra: &str| {
+        format!(
+            "apiVersion: kustomize.toolkit.fluxcd.io/v1\nkind: Kustomization\nmetadata:\n  name: {name}\n  namespace: flux-system\nspec:\n{extra}  interval: 10m\n  path: {path}\n  prune: true\n  sourceRef:\n    kind: GitRepository\n    name: {source}\n"
+        )
+    };
+    common::write(
+        &d,
+        "clusters/main/kustomization.yaml",
+        "apiVersion: kustomize.config.k8s.io/v1beta1\nkind: Kustomization\nresources:\n  - ./deploy.yaml\n",
+    );
+    common::write(
+        &d,
+        "clusters/main/deploy.yaml",
+        &ks("deploy", "./clusters/main/deploy", "flux-system", ""),
+    );
+    common::write(
+        &d,
+        "clusters/main/deploy/ks.yaml",
+        &format!(
+            "{}---\n{}",
+            ks("repos", "./clusters/main/repos", "flux-system", ""),
+            ks(
+                "manage-flux",
+                "./manifests/install",
+                "flux",
+                "  dependsOn:\n    - name: repos\n"
+            )
+        ),
+    );
+    common::write(
+        &d,
+        "clusters/main/repos/flux.yaml",
+        "apiVersion: source.toolkit.fluxcd.io/v1\nkind: GitRepository\nmetadata:\n  name: flux\n  namespace: flux-system\nspec:\n  interval: 10m\n  ref:\n    tag: v2.4.0\n  url: https://github.com/fluxcd/flux2\n",
+    );
+    let o = common::flate_in(
+        &["build", "main", "--path", "clusters/main", "-o", "json"],
+        &d,
+    );
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let js: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    let k = js["kustomizations"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|k| k["name"] == "manage-flux")
+        .unwrap();
+    assert_eq!(k["status"], "skipped", "{k:#}");
+    assert_eq!(
+        k["message"],
+        "external source GitRepository/flux-system/flux (https://github.com/fluxcd/flux2): not fetched offline (render it from a local copy with --source GitRepository/flux-system/flux=DIR)",
+        "{k:#}"
+    );
+}

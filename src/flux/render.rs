@@ -1504,23 +1504,8 @@ fn render_one(
         }
     } else {
         report.status = Status::Skipped;
-        let url = known
-            .find(&ks.source.kind, &ks.source.namespace, &ks.source.name)
-            .and_then(|s| {
-                // Bucket: endpoint/bucketName; the others: url.
-                let spec = |f: &str| s.obj.get_str(&["spec", f]).map(str::to_string);
-                spec("url").or_else(|| {
-                    spec("endpoint").map(|e| match spec("bucketName") {
-                        Some(b) => format!("{e}/{b}"),
-                        None => e,
-                    })
-                })
-            });
-        report.message = match url {
-            Some(u) => format!(
-                "external source {} ({u}): not fetched offline (render it from a local copy with --source {}=DIR)",
-                ks.source, ks.source
-            ),
+        report.message = match source_url(known, &ks.source) {
+            Some(u) => external_source_message(&ks.source, &u),
             None => {
                 let hint = maybe_this_repository(&sources.repo, ks);
                 // Most likely the repository under another name: its
@@ -1911,34 +1896,92 @@ pub fn show_error(repo: &Path, e: &Error) -> String {
     }
 }
 
-fn check_depends_on(reports: &mut [KsReport]) {
+/// Where an external source is fetched from, when the cluster holds it:
+/// a Bucket's `endpoint/bucketName`, the others' `url`.
+fn source_url(known: &Known, source: &SourceRef) -> Option<String> {
+    let s = known.find(&source.kind, &source.namespace, &source.name)?;
+    let spec = |f: &str| s.obj.get_str(&["spec", f]).map(str::to_string);
+    spec("url").or_else(|| {
+        spec("endpoint").map(|e| match spec("bucketName") {
+            Some(b) => format!("{e}/{b}"),
+            None => e,
+        })
+    })
+}
+
+/// Why a Kustomization of the external source `source` (fetched from
+/// `url`) is skipped.
+fn external_source_message(source: &SourceRef, url: &str) -> String {
+    format!(
+        "external source {source} ({url}): not fetched offline (render it from a local copy with --source {source}=DIR)"
+    )
+}
+
+/// The Kustomizations skipped for a source not among the objects rendered
+/// when they were (a sibling renders it later in the same wave): their
+/// message names the source's URL, once the cluster has settled.
+fn name_late_sources(opts: &RenderOptions, reports: &mut [KsReport]) {
+    const UNKNOWN: &str = "(not found among rendered objects)";
+    if !reports
+        .iter()
+        .any(|r| r.status == Status::Skipped && r.message.contains(UNKNOWN))
+    {
+        return;
+    }
+    let updates: Vec<(usize, String)> = {
+        let known = Known::build(&opts.preexisting, reports);
+        reports
+            .iter()
+            .enumerate()
+            .filter(|(_, r)| r.status == Status::Skipped && r.message.contains(UNKNOWN))
+            .filter_map(|(i, r)| {
+                source_url(&known, &r.source).map(|u| (i, external_source_message(&r.source, &u)))
+            })
+            .collect()
+    };
+    for (i, msg) in updates {
+        reports[i].message = msg;
+        reports[i].in_repo = false;
+    }
+}
+
+fn check_depends_on(sources: &Sources, reports: &mut [KsReport]) {
     let keys: HashSet<String> = reports.iter().map(KsReport::key).collect();
     let graph: HashMap<String, Vec<String>> = reports
         .iter()
         .map(|r| (r.key(), r.depends_on.clone()))
         .collect();
-    // What a Kustomization skipped offline applies is unknown: a target
-    // missing here may be among it, and the dependent renders (with a
-    // warning) as it does once that target is ready.
-    let skipped: Vec<String> = reports
-        .iter()
-        .filter(|r| r.status == Status::Skipped)
-        .map(KsReport::key)
-        .collect();
-    for r in reports.iter_mut() {
+    let files = RepoFiles::new(&sources.repo, &sources.repo.root);
+    let mut warnings = Vec::new();
+    for (i, r) in reports.iter().enumerate() {
         if r.status != Status::Rendered {
             continue;
         }
         if let Some(missing) = r.depends_on.iter().find(|d| !keys.contains(*d)) {
-            if skipped.is_empty() {
-                let msg = format!("dependsOn target '{missing}' does not exist in this cluster");
-                *r = fail(r.clone(), msg);
-                continue;
-            }
-            r.warnings.push(format!(
-                "dependsOn target '{missing}' is not among the Kustomizations rendered offline: it never becomes ready unless a Kustomization skipped offline applies it ({})",
-                skipped.join(", ")
-            ));
+            // Defined under the path of a Kustomization skipped offline:
+            // in the cluster that one applies it, and the dependent
+            // renders (with a warning) as it does once the target is ready.
+            let (ns, name) = missing.split_once('/').unwrap_or(("", missing));
+            let msg = match skipped_holder(&files, reports, "Kustomization", ns, name) {
+                Some((file, by)) => Ok(format!(
+                    "dependsOn target '{missing}' is not among the Kustomizations rendered offline: it is defined in {file}, under the path of Kustomization {by}, which was skipped"
+                )),
+                None => Err(format!(
+                    "dependsOn target '{missing}' does not exist in this cluster"
+                )),
+            };
+            warnings.push((i, msg));
+        }
+    }
+    for (i, msg) in warnings {
+        match msg {
+            Ok(w) => reports[i].warnings.push(w),
+            Err(e) => reports[i] = fail(reports[i].clone(), e),
+        }
+    }
+    for r in reports.iter_mut() {
+        if r.status != Status::Rendered {
+            continue;
         }
         if let Some(cycle) = find_cycle(&r.key(), &graph) {
             let msg = format!("dependsOn cycle: {}", cycle.join(" -> "));
@@ -2306,6 +2349,40 @@ pub fn defined_elsewhere(
     }
     defining_template(files, kind, namespace, name)
         .map(|t| format!("defined only in {t}, a template that bootstrap renders"))
+}
+
+/// The first file of the repository (relative to its root) defining
+/// `kind` `namespace/name` that lies under the `spec.path` of a
+/// Kustomization of the repository skipped offline, with that
+/// Kustomization's `namespace/name`: what it would apply, which flate did
+/// not render.
+pub fn skipped_holder(
+    files: &RepoFiles,
+    reports: &[KsReport],
+    kind: &str,
+    namespace: &str,
+    name: &str,
+) -> Option<(String, String)> {
+    let skipped: Vec<&KsReport> = reports
+        .iter()
+        .filter(|k| k.status == Status::Skipped && k.in_repo)
+        .collect();
+    if skipped.is_empty() {
+        return None;
+    }
+    defining_files(files, kind, namespace, name)
+        .into_iter()
+        .find_map(|f| {
+            let by = skipped.iter().find(|k| under(&f, &k.path))?.key();
+            Some((f, by))
+        })
+}
+
+/// Whether `file` (relative to the repository root) is under the
+/// directory `path` (a Flux Kustomization's `spec.path`).
+fn under(file: &str, path: &str) -> bool {
+    let dir = path.trim_start_matches("./").trim_end_matches('/');
+    dir.is_empty() || dir == "." || file.strip_prefix(dir).is_some_and(|r| r.starts_with('/'))
 }
 
 /// A file under `path` (relative to the repository root) holding an object
@@ -2921,6 +2998,7 @@ fn render_until_settled(
         waves(wave, &mut reports, &mut seen, &mut pending, false);
     }
     explain_missing_sources(sources, opts, &mut reports);
-    check_depends_on(&mut reports);
+    name_late_sources(opts, &mut reports);
+    check_depends_on(sources, &mut reports);
     reports
 }

@@ -9,7 +9,6 @@ use std::collections::HashSet;
 
 use super::{Ctx, is_helmrelease, ns_or_default};
 use crate::check::{Finding, Severity};
-use crate::flux::render::{KsReport, Status};
 use crate::flux::resourceset::is_resource_set;
 
 pub fn run(ctx: &Ctx, out: &mut Vec<Finding>) {
@@ -31,7 +30,7 @@ pub fn run(ctx: &Ctx, out: &mut Vec<Finding>) {
                 continue;
             }
             let (file, line) = ctx.ks_at(k, &format!("spec.dependsOn[{i}]"));
-            let (what, severity, note) = found.get(ctx, "Kustomization", d);
+            let (what, severity) = found.get(ctx, "Kustomization", d);
             let consequence = if what.starts_with("which does not exist") {
                 ": it never becomes ready"
             } else {
@@ -41,7 +40,7 @@ pub fn run(ctx: &Ctx, out: &mut Vec<Finding>) {
                 ctx.finding(
                     "dependson-missing",
                     format!(
-                        "Kustomization {} depends on Kustomization {d}, {what}{consequence}{note}",
+                        "Kustomization {} depends on Kustomization {d}, {what}{consequence}",
                         k.key()
                     ),
                 )
@@ -105,7 +104,7 @@ pub fn run(ctx: &Ctx, out: &mut Vec<Finding>) {
             }
             let path = format!("spec.dependsOn[{i}]");
             let (file, line) = ctx.at(k, o, &path);
-            let (what, severity, note) = found.get(ctx, kind, &key);
+            let (what, severity) = found.get(ctx, kind, &key);
             let consequence = if what.starts_with("which does not exist") {
                 consequence
             } else {
@@ -115,7 +114,7 @@ pub fn run(ctx: &Ctx, out: &mut Vec<Finding>) {
                 ctx.finding(
                     "dependson-missing",
                     format!(
-                        "{owner} {}/{} depends on {kind} {key}, {what}{consequence}{note}",
+                        "{owner} {}/{} depends on {kind} {key}, {what}{consequence}",
                         ns_or_default(o),
                         o.name()
                     ),
@@ -134,20 +133,19 @@ pub fn run(ctx: &Ctx, out: &mut Vec<Finding>) {
 /// once, in the repository's files read once.
 #[derive(Default)]
 struct Elsewhere<'e> {
-    found: std::collections::HashMap<(String, String), (String, Severity, String)>,
+    found: std::collections::HashMap<(String, String), (String, Severity)>,
     files: Option<crate::flux::render::RepoFiles<'e>>,
 }
 
 impl<'e> Elsewhere<'e> {
     /// What the message says of the missing `kind` `key`
-    /// (`namespace/name`): `which does not exist in this environment`,
-    /// then where it is defined when a file defines it (` (it is defined in
-    /// FILE, which no Kustomization of this environment applies)`); and the
-    /// severity and the note of the finding. When Kustomizations were
-    /// skipped offline, what they apply is unknown: the finding is a
-    /// warning, and when the file is under the path of one of them, the
-    /// message says so (and not that the dependent never becomes ready).
-    fn get(&mut self, ctx: &Ctx<'e, '_>, kind: &str, key: &str) -> (String, Severity, String) {
+    /// (`namespace/name`), and the finding's severity. Usually `which does
+    /// not exist in this environment`, then where it is defined when a
+    /// file defines it (` (it is defined in FILE, which no Kustomization
+    /// of this environment applies)`): an error. When that file is under
+    /// the path of a Kustomization skipped offline, which in the cluster
+    /// applies it: that, as a warning.
+    fn get(&mut self, ctx: &Ctx<'e, '_>, kind: &str, key: &str) -> (String, Severity) {
         let files = self
             .files
             .get_or_insert_with(|| crate::flux::render::RepoFiles::new(ctx.env.fs, &ctx.env.repo));
@@ -155,56 +153,27 @@ impl<'e> Elsewhere<'e> {
             .entry((kind.to_string(), key.to_string()))
             .or_insert_with(|| {
                 let (ns, name) = key.split_once('/').unwrap_or(("", key));
-                let missing = |files: &crate::flux::render::RepoFiles| {
-                    let w = crate::flux::render::defined_elsewhere(files, kind, ns, name)
-                        .map(|w| format!(" (it is {w})"))
-                        .unwrap_or_default();
-                    format!("which does not exist in this environment{w}")
-                };
-                let skipped: Vec<&KsReport> = ctx
-                    .env
-                    .rendered
-                    .kustomizations
-                    .iter()
-                    .filter(|k| k.status == Status::Skipped)
-                    .collect();
-                if skipped.is_empty() {
-                    return (missing(files), Severity::Error, String::new());
-                }
-                let defining = crate::flux::render::defining_files(files, kind, ns, name);
-                let holder = defining.iter().find_map(|f| {
-                    skipped
-                        .iter()
-                        .find(|k| k.in_repo && under(f, &k.path))
-                        .map(|k| (f, k.key()))
-                });
-                match holder {
-                    Some((f, by)) => (
+                let reports = &ctx.env.rendered.kustomizations;
+                if let Some((f, by)) =
+                    crate::flux::render::skipped_holder(files, reports, kind, ns, name)
+                {
+                    return (
                         format!(
                             "which is not among the objects rendered offline (it is defined in {f}, under the path of Kustomization {by}, which was skipped offline)"
                         ),
                         Severity::Warning,
-                        String::new(),
-                    ),
-                    None => (
-                        missing(files),
-                        Severity::Warning,
-                        format!(
-                            " (unless a Kustomization skipped offline applies it: {})",
-                            skipped.iter().map(|k| k.key()).collect::<Vec<_>>().join(", ")
-                        ),
-                    ),
+                    );
                 }
+                let w = crate::flux::render::defined_elsewhere(files, kind, ns, name)
+                    .map(|w| format!(" (it is {w})"))
+                    .unwrap_or_default();
+                (
+                    format!("which does not exist in this environment{w}"),
+                    Severity::Error,
+                )
             })
             .clone()
     }
-}
-
-/// Whether `file` (relative to the repository root) is under the
-/// directory `path` (a Flux Kustomization's `spec.path`).
-fn under(file: &str, path: &str) -> bool {
-    let dir = path.trim_start_matches("./").trim_end_matches('/');
-    dir.is_empty() || dir == "." || file.strip_prefix(dir).is_some_and(|r| r.starts_with('/'))
 }
 
 /// The kind of what a `dependsOn` entry of a HelmRelease or ResourceSet

@@ -4,8 +4,10 @@
 //! Secret that an object of the cluster creates at runtime
 //! (`crate::flux::render::runtime_maker`: an ExternalSecret, a Certificate,
 //! an ObjectBucketClaim...) counts as present, and so does a source
-//! Reflector copies into the namespace (`crate::flux::reflector`). A generated
-//! ConfigMap whose name got a hash suffix is the classic cause.
+//! Reflector copies into the namespace (`crate::flux::reflector`). A key
+//! is not required of an object whose data is written at runtime
+//! ([`filled_at_runtime`]). A generated ConfigMap whose name got a hash
+//! suffix is the classic cause.
 
 use super::{Ctx, is_helmrelease, ns_or_default};
 use crate::check::{Finding, Severity};
@@ -38,6 +40,24 @@ fn reflected<'e>(
             .map(|r| (r.namespace_or_default(), r)),
     );
     crate::flux::reflector::source(candidates, kind, ns, name, &labels)
+}
+
+/// Whether the keys of `src`, a ConfigMap or Secret of the repository,
+/// are written at runtime: Kubernetes writes `token`, `ca.crt` and
+/// `namespace` into a Secret of type `kubernetes.io/service-account-token`;
+/// and an object with no data at all is a placeholder that something else
+/// fills (an operator naming it, as grafana-operator's service account
+/// tokens, or Reflector mirroring another object into it).
+fn filled_at_runtime(src: &Resource, key: &str) -> bool {
+    let empty = |field: &str| match src.obj.get(field) {
+        None | Some(Node::Null) => true,
+        Some(Node::Map(m)) => m.is_empty(),
+        Some(_) => false,
+    };
+    let service_account_token = src.kind() == "Secret"
+        && src.obj.get_str(&["type"]) == Some("kubernetes.io/service-account-token")
+        && matches!(key, "token" | "ca.crt" | "namespace");
+    service_account_token || ["data", "stringData", "binaryData"].into_iter().all(empty)
 }
 
 pub fn run(ctx: &Ctx, out: &mut Vec<Finding>) {
@@ -84,7 +104,8 @@ pub fn run(ctx: &Ctx, out: &mut Vec<Finding>) {
                         || (kind == "Secret" && src.obj.get_path(&["stringData", key]).is_some())
                         || (kind == "ConfigMap"
                             && src.obj.get_path(&["binaryData", key]).is_some());
-                    (!has).then(|| format!("{kind} {ns}/{name} has no key \"{key}\""))
+                    (!has && !filled_at_runtime(src, key))
+                        .then(|| format!("{kind} {ns}/{name} has no key \"{key}\""))
                 }
             };
             let Some(problem) = problem else { continue };
