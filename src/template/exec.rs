@@ -691,9 +691,12 @@ impl<'a, 'e> State<'a, 'e> {
         let has_args = cmd.args.len() > 1 || fin.is_some();
         match first {
             Arg::Field { names, .. } => {
-                let call = self.method_args(dot, cmd, fin, has_args)?;
                 self.at = At::Arg(first);
-                return self.walk_fields(dot, self.dot_iface, *names, call);
+                if !has_args {
+                    return self.walk_fields(dot, self.dot_iface, *names, None);
+                }
+                let iface = self.dot_iface;
+                return self.call_method(dot, cmd, fin, dot, iface, *names, At::Arg(first));
             }
             Arg::Chain { node, fields, .. } => {
                 // (Go reports a field's error where the evaluation of the
@@ -702,9 +705,10 @@ impl<'a, 'e> State<'a, 'e> {
                 self.at = At::Arg(first);
                 let recv = self.eval_arg(dot, node)?;
                 let at = self.at;
-                let call = self.method_args(dot, cmd, fin, has_args)?;
-                self.at = at;
-                return self.walk_fields(&recv, false, *fields, call);
+                if !has_args {
+                    return self.walk_fields(&recv, false, *fields, None);
+                }
+                return self.call_method(dot, cmd, fin, &recv, false, *fields, at);
             }
             Arg::Ident { name, .. } => {
                 let name = name.of(self.src());
@@ -722,10 +726,12 @@ impl<'a, 'e> State<'a, 'e> {
                     self.not_a_function(cmd, &fin)?;
                     return Ok(v);
                 }
-                let call = self.method_args(dot, cmd, fin, has_args)?;
-                self.at = At::Arg(first);
                 let i = self.var_index(name)?;
-                return self.walk_fields(&self.vars[i].1, self.vars[i].2, *fields, call);
+                if !has_args {
+                    return self.walk_fields(&self.vars[i].1, self.vars[i].2, *fields, None);
+                }
+                let (recv, iface) = (self.vars[i].1.clone(), self.vars[i].2);
+                return self.call_method(dot, cmd, fin, &recv, iface, *fields, At::Arg(first));
             }
             _ => {}
         }
@@ -745,26 +751,78 @@ impl<'a, 'e> State<'a, 'e> {
         }
     }
 
-    /// The evaluated arguments of a command whose first word is a field
-    /// chain (used when the last field is a method).
-    fn method_args(
+    /// A command whose first word is the field chain `names` of `recv`
+    /// (`iface`: see [`State::walk_fields`]) and which has arguments: its
+    /// last field called as a method. As Go's `evalFieldChain` and
+    /// `evalCall`, the receiver is reached first, then the arguments are
+    /// evaluated, each checked against the method's parameter type where
+    /// it declares them ([`Object::method_sig`]: the error is at the
+    /// argument). `at`: the position a field's error is reported at.
+    #[allow(clippy::too_many_arguments)]
+    fn call_method(
         &mut self,
         dot: &Value,
         cmd: &'a Command,
         fin: Option<Value>,
-        has_args: bool,
-    ) -> R<Option<Vec<Value>>> {
-        if !has_args {
-            return Ok(None);
-        }
-        let mut vals = Vec::with_capacity(cmd.args.len());
-        for a in &cmd.args[1..] {
-            vals.push(self.eval_arg(dot, a)?);
+        recv: &Value,
+        iface: bool,
+        names: Fields,
+        at: At<'a>,
+    ) -> R<Value> {
+        let (receiver, iface, last) = self.walk_to_last(recv, iface, names)?;
+        let sig = match &receiver {
+            Value::Object(o) => o.0.method_sig(last),
+            Value::Map(m) if m.is_helm_values() && matches!(last, "Table" | "PathValue") => {
+                Some(&ONE_STRING)
+            }
+            _ => None,
+        };
+        let args = &cmd.args[1..];
+        let nargs = args.len() + usize::from(fin.is_some());
+        // (A wrong number of arguments is reported before any is
+        // evaluated, by the call.)
+        let sig = sig.filter(|s| s.variadic.is_some() || s.fixed.len() == nargs);
+        let mut vals = Vec::with_capacity(nargs);
+        for (i, a) in args.iter().enumerate() {
+            let v = match sig.map_or(GoType::Any, |s| s.param(i)) {
+                GoType::Any => self.eval_arg(dot, a)?,
+                ty => self.eval_typed_arg(dot, a, ty)?,
+            };
+            vals.push(v);
         }
         if let Some(f) = fin {
-            vals.push(f);
+            let v = match sig.map_or(GoType::Any, |s| s.param(args.len())) {
+                GoType::Any => f,
+                ty => self.validate(f, ty, false)?,
+            };
+            vals.push(v);
         }
-        Ok(Some(vals))
+        self.at = at;
+        Ok(self
+            .field_step(&receiver, last, iface, Some(&vals))?
+            .into_owned())
+    }
+
+    /// The value the field chain `names` of `recv` reaches before its last
+    /// field, whether it is an `interface {}` value, and that last name.
+    fn walk_to_last(&self, recv: &Value, iface: bool, names: Fields) -> R<(Value, bool, &'a str)> {
+        use std::borrow::Cow;
+        let mut cur: Cow<'_, Value> = Cow::Borrowed(recv);
+        let mut iface = iface;
+        let mut last_name = "";
+        for (name, last) in names.names(self.src()) {
+            if last {
+                last_name = name;
+                break;
+            }
+            let from_value = !matches!(*cur, Value::Nil);
+            cur = match cur {
+                Cow::Borrowed(v) => self.field_step(v, name, iface, None)?,
+                Cow::Owned(v) => Cow::Owned(self.field_step(&v, name, iface, None)?.into_owned()),
+            };
+            iface = from_value;
+        }
+        Ok((cur.into_owned(), iface, last_name))
     }
 
     /// One step of a field chain: field `name` of `recv`.
@@ -1113,6 +1171,13 @@ impl<'a, 'e> State<'a, 'e> {
 /// (nothing in Helm's data is one), before the value's type: the caller
 /// adds the callee's text, which Go's message names.
 const NOT_A_FUNCTION: &str = "\u{0}not a function: ";
+
+/// A method of one `string` parameter (Helm's `Values.Table` and
+/// `Values.PathValue`).
+const ONE_STRING: Sig = Sig {
+    fixed: &[GoType::String],
+    variadic: None,
+};
 
 /// A method of Helm's `Values` map type (`.Values.AsMap`, `.Table`,
 /// `.PathValue`, `.YAML`), which Go finds before a key of the same name;

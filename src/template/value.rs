@@ -25,6 +25,12 @@ pub trait Object: Send + Sync + std::fmt::Debug {
     fn field(&self, name: &str) -> Option<Value>;
     /// A method call; `None` when there is no method `name`.
     fn call(&self, name: &str, args: &[Value]) -> Option<Result<Value, String>>;
+    /// The parameter types of method `name`, which Go checks (at each
+    /// argument) before the call; `None`: its arguments are taken as
+    /// they are (and [`Object::call`] checks them).
+    fn method_sig(&self, _name: &str) -> Option<&'static super::exec::Sig> {
+        None
+    }
     /// The value as plain data (for comparisons and the functions that
     /// see Go maps and slices).
     fn plain(&self) -> Value;

@@ -9,7 +9,14 @@ use base64::Engine;
 
 use super::glob::FilesGlob;
 use super::{ChartFile, FileData};
+use crate::template::exec::{GoType, Sig};
 use crate::template::{Json, Object, Value};
+
+/// A method of one `string` parameter.
+const ONE_STRING: Sig = Sig {
+    fixed: &[GoType::String],
+    variadic: None,
+};
 
 /// `.Files`: a chart's files by name.
 #[derive(Debug, Clone)]
@@ -150,6 +157,10 @@ fn no_args(args: &[Value], method: &str) -> Result<(), String> {
 impl Object for Files {
     fn type_name(&self) -> &'static str {
         "engine.files"
+    }
+
+    fn method_sig(&self, name: &str) -> Option<&'static Sig> {
+        matches!(name, "Get" | "GetBytes" | "Glob" | "Lines").then_some(&ONE_STRING)
     }
 
     fn print(&self) -> String {
@@ -386,6 +397,9 @@ impl Object for VersionSet {
             "Has" => Some(one_str(args, name).map(|v| Value::Bool(self.0.iter().any(|x| x == v)))),
             _ => None,
         }
+    }
+    fn method_sig(&self, name: &str) -> Option<&'static Sig> {
+        (name == "Has").then_some(&ONE_STRING)
     }
     fn plain(&self) -> Value {
         Value::List(self.0.iter().map(|s| Value::Str(s.clone())).collect())
