@@ -255,6 +255,24 @@ fn dependson_missing_behind_a_skipped_kustomization_is_a_warning() {
         ),
         "{m}"
     );
+    // The same when the skipped Kustomization's source is the repository
+    // under another name, given with --source.
+    edit(
+        &d.join("kubernetes/apps/base/extra/ks.yaml"),
+        "    name: flux-system\n",
+        "    name: repo\n",
+    );
+    let source = format!("--source=GitRepository/flux-system/repo={}", d.display());
+    let (code, js) = check(&d, &[&source]);
+    let hits = with_rule(&js, "dependson-missing");
+    assert_eq!(hits.len(), 1, "{js:#}");
+    assert_eq!(hits[0]["severity"], "warning", "{js:#}");
+    assert_eq!(code, 0, "{js:#}");
+    edit(
+        &d.join("kubernetes/apps/base/extra/ks.yaml"),
+        "    name: repo\n",
+        "    name: flux-system\n",
+    );
     // The dependent renders, with a warning.
     let out = flate(&["build", "test", "--repo", d.to_str().unwrap(), "-o", "json"]);
     let js: Value = serde_json::from_slice(&out.stdout).unwrap();

@@ -406,6 +406,19 @@ impl Sources<'_> {
     fn is_repo(&self, s: &SourceRef) -> bool {
         is_repo_source(s, self.root_source.as_ref())
     }
+    /// Whether paths of source `s` are relative to the repository's root:
+    /// the repository itself, or a `--source` directory that is its root
+    /// (the repository under the name a bootstrap outside the tree gives
+    /// it).
+    fn rooted_in_repo(&self, s: &SourceRef) -> bool {
+        self.is_repo(s)
+            || self.local.iter().any(|l| {
+                l.matches(s)
+                    && (l.dir == self.repo.root
+                        || std::fs::canonicalize(&l.dir).ok()
+                            == std::fs::canonicalize(&self.repo.root).ok())
+            })
+    }
     /// The artifact of a `--source` directory for `src`, filtered as
     /// source-controller filters that kind (see [`super::source`]).
     fn local_artifact(&self, src: &SourceRef, known: &Known) -> Option<ArtifactFs<'_>> {
@@ -1453,7 +1466,7 @@ fn render_one(
         namespace: ks.namespace.clone(),
         path: ks.path.trim_start_matches("./").to_string(),
         source: ks.source.clone(),
-        in_repo: sources.is_repo(&ks.source),
+        in_repo: sources.rooted_in_repo(&ks.source),
         status: Status::Rendered,
         message: String::new(),
         depends_on: ks.depends_on.clone(),
