@@ -16,6 +16,7 @@ mod load;
 mod objects;
 mod render;
 mod schema;
+mod schema_cycle;
 mod schema_formats;
 mod schema_quick;
 pub mod strvals;
