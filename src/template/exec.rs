@@ -1458,6 +1458,19 @@ fn index_of(v: &Value, what: &str) -> Result<i64, String> {
     }
 }
 
+/// Whether `i` indexes a slice or string of `len` elements, as Go's
+/// `index` finds: its own check lets the length itself through, which
+/// reflection then refuses (a panic, reported as the error).
+fn in_range(i: i64, len: usize, what: &str) -> Result<(), String> {
+    if i < 0 || i as usize > len {
+        return Err(format!("index out of range: {i}"));
+    }
+    if i as usize == len {
+        return Err(format!("reflect: {what} index out of range"));
+    }
+    Ok(())
+}
+
 fn index(args: &[Value]) -> Result<Value, String> {
     // Go: nil given (checked before any index, so `index nil` alone fails
     // too), or nil found (a missing key, a nil element).
@@ -1470,16 +1483,12 @@ fn index(args: &[Value]) -> Result<Value, String> {
             Value::Nil => return Err("index of nil pointer".into()),
             Value::List(mut l) => {
                 let i = index_of(ix, "slice/array")?;
-                if i < 0 || i as usize >= l.len() {
-                    return Err(format!("index out of range: {i}"));
-                }
+                in_range(i, l.len(), "slice")?;
                 l.swap_remove(i as usize)
             }
             Value::Str(s) => {
                 let i = index_of(ix, "slice/array")?;
-                if i < 0 || i as usize >= s.len() {
-                    return Err(format!("index out of range: {i}"));
-                }
+                in_range(i, s.len(), "string")?;
                 // A Go string's element is a byte.
                 Value::uint8(s.as_bytes()[i as usize])
             }
