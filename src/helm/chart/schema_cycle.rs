@@ -134,7 +134,9 @@ impl<'s> Walk<'s> {
             stack.pop();
             return;
         }
-        // The values' members and elements (a new place: a new stack).
+        // The values' members and elements (a new place: a new stack):
+        // (subschema, keyword path, token of the place, value).
+        let mut children: Vec<(&'s J, String, String, &J)> = Vec::new();
         match inst {
             J::Object(members) => {
                 let props = m.get("properties").and_then(J::as_object);
@@ -142,24 +144,21 @@ impl<'s> Walk<'s> {
                     .get("additionalProperties")
                     .filter(|_| !m.contains_key("patternProperties"));
                 for (name, v) in members {
-                    let (sub, key) = match props.and_then(|p| p.get(name)) {
-                        Some(sub) => (sub, format!("/properties/{}", token(name))),
-                        None => match additional {
-                            Some(sub) => (sub, "/additionalProperties".to_string()),
-                            None => continue,
-                        },
-                    };
-                    at.push(name.clone());
-                    self.visit(
-                        sub,
-                        format!("{loc}{key}"),
-                        format!("{kw}{key}"),
-                        v,
-                        at,
-                        &mut Vec::new(),
-                        depth + 1,
-                    );
-                    at.pop();
+                    match (props.and_then(|p| p.get(name)), additional) {
+                        (Some(sub), _) => children.push((
+                            sub,
+                            format!("/properties/{}", token(name)),
+                            name.clone(),
+                            v,
+                        )),
+                        (None, Some(sub)) => children.push((
+                            sub,
+                            "/additionalProperties".to_string(),
+                            name.clone(),
+                            v,
+                        )),
+                        (None, None) => {}
+                    }
                 }
             }
             J::Array(items) => {
@@ -171,31 +170,36 @@ impl<'s> Walk<'s> {
                 for (i, v) in items.iter().enumerate() {
                     // (v6 names an element `items` checks after
                     // `prefixItems` by its place among those.)
-                    let (sub, key, tok) = match (prefix.and_then(|p| p.get(i)), m.get("items")) {
-                        (Some(sub), _) => (sub, format!("/prefixItems/{i}"), i),
-                        (None, Some(J::Array(list))) if !self.draft2020 => match list.get(i) {
-                            Some(sub) => (sub, format!("/items/{i}"), i),
-                            None => continue,
-                        },
-                        (None, Some(sub)) if sub.is_object() => {
-                            (sub, "/items".to_string(), i - after)
+                    match (prefix.and_then(|p| p.get(i)), m.get("items")) {
+                        (Some(sub), _) => {
+                            children.push((sub, format!("/prefixItems/{i}"), i.to_string(), v))
                         }
-                        _ => continue,
-                    };
-                    at.push(tok.to_string());
-                    self.visit(
-                        sub,
-                        format!("{loc}{key}"),
-                        format!("{kw}{key}"),
-                        v,
-                        at,
-                        &mut Vec::new(),
-                        depth + 1,
-                    );
-                    at.pop();
+                        (None, Some(J::Array(list))) if !self.draft2020 => {
+                            if let Some(sub) = list.get(i) {
+                                children.push((sub, format!("/items/{i}"), i.to_string(), v));
+                            }
+                        }
+                        (None, Some(sub)) if sub.is_object() => {
+                            children.push((sub, "/items".to_string(), (i - after).to_string(), v))
+                        }
+                        _ => {}
+                    }
                 }
             }
             _ => {}
+        }
+        for (sub, key, tok, v) in children {
+            at.push(tok);
+            self.visit(
+                sub,
+                format!("{loc}{key}"),
+                format!("{kw}{key}"),
+                v,
+                at,
+                &mut Vec::new(),
+                depth + 1,
+            );
+            at.pop();
         }
         if let Some(J::Array(subs)) = m.get("allOf") {
             for (i, sub) in subs.iter().enumerate() {
