@@ -19,7 +19,7 @@
 
 use std::collections::BTreeMap;
 
-use flate::template::value::go_atoi as atoi;
+use flate::template::value::{go_atoi as atoi, go_quote};
 
 /// Parsed values, with Go's dynamic types.
 #[derive(Debug, Clone, PartialEq)]
@@ -94,26 +94,6 @@ enum E {
 
 fn msg(s: impl Into<String>) -> E {
     E::Msg(s.into())
-}
-
-/// Go's `%q` of a string.
-fn q(s: &str) -> String {
-    let mut out = String::from("\"");
-    for c in s.chars() {
-        match c {
-            '"' => out.push_str("\\\""),
-            '\\' => out.push_str("\\\\"),
-            '\n' => out.push_str("\\n"),
-            '\t' => out.push_str("\\t"),
-            '\r' => out.push_str("\\r"),
-            c if (c as u32) < 0x20 || c == '\u{7f}' => {
-                out.push_str(&format!("\\x{:02x}", c as u32));
-            }
-            c => out.push(c),
-        }
-    }
-    out.push('"');
-    out
 }
 
 fn conversion(got: &V, want: &str) -> E {
@@ -194,7 +174,7 @@ impl Parser<'_> {
             if k.is_empty() {
                 return Err(E::Eof);
             }
-            return Err(msg(format!("key {} has no value", q(&k))));
+            return Err(msg(format!("key {} has no value", go_quote(&k))));
         };
         match last {
             '[' => {
@@ -254,7 +234,7 @@ impl Parser<'_> {
                 set(data, &k, V::Str(String::new()));
                 Err(msg(format!(
                     "key {} has no value (cannot end with ,)",
-                    q(&k)
+                    go_quote(&k)
                 )))
             }
             _ => {
@@ -272,7 +252,7 @@ impl Parser<'_> {
                 };
                 let r = self.key(&mut inner, level);
                 if r.is_ok() && inner.is_empty() {
-                    return Err(msg(format!("key map {} has no value", q(&k))));
+                    return Err(msg(format!("key map {} has no value", go_quote(&k))));
                 }
                 if !inner.is_empty() {
                     set(data, &k, V::Map(inner));
@@ -301,7 +281,7 @@ impl Parser<'_> {
                 list,
                 Err(msg(format!(
                     "unexpected data at end of array index: {}",
-                    q(&k)
+                    go_quote(&k)
                 ))),
             );
         }
