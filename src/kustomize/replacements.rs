@@ -96,8 +96,13 @@ fn scalar_text_in(n: &Node) -> String {
 /// text (`node.Value`). Numbers index lists, `[k=v]` matches an element
 /// whose field `k` has the text `v`, `-` is the last element.
 pub(crate) fn lookup(node: &Node, path: &[String]) -> Result<Option<(Node, String)>, String> {
+    Ok(lookup_ref(node, path)?.map(|(n, t)| (n.clone(), t)))
+}
+
+/// [`lookup`], the node itself.
+fn lookup_ref<'n>(node: &'n Node, path: &[String]) -> Result<Option<(&'n Node, String)>, String> {
     let Some(e) = path.first() else {
-        return Ok(Some((node.clone(), scalar_text_in(node))));
+        return Ok(Some((node, scalar_text_in(node))));
     };
     let rest = &path[1..];
     if e == "*" {
@@ -110,7 +115,7 @@ pub(crate) fn lookup(node: &Node, path: &[String]) -> Result<Option<(Node, Strin
         return match node {
             Node::Null => Ok(None),
             Node::Seq(items) => match items.get(i as usize) {
-                Some(it) => lookup(it, rest),
+                Some(it) => lookup_ref(it, rest),
                 None => Ok(None),
             },
             other => Err(wrong_kind("SequenceNode", other)),
@@ -120,7 +125,7 @@ pub(crate) fn lookup(node: &Node, path: &[String]) -> Result<Option<(Node, Strin
         return match node {
             Node::Null => Ok(None),
             Node::Seq(items) => match items.last() {
-                Some(it) => lookup(it, rest),
+                Some(it) => lookup_ref(it, rest),
                 None => Ok(None),
             },
             other => Err(wrong_kind("SequenceNode", other)),
@@ -144,7 +149,7 @@ pub(crate) fn lookup(node: &Node, path: &[String]) -> Result<Option<(Node, Strin
                     }
                 });
                 match found {
-                    Some(it) => lookup(it, rest),
+                    Some(it) => lookup_ref(it, rest),
                     None => Ok(None),
                 }
             }
@@ -158,12 +163,9 @@ pub(crate) fn lookup(node: &Node, path: &[String]) -> Result<Option<(Node, Strin
                 return Ok(None);
             };
             if rest.is_empty() && v.is_scalar() {
-                return Ok(Some((
-                    v.clone(),
-                    m.scalar_source_text(e).unwrap_or_default(),
-                )));
+                return Ok(Some((v, m.scalar_source_text(e).unwrap_or_default())));
             }
-            lookup(v, rest)
+            lookup_ref(v, rest)
         }
         other => Err(wrong_kind("MappingNode", other)),
     }
@@ -601,6 +603,21 @@ fn describe(n: &Node) -> String {
     )
 }
 
+/// A target's text with the value put in at part `index` of its parts
+/// split at `delim` (before them when negative, after them when past the
+/// last).
+fn joined(target: &str, value: &str, delim: &str, index: i64) -> String {
+    let mut parts: Vec<&str> = target.split(delim).collect();
+    if index < 0 {
+        parts.insert(0, value);
+    } else if index as usize >= parts.len() {
+        parts.push(value);
+    } else {
+        parts[index as usize] = value;
+    }
+    parts.join(delim)
+}
+
 /// kyaml's setFieldValue. A scalar target keeps its node (and type tag) and
 /// takes the value's text: the output only reads back when that text
 /// resolves to the target's type (or an integer into a float). A created
@@ -618,15 +635,7 @@ fn set_target(
         if !t.node.is_scalar() {
             return Err("delimiter option can only be used with scalar nodes".into());
         }
-        let mut parts: Vec<String> = t.text.split(delim).map(str::to_string).collect();
-        if index < 0 {
-            parts.insert(0, text);
-        } else if index as usize >= parts.len() {
-            parts.push(text);
-        } else {
-            parts[index as usize] = text;
-        }
-        text = parts.join(delim);
+        text = joined(&t.text, value_text, delim, index);
     }
     // kyaml creates a missing field with the value's kind.
     if !t.node.is_scalar() || (t.created && !value.is_scalar()) {
@@ -757,10 +766,56 @@ fn apply_one(m: &mut ResMap, rep: &Node) -> Result<(), String> {
                     value = v;
                     value_text = t;
                 }
+                // kyaml hands out the source node itself: when a target
+                // path (a wildcard, a selector) reaches it before other
+                // fields, those receive what it became.
+                let src_node: Option<*const Node> = match &live {
+                    Some(sp) if ri == src_idx => lookup_ref(&m.resources[src_idx].obj, sp)
+                        .ok()
+                        .flatten()
+                        .map(|(n, _)| n as *const Node),
+                    _ => None,
+                };
                 let path = split_field_path(p);
                 let r = &mut m.resources[ri];
-                let found = visit(&mut r.obj, &path, create, &value, &mut |t| {
-                    set_target(t, &value, &value_text, &delim, index)
+                let found = visit(&mut r.obj, &path, create, &value.clone(), &mut |t| {
+                    let is_source =
+                        !t.created && src_node.is_some_and(|n| std::ptr::eq(&*t.node, n));
+                    if !is_source {
+                        return set_target(t, &value, &value_text, &delim, index);
+                    }
+                    let new_text = if t.node.is_scalar() && !delim.is_empty() {
+                        joined(&t.text, &value_text, &delim, index)
+                    } else {
+                        value_text.clone()
+                    };
+                    let Found {
+                        node,
+                        created,
+                        tagless,
+                        text,
+                        entry,
+                        bad_tag,
+                        quoted,
+                    } = t;
+                    let w = set_target(
+                        Found {
+                            node: &mut *node,
+                            created,
+                            tagless,
+                            text,
+                            entry,
+                            bad_tag,
+                            quoted,
+                        },
+                        &value,
+                        &value_text,
+                        &delim,
+                        index,
+                    )?;
+                    value = node.clone();
+                    value_text = new_text;
+                    Ok(w)
                 })
                 .map_err(|e| {
                     format!(
