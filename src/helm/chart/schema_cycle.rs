@@ -18,6 +18,11 @@ use serde_json::Value as J;
 /// Deepest nesting of the values followed.
 const MAX_DEPTH: usize = 256;
 
+/// Most schemas visited in all: a schema whose `allOf`s name the same
+/// subschema twice at each of many levels would otherwise be walked an
+/// exponential number of times.
+const MAX_VISITS: usize = 1_000_000;
+
 /// A reference cycle the values reach, as v6 reports it.
 pub(super) struct Cycle {
     /// The place in the values (its keys and indexes).
@@ -37,6 +42,7 @@ pub(super) fn cycles(schema: &J, instance: &J) -> Vec<Cycle> {
         root: schema,
         refs_override: uri.is_some_and(|u| !(u.contains("2019-09") || u.contains("2020-12"))),
         draft2020: uri.is_none_or(|u| u.contains("2020-12")),
+        visits: 0,
         out: Vec::new(),
     };
     let mut stack = Vec::new();
@@ -56,6 +62,8 @@ struct Walk<'s> {
     root: &'s J,
     /// Drafts before 2019-09: `$ref` overrides the keywords beside it.
     refs_override: bool,
+    /// Schemas visited so far (see [`MAX_VISITS`]).
+    visits: usize,
     /// Draft 2020-12: `prefixItems`, then `items` for the elements after
     /// them (before: `items`, a schema for all or a list of schemas).
     draft2020: bool,
@@ -111,7 +119,8 @@ impl<'s> Walk<'s> {
         let J::Object(m) = s else {
             return;
         };
-        if depth > MAX_DEPTH {
+        self.visits += 1;
+        if depth > MAX_DEPTH || self.visits > MAX_VISITS {
             return;
         }
         if let Some((_, first)) = stack.iter().find(|(l, _)| *l == loc) {
@@ -253,6 +262,20 @@ mod tests {
                 "both /properties/c~0~1/$ref/$ref and /properties/c~0~1/$ref resolve to \"file:///values.schema.json#/definitions/d0\" causing reference cycle".to_string()
             )]
         );
+    }
+
+    #[test]
+    fn a_schema_walked_exponentially_often_stops() {
+        // 40 levels of `allOf` naming the next level twice: 2^40 walks.
+        let mut defs = serde_json::Map::new();
+        for i in 0..40 {
+            let next = json!({"$ref": format!("#/$defs/d{}", i + 1)});
+            defs.insert(format!("d{i}"), json!({"allOf": [next.clone(), next]}));
+        }
+        defs.insert("d40".into(), json!({"type": "integer"}));
+        let s = json!({"$defs": defs, "properties": {"c": {"$ref": "#/$defs/d0"}}});
+        // (It ends, at the limit, with nothing found.)
+        assert!(messages(s, json!({"c": 1})).is_empty());
     }
 
     #[test]
