@@ -292,6 +292,9 @@ struct Sources<'a> {
     /// The adopted root's source, which is the repository too.
     root_source: Option<SourceRef>,
     local: &'a [LocalSource],
+    /// Which `--source` directories (by index in `local`) are the
+    /// repository's root.
+    local_is_repo: Vec<bool>,
     /// The filter of each `--source` directory, by (kind, directory,
     /// `spec.ignore`): reading a GitRepository's `.sourceignore` files walks
     /// the whole directory, once, not once per Kustomization.
@@ -412,12 +415,11 @@ impl Sources<'_> {
     /// it).
     fn rooted_in_repo(&self, s: &SourceRef) -> bool {
         self.is_repo(s)
-            || self.local.iter().any(|l| {
-                l.matches(s)
-                    && (l.dir == self.repo.root
-                        || std::fs::canonicalize(&l.dir).ok()
-                            == std::fs::canonicalize(&self.repo.root).ok())
-            })
+            || self
+                .local
+                .iter()
+                .zip(&self.local_is_repo)
+                .any(|(l, &root)| root && l.matches(s))
     }
     /// The artifact of a `--source` directory for `src`, filtered as
     /// source-controller filters that kind (see [`super::source`]).
@@ -2780,6 +2782,18 @@ pub fn render(
         },
         root_source: None,
         local: &opts.sources,
+        local_is_repo: {
+            let canonical = std::fs::canonicalize(&repo).ok();
+            opts.sources
+                .iter()
+                .map(|l| {
+                    l.dir == repo
+                        || canonical
+                            .as_ref()
+                            .is_some_and(|c| std::fs::canonicalize(&l.dir).ok().as_ref() == Some(c))
+                })
+                .collect()
+        },
         ignores: Default::default(),
         artifacts: Default::default(),
         webhooks: Vec::new(),

@@ -624,7 +624,7 @@ fn joined(target: &str, value: &str, delim: &str, index: i64) -> String {
 /// field is untagged, so its text is resolved as YAML. Any other target is
 /// replaced by the value node.
 fn set_target(
-    t: Found,
+    t: &mut Found,
     value: &Node,
     value_text: &str,
     delim: &str,
@@ -778,42 +778,19 @@ fn apply_one(m: &mut ResMap, rep: &Node) -> Result<(), String> {
                 };
                 let path = split_field_path(p);
                 let r = &mut m.resources[ri];
-                let found = visit(&mut r.obj, &path, create, &value.clone(), &mut |t| {
+                let found = visit(&mut r.obj, &path, create, &value.clone(), &mut |mut t| {
                     let is_source =
                         !t.created && src_node.is_some_and(|n| std::ptr::eq(&*t.node, n));
                     if !is_source {
-                        return set_target(t, &value, &value_text, &delim, index);
+                        return set_target(&mut t, &value, &value_text, &delim, index);
                     }
                     let new_text = if t.node.is_scalar() && !delim.is_empty() {
                         joined(&t.text, &value_text, &delim, index)
                     } else {
                         value_text.clone()
                     };
-                    let Found {
-                        node,
-                        created,
-                        tagless,
-                        text,
-                        entry,
-                        bad_tag,
-                        quoted,
-                    } = t;
-                    let w = set_target(
-                        Found {
-                            node: &mut *node,
-                            created,
-                            tagless,
-                            text,
-                            entry,
-                            bad_tag,
-                            quoted,
-                        },
-                        &value,
-                        &value_text,
-                        &delim,
-                        index,
-                    )?;
-                    value = node.clone();
+                    let w = set_target(&mut t, &value, &value_text, &delim, index)?;
+                    value = t.node.clone();
                     value_text = new_text;
                     Ok(w)
                 })
