@@ -1163,7 +1163,7 @@ fn in_ranges(table: &[u32], c: char) -> bool {
 }
 
 /// Go's `unicode.IsLetter`: general category L.
-fn is_go_letter(c: char) -> bool {
+pub(crate) fn is_go_letter(c: char) -> bool {
     if c.is_ascii() {
         c.is_ascii_alphabetic()
     } else {
@@ -1172,7 +1172,7 @@ fn is_go_letter(c: char) -> bool {
 }
 
 /// Go's `unicode.IsDigit`: general category Nd.
-fn is_go_digit(c: char) -> bool {
+pub(crate) fn is_go_digit(c: char) -> bool {
     if c.is_ascii() {
         c.is_ascii_digit()
     } else {

@@ -586,7 +586,7 @@ impl<'a, 'e> State<'a, 'e> {
                     for (name, (val, iface)) in pipe.decl().iter().zip(vals) {
                         let name = name.of(self.src());
                         if pipe.is_assign {
-                            self.set_var(name, val, iface);
+                            self.set_var(name, val, iface)?;
                         } else {
                             self.vars.push((name, val, iface));
                         }
@@ -634,10 +634,17 @@ impl<'a, 'e> State<'a, 'e> {
         Ok(())
     }
 
-    fn set_var(&mut self, name: &str, v: Value, iface: bool) {
-        if let Some(slot) = self.vars.iter_mut().rev().find(|(n, _, _)| *n == name) {
-            slot.1 = v;
-            slot.2 = iface;
+    /// Assigns to the innermost variable `name` (`$x = ...`); Go's parser
+    /// lets an assignment to a variable never declared through, and its
+    /// execution fails.
+    fn set_var(&mut self, name: &str, v: Value, iface: bool) -> R<()> {
+        match self.vars.iter_mut().rev().find(|(n, _, _)| *n == name) {
+            Some(slot) => {
+                slot.1 = v;
+                slot.2 = iface;
+                Ok(())
+            }
+            None => Err(self.err(format!("undefined variable: {name}"))),
         }
     }
 
@@ -668,7 +675,7 @@ impl<'a, 'e> State<'a, 'e> {
         for name in pipe.decl() {
             let name = name.of(self.src());
             if pipe.is_assign {
-                self.set_var(name, v.clone(), false);
+                self.set_var(name, v.clone(), false)?;
             } else {
                 self.vars.push((name, v.clone(), false));
             }

@@ -69,6 +69,12 @@ enum Tok {
     Comma,
     /// Any other printable ASCII character (the parser rejects it).
     Other(u8),
+    /// Where the lexer stopped at an error (the parser's
+    /// [`Parser::lex_error`] holds its message): the last token before
+    /// the final EOF. Go's lexer emits an error item there, which the
+    /// parser reports only when it reaches it (a parse error before it
+    /// comes first).
+    Error,
     Eof,
 }
 
@@ -104,7 +110,7 @@ impl Token {
     /// How Go's `item.String()` names the token in "unexpected" errors.
     fn describe(&self, src: &str) -> String {
         match self.tok {
-            Tok::Eof => "EOF".into(),
+            Tok::Eof | Tok::Error => "EOF".into(),
             Tok::Keyword(k) => format!("<{}>", k.name()),
             Tok::Field => quote_short(&self.text(src)[1..]),
             Tok::Text | Tok::Var | Tok::Ident | Tok::Number | Tok::Char | Tok::Str => {
@@ -135,15 +141,16 @@ fn quote_short(s: &str) -> String {
     }
 }
 
-/// The value of a string literal the lexer accepted (raw, or double-quoted
-/// with escapes that unquote): borrowed unless it has escapes.
-fn str_value(quoted: &str) -> Cow<'_, str> {
+/// The value of a string literal (raw, or double-quoted): borrowed
+/// unless it has escapes; `None` when its escapes do not unquote (Go's
+/// parser fails then with `strconv`'s "invalid syntax", where it reads
+/// the literal: the lexer takes any escape).
+fn str_value(quoted: &str) -> Option<Cow<'_, str>> {
     let inner = &quoted[1..quoted.len() - 1];
     if quoted.starts_with('`') || !inner.contains('\\') {
-        Cow::Borrowed(inner)
+        Some(Cow::Borrowed(inner))
     } else {
-        // The lexer rejected the literals that do not unquote.
-        Cow::Owned(unquote(quoted).unwrap_or_default())
+        unquote(quoted).map(Cow::Owned)
     }
 }
 
@@ -221,8 +228,10 @@ fn is_space(c: u8) -> bool {
     matches!(c, b' ' | b'\t' | b'\r' | b'\n')
 }
 
+/// Go's `isAlphaNumeric`: `_`, a letter (category L) or a decimal digit
+/// (Nd).
 fn is_alnum(c: char) -> bool {
-    c == '_' || c.is_alphanumeric()
+    c == '_' || crate::flux::envsubst::is_go_letter(c) || crate::flux::envsubst::is_go_digit(c)
 }
 
 /// Which bytes are ASCII identifier characters (`_`, letters, digits).
@@ -302,7 +311,21 @@ impl<'a, const OPEN: u8, const CLOSE: u8> Lexer<'a, OPEN, CLOSE> {
         self.pos += n;
     }
 
-    fn run(mut self) -> Result<Vec<Token>, Error> {
+    /// The tokens of the text and, when the lexer stopped at an error,
+    /// that error (its place marked by a [`Tok::Error`] token).
+    fn run(mut self) -> (Vec<Token>, Option<Error>) {
+        match self.tokens() {
+            Ok(()) => (self.toks, None),
+            Err(e) => {
+                let (p, l) = (self.pos, e.line);
+                self.push(Tok::Error, p, 0, l);
+                self.push(Tok::Eof, p, 0, l);
+                (self.toks, Some(e))
+            }
+        }
+    }
+
+    fn tokens(&mut self) -> Result<(), Error> {
         let mut trim_next = false;
         loop {
             let rest = self.rest();
@@ -334,7 +357,7 @@ impl<'a, const OPEN: u8, const CLOSE: u8> Lexer<'a, OPEN, CLOSE> {
             if self.pos >= self.src.len() {
                 let (p, l) = (self.pos, self.line);
                 self.push(Tok::Eof, p, 0, l);
-                return Ok(self.toks);
+                return Ok(());
             }
             trim_next = self.action(trim_left)?;
         }
@@ -372,10 +395,7 @@ impl<'a, const OPEN: u8, const CLOSE: u8> Lexer<'a, OPEN, CLOSE> {
             // Dispatch on the first byte; `}}` and ` -}}` (any one space
             // before the dash) close the action.
             let Some(&c) = b.first() else {
-                return Err(self.err(
-                    l,
-                    format!("unclosed action started at {}:{}", self.name, start_line),
-                ));
+                return Err(self.err(l, "unclosed action".into()));
             };
             match c {
                 c if c == CLOSE && b.get(1) == Some(&CLOSE) => {
@@ -443,34 +463,24 @@ impl<'a, const OPEN: u8, const CLOSE: u8> Lexer<'a, OPEN, CLOSE> {
                     self.skip(1);
                 }
                 b'"' => {
+                    // Go's lexer takes any escape but one of a line break
+                    // (the parser unquotes the literal where it reads it).
                     let mut i = 1;
-                    let mut escapes = false;
                     loop {
                         match b.get(i) {
                             None | Some(b'\n') => {
                                 return Err(self.err(l, "unterminated quoted string".into()));
                             }
-                            Some(b'\\') => {
-                                escapes = true;
-                                i += 2
+                            Some(b'\\') if matches!(b.get(i + 1), None | Some(b'\n')) => {
+                                return Err(self.err(l, "unterminated quoted string".into()));
                             }
+                            Some(b'\\') => i += 2,
                             Some(b'"') => break,
                             _ => i += 1,
                         }
                     }
-                    if escapes {
-                        let quoted = &self.src[p..=p + i];
-                        if unquote(quoted).is_none() {
-                            return Err(self.err(l, format!("invalid syntax: {quoted}")));
-                        }
-                    }
                     self.push(Tok::Str, p, i + 1, l);
-                    // An escaped line break is the only one a literal can hold.
-                    if escapes {
-                        self.advance(i + 1);
-                    } else {
-                        self.skip(i + 1);
-                    }
+                    self.skip(i + 1);
                 }
                 b'`' => {
                     let close = match memchr::memchr(b'`', &b[1..]) {
@@ -487,6 +497,9 @@ impl<'a, const OPEN: u8, const CLOSE: u8> Lexer<'a, OPEN, CLOSE> {
                             None | Some(b'\n') => {
                                 return Err(self.err(l, "unterminated character constant".into()));
                             }
+                            Some(b'\\') if matches!(b.get(i + 1), None | Some(b'\n')) => {
+                                return Err(self.err(l, "unterminated character constant".into()));
+                            }
                             Some(b'\\') => i += 2,
                             Some(b'\'') => break,
                             _ => i += 1,
@@ -497,6 +510,7 @@ impl<'a, const OPEN: u8, const CLOSE: u8> Lexer<'a, OPEN, CLOSE> {
                 }
                 b'$' => {
                     let n = 1 + alnum_len(self.src, p + 1);
+                    self.terminated(p + n, l)?;
                     self.push(Tok::Var, p, n, l);
                     self.skip(n);
                 }
@@ -505,6 +519,7 @@ impl<'a, const OPEN: u8, const CLOSE: u8> Lexer<'a, OPEN, CLOSE> {
                         self.number(p, l)?;
                     } else {
                         let n = alnum_len(self.src, p + 1);
+                        self.terminated(p + 1 + n, l)?;
                         if n > 0 {
                             self.push(Tok::Field, p, 1 + n, l);
                             self.skip(1 + n);
@@ -518,6 +533,7 @@ impl<'a, const OPEN: u8, const CLOSE: u8> Lexer<'a, OPEN, CLOSE> {
                 _ => {
                     let n = alnum_len(self.src, p);
                     if n > 0 {
+                        self.terminated(p + n, l)?;
                         self.push(word_tok(&b[..n]), p, n, l);
                         self.skip(n);
                     } else if c.is_ascii() && !c.is_ascii_control() {
@@ -531,6 +547,25 @@ impl<'a, const OPEN: u8, const CLOSE: u8> Lexer<'a, OPEN, CLOSE> {
                         ));
                     }
                 }
+            }
+        }
+    }
+
+    /// Go's lexer ends a variable, a field or a word (an identifier, a
+    /// keyword, `true`, `false`, `nil`) only before a space, `.`, `,`,
+    /// `|`, `:`, a parenthesis, the closing delimiter or the end of the
+    /// text: any other character at `at` is a "bad character" (`$x=1`,
+    /// `.a[0]`, `.a-}}`), reported in place of the token.
+    fn terminated(&self, at: usize, l: usize) -> Result<(), Error> {
+        let b = &self.src.as_bytes()[at..];
+        match b.first() {
+            None | Some(b' ' | b'\t' | b'\r' | b'\n' | b'.' | b',' | b'|' | b':' | b')' | b'(') => {
+                Ok(())
+            }
+            Some(_) if b.starts_with(&[CLOSE, CLOSE]) => Ok(()),
+            Some(_) => {
+                let c = self.src[at..].chars().next().unwrap_or_default();
+                Err(self.err(l, format!("bad character {}", go_unicode(c))))
             }
         }
     }
@@ -615,8 +650,22 @@ fn word_tok(w: &[u8]) -> Tok {
     }
 }
 
+/// Go's `%#U` of a character: its code point, and the character quoted
+/// when it is printable.
 fn go_unicode(c: char) -> String {
-    format!("U+{:04X} '{c}'", c as u32)
+    if c == ' ' || !(c.is_control() || c.is_whitespace() || is_format(c)) {
+        format!("U+{:04X} '{c}'", c as u32)
+    } else {
+        format!("U+{:04X}", c as u32)
+    }
+}
+
+/// Whether `c` is of Unicode's format category (Cf), which Go's
+/// `strconv.IsPrint` does not print: the common ones.
+fn is_format(c: char) -> bool {
+    matches!(c, '\u{ad}' | '\u{600}'..='\u{605}' | '\u{61c}' | '\u{6dd}' | '\u{70f}' | '\u{180e}'
+        | '\u{200b}'..='\u{200f}' | '\u{202a}'..='\u{202e}' | '\u{2060}'..='\u{2064}'
+        | '\u{2066}'..='\u{206f}' | '\u{feff}' | '\u{fff9}'..='\u{fffb}')
 }
 
 /// Go's `strconv.Unquote` for double-quoted strings.
@@ -665,20 +714,67 @@ fn unquote(q: &str) -> Option<String> {
 
 /// Value of a char constant such as `'a'` or `'\n'`.
 pub(crate) fn unquote_char(q: &str) -> Option<i64> {
-    let inner = &q[1..q.len() - 1];
-    let s = if inner == "\"" {
-        "\"".to_string()
-    } else if inner == "\\'" {
-        "'".to_string()
-    } else {
-        unquote(&format!("\"{inner}\""))?
+    char_constant(q).ok()
+}
+
+/// The value of character constant `q` (quotes included), as Go's parser
+/// reads it (`strconv.UnquoteChar` of what follows the opening quote,
+/// which must leave only the closing one); else its error: "invalid
+/// syntax" for a bad or missing character, "malformed character
+/// constant" for more than one.
+fn char_constant(q: &str) -> Result<i64, String> {
+    let syntax = || "invalid syntax".to_string();
+    let s = &q[1..];
+    let c = s.chars().next().ok_or_else(syntax)?;
+    let (value, used) = match c {
+        '\'' => return Err(syntax()),
+        '\\' => {
+            let b = s.as_bytes();
+            let e = *b.get(1).ok_or_else(syntax)?;
+            let digits = |n: usize, radix: u32| -> Result<u32, String> {
+                let d = s.get(2..2 + n).ok_or_else(syntax)?;
+                if !d.bytes().all(|c| (c as char).is_digit(radix)) {
+                    return Err(syntax());
+                }
+                u32::from_str_radix(d, radix).map_err(|_| syntax())
+            };
+            match e {
+                b'a' => (7, 2),
+                b'b' => (8, 2),
+                b'f' => (12, 2),
+                b'n' => (10, 2),
+                b'r' => (13, 2),
+                b't' => (9, 2),
+                b'v' => (11, 2),
+                b'\\' => (92, 2),
+                b'\'' => (39, 2),
+                b'x' => (digits(2, 16)?, 4),
+                b'u' | b'U' => {
+                    let n = if e == b'u' { 4 } else { 8 };
+                    let v = digits(n, 16)?;
+                    char::from_u32(v).ok_or_else(syntax)?;
+                    (v, 2 + n)
+                }
+                b'0'..=b'7' => {
+                    let d = s.get(1..4).ok_or_else(syntax)?;
+                    if !d.bytes().all(|c| (b'0'..=b'7').contains(&c)) {
+                        return Err(syntax());
+                    }
+                    let v = u32::from_str_radix(d, 8).map_err(|_| syntax())?;
+                    if v > 255 {
+                        return Err(syntax());
+                    }
+                    (v, 4)
+                }
+                _ => return Err(syntax()),
+            }
+        }
+        c => (c as u32, c.len_utf8()),
     };
-    let mut cs = s.chars();
-    let c = cs.next()?;
-    if cs.next().is_some() {
-        return None;
+    if &s[used..] != "'" {
+        return Err(format!("malformed character constant: {q}"));
     }
-    Some(c as i64)
+    Ok(i64::from(value))
 }
 
 // ---------------------------------------------------------------- AST
@@ -977,6 +1073,14 @@ struct Parser<'a> {
     name: &'a str,
     src: &'a str,
     toks: Vec<Token>,
+    /// The error the lexer stopped at (the place of the [`Tok::Error`]
+    /// token): reported when the parser reaches that token.
+    lex_error: Option<Error>,
+    /// The line of the `{{` of the action being parsed, as Go's
+    /// `Tree.actionLine`: set at each action read as text or action, 0
+    /// once it is parsed (the body of a control structure, after its
+    /// first inner action, and a `define`'s header have none).
+    action_line: usize,
     i: usize,
     /// The variables in scope (names borrowed from the source).
     vars: Vec<&'a str>,
@@ -1037,14 +1141,16 @@ pub fn parse_delimited(
     let braces = memchr::memchr_iter(delims.open(), text.as_bytes()).count();
     let mut toks = TOKENS.with(Cell::take);
     toks.reserve(braces * 6 + 2);
-    let toks = match delims {
-        Delims::Braces => Lexer::<b'{', b'}'>::new(text, name, toks).run()?,
-        Delims::Angles => Lexer::<b'<', b'>'>::new(text, name, toks).run()?,
+    let (toks, lex_error) = match delims {
+        Delims::Braces => Lexer::<b'{', b'}'>::new(text, name, toks).run(),
+        Delims::Angles => Lexer::<b'<', b'>'>::new(text, name, toks).run(),
     };
     let mut p = Parser {
         name,
         src: text,
         toks,
+        lex_error,
+        action_line: 0,
         i: 0,
         vars: vec!["$"],
         range_depth: 0,
@@ -1140,8 +1246,35 @@ fn end_name(t: &Token, src: &str) -> String {
 }
 
 impl<'a> Parser<'a> {
+    /// The error of a parse that stopped at token `t`. At the lexer's
+    /// error token, the lexer's error (Go's `unexpected` of an error
+    /// item): its message, and where the action started when that is
+    /// another line.
+    ///
+    /// Only where Go reports the token as unexpected (the messages
+    /// "unexpected ..."): its other errors at a token it has only peeked
+    /// at ("range can only initialize variables") stay as they are.
     fn err_at(&self, t: &Token, msg: String) -> Box<Error> {
+        if let (Tok::Error, Some(e), true) =
+            (t.tok, &self.lex_error, msg.starts_with("unexpected "))
+        {
+            let mut e = e.clone();
+            if self.action_line != 0 && self.action_line != e.line {
+                let started = format!(" started at {}:{}", self.name, self.action_line);
+                if !e.message.ends_with(" action") {
+                    e.message.push_str(" in action");
+                }
+                e.message.push_str(&started);
+            }
+            return Box::new(e);
+        }
         Box::new(Error::parse(self.name, t.line(), msg))
+    }
+
+    /// The value of string literal `t`; "invalid syntax" (Go's
+    /// `strconv.Unquote`) when its escapes do not unquote.
+    fn string(&self, t: &Token) -> PResult<Cow<'a, str>> {
+        str_value(self.text(t)).ok_or_else(|| self.err_at(t, "invalid syntax".into()))
     }
 
     /// The range of token `t`.
@@ -1199,7 +1332,12 @@ impl<'a> Parser<'a> {
         let t = self.next();
         match t.tok {
             Tok::Text => Ok(Ok(Node::Text(t.pos(), t.end()))),
-            Tok::LeftDelim => self.action(),
+            Tok::LeftDelim => {
+                self.action_line = t.line();
+                let node = self.action();
+                self.action_line = 0;
+                node
+            }
             Tok::Eof => Err(self.err_at(&t, "unexpected EOF".into())),
             _ => Err(self.err_at(&t, format!("unexpected {}", t.describe(self.src)))),
         }
@@ -1309,7 +1447,7 @@ impl<'a> Parser<'a> {
     fn template_call(&mut self, context: &str) -> PResult<TemplateCall> {
         let t = self.next();
         let name = match &t.tok {
-            Tok::Str => str_value(self.text(&t)).into_owned(),
+            Tok::Str => self.string(&t)?.into_owned(),
             _ => {
                 return Err(self.err_at(
                     &t,
@@ -1334,7 +1472,7 @@ impl<'a> Parser<'a> {
     fn parse_define(&mut self) -> PResult<()> {
         let t = self.next();
         let name = match &t.tok {
-            Tok::Str => str_value(self.text(&t)).into_owned(),
+            Tok::Str => self.string(&t)?.into_owned(),
             _ => {
                 return Err(self.err_at(
                     &t,
@@ -1466,9 +1604,16 @@ impl<'a> Parser<'a> {
             cmds: Vec::new(),
         };
         let base = self.cmd_buf.len();
-        // Declarations.
-        if let Tok::Var = start.tok {
-            let v = self.text(&start);
+        // Declarations, as Go's parser reads them: `$x :=` or `$x =`
+        // (the variable is in scope from here on, assigned or not: an
+        // assignment to an undefined one fails when executed), and in a
+        // range, `$i, $x :=`. A variable followed by anything else is the
+        // pipeline's first operand.
+        loop {
+            let v = *self.peek();
+            if v.tok != Tok::Var {
+                break;
+            }
             let save = self.i;
             self.next();
             let after = *self.peek();
@@ -1476,46 +1621,25 @@ impl<'a> Parser<'a> {
                 Tok::Decl | Tok::Assign => {
                     self.next();
                     pipe.is_assign = matches!(after.tok, Tok::Assign);
-                    pipe.push_decl(self.span(&start));
-                    if pipe.is_assign {
-                        if !self.vars.contains(&v) {
-                            return Err(self.err_at(&start, format!("undefined variable {:?}", v)));
-                        }
-                    } else {
-                        self.vars.push(v);
-                    }
+                    pipe.push_decl(self.span(&v));
+                    self.vars.push(self.text(&v));
                 }
-                Tok::Comma if context == "range" => {
+                Tok::Comma => {
                     self.next();
-                    let second = self.next();
-                    let v2 = match &second.tok {
-                        Tok::Var => self.text(&second),
-                        _ => {
-                            return Err(self.err_at(
-                                &second,
-                                "range can only initialize variables".to_string(),
-                            ));
+                    pipe.push_decl(self.span(&v));
+                    self.vars.push(self.text(&v));
+                    if context == "range" && pipe.ndecl < 2 {
+                        let n = *self.peek();
+                        if matches!(n.tok, Tok::Var | Tok::RightDelim | Tok::RParen) {
+                            continue;
                         }
-                    };
-                    let op = self.next();
-                    match op.tok {
-                        Tok::Decl => {
-                            self.vars.push(v);
-                            self.vars.push(v2);
-                        }
-                        Tok::Assign => pipe.is_assign = true,
-                        _ => {
-                            return Err(self.err_at(
-                                &op,
-                                format!("unexpected {} in range", op.describe(self.src)),
-                            ));
-                        }
+                        return Err(self.err_at(&n, "range can only initialize variables".into()));
                     }
-                    pipe.push_decl(self.span(&start));
-                    pipe.push_decl(self.span(&second));
+                    return Err(self.err_at(&after, format!("too many declarations in {context}")));
                 }
                 _ => self.i = save,
             }
+            break;
         }
         loop {
             let t = self.next();
@@ -1680,7 +1804,16 @@ impl<'a> Parser<'a> {
                 names: Fields(self.span(&t)),
             },
             Tok::Bool(b) => Arg::Bool(t.pos(), b),
-            Tok::Number | Tok::Char => {
+            Tok::Char => {
+                let text = self.text(&t);
+                let value = char_constant(text).map_err(|e| self.err_at(&t, e))?;
+                Arg::Number {
+                    pos: t.pos(),
+                    text: self.span(&t),
+                    value: super::value::Value::Int(value),
+                }
+            }
+            Tok::Number => {
                 let text = self.text(&t);
                 let Some(value) = super::exec::number_value(text) else {
                     return Err(self.err_at(&t, format!("illegal number syntax: {text:?}")));
@@ -1701,7 +1834,7 @@ impl<'a> Parser<'a> {
             Tok::Str => Arg::Str {
                 pos: t.pos(),
                 quoted: self.span(&t),
-                unquoted: match str_value(self.text(&t)) {
+                unquoted: match self.string(&t)? {
                     Cow::Borrowed(_) => None,
                     Cow::Owned(u) => Some(u.into()),
                 },
