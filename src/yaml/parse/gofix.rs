@@ -112,6 +112,9 @@ fn scan(text: &str, probe: Option<usize>) -> Option<(Vec<(usize, u8)>, bool)> {
                 b'#' if blank_before => i = line_end(b, i),
                 b'\'' | b'"' if blank_before => i = skip_quoted(b, i)?,
                 b'|' | b'>' if blank_before && block_token_start(b, line_start, i) => {
+                    if header_at_key_column(b, line_start, i) {
+                        inserts.push((i, b' '));
+                    }
                     i = skip_block_scalar(b, line_start, i);
                     line_start = i;
                 }
@@ -286,6 +289,59 @@ fn block_token_start(b: &[u8], line_start: usize, i: usize) -> bool {
         .map_or(0, |p| p + 1);
     let word = &trimmed[word_start..];
     matches!(word, b"-" | b"?" | b"---") || word.ends_with(b":") || matches!(word[0], b'&' | b'!')
+}
+
+/// Whether the block scalar header at `i`, first on its line, is the
+/// value of the key of the line before (the last one with content), at
+/// that key's column: go-yaml (as libyaml) takes it so, yaml-rust2 wants
+/// it indented more (`key:` then `|` under the `k`).
+fn header_at_key_column(b: &[u8], line_start: usize, i: usize) -> bool {
+    if !b[line_start..i].iter().all(|&c| c == b' ') || line_start == 0 {
+        return false;
+    }
+    // The line before with content (not blank, not only a comment).
+    let mut end = line_start - 1;
+    let prev = loop {
+        let start = b[..end]
+            .iter()
+            .rposition(|&c| c == b'\n')
+            .map_or(0, |p| p + 1);
+        let line = &b[start..end];
+        let t = line.trim_ascii();
+        if !t.is_empty() && t[0] != b'#' {
+            break line;
+        }
+        if start == 0 {
+            return false;
+        }
+        end = start - 1;
+    };
+    // Its content without a comment (` #` on: a key with no value has no
+    // quoted scalar after its colon).
+    let content = match prev
+        .windows(2)
+        .position(|w| matches!(w[0], b' ' | b'\t') && w[1] == b'#')
+    {
+        Some(p) => &prev[..p],
+        None => prev,
+    };
+    let content = content.trim_ascii_end();
+    if !content.ends_with(b":") || content.len() < 2 {
+        return false;
+    }
+    // The key's column: past the indentation and any `- ` of sequences.
+    let mut col = 0;
+    loop {
+        while prev.get(col) == Some(&b' ') {
+            col += 1;
+        }
+        if prev.get(col) == Some(&b'-') && matches!(prev.get(col + 1), Some(b' ' | b'\t')) {
+            col += 1;
+        } else {
+            break;
+        }
+    }
+    col == i - line_start && !matches!(prev[col], b'|' | b'>' | b'#')
 }
 
 /// The offset of the line after the block scalar whose header is at `i`:
