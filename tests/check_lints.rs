@@ -199,6 +199,76 @@ fn dependson_missing_names_where_the_target_is_defined() {
     );
 }
 
+/// A HelmRelease's dependsOn target and chart source defined under the
+/// path of a Kustomization that fails to render (a substituteFrom Secret
+/// created outside the repository): the render failure is the error; the
+/// two knock-on findings are warnings that name the failed Kustomization,
+/// not errors saying no Kustomization applies the file.
+#[test]
+fn missing_objects_behind_a_failed_kustomization_are_warnings() {
+    let d = common::scratch("check-behind-failed");
+    common::write(
+        &d,
+        "clusters/c/ks.yaml",
+        "apiVersion: kustomize.toolkit.fluxcd.io/v1\nkind: Kustomization\nmetadata:\n  name: infra\n  namespace: flux-system\nspec:\n  interval: 10m\n  path: ./infra\n  prune: true\n  sourceRef:\n    kind: GitRepository\n    name: flux-system\n  postBuild:\n    substituteFrom:\n      - kind: Secret\n        name: cluster-vars\n---\napiVersion: kustomize.toolkit.fluxcd.io/v1\nkind: Kustomization\nmetadata:\n  name: apps\n  namespace: flux-system\nspec:\n  dependsOn:\n    - name: infra\n  interval: 10m\n  path: ./apps\n  prune: true\n  sourceRef:\n    kind: GitRepository\n    name: flux-system\n",
+    );
+    let release = |name: &str, depends: &str| {
+        format!(
+            "apiVersion: helm.toolkit.fluxcd.io/v2\nkind: HelmRelease\nmetadata:\n  name: {name}\n  namespace: flux-system\nspec:\n  interval: 1h\n{depends}  chart:\n    spec:\n      chart: {name}\n      version: 1.0.0\n      sourceRef:\n        kind: HelmRepository\n        name: charts\n"
+        )
+    };
+    common::write(
+        &d,
+        "infra/infra.yaml",
+        &format!(
+            "apiVersion: source.toolkit.fluxcd.io/v1\nkind: HelmRepository\nmetadata:\n  name: charts\n  namespace: flux-system\nspec:\n  interval: 1h\n  url: https://example.com/charts\n---\n{}",
+            release("base", "")
+        ),
+    );
+    common::write(
+        &d,
+        "apps/app.yaml",
+        &release("app", "  dependsOn:\n    - name: base\n"),
+    );
+    let (code, js) = check(&d, &["--path", "clusters/c"]);
+    assert_eq!(code, 1, "{js:#}");
+    let failed = with_rule(&js, "render-failed");
+    assert_eq!(failed.len(), 1, "{js:#}");
+    assert_eq!(failed[0]["severity"], "error", "{js:#}");
+    let behind = "(it is defined in infra/infra.yaml, under the path of Kustomization flux-system/infra, which failed to render)";
+    for (rule, says) in [
+        (
+            "dependson-missing",
+            "depends on HelmRelease flux-system/base, which is not among the objects rendered offline ",
+        ),
+        (
+            "chart-source-missing",
+            "chart source HelmRepository flux-system/charts (spec.chart.spec.sourceRef) is not in this environment ",
+        ),
+    ] {
+        let hits = with_rule(&js, rule);
+        assert_eq!(hits.len(), 1, "{rule}: {js:#}");
+        assert_eq!(hits[0]["severity"], "warning", "{rule}: {js:#}");
+        let m = hits[0]["message"].as_str().unwrap();
+        assert!(m.ends_with(&format!("{says}{behind}")), "{rule}: {m}");
+    }
+    // With the Secret given, everything renders and nothing is missing.
+    common::write(
+        &d,
+        "settings/vars.yaml",
+        "apiVersion: v1\nkind: Secret\nmetadata:\n  name: cluster-vars\n  namespace: flux-system\nstringData: {}\n",
+    );
+    let vars = d.join("settings/vars.yaml");
+    let (code, js) = check(
+        &d,
+        &["--path", "clusters/c", "--settings", vars.to_str().unwrap()],
+    );
+    assert_eq!(code, 0, "{js:#}");
+    for rule in ["render-failed", "dependson-missing", "chart-source-missing"] {
+        assert!(with_rule(&js, rule).is_empty(), "{rule}: {js:#}");
+    }
+}
+
 /// A missing target defined under the path of a Kustomization skipped
 /// offline is applied by that one in the cluster: the finding is a
 /// warning naming it, and the dependent still renders. A target defined

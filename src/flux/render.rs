@@ -1973,13 +1973,15 @@ fn check_depends_on(sources: &Sources, reports: &mut [KsReport]) {
             continue;
         }
         if let Some(missing) = r.depends_on.iter().find(|d| !keys.contains(*d)) {
-            // Defined under the path of a Kustomization skipped offline:
-            // in the cluster that one applies it, and the dependent
-            // renders (with a warning) as it does once the target is ready.
+            // Defined under the path of a Kustomization skipped offline
+            // (or failed, which is reported): in the cluster that one
+            // applies it, and the dependent renders (with a warning) as it
+            // does once the target is ready.
             let (ns, name) = missing.split_once('/').unwrap_or(("", missing));
-            let msg = match skipped_holder(&files, reports, "Kustomization", ns, name) {
-                Some((file, by)) => Ok(format!(
-                    "dependsOn target '{missing}' is not among the Kustomizations rendered offline: it is defined in {file}, under the path of Kustomization {by}, which was skipped"
+            let msg = match unrendered_holder(&files, reports, "Kustomization", ns, name) {
+                Some((file, by, status)) => Ok(format!(
+                    "dependsOn target '{missing}' is not among the Kustomizations rendered offline: it is defined in {file}, under the path of Kustomization {by}, {}",
+                    unrendered_why(status)
                 )),
                 None => Err(format!(
                     "dependsOn target '{missing}' does not exist in this cluster"
@@ -2368,29 +2370,37 @@ pub fn defined_elsewhere(
 
 /// The first file of the repository (relative to its root) defining
 /// `kind` `namespace/name` that lies under the `spec.path` of a
-/// Kustomization of the repository skipped offline, with that
-/// Kustomization's `namespace/name`: what it would apply, which flate did
-/// not render.
-pub fn skipped_holder(
+/// Kustomization of the repository not rendered offline (skipped, or
+/// failed), with that Kustomization's `namespace/name` and what became of
+/// it: what it would apply, which flate did not render.
+pub fn unrendered_holder(
     files: &RepoFiles,
     reports: &[KsReport],
     kind: &str,
     namespace: &str,
     name: &str,
-) -> Option<(String, String)> {
-    let skipped: Vec<&KsReport> = reports
+) -> Option<(String, String, Status)> {
+    let unrendered: Vec<&KsReport> = reports
         .iter()
-        .filter(|k| k.status == Status::Skipped && k.in_repo)
+        .filter(|k| k.status != Status::Rendered && k.in_repo)
         .collect();
-    if skipped.is_empty() {
+    if unrendered.is_empty() {
         return None;
     }
     defining_files(files, kind, namespace, name)
         .into_iter()
         .find_map(|f| {
-            let by = skipped.iter().find(|k| under(&f, &k.path))?.key();
-            Some((f, by))
+            let by = unrendered.iter().find(|k| under(&f, &k.path))?;
+            Some((f, by.key(), by.status))
         })
+}
+
+/// How a message names what became of a Kustomization not rendered.
+pub fn unrendered_why(status: Status) -> &'static str {
+    match status {
+        Status::Failed => "which failed to render",
+        _ => "which was skipped offline",
+    }
 }
 
 /// Whether `file` (relative to the repository root) is under the

@@ -13,6 +13,7 @@ fn is_root_source(kind: &str, ns: &str, name: &str) -> bool {
 
 pub fn run(ctx: &Ctx, out: &mut Vec<Finding>) {
     let skipped = ctx.skipped();
+    let mut files = None;
     for (k, o) in &ctx.all {
         if !is_helmrelease(o) || crate::check::opted_out(o, "chart-source-missing") {
             continue;
@@ -52,10 +53,17 @@ pub fn run(ctx: &Ctx, out: &mut Vec<Finding>) {
             );
             continue;
         };
+        // What is missing: its description, kind and name.
         let mut missing = None;
         if !is_root_source(&kind, &sns, &name) {
             match ctx.find(&kind, &sns, &name) {
-                None => missing = Some(format!("{kind} {sns}/{name} ({path})")),
+                None => {
+                    missing = Some((
+                        format!("{kind} {sns}/{name} ({path})"),
+                        kind.clone(),
+                        name.clone(),
+                    ))
+                }
                 Some((_, src)) if kind == "HelmChart" => {
                     let sk = src
                         .obj
@@ -66,16 +74,35 @@ pub fn run(ctx: &Ctx, out: &mut Vec<Finding>) {
                         .get_str(&["spec", "sourceRef", "name"])
                         .unwrap_or("");
                     if !is_root_source(sk, &sns, sn) && ctx.find(sk, &sns, sn).is_none() {
-                        missing = Some(format!(
-                            "{sk} {sns}/{sn} (the sourceRef of HelmChart {sns}/{name})"
+                        missing = Some((
+                            format!("{sk} {sns}/{sn} (the sourceRef of HelmChart {sns}/{name})"),
+                            sk.to_string(),
+                            sn.to_string(),
                         ));
                     }
                 }
                 Some(_) => {}
             }
         }
-        let Some(what) = missing else { continue };
-        let (severity, note) = if skipped.is_empty() {
+        let Some((what, mkind, mname)) = missing else {
+            continue;
+        };
+        // Defined under the path of a Kustomization not rendered offline
+        // (skipped, or failed: an error of its own), which applies it in
+        // the cluster: a warning that says so.
+        let files = files
+            .get_or_insert_with(|| crate::flux::render::RepoFiles::new(ctx.env.fs, &ctx.env.repo));
+        let reports = &ctx.env.rendered.kustomizations;
+        let holder = crate::flux::render::unrendered_holder(files, reports, &mkind, &sns, &mname);
+        let (severity, note) = if let Some((f, by, status)) = holder {
+            (
+                Severity::Warning,
+                format!(
+                    " (it is defined in {f}, under the path of Kustomization {by}, {})",
+                    crate::flux::render::unrendered_why(status)
+                ),
+            )
+        } else if skipped.is_empty() {
             (Severity::Error, String::new())
         } else {
             (

@@ -144,7 +144,8 @@ impl<'e> Elsewhere<'e> {
     /// file defines it (` (it is defined in FILE, which no Kustomization
     /// of this environment applies)`): an error. When that file is under
     /// the path of a Kustomization skipped offline, which in the cluster
-    /// applies it: that, as a warning.
+    /// applies it, or of one that failed to render (an error of its
+    /// own): that, as a warning.
     fn get(&mut self, ctx: &Ctx<'e, '_>, kind: &str, key: &str) -> (String, Severity) {
         let files = self
             .files
@@ -154,12 +155,13 @@ impl<'e> Elsewhere<'e> {
             .or_insert_with(|| {
                 let (ns, name) = key.split_once('/').unwrap_or(("", key));
                 let reports = &ctx.env.rendered.kustomizations;
-                if let Some((f, by)) =
-                    crate::flux::render::skipped_holder(files, reports, kind, ns, name)
+                if let Some((f, by, status)) =
+                    crate::flux::render::unrendered_holder(files, reports, kind, ns, name)
                 {
                     return (
                         format!(
-                            "which is not among the objects rendered offline (it is defined in {f}, under the path of Kustomization {by}, which was skipped offline)"
+                            "which is not among the objects rendered offline (it is defined in {f}, under the path of Kustomization {by}, {})",
+                            crate::flux::render::unrendered_why(status)
                         ),
                         Severity::Warning,
                     );
