@@ -961,6 +961,26 @@ impl<'a, 'e> State<'a, 'e> {
         }
     }
 
+    /// An argument's value, and whether a nil there is Go's nil
+    /// `interface {}` (read from a map, or an element being ranged over)
+    /// rather than no value at all (see [`State::validate`]).
+    fn eval_arg_iface(&mut self, dot: &Value, arg: &'a Arg) -> R<(Value, bool)> {
+        self.at = At::Arg(arg);
+        match arg {
+            Arg::Field { names, .. } => self.walk_fields_iface(dot, self.dot_iface, *names, None),
+            Arg::Chain { node, fields, .. } => {
+                let recv = self.eval_arg(dot, node)?;
+                self.walk_fields_iface(&recv, false, *fields, None)
+            }
+            Arg::Var { name, fields, .. } => {
+                let i = self.var_index(name.of(self.src()))?;
+                self.walk_fields_iface(&self.vars[i].1, self.vars[i].2, *fields, None)
+            }
+            Arg::Dot(_) => Ok((dot.clone(), self.dot_iface)),
+            _ => Ok((self.eval_arg(dot, arg)?, false)),
+        }
+    }
+
     /// An argument for a parameter of type `ty`, as Go's `evalArg`
     /// evaluates it: a constant must fit the type (and an integral
     /// number becomes an `int`), another value must be assignable to it.
@@ -1110,6 +1130,23 @@ impl<'a, 'e> State<'a, 'e> {
             }
             return Ok(last);
         }
+        // Go's `len` of a nil that is no `interface {}` value (a
+        // pipeline's or function's result, a variable a pipeline set,
+        // `nil`) fails in reflection; of a nil read from a map, or a nil
+        // element being ranged over, it is "len of nil pointer".
+        if name == "len" && func.sig.is_none() && nargs == 1 {
+            let (v, nil_iface) = match args.first() {
+                Some(a) => self.eval_arg_iface(dot, a)?,
+                None => (fin.clone().unwrap_or_default(), false),
+            };
+            if matches!(v, Value::Nil) && !nil_iface {
+                self.at = call_at;
+                return Err(self.err(
+                    "error calling len: reflect: call of reflect.Value.Type on zero Value".into(),
+                ));
+            }
+            return self.finish_call(name, func, args, call_at, vec![v]);
+        }
         let mut vals = Vec::with_capacity(nargs);
         match func.sig {
             None => {
@@ -1139,6 +1176,19 @@ impl<'a, 'e> State<'a, 'e> {
                 }
             }
         }
+        self.finish_call(name, func, args, call_at, vals)
+    }
+
+    /// Calls function `func` (named `name`) with the values `vals` of its
+    /// arguments `args`, as [`State::eval_function`] does.
+    fn finish_call(
+        &mut self,
+        name: &str,
+        func: &Func,
+        args: &'a [Arg],
+        call_at: At<'a>,
+        mut vals: Vec<Value>,
+    ) -> R<Value> {
         if !func.keep_objects {
             for v in vals.iter_mut() {
                 if let Value::Object(o) = v {
