@@ -213,7 +213,10 @@ fn translate(text: &str, e: &ParseError) -> (Option<usize>, String) {
     match m {
         "mapping values are not allowed in this context"
         | "block sequence entries are not allowed in this context"
-        | "mapping keys are not allowed in this context" => return at(Class::Scanner, m),
+        | "mapping keys are not allowed in this context"
+        | "did not find expected alphabetic or numeric character" => {
+            return at(Class::Scanner, m);
+        }
         "simple key expected" | "simple key expect ':'" => {
             return at(Class::Scanner, "could not find expected ':'");
         }

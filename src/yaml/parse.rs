@@ -643,9 +643,19 @@ fn check_text(text: &str) -> Result<(), ParseError> {
 
 /// Reads `text` with the event parser.
 fn build(text: &str, schema: Schema, json_keys: bool) -> Result<Vec<Document>, ParseError> {
-    let docs = build_events(text, schema, json_keys)?;
-    go_anchor_names(text)?;
-    Ok(docs)
+    match build_events(text, schema, json_keys) {
+        Ok(docs) => {
+            go_anchor_names(text)?;
+            Ok(docs)
+        }
+        // go-yaml's scanner meets a bad name before any error after it
+        // (yaml-rust2 may fail later on what it read the name as: an
+        // unknown alias, a key without its `:`).
+        Err(e) => match bad_anchor_name(text) {
+            Some((name, start)) if start <= (e.line, e.col) => Err(name),
+            _ => Err(e),
+        },
+    }
 }
 
 /// go-yaml's check of anchor and alias names, which yaml-rust2 does not
@@ -658,13 +668,24 @@ fn build(text: &str, schema: Schema, json_keys: bool) -> Result<Vec<Document>, P
 /// with a `&` or `*` that may start a token is scanned again, for its
 /// names (most texts hold none).
 fn go_anchor_names(text: &str) -> Result<(), ParseError> {
+    match bad_anchor_name(text) {
+        Some((e, _)) => Err(e),
+        None => Ok(()),
+    }
+}
+
+/// The error of the first anchor or alias name go-yaml refuses (see
+/// [`go_anchor_names`]), with where its `&` or `*` is (line, 1-based
+/// column); `None` when yaml-rust2's scanner reads none (or stops before
+/// one).
+fn bad_anchor_name(text: &str) -> Option<(ParseError, (usize, usize))> {
     let b = text.as_bytes();
     let candidate = memchr::memchr2_iter(b'&', b'*', b).any(|i| {
         (i == 0 || matches!(b[i - 1], b' ' | b'\t' | b'\n' | b'\r' | b'[' | b'{' | b','))
             && b.get(i + 1).is_some_and(|c| !c.is_ascii_whitespace())
     });
     if !candidate {
-        return Ok(());
+        return None;
     }
     use yaml_rust2::scanner::{Scanner, Token, TokenType};
     let go_byte = |c: char| c.is_ascii() && gofix::go_anchor_byte(c as u8);
@@ -676,16 +697,17 @@ fn go_anchor_names(text: &str) -> Result<(), ParseError> {
         let good = name.chars().take_while(|&c| go_byte(c)).count();
         let next = name.chars().nth(good);
         if good == 0 || next.is_some_and(|c| !"?:,]}%@`".contains(c)) {
-            return Err(ParseError {
+            let e = ParseError {
                 line: mark.line(),
                 // The `&` or `*`, then the good characters: the first bad
                 // one (1-based).
                 col: mark.col() + 2 + good,
                 message: "did not find expected alphabetic or numeric character".into(),
-            });
+            };
+            return Some((e, (mark.line(), mark.col() + 1)));
         }
     }
-    Ok(())
+    None
 }
 
 /// [`build`] without the check of anchor names.
