@@ -63,9 +63,13 @@ impl Error {
         }
     }
     /// [`Error::yaml`] for the text `text`, which lets the message name
-    /// what it is about (the alias of an unknown anchor).
+    /// what it is about (the alias of an unknown anchor), and points at
+    /// its last line an error the parser met at the end of the text
+    /// (past its final line break).
     pub fn yaml_in(file: &Path, text: &str, e: &crate::yaml::ParseError) -> Error {
+        let last = text.lines().count().max(1);
         Error {
+            line: Some(e.line.min(last)),
             message: format!(
                 "malformed YAML: {}",
                 crate::yaml::goerr::with_anchor_named(text, e)
