@@ -217,9 +217,21 @@ fn missing_objects_behind_a_failed_kustomization_are_warnings() {
             "apiVersion: helm.toolkit.fluxcd.io/v2\nkind: HelmRelease\nmetadata:\n  name: {name}\n  namespace: flux-system\nspec:\n  interval: 1h\n{depends}  chart:\n    spec:\n      chart: {name}\n      version: 1.0.0\n      sourceRef:\n        kind: HelmRepository\n        name: charts\n"
         )
     };
+    // The failed Kustomization's path takes the file in from a directory
+    // outside it.
     common::write(
         &d,
-        "infra/infra.yaml",
+        "infra/kustomization.yaml",
+        "apiVersion: kustomize.config.k8s.io/v1beta1\nkind: Kustomization\nresources:\n  - ../base/infra\n",
+    );
+    common::write(
+        &d,
+        "base/infra/kustomization.yaml",
+        "apiVersion: kustomize.config.k8s.io/v1beta1\nkind: Kustomization\nresources:\n  - infra.yaml\n",
+    );
+    common::write(
+        &d,
+        "base/infra/infra.yaml",
         &format!(
             "apiVersion: source.toolkit.fluxcd.io/v1\nkind: HelmRepository\nmetadata:\n  name: charts\n  namespace: flux-system\nspec:\n  interval: 1h\n  url: https://example.com/charts\n---\n{}",
             release("base", "")
@@ -235,7 +247,7 @@ fn missing_objects_behind_a_failed_kustomization_are_warnings() {
     let failed = with_rule(&js, "render-failed");
     assert_eq!(failed.len(), 1, "{js:#}");
     assert_eq!(failed[0]["severity"], "error", "{js:#}");
-    let behind = "(it is defined in infra/infra.yaml, under the path of Kustomization flux-system/infra, which failed to render)";
+    let behind = "(it is defined in base/infra/infra.yaml, which Kustomization flux-system/infra builds, which failed to render)";
     for (rule, says) in [
         (
             "dependson-missing",
@@ -321,7 +333,7 @@ fn dependson_missing_behind_a_skipped_kustomization_is_a_warning() {
     let m = finding(&d, "warning");
     assert!(
         m.ends_with(
-            "depends on Kustomization flux-system/databse, which is not among the objects rendered offline (it is defined in kubernetes/apps/base/extra/app/databse.yaml, under the path of Kustomization flux-system/extra, which was skipped offline)"
+            "depends on Kustomization flux-system/databse, which is not among the objects rendered offline (it is defined in kubernetes/apps/base/extra/app/databse.yaml, which Kustomization flux-system/extra builds, which was skipped offline)"
         ),
         "{m}"
     );
@@ -357,7 +369,7 @@ fn dependson_missing_behind_a_skipped_kustomization_is_a_warning() {
         app["warnings"][0]
             .as_str()
             .unwrap()
-            .starts_with("dependsOn target 'flux-system/databse' is not among the Kustomizations rendered offline: it is defined in kubernetes/apps/base/extra/app/databse.yaml, under the path of Kustomization flux-system/extra"),
+            .starts_with("dependsOn target 'flux-system/databse' is not among the Kustomizations rendered offline: it is defined in kubernetes/apps/base/extra/app/databse.yaml, which Kustomization flux-system/extra builds"),
         "{app:#}"
     );
 }

@@ -1980,7 +1980,7 @@ fn check_depends_on(sources: &Sources, reports: &mut [KsReport]) {
             let (ns, name) = missing.split_once('/').unwrap_or(("", missing));
             let msg = match unrendered_holder(&files, reports, "Kustomization", ns, name) {
                 Some((file, by, status)) => Ok(format!(
-                    "dependsOn target '{missing}' is not among the Kustomizations rendered offline: it is defined in {file}, under the path of Kustomization {by}, {}",
+                    "dependsOn target '{missing}' is not among the Kustomizations rendered offline: it is defined in {file}, which Kustomization {by} builds, {}",
                     unrendered_why(status)
                 )),
                 None => Err(format!(
@@ -2344,6 +2344,88 @@ impl<'a> RepoFiles<'a> {
             .display()
             .to_string()
     }
+
+    /// Whether a kustomize build of the directory `path` (relative to the
+    /// root, a Flux Kustomization's `spec.path`) reads the file `file`
+    /// (relative too) through the local `resources`, `components` and
+    /// `bases` of its kustomization files, or as a patch file of one of
+    /// them (a directory without one reads
+    /// its files and those of the directories below, as Flux generates
+    /// one). Remote entries are not followed.
+    pub fn builds(&self, path: &str, file: &str) -> bool {
+        const MAX_DIRS: usize = 2000;
+        let target = self.root.join(file);
+        let mut queue = vec![crate::fs::normalize(&self.root, &self.root.join(path))];
+        let mut seen = std::collections::HashSet::new();
+        while let Some(dir) = queue.pop() {
+            if !dir.starts_with(&self.root) || !seen.insert(dir.clone()) || seen.len() > MAX_DIRS {
+                continue;
+            }
+            let kfile = ["kustomization.yaml", "kustomization.yml", "Kustomization"]
+                .iter()
+                .map(|n| dir.join(n))
+                .find(|p| self.fs.is_file(p));
+            let Some(kfile) = kfile else {
+                // Flux's generated kustomization: the files here, and each
+                // directory below (built by its own kustomization file, or
+                // taken in whole the same way).
+                if target.parent() == Some(dir.as_path()) {
+                    return true;
+                }
+                if let Ok(names) = self.fs.list(&dir) {
+                    queue.extend(
+                        names
+                            .iter()
+                            .map(|n| dir.join(n))
+                            .filter(|p| self.fs.is_dir(p)),
+                    );
+                }
+                continue;
+            };
+            let Ok(text) = self.fs.read_to_string(&kfile) else {
+                continue;
+            };
+            let Ok(docs) = crate::yaml::parse_stream(&text) else {
+                continue;
+            };
+            let Some(doc) = docs.first() else { continue };
+            // Patch files (an object's name may be a patch's).
+            let is_target =
+                |entry: &str| crate::fs::normalize(&self.root, &dir.join(entry)) == target;
+            for field in ["patches", "patchesJson6902", "patchesStrategicMerge"] {
+                let Some(crate::yaml::Node::Seq(entries)) = doc.node.get_path(&[field]) else {
+                    continue;
+                };
+                if entries
+                    .iter()
+                    .filter_map(|e| e.as_str().or_else(|| e.get_str(&["path"])))
+                    .any(is_target)
+                {
+                    return true;
+                }
+            }
+            for field in ["resources", "components", "bases"] {
+                let Some(crate::yaml::Node::Seq(entries)) = doc.node.get_path(&[field]) else {
+                    continue;
+                };
+                for e in entries {
+                    let Some(entry) = e.as_str() else { continue };
+                    if entry.contains("://") || entry.starts_with("git@") || entry.contains("?ref=")
+                    {
+                        continue;
+                    }
+                    let p = crate::fs::normalize(&self.root, &dir.join(entry));
+                    if p == target {
+                        return true;
+                    }
+                    if self.fs.is_dir(&p) {
+                        queue.push(p);
+                    }
+                }
+            }
+        }
+        false
+    }
 }
 
 /// Where `kind` `namespace/name`, which the environment does not render, is
@@ -2390,7 +2472,9 @@ pub fn unrendered_holder(
     defining_files(files, kind, namespace, name)
         .into_iter()
         .find_map(|f| {
-            let by = unrendered.iter().find(|k| under(&f, &k.path))?;
+            let by = unrendered
+                .iter()
+                .find(|k| under(&f, &k.path) || files.builds(&k.path, &f))?;
             Some((f, by.key(), by.status))
         })
 }

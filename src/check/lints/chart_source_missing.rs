@@ -98,7 +98,7 @@ pub fn run(ctx: &Ctx, out: &mut Vec<Finding>) {
             (
                 Severity::Warning,
                 format!(
-                    " (it is defined in {f}, under the path of Kustomization {by}, {})",
+                    " (it is defined in {f}, which Kustomization {by} builds, {})",
                     crate::flux::render::unrendered_why(status)
                 ),
             )

@@ -160,7 +160,7 @@ impl<'e> Elsewhere<'e> {
                 {
                     return (
                         format!(
-                            "which is not among the objects rendered offline (it is defined in {f}, under the path of Kustomization {by}, {})",
+                            "which is not among the objects rendered offline (it is defined in {f}, which Kustomization {by} builds, {})",
                             crate::flux::render::unrendered_why(status)
                         ),
                         Severity::Warning,
