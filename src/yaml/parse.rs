@@ -75,16 +75,17 @@ pub fn parse_stream_json_keys(text: &str) -> Result<Vec<Document>, ParseError> {
 /// count); `None` for a text without one.
 pub fn parse_first_json_keys(text: &str) -> Result<Option<Node>, ParseError> {
     let first = |docs: Vec<Document>| docs.into_iter().next().map(|d| d.node);
-    parse_stream_json_keys(text)
-        .map(first)
-        .or_else(|e| {
-            match super::goerr::first_document_before(text, &e)
-                .and_then(|t| parse_stream_json_keys(t).ok())
-            {
-                Some(docs) => Ok(first(docs)),
-                None => Err(e),
-            }
-        })
+    parse_stream_json_keys(text).map(first).or_else(|e| {
+        // (An error inside a flow collection's indentation, which
+        // go-yaml does not check, stands for the one after it.)
+        let past = error_past_flow_indentation(text, &e);
+        match super::goerr::first_document_before(text, past.as_ref().unwrap_or(&e))
+            .and_then(|t| parse_stream_json_keys(t).ok())
+        {
+            Some(docs) => Ok(first(docs)),
+            None => Err(e),
+        }
+    })
 }
 
 /// The one document of `text` as [`parse_stream_json_keys`] reads it, but
