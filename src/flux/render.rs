@@ -2251,6 +2251,18 @@ pub struct RepoFiles<'a> {
     /// The YAML files by the values of their `name:` keys (see
     /// [`RepoFiles::naming`]).
     names: std::cell::OnceCell<HashMap<String, Vec<usize>>>,
+    /// What a kustomize build of each directory reads (see
+    /// [`RepoFiles::builds`]), by the directory as given.
+    built: std::cell::RefCell<HashMap<String, Built>>,
+}
+
+/// The files a kustomize build of a directory reads: those its
+/// kustomization files name (resources, patch files), and the directories
+/// without a kustomization file whose files Flux's generated one takes.
+#[derive(Default)]
+struct Built {
+    files: std::collections::HashSet<PathBuf>,
+    whole_dirs: std::collections::HashSet<PathBuf>,
 }
 
 /// A file of [`RepoFiles`]: its path, its text, and its documents once
@@ -2278,6 +2290,7 @@ impl<'a> RepoFiles<'a> {
             yaml: std::cell::OnceCell::new(),
             templates: std::cell::OnceCell::new(),
             names: std::cell::OnceCell::new(),
+            built: Default::default(),
         }
     }
 
@@ -2349,29 +2362,35 @@ impl<'a> RepoFiles<'a> {
     /// root, a Flux Kustomization's `spec.path`) reads the file `file`
     /// (relative too) through the local `resources`, `components` and
     /// `bases` of its kustomization files, or as a patch file of one of
-    /// them (a directory without one reads
-    /// its files and those of the directories below, as Flux generates
-    /// one). Remote entries are not followed.
+    /// them (a directory without one reads its files and those of the
+    /// directories below, as Flux generates one). Remote entries are not
+    /// followed. What a directory's build reads is found once.
     pub fn builds(&self, path: &str, file: &str) -> bool {
-        const MAX_DIRS: usize = 2000;
+        let mut cache = self.built.borrow_mut();
+        let built = cache
+            .entry(path.to_string())
+            .or_insert_with(|| self.build_inputs(path));
         let target = self.root.join(file);
+        built.files.contains(&target)
+            || target
+                .parent()
+                .is_some_and(|d| built.whole_dirs.contains(d))
+    }
+
+    /// What a kustomize build of `path` reads (see [`RepoFiles::builds`]).
+    fn build_inputs(&self, path: &str) -> Built {
+        const MAX_DIRS: usize = 2000;
+        let mut out = Built::default();
         let mut queue = vec![crate::fs::normalize(&self.root, &self.root.join(path))];
         let mut seen = std::collections::HashSet::new();
         while let Some(dir) = queue.pop() {
             if !dir.starts_with(&self.root) || !seen.insert(dir.clone()) || seen.len() > MAX_DIRS {
                 continue;
             }
-            let kfile = ["kustomization.yaml", "kustomization.yml", "Kustomization"]
-                .iter()
-                .map(|n| dir.join(n))
-                .find(|p| self.fs.is_file(p));
-            let Some(kfile) = kfile else {
+            let Ok(Some(kfile)) = crate::kustomize::kustfile::find(self.fs, &dir) else {
                 // Flux's generated kustomization: the files here, and each
                 // directory below (built by its own kustomization file, or
                 // taken in whole the same way).
-                if target.parent() == Some(dir.as_path()) {
-                    return true;
-                }
                 if let Ok(names) = self.fs.list(&dir) {
                     queue.extend(
                         names
@@ -2380,6 +2399,7 @@ impl<'a> RepoFiles<'a> {
                             .filter(|p| self.fs.is_dir(p)),
                     );
                 }
+                out.whole_dirs.insert(dir);
                 continue;
             };
             let Ok(text) = self.fs.read_to_string(&kfile) else {
@@ -2389,42 +2409,35 @@ impl<'a> RepoFiles<'a> {
                 continue;
             };
             let Some(doc) = docs.first() else { continue };
+            let entries = |field: &str| match doc.node.get_path(&[field]) {
+                Some(crate::yaml::Node::Seq(entries)) => entries.as_slice(),
+                _ => &[],
+            };
             // Patch files (an object's name may be a patch's).
-            let is_target =
-                |entry: &str| crate::fs::normalize(&self.root, &dir.join(entry)) == target;
             for field in ["patches", "patchesJson6902", "patchesStrategicMerge"] {
-                let Some(crate::yaml::Node::Seq(entries)) = doc.node.get_path(&[field]) else {
-                    continue;
-                };
-                if entries
-                    .iter()
-                    .filter_map(|e| e.as_str().or_else(|| e.get_str(&["path"])))
-                    .any(is_target)
-                {
-                    return true;
-                }
+                out.files.extend(
+                    entries(field)
+                        .iter()
+                        .filter_map(|e| e.as_str().or_else(|| e.get_str(&["path"])))
+                        .map(|p| crate::fs::normalize(&self.root, &dir.join(p))),
+                );
             }
             for field in ["resources", "components", "bases"] {
-                let Some(crate::yaml::Node::Seq(entries)) = doc.node.get_path(&[field]) else {
-                    continue;
-                };
-                for e in entries {
-                    let Some(entry) = e.as_str() else { continue };
+                for entry in entries(field).iter().filter_map(|e| e.as_str()) {
                     if entry.contains("://") || entry.starts_with("git@") || entry.contains("?ref=")
                     {
                         continue;
                     }
                     let p = crate::fs::normalize(&self.root, &dir.join(entry));
-                    if p == target {
-                        return true;
-                    }
                     if self.fs.is_dir(&p) {
                         queue.push(p);
+                    } else {
+                        out.files.insert(p);
                     }
                 }
             }
         }
-        false
+        out
     }
 }
 

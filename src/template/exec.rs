@@ -989,29 +989,14 @@ impl<'a, 'e> State<'a, 'e> {
         self.at = At::Arg(arg);
         let src = self.src();
         let found = match arg {
-            Arg::Field { names, .. } => {
-                let (v, iface) = self.walk_fields_iface(dot, self.dot_iface, *names, None)?;
+            Arg::Field { .. }
+            | Arg::Chain { .. }
+            | Arg::Var { .. }
+            | Arg::Dot(_)
+            | Arg::Pipe(_)
+            | Arg::Ident { .. } => {
+                let (v, iface) = self.eval_arg_iface(dot, arg)?;
                 return self.validate(v, ty, iface);
-            }
-            Arg::Chain { node, fields, .. } => {
-                let recv = self.eval_arg(dot, node)?;
-                let (v, iface) = self.walk_fields_iface(&recv, false, *fields, None)?;
-                return self.validate(v, ty, iface);
-            }
-            Arg::Var { name, fields, .. } => {
-                let i = self.var_index(name.of(src))?;
-                let (v, iface) =
-                    self.walk_fields_iface(&self.vars[i].1, self.vars[i].2, *fields, None)?;
-                return self.validate(v, ty, iface);
-            }
-            Arg::Dot(_) => {
-                let v = self.eval_arg(dot, arg)?;
-                let nil_iface = self.dot_iface && matches!(v, Value::Nil);
-                return self.validate(v, ty, nil_iface);
-            }
-            Arg::Pipe(_) | Arg::Ident { .. } => {
-                let v = self.eval_arg(dot, arg)?;
-                return self.validate(v, ty, false);
             }
             Arg::Nil(_) => {
                 if ty.nilable() {
@@ -1134,7 +1119,7 @@ impl<'a, 'e> State<'a, 'e> {
         // pipeline's or function's result, a variable a pipeline set,
         // `nil`) fails in reflection; of a nil read from a map, or a nil
         // element being ranged over, it is "len of nil pointer".
-        if name == "len" && func.sig.is_none() && nargs == 1 {
+        if nargs == 1 && func.sig.is_none() && name == "len" {
             let (v, nil_iface) = match args.first() {
                 Some(a) => self.eval_arg_iface(dot, a)?,
                 None => (fin.clone().unwrap_or_default(), false),

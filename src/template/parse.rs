@@ -653,19 +653,11 @@ fn word_tok(w: &[u8]) -> Tok {
 /// Go's `%#U` of a character: its code point, and the character quoted
 /// when it is printable.
 fn go_unicode(c: char) -> String {
-    if c == ' ' || !(c.is_control() || c.is_whitespace() || is_format(c)) {
+    if super::value::go_is_print(c) {
         format!("U+{:04X} '{c}'", c as u32)
     } else {
         format!("U+{:04X}", c as u32)
     }
-}
-
-/// Whether `c` is of Unicode's format category (Cf), which Go's
-/// `strconv.IsPrint` does not print: the common ones.
-fn is_format(c: char) -> bool {
-    matches!(c, '\u{ad}' | '\u{600}'..='\u{605}' | '\u{61c}' | '\u{6dd}' | '\u{70f}' | '\u{180e}'
-        | '\u{200b}'..='\u{200f}' | '\u{202a}'..='\u{202e}' | '\u{2060}'..='\u{2064}'
-        | '\u{2066}'..='\u{206f}' | '\u{feff}' | '\u{fff9}'..='\u{fffb}')
 }
 
 /// Go's `strconv.Unquote` for double-quoted strings.
