@@ -440,14 +440,18 @@ pub(super) fn add(t: &mut Templates) {
             }
         };
         let def = &a[a.len() - 2];
-        let keys = &a[..a.len() - 2];
-        for (i, k) in keys.iter().enumerate() {
-            let Value::Str(k) = k else {
-                return Err(format!(
+        // Every key is asserted a string before the walk starts.
+        let keys = a[..a.len() - 2]
+            .iter()
+            .map(|k| match k {
+                Value::Str(k) => Ok(k),
+                other => Err(format!(
                     "interface conversion: interface {{}} is {}, not string",
-                    conversion_type(k)
-                ));
-            };
+                    conversion_type(other)
+                )),
+            })
+            .collect::<Result<Vec<_>, _>>()?;
+        for (i, k) in keys.iter().enumerate() {
             let Some(step) = cur.get(k) else {
                 return Ok(def.clone());
             };
