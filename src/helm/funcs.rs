@@ -418,8 +418,8 @@ fn from_yaml_uncached(text: &str) -> Result<Value, String> {
         .map(|n| n.as_ref().map_or(Value::Nil, from_node))
         .map_err(|e| {
             format!(
-                "error converting YAML to JSON: yaml: {}",
-                crate::yaml::goerr::go_yaml_message(text, &e)
+                "error converting YAML to JSON: {}",
+                crate::helm::yaml_json::conversion_error(text, &e)
             )
         })
         .and_then(|v| match crate::helm::chart::values::unencodable(&v) {

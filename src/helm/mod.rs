@@ -11,6 +11,7 @@ pub mod semver;
 pub mod signatures;
 pub mod sprig;
 pub mod toml;
+pub(crate) mod yaml_json;
 
 use crate::template::Error;
 

@@ -24,7 +24,7 @@
 //! the document's foot comment and its line); `mismatch` compares the two.
 
 use super::node::{Map, Node, PRINT_FLOW, PRINT_FOLDED, PRINT_LITERAL};
-use super::parse::{Anchored, Document, MAX_SCALAR_BYTES, foot_comment_follows};
+use super::parse::{Anchored, Document, Keys, MAX_SCALAR_BYTES, foot_comment_follows};
 use super::resolve::{Schema, plain_round_trips, resolve_plain_owned};
 
 /// Nesting deeper than this goes to the event parser (which enforces the
@@ -1323,11 +1323,11 @@ pub fn mismatch(text: &str) -> Option<String> {
     if let Some(m) = head_mismatch(text) {
         return Some(m);
     }
-    for (schema, json_keys) in [(Schema::V3, false), (Schema::V2, true)] {
+    for (schema, keys) in [(Schema::V3, Keys::Yaml), (Schema::V2, Keys::Json)] {
         let Some(fast) = parse(text, schema) else {
             continue;
         };
-        let slow = match super::parse::parse_events(text, schema, json_keys) {
+        let slow = match super::parse::parse_events(text, schema, keys) {
             Ok(docs) => docs,
             Err(e) => return Some(format!("{schema:?}: the event parser fails: {e}")),
         };

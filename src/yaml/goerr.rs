@@ -34,21 +34,33 @@ pub fn go_yaml_message(text: &str, e: &ParseError) -> String {
 /// comment ends a document): the line counts from the start of the
 /// document holding the error.
 pub fn go_yaml_message_in_documents(text: &str, e: &ParseError) -> String {
+    match document_text(text, e.line.saturating_sub(1)) {
+        None => go_yaml_message(text, e),
+        Some((start, doc)) => {
+            let shifted = ParseError {
+                line: e.line - start,
+                col: e.col,
+                message: e.message.clone(),
+            };
+            go_yaml_message(&doc, &shifted)
+        }
+    }
+}
+
+/// The document holding line `at` (0-based) of a stream Helm splits into
+/// documents (see [`go_yaml_message_in_documents`]), with the index of its
+/// first line; `None` when that is the whole text.
+pub fn document_text(text: &str, at: usize) -> Option<(usize, String)> {
     let lines: Vec<&str> = text.split('\n').collect();
-    let (start, end) = document_lines(&lines, e.line.saturating_sub(1));
+    let (start, end) = document_lines(&lines, at);
     if start == 0 && end == lines.len() {
-        return go_yaml_message(text, e);
+        return None;
     }
     let mut doc = lines[start..end].join("\n");
     if end < lines.len() {
         doc.push('\n');
     }
-    let shifted = ParseError {
-        line: e.line - start,
-        col: e.col,
-        message: e.message.clone(),
-    };
-    go_yaml_message(&doc, &shifted)
+    Some((start, doc))
 }
 
 /// The index of the first line of the document holding line `at` (0-based)

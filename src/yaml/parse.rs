@@ -58,6 +58,19 @@ pub const MAX_SCALAR_BYTES: usize = 16 << 20;
 /// Upper bound on the number of documents in one stream.
 pub const MAX_DOCUMENTS: usize = 100_000;
 
+/// How a map's keys are read.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub(super) enum Keys {
+    /// Strings only: any other key fails.
+    Yaml,
+    /// As `sigs.k8s.io/yaml` converts them for JSON: a number or a bool
+    /// becomes the string Go prints for it, null fails.
+    Json,
+    /// As go-yaml v2 decodes them, each with its Go type (see
+    /// [`typed_key`]): only to find the key that [`Keys::Json`] refuses.
+    Typed,
+}
+
 /// Parses every document of `text` (V3 resolution rules).
 pub fn parse_stream(text: &str) -> Result<Vec<Document>, ParseError> {
     parse_stream_with(text, Schema::V3)
@@ -67,7 +80,57 @@ pub fn parse_stream(text: &str) -> Result<Vec<Document>, ParseError> {
 /// files, JSON patches written in YAML): V2 resolution rules, and a key
 /// that reads as a number or a bool becomes the string Go prints for it.
 pub fn parse_stream_json_keys(text: &str) -> Result<Vec<Document>, ParseError> {
-    parse(text, Schema::V2, true)
+    parse(text, Schema::V2, Keys::Json)
+}
+
+/// Every document of `text` as go-yaml v2 decodes it before
+/// `sigs.k8s.io/yaml` converts it for JSON: [`parse_stream_json_keys`],
+/// but with each key kept with its Go type (written as [`typed_key`]
+/// writes it; [`go_key`] reads it back), null and unsigned keys included.
+/// Only for the error of a key JSON cannot take: the value under it, as
+/// Go prints it, is part of that error.
+pub fn parse_stream_typed_keys(text: &str) -> Result<Vec<Document>, ParseError> {
+    parse(text, Schema::V2, Keys::Typed)
+}
+
+/// A map key as go-yaml v2 decodes it into `interface{}`.
+#[derive(Clone, Debug, PartialEq)]
+pub enum GoKey {
+    Nil,
+    Str(String),
+    /// An integer above `int64`'s range (`uint64`).
+    UInt(u64),
+    Int(i64),
+    Float(f64),
+    Bool(bool),
+}
+
+/// A scalar key as [`Keys::Typed`] keeps it: a letter for its Go type,
+/// then its value.
+fn typed_key(n: &Node) -> String {
+    match n {
+        Node::Str(s) => format!("s{s}"),
+        Node::UInt(u) => format!("u{u}"),
+        Node::Int(i) => format!("i{i}"),
+        Node::Float(f) => format!("f{:016x}", f.to_bits()),
+        Node::Bool(b) => format!("b{}", u8::from(*b)),
+        _ => "n".into(),
+    }
+}
+
+/// The key [`typed_key`] wrote.
+pub fn go_key(k: &str) -> GoKey {
+    let rest = k.get(1..).unwrap_or("");
+    match k.as_bytes().first() {
+        Some(b's') => GoKey::Str(rest.to_string()),
+        Some(b'u') => rest.parse().map_or(GoKey::Nil, GoKey::UInt),
+        Some(b'i') => rest.parse().map_or(GoKey::Nil, GoKey::Int),
+        Some(b'f') => {
+            u64::from_str_radix(rest, 16).map_or(GoKey::Nil, |b| GoKey::Float(f64::from_bits(b)))
+        }
+        Some(b'b') => GoKey::Bool(rest == "1"),
+        _ => GoKey::Nil,
+    }
 }
 
 /// The first document of `text` as `sigs.k8s.io/yaml.Unmarshal` reads it
@@ -101,7 +164,7 @@ pub(crate) fn parse_head_json_keys(text: &str, keep: super::fast::KeepKey) -> Op
 }
 
 pub fn parse_stream_with(text: &str, schema: Schema) -> Result<Vec<Document>, ParseError> {
-    parse(text, schema, false)
+    parse(text, schema, Keys::Yaml)
 }
 
 /// Reads `text` as go-yaml does.
@@ -112,16 +175,16 @@ pub fn parse_stream_with(text: &str, schema: Schema) -> Result<Vec<Document>, Pa
 /// (it becomes one wherever a break is kept), so it is made one here. The
 /// other two are made line feeds for the structure, and the scalars they
 /// break are read again with them as they are (see `seps`).
-fn parse(text: &str, schema: Schema, json_keys: bool) -> Result<Vec<Document>, ParseError> {
+fn parse(text: &str, schema: Schema, keys: Keys) -> Result<Vec<Document>, ParseError> {
     if !has_unicode_break(text) {
-        return parse_go(text, schema, json_keys);
+        return parse_go(text, schema, keys);
     }
     let text = text.replace('\u{85}', "\n");
     let Some((text, seps)) = seps::split(&text) else {
-        return parse_go(&text, schema, json_keys);
+        return parse_go(&text, schema, keys);
     };
     let _set = SepsSet::new(seps);
-    parse_go(&text, schema, json_keys)
+    parse_go(&text, schema, keys)
 }
 
 thread_local! {
@@ -157,9 +220,9 @@ fn has_unicode_break(text: &str) -> bool {
 }
 
 /// [`parse`] of a text with line feeds only for line breaks.
-fn parse_go(text: &str, schema: Schema, json_keys: bool) -> Result<Vec<Document>, ParseError> {
+fn parse_go(text: &str, schema: Schema, keys: Keys) -> Result<Vec<Document>, ParseError> {
     let text = text.strip_prefix('\u{feff}').unwrap_or(text);
-    let e = match parse_fixing(text, schema, json_keys) {
+    let e = match parse_fixing(text, schema, keys) {
         Err(e) => e,
         ok => return ok,
     };
@@ -167,17 +230,17 @@ fn parse_go(text: &str, schema: Schema, json_keys: bool) -> Result<Vec<Document>
     // read them (see `gofix`): only for a text yaml-rust2 refused, and the
     // text so written must then read, else the first error stands.
     match gofix::rewrite(text) {
-        Some(t) => parse_fixing(&t, schema, json_keys).map_err(|_| e),
+        Some(t) => parse_fixing(&t, schema, keys).map_err(|_| e),
         None => Err(e),
     }
 }
 
 /// [`parse_go`] without the rewrites of `gofix`.
-fn parse_fixing(text: &str, schema: Schema, json_keys: bool) -> Result<Vec<Document>, ParseError> {
+fn parse_fixing(text: &str, schema: Schema, keys: Keys) -> Result<Vec<Document>, ParseError> {
     let fixable = |e: &ParseError| {
         [QUOTED_INDENTATION, TAB_SEPARATOR, QUOTED_TAB, FLOW_DASH].contains(&e.message.as_str())
     };
-    let first = match parse_reindenting(text, schema, json_keys) {
+    let first = match parse_reindenting(text, schema, keys) {
         Err(e) if fixable(&e) => e,
         r => return r.map_err(|e| at_tab(text, e)),
     };
@@ -202,7 +265,7 @@ fn parse_fixing(text: &str, schema: Schema, json_keys: bool) -> Result<Vec<Docum
             break;
         };
         fixed = next;
-        match parse_reindenting(&fixed, schema, json_keys) {
+        match parse_reindenting(&fixed, schema, keys) {
             Err(next) if fixable(&next) && next != e => e = next,
             // The error go-yaml meets too (the changes keep every line
             // where it was).
@@ -451,17 +514,13 @@ fn at_tab(text: &str, mut e: ParseError) -> ParseError {
     e
 }
 
-fn parse_reindenting(
-    text: &str,
-    schema: Schema,
-    json_keys: bool,
-) -> Result<Vec<Document>, ParseError> {
-    let first = match parse_text(text, schema, json_keys) {
+fn parse_reindenting(text: &str, schema: Schema, keys: Keys) -> Result<Vec<Document>, ParseError> {
+    let first = match parse_text(text, schema, keys) {
         Err(e) if flow_indentation(text, &e) => e,
         r => return r,
     };
     // (The original error stands if re-indenting does not help.)
-    match reindent(text, schema, json_keys, &first) {
+    match reindent(text, schema, keys, &first) {
         Reindented::Parsed(docs) => Ok(docs),
         // An error `parse_fixing` fixes (its line is this text's line).
         Reindented::Other(next) if next.message == FLOW_DASH => Err(next),
@@ -482,7 +541,7 @@ enum Reindented {
 /// token there means nothing, so indenting the offending line more
 /// changes nothing but the check: this does so from the error `first` on
 /// until the text parses or fails otherwise.
-fn reindent(text: &str, schema: Schema, json_keys: bool, first: &ParseError) -> Reindented {
+fn reindent(text: &str, schema: Schema, keys: Keys, first: &ParseError) -> Reindented {
     let mut lines: Vec<String> = text.split('\n').map(str::to_string).collect();
     let mut e = first.clone();
     for _ in 0..MAX_REINDENTS {
@@ -498,7 +557,7 @@ fn reindent(text: &str, schema: Schema, json_keys: bool, first: &ParseError) -> 
         let to = if prev > col { prev } else { col + 1 };
         lines[i] = format!("{}{}", " ".repeat(to - col), lines[i]);
         let fixed = lines.join("\n");
-        match parse_text(&fixed, schema, json_keys) {
+        match parse_text(&fixed, schema, keys) {
             Err(next) if flow_indentation(&fixed, &next) => e = next,
             Err(mut next) => {
                 // Its column in `text`: less the blanks put before its line.
@@ -524,7 +583,7 @@ pub fn error_past_flow_indentation(text: &str, e: &ParseError) -> Option<ParseEr
     if !flow_indentation(text, e) {
         return None;
     }
-    match reindent(text, Schema::V2, true, e) {
+    match reindent(text, Schema::V2, Keys::Json, e) {
         Reindented::Other(next) => Some(at_tab(text, next)),
         _ => None,
     }
@@ -584,17 +643,18 @@ fn is_flow_indentation(e: &ParseError) -> bool {
     e.message == "invalid indentation" || e.message == "invalid indentation in flow construct"
 }
 
-fn parse_text(text: &str, schema: Schema, json_keys: bool) -> Result<Vec<Document>, ParseError> {
+fn parse_text(text: &str, schema: Schema, keys: Keys) -> Result<Vec<Document>, ParseError> {
     check_text(text)?;
     // The simplest documents have a quick reader of their own (which
     // gives up on anything else; they hold no flow collection), which
     // knows nothing of separators.
     if SEPS.with(|s| s.borrow().is_empty())
+        && keys != Keys::Typed
         && let Some(docs) = super::fast::parse(text, schema)
     {
         return Ok(docs);
     }
-    build(text, schema, json_keys)
+    build(text, schema, keys)
 }
 
 /// [`parse_text`] without the quick reader: the event parser alone (see
@@ -602,10 +662,10 @@ fn parse_text(text: &str, schema: Schema, json_keys: bool) -> Result<Vec<Documen
 pub(super) fn parse_events(
     text: &str,
     schema: Schema,
-    json_keys: bool,
+    keys: Keys,
 ) -> Result<Vec<Document>, ParseError> {
     check_text(text)?;
-    build(text, schema, json_keys)
+    build(text, schema, keys)
 }
 
 /// The limits and characters every text is checked for first.
@@ -643,8 +703,8 @@ fn check_text(text: &str) -> Result<(), ParseError> {
 }
 
 /// Reads `text` with the event parser.
-fn build(text: &str, schema: Schema, json_keys: bool) -> Result<Vec<Document>, ParseError> {
-    match build_events(text, schema, json_keys) {
+fn build(text: &str, schema: Schema, keys: Keys) -> Result<Vec<Document>, ParseError> {
+    match build_events(text, schema, keys) {
         Ok(docs) => {
             go_anchor_names(text)?;
             Ok(docs)
@@ -712,7 +772,7 @@ fn bad_anchor_name(text: &str) -> Option<(ParseError, (usize, usize))> {
 }
 
 /// [`build`] without the check of anchor names.
-fn build_events(text: &str, schema: Schema, json_keys: bool) -> Result<Vec<Document>, ParseError> {
+fn build_events(text: &str, schema: Schema, keys: Keys) -> Result<Vec<Document>, ParseError> {
     let mut b = Builder {
         parser: Parser::new_from_str(text),
         lines: Lines::new(text),
@@ -722,7 +782,8 @@ fn build_events(text: &str, schema: Schema, json_keys: bool) -> Result<Vec<Docum
         plain_source: None,
         last_content: 0,
         flow: Vec::new(),
-        json_keys,
+        json_keys: keys != Keys::Yaml,
+        typed_keys: keys == Keys::Typed,
         schema,
         anchors: HashMap::new(),
         alias_nodes: 0,
@@ -1179,6 +1240,9 @@ struct Builder<'a> {
     /// Numbers and bools as keys become strings (see
     /// `parse_stream_json_keys`).
     json_keys: bool,
+    /// Every key is kept with its Go type, written as [`typed_key`]
+    /// writes it, and none fails (see [`unsupported_key`]).
+    typed_keys: bool,
     schema: Schema,
     /// Anchored nodes with their node count, scalar bytes and depth.
     anchors: HashMap<usize, Anchored>,
@@ -1875,6 +1939,7 @@ impl Builder<'_> {
                         continue;
                     }
                     let key = match key {
+                        key if self.typed_keys && key.is_scalar() => typed_key(&key),
                         Node::Str(s) => s,
                         Node::Int(i) if self.json_keys => i.to_string(),
                         Node::Bool(b) if self.json_keys => b.to_string(),
@@ -2179,7 +2244,7 @@ mod tests {
         assert_eq!(n, want);
         // A block-context indentation error is still one, unchanged.
         let err = parse_one("a:\n  b: 1\n c: 2\n").unwrap_err();
-        let again = parse_text("a:\n  b: 1\n c: 2\n", Schema::V3, false).unwrap_err();
+        let again = parse_text("a:\n  b: 1\n c: 2\n", Schema::V3, Keys::Yaml).unwrap_err();
         assert_eq!(err, again);
     }
 

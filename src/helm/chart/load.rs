@@ -826,8 +826,8 @@ fn clean_path(p: &str) -> String {
 
 fn yaml_error(text: &str, e: &crate::yaml::ParseError) -> String {
     format!(
-        "error converting YAML to JSON: yaml: {}",
-        crate::yaml::goerr::go_yaml_message(text, e)
+        "error converting YAML to JSON: {}",
+        crate::helm::yaml_json::conversion_error(text, e)
     )
 }
 
@@ -1075,8 +1075,8 @@ pub fn load_values(text: &str) -> Result<Value, String> {
             return m;
         }
         format!(
-            "cannot unmarshal yaml document: error converting YAML to JSON: yaml: {}",
-            crate::yaml::goerr::go_yaml_message_in_documents(text, &e)
+            "cannot unmarshal yaml document: error converting YAML to JSON: {}",
+            crate::helm::yaml_json::conversion_error_in_documents(text, &e)
         )
     })?;
     merge_documents(docs)

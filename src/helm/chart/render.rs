@@ -887,8 +887,8 @@ fn head(path: &str, doc: &str) -> Result<Head, ChartError> {
     let node = crate::yaml::parse::parse_first_json_keys(doc)
         .map_err(|e| {
             ChartError::new(format!(
-                "YAML parse error on {path}: error converting YAML to JSON: yaml: {}",
-                crate::yaml::goerr::go_yaml_message(doc, &e)
+                "YAML parse error on {path}: error converting YAML to JSON: {}",
+                crate::helm::yaml_json::conversion_error(doc, &e)
             ))
         })?
         .unwrap_or(crate::yaml::Node::Null);
