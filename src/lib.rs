@@ -10,6 +10,7 @@ pub mod flux;
 pub mod fs;
 pub mod git;
 pub mod goregex;
+pub mod gounicode;
 pub mod helm;
 pub mod kustomize;
 pub mod outdir;

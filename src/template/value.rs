@@ -1224,57 +1224,15 @@ pub fn format_float_g(f: f64, prec: Option<usize>, upper: bool) -> String {
     out
 }
 
-/// Go's `strconv.Quote`.
 /// Go's `unicode.IsPrint` (as `strconv.IsPrint`, which `%q` and
 /// `quote` escape by): letters, marks, numbers, punctuation, symbols and
-/// the ASCII space. Not printable: control and format characters, private
-/// use, and every separator but the ASCII space (U+00A0 NO-BREAK SPACE,
-/// U+2028 LINE SEPARATOR...), as of Unicode 15.0 (Go 1.21 and later).
-/// Code points Unicode leaves unassigned, which Go does not print either,
-/// are taken for printable here.
+/// the ASCII space, as of Unicode 15.0 (Go 1.21 and later). Not
+/// printable: control and format characters, private use, every
+/// separator but the ASCII space, and what Unicode 15.0 leaves unassigned
+/// (see [`crate::gounicode`]).
 pub fn go_is_print(c: char) -> bool {
-    let n = c as u32;
-    if n < 0x80 {
-        return (0x20..0x7f).contains(&n);
-    }
-    if c.is_alphanumeric() {
-        return true;
-    }
-    !c.is_control() && !NOT_PRINTABLE.iter().any(|&(a, z)| (a..=z).contains(&n))
+    crate::gounicode::is_print(c)
 }
-
-/// The ranges of characters past ASCII that are neither control
-/// characters nor printable for Go: separators (Zs, Zl, Zp), format
-/// characters (Cf) and private use (Co) of Unicode 15.0, with the
-/// unassigned U+2065 inside one range.
-const NOT_PRINTABLE: &[(u32, u32)] = &[
-    (0xa0, 0xa0),
-    (0xad, 0xad),
-    (0x600, 0x605),
-    (0x61c, 0x61c),
-    (0x6dd, 0x6dd),
-    (0x70f, 0x70f),
-    (0x890, 0x891),
-    (0x8e2, 0x8e2),
-    (0x1680, 0x1680),
-    (0x180e, 0x180e),
-    (0x2000, 0x200f),
-    (0x2028, 0x202f),
-    (0x205f, 0x206f),
-    (0x3000, 0x3000),
-    (0xe000, 0xf8ff),
-    (0xfeff, 0xfeff),
-    (0xfff9, 0xfffb),
-    (0x110bd, 0x110bd),
-    (0x110cd, 0x110cd),
-    (0x13430, 0x1343f),
-    (0x1bca0, 0x1bca3),
-    (0x1d173, 0x1d17a),
-    (0xe0001, 0xe0001),
-    (0xe0020, 0xe007f),
-    (0xf0000, 0xffffd),
-    (0x100000, 0x10fffd),
-];
 
 /// Go's `strconv.QuoteRune` (`%q` of a rune): single-quoted, escaped as
 /// [`go_quote`] escapes, `'` escaped and `"` not.

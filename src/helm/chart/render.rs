@@ -1192,7 +1192,7 @@ fn sort_manifests(read: ReadDocs) -> Result<(Vec<Manifest>, Vec<Manifest>), Char
         };
         let events: Vec<String> = hook_types
             .split(',')
-            .map(|e| e.trim().to_lowercase())
+            .map(|e| crate::helm::sprig::gotext::lower(e.trim()))
             .collect();
         if events.iter().any(|e| !HOOK_EVENTS.contains(&e.as_str())) {
             continue;
