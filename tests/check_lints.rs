@@ -546,6 +546,11 @@ fn substitutefrom_bootstrap() {
 }
 
 #[test]
+fn sops_decryption_missing() {
+    case("sops-decryption-missing");
+}
+
+#[test]
 fn targetnamespace_mismatch() {
     case("targetnamespace-mismatch");
 }

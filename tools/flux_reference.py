@@ -48,6 +48,10 @@ envsubst/v1.7.0 = what kustomize-controller main vendors):
 * Re-print: the substituted objects (as JSON) and the untouched ones are fed
   back through `kubectl kustomize` with `sortOptions: {order: fifo}`, so the
   printed stream is kustomize's own printing of the final objects.
+* commonMetadata (kustomization_controller.go apply, ssautil.SetCommonMetadata):
+  spec.commonMetadata labels and annotations set on every object after the
+  substitution (the values are not substituted), overriding the object's own
+  values; re-printed as above.
 * Children: Flux Kustomizations (kustomize.toolkit.fluxcd.io/v1, v1beta2) in
   rendered output are rendered breadth-first, each <ns>/<name> once. Checks in
   the controller's order: spec.suspend -> skipped; sourceRef other than
@@ -1229,6 +1233,33 @@ class Renderer:
 
     def render_one(self, ks):
         """Returns (final YAML stream, objects, notes, unset variables)."""
+        out, objs, notes, unset = self.build_and_substitute(ks)
+        # kustomize-controller apply(): ssautil.SetCommonMetadata on every
+        # object after the build and the substitution, each key set
+        # (overriding the object's own value).
+        cm = (ks.get("spec") or {}).get("commonMetadata") or {}
+        labels = cm.get("labels") or {}
+        annotations = cm.get("annotations") or {}
+        if not labels and not annotations:
+            return out, objs, notes, unset
+        vals = [_to_json_value(o) for o in objs]
+        for v in vals:
+            md = v.setdefault("metadata", {})
+            for field, entries in (("labels", labels), ("annotations", annotations)):
+                if not entries:
+                    continue
+                cur = md.get(field)
+                if not isinstance(cur, dict):
+                    cur = md[field] = {}
+                for k, val in entries.items():
+                    cur[str(k)] = str(val)
+        key = "%s#common%d" % (key_of(ks), self.builds)
+        final = self.reprint(key, "common", [json.dumps(v, ensure_ascii=False) + "\n" for v in vals])
+        return final, [load_v2(d) for d in split_docs(final)], notes, unset
+
+    def build_and_substitute(self, ks):
+        """The objects of `ks` built and substituted: (YAML stream, objects,
+        notes, unset variables)."""
         spec = ks.get("spec") or {}
         key = key_of(ks)
         self.builds += 1  # a Kustomization may be built twice (the adopted root)

@@ -101,6 +101,11 @@ pub const RULES: &[Rule] = &[
         summary: "a postBuild.substituteFrom source applied only by the Kustomization itself or by one that waits for it: an empty cluster needs it created by hand",
     },
     Rule {
+        id: "sops-decryption-missing",
+        severity: Severity::Error,
+        summary: "a Kustomization applies a SOPS-encrypted Secret without spec.decryption: Flux fails it whole",
+    },
+    Rule {
         id: "targetnamespace-mismatch",
         severity: Severity::Error,
         summary: "a Kustomization's targetNamespace differs from the namespace overlay that lists it",

@@ -10,7 +10,9 @@
 //! `patches` are appended (patch text and target), `components` appended,
 //! `patchesStrategicMerge` and `patchesJson6902` appended, and `images`
 //! replace an entry of the same name (newName when set; newTag and digest
-//! together when either is set) or are appended. The build runs without
+//! together when either is set) or are appended; `buildMetadata` replaces
+//! the kustomization's, and an existing kustomization without resources
+//! gets `buildMetadata: [originAnnotations]`. The build runs without
 //! kustomize's root-only load restriction but inside the source root.
 
 use std::path::{Component, Path, PathBuf};
@@ -79,7 +81,19 @@ pub fn kustomization_for(
         ));
     }
     let mut k = match find(fs, &dir)? {
-        Some(_) => Kustomization::load(fs, &dir)?,
+        Some(_) => {
+            let mut k = Kustomization::load(fs, &dir)?;
+            // An existing kustomization without resources builds with
+            // origin annotations (fluxcd/pkg sets them so that kustomize
+            // does not call a kustomization of generators alone empty).
+            if !matches!(k.raw.get("resources"), Some(Node::Seq(r)) if !r.is_empty()) {
+                k.raw.insert(
+                    "buildMetadata",
+                    Node::Seq(vec![Node::str("originAnnotations")]),
+                );
+            }
+            k
+        }
         None => {
             let mut files = Vec::new();
             walk(fs, &dir, &mut files)?;
@@ -202,6 +216,7 @@ fn apply_spec(
         .collect();
     push_list(raw, "patchesJson6902", pj);
     let images = seq("images");
+    let build_metadata = seq("buildMetadata");
     if !images.is_empty() {
         let mut cur = match raw.remove("images") {
             Some(Node::Seq(v)) => v,
@@ -231,6 +246,9 @@ fn apply_spec(
             }
         }
         raw.insert("images", Node::Seq(cur));
+    }
+    if !build_metadata.is_empty() {
+        raw.insert("buildMetadata", Node::Seq(build_metadata));
     }
     Ok(())
 }

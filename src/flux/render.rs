@@ -73,6 +73,10 @@ pub struct KsReport {
     /// The SOPS-encrypted objects shown with placeholders, as the warning
     /// [`encrypted_warning`] of them names them.
     pub encrypted: Vec<String>,
+    /// The SOPS-encrypted Secrets (`v1`, encrypted whole: a top-level
+    /// `sops`) it applies without `spec.decryption`: kustomize-controller
+    /// refuses them before applying anything, and the Kustomization fails.
+    pub refused_secrets: Vec<ObjectAt>,
     /// The Flux Operator ResourceSets among its objects that were not
     /// expanded (the objects of the others follow its own).
     pub unexpanded: Vec<Unexpanded>,
@@ -95,6 +99,13 @@ pub struct Unexpanded {
 #[derive(Debug, Clone)]
 pub struct UnsetVar {
     pub name: String,
+    pub object: crate::resource::ResId,
+    pub origin: Origin,
+}
+
+/// An object of a Kustomization, and where it was read.
+#[derive(Debug, Clone)]
+pub struct ObjectAt {
     pub object: crate::resource::ResId,
     pub origin: Origin,
 }
@@ -1408,8 +1419,19 @@ pub fn encrypted_warning(labels: &[String]) -> String {
 /// kustomization_controller.go `build`); flate replaces their values with
 /// the placeholder instead (see [`super::sops`]).
 fn mask_encrypted(ks: &FluxKustomization, report: &mut KsReport, root: &Path) {
+    let sops = ks
+        .spec("decryption")
+        .and_then(|d| d.get_str(&["provider"]))
+        .is_some_and(|p| p == "sops");
     let mut masked: Vec<String> = Vec::new();
+    let mut refused = Vec::new();
     for r in report.objects.iter_mut() {
+        if !sops && super::sops::is_encrypted_secret(r) {
+            refused.push(ObjectAt {
+                object: r.cur_id(),
+                origin: r.origin.clone(),
+            });
+        }
         if !super::sops::mask(r) {
             continue;
         }
@@ -1433,19 +1455,28 @@ fn mask_encrypted(ks: &FluxKustomization, report: &mut KsReport, root: &Path) {
             masked.push(label);
         }
     }
+    report.refused_secrets = refused;
     if masked.is_empty() {
         return;
     }
     report.warnings.push(encrypted_warning(&masked));
     report.encrypted = masked;
-    let sops = ks
-        .spec("decryption")
-        .and_then(|d| d.get_str(&["provider"]))
-        .is_some_and(|p| p == "sops");
-    if !sops {
+    if let Some(first) = report.refused_secrets.first() {
+        let id = &first.object;
+        let named = if id.namespace.is_empty() {
+            id.name.clone()
+        } else {
+            format!("{}/{}", id.namespace, id.name)
+        };
+        report.warnings.push(format!(
+            "no `spec.decryption` with provider sops: Flux fails this Kustomization and applies \
+             none of its objects (\"Secret/{named} is SOPS encrypted, configuring decryption is \
+             required for this secret to be reconciled\")"
+        ));
+    } else if !sops {
         report.warnings.push(
             "SOPS-encrypted objects but no `spec.decryption` with provider sops: Flux applies them \
-             encrypted and refuses an encrypted Secret (\"configuring decryption is required\")"
+             still encrypted"
                 .to_string(),
         );
     }
@@ -1481,6 +1512,7 @@ fn render_one(
         bootstrap_sources: Vec::new(),
         unmatched_patches: Vec::new(),
         encrypted: Vec::new(),
+        refused_secrets: Vec::new(),
         unexpanded: Vec::new(),
         retry: None,
     };
@@ -1665,6 +1697,7 @@ fn render_one(
             }
         }
     }
+    set_common_metadata(ks, &mut report.objects);
     expand_resource_sets(&mut report, known);
     let children = report
         .objects
@@ -1673,6 +1706,23 @@ fn render_one(
         .map(FluxKustomization::from_resource)
         .collect();
     (report, children)
+}
+
+/// `spec.commonMetadata`: kustomize-controller sets its labels and
+/// annotations on every object it applies, after the build and the
+/// substitution (its values are not substituted), over the object's own
+/// (`apply` in kustomization_controller.go, `ssautil.SetCommonMetadata`).
+fn set_common_metadata(ks: &FluxKustomization, objects: &mut [Resource]) {
+    use super::helmrender::{set_metadata, string_map};
+    let Some(cm) = ks.spec("commonMetadata").filter(|c| !c.is_null()) else {
+        return;
+    };
+    let labels = string_map(cm.get("labels"));
+    let annotations = string_map(cm.get("annotations"));
+    for r in objects.iter_mut() {
+        set_metadata(r, "labels", &labels);
+        set_metadata(r, "annotations", &annotations);
+    }
 }
 
 /// The objects the Flux Operator makes from the ResourceSets among the

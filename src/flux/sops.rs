@@ -51,6 +51,14 @@ pub fn is_encrypted(r: &Resource) -> bool {
     r.annotation(ANNOTATION).is_some()
 }
 
+/// kustomize-controller's `IsEncryptedSecret` (and not opted out of
+/// decryption): a `v1` Secret with a top-level `sops` field, which it
+/// refuses to apply, failing the whole Kustomization, unless it was
+/// decrypted (which needs `spec.decryption`).
+pub fn is_encrypted_secret(r: &Resource) -> bool {
+    is_core_secret(r) && r.obj.get("sops").is_some() && !decryption_disabled(r)
+}
+
 /// Whether `s` contains the placeholder (a value flate could not see).
 pub fn holds_placeholder(s: &str) -> bool {
     s.contains(PLACEHOLDER)

@@ -14,6 +14,7 @@ mod patch_target_unmatched;
 mod pin_digest_lost;
 mod pin_digest_mismatch;
 mod render_failed;
+pub mod sops_decryption_missing;
 mod substitutefrom_bootstrap;
 mod targetnamespace_mismatch;
 mod unresolved_variable;
@@ -282,7 +283,7 @@ pub fn run_env(env: &Env<'_>, out: &mut Vec<Finding>) {
         );
     }
     type Lint = fn(&Ctx, &mut Vec<Finding>);
-    let lints: [(&str, Lint); 15] = [
+    let lints: [(&str, Lint); 16] = [
         ("render-failed", render_failed::run),
         ("pin-digest-lost", pin_digest_lost::run),
         ("unresolved-variable", unresolved_variable::run),
@@ -292,6 +293,7 @@ pub fn run_env(env: &Env<'_>, out: &mut Vec<Finding>) {
         ("chart-source-missing", chart_source_missing::run),
         ("valuesfrom-missing", valuesfrom_missing::run),
         ("substitutefrom-bootstrap", substitutefrom_bootstrap::run),
+        (sops_decryption_missing::RULE, sops_decryption_missing::run),
         ("targetnamespace-mismatch", targetnamespace_mismatch::run),
         ("patch-target-unmatched", patch_target_unmatched::run),
         ("patch-overrides-value", patch_overrides_value::run),
