@@ -1210,3 +1210,60 @@ fn source_directories_outside_the_repository_are_read() {
         );
     }
 }
+
+/// A chart that calls `lookup` and fails offline on what it found nothing
+/// of (an index into the empty result) fails in `helm template` too, but
+/// helm-controller asks the cluster: a warning that says so. A failure the
+/// chart means (`required`) stays an error.
+#[test]
+fn render_failed_after_lookup_is_a_warning() {
+    let t = tempfile::tempdir().unwrap();
+    let ks = "apiVersion: kustomize.toolkit.fluxcd.io/v1\nkind: Kustomization\nmetadata:\n  name: apps\n  namespace: flux-system\nspec:\n  interval: 10m\n  path: ./kubernetes/apps\n  prune: true\n  sourceRef:\n    kind: GitRepository\n    name: flux-system\n";
+    let hr = |name: &str, required: bool| {
+        format!(
+            "apiVersion: helm.toolkit.fluxcd.io/v2\nkind: HelmRelease\nmetadata:\n  name: {name}\n  namespace: default\nspec:\n  interval: 1h\n  chart:\n    spec:\n      chart: ./kubernetes/charts/np\n      sourceRef:\n        kind: GitRepository\n        name: flux-system\n        namespace: flux-system\n  values:\n    needName: {required}\n"
+        )
+    };
+    let template = "{{- if .Values.needName }}\nname: {{ required \"name is required\" .Values.name }}\n{{- end }}\n{{- $ep := index (lookup \"v1\" \"Endpoints\" \"default\" \"kubernetes\").subsets 0 }}\napiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: np\ndata:\n  ip: {{ (index $ep.addresses 0).ip }}\n";
+    write(
+        t.path(),
+        &[
+            ("kubernetes/clusters/test/apps.yaml", ks),
+            ("kubernetes/apps/lookup.yaml", &hr("lookup", false)),
+            ("kubernetes/apps/required.yaml", &hr("required", true)),
+            (
+                "kubernetes/charts/np/Chart.yaml",
+                "apiVersion: v2\nname: np\nversion: 0.1.0\n",
+            ),
+            ("kubernetes/charts/np/templates/cm.yaml", template),
+        ],
+    );
+    let (_, js) = check(t.path(), &[]);
+    let hits = with_rule(&js, "render-failed");
+    let of = |name: &str| {
+        hits.iter()
+            .find(|f| {
+                f["message"]
+                    .as_str()
+                    .unwrap()
+                    .starts_with(&format!("HelmRelease default/{name}:"))
+            })
+            .unwrap_or_else(|| panic!("no render-failed for {name}: {js:#}"))
+    };
+    let lookup = of("lookup");
+    assert_eq!(lookup["severity"], "warning", "{lookup}");
+    let msg = lookup["message"].as_str().unwrap();
+    assert!(msg.contains("index of untyped nil"), "{msg}");
+    assert!(
+        msg.contains("the chart calls lookup, which finds nothing offline"),
+        "{msg}"
+    );
+    let required = of("required");
+    assert_eq!(required["severity"], "error", "{required}");
+    assert!(
+        required["message"]
+            .as_str()
+            .unwrap()
+            .contains("name is required")
+    );
+}

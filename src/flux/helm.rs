@@ -96,6 +96,9 @@ pub struct HelmReleaseReport {
     /// Paths of `values` that came from a Secret (see `crate::secret`).
     pub secret_paths: crate::secret::SecretPaths,
     pub object: Resource,
+    /// The chart calls `lookup` (see [`crate::helm::chart::Chart::calls_lookup`]):
+    /// a failure may come from what it finds nothing of offline.
+    pub calls_lookup: bool,
 }
 
 /// The rendered objects a HelmRelease may refer to, indexed by (kind,
@@ -696,6 +699,7 @@ pub fn resolve_some(
                     .unwrap_or_default(),
                 values: values.map(|v| v.values).unwrap_or(Node::Map(Map::new())),
                 object: r.clone(),
+                calls_lookup: false,
             });
         }
     }

@@ -1108,7 +1108,14 @@ fn render_release(
             .and_then(Node::as_bool)
             .unwrap_or(false),
     };
-    let out = engine::render(chart, &ropts).map_err(|e| e.to_string())?;
+    let out = engine::render(chart, &ropts).map_err(|e| {
+        let e = e.to_string();
+        if chart.calls_lookup() {
+            format!("{e}{LOOKUP_NOTE}")
+        } else {
+            e
+        }
+    })?;
     let origin = h.object.origin.clone();
     let mut crd_objs = Vec::new();
     let mut objs = Vec::new();
@@ -1156,6 +1163,9 @@ fn render_release(
     }
     Ok((all, crd_count, out.warnings))
 }
+
+/// Added to the failure of a chart that calls `lookup`.
+pub const LOOKUP_NOTE: &str = " (the chart calls lookup, which finds nothing offline as in `helm template`; helm-controller asks the cluster, where this may render)";
 
 fn set_namespace(r: &mut Resource, ns: &str) {
     if let Some(md) = r.obj.get_mut("metadata").and_then(Node::as_map_mut) {
@@ -1390,6 +1400,7 @@ fn apply_outcome(
         (_, Some(Err(e))) => {
             h.status = HrStatus::Failed;
             h.ok = false;
+            h.calls_lookup = e.ends_with(LOOKUP_NOTE);
             h.message = e;
         }
         (Located::Missing(m, _), None) => {

@@ -214,6 +214,7 @@ mod tests {
             values: crate::yaml::parse_one(values).unwrap(),
             secret_paths: Default::default(),
             object,
+            calls_lookup: false,
         }
     }
 

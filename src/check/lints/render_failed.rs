@@ -62,11 +62,23 @@ pub fn run(ctx: &Ctx, out: &mut Vec<Finding>) {
             Some(f) => (Some(ctx.rel(f)), h.object.origin.line),
             None => (None, 0),
         };
+        // A chart that calls `lookup` may fail offline for what it finds
+        // nothing of (an index into an empty result): a warning, unless
+        // the chart itself stopped the render (`fail`, `required`) or the
+        // values do not match its schema.
+        let deliberate = h.message.contains("execution error at")
+            || h.message.contains("values don't meet the specifications");
+        let severity = if h.calls_lookup && !deliberate {
+            crate::check::Severity::Warning
+        } else {
+            crate::check::Severity::Error
+        };
         out.push(
             ctx.finding(
                 "render-failed",
                 format!("HelmRelease {}/{}: {}", h.namespace, h.name, h.message),
             )
+            .severity(severity)
             .at(file, line)
             .ks(h.kustomization.clone())
             .object(&h.object),

@@ -313,6 +313,28 @@ pub struct Chart {
 /// Parsed templates by full template name.
 type ParseCache = Arc<Mutex<BTreeMap<String, Arc<Result<ParsedText, crate::template::Error>>>>>;
 
+impl Chart {
+    /// Whether a template of the chart or of a subchart calls Helm's
+    /// `lookup` (the word `lookup` followed by a blank, then an argument:
+    /// a string, a variable, a field or a parenthesis), which finds
+    /// nothing offline, where helm-controller asks the cluster.
+    pub fn calls_lookup(&self) -> bool {
+        let calls = |text: &str| {
+            memchr::memmem::find_iter(text.as_bytes(), b"lookup").any(|i| {
+                let before = text[..i].chars().next_back();
+                let after = text[i + 6..].trim_start_matches([' ', '\t']);
+                !before.is_some_and(|c| c.is_alphanumeric() || c == '_' || c == '.' || c == '$')
+                    && text[i + 6..].starts_with([' ', '\t'])
+                    && after.starts_with(['"', '$', '.', '(', '`'])
+            })
+        };
+        self.templates
+            .iter()
+            .any(|t| t.text().is_ok_and(|s| calls(&s)))
+            || self.dependencies.iter().any(|d| d.calls_lookup())
+    }
+}
+
 impl Drop for Chart {
     fn drop(&mut self) {
         if let Some(a) = &self.ahead {
