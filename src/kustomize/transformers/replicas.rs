@@ -69,7 +69,10 @@ impl ReplicaCountTransformer {
                     Ok(())
                 })?;
                 // The field keeps its style: written quoted, the count is a
-                // string.
+                // string, but the node is tagged `!!int` now (kyaml's
+                // `SetScalar` with the filter's `CreateTag`): a text of
+                // another type written into it later (a replacement's
+                // `1.0`) cannot be read.
                 for at in set {
                     if let Some((PathElem::Key(key), parent)) = at.split_last()
                         && let Some(Node::Map(pm)) = node_at_mut(&mut r.obj, parent)
@@ -79,6 +82,7 @@ impl ReplicaCountTransformer {
                         if pm.is_quoted(key) {
                             pm.insert(key.clone(), Node::Str(count.to_string()));
                             pm.set_quoted(key, true);
+                            pm.set_bad_tag(key, Some("!!int"));
                         }
                     }
                 }
