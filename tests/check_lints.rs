@@ -1214,7 +1214,8 @@ fn source_directories_outside_the_repository_are_read() {
 /// A chart that calls `lookup` and fails offline on what it found nothing
 /// of (an index into the empty result) fails in `helm template` too, but
 /// helm-controller asks the cluster: a warning that says so. A failure the
-/// chart means (`required`) stays an error.
+/// chart means (`required`) stays an error. A schema error of an object
+/// such a chart renders says that the chart calls lookup.
 #[test]
 fn render_failed_after_lookup_is_a_warning() {
     let t = tempfile::tempdir().unwrap();
@@ -1265,5 +1266,26 @@ fn render_failed_after_lookup_is_a_warning() {
             .as_str()
             .unwrap()
             .contains("name is required")
+    );
+
+    // A chart that renders without what `lookup` would find: a schema
+    // error of its objects says the chart calls lookup.
+    let netpol = "apiVersion: networking.k8s.io/v1\nkind: NetworkPolicy\nmetadata:\n  name: dns\nspec:\n  podSelector: {}\n  egress:\n    - to:\n        - ipBlock:\n            {{- with dig \"spec\" \"clusterIP\" \"\" (lookup \"v1\" \"Service\" \"kube-system\" \"kube-dns\") }}\n            cidr: {{ . }}/32\n            {{- end }}\n            except: []\n";
+    std::fs::remove_file(t.path().join("kubernetes/apps/lookup.yaml")).unwrap();
+    std::fs::remove_file(t.path().join("kubernetes/apps/required.yaml")).unwrap();
+    write(
+        t.path(),
+        &[
+            ("kubernetes/charts/np/templates/cm.yaml", netpol),
+            ("kubernetes/apps/dns.yaml", &hr("dns", false)),
+        ],
+    );
+    let (_, js) = check(t.path(), &[]);
+    let hits = with_rule(&js, "schema-invalid");
+    assert_eq!(hits.len(), 1, "{js:#}");
+    let msg = hits[0]["message"].as_str().unwrap();
+    assert!(
+        msg.ends_with("(the chart of HelmRelease default/dns calls lookup, which finds nothing offline: a value it reads from the cluster may be missing here)"),
+        "{msg}"
     );
 }

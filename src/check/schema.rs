@@ -1024,6 +1024,26 @@ pub fn validate_env(env: &Env<'_>, schemas: &SchemaSet) -> EnvValidation {
     let locator = Locator::new(env.fs);
     let crds = CrdSchemas::from_objects(env.rendered.all_objects().map(|(_, o)| o), |p| env.rel(p));
     let objects: Vec<_> = env.rendered.rendered_objects().collect();
+    // The HelmReleases whose chart calls `lookup` (namespace, name), by
+    // the origin labels helm-controller puts on their objects.
+    let lookups: std::collections::HashSet<(&str, &str)> = env
+        .rendered
+        .helmreleases
+        .iter()
+        .filter(|h| h.calls_lookup)
+        .map(|h| (h.namespace.as_str(), h.name.as_str()))
+        .collect();
+    let lookup_note = |o: &crate::resource::Resource| -> Option<String> {
+        let group = crate::flux::model::HELM_GROUP;
+        let ns = o.label(&format!("{group}/namespace"))?;
+        let name = o.label(&format!("{group}/name"))?;
+        lookups.contains(&(ns, name)).then(|| {
+            format!(
+                " (the chart of HelmRelease {ns}/{name} calls lookup, which finds nothing offline: \
+                 a value it reads from the cluster may be missing here)"
+            )
+        })
+    };
     enum Outcome {
         Errors(Vec<Finding>),
         Missing(String, String, Option<(PathBuf, usize)>),
@@ -1124,6 +1144,10 @@ pub fn validate_env(env: &Env<'_>, schemas: &SchemaSet) -> EnvValidation {
                                          substituted text as YAML, so a variable whose value reads \
                                          as a number or a boolean gives one)",
                                     );
+                                    f
+                                } else if let Some(note) = lookup_note(o) {
+                                    let mut f = f;
+                                    f.message.push_str(&note);
                                     f
                                 } else {
                                     f

@@ -97,7 +97,8 @@ pub struct HelmReleaseReport {
     pub secret_paths: crate::secret::SecretPaths,
     pub object: Resource,
     /// The chart calls `lookup` (see [`crate::helm::chart::Chart::calls_lookup`]):
-    /// a failure may come from what it finds nothing of offline.
+    /// a failure, or a value missing from an object, may come from what it
+    /// finds nothing of offline.
     pub calls_lookup: bool,
 }
 

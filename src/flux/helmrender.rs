@@ -1217,6 +1217,12 @@ pub fn render_all(
             _ => unreachable!("only found charts are loaded"),
         })
         .collect();
+    // Whether each chart calls `lookup` (a note on what `flate check`
+    // reports of its releases).
+    let lookups: Vec<bool> = charts
+        .par_iter()
+        .map(|c| c.as_ref().is_ok_and(|c| c.calls_lookup()))
+        .collect();
     // Each release's version under digest tracking (None: the chart's own),
     // or helm-controller's error.
     let mut tracked: Vec<Result<Option<String>, String>> = Vec::with_capacity(hrs.len());
@@ -1230,6 +1236,8 @@ pub fn render_all(
             h.chart.resolved_version = super::charts::ChartCache::version_of(p);
         }
         let mut version = Ok(None);
+        // (A release that failed before its render keeps its error.)
+        h.calls_lookup = h.status != HrStatus::Failed && k.is_some_and(|k| lookups[k]);
         if let Some(Ok(c)) = k.map(|k| &charts[k]) {
             h.chart.resolved_version = c.metadata.version.clone();
             if !opts.digest_tracking_disabled {
