@@ -896,6 +896,21 @@ pub(crate) fn set_metadata(r: &mut Resource, field: &str, entries: &[(String, St
     }
 }
 
+/// A Flux object's `spec.commonMetadata` (Kustomization, HelmRelease,
+/// ResourceSet): its labels and annotations set on every object, over the
+/// objects' own (fluxcd/pkg `ssautil.SetCommonMetadata`).
+pub(crate) fn set_common_metadata(common: Option<&Node>, objects: &mut [Resource]) {
+    let Some(cm) = common.filter(|c| !c.is_null()) else {
+        return;
+    };
+    let labels = string_map(cm.get("labels"));
+    let annotations = string_map(cm.get("annotations"));
+    for r in objects.iter_mut() {
+        set_metadata(r, "labels", &labels);
+        set_metadata(r, "annotations", &annotations);
+    }
+}
+
 pub(crate) fn string_map(n: Option<&Node>) -> Vec<(String, String)> {
     match n {
         Some(Node::Map(m)) => m
@@ -938,14 +953,7 @@ pub fn post_render(h: &HelmReleaseReport, objects: Vec<Resource>) -> Result<Vec<
             }
         }
     }
-    if let Some(cm) = spec.get("commonMetadata").filter(|c| !c.is_null()) {
-        let labels = string_map(cm.get("labels"));
-        let annotations = string_map(cm.get("annotations"));
-        for r in main.iter_mut() {
-            set_metadata(r, "labels", &labels);
-            set_metadata(r, "annotations", &annotations);
-        }
-    }
+    set_common_metadata(spec.get("commonMetadata"), &mut main);
     main.extend(hooks);
     let origin = origin_labels(h);
     for r in main.iter_mut() {

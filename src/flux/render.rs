@@ -110,6 +110,18 @@ pub struct ObjectAt {
     pub origin: Origin,
 }
 
+impl ObjectAt {
+    /// `namespace/name`, or the name alone.
+    pub fn named(&self) -> String {
+        let id = &self.object;
+        if id.namespace.is_empty() {
+            id.name.clone()
+        } else {
+            format!("{}/{}", id.namespace, id.name)
+        }
+    }
+}
+
 /// A `substituteFrom` source that was not available offline.
 #[derive(Debug, Clone)]
 pub struct AbsentSource {
@@ -1462,12 +1474,7 @@ fn mask_encrypted(ks: &FluxKustomization, report: &mut KsReport, root: &Path) {
     report.warnings.push(encrypted_warning(&masked));
     report.encrypted = masked;
     if let Some(first) = report.refused_secrets.first() {
-        let id = &first.object;
-        let named = if id.namespace.is_empty() {
-            id.name.clone()
-        } else {
-            format!("{}/{}", id.namespace, id.name)
-        };
+        let named = first.named();
         report.warnings.push(format!(
             "no `spec.decryption` with provider sops: Flux fails this Kustomization and applies \
              none of its objects (\"Secret/{named} is SOPS encrypted, configuring decryption is \
@@ -1697,7 +1704,8 @@ fn render_one(
             }
         }
     }
-    set_common_metadata(ks, &mut report.objects);
+    // kustomize-controller's `apply`, after the build and the substitution.
+    super::helmrender::set_common_metadata(ks.spec("commonMetadata"), &mut report.objects);
     expand_resource_sets(&mut report, known);
     let children = report
         .objects
@@ -1706,23 +1714,6 @@ fn render_one(
         .map(FluxKustomization::from_resource)
         .collect();
     (report, children)
-}
-
-/// `spec.commonMetadata`: kustomize-controller sets its labels and
-/// annotations on every object it applies, after the build and the
-/// substitution (its values are not substituted), over the object's own
-/// (`apply` in kustomization_controller.go, `ssautil.SetCommonMetadata`).
-fn set_common_metadata(ks: &FluxKustomization, objects: &mut [Resource]) {
-    use super::helmrender::{set_metadata, string_map};
-    let Some(cm) = ks.spec("commonMetadata").filter(|c| !c.is_null()) else {
-        return;
-    };
-    let labels = string_map(cm.get("labels"));
-    let annotations = string_map(cm.get("annotations"));
-    for r in objects.iter_mut() {
-        set_metadata(r, "labels", &labels);
-        set_metadata(r, "annotations", &annotations);
-    }
 }
 
 /// The objects the Flux Operator makes from the ResourceSets among the

@@ -42,7 +42,7 @@ use crate::template::parse::Delims;
 use crate::template::{Templates, Value};
 use crate::yaml::Node;
 
-use super::helmrender::{set_metadata, string_map};
+use super::helmrender::{set_common_metadata, set_metadata};
 
 /// The API group of the Flux Operator.
 pub const GROUP: &str = "fluxcd.controlplane.io";
@@ -149,9 +149,7 @@ pub fn expand(rset: &Resource, candidates: &[&Resource]) -> Result<Expanded, Not
         }
         _ => objects = build_set(rset, &spec, &inputs).map_err(invalid)?,
     }
-    let common = spec.get("commonMetadata");
-    let labels = string_map(common.and_then(|c| c.get("labels")));
-    let annotations = string_map(common.and_then(|c| c.get("annotations")));
+    set_common_metadata(spec.get("commonMetadata"), &mut objects);
     let owner = vec![
         (format!("{OWNER_GROUP}/name"), rset.name().to_string()),
         (
@@ -160,8 +158,6 @@ pub fn expand(rset: &Resource, candidates: &[&Resource]) -> Result<Expanded, Not
         ),
     ];
     for o in objects.iter_mut() {
-        set_metadata(o, "labels", &labels);
-        set_metadata(o, "annotations", &annotations);
         set_metadata(o, "labels", &owner);
     }
     let mut warnings = Vec::new();

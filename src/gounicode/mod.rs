@@ -114,15 +114,20 @@ pub fn is_space(c: char) -> bool {
     c.is_whitespace()
 }
 
-fn map(c: char, table: &[(u32, u32, i32, u32)]) -> char {
+/// What `table` maps `c` to, if it maps it.
+fn mapped(c: char, table: &[(u32, u32, i32, u32)]) -> Option<char> {
     let n = c as u32;
     let i = table.partition_point(|&(_, hi, _, _)| hi < n);
     match table.get(i) {
         Some(&(lo, _, delta, step)) if lo <= n && (n - lo).is_multiple_of(step) => {
-            char::from_u32(n.wrapping_add_signed(delta)).unwrap_or(c)
+            char::from_u32(n.wrapping_add_signed(delta))
         }
-        _ => c,
+        _ => None,
     }
+}
+
+fn map(c: char, table: &[(u32, u32, i32, u32)]) -> char {
+    mapped(c, table).unwrap_or(c)
 }
 
 /// `unicode.ToLower`: the simple (one character) mapping.
@@ -146,7 +151,7 @@ pub fn to_title(c: char) -> char {
     if c.is_ascii() {
         return c.to_ascii_uppercase();
     }
-    map(c, &TO_TITLE)
+    mapped(c, &TITLE_NOT_UPPER).unwrap_or_else(|| to_upper(c))
 }
 
 #[cfg(test)]

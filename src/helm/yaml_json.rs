@@ -8,7 +8,7 @@
 //! T, key: K, value: V", the key and the value under it written as Go's
 //! `%+#v` writes them (`map[interface {}]interface {}{"a":1}`).
 
-use crate::template::value::go_quote;
+use crate::template::value::{format_float_g, go_quote};
 use crate::yaml::node::Node;
 use crate::yaml::parse::{GoKey, go_key, parse_stream_typed_keys};
 use crate::yaml::{ParseError, goerr};
@@ -81,7 +81,7 @@ fn go_syntax(v: &Node) -> String {
         Node::Bool(b) => b.to_string(),
         Node::Int(i) => i.to_string(),
         Node::UInt(u) => format!("{u:#x}"),
-        Node::Float(f) => go_float(*f),
+        Node::Float(f) => format_float_g(*f, None, false),
         Node::Str(s) => go_quote(s),
         Node::Seq(items) => {
             let parts: Vec<String> = items.iter().map(go_syntax).collect();
@@ -92,32 +92,22 @@ fn go_syntax(v: &Node) -> String {
             entries.sort_by(|a, b| key_order(&a.0, &b.0));
             let parts: Vec<String> = entries
                 .iter()
-                .map(|(k, v)| format!("{}:{}", key_syntax(k), go_syntax(v)))
+                .map(|(k, v)| format!("{}:{}", go_syntax(&key_node(k)), go_syntax(v)))
                 .collect();
             format!("map[interface {{}}]interface {{}}{{{}}}", parts.join(", "))
         }
     }
 }
 
-fn key_syntax(k: &GoKey) -> String {
+/// A key as the value it is (printed as any element is).
+fn key_node(k: &GoKey) -> Node {
     match k {
-        GoKey::Nil => "interface {}(nil)".into(),
-        GoKey::Str(s) => go_quote(s),
-        GoKey::UInt(u) => format!("{u:#x}"),
-        GoKey::Int(i) => i.to_string(),
-        GoKey::Float(f) => go_float(*f),
-        GoKey::Bool(b) => b.to_string(),
-    }
-}
-
-/// `%v` of a float64.
-fn go_float(f: f64) -> String {
-    if f.is_nan() {
-        "NaN".into()
-    } else if f.is_infinite() {
-        if f > 0.0 { "+Inf" } else { "-Inf" }.into()
-    } else {
-        crate::yaml::emit::go_format_g(f)
+        GoKey::Nil => Node::Null,
+        GoKey::Str(s) => Node::Str(s.clone()),
+        GoKey::UInt(u) => Node::UInt(*u),
+        GoKey::Int(i) => Node::Int(*i),
+        GoKey::Float(f) => Node::Float(*f),
+        GoKey::Bool(b) => Node::Bool(*b),
     }
 }
 

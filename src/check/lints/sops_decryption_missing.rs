@@ -29,12 +29,7 @@ pub fn run(ctx: &Ctx, out: &mut Vec<Finding>) {
             continue;
         }
         for s in &k.refused_secrets {
-            let id = &s.object;
-            let named = if id.namespace.is_empty() {
-                id.name.clone()
-            } else {
-                format!("{}/{}", id.namespace, id.name)
-            };
+            let named = s.named();
             let (file, line) = match &s.origin.file {
                 Some(f) => (Some(ctx.rel(f)), s.origin.line),
                 None => ctx.ks_at(k, ""),
