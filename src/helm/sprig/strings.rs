@@ -159,15 +159,24 @@ fn untitle(s: &str) -> String {
     out
 }
 
-/// goutils' `SwapCase` (upper and title case to lower, lower to upper).
+/// goutils' `SwapCase`: upper and title case to lower; lower case to title
+/// case at the start and after white space (`ǆ` to `ǅ`, Georgian
+/// Mkhedruli stays), else to upper case.
 fn swapcase(s: &str) -> String {
+    let mut after_space = true;
     s.chars()
         .map(|c| {
             if gotext::is_upper(c) || gotext::is_title(c) {
+                after_space = false;
                 gotext::to_lower(c)
             } else if gotext::is_lower(c) {
-                gotext::to_upper(c)
+                if std::mem::take(&mut after_space) {
+                    gotext::to_title(c)
+                } else {
+                    gotext::to_upper(c)
+                }
             } else {
+                after_space = gotext::is_space(c);
                 c
             }
         })
